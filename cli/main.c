@@ -1,0 +1,118 @@
+/* revline: dispatch to the terminal UI or to a command. */
+#include "commands.h"
+#include "options.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#define UNPAREN(...) __VA_ARGS__
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const struct opt_table *const *tables;
+	const char *usage;
+	const char *summary;
+	const char *description;
+};
+
+#define COMMAND_TABLES(name, tables, usage, summary, description) \
+	static const struct opt_table *const name##_tables[] = { UNPAREN tables, NULL };
+COMMAND_LIST(COMMAND_TABLES)
+#undef COMMAND_TABLES
+
+static const struct command commands[] = {
+#define COMMAND_ENTRY(name, tables, usage, summary, description) \
+	{ #name, cmd_##name, name##_tables, usage, summary, description },
+	COMMAND_LIST(COMMAND_ENTRY)
+#undef COMMAND_ENTRY
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const struct opt_table *const tui_tables[] = { &target_options, &global_options, NULL };
+
+static const struct command *command_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+const struct opt_table *const *command_options(const char *name)
+{
+	const struct command *cmd = name ? command_find(name) : NULL;
+
+	return cmd ? cmd->tables : tui_tables;
+}
+
+static void overview(void)
+{
+	size_t i;
+
+	printf("usage: revline [TARGET] [--staged | --base REF] [--untracked]\n"
+	       "       revline COMMAND [OPTIONS]\n\n"
+	       "revline reviews the local diff of a git repository before you push.\n"
+	       "Without a command it opens the terminal UI on the diff.\n\n"
+	       "TARGET is what to review; by default the merge base with the upstream\n"
+	       "branch (or HEAD) against the working tree, index included:\n"
+	       "  A..B                       the tree of A against the tree of B\n"
+	       "  A...B                      the merge base of A and B against B\n");
+	opt_print_help(tui_tables);
+	printf("\nCommands:\n");
+	for (i = 0; i < NCOMMANDS; i++)
+		printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+	printf("\nSee 'revline help COMMAND' for one command, and 'man revline'.\n");
+}
+
+int help_show(const char *name)
+{
+	const struct command *cmd;
+
+	if (!name) {
+		overview();
+		return 0;
+	}
+	if (!(cmd = command_find(name))) {
+		cli_error("'%s' is not a revline command (see 'revline --help')", name);
+		return 2;
+	}
+	printf("usage: %s\n\n%s\n%s", cmd->usage, cmd->summary, cmd->description);
+	printf("\nOptions:\n");
+	opt_print_help(cmd->tables);
+	return 0;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 2) {
+		cli_error("help takes one command name");
+		return 2;
+	}
+	return help_show(argc == 2 ? argv[1] : NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	setlocale(LC_ALL, "");
+	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		printf("revline %s\n", REVLINE_VERSION);
+		return 0;
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return help_show(NULL);
+	if (argc >= 2 && argv[1][0] != '-' && !strstr(argv[1], "..")) {
+		if (!(cmd = command_find(argv[1]))) {
+			cli_error("'%s' is not a revline command (see 'revline --help')", argv[1]);
+			return 2;
+		}
+		return cmd->run(argc - 1, argv + 1);
+	}
+	return cmd_tui(argc, argv);
+}

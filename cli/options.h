@@ -1,0 +1,83 @@
+#ifndef REVLINE_OPTIONS_H
+#define REVLINE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "repo.h"
+
+/*
+ * Command line options. Each list is an X-macro table: X(ID, long name,
+ * short letter or 0, argument name or NULL, help). The parser, the help
+ * text and the man page's option lists come from the same tables.
+ */
+#define GLOBAL_OPTIONS(X) \
+	X(OPT_HELP,    "help",    'h', NULL, "show help and exit") \
+	X(OPT_VERSION, "version", 'V', NULL, "show the version and exit")
+
+#define TARGET_OPTIONS(X) \
+	X(OPT_STAGED,    "staged",    0, NULL,  "review the index against HEAD (or --base REF)") \
+	X(OPT_CACHED,    "cached",    0, NULL,  "the same as --staged") \
+	X(OPT_BASE,      "base",      0, "REF", "review the working tree against REF") \
+	X(OPT_UNTRACKED, "untracked", 0, NULL,  "include untracked files as additions")
+
+#define DIFF_OPTIONS(X) \
+	X(OPT_STAT,        "stat",        0, NULL, "a line per file with a bar of its changes") \
+	X(OPT_NAME_STATUS, "name-status", 0, NULL, "a status letter and the path(s) per file") \
+	X(OPT_JSON,        "json",        0, NULL, "the diff model as JSON")
+
+enum opt_id {
+	OPT_END = 0,
+	OPT_POSITIONAL,
+#define OPT_ENUM(id, name, letter, arg, help) id,
+	GLOBAL_OPTIONS(OPT_ENUM)
+	TARGET_OPTIONS(OPT_ENUM)
+	DIFF_OPTIONS(OPT_ENUM)
+#undef OPT_ENUM
+};
+
+struct opt {
+	enum opt_id id;
+	const char *name;
+	char letter;
+	const char *arg;
+	const char *help;
+};
+
+#define OPT_ENTRY(id, name, letter, arg, help) { id, name, letter, arg, help },
+
+struct opt_table {
+	const struct opt *opts;
+	size_t count;
+};
+
+struct opt_parser {
+	int argc;
+	char **argv;
+	int index;
+	bool only_positional;   /* after "--" */
+	const struct opt_table *const *tables;  /* NULL-terminated */
+};
+
+/*
+ * The next option: its id with *value set for options that take one, or
+ * OPT_POSITIONAL with *value the argument, or OPT_END. On an unknown option
+ * or a missing value, prints a one-line error and returns -1.
+ */
+int opt_next(struct opt_parser *p, const char **value);
+
+/* The options of the tables as help lines. */
+void opt_print_help(const struct opt_table *const *tables);
+
+extern const struct opt_table global_options, target_options, diff_options;
+
+/* Take a target option or a range into spec; false when id is not one. */
+bool target_option(struct target_spec *spec, int id, const char *value);
+
+/* Print "revline: message" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Open the repository and resolve the target; prints the error and returns 2 on failure. */
+int cli_open(struct repo **repo, struct target *target, const struct target_spec *spec);
+
+#endif

@@ -1,0 +1,22 @@
+#ifndef REVLINE_DATADIR_H
+#define REVLINE_DATADIR_H
+
+#include "buf.h"
+
+/*
+ * revline's data files (themes, rules, prompts) are found, in order:
+ *   $REVLINE_DATADIR/KIND
+ *   the program's own DIR/../share/revline/KIND (an install, or the build
+ *   tree, which stages the same layout)
+ *   the install prefix chosen at build time
+ * and the user's own in $XDG_CONFIG_HOME/revline/KIND (~/.config/...).
+ */
+
+/* The first existing revline data directory of a kind ("themes"). */
+int datadir_find(struct buf *out, const char *kind);
+/* The user's directory of a kind (which need not exist). */
+int datadir_user(struct buf *out, const char *kind);
+/* The path of a named file of a kind: the user's first, then revline's. */
+int datadir_file(struct buf *out, const char *kind, const char *name);
+
+#endif

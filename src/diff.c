@@ -1,0 +1,276 @@
+/* The diff model: files, lazy loading, printing back to text, filtering. */
+#include "diff.h"
+#include "glob.h"
+#include "status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	char letter;
+	const char *name;
+} status_info[] = {
+#define DIFF_STATUS_INFO(name, letter, text) { letter, text },
+	DIFF_STATUS_LIST(DIFF_STATUS_INFO)
+#undef DIFF_STATUS_INFO
+};
+
+char diff_status_letter(enum diff_status status)
+{
+	return status_info[status].letter;
+}
+
+const char *diff_status_name(enum diff_status status)
+{
+	return status_info[status].name;
+}
+
+int diff_new(struct diff **out)
+{
+	struct diff *diff = calloc(1, sizeof(*diff));
+
+	*out = NULL;
+	if (!diff)
+		return error_nomem();
+	/* Large blocks: a big diff is a handful of allocations. */
+	arena_init(&diff->arena, 1024 * 1024);
+	*out = diff;
+	return 0;
+}
+
+void diff_free(struct diff *diff)
+{
+	if (!diff)
+		return;
+	if (diff->source.free)
+		diff->source.free(diff->source.ctx);
+	arena_release(&diff->arena);
+	free(diff->files);
+	free(diff);
+}
+
+int diff_file_add(struct diff_file **out, struct diff *diff, enum diff_status status,
+		  const char *old_path, const char *path, uint32_t old_mode, uint32_t new_mode)
+{
+	struct diff_file *file;
+
+	*out = NULL;
+	if (diff->nfiles == diff->files_alloc) {
+		size_t n = diff->files_alloc ? diff->files_alloc * 2 : 16;
+		struct diff_file *files = realloc(diff->files, n * sizeof(*files));
+
+		if (!files)
+			return error_nomem();
+		diff->files = files;
+		diff->files_alloc = n;
+	}
+	file = &diff->files[diff->nfiles];
+	memset(file, 0, sizeof(*file));
+	file->status = status;
+	file->path = arena_strndup(&diff->arena, path, strlen(path));
+	file->old_path = strcmp(old_path, path) == 0 ? file->path :
+		arena_strndup(&diff->arena, old_path, strlen(old_path));
+	if (!file->path || !file->old_path)
+		return error_nomem();
+	file->old_mode = old_mode;
+	file->new_mode = new_mode;
+	diff->nfiles++;
+	*out = file;
+	return 0;
+}
+
+int diff_file_load(struct diff *diff, size_t index)
+{
+	struct diff_file *file = &diff->files[index];
+
+	if (file->flags & DIFF_FILE_LOADED)
+		return 0;
+	if (!diff->source.load)
+		return error_set(RL_ERROR, "%s: the diff has no source to load it from", file->path);
+	return diff->source.load(diff->source.ctx, diff, index);
+}
+
+int diff_file_count(struct diff *diff, size_t index)
+{
+	struct diff_file *file = &diff->files[index];
+
+	if (file->flags & DIFF_FILE_COUNTED)
+		return 0;
+	if (diff->source.count)
+		return diff->source.count(diff->source.ctx, diff, index);
+	return diff_file_load(diff, index);
+}
+
+bool diff_counted(const struct diff *diff)
+{
+	return diff->counted == diff->nfiles;
+}
+
+static int lines_print(struct buf *out, const struct diff_file *file, const struct diff_hunk *hunk)
+{
+	uint32_t i;
+	int error = 0;
+
+	for (i = 0; i < hunk->nlines && !error; i++) {
+		const struct diff_line *line = &file->lines[hunk->first_line + i];
+
+		error = buf_grow(out, line->len + 2);
+		if (!error) {
+			out->ptr[out->len++] = line->origin;
+			memcpy(out->ptr + out->len, line->text, line->len);
+			out->len += line->len;
+			out->ptr[out->len++] = '\n';
+			out->ptr[out->len] = '\0';
+		}
+		if (!error && (line->flags & DIFF_LINE_NO_EOL))
+			error = buf_puts(out, "\\ No newline at end of file\n");
+	}
+	return error;
+}
+
+int diff_file_print(struct buf *out, struct diff *diff, size_t index)
+{
+	const struct diff_file *file;
+	uint32_t i;
+	int error;
+
+	if ((error = diff_file_load(diff, index)) < 0)
+		return error;
+	file = &diff->files[index];
+	if ((error = buf_put(out, file->header, file->header_len)) < 0)
+		return error;
+	for (i = 0; i < file->nhunks; i++) {
+		const struct diff_hunk *hunk = &file->hunks[i];
+
+		if (file->header2 && i == file->split_hunk &&
+		    (error = buf_put(out, file->header2, file->header2_len)) < 0)
+			return error;
+		if ((error = buf_put(out, hunk->header, hunk->header_len)) < 0 ||
+		    (error = buf_putc(out, '\n')) < 0 ||
+		    (error = lines_print(out, file, hunk)) < 0)
+			return error;
+	}
+	if (file->header2 && file->split_hunk >= file->nhunks)
+		error = buf_put(out, file->header2, file->header2_len);
+	return error;
+}
+
+int diff_print(struct buf *out, struct diff *diff)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < diff->nfiles && !error; i++)
+		error = diff_file_print(out, diff, i);
+	return error;
+}
+
+void diff_free_paths(char **paths, size_t count)
+{
+	size_t i;
+
+	if (!paths)
+		return;
+	for (i = 0; i < count; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+int diff_extract_files(char ***out, size_t *count, const struct diff *diff, bool both)
+{
+	char **paths = calloc(diff->nfiles * 2 + 1, sizeof(*paths));
+	size_t i, n = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (!paths)
+		return error_nomem();
+	for (i = 0; i < diff->nfiles; i++) {
+		const struct diff_file *file = &diff->files[i];
+
+		if (!(paths[n++] = strdup(file->path)))
+			goto nomem;
+		if (both && file->old_path != file->path && strcmp(file->old_path, file->path) &&
+		    !(paths[n++] = strdup(file->old_path)))
+			goto nomem;
+	}
+	*out = paths;
+	*count = n;
+	return 0;
+nomem:
+	diff_free_paths(paths, n);
+	return error_nomem();
+}
+
+long diff_find_file(const struct diff *diff, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < diff->nfiles; i++)
+		if (!strcmp(diff->files[i].path, path) || !strcmp(diff->files[i].old_path, path))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * A filtered diff is made by printing the chosen files and parsing the
+ * text: the copy is exact and owns its memory, and only the chosen files
+ * are loaded.
+ */
+static int filter_by(struct diff **out, struct diff *diff,
+		     bool (*keep)(const struct diff_file *file, const void *arg), const void *arg)
+{
+	struct buf text = BUF_INIT;
+	size_t i;
+	int error = 0;
+
+	*out = NULL;
+	for (i = 0; i < diff->nfiles && !error; i++)
+		if (keep(&diff->files[i], arg))
+			error = diff_file_print(&text, diff, i);
+	if (!error)
+		error = diff_from_text(out, text.ptr ? text.ptr : "", text.len);
+	buf_release(&text);
+	return error;
+}
+
+struct path_list {
+	const char *const *items;
+	size_t count;
+};
+
+static bool keep_listed(const struct diff_file *file, const void *arg)
+{
+	const struct path_list *list = arg;
+	size_t i;
+
+	for (i = 0; i < list->count; i++)
+		if (!strcmp(list->items[i], file->path) || !strcmp(list->items[i], file->old_path))
+			return true;
+	return false;
+}
+
+static bool keep_matched(const struct diff_file *file, const void *arg)
+{
+	const struct path_list *list = arg;
+
+	return glob_match_list(list->items, list->count, file->path) ||
+		(file->old_path != file->path &&
+		 glob_match_list(list->items, list->count, file->old_path));
+}
+
+int diff_filter_files(struct diff **out, struct diff *diff,
+		      const char *const *paths, size_t count)
+{
+	struct path_list list = { paths, count };
+
+	return filter_by(out, diff, keep_listed, &list);
+}
+
+int diff_filter_patterns(struct diff **out, struct diff *diff,
+			 const char *const *patterns, size_t count)
+{
+	struct path_list list = { patterns, count };
+
+	return filter_by(out, diff, keep_matched, &list);
+}

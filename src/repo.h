@@ -1,0 +1,63 @@
+#ifndef REVLINE_REPO_H
+#define REVLINE_REPO_H
+
+#include <stdbool.h>
+
+#include "diff.h"
+
+/*
+ * The repository: open it from anywhere inside (linked worktrees too),
+ * resolve what to review, and build the diff model with libgit2. This is
+ * the one module that walks the repository.
+ */
+
+struct git_repository;
+
+struct repo {
+	struct git_repository *git;
+	char *workdir;          /* absolute, with a trailing '/'; NULL when bare */
+	char *gitdir;
+	char *name;             /* base name of the working tree */
+	char *branch;           /* "main", "detached at 1a2b3c4", "main (no commits yet)" */
+};
+
+/* Open the repository that contains path (the current directory when NULL). */
+int repo_open(struct repo **out, const char *path);
+void repo_free(struct repo *repo);
+
+/* What the user asked to compare. */
+struct target_spec {
+	const char *base;       /* --base REF */
+	const char *range;      /* "A..B" or "A...B" */
+	bool staged;            /* --staged: against the index */
+	bool untracked;         /* --untracked: untracked files as additions */
+};
+
+enum target_side {
+	SIDE_TREE,              /* a commit's tree */
+	SIDE_INDEX,             /* the index */
+	SIDE_WORKDIR,           /* the working tree, index included */
+};
+
+/* What is compared, resolved. */
+struct target {
+	char base_oid[41];      /* empty when the base is the empty tree */
+	char head_oid[41];      /* set when the new side is a tree */
+	enum target_side side;
+	bool untracked;
+	char *base_label;       /* "HEAD", "merge base with origin/main", "v1.0" */
+	char *head_label;       /* "working tree", "index", "feature" */
+	char *description;      /* "merge base with origin/main (1a2b3c4)..working tree" */
+};
+
+int repo_resolve(struct target *out, struct repo *repo, const struct target_spec *spec);
+void target_release(struct target *target);
+
+/*
+ * The diff of a target, renames detected. The file list is ready at once;
+ * hunks and counts are computed per file when first asked for. The diff
+ * must be freed before the repository.
+ */
+int repo_diff(struct diff **out, struct repo *repo, const struct target *target);
+
+#endif

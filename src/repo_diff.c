@@ -1,0 +1,271 @@
+/*
+ * The diff model built from libgit2, lazily: the file list comes from the
+ * deltas at once; a file's text is generated and parsed when first needed.
+ */
+#include "repo.h"
+#include "status.h"
+
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct git_source {
+	git_diff *diff;
+	size_t *first;          /* per model file: its first delta */
+	unsigned char *ndeltas; /* 1, or 2 for a type change */
+};
+
+static void source_free(void *ctx)
+{
+	struct git_source *src = ctx;
+
+	git_diff_free(src->diff);
+	free(src->first);
+	free(src->ndeltas);
+	free(src);
+}
+
+static int patch_fail(const char *path)
+{
+	const git_error *e = git_error_last();
+
+	return error_set(RL_EIO, "%s: cannot compute the diff: %s", path,
+			 e && e->message ? e->message : "libgit2 error");
+}
+
+/*
+ * git ends a "---" or "+++" line whose path has a space with a tab (so that
+ * GNU patch reads the whole name); libgit2 does not. Copy the patch text,
+ * adding that tab, so the model prints git's text byte for byte.
+ */
+static int put_git_text(struct buf *out, const char *text, size_t len)
+{
+	size_t i = 0;
+	int error = 0;
+
+	while (i < len && !error) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - text - i) : len - i;
+		const char *line = text + i;
+
+		if (n > 4 && (!strncmp(line, "--- ", 4) || !strncmp(line, "+++ ", 4)) &&
+		    line[4] != '"' && memchr(line + 4, ' ', n - 4) && line[n - 1] != '\t') {
+			error = buf_put(out, line, n);
+			if (!error)
+				error = buf_put(out, "\t", 1);
+		} else {
+			error = buf_put(out, line, n);
+		}
+		if (!error && nl)
+			error = buf_putc(out, '\n');
+		if (!strncmp(line, "@@ ", 3)) {
+			/* The rest is hunks: copied as they are. */
+			i += n + (nl ? 1 : 0);
+			return error ? error : buf_put(out, text + i, len - i);
+		}
+		i += n + (nl ? 1 : 0);
+	}
+	return error;
+}
+
+static int source_load(void *ctx, struct diff *diff, size_t index)
+{
+	struct git_source *src = ctx;
+	struct diff_file *file = &diff->files[index];
+	git_buf text = { 0 };
+	struct buf all = BUF_INIT;
+	unsigned char i;
+	int error = 0;
+
+	for (i = 0; i < src->ndeltas[index] && !error; i++) {
+		git_patch *patch = NULL;
+
+		if (git_patch_from_diff(&patch, src->diff, src->first[index] + i) < 0 ||
+		    git_patch_to_buf(&text, patch) < 0)
+			error = patch_fail(file->path);
+		else
+			error = put_git_text(&all, text.ptr, text.size);
+		git_buf_dispose(&text);
+		git_patch_free(patch);
+	}
+	if (!error)
+		error = diff_file_parse(diff, file, all.ptr ? all.ptr : "", all.len);
+	buf_release(&all);
+	return error;
+}
+
+static int source_count(void *ctx, struct diff *diff, size_t index)
+{
+	struct git_source *src = ctx;
+	struct diff_file *file = &diff->files[index];
+	size_t adds = 0, dels = 0;
+	unsigned char i;
+
+	for (i = 0; i < src->ndeltas[index]; i++) {
+		git_patch *patch = NULL;
+		size_t a = 0, d = 0;
+
+		if (git_patch_from_diff(&patch, src->diff, src->first[index] + i) < 0)
+			return patch_fail(file->path);
+		if (patch) {
+			git_patch_line_stats(NULL, &a, &d, patch);
+			if (git_patch_get_delta(patch)->flags & GIT_DIFF_FLAG_BINARY)
+				file->flags |= DIFF_FILE_BINARY;
+		}
+		git_patch_free(patch);
+		adds += a;
+		dels += d;
+	}
+	file->additions = (uint32_t)adds;
+	file->deletions = (uint32_t)dels;
+	file->flags |= DIFF_FILE_COUNTED | DIFF_FILE_BINARY_KNOWN;
+	diff->counted++;
+	diff->additions += adds;
+	diff->deletions += dels;
+	return 0;
+}
+
+static enum diff_status status_of(git_delta_t status)
+{
+	switch (status) {
+	case GIT_DELTA_ADDED: case GIT_DELTA_UNTRACKED: return DIFF_ADDED;
+	case GIT_DELTA_DELETED: return DIFF_DELETED;
+	case GIT_DELTA_RENAMED: return DIFF_RENAMED;
+	case GIT_DELTA_COPIED: return DIFF_COPIED;
+	case GIT_DELTA_TYPECHANGE: return DIFF_TYPECHANGE;
+	default: return DIFF_MODIFIED;
+	}
+}
+
+static bool is_typechange_pair(const git_diff_delta *a, const git_diff_delta *b)
+{
+	return a->status == GIT_DELTA_DELETED &&
+		(b->status == GIT_DELTA_ADDED || b->status == GIT_DELTA_UNTRACKED) &&
+		!strcmp(a->old_file.path, b->new_file.path) &&
+		(a->old_file.mode & 0170000) != (b->new_file.mode & 0170000);
+}
+
+static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, bool pair)
+{
+	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
+	const git_diff_delta *next = pair ? git_diff_get_delta(src->diff, d + 1) : NULL;
+	struct diff_file *file;
+	enum diff_status status = pair ? DIFF_TYPECHANGE : status_of(delta->status);
+	uint32_t new_mode = pair ? next->new_file.mode : delta->new_file.mode;
+	int error;
+
+	error = diff_file_add(&file, diff, status, delta->old_file.path,
+			      status == DIFF_DELETED ? delta->old_file.path : delta->new_file.path,
+			      status == DIFF_ADDED ? 0 : delta->old_file.mode,
+			      status == DIFF_DELETED ? 0 : new_mode);
+	if (error < 0)
+		return error;
+	file->similarity = delta->similarity;
+	if (delta->flags & GIT_DIFF_FLAG_BINARY)
+		file->flags |= DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN;
+	else if (delta->flags & GIT_DIFF_FLAG_NOT_BINARY)
+		file->flags |= DIFF_FILE_BINARY_KNOWN;
+	src->first[diff->nfiles - 1] = d;
+	src->ndeltas[diff->nfiles - 1] = pair ? 2 : 1;
+	return 0;
+}
+
+static int files_from_deltas(struct diff *diff, struct git_source *src)
+{
+	size_t n = git_diff_num_deltas(src->diff), d;
+	int error = 0;
+
+	src->first = calloc(n ? n : 1, sizeof(*src->first));
+	src->ndeltas = calloc(n ? n : 1, 1);
+	if (!src->first || !src->ndeltas)
+		return error_nomem();
+	for (d = 0; d < n && !error; d++) {
+		bool pair = d + 1 < n && is_typechange_pair(git_diff_get_delta(src->diff, d),
+							    git_diff_get_delta(src->diff, d + 1));
+
+		error = file_from_delta(diff, src, d, pair);
+		if (pair)
+			d++;
+	}
+	return error;
+}
+
+static int tree_of(git_tree **out, git_repository *git, const char *hex)
+{
+	git_oid oid;
+	git_commit *commit = NULL;
+	int error;
+
+	*out = NULL;
+	if (!*hex)
+		return 0;
+	if (git_oid_fromstr(&oid, hex) < 0 || git_commit_lookup(&commit, git, &oid) < 0)
+		return error_set(RL_EBADREF, "cannot read commit %s", hex);
+	error = git_commit_tree(out, commit) < 0 ? error_set(RL_EIO, "cannot read the tree of %s", hex) : 0;
+	git_commit_free(commit);
+	return error;
+}
+
+static int git_diff_of(git_diff **out, struct repo *repo, const struct target *t)
+{
+	git_diff_options opts;
+	git_diff_find_options find;
+	git_tree *base = NULL, *head = NULL;
+	int error, rc;
+
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
+	if (t->untracked)
+		opts.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+			GIT_DIFF_SHOW_UNTRACKED_CONTENT;
+	if ((error = tree_of(&base, repo->git, t->base_oid)) < 0 ||
+	    (error = tree_of(&head, repo->git, t->side == SIDE_TREE ? t->head_oid : "")) < 0)
+		goto done;
+	if (t->side == SIDE_TREE)
+		rc = git_diff_tree_to_tree(out, repo->git, base, head, &opts);
+	else if (t->side == SIDE_INDEX)
+		rc = git_diff_tree_to_index(out, repo->git, base, NULL, &opts);
+	else
+		rc = git_diff_tree_to_workdir_with_index(out, repo->git, base, &opts);
+	if (rc < 0) {
+		const git_error *e = git_error_last();
+
+		error = error_set(RL_EIO, "cannot compute the diff of %s: %s", t->description,
+				  e && e->message ? e->message : "libgit2 error");
+		goto done;
+	}
+	find.flags = GIT_DIFF_FIND_RENAMES | (t->untracked ? GIT_DIFF_FIND_FOR_UNTRACKED : 0);
+	if (git_diff_find_similar(*out, &find) < 0)
+		error = error_set(RL_EIO, "rename detection failed for %s", t->description);
+done:
+	git_tree_free(base);
+	git_tree_free(head);
+	return error;
+}
+
+int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
+{
+	struct git_source *src = NULL;
+	struct diff *diff = NULL;
+	int error;
+
+	*out = NULL;
+	if (!(src = calloc(1, sizeof(*src))))
+		return error_nomem();
+	if ((error = git_diff_of(&src->diff, repo, target)) < 0 ||
+	    (error = diff_new(&diff)) < 0) {
+		source_free(src);
+		return error;
+	}
+	diff->source.load = source_load;
+	diff->source.count = source_count;
+	diff->source.free = source_free;
+	diff->source.ctx = src;
+	if ((error = files_from_deltas(diff, src)) < 0) {
+		diff_free(diff);
+		return error;
+	}
+	*out = diff;
+	return 0;
+}

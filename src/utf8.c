@@ -1,0 +1,102 @@
+#include "utf8.h"
+
+size_t utf8_decode(uint32_t *cp, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	uint32_t c, min;
+	size_t n, i;
+
+	if (!len)
+		return 0;
+	c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if ((c & 0xe0) == 0xc0)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if ((c & 0xf0) == 0xe0)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if ((c & 0xf8) == 0xf0)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	if (len < n)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+bool utf8_valid(const char *s, size_t len)
+{
+	size_t i = 0, n;
+	uint32_t cp;
+
+	while (i < len) {
+		if ((unsigned char)s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (!(n = utf8_decode(&cp, s + i, len - i)))
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+int utf8_sanitize(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = 0, n;
+	uint32_t cp;
+	int error = 0;
+
+	while (i < len && !error) {
+		if ((unsigned char)s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((n = utf8_decode(&cp, s + i, len - i))) {
+			i += n;
+			continue;
+		}
+		error = buf_put(out, s + start, i - start);
+		if (!error)
+			error = buf_puts(out, "\xef\xbf\xbd");
+		start = ++i;
+	}
+	if (!error)
+		error = buf_put(out, s + start, len - start);
+	return error;
+}
+
+int base64_encode(struct buf *out, const unsigned char *s, size_t len)
+{
+	static const char digits[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i + 2 < len && !error; i += 3) {
+		char q[4] = {
+			digits[s[i] >> 2], digits[((s[i] & 3) << 4) | (s[i + 1] >> 4)],
+			digits[((s[i + 1] & 15) << 2) | (s[i + 2] >> 6)], digits[s[i + 2] & 63],
+		};
+		error = buf_put(out, q, 4);
+	}
+	if (!error && len - i == 1) {
+		char q[4] = { digits[s[i] >> 2], digits[(s[i] & 3) << 4], '=', '=' };
+		error = buf_put(out, q, 4);
+	} else if (!error && len - i == 2) {
+		char q[4] = { digits[s[i] >> 2], digits[((s[i] & 3) << 4) | (s[i + 1] >> 4)],
+			      digits[(s[i + 1] & 15) << 2], '=' };
+		error = buf_put(out, q, 4);
+	}
+	return error;
+}

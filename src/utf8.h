@@ -1,0 +1,22 @@
+#ifndef REVLINE_UTF8_H
+#define REVLINE_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+/*
+ * Decode the UTF-8 sequence at s: its length (1 to 4) with the code point
+ * in *cp, or 0 when the bytes there are not valid UTF-8 (overlong forms,
+ * surrogates and truncated sequences included).
+ */
+size_t utf8_decode(uint32_t *cp, const char *s, size_t len);
+bool utf8_valid(const char *s, size_t len);
+/* Append s to out with every invalid byte replaced by U+FFFD. */
+int utf8_sanitize(struct buf *out, const char *s, size_t len);
+/* Append the base64 form of the bytes to out. */
+int base64_encode(struct buf *out, const unsigned char *s, size_t len);
+
+#endif

@@ -1,0 +1,155 @@
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int commit_counter;
+
+char *test_tmpdir(const char *tag)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&path, "%s/revline-%s-XXXXXX", tmp, tag) < 0)
+		fail_msg("out of memory");
+	if (!mkdtemp(path))
+		fail_msg("mkdtemp %s failed", path);
+	return path;
+}
+
+void test_rmtree(const char *dir)
+{
+	char *cmd;
+
+	if (!dir || strncmp(dir, "/tmp", 4) != 0 || strstr(dir, "revline-") == NULL)
+		return;
+	if (asprintf(&cmd, "rm -rf '%s'", dir) < 0)
+		return;
+	if (system(cmd) != 0)
+		print_message("could not remove %s\n", dir);
+	free(cmd);
+}
+
+static char *command_line(const char *dir, const char *fmt, va_list ap)
+{
+	struct buf cmd = BUF_INIT;
+
+	buf_printf(&cmd,
+		"cd '%s' && export GIT_CONFIG_NOSYSTEM=1 HOME='%s' "
+		"GIT_AUTHOR_NAME='Test Author' GIT_AUTHOR_EMAIL=author@example.com "
+		"GIT_COMMITTER_NAME='Test Author' GIT_COMMITTER_EMAIL=author@example.com "
+		"GIT_AUTHOR_DATE='@%d +0000' GIT_COMMITTER_DATE='@%d +0000' && ",
+		dir, dir, 1700000000 + commit_counter * 60, 1700000000 + commit_counter * 60);
+	buf_vprintf(&cmd, fmt, ap);
+	return buf_detach(&cmd);
+}
+
+int test_sh(const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int status;
+
+	va_start(ap, fmt);
+	cmd = command_line(dir, fmt, ap);
+	va_end(ap);
+	status = system(cmd);
+	free(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void test_sh_ok(const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int status;
+
+	va_start(ap, fmt);
+	cmd = command_line(dir, fmt, ap);
+	va_end(ap);
+	status = system(cmd);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("command failed (%d): %s", status, cmd);
+	free(cmd);
+}
+
+char *test_capture(const char *dir, const char *fmt, ...)
+{
+	struct buf out = BUF_INIT;
+	char chunk[65536];
+	va_list ap;
+	char *cmd;
+	FILE *fp;
+	size_t n;
+
+	va_start(ap, fmt);
+	cmd = command_line(dir, fmt, ap);
+	va_end(ap);
+	fp = popen(cmd, "r");
+	if (!fp)
+		fail_msg("popen failed: %s", cmd);
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		buf_put(&out, chunk, n);
+	if (pclose(fp) != 0)
+		fail_msg("command failed: %s", cmd);
+	free(cmd);
+	return buf_detach(&out);
+}
+
+void test_write(const char *dir, const char *rel, const void *data, size_t len)
+{
+	char *path, *slash;
+	FILE *fp;
+
+	if (asprintf(&path, "%s/%s", dir, rel) < 0)
+		fail_msg("out of memory");
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	fp = fopen(path, "wb");
+	if (!fp)
+		fail_msg("cannot write %s", path);
+	if (len && fwrite(data, 1, len, fp) != len)
+		fail_msg("short write to %s", path);
+	fclose(fp);
+	free(path);
+}
+
+void test_write_str(const char *dir, const char *rel, const char *text)
+{
+	test_write(dir, rel, text, strlen(text));
+}
+
+void test_read(struct buf *out, const char *dir, const char *rel)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", dir, rel) < 0)
+		fail_msg("out of memory");
+	if (buf_read_file(out, path) < 0)
+		fail_msg("cannot read %s", path);
+	free(path);
+}
+
+char *test_repo_new(const char *tag)
+{
+	char *dir = test_tmpdir(tag);
+
+	test_sh_ok(dir, "git init -q -b main . && git config user.name 'Test Author' && "
+		"git config user.email author@example.com && git config core.autocrlf false");
+	return dir;
+}
+
+void test_commit(const char *dir, const char *message)
+{
+	test_sh_ok(dir, "git add -A && git commit -q --allow-empty -m '%s'", message);
+	commit_counter++;
+}

@@ -1,0 +1,37 @@
+#ifndef REVLINE_TESTLIB_H
+#define REVLINE_TESTLIB_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "buf.h"
+
+/*
+ * Throw-away git repositories for tests, made with the real git command and
+ * fixed author and committer dates so that hashes are the same every run.
+ */
+
+/* A fresh empty directory under $TMPDIR; the caller frees the string. */
+char *test_tmpdir(const char *tag);
+/* Remove a directory tree made by test_tmpdir. */
+void test_rmtree(const char *dir);
+/* Run a shell command in dir with the fixed git environment; returns its exit status. */
+int test_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, failing the test when the command fails. */
+void test_sh_ok(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Run a command and return its standard output (the caller frees it). */
+char *test_capture(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Write a file (parents created) relative to dir. */
+void test_write(const char *dir, const char *rel, const void *data, size_t len);
+void test_write_str(const char *dir, const char *rel, const char *text);
+/* Read a whole file relative to dir into buf. */
+void test_read(struct buf *out, const char *dir, const char *rel);
+/* A new repository with a fixed identity; the caller frees the path. */
+char *test_repo_new(const char *tag);
+/* Stage everything and commit with the message; the date advances each commit. */
+void test_commit(const char *dir, const char *message);
+
+#endif

@@ -1,0 +1,49 @@
+#ifndef REVLINE_LOOP_H
+#define REVLINE_LOOP_H
+
+#include <poll.h>
+#include <stdbool.h>
+
+/*
+ * The UI's one event loop, in the manner of curl's multi interface: every
+ * source says which descriptors it waits on and how long it may wait; the
+ * loop polls them all together and hands each source its results. Work
+ * that has no descriptor runs in short idle slices, so nothing ever blocks
+ * the screen. The terminal is one source; the engine's scheduler is another.
+ */
+struct loop_source {
+	/* Fill up to max descriptors to wait on; returns how many. */
+	int (*fds)(void *ctx, struct pollfd *out, int max);
+	/* Milliseconds until the source needs a call without any event, or -1. */
+	int (*timeout)(void *ctx);
+	/* After the wait: the descriptors it asked for, with revents filled in. */
+	void (*dispatch)(void *ctx, const struct pollfd *fds, int n);
+	/* One short slice of background work; true while work remains. */
+	bool (*idle)(void *ctx);
+	void *ctx;
+	bool idle_pending;
+};
+
+#define LOOP_MAX_SOURCES 8
+#define LOOP_MAX_FDS 64
+
+struct loop {
+	struct loop_source sources[LOOP_MAX_SOURCES];
+	int nsources;
+};
+
+/* Returns a pointer that stays valid while the loop lives, or NULL when full. */
+struct loop_source *loop_add(struct loop *loop, const struct loop_source *source);
+/* Mark that a source has idle work (its idle() is called until it returns false). */
+void loop_wake(struct loop_source *source);
+/* Whether any source has idle work. */
+bool loop_busy(const struct loop *loop);
+/*
+ * Wait (at most max_wait ms, -1 without limit, and never when idle work is
+ * pending) and dispatch; then run one idle slice when nothing was ready.
+ */
+void loop_step(struct loop *loop, int max_wait);
+/* Run idle work until none remains (headless tests). */
+void loop_drain(struct loop *loop);
+
+#endif

@@ -1,0 +1,65 @@
+#ifndef REVLINE_REQUEST_H
+#define REVLINE_REQUEST_H
+
+#include <stddef.h>
+
+/*
+ * Every action a key can trigger: X(ID, group, help, keys...). The key
+ * bindings, the help view and the man page's key list all come from here.
+ * Keys are curses key codes or characters; KEY_CTRL('l') for control keys.
+ */
+#define KEY_CTRL(c) ((c) & 0x1f)
+#define KEY_ESC 27
+#define KEY_TAB '\t'
+#define KEY_WHEEL_UP 0x7f0001     /* mouse wheel, mapped from mouse events */
+#define KEY_WHEEL_DOWN 0x7f0002
+
+#define REQUEST_LIST(X) \
+	X(REQ_MOVE_UP,      "Movement", "Move up one line",                    'k', KEY_UP) \
+	X(REQ_MOVE_DOWN,    "Movement", "Move down one line",                  'j', KEY_DOWN) \
+	X(REQ_PAGE_UP,      "Movement", "Move up one page",                    KEY_PPAGE, 'b') \
+	X(REQ_PAGE_DOWN,    "Movement", "Move down one page",                  KEY_NPAGE, ' ') \
+	X(REQ_MOVE_FIRST,   "Movement", "Go to the first line",                'g', KEY_HOME) \
+	X(REQ_MOVE_LAST,    "Movement", "Go to the last line",                 'G', KEY_END) \
+	X(REQ_SCROLL_LEFT,  "Movement", "Scroll left (diff pane)",             KEY_LEFT, 'h') \
+	X(REQ_SCROLL_RIGHT, "Movement", "Scroll right (diff pane)",            KEY_RIGHT, 'l') \
+	X(REQ_WHEEL_UP,     "Movement", "Scroll up three lines",               KEY_WHEEL_UP) \
+	X(REQ_WHEEL_DOWN,   "Movement", "Scroll down three lines",             KEY_WHEEL_DOWN) \
+	X(REQ_NEXT,         "Diff",     "Next hunk, or next match after a search", 'n') \
+	X(REQ_PREV,         "Diff",     "Previous hunk, or previous match after a search", 'N') \
+	X(REQ_NEXT_FILE,    "Diff",     "Next file",                           ']') \
+	X(REQ_PREV_FILE,    "Diff",     "Previous file",                       '[') \
+	X(REQ_ENTER,        "Panes",    "Open the selected file's diff",       '\n', '\r', KEY_ENTER) \
+	X(REQ_SWITCH_PANE,  "Panes",    "Switch between the files and diff panes", KEY_TAB) \
+	X(REQ_SEARCH,       "Search",   "Search the focused pane",             '/') \
+	X(REQ_CANCEL,       "Search",   "Clear the search, close help",        KEY_ESC) \
+	X(REQ_HELP,         "General",  "Show this help",                      '?') \
+	X(REQ_REDRAW,       "General",  "Redraw the screen",                   KEY_CTRL('l')) \
+	X(REQ_QUIT,         "General",  "Quit (close help when it is open)",   'q')
+
+enum request {
+	REQ_NONE,
+#define REQUEST_ENUM(id, group, help, ...) id,
+	REQUEST_LIST(REQUEST_ENUM)
+#undef REQUEST_ENUM
+	REQ_COUNT
+};
+
+struct request_info {
+	enum request request;
+	const char *group;
+	const char *help;
+	const int *keys;
+	size_t nkeys;
+};
+
+/* The request bound to a key, or REQ_NONE. */
+enum request request_of_key(int key);
+/* Every request in table order, for help. */
+const struct request_info *request_table(size_t *count);
+/* A key's name as help shows it ("j", "Down", "PgUp", "^L", "Space"). */
+const char *key_name(int key);
+/* A key from its name in a script ("Down", "C-l", "a"), or -1. */
+int key_from_name(const char *name, size_t len);
+
+#endif

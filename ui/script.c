@@ -1,0 +1,181 @@
+#include "script.h"
+#include "request.h"
+#include "status.h"
+#include "theme.h"
+#include "tui.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+struct script {
+	char *path;
+	struct buf text;
+	size_t pos;
+	size_t lineno;
+};
+
+int script_load(struct script **out, const char *path)
+{
+	struct script *script = calloc(1, sizeof(*script));
+	int error;
+
+	*out = NULL;
+	if (!script)
+		return error_nomem();
+	if ((error = buf_read_file(&script->text, path)) < 0) {
+		free(script);
+		return error;
+	}
+	script->path = strdup(path);
+	*out = script;
+	return 0;
+}
+
+void script_free(struct script *script)
+{
+	if (!script)
+		return;
+	buf_release(&script->text);
+	free(script->path);
+	free(script);
+}
+
+static void script_fail(struct script *script, struct tui *tui, const char *what)
+{
+	tui_message(tui, true, "%s:%zu: %s", script->path, script->lineno, what);
+	fprintf(stderr, "%s:%zu: %s\n", script->path, script->lineno, what);
+	tui->quit = true;
+}
+
+/* Keys of a line: characters (UTF-8 decoded) and <Name> for special keys. */
+static void run_keys(struct script *script, struct tui *tui, const char *s, size_t len)
+{
+	mbstate_t state;
+	size_t i = 0;
+
+	memset(&state, 0, sizeof(state));
+	while (i < len && !tui->quit) {
+		const char *close;
+		wchar_t wc;
+		size_t n;
+		int key;
+
+		if (s[i] == '<' && (close = memchr(s + i, '>', len - i)) && close > s + i + 1) {
+			key = key_from_name(s + i + 1, (size_t)(close - s - i - 1));
+			if (key < 0) {
+				script_fail(script, tui, "unknown key name");
+				return;
+			}
+			i = (size_t)(close - s) + 1;
+		} else {
+			n = mbrtowc(&wc, s + i, len - i, &state);
+			if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+				key = (unsigned char)s[i];
+				n = 1;
+				memset(&state, 0, sizeof(state));
+			} else {
+				key = (int)wc;
+			}
+			i += n;
+		}
+		tui_key(tui, key);
+		tui_draw(tui);
+	}
+}
+
+static void run_command(struct script *script, struct tui *tui, const char *s, size_t len)
+{
+	char cmd[64] = "", arg[1024] = "";
+	char line[1100];
+	int cols, rows;
+
+	snprintf(line, sizeof(line), "%.*s", (int)len, s);
+	sscanf(line, "%63s %1023[^\n]", cmd, arg);
+	if (!strcmp(cmd, "save-display") || !strcmp(cmd, "save-attrs")) {
+		tui_draw(tui);
+		if (!*arg || screen_dump(arg, !strcmp(cmd, "save-attrs")) < 0)
+			script_fail(script, tui, "cannot write the screen dump");
+	} else if (!strcmp(cmd, "resize") && sscanf(arg, "%d %d", &cols, &rows) == 2 &&
+		   cols > 0 && rows > 0) {
+		resizeterm(rows, cols);
+		tui_key(tui, KEY_RESIZE);
+		tui_draw(tui);
+	} else {
+		script_fail(script, tui, "unknown script command (save-display, save-attrs, resize)");
+	}
+}
+
+bool script_step(struct script *script, struct tui *tui)
+{
+	const char *s, *nl;
+	size_t len;
+
+	while (script->pos < script->text.len && !tui->quit) {
+		s = script->text.ptr + script->pos;
+		nl = memchr(s, '\n', script->text.len - script->pos);
+		len = nl ? (size_t)(nl - s) : script->text.len - script->pos;
+		script->pos += len + (nl ? 1 : 0);
+		script->lineno++;
+		if (len && s[len - 1] == '\r')
+			len--;
+		if (!len || s[0] == '#')
+			continue;
+		if (s[0] == ':')
+			run_command(script, tui, s + 1, len - 1);
+		else
+			run_keys(script, tui, s, len);
+		return !tui->quit;
+	}
+	return false;
+}
+
+static void dump_row(FILE *fp, int y, bool attrs)
+{
+	cchar_t cells[1024];
+	wchar_t text[4096];
+	int x, cols = COLS < 1024 ? COLS : 1023, end;
+
+	if (!attrs) {
+		int n = mvwinnwstr(curscr, y, 0, text, (int)(sizeof(text) / sizeof(text[0])) - 1);
+
+		if (n < 0)
+			n = 0;
+		text[n] = L'\0';
+		for (end = n; end > 0 && text[end - 1] == L' '; end--)
+			;
+		text[end] = L'\0';
+		fprintf(fp, "%ls\n", text);
+		return;
+	}
+	mvwin_wchnstr(curscr, y, 0, cells, cols);
+	for (x = 0; x < cols; x++) {
+		wchar_t wch[CCHARW_MAX + 1];
+		attr_t a;
+		short pair;
+		int style;
+
+		getcchar(&cells[x], wch, &a, &pair, NULL);
+		style = theme_style_of(a, pair);
+		if (style >= 0)
+			fputc(style_letter((enum style)style), fp);
+		else
+			fputc(a & A_REVERSE ? 'r' : a & A_BOLD ? 'b' : a & A_UNDERLINE ? 'u' :
+			      a & A_DIM ? 'd' : '.', fp);
+	}
+	fputc('\n', fp);
+}
+
+int screen_dump(const char *path, bool attrs)
+{
+	FILE *fp = fopen(path, "w");
+	int y;
+
+	if (!fp)
+		return error_set(RL_EIO, "%s: %s", path, strerror(errno));
+	for (y = 0; y < LINES; y++)
+		dump_row(fp, y, attrs);
+	return fclose(fp) == 0 ? 0 : error_set(RL_EIO, "%s: write failed", path);
+}

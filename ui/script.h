@@ -1,0 +1,33 @@
+#ifndef REVLINE_SCRIPT_H
+#define REVLINE_SCRIPT_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+
+struct tui;
+struct script;
+
+/*
+ * Headless runs for screen-dump tests, as tig does them. A script is a
+ * text file; each line is either keys or a command:
+ *
+ *   jjk<Down><Enter>        keys: characters, and <Name> for special keys
+ *                           (<Up> <PgDn> <Tab> <Esc> <Enter> <Space> <C-l>
+ *                           <WheelDown> <LT> ...)
+ *   :save-display FILE      write the screen's text to FILE
+ *   :save-attrs FILE        write a style letter per cell to FILE
+ *   :resize COLS ROWS       resize the screen as a terminal would
+ *   # comment
+ *
+ * The screen size starts at REVLINE_SCREEN_SIZE (COLSxROWS, default 80x24).
+ */
+int script_load(struct script **out, const char *path);
+/* Run the next line; false when the script is done. */
+bool script_step(struct script *script, struct tui *tui);
+void script_free(struct script *script);
+
+/* Write the screen as text (or style letters) to a file. */
+int screen_dump(const char *path, bool attrs);
+
+#endif

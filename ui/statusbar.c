@@ -1,0 +1,56 @@
+/* The status bar: where we are and the totals, a message, or the search prompt. */
+#include "draw.h"
+#include "tui.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void totals_text(struct tui *tui, char *out, size_t size)
+{
+	const struct diff *diff = tui->diff;
+
+	if (!diff_counted(diff))
+		snprintf(out, size, "%zu files  counting %zu/%zu", diff->nfiles, diff->counted,
+			 diff->nfiles);
+	else
+		snprintf(out, size, "%zu file%s  +%llu -%llu", diff->nfiles,
+			 diff->nfiles == 1 ? "" : "s", (unsigned long long)diff->additions,
+			 (unsigned long long)diff->deletions);
+}
+
+void statusbar_draw(struct tui *tui, WINDOW *win, int width)
+{
+	attr_t attrs = theme_attr(STYLE_STATUS);
+	struct buf left = BUF_INIT;
+	char right[128];
+	int used, rwidth;
+
+	wmove(win, 0, 0);
+	if (tui->prompting) {
+		used = draw_str(win, width, "/", attrs);
+		used += draw_str(win, width - used, tui->prompt.ptr ? tui->prompt.ptr : "", attrs);
+		draw_fill(win, width - used, attrs);
+		wmove(win, 0, used < width ? used : width - 1);
+		wnoutrefresh(win);
+		return;
+	}
+	if (tui->message[0]) {
+		attr_t mattrs = theme_attr(tui->message_error ? STYLE_STATUS_ERROR : STYLE_STATUS);
+
+		used = draw_str(win, width, tui->message, mattrs);
+		draw_fill(win, width - used, mattrs);
+		wnoutrefresh(win);
+		return;
+	}
+	buf_printf(&left, "%s [%s] %s", tui->repo->name, tui->repo->branch, tui->target->description);
+	if (tui->search.active)
+		buf_printf(&left, "  /%s", tui->search.needle);
+	totals_text(tui, right, sizeof(right));
+	rwidth = (int)strlen(right);
+	used = draw_str(win, width - rwidth - 1 > 0 ? width - rwidth - 1 : 0, left.ptr, attrs);
+	draw_fill(win, width - used - rwidth, attrs);
+	if (width - used >= rwidth)
+		draw_str(win, rwidth, right, attrs);
+	wnoutrefresh(win);
+	buf_release(&left);
+}

@@ -1,0 +1,556 @@
+/* The terminal UI: screen setup, layout, the event loop and key dispatch. */
+#include "tui.h"
+#include "config.h"
+#include "draw.h"
+#include "script.h"
+#include "status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct view_ops *const view_ops[] = {
+#define VIEW_OPS_ENTRY(id, ops) &ops,
+	VIEW_LIST(VIEW_OPS_ENTRY)
+#undef VIEW_OPS_ENTRY
+};
+
+static WINDOW *status_win;
+static SCREEN *screen;
+static FILE *null_out, *null_in;
+/* Where the mouse wheel last turned (the pane under the pointer). */
+static struct view *wheel_view;
+
+void tui_message(struct tui *tui, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tui->message, sizeof(tui->message), fmt, ap);
+	va_end(ap);
+	tui->message_error = error;
+	tui->status_dirty = true;
+}
+
+static bool diff_empty(const struct tui *tui)
+{
+	return tui->diff->nfiles == 0;
+}
+
+/* The view that takes keys now. */
+static struct view *active_view(struct tui *tui)
+{
+	if (tui->help_open)
+		return &tui->views[VIEW_HELP];
+	if (diff_empty(tui))
+		return &tui->views[VIEW_EMPTY];
+	return tui->focus;
+}
+
+void tui_set_focus(struct tui *tui, struct view *view)
+{
+	if (tui->focus)
+		tui->focus->focused = false;
+	tui->focus = view;
+	view->focused = true;
+	view_dirty(&tui->views[VIEW_FILES]);
+	view_dirty(&tui->views[VIEW_DIFF]);
+}
+
+void tui_open_file(struct tui *tui, size_t index)
+{
+	if (index >= tui->diff->nfiles)
+		return;
+	tui->file = index;
+	view_select(&tui->views[VIEW_FILES], index);
+	view_dirty(&tui->views[VIEW_DIFF]);
+}
+
+/*
+ * Side by side when there is room, files above the diff when not; a help
+ * or empty screen takes the whole body. The status bar is the last line.
+ */
+void tui_layout(struct tui *tui)
+{
+	int rows = LINES - 1, cols = COLS, files_w, files_h;
+
+	if (rows < 2)
+		rows = 2;
+	if (status_win)
+		delwin(status_win);
+	status_win = newwin(1, cols, LINES - 1, 0);
+	keypad(status_win, TRUE);
+	nodelay(status_win, TRUE);
+	tui->status_dirty = true;
+	if (tui->help_open || diff_empty(tui)) {
+		struct view *full = &tui->views[tui->help_open ? VIEW_HELP : VIEW_EMPTY];
+
+		view_place(full, 0, 0, rows, cols, true);
+		full->focused = true;
+		return;
+	}
+	if (cols >= 70) {
+		files_w = cols * 30 / 100;
+		files_w = files_w < 24 ? 24 : files_w > 50 ? 50 : files_w;
+		view_place(&tui->views[VIEW_FILES], 0, 0, rows, files_w, true);
+		view_place(&tui->views[VIEW_DIFF], 0, files_w + 1, rows, cols - files_w - 1, true);
+		/* The column between the panes. */
+		wnoutrefresh(stdscr);
+	} else {
+		files_h = rows / 3 < 3 ? (rows < 6 ? rows / 2 : 3) : rows / 3;
+		view_place(&tui->views[VIEW_FILES], 0, 0, files_h, cols, true);
+		view_place(&tui->views[VIEW_DIFF], files_h, 0, rows - files_h, cols, true);
+	}
+	tui->views[VIEW_HELP].focused = false;
+}
+
+static void separator_draw(struct tui *tui)
+{
+	const struct view *files = &tui->views[VIEW_FILES];
+	int y, x = files->width;
+
+	if (tui->help_open || diff_empty(tui) || COLS < 70)
+		return;
+	for (y = 0; y < LINES - 1; y++)
+		mvwaddch(stdscr, y, x, ' ' | (chtype)theme_attr(STYLE_DELIMITER));
+	wnoutrefresh(stdscr);
+}
+
+void tui_draw(struct tui *tui)
+{
+	int i;
+
+	if (tui->help_open) {
+		if (tui->views[VIEW_HELP].dirty)
+			view_draw(&tui->views[VIEW_HELP]);
+	} else if (diff_empty(tui)) {
+		if (tui->views[VIEW_EMPTY].dirty)
+			view_draw(&tui->views[VIEW_EMPTY]);
+	} else {
+		for (i = VIEW_FILES; i <= VIEW_DIFF; i++)
+			if (tui->views[i].dirty)
+				view_draw(&tui->views[i]);
+	}
+	if (tui->status_dirty) {
+		statusbar_draw(tui, status_win, COLS);
+		tui->status_dirty = false;
+	}
+	doupdate();
+}
+
+static void redraw_all(struct tui *tui)
+{
+	int i;
+
+	clearok(curscr, TRUE);
+	touchwin(stdscr);
+	wnoutrefresh(stdscr);
+	separator_draw(tui);
+	for (i = 0; i < VIEW_COUNT; i++)
+		view_dirty(&tui->views[i]);
+	tui->status_dirty = true;
+}
+
+static void search_start(struct tui *tui)
+{
+	tui->prompting = true;
+	buf_clear(&tui->prompt);
+	buf_puts(&tui->prompt, "");
+	tui->status_dirty = true;
+}
+
+static void search_run(struct tui *tui, const char *needle)
+{
+	struct view *view = active_view(tui);
+	const char *p;
+
+	snprintf(tui->search.needle, sizeof(tui->search.needle), "%s", needle);
+	tui->search.icase = true;
+	for (p = needle; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			tui->search.icase = false;
+	tui->search.active = *needle != '\0';
+	view_dirty(&tui->views[VIEW_DIFF]);
+	if (!tui->search.active)
+		return;
+	if (!view_search(view, 1)) {
+		tui_message(tui, true, "No match for '%s'", needle);
+		tui->search.active = false;
+	}
+}
+
+/* UTF-8 of a character typed at the prompt. */
+static void prompt_add(struct tui *tui, int key)
+{
+	char bytes[8];
+	mbstate_t state;
+	size_t n;
+
+	memset(&state, 0, sizeof(state));
+	n = wcrtomb(bytes, (wchar_t)key, &state);
+	if (n != (size_t)-1 && tui->prompt.len + n < sizeof(tui->search.needle))
+		buf_put(&tui->prompt, bytes, n);
+}
+
+static void prompt_key(struct tui *tui, int key)
+{
+	tui->status_dirty = true;
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		tui->prompting = false;
+		search_run(tui, tui->prompt.ptr ? tui->prompt.ptr : "");
+	} else if (key == KEY_ESC) {
+		tui->prompting = false;
+	} else if (key == KEY_BACKSPACE || key == 127 || key == KEY_CTRL('h')) {
+		while (tui->prompt.len && (tui->prompt.ptr[tui->prompt.len - 1] & 0xc0) == 0x80)
+			tui->prompt.len--;
+		if (tui->prompt.len)
+			tui->prompt.len--;
+		tui->prompt.ptr[tui->prompt.len] = '\0';
+	} else if (key == KEY_CTRL('u')) {
+		buf_clear(&tui->prompt);
+	} else if (key >= ' ' && key != 127 && key < KEY_MIN) {
+		prompt_add(tui, key);
+	}
+}
+
+static bool global_request(struct tui *tui, struct view *view, enum request request)
+{
+	switch (request) {
+	case REQ_QUIT:
+		tui->quit = true;
+		return true;
+	case REQ_HELP:
+		tui->help_open = true;
+		tui->views[VIEW_HELP].offset = 0;
+		tui_layout(tui);
+		return true;
+	case REQ_SWITCH_PANE:
+		if (!diff_empty(tui))
+			tui_set_focus(tui, tui->focus == &tui->views[VIEW_FILES] ?
+				      &tui->views[VIEW_DIFF] : &tui->views[VIEW_FILES]);
+		return true;
+	case REQ_NEXT_FILE: case REQ_PREV_FILE:
+		if (diff_empty(tui))
+			return true;
+		if (request == REQ_NEXT_FILE ? tui->file + 1 < tui->diff->nfiles : tui->file > 0)
+			tui_open_file(tui, request == REQ_NEXT_FILE ? tui->file + 1 : tui->file - 1);
+		else
+			tui_message(tui, false, request == REQ_NEXT_FILE ? "Last file" : "First file");
+		return true;
+	case REQ_SEARCH:
+		search_start(tui);
+		return true;
+	case REQ_CANCEL:
+		if (tui->search.active) {
+			tui->search.active = false;
+			view_dirty(&tui->views[VIEW_DIFF]);
+			view_dirty(&tui->views[VIEW_FILES]);
+		}
+		return true;
+	case REQ_NEXT: case REQ_PREV:
+		if (tui->search.active && !view_search(view, request == REQ_NEXT ? 1 : -1))
+			tui_message(tui, true, "No match for '%s'", tui->search.needle);
+		return tui->search.active;
+	case REQ_REDRAW:
+		redraw_all(tui);
+		return true;
+	default:
+		return false;
+	}
+}
+
+void tui_key(struct tui *tui, int key)
+{
+	struct view *view;
+	enum request request;
+
+	if (key == KEY_RESIZE) {
+		tui_layout(tui);
+		redraw_all(tui);
+		return;
+	}
+	if (tui->prompting) {
+		prompt_key(tui, key);
+		return;
+	}
+	if (tui->message[0]) {
+		tui->message[0] = '\0';
+		tui->status_dirty = true;
+	}
+	request = request_of_key(key);
+	if (request == REQ_NONE) {
+		tui_message(tui, true, "No action for key '%s' (press ? for help)", key_name(key));
+		return;
+	}
+	view = active_view(tui);
+	if ((request == REQ_WHEEL_UP || request == REQ_WHEEL_DOWN) && wheel_view && !tui->help_open &&
+	    !diff_empty(tui))
+		view = wheel_view;
+	if (view->ops->request && view->ops->request(view, request))
+		return;
+	if (global_request(tui, view, request))
+		return;
+	view_request(view, request);
+}
+
+/* The pane under a mouse event, for the wheel. */
+static struct view *view_at(struct tui *tui, int y, int x)
+{
+	int i;
+
+	for (i = VIEW_FILES; i <= VIEW_DIFF; i++) {
+		struct view *v = &tui->views[i];
+		int top, left;
+
+		if (!v->win)
+			continue;
+		getbegyx(v->win, top, left);
+		if (y >= top - 1 && y < top + v->height && x >= left && x < left + v->width)
+			return v;
+	}
+	return NULL;
+}
+
+static int mouse_key(struct tui *tui)
+{
+	MEVENT event;
+
+	if (getmouse(&event) != OK)
+		return -1;
+	wheel_view = view_at(tui, event.y, event.x);
+	if (event.bstate & BUTTON4_PRESSED)
+		return KEY_WHEEL_UP;
+#ifdef BUTTON5_PRESSED
+	if (event.bstate & BUTTON5_PRESSED)
+		return KEY_WHEEL_DOWN;
+#endif
+	if ((event.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)) && wheel_view &&
+	    !tui->help_open && !diff_empty(tui)) {
+		int top, left;
+
+		getbegyx(wheel_view->win, top, left);
+		(void)left;
+		tui_set_focus(tui, wheel_view);
+		if (event.y >= top)
+			view_select(wheel_view, wheel_view->offset + (size_t)(event.y - top));
+	}
+	return -1;
+}
+
+static int input_fds(void *ctx, struct pollfd *out, int max)
+{
+	(void)ctx;
+	if (max < 1)
+		return 0;
+	out->fd = STDIN_FILENO;
+	out->events = POLLIN;
+	return 1;
+}
+
+static void input_dispatch(void *ctx, const struct pollfd *fds, int n)
+{
+	struct tui *tui = ctx;
+	wint_t wch;
+	int rc;
+
+	(void)fds;
+	(void)n;
+	/* Read every key that is waiting, then draw once. */
+	while (!tui->quit && (rc = wget_wch(status_win, &wch)) != ERR) {
+		int key = (int)wch;
+
+		if (rc == KEY_CODE_YES && key == KEY_MOUSE && (key = mouse_key(tui)) < 0)
+			continue;
+		tui_key(tui, key);
+	}
+}
+
+/* Background counting of +/- lines, a few milliseconds at a time. */
+static bool counter_idle(void *ctx)
+{
+	struct tui *tui = ctx;
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (tui->counted < tui->diff->nfiles) {
+		diff_file_count(tui->diff, tui->counted++);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >= 8)
+			break;
+	}
+	tui->status_dirty = true;
+	return tui->counted < tui->diff->nfiles;
+}
+
+static int screen_open(bool headless)
+{
+	const char *term = getenv("TERM");
+
+	if (!term || !*term)
+		term = headless ? "xterm-256color" : "vt100";
+	if (headless) {
+		const char *size = getenv("REVLINE_SCREEN_SIZE");
+		int cols = 80, rows = 24;
+		char value[16];
+
+		if (size)
+			sscanf(size, "%dx%d", &cols, &rows);
+		snprintf(value, sizeof(value), "%d", cols);
+		setenv("COLUMNS", value, 1);
+		snprintf(value, sizeof(value), "%d", rows);
+		setenv("LINES", value, 1);
+		null_out = fopen("/dev/null", "w");
+		null_in = fopen("/dev/null", "r");
+		screen = newterm(term, null_out, null_in);
+	} else {
+		screen = newterm(NULL, stdout, stdin);
+	}
+	if (!screen)
+		return error_set(RL_ERROR, "cannot start the terminal UI (TERM=%s)", term);
+	set_term(screen);
+	cbreak();
+	noecho();
+	nonl();
+	curs_set(0);
+	set_escdelay(25);
+	keypad(stdscr, TRUE);
+	if (!headless) {
+		mousemask(BUTTON4_PRESSED | BUTTON1_CLICKED | BUTTON1_PRESSED
+#ifdef BUTTON5_PRESSED
+			  | BUTTON5_PRESSED
+#endif
+			  , NULL);
+		mouseinterval(0);
+	}
+	return 0;
+}
+
+static void screen_close(void)
+{
+	if (status_win)
+		delwin(status_win);
+	status_win = NULL;
+	if (screen) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+	}
+	if (null_out)
+		fclose(null_out);
+	if (null_in)
+		fclose(null_in);
+	null_out = null_in = NULL;
+}
+
+/* The theme: --theme, REVLINE_THEME, git config revline.theme, default-dark; NO_COLOR wins. */
+static void theme_choose(struct tui *tui, const struct tui_options *options)
+{
+	const char *no_color = getenv("NO_COLOR");
+	struct config *config = NULL;
+	struct buf errors = BUF_INIT;
+	char *name = NULL;
+
+	if (no_color && *no_color) {
+		theme_mono(&tui->theme);
+	} else {
+		if (options && options->theme)
+			name = strdup(options->theme);
+		else if (config_open(&config, tui->repo) == 0)
+			config_get(&name, config, "revline.theme");
+		theme_load(&tui->theme, name ? name : "default-dark", &errors);
+		if (!has_colors())
+			tui->theme.mono = true;
+	}
+	if (!tui->theme.mono) {
+		start_color();
+		use_default_colors();
+	}
+	theme_apply(&tui->theme);
+	if (errors.len) {
+		char *nl = memchr(errors.ptr, '\n', errors.len);
+
+		tui_message(tui, true, "%.*s%s", nl ? (int)(nl - errors.ptr) : (int)errors.len,
+			    errors.ptr, nl && (size_t)(nl - errors.ptr) + 1 < errors.len ? " (and more)" : "");
+	}
+	buf_release(&errors);
+	free(name);
+	config_free(config);
+}
+
+static int views_init(struct tui *tui)
+{
+	int i;
+
+	for (i = 0; i < VIEW_COUNT; i++) {
+		tui->views[i].ops = view_ops[i];
+		tui->views[i].tui = tui;
+		tui->views[i].dirty = true;
+		if (view_ops[i]->init && view_ops[i]->init(&tui->views[i]) < 0)
+			return error_nomem();
+	}
+	return 0;
+}
+
+static void run_loop(struct tui *tui)
+{
+	while (!tui->quit) {
+		tui_draw(tui);
+		if (tui->script) {
+			loop_drain(&tui->loop);
+			tui_draw(tui);
+			if (!script_step(tui->script, tui))
+				break;
+			continue;
+		}
+		loop_step(&tui->loop, -1);
+	}
+}
+
+int tui_run(struct repo *repo, struct target *target, struct diff *diff,
+	    const struct tui_options *options)
+{
+	struct tui tui = { .repo = repo, .target = target, .diff = diff };
+	const struct loop_source input = { input_fds, NULL, input_dispatch, NULL, &tui, false };
+	const struct loop_source counter = { NULL, NULL, NULL, counter_idle, &tui, false };
+	const char *script_path = getenv("REVLINE_SCRIPT");
+	int rc = 0, i;
+
+	if (script_path && *script_path && script_load(&tui.script, script_path) < 0) {
+		fprintf(stderr, "revline: %s\n", error_message());
+		return 2;
+	}
+	if (!tui.script && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "revline: the terminal UI needs a terminal; "
+			"use 'revline diff' or 'revline check' in scripts\n");
+		script_free(tui.script);
+		return 2;
+	}
+	if (screen_open(tui.script != NULL) < 0 || views_init(&tui) < 0) {
+		for (i = 0; i < VIEW_COUNT; i++)
+			view_release(&tui.views[i]);
+		screen_close();
+		fprintf(stderr, "revline: %s\n", error_message());
+		buf_release(&tui.prompt);
+		script_free(tui.script);
+		return 2;
+	}
+	theme_choose(&tui, options);
+	tui_set_focus(&tui, &tui.views[VIEW_FILES]);
+	tui_layout(&tui);
+	separator_draw(&tui);
+	if (!tui.script)
+		tui.input = loop_add(&tui.loop, &input);
+	tui.counter = loop_add(&tui.loop, &counter);
+	loop_wake(tui.counter);
+	run_loop(&tui);
+	/* Windows go before the screen that owns them. */
+	for (i = 0; i < VIEW_COUNT; i++)
+		view_release(&tui.views[i]);
+	screen_close();
+	buf_release(&tui.prompt);
+	script_free(tui.script);
+	return rc;
+}

@@ -1,0 +1,91 @@
+#ifndef REVLINE_TUI_H
+#define REVLINE_TUI_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+#include "diff.h"
+#include "loop.h"
+#include "repo.h"
+#include "theme.h"
+#include "view.h"
+
+/* The views. X(ID, ops). */
+#define VIEW_LIST(X) \
+	X(VIEW_FILES, files_view_ops) \
+	X(VIEW_DIFF,  diff_view_ops) \
+	X(VIEW_HELP,  help_view_ops) \
+	X(VIEW_EMPTY, empty_view_ops)
+
+enum view_id {
+#define VIEW_ENUM(id, ops) id,
+	VIEW_LIST(VIEW_ENUM)
+#undef VIEW_ENUM
+	VIEW_COUNT
+};
+
+#define VIEW_OPS_DECL(id, ops) extern const struct view_ops ops;
+VIEW_LIST(VIEW_OPS_DECL)
+#undef VIEW_OPS_DECL
+
+struct script;
+
+struct search {
+	char needle[256];
+	bool active;
+	bool icase;             /* smart case: no capitals in the needle */
+};
+
+struct tui {
+	struct repo *repo;
+	struct target *target;
+	struct diff *diff;
+	struct theme theme;
+	struct view views[VIEW_COUNT];
+	struct view *focus;     /* the files or the diff pane */
+	bool help_open;
+	bool quit;
+	size_t file;            /* the file shown in the diff pane */
+	size_t counted;         /* background counting: next file to count */
+	struct search search;
+	struct loop loop;
+	struct loop_source *input;
+	struct loop_source *counter;
+	struct script *script;
+	/* The status bar's transient message and the search prompt. */
+	char message[512];
+	bool message_error;
+	bool prompting;
+	struct buf prompt;
+	bool status_dirty;
+};
+
+struct tui_options {
+	const char *theme;      /* name or path; NULL for config/env/default */
+};
+
+/*
+ * Run the terminal UI on a diff until the user quits. With REVLINE_SCRIPT
+ * set, runs headless: keys come from that file and nothing is drawn to a
+ * terminal (screen-dump tests). Returns a process exit status.
+ */
+int tui_run(struct repo *repo, struct target *target, struct diff *diff,
+	    const struct tui_options *options);
+
+/* Show a file in the diff pane (and select it in the files pane). */
+void tui_open_file(struct tui *tui, size_t index);
+/* A message in the status bar until the next key. */
+void tui_message(struct tui *tui, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Handle one key. */
+void tui_key(struct tui *tui, int key);
+/* Redraw what is dirty and update the terminal. */
+void tui_draw(struct tui *tui);
+/* Lay the windows out for the current terminal size. */
+void tui_layout(struct tui *tui);
+void tui_set_focus(struct tui *tui, struct view *view);
+
+/* The status bar (statusbar.c). */
+void statusbar_draw(struct tui *tui, WINDOW *win, int width);
+
+#endif

@@ -1,0 +1,379 @@
+/* The diff pane: one file's header, hunks and lines with old/new numbers. */
+#include "draw.h"
+#include "status.h"
+#include "tui.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum row_kind { ROW_HEADER, ROW_HUNK, ROW_LINE, ROW_ERROR };
+
+struct row {
+	enum row_kind kind;
+	uint32_t index;         /* hunk or line index; header line offset */
+	uint32_t len;           /* header line length */
+	const char *text;       /* header line text */
+};
+
+struct diff_view {
+	size_t file;            /* the file the rows were built for */
+	bool built;
+	struct row *rows;
+	size_t nrows, alloc;
+	int numwidth;           /* digits of the line number columns */
+	char error[512];
+};
+
+static int rows_add(struct diff_view *dv, enum row_kind kind, uint32_t index,
+		    const char *text, uint32_t len)
+{
+	if (dv->nrows == dv->alloc) {
+		size_t n = dv->alloc ? dv->alloc * 2 : 256;
+		struct row *rows = realloc(dv->rows, n * sizeof(*rows));
+
+		if (!rows)
+			return -1;
+		dv->rows = rows;
+		dv->alloc = n;
+	}
+	dv->rows[dv->nrows++] = (struct row){ kind, index, len, text };
+	return 0;
+}
+
+static int header_rows(struct diff_view *dv, const char *header, size_t len)
+{
+	size_t start = 0, i;
+
+	for (i = 0; i < len; i++) {
+		if (header[i] != '\n')
+			continue;
+		if (rows_add(dv, ROW_HEADER, 0, header + start, (uint32_t)(i - start)) < 0)
+			return -1;
+		start = i + 1;
+	}
+	return 0;
+}
+
+static int digits(uint32_t n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+static int rows_build(struct diff_view *dv, const struct diff_file *file)
+{
+	uint32_t h, l, most = 0;
+
+	if (header_rows(dv, file->header, file->header_len) < 0)
+		return -1;
+	for (h = 0; h < file->nhunks; h++) {
+		const struct diff_hunk *hunk = &file->hunks[h];
+
+		if (file->header2 && h == file->split_hunk &&
+		    header_rows(dv, file->header2, file->header2_len) < 0)
+			return -1;
+		if (rows_add(dv, ROW_HUNK, h, NULL, 0) < 0)
+			return -1;
+		for (l = 0; l < hunk->nlines; l++)
+			if (rows_add(dv, ROW_LINE, hunk->first_line + l, NULL, 0) < 0)
+				return -1;
+		if (hunk->old_start + hunk->old_lines > most)
+			most = hunk->old_start + hunk->old_lines;
+		if (hunk->new_start + hunk->new_lines > most)
+			most = hunk->new_start + hunk->new_lines;
+	}
+	if (file->header2 && file->split_hunk >= file->nhunks &&
+	    header_rows(dv, file->header2, file->header2_len) < 0)
+		return -1;
+	dv->numwidth = digits(most) < 3 ? 3 : digits(most);
+	return 0;
+}
+
+static void diff_refresh(struct view *view)
+{
+	struct diff_view *dv = view->data;
+	struct tui *tui = view->tui;
+
+	if (dv->built && dv->file == tui->file)
+		return;
+	dv->nrows = 0;
+	dv->error[0] = '\0';
+	dv->file = tui->file;
+	dv->built = true;
+	view->lineno = view->offset = 0;
+	view->col = 0;
+	if (tui->file >= tui->diff->nfiles)
+		return;
+	if (diff_file_load(tui->diff, tui->file) < 0) {
+		snprintf(dv->error, sizeof(dv->error), "%s", error_message());
+		rows_add(dv, ROW_ERROR, 0, NULL, 0);
+	} else if (rows_build(dv, &tui->diff->files[tui->file]) < 0) {
+		snprintf(dv->error, sizeof(dv->error), "out of memory");
+		dv->nrows = 0;
+		rows_add(dv, ROW_ERROR, 0, NULL, 0);
+	}
+	view->lines = dv->nrows;
+}
+
+static struct text_style text_style(struct view *view, enum style style, bool selected)
+{
+	struct tui *tui = view->tui;
+	attr_t cursor = theme_attr(view->focused ? STYLE_CURSOR : STYLE_CURSOR_BLUR);
+	struct text_style ts = {
+		.attrs = selected ? cursor : theme_attr(style),
+		.special = selected ? cursor : theme_attr(STYLE_SPECIAL),
+		.match = theme_attr(STYLE_SEARCH_MATCH),
+		.needle = tui->search.active ? tui->search.needle : NULL,
+		.icase = tui->search.icase,
+	};
+
+	return ts;
+}
+
+static void line_numbers(struct view *view, const struct diff_line *line, bool selected, int *used)
+{
+	struct diff_view *dv = view->data;
+	attr_t attrs = selected ? theme_attr(view->focused ? STYLE_CURSOR : STYLE_CURSOR_BLUR) :
+		theme_attr(STYLE_LINE_NUMBER);
+	char old[16] = "", new[16] = "", gutter[40];
+
+	if (line->old_lineno >= 0)
+		snprintf(old, sizeof(old), "%d", line->old_lineno);
+	if (line->new_lineno >= 0)
+		snprintf(new, sizeof(new), "%d", line->new_lineno);
+	snprintf(gutter, sizeof(gutter), "%*s %*s", dv->numwidth, old, dv->numwidth, new);
+	*used += draw_str(view->win, view->width - *used, gutter, attrs);
+	*used += draw_str(view->win, view->width - *used, MB_CUR_MAX > 1 ? " \xe2\x94\x82" : " |",
+			  selected ? attrs : theme_attr(STYLE_DELIMITER));
+}
+
+static void draw_diff_line(struct view *view, const struct diff_line *line, bool selected)
+{
+	enum style style = line->origin == '+' ? STYLE_DIFF_ADD :
+		line->origin == '-' ? STYLE_DIFF_DEL : STYLE_DIFF_CONTEXT;
+	struct text_style ts = text_style(view, style, selected);
+	char origin[2] = { line->origin, '\0' };
+	int used = 0;
+
+	line_numbers(view, line, selected, &used);
+	used += draw_str(view->win, view->width - used, origin, ts.attrs);
+	used += draw_text(view->win, view->width - used, view->col, line->text, line->len, &ts);
+	if (line->flags & DIFF_LINE_NO_EOL && used < view->width)
+		used += draw_str(view->win, view->width - used, " \\ no newline at end of file",
+				 selected ? ts.attrs : theme_attr(STYLE_SPECIAL));
+	draw_fill(view->win, view->width - used, selected ? ts.attrs : theme_attr(style));
+}
+
+static void diff_draw_line(struct view *view, size_t index, int row, bool selected)
+{
+	struct diff_view *dv = view->data;
+	const struct row *r = &dv->rows[index];
+	const struct diff_file *file = &view->tui->diff->files[dv->file];
+	struct text_style ts;
+	int used = 0;
+
+	(void)row;
+	switch (r->kind) {
+	case ROW_LINE:
+		draw_diff_line(view, &file->lines[r->index], selected);
+		return;
+	case ROW_HUNK:
+		ts = text_style(view, STYLE_HUNK_HEADER, selected);
+		used = draw_text(view->win, view->width, view->col, file->hunks[r->index].header,
+				 file->hunks[r->index].header_len, &ts);
+		break;
+	case ROW_HEADER:
+		ts = text_style(view, STYLE_FILE_HEADER, selected);
+		used = draw_text(view->win, view->width, view->col, r->text, r->len, &ts);
+		break;
+	case ROW_ERROR:
+		ts = text_style(view, STYLE_STATUS_ERROR, selected);
+		used = draw_text(view->win, view->width, 0, dv->error, strlen(dv->error), &ts);
+		break;
+	}
+	draw_fill(view->win, view->width - used, ts.attrs);
+}
+
+static void diff_title(struct view *view, struct buf *out)
+{
+	struct tui *tui = view->tui;
+	const struct diff_file *file;
+
+	if (tui->file >= tui->diff->nfiles) {
+		buf_puts(out, "Diff");
+		return;
+	}
+	file = &tui->diff->files[tui->file];
+	buf_printf(out, "%s  %s  file %zu/%zu", file->path, diff_status_name(file->status),
+		   tui->file + 1, tui->diff->nfiles);
+	if (file->flags & DIFF_FILE_COUNTED && !(file->flags & DIFF_FILE_BINARY))
+		buf_printf(out, "  +%u -%u", file->additions, file->deletions);
+	if (view->lines)
+		buf_printf(out, "  line %zu/%zu", view->lineno + 1, view->lines);
+}
+
+/* The first (or last) hunk row after (or before) the cursor, or -1. */
+static long hunk_row(struct diff_view *dv, size_t from, int direction, bool inclusive)
+{
+	long i = (long)from + (inclusive ? 0 : direction);
+
+	for (; i >= 0 && i < (long)dv->nrows; i += direction)
+		if (dv->rows[i].kind == ROW_HUNK)
+			return i;
+	return -1;
+}
+
+static void show_hunk(struct view *view, long row)
+{
+	view_select(view, (size_t)row);
+	view_scroll_to(view, (size_t)row);
+}
+
+/* Next or previous hunk, going on into the next or previous file. */
+static void hunk_move(struct view *view, int direction)
+{
+	struct diff_view *dv = view->data;
+	struct tui *tui = view->tui;
+	long row = hunk_row(dv, view->lineno, direction, false);
+	size_t file = tui->file;
+
+	if (row >= 0) {
+		show_hunk(view, row);
+		return;
+	}
+	while ((direction > 0 && file + 1 < tui->diff->nfiles) || (direction < 0 && file > 0)) {
+		file += (size_t)(long)direction;
+		tui_open_file(tui, file);
+		diff_refresh(view);
+		row = direction > 0 ? hunk_row(dv, 0, 1, true) :
+			hunk_row(dv, dv->nrows ? dv->nrows - 1 : 0, -1, true);
+		if (row >= 0) {
+			show_hunk(view, row);
+			return;
+		}
+	}
+	tui_message(tui, false, direction > 0 ? "No more hunks" : "No earlier hunks");
+}
+
+static bool diff_request(struct view *view, enum request request)
+{
+	struct tui *tui = view->tui;
+
+	switch (request) {
+	case REQ_NEXT: case REQ_PREV:
+		if (tui->search.active)
+			return false;
+		hunk_move(view, request == REQ_NEXT ? 1 : -1);
+		return true;
+	case REQ_ENTER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool row_matches(const struct diff_file *file, const struct row *r, const char *needle, bool icase)
+{
+	switch (r->kind) {
+	case ROW_LINE:
+		return text_contains(file->lines[r->index].text, file->lines[r->index].len, needle, icase);
+	case ROW_HUNK:
+		return text_contains(file->hunks[r->index].header, file->hunks[r->index].header_len,
+				     needle, icase);
+	case ROW_HEADER:
+		return text_contains(r->text, r->len, needle, icase);
+	default:
+		return false;
+	}
+}
+
+static bool diff_matches(struct view *view, size_t line, const char *needle, bool icase)
+{
+	struct diff_view *dv = view->data;
+
+	return row_matches(&view->tui->diff->files[dv->file], &dv->rows[line], needle, icase);
+}
+
+/* Whether a file (loaded for the search) has a match anywhere. */
+static bool file_matches(struct tui *tui, size_t index)
+{
+	const struct diff_file *file;
+	uint32_t i;
+
+	if (diff_file_load(tui->diff, index) < 0)
+		return false;
+	file = &tui->diff->files[index];
+	if (text_contains(file->header, file->header_len, tui->search.needle, tui->search.icase) ||
+	    (file->header2 && text_contains(file->header2, file->header2_len, tui->search.needle,
+					    tui->search.icase)))
+		return true;
+	for (i = 0; i < file->nhunks; i++)
+		if (text_contains(file->hunks[i].header, file->hunks[i].header_len,
+				  tui->search.needle, tui->search.icase))
+			return true;
+	for (i = 0; i < file->nlines; i++)
+		if (text_contains(file->lines[i].text, file->lines[i].len,
+				  tui->search.needle, tui->search.icase))
+			return true;
+	return false;
+}
+
+/* The search goes on through the other files, wrapping around. */
+static bool diff_search_more(struct view *view, int direction)
+{
+	struct diff_view *dv = view->data;
+	struct tui *tui = view->tui;
+	size_t n = tui->diff->nfiles, step, file;
+
+	for (step = 1; step <= n; step++) {
+		file = (tui->file + n + (size_t)((long)step * direction)) % n;
+		if (!file_matches(tui, file))
+			continue;
+		tui_open_file(tui, file);
+		diff_refresh(view);
+		view->lineno = direction > 0 ? 0 : (dv->nrows ? dv->nrows - 1 : 0);
+		if (diff_matches(view, view->lineno, tui->search.needle, tui->search.icase)) {
+			view_select(view, view->lineno);
+			return true;
+		}
+		if (step == n)
+			break;
+		return view_search(view, direction);
+	}
+	return false;
+}
+
+static int diff_view_init(struct view *view)
+{
+	view->data = calloc(1, sizeof(struct diff_view));
+	view->has_cursor = true;
+	return view->data ? 0 : -1;
+}
+
+static void diff_view_free(struct view *view)
+{
+	struct diff_view *dv = view->data;
+
+	if (dv)
+		free(dv->rows);
+	free(dv);
+	view->data = NULL;
+}
+
+const struct view_ops diff_view_ops = {
+	.name = "diff",
+	.init = diff_view_init,
+	.prepare = diff_refresh,
+	.draw_line = diff_draw_line,
+	.title = diff_title,
+	.request = diff_request,
+	.matches = diff_matches,
+	.search_more = diff_search_more,
+	.free = diff_view_free,
+};

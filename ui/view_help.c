@@ -1,0 +1,141 @@
+/* Help: every key and what it does, generated from the request table. */
+#include "draw.h"
+#include "tui.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct help_line {
+	const char *group;      /* a group heading, or NULL */
+	const struct request_info *info;
+};
+
+struct help_view {
+	struct help_line *lines;
+	size_t count;
+	int keywidth;
+};
+
+static void keys_text(struct buf *out, const struct request_info *info)
+{
+	size_t k;
+
+	for (k = 0; k < info->nkeys; k++) {
+		const char *name = key_name(info->keys[k]);
+
+		/* Enter and Return are one key to a user. */
+		if (info->keys[k] == '\r' || info->keys[k] == KEY_ENTER)
+			continue;
+		if (out->len)
+			buf_puts(out, ", ");
+		buf_puts(out, name);
+	}
+}
+
+static int help_init(struct view *view)
+{
+	struct help_view *hv = calloc(1, sizeof(*hv));
+	const struct request_info *table;
+	const char *group = NULL;
+	size_t n, i;
+
+	if (!hv)
+		return -1;
+	table = request_table(&n);
+	if (!(hv->lines = calloc(n * 3 + 1, sizeof(*hv->lines)))) {
+		free(hv);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		struct buf keys = BUF_INIT;
+
+		if (!group || strcmp(group, table[i].group)) {
+			if (group)
+				hv->count++;  /* a blank line between groups */
+			group = table[i].group;
+			hv->lines[hv->count++].group = group;
+		}
+		hv->lines[hv->count++].info = &table[i];
+		keys_text(&keys, &table[i]);
+		if ((int)keys.len > hv->keywidth)
+			hv->keywidth = (int)keys.len;
+		buf_release(&keys);
+	}
+	view->data = hv;
+	view->lines = hv->count;
+	view->has_cursor = false;
+	return 0;
+}
+
+static void help_refresh(struct view *view)
+{
+	view->lines = ((struct help_view *)view->data)->count;
+}
+
+static void help_draw_line(struct view *view, size_t line, int row, bool selected)
+{
+	struct help_view *hv = view->data;
+	const struct help_line *hl = &hv->lines[line];
+	struct buf keys = BUF_INIT;
+	int used = 0;
+
+	(void)row;
+	(void)selected;
+	if (hl->group) {
+		used = draw_str(view->win, view->width, hl->group, theme_attr(STYLE_HELP_GROUP));
+	} else if (hl->info) {
+		keys_text(&keys, hl->info);
+		used = draw_str(view->win, view->width, "  ", theme_attr(STYLE_DEFAULT));
+		used += draw_str(view->win, view->width - used, keys.ptr, theme_attr(STYLE_HELP_KEY));
+		draw_fill(view->win, hv->keywidth + 4 - used, theme_attr(STYLE_DEFAULT));
+		used = hv->keywidth + 4 > used ? hv->keywidth + 4 : used;
+		used += draw_str(view->win, view->width - used, hl->info->help, theme_attr(STYLE_DEFAULT));
+	}
+	draw_fill(view->win, view->width - used, theme_attr(STYLE_DEFAULT));
+	buf_release(&keys);
+}
+
+static void help_title(struct view *view, struct buf *out)
+{
+	(void)view;
+	buf_printf(out, "Help: revline %s  (q, Esc or ? to close)", REVLINE_VERSION);
+}
+
+static bool help_request(struct view *view, enum request request)
+{
+	if (request == REQ_QUIT || request == REQ_CANCEL || request == REQ_HELP) {
+		view->tui->help_open = false;
+		tui_layout(view->tui);
+		return true;
+	}
+	return false;
+}
+
+static bool help_matches(struct view *view, size_t line, const char *needle, bool icase)
+{
+	const struct help_line *hl = &((struct help_view *)view->data)->lines[line];
+	const char *text = hl->group ? hl->group : hl->info ? hl->info->help : "";
+
+	return text_contains(text, strlen(text), needle, icase);
+}
+
+static void help_free(struct view *view)
+{
+	struct help_view *hv = view->data;
+
+	if (hv)
+		free(hv->lines);
+	free(hv);
+	view->data = NULL;
+}
+
+const struct view_ops help_view_ops = {
+	.name = "help",
+	.init = help_init,
+	.prepare = help_refresh,
+	.draw_line = help_draw_line,
+	.title = help_title,
+	.request = help_request,
+	.matches = help_matches,
+	.free = help_free,
+};
