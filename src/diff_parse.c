@@ -389,8 +389,11 @@ static int plain_header(struct parser *p, struct part *part)
 		return error;
 	if (!old_path && !new_path)
 		return parse_error(p, "both sides are /dev/null");
-	strip = old_path && new_path && has_letter_prefix(old_path) &&
-		has_letter_prefix(new_path) && old_path[0] != new_path[0];
+	/* "a/x" and "b/x" as git writes them; with /dev/null on one side,
+	 * the other side's "a/" or "b/" alone tells. */
+	strip = old_path && new_path ? has_letter_prefix(old_path) &&
+		has_letter_prefix(new_path) && old_path[0] != new_path[0] :
+		(old_path && !strncmp(old_path, "a/", 2)) || (new_path && !strncmp(new_path, "b/", 2));
 	part->status = !old_path ? DIFF_ADDED : !new_path ? DIFF_DELETED : DIFF_MODIFIED;
 	part->old_path = old_path ? strip_prefix(old_path, strip) : strip_prefix(new_path, strip);
 	part->new_path = new_path ? strip_prefix(new_path, strip) : part->old_path;

@@ -3,6 +3,7 @@
  * deltas at once; a file's text is generated and parsed when first needed.
  */
 #include "repo.h"
+#include "similarity.h"
 #include "status.h"
 
 #include <git2.h>
@@ -11,7 +12,9 @@
 
 struct git_source {
 	git_diff *diff;
-	size_t *first;          /* per model file: its first delta */
+	git_repository *git;
+	size_t *first;          /* per model file: its delta (a type change's deletion) */
+	size_t *second;         /* a type change's addition, which git prints second */
 	unsigned char *ndeltas; /* 1, or 2 for a type change */
 };
 
@@ -21,6 +24,7 @@ static void source_free(void *ctx)
 
 	git_diff_free(src->diff);
 	free(src->first);
+	free(src->second);
 	free(src->ndeltas);
 	free(src);
 }
@@ -33,36 +37,44 @@ static int patch_fail(const char *path)
 			 e && e->message ? e->message : "libgit2 error");
 }
 
-/*
- * git ends a "---" or "+++" line whose path has a space with a tab (so that
- * GNU patch reads the whole name); libgit2 does not. Copy the patch text,
- * adding that tab, so the model prints git's text byte for byte.
- */
-static int put_git_text(struct buf *out, const char *text, size_t len)
+static bool side_line(const char *line, size_t n)
 {
+	return n > 4 && (!strncmp(line, "--- ", 4) || !strncmp(line, "+++ ", 4));
+}
+
+/*
+ * libgit2's patch text differs from git's in two small ways; mend them so
+ * the model prints git's text byte for byte (the rename score is git's, see
+ * similarity.h): git ends a "---" or "+++" line
+ * whose path has a space with a tab (so that GNU patch reads the whole
+ * name), and git leaves those two lines out when a file has no hunks (an
+ * empty new file, a pure rename).
+ */
+static int put_git_text(struct buf *out, const char *text, size_t len, unsigned similarity)
+{
+	bool hunks = len >= 3 && (!strncmp(text, "@@ ", 3) || memmem(text, len, "\n@@ ", 4));
 	size_t i = 0;
 	int error = 0;
 
 	while (i < len && !error) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - text - i) : len - i;
-		const char *line = text + i;
+		const char *line = text + i, *nl = memchr(line, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - line) : len - i;
 
-		if (n > 4 && (!strncmp(line, "--- ", 4) || !strncmp(line, "+++ ", 4)) &&
-		    line[4] != '"' && memchr(line + 4, ' ', n - 4) && line[n - 1] != '\t') {
-			error = buf_put(out, line, n);
-			if (!error)
-				error = buf_put(out, "\t", 1);
-		} else {
-			error = buf_put(out, line, n);
+		if (!strncmp(line, "@@ ", 3))
+			return buf_put(out, line, len - i);
+		if (side_line(line, n) && !hunks) {
+			i += n + (nl ? 1 : 0);
+			continue;
 		}
+		if (similarity && n > 17 && !strncmp(line, "similarity index ", 17))
+			error = buf_printf(out, "similarity index %u%%", similarity);
+		else
+			error = buf_put(out, line, n);
+		if (!error && side_line(line, n) && line[4] != '"' && memchr(line + 4, ' ', n - 4) &&
+		    line[n - 1] != '\t')
+			error = buf_putc(out, '\t');
 		if (!error && nl)
 			error = buf_putc(out, '\n');
-		if (!strncmp(line, "@@ ", 3)) {
-			/* The rest is hunks: copied as they are. */
-			i += n + (nl ? 1 : 0);
-			return error ? error : buf_put(out, text + i, len - i);
-		}
 		i += n + (nl ? 1 : 0);
 	}
 	return error;
@@ -80,11 +92,13 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 	for (i = 0; i < src->ndeltas[index] && !error; i++) {
 		git_patch *patch = NULL;
 
-		if (git_patch_from_diff(&patch, src->diff, src->first[index] + i) < 0 ||
+		size_t d = i ? src->second[index] : src->first[index];
+
+		if (git_patch_from_diff(&patch, src->diff, d) < 0 ||
 		    git_patch_to_buf(&text, patch) < 0)
 			error = patch_fail(file->path);
 		else
-			error = put_git_text(&all, text.ptr, text.size);
+			error = put_git_text(&all, text.ptr, text.size, file->similarity);
 		git_buf_dispose(&text);
 		git_patch_free(patch);
 	}
@@ -105,7 +119,8 @@ static int source_count(void *ctx, struct diff *diff, size_t index)
 		git_patch *patch = NULL;
 		size_t a = 0, d = 0;
 
-		if (git_patch_from_diff(&patch, src->diff, src->first[index] + i) < 0)
+		if (git_patch_from_diff(&patch, src->diff,
+					i ? src->second[index] : src->first[index]) < 0)
 			return patch_fail(file->path);
 		if (patch) {
 			git_patch_line_stats(NULL, &a, &d, patch);
@@ -137,18 +152,93 @@ static enum diff_status status_of(git_delta_t status)
 	}
 }
 
+static bool is_added(const git_diff_delta *d)
+{
+	return d->status == GIT_DELTA_ADDED || d->status == GIT_DELTA_UNTRACKED;
+}
+
+/* A deletion and an addition of one path with different kinds (file, link). */
 static bool is_typechange_pair(const git_diff_delta *a, const git_diff_delta *b)
 {
-	return a->status == GIT_DELTA_DELETED &&
-		(b->status == GIT_DELTA_ADDED || b->status == GIT_DELTA_UNTRACKED) &&
+	if (a->status != GIT_DELTA_DELETED) {
+		const git_diff_delta *t = a;
+
+		a = b;
+		b = t;
+	}
+	return a->status == GIT_DELTA_DELETED && is_added(b) &&
 		!strcmp(a->old_file.path, b->new_file.path) &&
 		(a->old_file.mode & 0170000) != (b->new_file.mode & 0170000);
+}
+
+/* A side's content as git would hash it: the blob, or the working-tree file filtered. */
+static int content_of(git_buf *out, git_repository *git, const git_diff_file *side)
+{
+	git_blob *blob = NULL;
+	git_filter_list *filters = NULL;
+	struct buf path = BUF_INIT;
+	int rc = -1;
+
+	if ((side->flags & GIT_DIFF_FLAG_VALID_ID) && git_blob_lookup(&blob, git, &side->id) == 0) {
+		rc = git_buf_set(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+		git_blob_free(blob);
+		return rc;
+	}
+	if (!git_repository_workdir(git) ||
+	    buf_printf(&path, "%s%s", git_repository_workdir(git), side->path) < 0)
+		return -1;
+	if (git_filter_list_load(&filters, git, NULL, side->path, GIT_FILTER_TO_ODB, 0) == 0)
+		rc = git_filter_list_apply_to_file(out, filters, git, path.ptr);
+	git_filter_list_free(filters);
+	buf_release(&path);
+	return rc;
+}
+
+static unsigned git_similarity(git_repository *git, const git_diff_delta *delta)
+{
+	git_buf a = { 0 }, b = { 0 };
+	unsigned score = delta->similarity;
+
+	if (content_of(&a, git, &delta->old_file) == 0 && content_of(&b, git, &delta->new_file) == 0)
+		score = similarity_percent(a.ptr, a.size, b.ptr, b.size);
+	git_buf_dispose(&a);
+	git_buf_dispose(&b);
+	return score;
+}
+
+/*
+ * libgit2 keeps a working-tree file whose mode went back to what the base
+ * had (chmod +x committed, then chmod -x) as a change with nothing in it;
+ * git shows nothing. Such a delta has equal modes and a new side whose
+ * content was never hashed: hash it and drop the delta if it is unchanged.
+ */
+static bool is_unchanged(git_repository *git, const git_diff_delta *delta)
+{
+	git_oid oid;
+
+	if (delta->status != GIT_DELTA_MODIFIED || delta->old_file.mode != delta->new_file.mode)
+		return false;
+	if (delta->new_file.flags & GIT_DIFF_FLAG_VALID_ID)
+		return git_oid_equal(&delta->old_file.id, &delta->new_file.id);
+	return git_repository_workdir(git) &&
+		git_repository_hashfile(&oid, git, delta->new_file.path, GIT_OBJECT_BLOB, NULL) == 0 &&
+		git_oid_equal(&oid, &delta->old_file.id);
 }
 
 static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, bool pair)
 {
 	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
 	const git_diff_delta *next = pair ? git_diff_get_delta(src->diff, d + 1) : NULL;
+	size_t del = d, add = d + 1;
+
+	if (pair && delta->status != GIT_DELTA_DELETED) {
+		const git_diff_delta *t = delta;
+
+		delta = next;
+		next = t;
+		del = d + 1;
+		add = d;
+	}
 	struct diff_file *file;
 	enum diff_status status = pair ? DIFF_TYPECHANGE : status_of(delta->status);
 	uint32_t new_mode = pair ? next->new_file.mode : delta->new_file.mode;
@@ -161,11 +251,14 @@ static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, 
 	if (error < 0)
 		return error;
 	file->similarity = delta->similarity;
+	if ((status == DIFF_RENAMED || status == DIFF_COPIED) && delta->similarity < 100)
+		file->similarity = git_similarity(src->git, delta);
 	if (delta->flags & GIT_DIFF_FLAG_BINARY)
 		file->flags |= DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN;
 	else if (delta->flags & GIT_DIFF_FLAG_NOT_BINARY)
 		file->flags |= DIFF_FILE_BINARY_KNOWN;
-	src->first[diff->nfiles - 1] = d;
+	src->first[diff->nfiles - 1] = del;
+	src->second[diff->nfiles - 1] = add;
 	src->ndeltas[diff->nfiles - 1] = pair ? 2 : 1;
 	return 0;
 }
@@ -176,13 +269,16 @@ static int files_from_deltas(struct diff *diff, struct git_source *src)
 	int error = 0;
 
 	src->first = calloc(n ? n : 1, sizeof(*src->first));
+	src->second = calloc(n ? n : 1, sizeof(*src->second));
 	src->ndeltas = calloc(n ? n : 1, 1);
-	if (!src->first || !src->ndeltas)
+	if (!src->first || !src->second || !src->ndeltas)
 		return error_nomem();
 	for (d = 0; d < n && !error; d++) {
 		bool pair = d + 1 < n && is_typechange_pair(git_diff_get_delta(src->diff, d),
 							    git_diff_get_delta(src->diff, d + 1));
 
+		if (!pair && is_unchanged(src->git, git_diff_get_delta(src->diff, d)))
+			continue;
 		error = file_from_delta(diff, src, d, pair);
 		if (pair)
 			d++;
@@ -253,6 +349,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	*out = NULL;
 	if (!(src = calloc(1, sizeof(*src))))
 		return error_nomem();
+	src->git = repo->git;
 	if ((error = git_diff_of(&src->diff, repo, target)) < 0 ||
 	    (error = diff_new(&diff)) < 0) {
 		source_free(src);
