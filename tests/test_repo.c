@@ -1,0 +1,344 @@
+/* Opening repositories and resolving what to review. */
+#include "testlib.h"
+
+#include "repo.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *dir;           /* main (3 commits), feature (2 more), upstream set */
+static char *cwd;
+
+static char *rev(const char *name)
+{
+	char *out = test_capture(dir, "git rev-parse %s", name);
+
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	cwd = getcwd(NULL, 0);
+	dir = test_repo_new("repo");
+	test_write_str(dir, "a.txt", "one\n");
+	test_commit(dir, "one");
+	test_write_str(dir, "sub/dir/b.txt", "two\n");
+	test_commit(dir, "two");
+	test_sh_ok(dir, "git checkout -q -b feature");
+	test_write_str(dir, "a.txt", "one\nfeature\n");
+	test_commit(dir, "feature one");
+	test_write_str(dir, "c.txt", "three\n");
+	test_commit(dir, "feature two");
+	test_sh_ok(dir, "git checkout -q main");
+	test_write_str(dir, "main.txt", "main moved on\n");
+	test_commit(dir, "main three");
+	test_sh_ok(dir, "git checkout -q feature && git branch -q --set-upstream-to=main");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (chdir(cwd) != 0)
+		return -1;
+	test_rmtree(dir);
+	free(dir);
+	free(cwd);
+	return 0;
+}
+
+static struct repo *open_at(const char *path)
+{
+	struct repo *repo = NULL;
+
+	if (repo_open(&repo, path) < 0)
+		fail_msg("cannot open %s: %s", path, error_message());
+	return repo;
+}
+
+static void test_open_from_subdirectory(void **state)
+{
+	char *sub;
+	struct repo *repo;
+
+	(void)state;
+	assert_true(asprintf(&sub, "%s/sub/dir", dir) > 0);
+	repo = open_at(sub);
+	assert_non_null(strstr(repo->workdir, dir));
+	assert_string_equal(repo->branch, "feature");
+	assert_string_equal(repo->name, strrchr(dir, '/') + 1);
+	/* The current directory is used when no path is given. */
+	assert_int_equal(chdir(sub), 0);
+	repo_free(repo);
+	repo = open_at(NULL);
+	assert_string_equal(repo->branch, "feature");
+	assert_int_equal(chdir(cwd), 0);
+	repo_free(repo);
+	free(sub);
+}
+
+static void test_open_worktree(void **state)
+{
+	char *wt;
+	struct repo *repo;
+	struct target t;
+	struct target_spec spec = { 0 };
+	struct diff *diff = NULL;
+
+	(void)state;
+	assert_true(asprintf(&wt, "%s-wt", dir) > 0);
+	test_sh_ok(dir, "git worktree add -q -b other '%s' main", wt);
+	test_write_str(wt, "main.txt", "changed in the worktree\n");
+	repo = open_at(wt);
+	assert_string_equal(repo->branch, "other");
+	assert_int_equal(repo_resolve(&t, repo, &spec), 0);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	assert_int_equal(diff->nfiles, 1);
+	assert_string_equal(diff->files[0].path, "main.txt");
+	diff_free(diff);
+	target_release(&t);
+	repo_free(repo);
+	test_sh_ok(dir, "git worktree remove --force '%s'", wt);
+	free(wt);
+}
+
+static void test_not_a_repository(void **state)
+{
+	char *empty = test_tmpdir("norepo");
+	struct repo *repo = NULL;
+
+	(void)state;
+	assert_int_equal(repo_open(&repo, empty), RL_ENOTREPO);
+	assert_null(repo);
+	assert_non_null(strstr(error_message(), "not a git repository"));
+	assert_non_null(strstr(error_message(), empty));
+	test_rmtree(empty);
+	free(empty);
+}
+
+static void resolve_ok(struct target *t, struct repo *repo, const struct target_spec *spec)
+{
+	if (repo_resolve(t, repo, spec) < 0)
+		fail_msg("resolve failed: %s", error_message());
+}
+
+static void test_default_uses_merge_base_with_upstream(void **state)
+{
+	struct repo *repo = open_at(dir);
+	struct target_spec spec = { 0 };
+	struct target t;
+	char *base = rev("main~1");
+
+	(void)state;
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.base_oid, base);
+	assert_int_equal(t.side, SIDE_WORKDIR);
+	assert_string_equal(t.base_label, "merge base with main");
+	assert_string_equal(t.head_label, "working tree");
+	assert_non_null(strstr(t.description, "merge base with main ("));
+	target_release(&t);
+	repo_free(repo);
+	free(base);
+}
+
+static void test_default_without_upstream_is_head(void **state)
+{
+	struct repo *repo;
+	struct target_spec spec = { 0 };
+	struct target t;
+	char *head;
+
+	(void)state;
+	test_sh_ok(dir, "git branch -q --unset-upstream");
+	repo = open_at(dir);
+	head = rev("HEAD");
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.base_oid, head);
+	assert_string_equal(t.base_label, "HEAD");
+	target_release(&t);
+	repo_free(repo);
+	free(head);
+	test_sh_ok(dir, "git branch -q --set-upstream-to=main");
+}
+
+static void test_staged_base_and_ranges(void **state)
+{
+	struct repo *repo = open_at(dir);
+	struct target_spec spec = { .staged = true };
+	struct target t;
+	char *head = rev("HEAD"), *main = rev("main"), *mb = rev("main~1"), *one = rev("main~2");
+
+	(void)state;
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.base_oid, head);
+	assert_int_equal(t.side, SIDE_INDEX);
+	assert_string_equal(t.head_label, "index");
+	target_release(&t);
+
+	spec = (struct target_spec){ .base = "main~2" };
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.base_oid, one);
+	assert_int_equal(t.side, SIDE_WORKDIR);
+	target_release(&t);
+
+	spec = (struct target_spec){ .range = "main..feature" };
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.base_oid, main);
+	assert_string_equal(t.head_oid, head);
+	assert_int_equal(t.side, SIDE_TREE);
+	{
+		char expect[64];
+
+		snprintf(expect, sizeof(expect), "main (%.7s)..feature", main);
+		assert_string_equal(t.description, expect);
+	}
+	target_release(&t);
+
+	spec = (struct target_spec){ .range = "main...feature" };
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.base_oid, mb);
+	assert_string_equal(t.head_oid, head);
+	target_release(&t);
+
+	/* An empty side means HEAD, as in git. */
+	spec = (struct target_spec){ .range = "main.." };
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.head_oid, head);
+	target_release(&t);
+
+	repo_free(repo);
+	free(head);
+	free(main);
+	free(mb);
+	free(one);
+}
+
+static void test_bad_refs_and_usage(void **state)
+{
+	struct repo *repo = open_at(dir);
+	struct target_spec spec = { .base = "no-such-ref" };
+	struct target t;
+
+	(void)state;
+	assert_int_equal(repo_resolve(&t, repo, &spec), RL_EBADREF);
+	assert_string_equal(error_message(), "unknown revision 'no-such-ref'");
+	spec = (struct target_spec){ .range = "main..nope" };
+	assert_int_equal(repo_resolve(&t, repo, &spec), RL_EBADREF);
+	assert_string_equal(error_message(), "unknown revision 'nope'");
+	spec = (struct target_spec){ .range = "main..feature", .staged = true };
+	assert_int_equal(repo_resolve(&t, repo, &spec), RL_EUSAGE);
+	spec = (struct target_spec){ .staged = true, .untracked = true };
+	assert_int_equal(repo_resolve(&t, repo, &spec), RL_EUSAGE);
+	assert_non_null(strstr(error_message(), "--untracked"));
+	repo_free(repo);
+}
+
+static size_t count_diff(struct repo *repo, const struct target_spec *spec, const char *path)
+{
+	struct target t;
+	struct diff *diff = NULL;
+	size_t n;
+
+	resolve_ok(&t, repo, spec);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	n = diff->nfiles;
+	if (path) {
+		long i = diff_find_file(diff, path);
+
+		assert_true(i >= 0);
+		assert_int_equal(diff->files[i].status, DIFF_ADDED);
+		assert_int_equal(diff_file_load(diff, (size_t)i), 0);
+		assert_int_equal(diff->files[i].additions, 2);
+	}
+	diff_free(diff);
+	target_release(&t);
+	return n;
+}
+
+static void test_untracked_and_staged_diffs(void **state)
+{
+	struct repo *repo = open_at(dir);
+	struct target_spec head = { .base = "HEAD" }, untracked = { .base = "HEAD", .untracked = true };
+	struct target_spec staged = { .staged = true };
+
+	(void)state;
+	test_write_str(dir, "new/untracked.txt", "new\nfile\n");
+	test_write_str(dir, "c.txt", "three\nedited\n");
+	test_write_str(dir, "staged.txt", "staged\n");
+	test_sh_ok(dir, "git add staged.txt");
+	assert_int_equal(count_diff(repo, &head, NULL), 2);            /* c.txt, staged.txt */
+	assert_int_equal(count_diff(repo, &untracked, "new/untracked.txt"), 3);
+	assert_int_equal(count_diff(repo, &staged, NULL), 1);          /* staged.txt only */
+	test_sh_ok(dir, "git reset -q && git checkout -q -- . && rm -rf new staged.txt");
+	repo_free(repo);
+}
+
+static void test_unborn_branch(void **state)
+{
+	char *fresh = test_repo_new("unborn");
+	struct repo *repo;
+	struct target_spec spec = { 0 };
+	struct target t;
+	struct diff *diff = NULL;
+
+	(void)state;
+	test_write_str(fresh, "first.txt", "first\n");
+	test_sh_ok(fresh, "git add first.txt");
+	repo = open_at(fresh);
+	assert_string_equal(repo->branch, "main (no commits yet)");
+	resolve_ok(&t, repo, &spec);
+	assert_string_equal(t.base_oid, "");
+	assert_string_equal(t.base_label, "empty tree");
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	assert_int_equal(diff->nfiles, 1);
+	assert_int_equal(diff->files[0].status, DIFF_ADDED);
+	diff_free(diff);
+	target_release(&t);
+	repo_free(repo);
+	test_rmtree(fresh);
+	free(fresh);
+}
+
+static void test_bare_repository_needs_a_range(void **state)
+{
+	char *bare;
+	struct repo *repo;
+	struct target_spec spec = { 0 };
+	struct target t;
+
+	(void)state;
+	assert_true(asprintf(&bare, "%s-bare.git", dir) > 0);
+	test_sh_ok(dir, "git clone -q --bare . '%s'", bare);
+	repo = open_at(bare);
+	assert_int_equal(repo_resolve(&t, repo, &spec), RL_EUSAGE);
+	assert_non_null(strstr(error_message(), "bare repository"));
+	spec.range = "main~1..main";
+	resolve_ok(&t, repo, &spec);
+	target_release(&t);
+	repo_free(repo);
+	test_sh_ok(dir, "rm -rf '%s'", bare);
+	free(bare);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_from_subdirectory),
+		cmocka_unit_test(test_open_worktree),
+		cmocka_unit_test(test_not_a_repository),
+		cmocka_unit_test(test_default_uses_merge_base_with_upstream),
+		cmocka_unit_test(test_default_without_upstream_is_head),
+		cmocka_unit_test(test_staged_base_and_ranges),
+		cmocka_unit_test(test_bad_refs_and_usage),
+		cmocka_unit_test(test_untracked_and_staged_diffs),
+		cmocka_unit_test(test_unborn_branch),
+		cmocka_unit_test(test_bare_repository_needs_a_range),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
