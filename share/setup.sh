@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Install what revline needs on Debian, build it, and run it or its tests.
+#
+#   share/setup.sh --run [DIR]   install, build, open revline on the repository
+#                                at DIR (default: here), or on a demo repository
+#                                when DIR is not inside one
+#   share/setup.sh --test        install, build, run the whole test suite
+#   share/setup.sh --deps        only install the Debian packages
+#   share/setup.sh --build       install and build
+#
+# Safe to run again: installed packages are skipped and the build is
+# incremental. As root it uses apt-get directly, otherwise sudo.
+set -euo pipefail
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${REVLINE_BUILD_DIR:-$src/build}
+
+packages=(
+	build-essential cmake pkg-config git ca-certificates
+	libncurses-dev libgit2-dev libcurl4-openssl-dev libjansson-dev
+	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev
+	tmux python3
+)
+
+say() { printf 'revline setup: %s\n' "$*" >&2; }
+
+install_deps() {
+	local missing=() p
+	for p in "${packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if ! command -v apt-get >/dev/null; then
+		say "apt-get not found: install these packages by hand: ${missing[*]}"
+		exit 1
+	fi
+	local sudo=()
+	if [ "$(id -u)" -ne 0 ]; then
+		if ! command -v sudo >/dev/null; then
+			say "not root and no sudo: as root, run: apt-get install ${missing[*]}"
+			exit 1
+		fi
+		sudo=(sudo)
+	fi
+	say "installing ${missing[*]}"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+do_build() {
+	cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build "$build" -j"$(nproc)"
+}
+
+do_run() {
+	local dir=${1:-$PWD}
+	if ! git -C "$dir" rev-parse --git-dir >/dev/null 2>&1; then
+		dir=${XDG_CACHE_HOME:-$HOME/.cache}/revline/demo
+		say "$PWD is not in a git repository; opening a demo repository at $dir"
+		bash "$src/share/demo-repo.sh" "$dir"
+	fi
+	cd "$dir"
+	exec "$build/bin/revline"
+}
+
+do_test() {
+	ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+}
+
+case "${1:---run}" in
+	--deps) install_deps ;;
+	--build) install_deps; do_build ;;
+	--run) install_deps; do_build; shift || true; do_run "${1:-}" ;;
+	--test) install_deps; do_build; do_test ;;
+	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
+	*) say "unknown option '$1' (use --run, --test, --deps or --build)"; exit 2 ;;
+esac

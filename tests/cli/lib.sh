@@ -1,0 +1,66 @@
+# Shared by the command-line tests: a private environment, throw-away
+# repositories with fixed dates, and checks that say what went wrong.
+set -euo pipefail
+
+: "${REVLINE:?set REVLINE to the revline binary}"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/revline-cli-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+export HOME=$TMP/home XDG_CONFIG_HOME=$TMP/home/.config XDG_DATA_HOME=$TMP/home/.local/share
+export GIT_CONFIG_NOSYSTEM=1 LANG=C.UTF-8 LC_ALL=C.UTF-8
+export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.com
+export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.com
+export GIT_AUTHOR_DATE="@1700000000 +0000" GIT_COMMITTER_DATE="@1700000000 +0000"
+unset REVLINE_THEME NO_COLOR REVLINE_SCRIPT
+mkdir -p "$HOME"
+
+failures=0
+fail() { printf 'FAIL: %s\n' "$*" >&2; failures=$((failures + 1)); }
+pass() { printf 'ok: %s\n' "$*"; }
+
+# run: run revline, keeping its exit status, stdout and stderr.
+run() {
+	set +e
+	"$REVLINE" "$@" >"$TMP/out" 2>"$TMP/err"
+	status=$?
+	set -e
+}
+
+expect_status() {
+	local want=$1 what=$2
+	if [ "$status" -ne "$want" ]; then
+		fail "$what: exit status $status, expected $want; stderr: $(head -c 300 "$TMP/err")"
+	else
+		pass "$what"
+	fi
+}
+
+expect_err_line() {
+	local pattern=$1 what=$2 lines
+	lines=$(wc -l <"$TMP/err")
+	if [ "$lines" -ne 1 ] || ! grep -q -- "$pattern" "$TMP/err"; then
+		fail "$what: expected one line matching '$pattern' on stderr, got: $(cat "$TMP/err")"
+	else
+		pass "$what"
+	fi
+}
+
+expect_out() {
+	local pattern=$1 what=$2
+	if grep -q -- "$pattern" "$TMP/out"; then pass "$what"; else fail "$what: no '$pattern' in: $(head -c 400 "$TMP/out")"; fi
+}
+
+new_repo() {
+	local dir=$TMP/$1
+	mkdir -p "$dir"
+	git -C "$dir" init -q -b main
+	git -C "$dir" config core.autocrlf false
+	echo "$dir"
+}
+
+finish() {
+	if [ "$failures" -ne 0 ]; then
+		echo "$failures check(s) failed" >&2
+		exit 1
+	fi
+	echo "all checks passed"
+}
