@@ -1,6 +1,7 @@
 /* revline: dispatch to the terminal UI or to a command. */
 #include "commands.h"
 #include "options.h"
+#include "request.h"
 
 #include <locale.h>
 #include <stdio.h>
@@ -66,7 +67,8 @@ static void overview(void)
 	printf("\nCommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
 		printf("  %-10s %s\n", commands[i].name, commands[i].summary);
-	printf("\nSee 'revline help COMMAND' for one command, and 'man revline'.\n");
+	printf("\nSee 'revline help COMMAND' for one command, 'revline help keys' for the keys\n"
+	       "of the terminal UI, and 'man revline'.\n");
 }
 
 int help_show(const char *name)
@@ -87,12 +89,36 @@ int help_show(const char *name)
 	return 0;
 }
 
+/* The terminal UI's keys, from the same table the UI binds and its help shows. */
+static int help_keys(void)
+{
+	const struct request_info *table = NULL;
+	const char *group = NULL;
+	size_t n, i;
+
+	table = request_table(&n);
+	for (i = 0; i < n; i++) {
+		struct buf keys = BUF_INIT;
+
+		if (!group || strcmp(group, table[i].group)) {
+			printf("%s%s\n", group ? "\n" : "", table[i].group);
+			group = table[i].group;
+		}
+		request_keys_text(&keys, &table[i]);
+		printf("  %-14s %s\n", keys.ptr, table[i].help);
+		buf_release(&keys);
+	}
+	return 0;
+}
+
 int cmd_help(int argc, char **argv)
 {
 	if (argc > 2) {
 		cli_error("help takes one command name");
 		return 2;
 	}
+	if (argc == 2 && !strcmp(argv[1], "keys"))
+		return help_keys();
 	return help_show(argc == 2 ? argv[1] : NULL);
 }
 

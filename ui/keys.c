@@ -81,3 +81,17 @@ int key_from_name(const char *name, size_t len)
 		return (unsigned char)name[0];
 	return -1;
 }
+
+void request_keys_text(struct buf *out, const struct request_info *info)
+{
+	size_t k;
+
+	for (k = 0; k < info->nkeys; k++) {
+		/* Enter and Return are one key to a user. */
+		if (info->keys[k] == '\r' || info->keys[k] == KEY_ENTER)
+			continue;
+		if (out->len)
+			buf_puts(out, ", ");
+		buf_puts(out, key_name(info->keys[k]));
+	}
+}

@@ -3,9 +3,12 @@
 
 #include <stddef.h>
 
+#include "buf.h"
+
 /*
  * Every action a key can trigger: X(ID, group, help, keys...). The key
- * bindings, the help view and the man page's key list all come from here.
+ * bindings, the help view and `revline help keys` all come from here, and
+ * a test checks that the man page lists every one.
  * Keys are curses key codes or characters; KEY_CTRL('l') for control keys.
  */
 #define KEY_CTRL(c) ((c) & 0x1f)
@@ -59,6 +62,8 @@ enum request request_of_key(int key);
 const struct request_info *request_table(size_t *count);
 /* A key's name as help shows it ("j", "Down", "PgUp", "^L", "Space"). */
 const char *key_name(int key);
+/* The keys of a request as help shows them: "j, Down" (Enter and Return once). */
+void request_keys_text(struct buf *out, const struct request_info *info);
 /* A key from its name in a script ("Down", "C-l", "a"), or -1. */
 int key_from_name(const char *name, size_t len);
 

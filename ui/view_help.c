@@ -16,22 +16,6 @@ struct help_view {
 	int keywidth;
 };
 
-static void keys_text(struct buf *out, const struct request_info *info)
-{
-	size_t k;
-
-	for (k = 0; k < info->nkeys; k++) {
-		const char *name = key_name(info->keys[k]);
-
-		/* Enter and Return are one key to a user. */
-		if (info->keys[k] == '\r' || info->keys[k] == KEY_ENTER)
-			continue;
-		if (out->len)
-			buf_puts(out, ", ");
-		buf_puts(out, name);
-	}
-}
-
 static int help_init(struct view *view)
 {
 	struct help_view *hv = calloc(1, sizeof(*hv));
@@ -56,7 +40,7 @@ static int help_init(struct view *view)
 			hv->lines[hv->count++].group = group;
 		}
 		hv->lines[hv->count++].info = &table[i];
-		keys_text(&keys, &table[i]);
+		request_keys_text(&keys, &table[i]);
 		if ((int)keys.len > hv->keywidth)
 			hv->keywidth = (int)keys.len;
 		buf_release(&keys);
@@ -84,7 +68,7 @@ static void help_draw_line(struct view *view, size_t line, int row, bool selecte
 	if (hl->group) {
 		used = draw_str(view->win, view->width, hl->group, theme_attr(STYLE_HELP_GROUP));
 	} else if (hl->info) {
-		keys_text(&keys, hl->info);
+		request_keys_text(&keys, hl->info);
 		used = draw_str(view->win, view->width, "  ", theme_attr(STYLE_DEFAULT));
 		used += draw_str(view->win, view->width - used, keys.ptr, theme_attr(STYLE_HELP_KEY));
 		draw_fill(view->win, hv->keywidth + 4 - used, theme_attr(STYLE_DEFAULT));

@@ -1,0 +1,476 @@
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glob.h"
+#include "status.h"
+
+struct match_case {
+	const char *pattern;
+	const char *path;
+	bool expected;
+};
+
+static const struct match_case match_cases[] = {
+	/* The seed's examples. Unlike its naive converter ("**" to ".*", "*"
+	 * to "[^/]*", "?" to "."), "**" + "/" also takes zero directories, a
+	 * pattern without a slash matches at any depth and '?' is not '/'. */
+	{ "**/*.ts", "a.ts", true },
+	{ "**/*.ts", "src/a.ts", true },
+	{ "**/*.ts", "src/deep/er/a.ts", true },
+	{ "**/*.ts", "src/a.tsx", false },
+	{ "**/*.ts", "src/a.ts.bak", false },
+	{ "*.ts", "a.ts", true },
+	{ "*.ts", "src/a.ts", true },
+	{ "*.ts", "src/a.js", false },
+	{ "*.js", "lib/x/y.js", true },
+	{ "*.js", "lib/x/y.json", false },
+	{ "**/*.md", "README.md", true },
+	{ "**/*.md", "docs/guide/intro.md", true },
+	{ "**/*.md", "docs/guide/intro.mdx", false },
+	{ "src/*.ts", "src/a/b.ts", false },
+	{ "a?b", "a/b", false },
+
+	/* '*' */
+	{ "*", "a", true },
+	{ "*", "a/b/c", true },
+	{ "a*", "abc", true },
+	{ "a*c", "abbbc", true },
+	{ "a*c", "ac", true },
+	{ "a*c", "ab/c", false },
+	{ "*.c", ".c", true },
+	{ "*.c", ".hidden/x.c", true },
+	{ "src/*.c", "src/a.c", true },
+	{ "src/*.c", "src/a.h", false },
+	{ "src/*.c", "lib/src/a.c", false },
+	{ "*a*a*a*b", "aaaaab", true },
+	{ "*a*a*a*b", "aaaaa", false },
+
+	/* '?' */
+	{ "?.c", "a.c", true },
+	{ "?.c", "ab.c", false },
+	{ "???", "abc", true },
+	{ "???", "ab", false },
+
+	/* classes */
+	{ "[abc].c", "b.c", true },
+	{ "[abc].c", "d.c", false },
+	{ "[a-c]x", "bx", true },
+	{ "[a-c]x", "dx", false },
+	{ "[!a-c]x", "dx", true },
+	{ "[!a-c]x", "bx", false },
+	{ "[^a-c]x", "dx", true },
+	{ "[^a-c]x", "ax", false },
+	{ "[]]x", "]x", true },
+	{ "[!]]x", "ax", true },
+	{ "[!]]x", "]x", false },
+	{ "[a-]x", "-x", true },
+	{ "[\\]]x", "]x", true },
+	{ "[a\\-z]", "-", true },
+	{ "[a\\-z]", "m", false },
+	{ "[[:alpha:]]1", "q1", true },
+	{ "[[:alpha:]]1", "41", false },
+	{ "[[:digit:]][[:digit:]]", "42", true },
+	{ "[[:digit:]][[:digit:]]", "4x", false },
+	{ "[[:alnum:]_]*", "_x", true },
+	{ "[[:alnum:]_]*", "-x", false },
+	{ "[[:upper:]]*", "Makefile", true },
+	{ "[[:upper:]]*", "makefile", false },
+	{ "[[:lower:]]*", "makefile", true },
+	{ "a[[:space:]]b", "a b", true },
+	{ "a[[:space:]]b", "a_b", false },
+	{ "a[[:punct:]]b", "a-b", true },
+	{ "0x[[:xdigit:]]", "0xF", true },
+	{ "0x[[:xdigit:]]", "0xg", false },
+	{ "[![:digit:]]", "x", true },
+	{ "[![:digit:]]", "7", false },
+	{ "[[:foo:]]", "f", false },
+	/* a class never matches '/', negated or not, even when listed */
+	{ "a[!x]b", "a/b", false },
+	{ "a[/]b", "a/b", false },
+	{ "a[[:punct:]]b", "a/b", false },
+	/* never closed: a literal '[' */
+	{ "a[b", "a[b", true },
+	{ "a[b", "ab", false },
+
+	/* escapes */
+	{ "\\*.c", "*.c", true },
+	{ "\\*.c", "a.c", false },
+	{ "a\\?", "a?", true },
+	{ "a\\?", "ab", false },
+	{ "\\[x]", "[x]", true },
+	{ "\\[x]", "x", false },
+	{ "\\{a,b\\}", "{a,b}", true },
+	{ "\\{a,b\\}", "a", false },
+	{ "\\!x", "!x", true },
+	{ "a\\\\b", "a\\b", true },
+	/* a trailing backslash stands for itself (glob_check reports it) */
+	{ "a\\", "a\\", true },
+
+	/* braces, expanded before the anchoring rule */
+	{ "*.{c,h}", "a.c", true },
+	{ "*.{c,h}", "src/a.h", true },
+	{ "*.{c,h}", "a.o", false },
+	{ "{src,lib}/*.c", "lib/a.c", true },
+	{ "{src,lib}/*.c", "x/src/a.c", false },
+	{ "{src/*.c,*.md}", "x/y.md", true },
+	{ "{src/*.c,*.md}", "x/src/a.c", false },
+	{ "{a,b/**}", "b/x/y", true },
+	{ "{a,b/**}", "x/a", true },
+	{ "{a,b/**}", "x/b/y", false },
+	{ "src/{a,b}/**/*.c", "src/b/x/y.c", true },
+	{ "src/{a,b}/**/*.c", "src/c/x/y.c", false },
+	{ "{/src,docs}/", "src/a.c", true },
+	{ "{/src,docs}/", "x/src/a.c", false },
+	{ "{/src,docs}/", "x/docs/a.md", true },
+	{ "{a,b{c,d}}.txt", "bd.txt", true },
+	{ "{a,b{c,d}}.txt", "a.txt", true },
+	{ "{a,b{c,d}}.txt", "b.txt", false },
+	{ "{a,{b,{c,d}}}", "c", true },
+	{ "{a,{b,{c,d}}}", "e", false },
+	{ "x{,.bak}", "x", true },
+	{ "x{,.bak}", "x.bak", true },
+	{ "x{,.bak}", "x.b", false },
+	{ "{[ab],c}x", "bx", true },
+	{ "{[ab],c}x", "cx", true },
+	{ "{a,**}/z", "q/r/z", true },
+	/* no comma or no '}': literal text */
+	{ "{a}", "{a}", true },
+	{ "{a}", "a", false },
+	{ "{a,b", "{a,b", true },
+	{ "{a,b", "a", false },
+	{ "a}b", "a}b", true },
+	{ "{{a,b}}", "{a}", true },
+	{ "{{a,b}}", "a", false },
+	{ "[{]a,b}", "{a,b}", true },
+
+	/* "**" */
+	{ "**", "a/b/c", true },
+	{ "**/x", "x", true },
+	{ "**/x", "a/b/x", true },
+	{ "**/x", "a/bx", false },
+	{ "a/**/b", "a/b", true },
+	{ "a/**/b", "a/x/y/b", true },
+	{ "a/**/b", "a/xb", false },
+	{ "a/**/b", "x/a/b", false },
+	{ "a/**", "a/b/c", true },
+	{ "a/**", "a", false },
+	{ "a/**", "ab/c", false },
+	{ "**/docs/**/*.md", "docs/a.md", true },
+	{ "**/docs/**/*.md", "x/docs/y/z.md", true },
+	{ "**/docs/**/*.md", "x/mydocs/z.md", false },
+	{ "a/***/b", "a/x/b", true },
+	/* not a whole component: any run, '/' included */
+	{ "src/**.ts", "src/a/b.ts", true },
+	{ "src/**.ts", "src/a.ts", true },
+	{ "src/**.ts", "lib/a.ts", false },
+	{ "a**b", "a/x/b", true },
+	{ "a**b", "xa/b", false },
+	{ "x/**y", "x/a/by", true },
+
+	/* anchoring */
+	{ "/a.c", "a.c", true },
+	{ "/a.c", "src/a.c", false },
+	{ "/src/*.c", "src/a.c", true },
+	{ "./a.c", "src/a.c", true },
+	{ "./src/*.c", "src/a.c", true },
+	{ "./src/*.c", "x/src/a.c", false },
+	{ "src/lib", "x/src/lib", false },
+
+	/* trailing slash: a directory */
+	{ "docs/", "docs/a.md", true },
+	{ "docs/", "x/docs/b/c.md", true },
+	{ "docs/", "docs", false },
+	{ "docs/", "mydocs/a.md", false },
+	{ "/src/", "src/a.c", true },
+	{ "/src/", "x/src/a.c", false },
+	{ "src/lib/", "src/lib/a.c", true },
+	{ "src/lib/", "x/src/lib/a.c", false },
+	{ "*.d/", "conf.d/x", true },
+	{ "*.d/", "conf.d", false },
+
+	/* a matched leading directory takes the path */
+	{ "docs", "docs", true },
+	{ "docs", "docs/a.md", true },
+	{ "docs", "x/docs/a.md", true },
+	{ "doc", "docs/a.md", false },
+	{ "src/*", "src/a/b.c", true },
+	{ "build", "build.log", false },
+	{ "*.ts", "src/a.ts/b.c", true },
+
+	/* UTF-8: '?' and classes take whole characters */
+	{ "*.md", "docs/r\xc3\xa9sum\xc3\xa9.md", true },
+	{ "r?sum?.md", "r\xc3\xa9sum\xc3\xa9.md", true },
+	{ "r??sum??.md", "r\xc3\xa9sum\xc3\xa9.md", false },
+	{ "[\xc3\xa9\xc3\xa8]t[\xc3\xa9\xc3\xa8]", "\xc3\xa9t\xc3\xa9", true },
+	{ "[a-z]t", "\xc3\xa9t", false },
+	{ "[!a-z]t", "\xc3\xa9t", true },
+	{ "\xe6\x96\x87\xe6\xa1\xa3/*", "\xe6\x96\x87\xe6\xa1\xa3/a.md", true },
+	{ "*.md", "\xe6\x97\xa5\xe6\x9c\xac/\xe8\xaa\xac\xe6\x98\x8e.md", true },
+	{ "?", "\xf0\x9f\x98\x80", true },
+	/* bytes that are not UTF-8 are characters of their own */
+	{ "?", "\xff", true },
+	{ "??", "\xc3", false },
+	{ "\xff*", "\xff" "abc", true },
+	{ "\xc3\xa9", "\xc3\xa8", false },
+	/* an overlong '/' is not a '/' */
+	{ "a?b", "a\xc0\xaf" "b", false },
+	{ "a??b", "a\xc0\xaf" "b", true },
+
+	/* case-sensitive; empty things match nothing */
+	{ "*.TS", "a.ts", false },
+	{ "README", "readme", false },
+	{ "", "a", false },
+	{ "*", "", false },
+	{ "/", "a", false },
+	{ "./", "a", false },
+};
+
+static void test_match_table(void **state)
+{
+	size_t i, failed = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(match_cases) / sizeof(match_cases[0]); i++) {
+		const struct match_case *c = &match_cases[i];
+
+		if (glob_match(c->pattern, c->path) != c->expected) {
+			print_error("glob_match(\"%s\", \"%s\") should be %s\n",
+				    c->pattern, c->path, c->expected ? "true" : "false");
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 0);
+	/* The table is the specification; keep it large. */
+	assert_true(i >= 80);
+}
+
+struct list_case {
+	const char *patterns[4];
+	size_t count;
+	const char *path;
+	bool expected;
+};
+
+static const struct list_case list_cases[] = {
+	{ { "**/*.ts", "!**/*.test.ts" }, 2, "src/a.ts", true },
+	{ { "**/*.ts", "!**/*.test.ts" }, 2, "src/a.test.ts", false },
+	{ { "**/*.ts", "!**/*.test.ts" }, 2, "src/a.js", false },
+	{ { "*.ts", "*.js" }, 2, "src/a.js", true },
+	{ { "*.ts", "*.js" }, 2, "a.py", false },
+	{ { NULL }, 0, "a", false },
+	{ { "!*.ts" }, 1, "a.ts", false },
+	{ { "!*.ts" }, 1, "a.js", false },
+	{ { "*", "!*.log", "important.log" }, 3, "a.log", false },
+	{ { "*", "!*.log", "important.log" }, 3, "important.log", true },
+	{ { "*", "!*.log", "important.log" }, 3, "x.c", true },
+	/* the last match wins, so order matters */
+	{ { "important.log", "!*.log", "*" }, 3, "important.log", true },
+	{ { "important.log", "*", "!*.log" }, 3, "important.log", false },
+	/* unlike git, a file can come back from under an excluded directory */
+	{ { "docs/", "!docs/keep.md" }, 2, "docs/keep.md", false },
+	{ { "docs/", "!docs/keep.md" }, 2, "docs/other.md", true },
+	{ { "!docs/keep.md", "docs/" }, 2, "docs/keep.md", true },
+	/* "\!" is a literal '!' */
+	{ { "\\!x" }, 1, "!x", true },
+	{ { "!{a,b}.c" , "*.c" }, 2, "a.c", true },
+	{ { "*.c", "!{a,b}.c" }, 2, "b.c", false },
+	{ { "*.c", NULL }, 2, "b.c", true },
+};
+
+static void test_match_list(void **state)
+{
+	size_t i, failed = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(list_cases) / sizeof(list_cases[0]); i++) {
+		const struct list_case *c = &list_cases[i];
+
+		if (glob_match_list(c->patterns, c->count, c->path) != c->expected) {
+			print_error("list case %zu on \"%s\" should be %s\n", i, c->path,
+				    c->expected ? "true" : "false");
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 0);
+}
+
+struct check_case {
+	const char *pattern;
+	const char *message;	/* NULL when well formed */
+};
+
+static const struct check_case check_cases[] = {
+	{ "*.ts", NULL },
+	{ "**/*.md", NULL },
+	{ "{src,lib}/**/*.{c,h}", NULL },
+	{ "[]]", NULL },
+	{ "[[:alpha:]_]*", NULL },
+	{ "a\\*", NULL },
+	{ "\\{", NULL },
+	/* a brace without a comma is literal text, and fine */
+	{ "{a}", NULL },
+	{ "[{]", NULL },
+	{ "!x", NULL },
+	{ "", "empty pattern" },
+	{ "ab[c", "unclosed '[' at column 3" },
+	{ "a[[:alpha:]", "unclosed '[' at column 2" },
+	{ "[!]", "unclosed '[' at column 1" },
+	{ "{a,[b}", "unclosed '[' at column 4" },
+	{ "{a,b", "unclosed '{' at column 1" },
+	{ "x{a", "unclosed '{' at column 2" },
+	{ "{a,{b,c}", "unclosed '{' at column 1" },
+	{ "a}", "unmatched '}' at column 2" },
+	{ "abc\\", "trailing backslash at column 4" },
+	{ "[[:foo:]]", "unknown character class '[:foo:]' at column 2" },
+	{ "x[a[:Alpha:]]", "unknown character class '[:Alpha:]' at column 4" },
+	/* the leftmost problem is named */
+	{ "{[", "unclosed '{' at column 1" },
+	{ "[{", "unclosed '[' at column 1" },
+	/* columns count characters, not bytes */
+	{ "\xc3\xa9\xc3\xa9[", "unclosed '[' at column 3" },
+	{ "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", NULL },
+	{ "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}",
+	  "too many alternatives in braces (more than 1024)" },
+};
+
+static void test_check(void **state)
+{
+	size_t i, failed = 0;
+	int err;
+
+	(void)state;
+	for (i = 0; i < sizeof(check_cases) / sizeof(check_cases[0]); i++) {
+		const struct check_case *c = &check_cases[i];
+
+		error_clear();
+		err = glob_check(c->pattern);
+		if (!c->message && err) {
+			print_error("glob_check(\"%s\") failed: %s\n", c->pattern, error_message());
+			failed++;
+		} else if (c->message && (err != RL_EPARSE || strcmp(error_message(), c->message))) {
+			print_error("glob_check(\"%s\") = %d \"%s\", want \"%s\"\n", c->pattern,
+				    err, err ? error_message() : "", c->message);
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 0);
+	assert_int_equal(glob_check(NULL), RL_EPARSE);
+}
+
+/* n copies of unit, then tail; the caller frees the result. */
+static char *repeat(const char *unit, size_t n, const char *tail)
+{
+	size_t len = strlen(unit), i;
+	char *s = malloc(len * n + strlen(tail) + 1);
+
+	assert_non_null(s);
+	for (i = 0; i < n; i++)
+		memcpy(s + i * len, unit, len);
+	strcpy(s + len * n, tail);
+	return s;
+}
+
+static void test_alternative_limit(void **state)
+{
+	char *pat10 = repeat("{a,b}", 10, ""), *pat11 = repeat("{a,b}", 11, "");
+
+	(void)state;
+	/* 1024 alternatives are tried; 2048 are refused and match nothing */
+	assert_true(glob_match(pat10, "abababbbba"));
+	assert_false(glob_match(pat11, "abababbbbaa"));
+	free(pat10);
+	free(pat11);
+}
+
+static void test_expansion_limit(void **state)
+{
+	char *big = repeat("x", 3000, ""), *small = repeat("x", 1000, "");
+	char *big_pat = repeat("{a,b}", 5, big), *big_path = repeat("a", 5, big);
+	char *small_pat = repeat("{a,b}", 5, small), *small_path = repeat("a", 5, small);
+
+	(void)state;
+	/* a few long alternatives cost as much as many: 32 of 3005 are too many */
+	assert_false(glob_match(big_pat, big_path));
+	assert_int_equal(glob_check(big_pat), RL_EPARSE);
+	assert_string_equal(error_message(), "braces expand to more than 65536 characters");
+	/* 32 of 1005 are fine */
+	assert_true(glob_match(small_pat, small_path));
+	assert_int_equal(glob_check(small_pat), 0);
+	/* without a group nothing is expanded, however long */
+	free(big_pat);
+	big_pat = repeat(big, 30, "{a}");
+	assert_int_equal(glob_check(big_pat), 0);
+	assert_true(glob_match(big_pat, big_pat));
+	free(big);
+	free(small);
+	free(big_pat);
+	free(big_path);
+	free(small_pat);
+	free(small_path);
+}
+
+static void test_deep_braces(void **state)
+{
+	char *open = repeat("{a,", 1000, "b"), *pat = repeat("}", 1000, "");
+	char *full = malloc(strlen(open) + strlen(pat) + 1);
+	char *literal = repeat("{", 100000, "");
+
+	(void)state;
+	assert_non_null(full);
+	strcpy(full, open);
+	strcat(full, pat);
+	/* nested 1000 deep: 1001 alternatives, no recursion */
+	assert_true(glob_match(full, "b"));
+	assert_true(glob_match(full, "a"));
+	assert_false(glob_match(full, "c"));
+	assert_int_equal(glob_check(full), 0);
+	/* a long run of '{' that never closes is text */
+	assert_true(glob_match(literal, literal));
+	assert_int_equal(glob_check(literal), RL_EPARSE);
+	assert_string_equal(error_message(), "unclosed '{' at column 1");
+	free(open);
+	free(pat);
+	free(full);
+	free(literal);
+}
+
+static void test_adversarial(void **state)
+{
+	char *as = repeat("a", 10000, ""), *asb = repeat("a", 10000, "b");
+	char *dirs = repeat("a/", 5000, "a");
+	char *stars = repeat("*a", 200, "b");
+	char *globstars = repeat("**/a", 200, "/b");
+
+	(void)state;
+	assert_false(glob_match("*a*a*a*a*a*a*a*b", as));
+	assert_true(glob_match("*a*a*a*a*a*a*a*b", asb));
+	assert_false(glob_match("**/*a*a*a*a*a*a*b", dirs));
+	assert_false(glob_match("**a**a**a**a**a**a**b", dirs));
+	assert_false(glob_match(stars, as));
+	assert_true(glob_match(stars, asb));
+	assert_false(glob_match(globstars, dirs));
+	assert_false(glob_match("{*a,*b}{*a,*b}{*a,*b}{*a,*b}{*a,*b}c", as));
+	free(as);
+	free(asb);
+	free(dirs);
+	free(stars);
+	free(globstars);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_match_table),
+		cmocka_unit_test(test_match_list),
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_alternative_limit),
+		cmocka_unit_test(test_expansion_limit),
+		cmocka_unit_test(test_deep_braces),
+		cmocka_unit_test(test_adversarial),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
