@@ -43,16 +43,30 @@ static bool side_line(const char *line, size_t n)
 }
 
 /*
- * libgit2's patch text differs from git's in two small ways; mend them so
- * the model prints git's text byte for byte (the rename score is git's, see
- * similarity.h): git ends a "---" or "+++" line
- * whose path has a space with a tab (so that GNU patch reads the whole
- * name), and git leaves those two lines out when a file has no hunks (an
- * empty new file, a pure rename).
+ * libgit2's patch text differs from git's in a few small ways; mend them so
+ * the model prints git's text byte for byte. The rename score is git's (see
+ * similarity.h); git ends a "---" or "+++" line whose path has a space with
+ * a tab (so that GNU patch reads the whole name); git leaves those two lines
+ * out when a file has no hunks (an empty new file, a pure rename); and git
+ * trims the blanks at the end of a hunk header's function context after
+ * cutting it to 80 bytes.
  */
+/* A hunk header's length without the blanks libgit2 leaves after a cut context. */
+static size_t hunk_header_len(const char *line, size_t n)
+{
+	const char *end = memmem(line + 2, n - 2, "@@", 2);
+
+	if (!end)
+		return n;
+	while (n > (size_t)(end - line) + 2 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
 static int put_git_text(struct buf *out, const char *text, size_t len, unsigned similarity)
 {
 	bool hunks = len >= 3 && (!strncmp(text, "@@ ", 3) || memmem(text, len, "\n@@ ", 4));
+	bool in_hunks = false;
 	size_t i = 0;
 	int error = 0;
 
@@ -60,22 +74,25 @@ static int put_git_text(struct buf *out, const char *text, size_t len, unsigned 
 		const char *line = text + i, *nl = memchr(line, '\n', len - i);
 		size_t n = nl ? (size_t)(nl - line) : len - i;
 
-		if (!strncmp(line, "@@ ", 3))
-			return buf_put(out, line, len - i);
-		if (side_line(line, n) && !hunks) {
-			i += n + (nl ? 1 : 0);
+		i += n + (nl ? 1 : 0);
+		if (!strncmp(line, "@@ ", 3)) {
+			in_hunks = true;
+			n = hunk_header_len(line, n);
+		} else if (in_hunks) {
+			;
+		} else if (side_line(line, n) && !hunks) {
+			continue;
+		} else if (similarity && n > 17 && !strncmp(line, "similarity index ", 17)) {
+			error = buf_printf(out, "similarity index %u%%\n", similarity);
+			continue;
+		} else if (side_line(line, n) && line[4] != '"' && memchr(line + 4, ' ', n - 4) &&
+			   line[n - 1] != '\t') {
+			error = buf_put(out, line, n) ? RL_ENOMEM : buf_puts(out, "\t\n");
 			continue;
 		}
-		if (similarity && n > 17 && !strncmp(line, "similarity index ", 17))
-			error = buf_printf(out, "similarity index %u%%", similarity);
-		else
-			error = buf_put(out, line, n);
-		if (!error && side_line(line, n) && line[4] != '"' && memchr(line + 4, ' ', n - 4) &&
-		    line[n - 1] != '\t')
-			error = buf_putc(out, '\t');
+		error = buf_put(out, line, n);
 		if (!error && nl)
 			error = buf_putc(out, '\n');
-		i += n + (nl ? 1 : 0);
 	}
 	return error;
 }
