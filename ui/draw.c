@@ -185,6 +185,14 @@ int draw_str(WINDOW *win, int width, const char *s, attr_t attrs)
 	return draw_text(win, width, 0, s, strlen(s), &style);
 }
 
+int draw_str_cut(WINDOW *win, int width, const char *s, attr_t attrs)
+{
+	if (width < 2 || text_width(s, strlen(s)) <= width)
+		return draw_str(win, width, s, attrs);
+	return draw_str(win, width - 1, s, attrs) +
+		draw_str(win, 1, utf8_locale() ? "\xe2\x80\xa6" : "~", attrs);
+}
+
 void draw_fill(WINDOW *win, int width, attr_t attrs)
 {
 	struct run run = { .win = win };

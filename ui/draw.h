@@ -29,6 +29,8 @@ int draw_text(WINDOW *win, int width, int skip, const char *s, size_t len,
 	      const struct text_style *style);
 /* Same, for a NUL-terminated string in one style. */
 int draw_str(WINDOW *win, int width, const char *s, attr_t attrs);
+/* Same, ending with an ellipsis when s is cut (titles, the status bar). */
+int draw_str_cut(WINDOW *win, int width, const char *s, attr_t attrs);
 /* Fill width columns with spaces. */
 void draw_fill(WINDOW *win, int width, attr_t attrs);
 /* The columns the text takes when drawn. */

@@ -48,6 +48,7 @@ static void script_fail(struct script *script, struct tui *tui, const char *what
 	tui_message(tui, true, "%s:%zu: %s", script->path, script->lineno, what);
 	fprintf(stderr, "%s:%zu: %s\n", script->path, script->lineno, what);
 	tui->quit = true;
+	tui->exit_status = 2;
 }
 
 /* Keys of a line: characters (UTF-8 decoded) and <Name> for special keys. */
@@ -132,11 +133,32 @@ bool script_step(struct script *script, struct tui *tui)
 	return false;
 }
 
+/*
+ * A cell drawn without a colour pair (the mono theme, NO_COLOR) shows its
+ * attributes: R reverse and bold, r reverse, b bold, u underline, d dim,
+ * i italic, . none (the first that applies).
+ */
+static char attr_letter(attr_t a)
+{
+	if (a & A_REVERSE)
+		return a & A_BOLD ? 'R' : 'r';
+	if (a & A_BOLD)
+		return 'b';
+	if (a & A_UNDERLINE)
+		return 'u';
+	if (a & A_DIM)
+		return 'd';
+#ifdef A_ITALIC
+	if (a & A_ITALIC)
+		return 'i';
+#endif
+	return '.';
+}
+
 static void dump_row(FILE *fp, int y, bool attrs)
 {
-	cchar_t cells[1024];
 	wchar_t text[4096];
-	int x, cols = COLS < 1024 ? COLS : 1023, end;
+	int x, end;
 
 	if (!attrs) {
 		int n = mvwinnwstr(curscr, y, 0, text, (int)(sizeof(text) / sizeof(text[0])) - 1);
@@ -150,20 +172,19 @@ static void dump_row(FILE *fp, int y, bool attrs)
 		fprintf(fp, "%ls\n", text);
 		return;
 	}
-	mvwin_wchnstr(curscr, y, 0, cells, cols);
-	for (x = 0; x < cols; x++) {
+	/* Cell by cell: win_wchnstr would give a wide character once, not
+	 * once per column it covers. */
+	for (x = 0; x < COLS; x++) {
 		wchar_t wch[CCHARW_MAX + 1];
-		attr_t a;
-		short pair;
+		cchar_t cell;
+		attr_t a = A_NORMAL;
+		short pair = 0;
 		int style;
 
-		getcchar(&cells[x], wch, &a, &pair, NULL);
-		style = theme_style_of(a, pair);
-		if (style >= 0)
-			fputc(style_letter((enum style)style), fp);
-		else
-			fputc(a & A_REVERSE ? 'r' : a & A_BOLD ? 'b' : a & A_UNDERLINE ? 'u' :
-			      a & A_DIM ? 'd' : '.', fp);
+		if (mvwin_wch(curscr, y, x, &cell) == OK)
+			getcchar(&cell, wch, &a, &pair, NULL);
+		style = pair > 0 ? theme_style_of(a, pair) : -1;
+		fputc(style >= 0 ? style_letter((enum style)style) : attr_letter(a), fp);
 	}
 	fputc('\n', fp);
 }

@@ -16,7 +16,9 @@ struct script;
  *                           (<Up> <PgDn> <Tab> <Esc> <Enter> <Space> <C-l>
  *                           <WheelDown> <LT> ...)
  *   :save-display FILE      write the screen's text to FILE
- *   :save-attrs FILE        write a style letter per cell to FILE
+ *   :save-attrs FILE        write a style letter per cell to FILE (the
+ *                           letters of STYLE_LIST; without colour, the
+ *                           attributes: R r b u d i .)
  *   :resize COLS ROWS       resize the screen as a terminal would
  *   # comment
  *

@@ -37,7 +37,7 @@ void statusbar_draw(struct tui *tui, WINDOW *win, int width)
 	if (tui->message[0]) {
 		attr_t mattrs = theme_attr(tui->message_error ? STYLE_STATUS_ERROR : STYLE_STATUS);
 
-		used = draw_str(win, width, tui->message, mattrs);
+		used = draw_str_cut(win, width, tui->message, mattrs);
 		draw_fill(win, width - used, mattrs);
 		wnoutrefresh(win);
 		return;
@@ -47,7 +47,7 @@ void statusbar_draw(struct tui *tui, WINDOW *win, int width)
 		buf_printf(&left, "  /%s", tui->search.needle);
 	totals_text(tui, right, sizeof(right));
 	rwidth = (int)strlen(right);
-	used = draw_str(win, width - rwidth - 1 > 0 ? width - rwidth - 1 : 0, left.ptr, attrs);
+	used = draw_str_cut(win, width - rwidth - 1 > 0 ? width - rwidth - 1 : 0, left.ptr, attrs);
 	draw_fill(win, width - used - rwidth, attrs);
 	if (width - used >= rwidth)
 		draw_str(win, rwidth, right, attrs);

@@ -69,6 +69,21 @@ void tui_open_file(struct tui *tui, size_t index)
 	view_dirty(&tui->views[VIEW_DIFF]);
 }
 
+/* The line between the panes side by side: no window covers it. */
+static void separator_draw(struct tui *tui)
+{
+	const struct view *files = &tui->views[VIEW_FILES];
+	int y, x = files->width;
+
+	if (tui->help_open || diff_empty(tui) || COLS < 70)
+		return;
+	for (y = 0; y < LINES - 1; y++) {
+		wmove(stdscr, y, x);
+		draw_str(stdscr, 1, MB_CUR_MAX > 1 ? "\xe2\x94\x82" : "|", theme_attr(STYLE_DELIMITER));
+	}
+	wnoutrefresh(stdscr);
+}
+
 /*
  * Side by side when there is room, files above the diff when not; a help
  * or empty screen takes the whole body. The status bar is the last line.
@@ -97,26 +112,14 @@ void tui_layout(struct tui *tui)
 		files_w = files_w < 24 ? 24 : files_w > 50 ? 50 : files_w;
 		view_place(&tui->views[VIEW_FILES], 0, 0, rows, files_w, true);
 		view_place(&tui->views[VIEW_DIFF], 0, files_w + 1, rows, cols - files_w - 1, true);
-		/* The column between the panes. */
-		wnoutrefresh(stdscr);
+		/* Drawn again: help, when it closes, leaves its text there. */
+		separator_draw(tui);
 	} else {
 		files_h = rows / 3 < 3 ? (rows < 6 ? rows / 2 : 3) : rows / 3;
 		view_place(&tui->views[VIEW_FILES], 0, 0, files_h, cols, true);
 		view_place(&tui->views[VIEW_DIFF], files_h, 0, rows - files_h, cols, true);
 	}
 	tui->views[VIEW_HELP].focused = false;
-}
-
-static void separator_draw(struct tui *tui)
-{
-	const struct view *files = &tui->views[VIEW_FILES];
-	int y, x = files->width;
-
-	if (tui->help_open || diff_empty(tui) || COLS < 70)
-		return;
-	for (y = 0; y < LINES - 1; y++)
-		mvwaddch(stdscr, y, x, ' ' | (chtype)theme_attr(STYLE_DELIMITER));
-	wnoutrefresh(stdscr);
 }
 
 void tui_draw(struct tui *tui)
@@ -248,9 +251,13 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 			tui->search.active = false;
 			view_dirty(&tui->views[VIEW_DIFF]);
 			view_dirty(&tui->views[VIEW_FILES]);
+			tui->status_dirty = true;   /* the status bar shows the search */
 		}
 		return true;
 	case REQ_NEXT: case REQ_PREV:
+		/* Without a search, n and N move by hunks from the files pane too. */
+		if (!tui->search.active && view == &tui->views[VIEW_FILES])
+			return tui->views[VIEW_DIFF].ops->request(&tui->views[VIEW_DIFF], request);
 		if (tui->search.active && !view_search(view, request == REQ_NEXT ? 1 : -1))
 			tui_message(tui, true, "No match for '%s'", tui->search.needle);
 		return tui->search.active;
@@ -540,12 +547,12 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	theme_choose(&tui, options);
 	tui_set_focus(&tui, &tui.views[VIEW_FILES]);
 	tui_layout(&tui);
-	separator_draw(&tui);
 	if (!tui.script)
 		tui.input = loop_add(&tui.loop, &input);
 	tui.counter = loop_add(&tui.loop, &counter);
 	loop_wake(tui.counter);
 	run_loop(&tui);
+	rc = tui.exit_status;
 	/* Windows go before the screen that owns them. */
 	for (i = 0; i < VIEW_COUNT; i++)
 		view_release(&tui.views[i]);

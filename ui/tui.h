@@ -45,6 +45,7 @@ struct tui {
 	struct view *focus;     /* the files or the diff pane */
 	bool help_open;
 	bool quit;
+	int exit_status;        /* what tui_run returns (2 when a script failed) */
 	size_t file;            /* the file shown in the diff pane */
 	size_t counted;         /* background counting: next file to count */
 	struct search search;

@@ -39,7 +39,7 @@ static void title_draw(struct view *view)
 
 	view->ops->title(view, &text);
 	wmove(view->title_win, 0, 0);
-	used = draw_str(view->title_win, view->width, text.ptr ? text.ptr : "", attrs);
+	used = draw_str_cut(view->title_win, view->width, text.ptr ? text.ptr : "", attrs);
 	draw_fill(view->title_win, view->width - used, attrs);
 	wnoutrefresh(view->title_win);
 	buf_release(&text);
@@ -106,13 +106,14 @@ static void scroll_by(struct view *view, long delta)
 	if (offset < 0)
 		offset = 0;
 	view->offset = (size_t)offset;
+	view->dirty = true;
+	/* The cursor stays on screen; view_select tells the view it moved. */
 	if (!view->has_cursor)
 		view->lineno = view->offset;
 	else if (view->lineno < view->offset)
-		view->lineno = view->offset;
+		view_select(view, view->offset);
 	else if (view->lineno >= view->offset + (size_t)view->height)
-		view->lineno = view->offset + (size_t)view->height - 1;
-	view->dirty = true;
+		view_select(view, view->offset + (size_t)view->height - 1);
 }
 
 static void move_by(struct view *view, long delta)

@@ -22,6 +22,7 @@ struct diff_view {
 	struct row *rows;
 	size_t nrows, alloc;
 	int numwidth;           /* digits of the line number columns */
+	int width;              /* of the widest row unscrolled; -1 until asked */
 	char error[512];
 };
 
@@ -106,6 +107,7 @@ static void diff_refresh(struct view *view)
 	dv->error[0] = '\0';
 	dv->file = tui->file;
 	dv->built = true;
+	dv->width = -1;
 	view->lineno = view->offset = 0;
 	view->col = 0;
 	if (tui->file >= tui->diff->nfiles)
@@ -240,9 +242,12 @@ static void hunk_move(struct view *view, int direction)
 {
 	struct diff_view *dv = view->data;
 	struct tui *tui = view->tui;
-	long row = hunk_row(dv, view->lineno, direction, false);
 	size_t file = tui->file;
+	long row;
 
+	/* The rows may be another file's: keys are read before drawing. */
+	diff_refresh(view);
+	row = hunk_row(dv, view->lineno, direction, false);
 	if (row >= 0) {
 		show_hunk(view, row);
 		return;
@@ -261,11 +266,46 @@ static void hunk_move(struct view *view, int direction)
 	tui_message(tui, false, direction > 0 ? "No more hunks" : "No earlier hunks");
 }
 
+/* How far right the rows go, as drawn without scrolling. */
+static int rows_width(struct view *view)
+{
+	struct diff_view *dv = view->data;
+	const struct diff_file *file = &view->tui->diff->files[dv->file];
+	int most = 0, w;
+	size_t i;
+
+	for (i = 0; i < dv->nrows; i++) {
+		const struct row *r = &dv->rows[i];
+
+		if (r->kind == ROW_LINE)
+			w = 2 * dv->numwidth + 4 + text_width(file->lines[r->index].text,
+							      file->lines[r->index].len);
+		else if (r->kind == ROW_HUNK)
+			w = text_width(file->hunks[r->index].header, file->hunks[r->index].header_len);
+		else if (r->kind == ROW_HEADER)
+			w = text_width(r->text, r->len);
+		else
+			w = 0;
+		if (w > most)
+			most = w;
+	}
+	return most;
+}
+
 static bool diff_request(struct view *view, enum request request)
 {
+	struct diff_view *dv = view->data;
 	struct tui *tui = view->tui;
 
 	switch (request) {
+	case REQ_SCROLL_RIGHT:
+		diff_refresh(view);
+		if (dv->width < 0)
+			dv->width = rows_width(view);
+		if (view->col + view->width < dv->width)
+			return false;
+		tui_message(tui, false, "Cannot scroll beyond the last column");
+		return true;
 	case REQ_NEXT: case REQ_PREV:
 		if (tui->search.active)
 			return false;

@@ -27,7 +27,9 @@ static void empty_text(struct tui *tui, size_t line, struct buf *out, enum style
 			 "Try another target:");
 		break;
 	case 6:
-		buf_puts(out, "--staged for the index, --base REF, or a range A..B.");
+		buf_puts(out, tui->target->side == SIDE_INDEX ?
+			 "the working tree (without --staged), --base REF, or a range A..B." :
+			 "--staged for the index, --base REF, or a range A..B.");
 		break;
 	case 8:
 		buf_puts(out, "Press q to quit, ? for help.");
