@@ -232,29 +232,45 @@ static void test_model_fields(void **state)
 	diff_free(diff);
 }
 
+/* A repository's diff of a target, built by libgit2, with what it needs. */
+struct built {
+	struct repo *repo;
+	struct target target;
+	struct diff *diff;
+	char *cwd;
+};
+
+static void built_open(struct built *b, const char *dir, const struct target_spec *spec)
+{
+	b->cwd = getcwd(NULL, 0);
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(repo_open(&b->repo, NULL), 0);
+	if (repo_resolve(&b->target, b->repo, spec) < 0)
+		fail_msg("resolve failed: %s", error_message());
+	assert_int_equal(repo_diff(&b->diff, b->repo, &b->target), 0);
+}
+
+static void built_close(struct built *b)
+{
+	diff_free(b->diff);
+	target_release(&b->target);
+	repo_free(b->repo);
+	assert_int_equal(chdir(b->cwd), 0);
+	free(b->cwd);
+}
+
 /* libgit2's build of a target prints exactly what git diff prints. */
 static void assert_build_matches(const char *dir, const struct target_spec *spec, const char *git_args)
 {
 	char *expected = test_capture(dir, "git diff --no-color --no-ext-diff %s", git_args);
-	struct repo *repo = NULL;
-	struct target target;
-	struct diff *diff = NULL;
 	struct buf out = BUF_INIT;
-	char *cwd = getcwd(NULL, 0);
+	struct built b;
 
-	assert_int_equal(chdir(dir), 0);
-	assert_int_equal(repo_open(&repo, NULL), 0);
-	if (repo_resolve(&target, repo, spec) < 0)
-		fail_msg("resolve failed: %s", error_message());
-	assert_int_equal(repo_diff(&diff, repo, &target), 0);
-	assert_int_equal(diff_print(&out, diff), 0);
+	built_open(&b, dir, spec);
+	assert_int_equal(diff_print(&out, b.diff), 0);
 	assert_same_text(git_args, expected, strlen(expected), out.ptr ? out.ptr : "", out.len);
 	buf_release(&out);
-	diff_free(diff);
-	target_release(&target);
-	repo_free(repo);
-	assert_int_equal(chdir(cwd), 0);
-	free(cwd);
+	built_close(&b);
 	free(expected);
 }
 
@@ -331,27 +347,21 @@ static void test_counts_match_numstat(void **state)
 {
 	struct numstat ns[64];
 	struct target_spec spec = { .range = "base..change" };
-	struct repo *repo = NULL;
-	struct target target;
-	struct diff *diff = NULL;
-	char *cwd = getcwd(NULL, 0);
+	struct built b;
 	size_t n, i;
 
 	(void)state;
 	n = numstat_read(ns, 64, fixture, "base change");
-	assert_int_equal(chdir(fixture), 0);
-	assert_int_equal(repo_open(&repo, NULL), 0);
-	assert_int_equal(repo_resolve(&target, repo, &spec), 0);
-	assert_int_equal(repo_diff(&diff, repo, &target), 0);
-	assert_int_equal(diff->nfiles, n);
+	built_open(&b, fixture, &spec);
+	assert_int_equal(b.diff->nfiles, n);
 	for (i = 0; i < n; i++) {
-		long k = diff_find_file(diff, ns[i].path);
+		long k = diff_find_file(b.diff, ns[i].path);
 		const struct diff_file *f;
 
 		if (k < 0)
 			fail_msg("numstat path %s is not in the model", ns[i].path);
-		assert_int_equal(diff_file_count(diff, (size_t)k), 0);
-		f = &diff->files[k];
+		assert_int_equal(diff_file_count(b.diff, (size_t)k), 0);
+		f = &b.diff->files[k];
 		if (ns[i].add < 0) {
 			assert_true(f->flags & DIFF_FILE_BINARY);
 		} else {
@@ -359,30 +369,22 @@ static void test_counts_match_numstat(void **state)
 			assert_int_equal(f->deletions, ns[i].del);
 		}
 	}
-	assert_true(diff_counted(diff));
-	diff_free(diff);
-	target_release(&target);
-	repo_free(repo);
-	assert_int_equal(chdir(cwd), 0);
-	free(cwd);
+	assert_true(diff_counted(b.diff));
+	built_close(&b);
 }
 
 /* The file list is there at once; hunks come when a file is loaded. */
 static void test_lazy_loading(void **state)
 {
 	struct target_spec spec = { .range = "base..change" };
-	struct repo *repo = NULL;
-	struct target target;
-	struct diff *diff = NULL;
-	char *cwd = getcwd(NULL, 0);
+	struct built b;
+	struct diff *diff;
 	long k;
 	size_t i;
 
 	(void)state;
-	assert_int_equal(chdir(fixture), 0);
-	assert_int_equal(repo_open(&repo, NULL), 0);
-	assert_int_equal(repo_resolve(&target, repo, &spec), 0);
-	assert_int_equal(repo_diff(&diff, repo, &target), 0);
+	built_open(&b, fixture, &spec);
+	diff = b.diff;
 	for (i = 0; i < diff->nfiles; i++)
 		assert_false(diff->files[i].flags & DIFF_FILE_LOADED);
 	k = diff_find_file(diff, "src/main.c");
@@ -394,11 +396,7 @@ static void test_lazy_loading(void **state)
 	for (i = 0; i < diff->nfiles; i++)
 		if ((long)i != k)
 			assert_false(diff->files[i].flags & DIFF_FILE_LOADED);
-	diff_free(diff);
-	target_release(&target);
-	repo_free(repo);
-	assert_int_equal(chdir(cwd), 0);
-	free(cwd);
+	built_close(&b);
 }
 
 /* Real diffs: every commit of revline's own history, parsed and built. */
