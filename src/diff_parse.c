@@ -335,7 +335,8 @@ static int git_header(struct parser *p, struct part *part)
 	bool strip = false;
 	int kind, error;
 
-	peek(&p->cur, &line);
+	if (!peek(&p->cur, &line))
+		return parse_error(p, "expected a 'diff --git' line");
 	if ((error = git_names(p, part, line.s + 11, line.len - 11, &strip)) < 0)
 		return error;
 	advance(&p->cur, &line);
@@ -380,9 +381,11 @@ static int plain_header(struct parser *p, struct part *part)
 	bool strip;
 	int error;
 
-	peek(&p->cur, &minus);
+	if (!peek(&p->cur, &minus))
+		return parse_error(p, "expected a '---' line");
 	advance(&p->cur, &minus);
-	peek(&p->cur, &plus);
+	if (!peek(&p->cur, &plus))
+		return parse_error(p, "expected a '+++' line");
 	advance(&p->cur, &plus);
 	if ((error = side_path(p, &minus, false, &old_path)) < 0 ||
 	    (error = side_path(p, &plus, false, &new_path)) < 0)
@@ -711,7 +714,8 @@ int diff_from_text(struct diff **out, const char *text, size_t len)
 		uint32_t split;
 
 		if (!file_start(&p.cur, &git)) {
-			peek(&p.cur, &line);
+			if (!peek(&p.cur, &line))
+				break;
 			if (starts(&line, "diff --cc ") || starts(&line, "diff --combined ")) {
 				error = parse_error(&p, "combined diffs (merge commits) are not supported; "
 						    "diff against one parent instead");

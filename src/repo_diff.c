@@ -227,18 +227,25 @@ static unsigned git_similarity(git_repository *git, const git_diff_delta *delta)
  * libgit2 keeps a working-tree file whose mode went back to what the base
  * had (chmod +x committed, then chmod -x) as a change with nothing in it;
  * git shows nothing. Such a delta has equal modes and a new side whose
- * content was never hashed: hash it and drop the delta if it is unchanged.
+ * content was never hashed. When the index entry agrees with the base,
+ * libgit2 compared the working tree with the index itself and its verdict
+ * stands, so nothing is read; otherwise (rare) the file is hashed.
  */
-static bool is_unchanged(git_repository *git, const git_diff_delta *delta)
+static bool is_unchanged(git_repository *git, git_index *index, const git_diff_delta *delta)
 {
+	const git_index_entry *entry;
 	git_oid oid;
 
 	if (delta->status != GIT_DELTA_MODIFIED || delta->old_file.mode != delta->new_file.mode)
 		return false;
 	if (delta->new_file.flags & GIT_DIFF_FLAG_VALID_ID)
 		return git_oid_equal(&delta->old_file.id, &delta->new_file.id);
-	return git_repository_workdir(git) &&
-		git_repository_hashfile(&oid, git, delta->new_file.path, GIT_OBJECT_BLOB, NULL) == 0 &&
+	if (!index)
+		return false;
+	entry = git_index_get_bypath(index, delta->new_file.path, 0);
+	if (entry && entry->mode == delta->old_file.mode && git_oid_equal(&entry->id, &delta->old_file.id))
+		return false;
+	return git_repository_hashfile(&oid, git, delta->new_file.path, GIT_OBJECT_BLOB, NULL) == 0 &&
 		git_oid_equal(&oid, &delta->old_file.id);
 }
 
@@ -280,9 +287,10 @@ static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, 
 	return 0;
 }
 
-static int files_from_deltas(struct diff *diff, struct git_source *src)
+static int files_from_deltas(struct diff *diff, struct git_source *src, bool workdir)
 {
 	size_t n = git_diff_num_deltas(src->diff), d;
+	git_index *index = NULL;
 	int error = 0;
 
 	src->first = calloc(n ? n : 1, sizeof(*src->first));
@@ -290,16 +298,19 @@ static int files_from_deltas(struct diff *diff, struct git_source *src)
 	src->ndeltas = calloc(n ? n : 1, 1);
 	if (!src->first || !src->second || !src->ndeltas)
 		return error_nomem();
+	if (workdir && git_repository_index(&index, src->git) < 0)
+		index = NULL;
 	for (d = 0; d < n && !error; d++) {
 		bool pair = d + 1 < n && is_typechange_pair(git_diff_get_delta(src->diff, d),
 							    git_diff_get_delta(src->diff, d + 1));
 
-		if (!pair && is_unchanged(src->git, git_diff_get_delta(src->diff, d)))
+		if (!pair && is_unchanged(src->git, index, git_diff_get_delta(src->diff, d)))
 			continue;
 		error = file_from_delta(diff, src, d, pair);
 		if (pair)
 			d++;
 	}
+	git_index_free(index);
 	return error;
 }
 
@@ -376,7 +387,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	diff->source.count = source_count;
 	diff->source.free = source_free;
 	diff->source.ctx = src;
-	if ((error = files_from_deltas(diff, src)) < 0) {
+	if ((error = files_from_deltas(diff, src, target->side == SIDE_WORKDIR)) < 0) {
 		diff_free(diff);
 		return error;
 	}

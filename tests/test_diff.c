@@ -297,7 +297,9 @@ static void test_build_worktree(void **state)
 	test_sh_ok(dir, "echo staged >> added.txt && git add added.txt && "
 		   "git mv src/main.c src/app.c && echo more >> src/app.c && "
 		   "printf 'x\\r\\ny\\r\\n' >> crlf.txt && rm 'space name.txt' && "
-		   "chmod -x mode.sh && echo untracked > untracked.txt");
+		   "chmod -x mode.sh && echo untracked > untracked.txt && "
+		   /* staged, then put back as it was: git shows nothing against HEAD */
+		   "echo staged >> eol.txt && git add eol.txt && git show HEAD:eol.txt > eol.txt");
 	assert_build_matches(dir, &spec, "HEAD");
 	spec.staged = true;
 	assert_build_matches(dir, &spec, "--cached");

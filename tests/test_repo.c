@@ -57,7 +57,7 @@ static struct repo *open_at(const char *path)
 	struct repo *repo = NULL;
 
 	if (repo_open(&repo, path) < 0)
-		fail_msg("cannot open %s: %s", path, error_message());
+		fail_msg("cannot open %s: %s", path ? path : "the current directory", error_message());
 	return repo;
 }
 
