@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Benchmark: revline's first screen and memory on a big working-tree diff,
+# against tig (as `git diff | tig`) and `git diff` itself. Prints figures;
+# it is not a test (exit 0 unless the harness itself fails).
+#
+# usage: bash tests/bench/bench_diff.sh [--files N] [--lines N] [--runs N]
+#            [--rows R] [--cols C] [--repo DIR] [--build DIR] [--revline BIN]
+#            [--dump DIR] [--json FILE] [--force-repo]
+#
+#   --files N    changed files in the generated repository (default 5000)
+#   --lines N    changed lines, additions + deletions (default 200000)
+#   --runs N     measured runs of each figure, after one warm-up (default 5)
+#   --rows/--cols  pseudo-terminal size (default 40 x 120)
+#   --repo DIR   where the repository is generated (default
+#                ${TMPDIR:-/tmp}/revline-bench-repo-FILES-LINES); reused when it
+#                already holds one made with the same parameters
+#   --build DIR  build directory for revline (default
+#                ${TMPDIR:-/tmp}/revline-bench-build, RelWithDebInfo)
+#   --revline BIN  measure this binary instead of building one
+#   --dump DIR   write both programs' first screens (as the harness saw them)
+#   --json FILE  write the raw figures
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source_dir=$(cd "$here/../.." && pwd)
+tmp=${TMPDIR:-/tmp}
+files=5000 lines=200000 runs=5 rows=40 cols=120
+repo= build="$tmp/revline-bench-build" revline= dump= json= force=
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--files) files=$2; shift 2 ;;
+	--lines) lines=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--rows) rows=$2; shift 2 ;;
+	--cols) cols=$2; shift 2 ;;
+	--repo) repo=$2; shift 2 ;;
+	--build) build=$2; shift 2 ;;
+	--revline) revline=$2; shift 2 ;;
+	--dump) dump=$2; shift 2 ;;
+	--json) json=$2; shift 2 ;;
+	--force-repo) force=--force; shift ;;
+	-h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "bench_diff.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+repo=${repo:-$tmp/revline-bench-repo-$files-$lines}
+
+for tool in python3 git tig cc cmake; do
+	command -v "$tool" >/dev/null || { echo "bench_diff.sh: needs $tool" >&2; exit 2; }
+done
+# The system python, when there is one: the harness needs only its standard library.
+python=python3
+[ -x /usr/bin/python3 ] && python=/usr/bin/python3
+
+echo "== build"
+if [ -z "$revline" ]; then
+	cmake -S "$source_dir" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DREVLINE_TESTS=OFF >"$build.log" 2>&1 ||
+		{ cat "$build.log" >&2; echo "bench_diff.sh: cmake configure failed" >&2; exit 2; }
+	cmake --build "$build" -j"$(nproc)" --target revline >>"$build.log" 2>&1 ||
+		{ tail -30 "$build.log" >&2; echo "bench_diff.sh: build failed" >&2; exit 2; }
+	revline=$build/bin/revline
+	echo "  revline: $revline (RelWithDebInfo)"
+fi
+helper="$tmp/revline-bench-rusage_exec"
+if [ ! -x "$helper" ] || [ "$here/rusage_exec.c" -nt "$helper" ]; then
+	cc -O2 -Wall -Wextra -o "$helper" "$here/rusage_exec.c"
+fi
+echo "  tig: $(tig --version | head -1); git: $(git --version)"
+
+echo "== repository"
+start=$(date +%s)
+"$python" "$here/gen_repo.py" "$repo" --files "$files" --lines "$lines" $force | sed 's/^/  /'
+echo "  $repo ($(( $(date +%s) - start )) s)"
+
+echo "== measuring"
+home=$(mktemp -d "$tmp/revline-bench-home.XXXXXX")
+trap 'rm -rf "$home"' EXIT
+args=(--revline "$revline" --rusage-exec "$helper" --repo "$repo" --runs "$runs"
+      --rows "$rows" --cols "$cols")
+[ -n "$dump" ] && args+=(--dump "$dump")
+[ -n "$json" ] && args+=(--json "$json")
+BENCH_HOME=$home "$python" "$here/ptybench.py" "${args[@]}"
