@@ -331,13 +331,27 @@ build_many()
 	done
 }
 
+# basic, with a theme file under .git (out of git's sight) that has two bad
+# lines, for REVLINE_THEME=.git/bad-theme.
+build_badtheme()
+{
+	build_basic
+	cat >.git/bad-theme <<'THEME'
+# a theme with mistakes
+color diff-add   green    default bold
+color diff-del   gren     default
+colour hunk-header cyan default
+color cursor     default  default reverse
+THEME
+}
+
 # fixture_build NAME DIR
 fixture_build()
 {
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many) ;;
+	basic|empty|many|badtheme) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1
