@@ -39,7 +39,7 @@ static void pipe_dispatch(void *ctx, const struct pollfd *fds, int n)
 
 struct idle_work {
 	int slices;
-	int todo;
+	int remaining;
 };
 
 static bool idle_slice(void *ctx)
@@ -47,7 +47,7 @@ static bool idle_slice(void *ctx)
 	struct idle_work *w = ctx;
 
 	w->slices++;
-	return --w->todo > 0;
+	return --w->remaining > 0;
 }
 
 struct timer {
@@ -122,7 +122,7 @@ static void test_idle_runs_in_slices_without_waiting(void **state)
 	assert_int_equal(work.slices, 5);
 	assert_false(loop_busy(&loop));
 	/* Input that arrives while work remains is still read at once. */
-	work.todo = 3;
+	work.remaining = 3;
 	loop_wake(idle);
 	assert_int_equal(write(ps.fds[1], "key", 3), 3);
 	loop_step(&loop, 5000);
