@@ -8,7 +8,7 @@
  * main() dispatches through this table and `revline help` prints from it.
  */
 #define COMMAND_LIST(X) \
-	X(diff, (&target_options, &diff_options, &global_options), \
+	X(diff, (&target_options, &diff_options, &json_options, &global_options), \
 	  "revline diff [TARGET] [--stat | --name-status | --json]", \
 	  "print the diff that revline reviews", \
 	  "Prints the diff of the target as unified text (the default), as a stat, as\n" \

@@ -23,8 +23,10 @@
 
 #define DIFF_OPTIONS(X) \
 	X(OPT_STAT,        "stat",        0, NULL, "a line per file with a bar of its changes") \
-	X(OPT_NAME_STATUS, "name-status", 0, NULL, "a status letter and the path(s) per file") \
-	X(OPT_JSON,        "json",        0, NULL, "the diff model as JSON")
+	X(OPT_NAME_STATUS, "name-status", 0, NULL, "a status letter and the path(s) per file")
+
+#define JSON_OPTIONS(X) \
+	X(OPT_JSON, "json", 0, NULL, "print JSON")
 
 enum opt_id {
 	OPT_END = 0,
@@ -33,6 +35,7 @@ enum opt_id {
 	GLOBAL_OPTIONS(OPT_ENUM)
 	TARGET_OPTIONS(OPT_ENUM)
 	DIFF_OPTIONS(OPT_ENUM)
+	JSON_OPTIONS(OPT_ENUM)
 #undef OPT_ENUM
 };
 
@@ -69,7 +72,7 @@ int opt_next(struct opt_parser *p, const char **value);
 /* The options of the tables as help lines. */
 void opt_print_help(const struct opt_table *const *tables);
 
-extern const struct opt_table global_options, target_options, diff_options;
+extern const struct opt_table global_options, target_options, diff_options, json_options;
 
 /* Take a target option or a range into spec; false when id is not one. */
 bool target_option(struct target_spec *spec, int id, const char *value);

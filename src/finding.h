@@ -1,0 +1,56 @@
+#ifndef REVLINE_FINDING_H
+#define REVLINE_FINDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "severity.h"
+
+/*
+ * A finding and the evidence behind it (the evidence-based review seed):
+ * what the model says it examined, and revline's own verdict after looking
+ * for that code in the real file.
+ */
+struct evidence {
+	char *code_examined;            /* the code the model says it read */
+	int range_start, range_end;     /* line_range_examined; 0 when not given */
+	char *method;                   /* verification_method */
+	bool checked_elsewhere;         /* checked_for_handling_elsewhere */
+	char *where_checked;
+	bool impact;                    /* is_impact_finding: outside the diff on purpose */
+};
+
+struct finding {
+	int64_t id;                     /* in the store; 0 until stored */
+	char *rule_id;
+	char *file;
+	int line, end_line;             /* end_line is line when not given */
+	enum severity severity;
+	char *category;
+	char *title;
+	char *issue;
+	char *suggestion;
+	struct evidence evidence;
+	bool verified;
+	char *verify_note;              /* why verified, or why not */
+	char **from_rules;              /* the rules a merged finding came from */
+	size_t nfrom;
+	char fingerprint[41];           /* rule id + path + normalised code */
+	bool suppressed;                /* marked false positive earlier */
+};
+
+void finding_release(struct finding *finding);
+void findings_free(struct finding *findings, size_t count);
+/* A deep copy. */
+int finding_copy(struct finding *out, const struct finding *from);
+
+/*
+ * Set the fingerprint: a hash of the rule id, the path and the examined
+ * code with diff markers and all whitespace removed, so that the same
+ * finding is recognised after the code moves.
+ */
+void finding_fingerprint(struct finding *finding);
+
+#endif

@@ -1,0 +1,77 @@
+#ifndef REVLINE_RESULT_H
+#define REVLINE_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "finding.h"
+#include "rules.h"
+
+/*
+ * What a check produces: a result per rule as it settles, then the report
+ * of the reduce step. X(ID, name as stored and printed).
+ */
+#define RULE_STATUS_LIST(X) \
+	X(RULE_QUEUED,       "queued") \
+	X(RULE_RUNNING,      "running") \
+	X(RULE_COMPLIANT,    "compliant") \
+	X(RULE_ATTENTION,    "attention") \
+	X(RULE_NOT_RELEVANT, "not_relevant") \
+	X(RULE_ERROR,        "error") \
+	X(RULE_TIMEOUT,      "timeout") \
+	X(RULE_SKIPPED,      "skipped")
+
+enum rule_status {
+#define RULE_STATUS_ENUM(id, name) id,
+	RULE_STATUS_LIST(RULE_STATUS_ENUM)
+#undef RULE_STATUS_ENUM
+};
+
+const char *rule_status_name(enum rule_status status);
+bool rule_status_parse(enum rule_status *out, const char *name);
+/* Whether the rule has settled (not queued or running). */
+bool rule_status_settled(enum rule_status status);
+
+struct rule_result {
+	const struct rule *rule;
+	int64_t id;                     /* its check_threadlines row; 0 until stored */
+	enum rule_status status;
+	bool cached;                    /* every chunk came from the cache */
+	int attempts;                   /* requests made, retries included */
+	long duration_ms;
+	char *error;                    /* why it failed, timed out or was skipped */
+	char *reasoning;
+	char **file_references;
+	size_t nrefs;
+	struct finding *findings;
+	size_t nfindings;
+	long tokens_in, tokens_out;
+	int chunks;                     /* tasks the rule was split into */
+	int chunks_done;
+};
+
+void rule_result_release(struct rule_result *result);
+
+/* The reduce step's report (map-reduce seed): merged, ordered findings. */
+struct report {
+	char *summary;
+	char *overall_severity;         /* clean, minor-issues, needs-work, critical */
+	char **must_fix;
+	size_t nmust_fix;
+	struct finding *findings;
+	size_t nfindings;
+	bool synthesized;               /* by the reduce call; false: the fallback */
+	char *fallback_reason;          /* why the fallback was used, or NULL */
+};
+
+void report_release(struct report *report);
+
+struct check_stats {
+	long requests;
+	long cache_hits;
+	long tokens_in;
+	long tokens_out;
+};
+
+#endif

@@ -1,0 +1,100 @@
+#ifndef REVLINE_SCHED_H
+#define REVLINE_SCHED_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The scheduler: HTTP requests (one per task) run over libcurl's multi
+ * interface under a concurrency limit, the largest task first, each with a
+ * timeout that grows with its size, retried with exponential backoff and
+ * jitter (honouring Retry-After on 429 and 503; never on other 4xx).
+ *
+ * It never blocks. The caller's event loop asks for the descriptors to
+ * wait on (sched_fds) and how long it may wait (sched_timeout), polls, and
+ * hands the results to sched_step, which moves transfers on, starts queued
+ * tasks and collects the finished ones. Each settled task gives one event
+ * (sched_next); a task that starts its first transfer also gives a
+ * SCHED_STARTED event, so a front end can show it running.
+ */
+
+struct sched;
+
+struct sched_options {
+	int concurrency;        /* transfers at once, >= 1 (default 5) */
+	double timeout;         /* seconds for a small task (default 120); a task of
+				 * W bytes gets timeout * (1 + W / 65536) */
+	int retries;            /* further attempts after the first (default 2) */
+	double backoff;         /* seconds before the first retry (default 1), doubled
+				 * each time, with up to 25% jitter either way */
+	double backoff_max;     /* at most this long between attempts (default 30) */
+	double retry_after_max; /* Retry-After is honoured up to this (default 300) */
+};
+
+/* The defaults above. */
+void sched_options_init(struct sched_options *options);
+
+struct sched_request {
+	const char *url;
+	const char *const *headers;     /* "Name: value"; copied */
+	size_t nheaders;
+	const char *body;               /* POSTed as is; copied */
+	size_t body_len;
+	size_t weight;                  /* the prompt's size in bytes: order and timeout */
+};
+
+enum sched_status {
+	SCHED_STARTED,          /* not settled: the first transfer began */
+	SCHED_DONE,             /* an HTTP 2xx answer */
+	SCHED_HTTP_ERROR,       /* an HTTP error that is final (4xx, or 5xx after the retries) */
+	SCHED_FAILED,           /* no answer (connection refused, reset...) after the retries */
+	SCHED_TIMEOUT,          /* the last attempt ran out of time */
+	SCHED_CANCELLED,
+};
+
+struct sched_event {
+	uint64_t task;
+	void *user;
+	enum sched_status status;
+	long http_status;       /* of the last attempt, 0 when none */
+	char *body;             /* the last answer's body (NUL-terminated), or NULL */
+	size_t body_len;
+	int attempts;           /* transfers made */
+	long duration_ms;       /* from the first start to the settling */
+	char error[256];        /* what went wrong, for the user */
+};
+
+int sched_new(struct sched **out, const struct sched_options *options);
+/* Cancels everything still pending; no events are given. */
+void sched_free(struct sched *sched);
+
+/* Queue a task; *id identifies it in events. */
+int sched_add(struct sched *sched, uint64_t *id, const struct sched_request *request, void *user);
+/* Cancel a queued or running task: it settles as SCHED_CANCELLED. */
+void sched_cancel(struct sched *sched, uint64_t id);
+void sched_cancel_all(struct sched *sched);
+
+/* Descriptors to wait on (up to max); returns how many were filled. */
+int sched_fds(struct sched *sched, struct pollfd *out, int max);
+/* Milliseconds until sched_step must run even without events, or -1. */
+int sched_timeout(struct sched *sched);
+/* Move everything on; fds are what sched_fds gave, with revents set. */
+int sched_step(struct sched *sched, const struct pollfd *fds, int n);
+/* The next event, if any; release it with sched_event_release. */
+bool sched_next(struct sched *sched, struct sched_event *out);
+void sched_event_release(struct sched_event *event);
+
+/* Tasks not settled yet (queued, running or waiting to retry). */
+size_t sched_pending(const struct sched *sched);
+/* Transfers running now (never more than the concurrency). */
+size_t sched_running(const struct sched *sched);
+
+/*
+ * For callers without their own loop (the CLI): wait up to max_ms for
+ * something to happen and step once. Returns 0 or a negative status.
+ */
+int sched_wait(struct sched *sched, int max_ms);
+
+#endif

@@ -1,0 +1,81 @@
+#ifndef REVLINE_STORE_H
+#define REVLINE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "result.h"
+#include "rules.h"
+
+/*
+ * The store: one SQLite database (WAL, foreign keys, a busy timeout,
+ * migrations by PRAGMA user_version). Every write is its own transaction,
+ * made the moment the data arrives, so a crash mid-check keeps everything
+ * received so far. Tables follow the violation-fix seed: repos, checks,
+ * check_diffs, check_threadlines (the rules of a check), check_results,
+ * findings, llm_cache. API keys are never stored.
+ */
+
+struct store;
+struct config;
+
+/*
+ * Where the database is: REVLINE_DB, git config revline.db, else
+ * $XDG_DATA_HOME/revline/revline.db (~/.local/share/...).
+ */
+int store_default_path(struct buf *out, struct config *config);
+
+/* Open (creating the file, its directory and the schema as needed). */
+int store_open(struct store **out, const char *path);
+void store_close(struct store *store);
+const char *store_path(const struct store *store);
+/* The schema version (PRAGMA user_version) after migrations. */
+int store_version(struct store *store);
+
+struct check_record {
+	const char *repo_path;          /* the working tree (or git dir when bare) */
+	const char *repo_name;
+	const char *branch;
+	const char *environment;        /* "local" (the column exists for CI) */
+	const char *base_label, *base_oid;
+	const char *head_label, *head_oid;
+	const char *target;             /* the target's description */
+	const char *diff;               /* the whole diff text */
+	size_t diff_len;
+	size_t files;
+	uint64_t additions, deletions;
+	int64_t created_ms;             /* when the check started (unix ms); 0: now */
+};
+
+/* A new check, status "running", with its diff. */
+int store_check_begin(struct store *store, int64_t *id, const struct check_record *record);
+
+/* A rule taking part in a check (check_threadlines): id, path, content, patterns. */
+int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule);
+
+/*
+ * A rule's settled result and its findings, in one transaction. Sets each
+ * finding's id.
+ */
+int store_result_put(struct store *store, int64_t check_id, struct rule_result *result);
+
+/*
+ * The end of a check: its status (complete, partial, failed, cancelled),
+ * duration, statistics, and the reduced report, whose merged findings are
+ * stored too (with from_rules).
+ */
+int store_check_finish(struct store *store, int64_t check_id, const char *status,
+		       long duration_ms, const struct check_stats *stats, struct report *report);
+
+/* The LLM cache: an answer by key, or RL_ENOTFOUND. */
+int store_cache_get(struct store *store, const char *key, char **answer,
+		    long *tokens_in, long *tokens_out);
+int store_cache_put(struct store *store, const char *key, const char *provider,
+		    const char *model, const char *answer, long tokens_in, long tokens_out);
+
+/* The SQLite handle, for modules that add their own queries (history, feedback). */
+struct sqlite3 *store_db(struct store *store);
+
+#endif
