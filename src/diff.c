@@ -128,31 +128,44 @@ static int lines_print(struct buf *out, const struct diff_file *file, const stru
 	return error;
 }
 
-int diff_file_print(struct buf *out, struct diff *diff, size_t index)
+int diff_file_print_hunks(struct buf *out, struct diff *diff, size_t index,
+			  uint32_t first, uint32_t count)
 {
 	const struct diff_file *file;
-	uint32_t i;
+	uint32_t i, end;
+	bool second = false;
 	int error;
 
 	if ((error = diff_file_load(diff, index)) < 0)
 		return error;
 	file = &diff->files[index];
+	end = first + count < file->nhunks ? first + count : file->nhunks;
 	if ((error = buf_put(out, file->header, file->header_len)) < 0)
 		return error;
-	for (i = 0; i < file->nhunks; i++) {
+	for (i = first; i < end; i++) {
 		const struct diff_hunk *hunk = &file->hunks[i];
 
-		if (file->header2 && i == file->split_hunk &&
-		    (error = buf_put(out, file->header2, file->header2_len)) < 0)
-			return error;
+		/* A type change's creation header comes before its first hunk. */
+		if (file->header2 && i >= file->split_hunk && !second) {
+			second = true;
+			if ((error = buf_put(out, file->header2, file->header2_len)) < 0)
+				return error;
+		}
 		if ((error = buf_put(out, hunk->header, hunk->header_len)) < 0 ||
 		    (error = buf_putc(out, '\n')) < 0 ||
 		    (error = lines_print(out, file, hunk)) < 0)
 			return error;
 	}
-	if (file->header2 && file->split_hunk >= file->nhunks)
+	if (file->header2 && !second && end >= file->nhunks && file->split_hunk >= file->nhunks)
 		error = buf_put(out, file->header2, file->header2_len);
 	return error;
+}
+
+int diff_file_print(struct buf *out, struct diff *diff, size_t index)
+{
+	int error = diff_file_load(diff, index);
+
+	return error < 0 ? error : diff_file_print_hunks(out, diff, index, 0, diff->files[index].nhunks);
 }
 
 int diff_print(struct buf *out, struct diff *diff)

@@ -147,6 +147,9 @@ bool diff_counted(const struct diff *diff);
 /* Append the unified text of one file, or of the whole diff, to out. */
 int diff_file_print(struct buf *out, struct diff *diff, size_t index);
 int diff_print(struct buf *out, struct diff *diff);
+/* One file's header and only hunks [first, first + count). */
+int diff_file_print_hunks(struct buf *out, struct diff *diff, size_t index,
+			  uint32_t first, uint32_t count);
 
 /* The changed paths (new paths; old paths too for renames when both is set). */
 int diff_extract_files(char ***out, size_t *count, const struct diff *diff, bool both);

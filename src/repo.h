@@ -60,4 +60,24 @@ void target_release(struct target *target);
  */
 int repo_diff(struct diff **out, struct repo *repo, const struct target *target);
 
+/*
+ * A file as it is on one side of the target: the old side is the base
+ * tree; the new side is the head tree, the index, or the working tree.
+ * RL_ENOTFOUND when the file does not exist on that side.
+ */
+int repo_read(struct buf *out, struct repo *repo, const struct target *target,
+	      const char *path, bool old_side);
+
+/*
+ * A file of the working tree by repository path, refusing absolute paths,
+ * ".." and anything (a symlink, say) that resolves outside the tree.
+ */
+int repo_read_workdir(struct buf *out, struct repo *repo, const char *path);
+
+/*
+ * What the author says about the change: the branch, and the subjects and
+ * bodies of the commits between the base and the head (at most max).
+ */
+int repo_intent(struct buf *out, struct repo *repo, const struct target *target, int max);
+
 #endif

@@ -1,0 +1,1127 @@
+/* One review: rules, tasks, answers, evidence, reduce, storage, events. */
+#include "check.h"
+#include "answer.h"
+#include "evidence.h"
+#include "prompt.h"
+#include "reduce.h"
+#include "status.h"
+
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_BUDGET 24000
+#define MAP_SCHEMA "map-1"
+#define REDUCE_SCHEMA "reduce-1"
+
+struct chunk {
+	struct check *check;
+	size_t rule;
+	int part, parts;
+	char *system, *user;
+	char key[41];           /* the cache key */
+	bool json_mode;
+	bool settled;
+	bool cached;
+	enum rule_status status;
+	struct map_answer answer;
+	char *error;
+	int attempts;
+	long tokens_in, tokens_out;
+	size_t weight;
+};
+
+struct rule_state {
+	struct rule_result result;
+	struct chunk **chunks;
+	size_t nchunks, settled;
+	int64_t started_ms;
+};
+
+struct check {
+	struct repo *repo;
+	const struct target *target;
+	struct diff *diff;
+	struct check_options opts;
+	struct rule_set rules;
+	struct rule_state *states;
+	size_t nstates, unsettled;
+	struct sched *sched;
+	struct report report;
+	struct chunk reduce;    /* the reduce call, when there is one */
+	bool reducing;
+	struct finding *reduce_input;
+	size_t nreduce_input;
+	struct check_stats stats;
+	int64_t id;
+	int64_t started_ms;     /* monotonic */
+	long duration_ms;
+	struct check_event *events;
+	size_t nevents, next_event, events_alloc;
+	bool done, cancelled;
+	const char *status;
+	char *intent;
+	char *store_error;
+};
+
+static int64_t now_ms(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int event_push(struct check *c, enum check_event_kind kind, size_t rule)
+{
+	if (c->nevents == c->events_alloc) {
+		size_t n = c->events_alloc ? c->events_alloc * 2 : 32;
+		struct check_event *grown = realloc(c->events, n * sizeof(*grown));
+
+		if (!grown)
+			return error_nomem();
+		c->events = grown;
+		c->events_alloc = n;
+	}
+	c->events[c->nevents++] = (struct check_event){ kind, rule };
+	return 0;
+}
+
+bool check_next_event(struct check *c, struct check_event *out)
+{
+	if (c->next_event >= c->nevents)
+		return false;
+	*out = c->events[c->next_event++];
+	if (c->next_event == c->nevents)
+		c->next_event = c->nevents = 0;
+	return true;
+}
+
+/* A store failure never stops the check; the first one is kept for the front end. */
+static void store_failed(struct check *c)
+{
+	if (!c->store_error)
+		c->store_error = strdup(error_message());
+}
+
+bool check_is_lock_file(const char *path)
+{
+	static const char *const locks[] = {
+		"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock", "go.sum",
+		"poetry.lock", "Gemfile.lock", "composer.lock",
+	};
+	const char *base = strrchr(path, '/');
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
+		if (!strcmp(base, locks[i]))
+			return true;
+	return false;
+}
+
+int check_new(struct check **out, struct repo *repo, const struct target *target,
+	      struct diff *diff, const struct check_options *options)
+{
+	struct check *c = calloc(1, sizeof(*c));
+
+	*out = NULL;
+	if (!c)
+		return error_nomem();
+	c->repo = repo;
+	c->target = target;
+	c->diff = diff;
+	c->opts = *options;
+	if (c->opts.token_budget <= 0)
+		c->opts.token_budget = DEFAULT_BUDGET;
+	if (!c->opts.environment)
+		c->opts.environment = "local";
+	c->status = "running";
+	*out = c;
+	return 0;
+}
+
+static void chunk_free(struct chunk *k)
+{
+	if (!k)
+		return;
+	free(k->system);
+	free(k->user);
+	free(k->error);
+	answer_release(&k->answer);
+	if (k != &k->check->reduce)
+		free(k);
+}
+
+void check_free(struct check *c)
+{
+	size_t i, k;
+
+	if (!c)
+		return;
+	sched_free(c->sched);
+	for (i = 0; i < c->nstates; i++) {
+		for (k = 0; k < c->states[i].nchunks; k++)
+			chunk_free(c->states[i].chunks[k]);
+		free(c->states[i].chunks);
+		rule_result_release(&c->states[i].result);
+	}
+	free(c->states);
+	c->reduce.check = c;
+	chunk_free(&c->reduce);
+	findings_free(c->reduce_input, c->nreduce_input);
+	report_release(&c->report);
+	rules_release(&c->rules);
+	free(c->events);
+	free(c->intent);
+	free(c->store_error);
+	free(c);
+}
+
+/* --rule ID: keep only the named rules; every name must exist. */
+static int rules_select(struct check *c)
+{
+	struct rule *kept;
+	size_t i, k, n = 0;
+
+	if (!c->opts.nrule_ids)
+		return 0;
+	for (i = 0; i < c->opts.nrule_ids; i++)
+		if (!rules_find(&c->rules, c->opts.rule_ids[i]))
+			return error_set(RL_EUSAGE, "no rule with id '%s' (see 'revline rules')",
+					 c->opts.rule_ids[i]);
+	if (!(kept = calloc(c->opts.nrule_ids, sizeof(*kept))))
+		return error_nomem();
+	for (i = 0; i < c->rules.count; i++) {
+		for (k = 0; k < c->opts.nrule_ids && strcmp(c->rules.rules[i].id, c->opts.rule_ids[k]); k++)
+			;
+		if (k < c->opts.nrule_ids)
+			kept[n++] = c->rules.rules[i];
+		else
+			rule_release(&c->rules.rules[i]);
+	}
+	free(c->rules.rules);
+	c->rules.rules = kept;
+	c->rules.count = n;
+	return 0;
+}
+
+static int store_begin(struct check *c)
+{
+	struct buf text = BUF_INIT;
+	struct check_record rec = { 0 };
+	size_t i;
+	int error = 0;
+
+	if (!c->opts.store)
+		return 0;
+	if ((error = diff_print(&text, c->diff)) < 0)
+		goto done;
+	rec.repo_path = c->repo->workdir ? c->repo->workdir : c->repo->gitdir;
+	rec.repo_name = c->repo->name;
+	rec.branch = c->repo->branch;
+	rec.environment = c->opts.environment;
+	rec.base_label = c->target->base_label;
+	rec.base_oid = c->target->base_oid;
+	rec.head_label = c->target->head_label;
+	rec.head_oid = c->target->head_oid;
+	rec.target = c->target->description;
+	rec.diff = text.ptr ? text.ptr : "";
+	rec.diff_len = text.len;
+	rec.files = c->diff->nfiles;
+	rec.additions = c->diff->additions;
+	rec.deletions = c->diff->deletions;
+	if (store_check_begin(c->opts.store, &c->id, &rec) < 0) {
+		error = error_status();
+		goto done;
+	}
+	for (i = 0; i < c->nstates; i++)
+		if (store_rule_add(c->opts.store, &c->states[i].result.id, c->id, c->states[i].result.rule) < 0)
+			store_failed(c);
+done:
+	buf_release(&text);
+	return error;
+}
+
+/* The files of the diff a rule looks at: matching, not binary, not lock files. */
+static bool rule_wants(const struct rule *rule, const struct diff_file *f)
+{
+	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path))
+		return false;
+	return rule_applies(rule, f->path) || (f->old_path != f->path && rule_applies(rule, f->old_path));
+}
+
+static int file_reader_read(void *ctx, const char *path, bool old_side, struct buf *out)
+{
+	struct check *c = ctx;
+
+	return repo_read(out, c->repo, c->target, path, old_side);
+}
+
+static void findings_verify(struct check *c, struct finding *f, size_t n)
+{
+	const struct file_reader reader = { file_reader_read, c };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		evidence_check(&f[i], c->diff, &reader);
+		finding_fingerprint(&f[i]);
+	}
+}
+
+static void rule_settle(struct check *c, size_t index)
+{
+	struct rule_state *s = &c->states[index];
+
+	findings_verify(c, s->result.findings, s->result.nfindings);
+	if (s->started_ms)
+		s->result.duration_ms = (long)(now_ms(CLOCK_MONOTONIC) - s->started_ms);
+	if (c->opts.store && store_result_put(c->opts.store, c->id, &s->result) < 0)
+		store_failed(c);
+	c->unsettled--;
+	event_push(c, CHECK_RULE_SETTLED, index);
+}
+
+static int settle_as(struct check *c, size_t index, enum rule_status status, const char *why)
+{
+	struct rule_state *s = &c->states[index];
+
+	s->result.status = status;
+	if (why && !(s->result.error = strdup(why)))
+		return error_nomem();
+	rule_settle(c, index);
+	return 0;
+}
+
+struct local_ctx {
+	struct rule_result *r;
+	const struct diff_file *file;
+	int error;
+};
+
+static void local_found(int line, const char *text, size_t len, void *arg)
+{
+	struct local_ctx *ctx = arg;
+	struct rule_result *r = ctx->r;
+	struct finding *grown, *f;
+	struct buf issue = BUF_INIT;
+
+	if (ctx->error || !(grown = realloc(r->findings, (r->nfindings + 1) * sizeof(*grown)))) {
+		ctx->error = RL_ENOMEM;
+		return;
+	}
+	r->findings = grown;
+	f = &grown[r->nfindings++];
+	memset(f, 0, sizeof(*f));
+	buf_printf(&issue, "An added line matches the pattern of %s.", r->rule->id);
+	f->rule_id = strdup(r->rule->id);
+	f->file = strdup(ctx->file->path);
+	f->line = f->end_line = line;
+	f->severity = r->rule->severity;
+	f->category = r->rule->category ? strdup(r->rule->category) : NULL;
+	f->title = strdup(r->rule->name);
+	f->issue = buf_detach(&issue);
+	f->evidence.code_examined = strndup(text, len);
+	f->evidence.range_start = f->evidence.range_end = line;
+	if (asprintf(&f->evidence.method, "local check: the pattern /%s/ on the added lines",
+		     r->rule->pattern) < 0)
+		f->evidence.method = NULL;
+	if (!f->rule_id || !f->file || !f->title || !f->evidence.code_examined)
+		ctx->error = RL_ENOMEM;
+}
+
+/* A local pattern rule runs at once, offline. */
+static int run_local(struct check *c, size_t index)
+{
+	struct rule_result *r = &c->states[index].result;
+	struct local_ctx ctx = { r, NULL, 0 };
+	size_t i;
+	int error;
+
+	for (i = 0; i < c->diff->nfiles && !ctx.error; i++) {
+		if (!rule_wants(r->rule, &c->diff->files[i]))
+			continue;
+		if ((error = diff_file_load(c->diff, i)) < 0)
+			return error;
+		ctx.file = &c->diff->files[i];
+		if ((error = rule_match_local(r->rule, ctx.file, local_found, &ctx)) < 0)
+			return settle_as(c, index, RULE_ERROR, error_message());
+	}
+	if (ctx.error)
+		return error_nomem();
+	return settle_as(c, index, r->nfindings ? RULE_ATTENTION : RULE_COMPLIANT, NULL);
+}
+
+static void cache_key(char out[41], const char *schema, const struct llm_config *llm,
+		      const char *model, const char *system, const char *user)
+{
+	struct buf text = BUF_INIT;
+	git_oid oid;
+
+	buf_printf(&text, "%s%c%s%c%s%c%s%c", schema, 0, provider_name(llm->provider), 0,
+		   llm->base_url ? llm->base_url : "", 0, model, 0);
+	buf_puts(&text, system);
+	buf_putc(&text, '\0');
+	buf_puts(&text, user);
+	git_odb_hash(&oid, text.ptr, text.len, GIT_OBJECT_BLOB);
+	git_oid_tostr(out, 41, &oid);
+	buf_release(&text);
+}
+
+/* Context files, each fenced under its path. */
+static int context_text(struct buf *out, struct check *c, const struct rule *rule)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < rule->ncontext && !error; i++) {
+		struct buf content = BUF_INIT;
+
+		error = buf_printf(out, "## %s\n\n", rule->context_files[i]);
+		if (!error && repo_read_workdir(&content, c->repo, rule->context_files[i]) < 0)
+			error = buf_printf(out, "(cannot be read: %s)\n\n", error_message());
+		else if (!error && (error = prompt_fence(out, NULL, content.ptr ? content.ptr : "",
+							 content.len)) == 0)
+			error = buf_putc(out, '\n');
+		buf_release(&content);
+	}
+	return error;
+}
+
+struct piece {
+	size_t file;
+	uint32_t first, count;  /* hunks */
+	size_t bytes;
+};
+
+struct plan {
+	struct piece *pieces;
+	size_t npieces;
+	size_t *starts;         /* chunk k is pieces [starts[k], starts[k + 1]) */
+	size_t nchunks;
+};
+
+static int plan_add_piece(struct plan *p, struct piece piece)
+{
+	struct piece *grown = realloc(p->pieces, (p->npieces + 1) * sizeof(*grown));
+
+	if (!grown)
+		return error_nomem();
+	p->pieces = grown;
+	p->pieces[p->npieces++] = piece;
+	return 0;
+}
+
+static size_t piece_bytes(const struct diff_file *f, uint32_t first, uint32_t count)
+{
+	size_t bytes = f->header_len + f->header2_len;
+	uint32_t h, l;
+
+	for (h = first; h < first + count; h++) {
+		bytes += f->hunks[h].header_len + 1;
+		for (l = 0; l < f->hunks[h].nlines; l++)
+			bytes += f->lines[f->hunks[h].first_line + l].len + 2;
+	}
+	return bytes;
+}
+
+/* A file too big for one task is cut into runs of hunks that fit. */
+static int plan_file(struct plan *p, struct diff *diff, size_t index, size_t budget)
+{
+	const struct diff_file *f = &diff->files[index];
+	size_t total = piece_bytes(f, 0, f->nhunks);
+	uint32_t first = 0, h;
+
+	if (total <= budget || f->nhunks <= 1)
+		return plan_add_piece(p, (struct piece){ index, 0, f->nhunks, total });
+	for (h = 1; h <= f->nhunks; h++) {
+		if (h < f->nhunks && piece_bytes(f, first, h + 1 - first) <= budget)
+			continue;
+		if (plan_add_piece(p, (struct piece){ index, first, h - first,
+						      piece_bytes(f, first, h - first) }) < 0)
+			return RL_ENOMEM;
+		first = h;
+	}
+	return 0;
+}
+
+/* Pieces grouped into chunks under the budget, in diff order. */
+static int plan_chunks(struct plan *p, size_t budget)
+{
+	size_t i, used = 0;
+
+	if (!(p->starts = calloc(p->npieces + 2, sizeof(size_t))))
+		return error_nomem();
+	for (i = 0; i < p->npieces; i++) {
+		if (i == 0 || used + p->pieces[i].bytes > budget) {
+			p->starts[p->nchunks++] = i;
+			used = 0;
+		}
+		used += p->pieces[i].bytes;
+	}
+	p->starts[p->nchunks] = p->npieces;
+	return 0;
+}
+
+static int chunk_diff(struct buf *text, struct buf *files, struct diff *diff, const struct plan *p,
+		      size_t k)
+{
+	size_t i, n = 0;
+	int error = 0;
+
+	for (i = p->starts[k]; i < p->starts[k + 1] && !error; i++) {
+		const struct piece *piece = &p->pieces[i];
+
+		error = diff_file_print_hunks(text, diff, piece->file, piece->first, piece->count);
+		if (!error && (i == p->starts[k] || piece->file != p->pieces[i - 1].file) && n++ < 20)
+			error = buf_printf(files, "%s%s", n > 1 ? ", " : "", diff->files[piece->file].path);
+	}
+	if (!error && n > 20)
+		error = buf_printf(files, " and %zu more", n - 20);
+	return error;
+}
+
+static int chunk_prompt(struct chunk *k, struct check *c, const struct rule *rule, const char *diff_text,
+			const char *files, const char *context)
+{
+	struct buf sys = BUF_INIT, user = BUF_INIT, fenced = BUF_INIT;
+	char part[64] = "";
+	int error;
+
+	if (k->parts > 1)
+		snprintf(part, sizeof(part), "part %d of %d", k->part, k->parts);
+	if ((error = prompt_fence(&fenced, "diff", diff_text, strlen(diff_text))) == 0) {
+		const struct prompt_var vars[] = {
+			{ "rule_id", rule->id }, { "rule_name", rule->name },
+			{ "severity", severity_name(rule->severity) }, { "category", rule->category },
+			{ "rule_body", rule->body }, { "intent", c->intent }, { "chunk", part },
+			{ "files", files }, { "diff", fenced.ptr }, { "context_files", context },
+			{ "examples", NULL },
+		};
+
+		error = prompt_render(&sys, &user, "map", vars, sizeof(vars) / sizeof(vars[0]));
+	}
+	if (!error) {
+		k->system = buf_detach(&sys);
+		k->user = buf_detach(&user);
+		k->weight = strlen(k->system) + strlen(k->user);
+	}
+	buf_release(&sys);
+	buf_release(&user);
+	buf_release(&fenced);
+	return error;
+}
+
+static int chunk_add(struct rule_state *s, struct chunk *k)
+{
+	struct chunk **grown = realloc(s->chunks, (s->nchunks + 1) * sizeof(*grown));
+
+	if (!grown)
+		return error_nomem();
+	s->chunks = grown;
+	s->chunks[s->nchunks++] = k;
+	return 0;
+}
+
+/* The tasks of an LLM rule: its diff (split when over the budget) and context. */
+static int plan_rule(struct check *c, size_t index)
+{
+	struct rule_state *s = &c->states[index];
+	const struct rule *rule = s->result.rule;
+	struct buf context = BUF_INIT;
+	struct plan p = { 0 };
+	size_t i, budget;
+	long fixed;
+	int error = 0;
+
+	if ((error = context_text(&context, c, rule)) < 0)
+		goto done;
+	fixed = llm_tokens(strlen(rule->body) + context.len + 6000);
+	budget = (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
+	for (i = 0; i < c->diff->nfiles && !error; i++)
+		if (rule_wants(rule, &c->diff->files[i]) && (error = diff_file_load(c->diff, i)) == 0)
+			error = plan_file(&p, c->diff, i, budget);
+	if (error || (error = plan_chunks(&p, budget)) < 0)
+		goto done;
+	for (i = 0; i < p.nchunks && !error; i++) {
+		struct buf text = BUF_INIT, files = BUF_INIT;
+		struct chunk *k = calloc(1, sizeof(*k));
+
+		if (!k) {
+			error = error_nomem();
+			break;
+		}
+		*k = (struct chunk){ .check = c, .rule = index, .part = (int)i + 1,
+				     .parts = (int)p.nchunks, .json_mode = true };
+		if ((error = chunk_add(s, k)) < 0) {
+			free(k);
+			break;
+		}
+		if ((error = chunk_diff(&text, &files, c->diff, &p, i)) == 0)
+			error = chunk_prompt(k, c, rule, text.ptr ? text.ptr : "", files.ptr,
+					     context.len ? context.ptr : NULL);
+		buf_release(&text);
+		buf_release(&files);
+	}
+	s->result.chunks = (int)s->nchunks;
+done:
+	free(p.pieces);
+	free(p.starts);
+	buf_release(&context);
+	return error;
+}
+
+static const char *model_of(const struct check *c, const struct rule *rule)
+{
+	return rule && rule->model ? rule->model : c->opts.llm->model;
+}
+
+static int chunk_submit(struct check *c, struct chunk *k, const char *model)
+{
+	struct sched_request req = { 0 };
+	struct llm_call call;
+	uint64_t task;
+	int error;
+
+	if ((error = llm_call_build(&call, c->opts.llm, model, k->system, k->user, k->json_mode)) < 0)
+		return error;
+	req.url = call.url;
+	req.headers = (const char *const *)call.headers;
+	req.nheaders = call.nheaders;
+	req.body = call.body;
+	req.body_len = call.body_len;
+	req.weight = k->weight;
+	error = sched_add(c->sched, &task, &req, k);
+	llm_call_release(&call);
+	return error;
+}
+
+static void chunk_answer(struct check *c, struct chunk *k, const char *text, size_t len);
+
+/* A cached answer settles a chunk at once, without a request. */
+static bool chunk_from_cache(struct check *c, struct chunk *k)
+{
+	char *answer = NULL;
+	long in = 0, out = 0;
+
+	if (c->opts.no_cache || !c->opts.store ||
+	    store_cache_get(c->opts.store, k->key, &answer, &in, &out) < 0)
+		return false;
+	k->cached = true;
+	k->tokens_in = in;
+	k->tokens_out = out;
+	c->stats.cache_hits++;
+	chunk_answer(c, k, answer, strlen(answer));
+	free(answer);
+	return true;
+}
+
+static void rule_collect(struct check *c, size_t index);
+
+static void chunk_settled(struct check *c, struct chunk *k)
+{
+	struct rule_state *s = &c->states[k->rule];
+
+	k->settled = true;
+	if (++s->settled == s->nchunks)
+		rule_collect(c, k->rule);
+}
+
+static void chunk_fail(struct check *c, struct chunk *k, enum rule_status status, const char *why)
+{
+	k->status = status;
+	free(k->error);
+	k->error = strdup(why);
+	chunk_settled(c, k);
+}
+
+static void reduce_answer(struct check *c, const char *text, size_t len);
+
+static void chunk_answer(struct check *c, struct chunk *k, const char *text, size_t len)
+{
+	if (k == &c->reduce) {
+		reduce_answer(c, text, len);
+		return;
+	}
+	if (answer_parse(&k->answer, text, len, c->states[k->rule].result.rule) < 0) {
+		struct buf why = BUF_INIT;
+
+		buf_printf(&why, "the answer cannot be used: %s", error_message());
+		chunk_fail(c, k, RULE_ERROR, why.ptr);
+		buf_release(&why);
+		return;
+	}
+	k->status = k->answer.status;
+	chunk_settled(c, k);
+}
+
+static int strings_append(char ***items, size_t *count, char **more, size_t nmore)
+{
+	char **grown;
+	size_t i;
+
+	if (!nmore)
+		return 0;
+	if (!(grown = realloc(*items, (*count + nmore) * sizeof(char *))))
+		return error_nomem();
+	*items = grown;
+	for (i = 0; i < nmore; i++)
+		grown[(*count)++] = more[i];
+	return 0;
+}
+
+/* The rule's result is the union of its chunks'. */
+static void rule_collect(struct check *c, size_t index)
+{
+	struct rule_state *s = &c->states[index];
+	struct rule_result *r = &s->result;
+	bool timeout = false, failed = false, attention = false, relevant = false, cached = true;
+	struct buf reasoning = BUF_INIT, errors = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < s->nchunks; i++) {
+		struct chunk *k = s->chunks[i];
+		struct finding *grown;
+
+		timeout |= k->status == RULE_TIMEOUT;
+		failed |= k->status == RULE_ERROR;
+		attention |= k->status == RULE_ATTENTION;
+		relevant |= k->status == RULE_COMPLIANT || k->status == RULE_ATTENTION;
+		cached &= k->cached;
+		r->attempts += k->attempts;
+		r->tokens_in += k->tokens_in;
+		r->tokens_out += k->tokens_out;
+		if (k->error && s->nchunks > 1)
+			buf_printf(&errors, "%spart %d of %d: %s", errors.len ? "; " : "", k->part,
+				   k->parts, k->error);
+		else if (k->error)
+			buf_puts(&errors, k->error);
+		if (k->answer.reasoning && s->nchunks > 1)
+			buf_printf(&reasoning, "%sPart %d of %d: %s", reasoning.len ? "\n\n" : "",
+				   k->part, k->parts, k->answer.reasoning);
+		else if (k->answer.reasoning)
+			buf_puts(&reasoning, k->answer.reasoning);
+		if (k->answer.nfindings &&
+		    (grown = realloc(r->findings, (r->nfindings + k->answer.nfindings) * sizeof(*grown)))) {
+			r->findings = grown;
+			memcpy(grown + r->nfindings, k->answer.findings, k->answer.nfindings * sizeof(*grown));
+			r->nfindings += k->answer.nfindings;
+			free(k->answer.findings);
+			k->answer.findings = NULL;
+			k->answer.nfindings = 0;
+		}
+		if (strings_append(&r->file_references, &r->nrefs, k->answer.file_references,
+				   k->answer.nrefs) == 0) {
+			free(k->answer.file_references);
+			k->answer.file_references = NULL;
+			k->answer.nrefs = 0;
+		}
+	}
+	r->status = timeout ? RULE_TIMEOUT : failed ? RULE_ERROR : attention ? RULE_ATTENTION :
+		relevant ? RULE_COMPLIANT : RULE_NOT_RELEVANT;
+	r->cached = cached;
+	r->reasoning = reasoning.len ? buf_detach(&reasoning) : NULL;
+	r->error = errors.len ? buf_detach(&errors) : NULL;
+	buf_release(&reasoning);
+	buf_release(&errors);
+	rule_settle(c, index);
+}
+
+static bool reduce_wanted(const struct finding *f)
+{
+	return !f->suppressed;
+}
+
+static int reduce_collect(struct check *c)
+{
+	size_t i, k, n = 0;
+	int error = 0;
+
+	for (i = 0; i < c->nstates; i++)
+		n += c->states[i].result.nfindings;
+	if (!(c->reduce_input = calloc(n + 1, sizeof(struct finding))))
+		return error_nomem();
+	for (i = 0; i < c->nstates && !error; i++) {
+		const struct rule_result *r = &c->states[i].result;
+
+		for (k = 0; k < r->nfindings && !error; k++) {
+			const struct finding *f = &r->findings[k];
+
+			if (!reduce_wanted(f) || (!f->verified && !c->opts.show_unverified))
+				continue;
+			if ((error = finding_copy(&c->reduce_input[c->nreduce_input], f)) == 0)
+				c->nreduce_input++;
+		}
+	}
+	return error;
+}
+
+static const char *final_status(const struct check *c)
+{
+	size_t i, ok = 0, bad = 0, skipped = 0;
+
+	if (c->cancelled)
+		return "cancelled";
+	for (i = 0; i < c->nstates; i++) {
+		enum rule_status s = c->states[i].result.status;
+
+		ok += s == RULE_COMPLIANT || s == RULE_ATTENTION || s == RULE_NOT_RELEVANT;
+		bad += s == RULE_ERROR || s == RULE_TIMEOUT;
+		skipped += s == RULE_SKIPPED;
+	}
+	if (bad && !ok)
+		return "failed";
+	return bad || skipped ? "partial" : "complete";
+}
+
+static void check_finish(struct check *c)
+{
+	c->duration_ms = (long)(now_ms(CLOCK_MONOTONIC) - c->started_ms);
+	c->status = final_status(c);
+	if (c->opts.store && store_check_finish(c->opts.store, c->id, c->status, c->duration_ms,
+						&c->stats, &c->report) < 0)
+		store_failed(c);
+	c->done = true;
+	event_push(c, CHECK_DONE, 0);
+}
+
+static void reduce_fall_back(struct check *c, const char *reason)
+{
+	report_release(&c->report);
+	if (reduce_fallback(&c->report, c->reduce_input, c->nreduce_input, reason) < 0)
+		c->report.summary = strdup(error_message());
+	check_finish(c);
+}
+
+static void reduce_answer(struct check *c, const char *text, size_t len)
+{
+	struct buf why = BUF_INIT;
+
+	report_release(&c->report);
+	if (reduce_parse(&c->report, text, len, c->reduce_input, c->nreduce_input) == 0) {
+		check_finish(c);
+		return;
+	}
+	buf_printf(&why, "the reduce answer cannot be used: %s", error_message());
+	reduce_fall_back(c, why.ptr);
+	buf_release(&why);
+}
+
+static void reduce_start(struct check *c)
+{
+	struct reduce_context ctx = { c->target->description, c->diff->nfiles, c->intent };
+	struct buf sys = BUF_INIT, user = BUF_INIT;
+
+	if (reduce_collect(c) < 0) {
+		reduce_fall_back(c, error_message());
+		return;
+	}
+	if (c->nreduce_input < 2 || c->cancelled) {
+		reduce_fall_back(c, NULL);
+		return;
+	}
+	if (c->opts.no_reduce || c->opts.llm->provider == PROVIDER_NONE) {
+		reduce_fall_back(c, c->opts.no_reduce ? "the reduce call is off (revline.reduce)" :
+				 "no LLM is configured");
+		return;
+	}
+	if (reduce_prompt(&sys, &user, c->reduce_input, c->nreduce_input, &ctx) < 0) {
+		reduce_fall_back(c, error_message());
+		goto done;
+	}
+	c->reduce = (struct chunk){ .check = c, .json_mode = true };
+	c->reduce.system = buf_detach(&sys);
+	c->reduce.user = buf_detach(&user);
+	c->reduce.weight = strlen(c->reduce.system) + strlen(c->reduce.user);
+	cache_key(c->reduce.key, REDUCE_SCHEMA, c->opts.llm, c->opts.llm->reduce_model,
+		  c->reduce.system, c->reduce.user);
+	c->reducing = true;
+	if (chunk_from_cache(c, &c->reduce))
+		goto done;
+	if (chunk_submit(c, &c->reduce, c->opts.llm->reduce_model) < 0) {
+		reduce_fall_back(c, error_message());
+		goto done;
+	}
+	event_push(c, CHECK_REDUCE_STARTED, 0);
+done:
+	buf_release(&sys);
+	buf_release(&user);
+}
+
+/* After every state change: when the last rule settles, reduce. */
+static void check_advance(struct check *c)
+{
+	if (!c->unsettled && !c->reducing && !c->done)
+		reduce_start(c);
+}
+
+static int start_rule(struct check *c, size_t index)
+{
+	struct rule_state *s = &c->states[index];
+	const struct rule *rule = s->result.rule;
+	size_t i, k;
+	int error;
+
+	for (i = 0; i < c->diff->nfiles && !rule_wants(rule, &c->diff->files[i]); i++)
+		;
+	if (i == c->diff->nfiles)
+		return settle_as(c, index, RULE_NOT_RELEVANT, NULL);
+	if (rule->kind == RULE_LOCAL)
+		return run_local(c, index);
+	if (c->opts.llm->provider == PROVIDER_NONE)
+		return settle_as(c, index, RULE_SKIPPED, llm_setup_hint);
+	if ((error = plan_rule(c, index)) < 0)
+		return settle_as(c, index, RULE_ERROR, error_message());
+	for (k = 0; k < s->nchunks; k++) {
+		struct chunk *ch = s->chunks[k];
+
+		cache_key(ch->key, MAP_SCHEMA, c->opts.llm, model_of(c, rule), ch->system, ch->user);
+		if (chunk_from_cache(c, ch))
+			continue;
+		if ((error = chunk_submit(c, ch, model_of(c, rule))) < 0)
+			chunk_fail(c, ch, RULE_ERROR, error_message());
+	}
+	return 0;
+}
+
+int check_start(struct check *c)
+{
+	struct rules_options ro = { c->opts.rule_dirs, c->opts.nrule_dirs, c->repo->workdir, false, false };
+	struct buf intent = BUF_INIT;
+	size_t i;
+	int error;
+
+	c->started_ms = now_ms(CLOCK_MONOTONIC);
+	if ((error = rules_load(&c->rules, &ro)) < 0 || (error = rules_select(c)) < 0)
+		return error;
+	if ((error = sched_new(&c->sched, &c->opts.sched)) < 0)
+		return error;
+	if (!(c->states = calloc(c->rules.count + 1, sizeof(*c->states))))
+		return error_nomem();
+	for (i = 0; i < c->rules.count; i++) {
+		c->states[i].result.rule = &c->rules.rules[i];
+		c->states[i].result.status = RULE_QUEUED;
+	}
+	c->nstates = c->unsettled = c->rules.count;
+	repo_intent(&intent, c->repo, c->target, 20);
+	c->intent = buf_detach(&intent);
+	if ((error = store_begin(c)) < 0)
+		return error;
+	for (i = 0; i < c->nstates && !error; i++)
+		error = start_rule(c, i);
+	if (!error)
+		check_advance(c);
+	return error;
+}
+
+static struct chunk *event_chunk(struct check *c, const struct sched_event *ev)
+{
+	(void)c;
+	return ev->user;
+}
+
+static void on_started(struct check *c, struct chunk *k)
+{
+	struct rule_state *s;
+
+	if (k == &c->reduce)
+		return;
+	s = &c->states[k->rule];
+	if (!s->started_ms) {
+		s->started_ms = now_ms(CLOCK_MONOTONIC);
+		s->result.status = RULE_RUNNING;
+		event_push(c, CHECK_RULE_STARTED, k->rule);
+	}
+}
+
+static void on_done(struct check *c, struct chunk *k, const struct sched_event *ev)
+{
+	struct llm_reply reply;
+	const char *model = k == &c->reduce ? c->opts.llm->reduce_model :
+		model_of(c, c->states[k->rule].result.rule);
+
+	if (llm_reply_parse(&reply, c->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0) {
+		if (k == &c->reduce)
+			reduce_fall_back(c, error_message());
+		else
+			chunk_fail(c, k, RULE_ERROR, error_message());
+		return;
+	}
+	k->tokens_in += reply.tokens_in;
+	k->tokens_out += reply.tokens_out;
+	c->stats.tokens_in += reply.tokens_in;
+	c->stats.tokens_out += reply.tokens_out;
+	if (c->opts.store && store_cache_put(c->opts.store, k->key, provider_name(c->opts.llm->provider),
+					     model, reply.text, reply.tokens_in, reply.tokens_out) < 0)
+		store_failed(c);
+	chunk_answer(c, k, reply.text, strlen(reply.text));
+	llm_reply_release(&reply);
+}
+
+static void on_failed(struct check *c, struct chunk *k, const struct sched_event *ev)
+{
+	struct buf why = BUF_INIT;
+	enum rule_status status = ev->status == SCHED_TIMEOUT ? RULE_TIMEOUT : RULE_ERROR;
+
+	/* A server that does not take the JSON response format gets one more try without it. */
+	if (ev->status == SCHED_HTTP_ERROR && k->json_mode && c->opts.llm->json_mode &&
+	    llm_rejects_json_mode(ev->http_status, ev->body)) {
+		k->json_mode = false;
+		if (chunk_submit(c, k, k == &c->reduce ? c->opts.llm->reduce_model :
+				 model_of(c, c->states[k->rule].result.rule)) == 0)
+			return;
+	}
+	if (ev->status == SCHED_HTTP_ERROR)
+		llm_error_text(&why, ev->http_status, ev->body, ev->body_len);
+	else if (ev->status == SCHED_CANCELLED)
+		buf_puts(&why, "cancelled");
+	else
+		buf_puts(&why, ev->error);
+	if (k == &c->reduce) {
+		struct buf reason = BUF_INIT;
+
+		buf_printf(&reason, "the reduce call failed: %s", why.ptr);
+		reduce_fall_back(c, reason.ptr);
+		buf_release(&reason);
+	} else {
+		chunk_fail(c, k, status, why.ptr);
+	}
+	buf_release(&why);
+}
+
+static void handle_event(struct check *c, const struct sched_event *ev)
+{
+	struct chunk *k = event_chunk(c, ev);
+
+	if (ev->status == SCHED_STARTED) {
+		on_started(c, k);
+		return;
+	}
+	k->attempts += ev->attempts;
+	c->stats.requests += ev->attempts;
+	if (ev->status == SCHED_DONE)
+		on_done(c, k, ev);
+	else
+		on_failed(c, k, ev);
+}
+
+int check_step(struct check *c, const struct pollfd *fds, int n)
+{
+	struct sched_event ev;
+	int error = 0;
+
+	if (!c->sched || c->done)
+		return 0;
+	error = sched_step(c->sched, fds, n);
+	while (sched_next(c->sched, &ev)) {
+		handle_event(c, &ev);
+		sched_event_release(&ev);
+		check_advance(c);
+	}
+	return error;
+}
+
+int check_fds(struct check *c, struct pollfd *out, int max)
+{
+	return c->sched && !c->done ? sched_fds(c->sched, out, max) : 0;
+}
+
+int check_timeout(struct check *c)
+{
+	if (c->next_event < c->nevents)
+		return 0;
+	return c->sched && !c->done ? sched_timeout(c->sched) : -1;
+}
+
+int check_wait(struct check *c, int max_ms)
+{
+	struct sched_event ev;
+	int error;
+
+	if (!c->sched || c->done || c->next_event < c->nevents)
+		return 0;
+	error = sched_wait(c->sched, max_ms);
+	while (sched_next(c->sched, &ev)) {
+		handle_event(c, &ev);
+		sched_event_release(&ev);
+		check_advance(c);
+	}
+	return error;
+}
+
+void check_cancel(struct check *c)
+{
+	struct sched_event ev;
+
+	if (c->done || !c->sched)
+		return;
+	c->cancelled = true;
+	sched_cancel_all(c->sched);
+	while (sched_next(c->sched, &ev)) {
+		handle_event(c, &ev);
+		sched_event_release(&ev);
+		check_advance(c);
+	}
+}
+
+bool check_done(const struct check *c)
+{
+	return c->done;
+}
+
+size_t check_nresults(const struct check *c)
+{
+	return c->nstates;
+}
+
+const struct rule_result *check_result(const struct check *c, size_t index)
+{
+	return &c->states[index].result;
+}
+
+const struct rule_set *check_rules(const struct check *c)
+{
+	return &c->rules;
+}
+
+const struct report *check_report(const struct check *c)
+{
+	return &c->report;
+}
+
+const struct check_stats *check_stats(const struct check *c)
+{
+	return &c->stats;
+}
+
+const char *check_status(const struct check *c)
+{
+	return c->status;
+}
+
+int64_t check_id(const struct check *c)
+{
+	return c->id;
+}
+
+long check_duration_ms(const struct check *c)
+{
+	return c->done ? c->duration_ms : (long)(now_ms(CLOCK_MONOTONIC) - c->started_ms);
+}
+
+size_t check_unverified(const struct check *c)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < c->nstates; i++)
+		for (k = 0; k < c->states[i].result.nfindings; k++)
+			n += !c->states[i].result.findings[k].verified;
+	return n;
+}
+
+const char *check_store_error(const struct check *c)
+{
+	return c->store_error;
+}

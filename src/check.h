@@ -1,0 +1,95 @@
+#ifndef REVLINE_CHECK_H
+#define REVLINE_CHECK_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diff.h"
+#include "llm.h"
+#include "repo.h"
+#include "result.h"
+#include "rules.h"
+#include "sched.h"
+#include "store.h"
+
+/*
+ * One review from start to end (DESIGN §4): rules matched to the diff,
+ * a task per rule (or per chunk of an over-large rule diff), answers from
+ * the cache or through the scheduler, each parsed, its findings checked
+ * against the files and stored the moment it arrives; then the reduce
+ * step and the report. It never blocks: a front end drives it from its
+ * own loop (check_fds, check_timeout, check_step) and reads its events,
+ * which are the same for the CLI and the TUI.
+ */
+
+struct check_options {
+	const char *const *rule_dirs;   /* --rules DIR, searched first */
+	size_t nrule_dirs;
+	const char *const *rule_ids;    /* --rule ID: only these */
+	size_t nrule_ids;
+	bool no_cache;                  /* ask again even when the cache has the answer */
+	bool no_reduce;                 /* the programmatic reduce only */
+	bool show_unverified;           /* unverified findings go into the report too */
+	long token_budget;              /* a task's prompt, in tokens (0: 24000) */
+	const char *environment;        /* "local" by default */
+	struct llm_config *llm;         /* the provider (none is fine) */
+	struct sched_options sched;
+	struct store *store;            /* where results go (NULL: nowhere) */
+};
+
+enum check_event_kind {
+	CHECK_RULE_STARTED,     /* a rule's first request began */
+	CHECK_RULE_SETTLED,     /* a rule has its result (any status) */
+	CHECK_REDUCE_STARTED,   /* every rule settled; the reduce call began */
+	CHECK_DONE,             /* the report is ready and stored */
+};
+
+struct check_event {
+	enum check_event_kind kind;
+	size_t rule;            /* index of the rule's result, for rule events */
+};
+
+struct check;
+
+/* repo, target and diff must outlive the check. */
+int check_new(struct check **out, struct repo *repo, const struct target *target,
+	      struct diff *diff, const struct check_options *options);
+void check_free(struct check *check);
+
+/*
+ * Load the rules, store the check, settle what needs no request (rules
+ * matching no changed file, local pattern rules, cached answers, LLM rules
+ * without a provider) and queue the rest. RL_EUSAGE for an unknown --rule.
+ */
+int check_start(struct check *check);
+
+int check_fds(struct check *check, struct pollfd *out, int max);
+int check_timeout(struct check *check);
+int check_step(struct check *check, const struct pollfd *fds, int n);
+bool check_next_event(struct check *check, struct check_event *out);
+/* Wait up to max_ms and step (for the CLI). */
+int check_wait(struct check *check, int max_ms);
+/* Stop: running rules fail as cancelled; what arrived is kept and stored. */
+void check_cancel(struct check *check);
+bool check_done(const struct check *check);
+
+/* What it has so far. */
+size_t check_nresults(const struct check *check);
+const struct rule_result *check_result(const struct check *check, size_t index);
+const struct rule_set *check_rules(const struct check *check);
+const struct report *check_report(const struct check *check);
+const struct check_stats *check_stats(const struct check *check);
+const char *check_status(const struct check *check);   /* complete, partial, failed, cancelled */
+int64_t check_id(const struct check *check);
+long check_duration_ms(const struct check *check);
+/* The first failure to store something (the check went on), or NULL. */
+const char *check_store_error(const struct check *check);
+/* How many findings of settled rules are hidden (unverified) right now. */
+size_t check_unverified(const struct check *check);
+
+/* Lock files never go into a rule's diff. */
+bool check_is_lock_file(const char *path);
+
+#endif

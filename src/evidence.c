@@ -1,0 +1,316 @@
+#include "evidence.h"
+#include "status.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Lines without their whitespace. */
+struct lines {
+	char **text;
+	size_t count;
+};
+
+static void lines_release(struct lines *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->count; i++)
+		free(l->text[i]);
+	free(l->text);
+	memset(l, 0, sizeof(*l));
+}
+
+static char *squeeze(const char *s, size_t len)
+{
+	char *out = malloc(len + 1), *o = out;
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < len; i++)
+		if (!isspace((unsigned char)s[i]))
+			*o++ = s[i];
+	*o = '\0';
+	return out;
+}
+
+static int lines_add(struct lines *l, const char *s, size_t len)
+{
+	char **grown = realloc(l->text, (l->count + 1) * sizeof(char *));
+
+	if (!grown)
+		return error_nomem();
+	l->text = grown;
+	if (!(l->text[l->count] = squeeze(s, len)))
+		return error_nomem();
+	l->count++;
+	return 0;
+}
+
+static int lines_split(struct lines *out, const char *text, size_t len)
+{
+	size_t start = 0, i;
+	int error = 0;
+
+	for (i = 0; i <= len && !error; i++)
+		if (i == len || text[i] == '\n') {
+			if (i > start || i < len)
+				error = lines_add(out, text + start, i - start);
+			start = i + 1;
+		}
+	return error;
+}
+
+/* Whether every non-blank line starts with a diff marker (and one is + or -). */
+static bool all_marked(const struct lines *raw, const char *const *orig)
+{
+	bool changed = false;
+	size_t i;
+
+	for (i = 0; i < raw->count; i++) {
+		if (!*raw->text[i])
+			continue;
+		if (orig[i][0] != '+' && orig[i][0] != '-' && orig[i][0] != ' ')
+			return false;
+		changed |= orig[i][0] != ' ';
+	}
+	return changed;
+}
+
+/* "42: x" or "42 | x": a line-number prefix on every non-blank line. */
+static size_t number_prefix(const char *line)
+{
+	size_t i = 0;
+
+	while (line[i] == ' ')
+		i++;
+	if (!isdigit((unsigned char)line[i]))
+		return 0;
+	while (isdigit((unsigned char)line[i]))
+		i++;
+	while (line[i] == ' ')
+		i++;
+	return line[i] == ':' || line[i] == '|' ? i + 1 : 0;
+}
+
+static bool is_ellipsis(const char *squeezed)
+{
+	return !strcmp(squeezed, "...") || !strcmp(squeezed, "\xe2\x80\xa6") ||
+		!strcmp(squeezed, "//...") || !strcmp(squeezed, "#...") || !strcmp(squeezed, "/*...*/");
+}
+
+/* The quoted code as squeezed lines, markers and numbers stripped, blanks dropped. */
+static int needle_of(struct lines *out, const char *code)
+{
+	struct lines raw = { 0 };
+	char **orig = NULL;
+	size_t i;
+	bool marked, numbered = true;
+	int error;
+
+	if ((error = lines_split(&raw, code, strlen(code))) < 0)
+		goto done;
+	/* The originals, for markers and numbers (squeezing removed leading blanks). */
+	if (!(orig = calloc(raw.count + 1, sizeof(char *)))) {
+		error = error_nomem();
+		goto done;
+	}
+	for (i = 0; i < raw.count; i++) {
+		const char *nl = strchr(code, '\n');
+		size_t len = nl ? (size_t)(nl - code) : strlen(code);
+
+		orig[i] = strndup(code, len);
+		code += len + (nl ? 1 : 0);
+		if (*raw.text[i] && !number_prefix(orig[i]))
+			numbered = false;
+	}
+	marked = all_marked(&raw, (const char *const *)orig);
+	for (i = 0; i < raw.count && !error; i++) {
+		const char *line = orig[i];
+
+		if (numbered)
+			line += number_prefix(line);
+		if (marked && *line)
+			line++;
+		error = lines_add(out, line, strlen(line));
+		if (!error && (!*out->text[out->count - 1] || is_ellipsis(out->text[out->count - 1]))) {
+			free(out->text[--out->count]);
+		}
+	}
+done:
+	for (i = 0; orig && i < raw.count; i++)
+		free(orig[i]);
+	free(orig);
+	lines_release(&raw);
+	return error;
+}
+
+/*
+ * Whether the needle matches the file at line `at`: the first and last
+ * quoted lines may be fragments (the end or start of a long line), the
+ * others must be whole; blank file lines between them are skipped.
+ */
+static bool match_at(const struct lines *file, const struct lines *needle, size_t at, size_t *end)
+{
+	size_t i = at, k;
+
+	for (k = 0; k < needle->count; k++, i++) {
+		const char *want = needle->text[k], *have;
+
+		while (k > 0 && i < file->count && !*file->text[i])
+			i++;
+		if (i >= file->count)
+			return false;
+		have = file->text[i];
+		if (needle->count == 1) {
+			if (!strstr(have, want) || (strlen(want) < 8 && strcmp(have, want)))
+				return false;
+		} else if (k == 0) {
+			size_t hl = strlen(have), wl = strlen(want);
+
+			if (wl > hl || strcmp(have + hl - wl, want))
+				return false;
+		} else if (k == needle->count - 1) {
+			if (strncmp(have, want, strlen(want)))
+				return false;
+		} else if (strcmp(have, want)) {
+			return false;
+		}
+	}
+	*end = i - 1;
+	return true;
+}
+
+/* The match nearest to the claimed line: its first and last lines (1-based). */
+static bool find_code(const struct lines *file, const struct lines *needle, int near,
+		      int *first, int *last)
+{
+	size_t i, end;
+	long best = -1, dist;
+
+	for (i = 0; i < file->count; i++) {
+		if (!match_at(file, needle, i, &end))
+			continue;
+		dist = labs((long)i + 1 - near);
+		if (best < 0 || dist < best) {
+			best = dist;
+			*first = (int)i + 1;
+			*last = (int)end + 1;
+		}
+	}
+	return best >= 0;
+}
+
+static int note(struct finding *f, bool verified, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int note(struct finding *f, bool verified, const char *fmt, ...)
+{
+	struct buf text = BUF_INIT;
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	error = buf_vprintf(&text, fmt, ap);
+	va_end(ap);
+	free(f->verify_note);
+	f->verify_note = buf_detach(&text);
+	f->verified = verified;
+	return error;
+}
+
+/* The diff's file for a path as models write it ("b/src/x.c", "/abs/.../src/x.c"). */
+static long locate(const struct diff *diff, const char *path)
+{
+	long i = diff_find_file(diff, path), hit = -1;
+	size_t k, n = strlen(path);
+
+	if (i >= 0)
+		return i;
+	if ((path[0] == 'a' || path[0] == 'b') && path[1] == '/' && (i = diff_find_file(diff, path + 2)) >= 0)
+		return i;
+	for (k = 0; k < diff->nfiles; k++) {
+		const char *p = diff->files[k].path;
+		size_t m = strlen(p);
+
+		if (n > m && path[n - m - 1] == '/' && !strcmp(path + n - m, p)) {
+			if (hit >= 0)
+				return -1;  /* ambiguous */
+			hit = (long)k;
+		}
+	}
+	return hit;
+}
+
+static int search_side(const struct file_reader *reader, const char *path, bool old_side,
+		       const struct lines *needle, int near, int *first, int *last, bool *found)
+{
+	struct buf text = BUF_INIT;
+	struct lines file = { 0 };
+	int error;
+
+	*found = false;
+	if (reader->read(reader->ctx, path, old_side, &text) < 0) {
+		buf_release(&text);
+		return 0;  /* that side does not exist: nothing found there */
+	}
+	if ((error = lines_split(&file, text.ptr ? text.ptr : "", text.len)) == 0)
+		*found = find_code(&file, needle, near, first, last);
+	lines_release(&file);
+	buf_release(&text);
+	return error;
+}
+
+int evidence_check(struct finding *f, const struct diff *diff, const struct file_reader *reader)
+{
+	struct lines needle = { 0 };
+	long index = locate(diff, f->file);
+	const char *code = f->evidence.code_examined;
+	int first = 0, last = 0, error;
+	bool found = false, deleted = false;
+
+	if (index >= 0 && strcmp(f->file, diff->files[index].path)) {
+		free(f->file);
+		if (!(f->file = strdup(diff->files[index].path)))
+			return error_nomem();
+	}
+	if (index < 0 && !f->evidence.impact)
+		return note(f, false, "%s is not in the diff, and the finding is not marked as an "
+			    "impact finding", f->file);
+	if (index >= 0 && (diff->files[index].flags & DIFF_FILE_BINARY))
+		return note(f, false, "%s is a binary file", f->file);
+	if (!code || !*code)
+		return note(f, false, "the answer quoted no code to check");
+	if ((error = needle_of(&needle, code)) < 0)
+		goto done;
+	if (!needle.count) {
+		error = note(f, false, "the quoted code is empty");
+		goto done;
+	}
+	deleted = index >= 0 && diff->files[index].status == DIFF_DELETED;
+	if (!deleted && (error = search_side(reader, f->file, false, &needle, f->line, &first, &last,
+					     &found)) < 0)
+		goto done;
+	if (found) {
+		error = first == f->line || !f->line ?
+			note(f, true, "the quoted code is at lines %d-%d of %s", first, last, f->file) :
+			note(f, true, "the quoted code is at lines %d-%d of %s (the answer said %d)",
+			     first, last, f->file, f->line);
+		f->line = first;
+		f->end_line = last;
+		goto done;
+	}
+	if ((error = search_side(reader, index >= 0 ? diff->files[index].old_path : f->file, true,
+				 &needle, f->line, &first, &last, &found)) < 0)
+		goto done;
+	if (found)
+		error = note(f, true, "the quoted code is at lines %d-%d of the old version of %s "
+			     "(the change removes or alters it)", first, last, f->file);
+	else
+		error = note(f, false, "the quoted code is not in %s", f->file);
+done:
+	lines_release(&needle);
+	return error;
+}

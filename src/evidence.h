@@ -1,0 +1,28 @@
+#ifndef REVLINE_EVIDENCE_H
+#define REVLINE_EVIDENCE_H
+
+#include <stdbool.h>
+
+#include "buf.h"
+#include "diff.h"
+#include "finding.h"
+
+/*
+ * revline's own evidence check (DESIGN §7), not the model's: the file must
+ * be in the diff (or the finding an impact finding), the code the model
+ * says it examined must be in the file (compared line by line without
+ * whitespace, diff markers and line-number prefixes stripped), and the
+ * finding's line is corrected to where the code is. A finding that fails
+ * is kept, marked unverified, with the reason.
+ */
+
+/* How the check reads a file as it is on one side of the change. */
+struct file_reader {
+	int (*read)(void *ctx, const char *path, bool old_side, struct buf *out);
+	void *ctx;
+};
+
+/* Sets verified and verify_note (and may correct file, line and end_line). */
+int evidence_check(struct finding *finding, const struct diff *diff, const struct file_reader *reader);
+
+#endif

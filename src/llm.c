@@ -1,0 +1,442 @@
+/* LLM providers: settings, requests, answers, and JSON inside answers. */
+#include "llm.h"
+#include "config.h"
+#include "status.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static const char *const provider_names[] = {
+#define PROVIDER_NAME(id, name) name,
+	PROVIDER_LIST(PROVIDER_NAME)
+#undef PROVIDER_NAME
+};
+
+const char llm_setup_hint[] =
+	"no LLM is configured: set OPENAI_API_KEY, or ANTHROPIC_API_KEY, or point "
+	"REVLINE_BASE_URL at a local OpenAI-compatible server (Ollama: "
+	"http://localhost:11434/v1, llama.cpp: http://localhost:8080/v1) and set REVLINE_MODEL";
+
+const char *provider_name(enum provider provider)
+{
+	return (size_t)provider < sizeof(provider_names) / sizeof(provider_names[0]) ?
+		provider_names[provider] : "unknown";
+}
+
+static bool provider_parse(enum provider *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(provider_names) / sizeof(provider_names[0]); i++)
+		if (!strcasecmp(provider_names[i], name)) {
+			*out = (enum provider)i;
+			return true;
+		}
+	return false;
+}
+
+static char *env_copy(const char *name)
+{
+	const char *value = getenv(name);
+
+	return value && *value ? strdup(value) : NULL;
+}
+
+/* The first line printed by revline.apiKeyCommand, without its newline. */
+static int key_from_command(char **out, const char *command)
+{
+	struct buf text = BUF_INIT;
+	char chunk[512];
+	FILE *fp = popen(command, "r");
+	size_t n;
+	int status;
+
+	*out = NULL;
+	if (!fp)
+		return error_set(RL_ECONFIG, "revline.apiKeyCommand could not be run");
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		buf_put(&text, chunk, n);
+	status = pclose(fp);
+	if (status != 0 || !text.len) {
+		buf_release(&text);
+		return error_set(RL_ECONFIG, "revline.apiKeyCommand failed (%s); run it by hand to see why",
+				 status != 0 ? "it exited with an error" : "it printed nothing");
+	}
+	text.len = strcspn(text.ptr, "\r\n");
+	text.ptr[text.len] = '\0';
+	*out = buf_detach(&text);
+	return 0;
+}
+
+static void trim_slashes(char *url)
+{
+	size_t n = strlen(url);
+
+	while (n && url[n - 1] == '/')
+		url[--n] = '\0';
+}
+
+static int choose_provider(struct llm_config *c, struct config *config)
+{
+	char *name = NULL;
+	int error = 0;
+
+	if (config_get(&name, config, "revline.provider") == 0) {
+		if (!provider_parse(&c->provider, name))
+			error = error_set(RL_ECONFIG, "unknown provider '%s' in REVLINE_PROVIDER or "
+					  "revline.provider (use openai, anthropic or none)", name);
+		free(name);
+		return error;
+	}
+	if (getenv("ANTHROPIC_API_KEY") && *getenv("ANTHROPIC_API_KEY") &&
+	    !(getenv("OPENAI_API_KEY") && *getenv("OPENAI_API_KEY")) && !c->base_url)
+		c->provider = PROVIDER_ANTHROPIC;
+	else if (c->base_url || (getenv("OPENAI_API_KEY") && *getenv("OPENAI_API_KEY")))
+		c->provider = PROVIDER_OPENAI;
+	else
+		c->provider = PROVIDER_NONE;
+	return 0;
+}
+
+static int load_key(struct llm_config *c, struct config *config)
+{
+	const char *env = c->provider == PROVIDER_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
+	char *command = NULL;
+	int error = 0;
+
+	if ((c->api_key = env_copy(env))) {
+		c->key_source = env;
+		return 0;
+	}
+	if (config_get(&command, config, "revline.apiKeyCommand") == 0) {
+		error = key_from_command(&c->api_key, command);
+		c->key_source = "revline.apiKeyCommand";
+		free(command);
+	}
+	return error;
+}
+
+static bool config_false(struct config *config, const char *key)
+{
+	char *value = NULL;
+	bool off = false;
+
+	if (config_get(&value, config, key) == 0)
+		off = !strcasecmp(value, "false") || !strcmp(value, "0") || !strcasecmp(value, "no") ||
+			!strcasecmp(value, "off");
+	free(value);
+	return off;
+}
+
+int llm_config_load(struct llm_config *c, struct config *config)
+{
+	int error;
+
+	memset(c, 0, sizeof(*c));
+	c->key_source = "none";
+	c->json_mode = true;
+	c->max_tokens = 4096;
+	if (config_get(&c->base_url, config, "revline.baseUrl") != 0)
+		c->base_url = env_copy("OPENAI_BASE_URL");
+	if ((error = choose_provider(c, config)) < 0)
+		goto fail;
+	if (c->provider == PROVIDER_NONE)
+		return 0;
+	if (!c->base_url)
+		c->base_url = strdup(c->provider == PROVIDER_ANTHROPIC ? "https://api.anthropic.com/v1" :
+				     "https://api.openai.com/v1");
+	if (config_get(&c->model, config, "revline.model") != 0)
+		c->model = strdup(c->provider == PROVIDER_ANTHROPIC ? "claude-3-5-haiku-latest" :
+				  "gpt-4o-mini");
+	if (config_get(&c->reduce_model, config, "revline.reduceModel") != 0)
+		c->reduce_model = c->model ? strdup(c->model) : NULL;
+	if (!c->base_url || !c->model || !c->reduce_model) {
+		error = error_nomem();
+		goto fail;
+	}
+	trim_slashes(c->base_url);
+	c->json_mode = !config_false(config, "revline.jsonMode");
+	if ((error = load_key(c, config)) < 0)
+		goto fail;
+	return 0;
+fail:
+	llm_config_release(c);
+	return error;
+}
+
+void llm_config_release(struct llm_config *c)
+{
+	free(c->base_url);
+	free(c->model);
+	free(c->reduce_model);
+	if (c->api_key) {
+		/* Do not leave the key in freed memory. */
+		volatile char *p = c->api_key;
+
+		while (*p)
+			*p++ = '\0';
+		free(c->api_key);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+static int add_header(struct llm_call *call, const char *fmt, const char *value)
+{
+	char **headers = realloc(call->headers, (call->nheaders + 1) * sizeof(char *));
+	struct buf line = BUF_INIT;
+
+	if (!headers)
+		return error_nomem();
+	call->headers = headers;
+	if (buf_printf(&line, fmt, value) < 0)
+		return RL_ENOMEM;
+	call->headers[call->nheaders++] = buf_detach(&line);
+	return 0;
+}
+
+static json_t *openai_body(const struct llm_config *c, const char *model, const char *system,
+			   const char *user, bool json_mode)
+{
+	json_t *body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:f}", "model", model,
+				 "messages", "role", "system", "content", system,
+				 "role", "user", "content", user, "temperature", 0.2);
+
+	(void)c;
+	if (body && json_mode)
+		json_object_set_new(body, "response_format", json_pack("{s:s}", "type", "json_object"));
+	return body;
+}
+
+static json_t *anthropic_body(const struct llm_config *c, const char *model, const char *system,
+			      const char *user)
+{
+	return json_pack("{s:s, s:I, s:s, s:[{s:s, s:s}], s:f}", "model", model,
+			 "max_tokens", (json_int_t)c->max_tokens, "system", system,
+			 "messages", "role", "user", "content", user, "temperature", 0.2);
+}
+
+int llm_call_build(struct llm_call *out, const struct llm_config *c, const char *model,
+		   const char *system, const char *user, bool json_mode)
+{
+	bool anthropic = c->provider == PROVIDER_ANTHROPIC;
+	json_t *body;
+	struct buf url = BUF_INIT;
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (c->provider == PROVIDER_NONE)
+		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
+	body = anthropic ? anthropic_body(c, model, system, user) :
+		openai_body(c, model, system, user, json_mode && c->json_mode);
+	if (!body || !(out->body = json_dumps(body, JSON_COMPACT))) {
+		json_decref(body);
+		return error_set(RL_ERROR, "cannot build the request (is the prompt valid UTF-8?)");
+	}
+	json_decref(body);
+	out->body_len = strlen(out->body);
+	if ((error = buf_printf(&url, "%s/%s", c->base_url, anthropic ? "messages" : "chat/completions")) < 0)
+		goto fail;
+	out->url = buf_detach(&url);
+	if ((error = add_header(out, "Content-Type: %s", "application/json")) < 0)
+		goto fail;
+	if (anthropic) {
+		if ((error = add_header(out, "anthropic-version: %s", "2023-06-01")) < 0 ||
+		    (c->api_key && (error = add_header(out, "x-api-key: %s", c->api_key)) < 0))
+			goto fail;
+	} else if (c->api_key && (error = add_header(out, "Authorization: Bearer %s", c->api_key)) < 0) {
+		goto fail;
+	}
+	return 0;
+fail:
+	llm_call_release(out);
+	return error;
+}
+
+void llm_call_release(struct llm_call *call)
+{
+	size_t i;
+
+	for (i = 0; i < call->nheaders; i++) {
+		volatile char *p = call->headers[i];
+
+		while (*p)
+			*p++ = '\0';
+		free(call->headers[i]);
+	}
+	free(call->headers);
+	free(call->url);
+	free(call->body);
+	memset(call, 0, sizeof(*call));
+}
+
+/* The first bytes of a text, for an error message. */
+static void quote_start(char *out, size_t size, const char *text, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len && n + 2 < size && i < 100; i++)
+		out[n++] = (text[i] == '\n' || text[i] == '\r' || text[i] == '\t') ? ' ' : text[i];
+	out[n] = '\0';
+	if (i < len && n + 4 < size)
+		strcat(out, "...");
+}
+
+static json_int_t usage_value(json_t *usage, const char *key)
+{
+	json_t *v = json_object_get(usage, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : 0;
+}
+
+static const char *reply_text(json_t *root, enum provider provider)
+{
+	json_t *content;
+	size_t i;
+
+	if (provider == PROVIDER_ANTHROPIC) {
+		content = json_object_get(root, "content");
+		for (i = 0; json_is_array(content) && i < json_array_size(content); i++) {
+			json_t *part = json_array_get(content, i);
+
+			if (json_is_string(json_object_get(part, "text")))
+				return json_string_value(json_object_get(part, "text"));
+		}
+		return NULL;
+	}
+	content = json_object_get(json_object_get(json_array_get(json_object_get(root, "choices"), 0),
+						  "message"), "content");
+	return json_is_string(content) ? json_string_value(content) : NULL;
+}
+
+int llm_reply_parse(struct llm_reply *out, enum provider provider, const char *body, size_t len)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(body, len, 0, &jerr), *usage;
+	const char *text;
+	char start[128];
+
+	memset(out, 0, sizeof(*out));
+	quote_start(start, sizeof(start), body, len);
+	if (!root)
+		return error_set(RL_EPARSE, "the server's answer is not JSON: \"%s\"", start);
+	if (!(text = reply_text(root, provider))) {
+		json_decref(root);
+		return error_set(RL_EPARSE, "the server's answer has no %s: \"%s\"",
+				 provider == PROVIDER_ANTHROPIC ? "content text" : "choices[0].message.content",
+				 start);
+	}
+	usage = json_object_get(root, "usage");
+	out->tokens_in = (long)(provider == PROVIDER_ANTHROPIC ? usage_value(usage, "input_tokens") :
+				usage_value(usage, "prompt_tokens"));
+	out->tokens_out = (long)(provider == PROVIDER_ANTHROPIC ? usage_value(usage, "output_tokens") :
+				 usage_value(usage, "completion_tokens"));
+	out->text = strdup(text);
+	json_decref(root);
+	return out->text ? 0 : error_nomem();
+}
+
+void llm_reply_release(struct llm_reply *reply)
+{
+	free(reply->text);
+	memset(reply, 0, sizeof(*reply));
+}
+
+static bool contains_icase(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; s && *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+bool llm_rejects_json_mode(long http_status, const char *body)
+{
+	return http_status >= 400 && http_status < 500 && body &&
+		(contains_icase(body, "response_format") || contains_icase(body, "json_object") ||
+		 contains_icase(body, "json mode"));
+}
+
+void llm_error_text(struct buf *out, long http_status, const char *body, size_t len)
+{
+	json_t *root = body ? json_loadb(body, len, 0, NULL) : NULL;
+	json_t *err = json_object_get(root, "error"), *msg;
+	char start[128];
+
+	msg = json_is_object(err) ? json_object_get(err, "message") : err;
+	if (!json_is_string(msg))
+		msg = json_object_get(root, "message");
+	if (json_is_string(msg)) {
+		buf_printf(out, "HTTP %ld: %s", http_status, json_string_value(msg));
+	} else {
+		quote_start(start, sizeof(start), body ? body : "", body ? len : 0);
+		buf_printf(out, "HTTP %ld%s%s", http_status, *start ? ": " : "", start);
+	}
+	json_decref(root);
+}
+
+/* A value parsed from text[start..end), if it is an object or an array. */
+static json_t *try_parse(const char *text, size_t len)
+{
+	json_t *value = json_loadb(text, len, JSON_DISABLE_EOF_CHECK, NULL);
+
+	if (value && !json_is_object(value) && !json_is_array(value)) {
+		json_decref(value);
+		value = NULL;
+	}
+	return value;
+}
+
+/* The contents of the first ``` fence (```json or plain) that parse. */
+static json_t *from_fences(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while ((p = memmem(p, (size_t)(end - p), "```", 3))) {
+		const char *body = memchr(p, '\n', (size_t)(end - p)), *close;
+		json_t *value;
+
+		if (!body)
+			return NULL;
+		body++;
+		close = memmem(body, (size_t)(end - body), "```", 3);
+		if (!close)
+			close = end;
+		if ((value = try_parse(body, (size_t)(close - body))))
+			return value;
+		p = close + (close < end ? 3 : 0);
+		if (close == end)
+			break;
+	}
+	return NULL;
+}
+
+int llm_extract_json(json_t **out, const char *text, size_t len)
+{
+	const char *p;
+	char start[128];
+	size_t skip = 0;
+
+	while (skip < len && isspace((unsigned char)text[skip]))
+		skip++;
+	if ((*out = try_parse(text + skip, len - skip)) || (*out = from_fences(text, len)))
+		return 0;
+	/* Prose around the JSON: try each '{' (then each '[') from the left. */
+	for (p = text; (p = memchr(p, '{', (size_t)(text + len - p))); p++)
+		if ((*out = try_parse(p, (size_t)(text + len - p))))
+			return 0;
+	for (p = text; (p = memchr(p, '[', (size_t)(text + len - p))); p++)
+		if ((*out = try_parse(p, (size_t)(text + len - p))))
+			return 0;
+	quote_start(start, sizeof(start), text, len);
+	return error_set(RL_EPARSE, "the answer holds no JSON object: \"%s\"", start);
+}
+
+long llm_tokens(size_t bytes)
+{
+	return (long)((bytes + 3) / 4);
+}

@@ -1,0 +1,97 @@
+#ifndef REVLINE_LLM_H
+#define REVLINE_LLM_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/*
+ * LLM providers: one request and one response shape each. The transport
+ * is the scheduler's; this module only builds requests and reads answers.
+ * X(ID, name).
+ */
+#define PROVIDER_LIST(X) \
+	X(PROVIDER_NONE,      "none") \
+	X(PROVIDER_OPENAI,    "openai") \
+	X(PROVIDER_ANTHROPIC, "anthropic")
+
+enum provider {
+#define PROVIDER_ENUM(id, name) id,
+	PROVIDER_LIST(PROVIDER_ENUM)
+#undef PROVIDER_ENUM
+};
+
+const char *provider_name(enum provider provider);
+
+struct config;
+
+/*
+ * The settings (DESIGN §10): REVLINE_PROVIDER (revline.provider),
+ * REVLINE_BASE_URL or OPENAI_BASE_URL (revline.baseUrl), REVLINE_MODEL
+ * (revline.model), revline.reduceModel, and the key from OPENAI_API_KEY or
+ * ANTHROPIC_API_KEY or the output of revline.apiKeyCommand. Without a
+ * provider setting, one is chosen from what is set (a key or a base URL);
+ * with nothing set the provider is none. The key lives only in memory.
+ */
+struct llm_config {
+	enum provider provider;
+	char *base_url;         /* without a trailing slash */
+	char *model;
+	char *reduce_model;
+	char *api_key;          /* NULL when none; never written anywhere */
+	const char *key_source; /* where the key came from, for `doctor` */
+	bool json_mode;         /* ask for a JSON response format (OpenAI) */
+	long max_tokens;        /* the answer's limit (Anthropic needs one) */
+};
+
+int llm_config_load(struct llm_config *out, struct config *config);
+void llm_config_release(struct llm_config *config);
+
+/* One line that says how to configure a provider. */
+extern const char llm_setup_hint[];
+
+/* An HTTP request for the scheduler. */
+struct llm_call {
+	char *url;
+	char **headers;         /* "Name: value" (one may hold the key: never print them) */
+	size_t nheaders;
+	char *body;
+	size_t body_len;
+};
+
+int llm_call_build(struct llm_call *out, const struct llm_config *config, const char *model,
+		   const char *system, const char *user, bool json_mode);
+void llm_call_release(struct llm_call *call);
+
+/* What a 2xx answer carries. */
+struct llm_reply {
+	char *text;
+	long tokens_in, tokens_out;
+};
+
+/*
+ * Read a provider's answer body. RL_EPARSE with a message that quotes the
+ * start of the body when it is not JSON or not the provider's shape.
+ */
+int llm_reply_parse(struct llm_reply *out, enum provider provider, const char *body, size_t len);
+void llm_reply_release(struct llm_reply *reply);
+
+/* Whether an error answer says the server does not take the JSON response format. */
+bool llm_rejects_json_mode(long http_status, const char *body);
+
+/* The error message an HTTP error body carries, for the user ("model not found"). */
+void llm_error_text(struct buf *out, long http_status, const char *body, size_t len);
+
+/*
+ * The JSON value (an object or an array) in a model's answer that may wrap
+ * it in prose or in code fences. RL_EPARSE with a message quoting the
+ * answer's start when there is none.
+ */
+int llm_extract_json(json_t **out, const char *text, size_t len);
+
+/* A rough token count: what a prompt of this many bytes costs. */
+long llm_tokens(size_t bytes);
+
+#endif

@@ -1,0 +1,209 @@
+#include "prompt.h"
+#include "datadir.h"
+#include "status.h"
+
+#include <string.h>
+
+struct render {
+	const char *path;
+	const char *text, *end;
+	const struct prompt_var *vars;
+	size_t count;
+};
+
+static const struct prompt_var *var_find(const struct render *r, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->count; i++)
+		if (strlen(r->vars[i].name) == len && !memcmp(r->vars[i].name, name, len))
+			return &r->vars[i];
+	return NULL;
+}
+
+static bool var_empty(const struct prompt_var *v)
+{
+	return !v || !v->value || !*v->value;
+}
+
+static size_t line_of(const struct render *r, const char *at)
+{
+	size_t line = 1;
+	const char *p;
+
+	for (p = r->text; p < at; p++)
+		if (*p == '\n')
+			line++;
+	return line;
+}
+
+static int render_error(const struct render *r, const char *at, const char *what, const char *name,
+			size_t len)
+{
+	return error_set(RL_EPARSE, "%s:%zu: %s {{%.*s}}", r->path, line_of(r, at), what, (int)len, name);
+}
+
+/* The matching {{/name}} for a section opened before p, or NULL. */
+static const char *section_end(const char *p, const char *end, const char *name, size_t len)
+{
+	int depth = 1;
+
+	while ((p = memmem(p, (size_t)(end - p), "{{", 2))) {
+		if ((p[2] == '#' || p[2] == '/') && (size_t)(end - p) >= len + 5 &&
+		    !memcmp(p + 3, name, len) && !memcmp(p + 3 + len, "}}", 2)) {
+			depth += p[2] == '#' ? 1 : -1;
+			if (!depth)
+				return p;
+		}
+		p += 2;
+	}
+	return NULL;
+}
+
+static int render_span(const struct render *r, struct buf *out, const char *p, const char *end);
+
+/* {{name}}, {{#name}}...{{/name}} at p; *next is where the text goes on. */
+static int render_tag(const struct render *r, struct buf *out, const char *p, const char *end,
+		      const char **next)
+{
+	const char *close = memmem(p + 2, (size_t)(end - p - 2), "}}", 2), *name = p + 2, *stop;
+	const struct prompt_var *v;
+	bool section = *name == '#';
+	size_t len;
+	int error;
+
+	if (!close)
+		return render_error(r, p, "unclosed", "", 0);
+	if (section || *name == '/')
+		name++;
+	len = (size_t)(close - name);
+	v = var_find(r, name, len);
+	if (!v)
+		return render_error(r, p, "unknown placeholder", name, len);
+	if (name[-1] == '/')
+		return render_error(r, p, "no section opened for", name, len);
+	if (!section) {
+		*next = close + 2;
+		return v->value ? buf_puts(out, v->value) : 0;
+	}
+	if (!(stop = section_end(close + 2, end, name, len)))
+		return render_error(r, p, "unclosed section", name, len);
+	*next = stop + len + 5;
+	/* A section on lines of its own leaves no blank line behind. */
+	if (**next == '\n' && (out->len == 0 || out->ptr[out->len - 1] == '\n'))
+		(*next)++;
+	if (var_empty(v))
+		return 0;
+	close += 2;
+	if (*close == '\n')
+		close++;
+	if ((error = render_span(r, out, close, stop)) < 0)
+		return error;
+	return 0;
+}
+
+static int render_span(const struct render *r, struct buf *out, const char *p, const char *end)
+{
+	const char *tag;
+	int error;
+
+	while (p < end && (tag = memmem(p, (size_t)(end - p), "{{", 2))) {
+		if ((error = buf_put(out, p, (size_t)(tag - p))) < 0 ||
+		    (error = render_tag(r, out, tag, end, &p)) < 0)
+			return error;
+	}
+	return p < end ? buf_put(out, p, (size_t)(end - p)) : 0;
+}
+
+static const char *marker(const char *text, size_t len, const char *name)
+{
+	const char *p = text, *end = text + len;
+	size_t n = strlen(name);
+
+	while ((p = memmem(p, (size_t)(end - p), name, n))) {
+		if ((p == text || p[-1] == '\n') && (p + n == end || p[n] == '\n'))
+			return p;
+		p += n;
+	}
+	return NULL;
+}
+
+static void trim_blank_lines(struct buf *b)
+{
+	size_t start = 0;
+
+	while (b->len && (b->ptr[b->len - 1] == '\n' || b->ptr[b->len - 1] == ' '))
+		b->len--;
+	while (start < b->len && b->ptr[start] == '\n')
+		start++;
+	if (start)
+		memmove(b->ptr, b->ptr + start, b->len - start);
+	b->len -= start;
+	if (b->ptr)
+		b->ptr[b->len] = '\0';
+}
+
+int prompt_render_text(struct buf *system, struct buf *user, const char *text, size_t len,
+		       const char *path, const struct prompt_var *vars, size_t count)
+{
+	struct render r = { path, text, text + len, vars, count };
+	const char *sys = marker(text, len, "<<<system>>>"), *usr = marker(text, len, "<<<user>>>");
+	int error;
+
+	if (!sys || !usr || usr < sys)
+		return error_set(RL_EPARSE, "%s: a template needs a <<<system>>> line and then a "
+				 "<<<user>>> line", path);
+	sys += strlen("<<<system>>>");
+	if ((error = render_span(&r, system, sys, usr)) < 0 ||
+	    (error = render_span(&r, user, usr + strlen("<<<user>>>"), text + len)) < 0)
+		return error;
+	trim_blank_lines(system);
+	trim_blank_lines(user);
+	return 0;
+}
+
+int prompt_render(struct buf *system, struct buf *user, const char *name,
+		  const struct prompt_var *vars, size_t count)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, file = BUF_INIT;
+	int error;
+
+	if ((error = buf_printf(&file, "%s.md", name)) < 0 ||
+	    (error = datadir_file(&path, "prompts", file.ptr)) < 0 ||
+	    (error = buf_read_file(&text, path.ptr)) < 0)
+		goto done;
+	error = prompt_render_text(system, user, text.ptr, text.len, path.ptr, vars, count);
+done:
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&file);
+	return error;
+}
+
+int prompt_fence(struct buf *out, const char *lang, const char *text, size_t len)
+{
+	size_t i, run = 0, longest = 0, fence;
+	int error = 0;
+
+	for (i = 0; i < len; i++) {
+		run = text[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	fence = longest >= 3 ? longest + 1 : 3;
+	for (i = 0; i < fence && !error; i++)
+		error = buf_putc(out, '`');
+	if (!error && lang)
+		error = buf_puts(out, lang);
+	if (!error)
+		error = buf_putc(out, '\n');
+	if (!error)
+		error = buf_put(out, text, len);
+	if (!error && len && text[len - 1] != '\n')
+		error = buf_putc(out, '\n');
+	for (i = 0; i < fence && !error; i++)
+		error = buf_putc(out, '`');
+	if (!error)
+		error = buf_putc(out, '\n');
+	return error;
+}

@@ -1,0 +1,42 @@
+#ifndef REVLINE_PROMPT_H
+#define REVLINE_PROMPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/*
+ * Prompts are built from templates in share/prompts/ (map.md, reduce.md,
+ * ...), which a user can override with a file of the same name in
+ * $XDG_CONFIG_HOME/revline/prompts/. A template is text with two parts:
+ *
+ *   <<<system>>>
+ *   ... the system message ...
+ *   <<<user>>>
+ *   ... the user message ...
+ *
+ * {{name}} is replaced by a variable's value; {{#name}} ... {{/name}} is
+ * kept only when the variable is set and not empty. Code (diffs, snippets,
+ * context files) is passed already fenced, see prompt_fence.
+ */
+
+struct prompt_var {
+	const char *name;
+	const char *value;      /* NULL or "" counts as empty */
+};
+
+/* Render the named template. Errors name the template file and line. */
+int prompt_render(struct buf *system, struct buf *user, const char *name,
+		  const struct prompt_var *vars, size_t count);
+/* The same for template text (path is only for messages). */
+int prompt_render_text(struct buf *system, struct buf *user, const char *text, size_t len,
+		       const char *path, const struct prompt_var *vars, size_t count);
+
+/*
+ * Append text as a fenced code block whose fence is longer than any run of
+ * backticks in the text, so the text cannot close it.
+ */
+int prompt_fence(struct buf *out, const char *lang, const char *text, size_t len);
+
+#endif

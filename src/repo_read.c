@@ -1,0 +1,151 @@
+/* Reading files on either side of a target, and the commits' messages. */
+#include "repo.h"
+#include "status.h"
+
+#include <errno.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int blob_at(struct buf *out, git_repository *git, const char *commit_hex, const char *path)
+{
+	git_oid oid;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	int error = RL_ENOTFOUND;
+
+	if (!*commit_hex)
+		return error_set(RL_ENOTFOUND, "%s: not in the empty tree", path);
+	if (git_oid_fromstr(&oid, commit_hex) < 0 || git_commit_lookup(&commit, git, &oid) < 0 ||
+	    git_commit_tree(&tree, commit) < 0) {
+		error = error_set(RL_EIO, "cannot read commit %s", commit_hex);
+		goto done;
+	}
+	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_blob_lookup(&blob, git, git_tree_entry_id(entry)) < 0) {
+		error = error_set(RL_ENOTFOUND, "%s: not in %.7s", path, commit_hex);
+		goto done;
+	}
+	error = buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+done:
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return error;
+}
+
+static int blob_in_index(struct buf *out, git_repository *git, const char *path)
+{
+	git_index *index = NULL;
+	const git_index_entry *entry;
+	git_blob *blob = NULL;
+	int error = 0;
+
+	if (git_repository_index(&index, git) < 0)
+		return error_set(RL_EIO, "cannot read the index");
+	if (!(entry = git_index_get_bypath(index, path, 0)) ||
+	    git_blob_lookup(&blob, git, &entry->id) < 0)
+		error = error_set(RL_ENOTFOUND, "%s: not in the index", path);
+	else
+		error = buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	git_index_free(index);
+	return error;
+}
+
+/* A repository path that cannot leave the working tree by its spelling. */
+static bool path_is_safe(const char *path)
+{
+	const char *p = path;
+
+	if (!*path || *path == '/')
+		return false;
+	while (p) {
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+			return false;
+		p = strchr(p, '/');
+		if (p)
+			p++;
+	}
+	return true;
+}
+
+int repo_read_workdir(struct buf *out, struct repo *repo, const char *path)
+{
+	char real[PATH_MAX], root[PATH_MAX];
+	struct buf full = BUF_INIT;
+	size_t n;
+	int error;
+
+	if (!repo->workdir)
+		return error_set(RL_ENOTFOUND, "%s: a bare repository has no working tree", path);
+	if (!path_is_safe(path))
+		return error_set(RL_EUSAGE, "%s: not a path inside the repository", path);
+	if ((error = buf_printf(&full, "%s%s", repo->workdir, path)) < 0)
+		return error;
+	if (!realpath(full.ptr, real)) {
+		error = error_set(errno == ENOENT ? RL_ENOTFOUND : RL_EIO, "%s: %s", path, strerror(errno));
+		goto done;
+	}
+	if (!realpath(repo->workdir, root)) {
+		error = error_set(RL_EIO, "%s: %s", repo->workdir, strerror(errno));
+		goto done;
+	}
+	n = strlen(root);
+	if (strncmp(real, root, n) || (real[n] != '/' && real[n])) {
+		error = error_set(RL_EUSAGE, "%s: leads outside the repository (to %s)", path, real);
+		goto done;
+	}
+	error = buf_read_file(out, real);
+done:
+	buf_release(&full);
+	return error;
+}
+
+int repo_read(struct buf *out, struct repo *repo, const struct target *target,
+	      const char *path, bool old_side)
+{
+	if (old_side)
+		return blob_at(out, repo->git, target->base_oid, path);
+	switch (target->side) {
+	case SIDE_TREE: return blob_at(out, repo->git, target->head_oid, path);
+	case SIDE_INDEX: return blob_in_index(out, repo->git, path);
+	default: return repo_read_workdir(out, repo, path);
+	}
+}
+
+int repo_intent(struct buf *out, struct repo *repo, const struct target *target, int max)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid, base;
+	int n = 0, error = 0;
+
+	buf_printf(out, "Branch: %s\n", repo->branch);
+	if (git_revwalk_new(&walk, repo->git) < 0)
+		return 0;
+	if (target->side == SIDE_TREE ? git_oid_fromstr(&oid, target->head_oid) < 0 :
+	    git_reference_name_to_id(&oid, repo->git, "HEAD") < 0)
+		goto done;
+	if (git_revwalk_push(walk, &oid) < 0)
+		goto done;
+	if (*target->base_oid && git_oid_fromstr(&base, target->base_oid) == 0)
+		git_revwalk_hide(walk, &base);
+	while (n < max && git_revwalk_next(&oid, walk) == 0) {
+		git_commit *commit = NULL;
+
+		if (git_commit_lookup(&commit, repo->git, &oid) < 0)
+			continue;
+		buf_printf(out, "\nCommit %.7s: %s", git_oid_tostr_s(&oid), git_commit_message(commit));
+		git_commit_free(commit);
+		n++;
+	}
+	if (!n && !*target->base_oid)
+		buf_puts(out, "(no commits yet)\n");
+done:
+	git_revwalk_free(walk);
+	return error;
+}
