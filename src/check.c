@@ -143,16 +143,12 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 	return 0;
 }
 
-static void chunk_free(struct chunk *k)
+static void chunk_release(struct chunk *k)
 {
-	if (!k)
-		return;
 	free(k->system);
 	free(k->user);
 	free(k->error);
 	answer_release(&k->answer);
-	if (k != &k->check->reduce)
-		free(k);
 }
 
 void check_free(struct check *c)
@@ -163,14 +159,15 @@ void check_free(struct check *c)
 		return;
 	sched_free(c->sched);
 	for (i = 0; i < c->nstates; i++) {
-		for (k = 0; k < c->states[i].nchunks; k++)
-			chunk_free(c->states[i].chunks[k]);
+		for (k = 0; k < c->states[i].nchunks; k++) {
+			chunk_release(c->states[i].chunks[k]);
+			free(c->states[i].chunks[k]);
+		}
 		free(c->states[i].chunks);
 		rule_result_release(&c->states[i].result);
 	}
 	free(c->states);
-	c->reduce.check = c;
-	chunk_free(&c->reduce);
+	chunk_release(&c->reduce);
 	findings_free(c->reduce_input, c->nreduce_input);
 	report_release(&c->report);
 	rules_release(&c->rules);

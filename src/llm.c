@@ -4,6 +4,7 @@
 #include "status.h"
 
 #include <ctype.h>
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -439,4 +440,59 @@ int llm_extract_json(json_t **out, const char *text, size_t len)
 long llm_tokens(size_t bytes)
 {
 	return (long)((bytes + 3) / 4);
+}
+
+static size_t discard(char *data, size_t size, size_t n, void *ctx)
+{
+	(void)data;
+	(void)ctx;
+	return size * n;
+}
+
+int llm_ping(struct buf *message, const struct llm_config *c, long timeout_s)
+{
+	struct curl_slist *headers = NULL;
+	struct buf url = BUF_INIT, auth = BUF_INIT;
+	CURL *curl;
+	CURLcode rc;
+	long status = 0;
+	double seconds = 0;
+	int error = RL_ERROR;
+
+	if (c->provider == PROVIDER_NONE)
+		return buf_puts(message, "no provider") ? RL_ENOMEM : RL_ECONFIG;
+	if (!(curl = curl_easy_init()))
+		return error_nomem();
+	buf_printf(&url, "%s/models", c->base_url);
+	if (c->api_key && c->provider == PROVIDER_ANTHROPIC)
+		buf_printf(&auth, "x-api-key: %s", c->api_key);
+	else if (c->api_key)
+		buf_printf(&auth, "Authorization: Bearer %s", c->api_key);
+	if (auth.len)
+		headers = curl_slist_append(headers, auth.ptr);
+	if (c->provider == PROVIDER_ANTHROPIC)
+		headers = curl_slist_append(headers, "anthropic-version: 2023-06-01");
+	curl_easy_setopt(curl, CURLOPT_URL, url.ptr);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "revline/" REVLINE_VERSION);
+	rc = curl_easy_perform(curl);
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME, &seconds);
+	if (rc != CURLE_OK)
+		buf_printf(message, "%s (%s)", curl_easy_strerror(rc), url.ptr);
+	else
+		buf_printf(message, "HTTP %ld in %.0f ms from %s", status, seconds * 1000, url.ptr);
+	if (rc == CURLE_OK && status >= 200 && status < 300)
+		error = 0;
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(curl);
+	/* The header held the key. */
+	if (auth.ptr)
+		memset(auth.ptr, 0, auth.len);
+	buf_release(&auth);
+	buf_release(&url);
+	return error;
 }

@@ -91,6 +91,14 @@ void llm_error_text(struct buf *out, long http_status, const char *body, size_t 
  */
 int llm_extract_json(json_t **out, const char *text, size_t len);
 
+/*
+ * Whether the provider answers: GET {base}/models with the key, waiting
+ * up to timeout_s. The message says what happened ("HTTP 200 in 85 ms",
+ * "connection refused"); 0 when it answered with 2xx. Blocks: for
+ * `revline doctor` only.
+ */
+int llm_ping(struct buf *message, const struct llm_config *config, long timeout_s);
+
 /* A rough token count: what a prompt of this many bytes costs. */
 long llm_tokens(size_t bytes);
 

@@ -118,6 +118,21 @@ static int set_str(char **field, json_t *v)
 	return *field ? 0 : error_nomem();
 }
 
+/* Whether a merged finding's fromRules (when it has them) names the rule. */
+static bool names_rule(json_t *merged, const char *rule)
+{
+	json_t *rules = json_object_get(merged, "fromRules");
+	size_t i;
+
+	if (!json_is_array(rules) || !json_array_size(rules))
+		return true;
+	for (i = 0; i < json_array_size(rules); i++)
+		if (json_is_string(json_array_get(rules, i)) &&
+		    !strcmp(json_string_value(json_array_get(rules, i)), rule))
+			return true;
+	return false;
+}
+
 /* The source indices of an answer's finding ("f3" -> 2), marking them used. */
 static size_t sources_of(size_t *out, json_t *merged, const struct finding *f, size_t n, bool *used)
 {
@@ -141,7 +156,7 @@ static size_t sources_of(size_t *out, json_t *merged, const struct finding *f, s
 		long line = json_integer_value(json_object_get(merged, "line"));
 
 		if (!used[i] && json_is_string(file) && !strcmp(json_string_value(file), f[i].file) &&
-		    labs(line - f[i].line) <= 3) {
+		    labs(line - f[i].line) <= 3 && names_rule(merged, f[i].rule_id)) {
 			used[i] = true;
 			out[count++] = i;
 		}
@@ -354,7 +369,8 @@ static bool same_issue(const struct finding *a, const struct finding *b)
 	/* Overlapping lines, or within three lines of each other. */
 	if (a->line > b->end_line + 3 || b->line > a->end_line + 3)
 		return false;
-	return !strcmp(a->rule_id, b->rule_id) || title_similarity(a->title, b->title) >= 0.5;
+	/* At one place, a third of the words in common is the same problem told twice. */
+	return !strcmp(a->rule_id, b->rule_id) || title_similarity(a->title, b->title) >= 1.0 / 3;
 }
 
 static int absorb(struct finding *into, const struct finding *from)

@@ -1,0 +1,353 @@
+/* revline check: the review, headless, streaming as rules settle. */
+#include "commands.h"
+#include "config.h"
+#include "report.h"
+#include "status.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum check_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_MARKDOWN };
+
+struct check_args {
+	struct target_spec spec;
+	struct check_options opts;
+	enum check_format format;
+	const char *output;
+	int fail_on;            /* a severity, or -1 for never */
+	const char **rule_dirs, **rule_ids;
+	size_t nrule_dirs, nrule_ids;
+	bool show_unverified;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	/* The first Ctrl-C cancels (keeping what arrived); the second kills. */
+	if (interrupted++)
+		signal(SIGINT, SIG_DFL);
+}
+
+static int list_add(const char ***list, size_t *n, const char *value)
+{
+	const char **grown = realloc(*list, (*n + 1) * sizeof(char *));
+
+	if (!grown)
+		return -1;
+	*list = grown;
+	grown[(*n)++] = value;
+	return 0;
+}
+
+static bool number_arg(long *out, const char *value, long min, long max, const char *name)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(value, &end, 10);
+	if (errno || *end || end == value || *out < min || *out > max) {
+		cli_error("--%s needs a number from %ld to %ld, not '%s'", name, min, max, value);
+		return false;
+	}
+	return true;
+}
+
+static bool seconds_arg(double *out, const char *value, const char *name)
+{
+	char *end;
+
+	*out = strtod(value, &end);
+	if (*end || end == value || *out <= 0 || *out > 86400) {
+		cli_error("--%s needs seconds (more than 0), not '%s'", name, value);
+		return false;
+	}
+	return true;
+}
+
+static bool format_arg(enum check_format *out, const char *value)
+{
+	static const char *const names[] = { "text", "json", "sarif", "markdown" };
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(value, names[i])) {
+			*out = (enum check_format)i;
+			return true;
+		}
+	cli_error("unknown format '%s' (use text, json, sarif or markdown)", value);
+	return false;
+}
+
+static bool fail_on_arg(int *out, const char *value)
+{
+	enum severity s;
+
+	if (!strcmp(value, "none")) {
+		*out = -1;
+		return true;
+	}
+	if (!severity_parse(&s, value)) {
+		cli_error("--fail-on takes critical, major, minor, nitpick or none, not '%s'", value);
+		return false;
+	}
+	*out = (int)s;
+	return true;
+}
+
+/* One option; false on a bad value (the message is printed). */
+static bool check_option(struct check_args *a, int id, const char *value)
+{
+	long n;
+	double s;
+
+	switch (id) {
+	case OPT_FORMAT: return format_arg(&a->format, value);
+	case OPT_OUTPUT: a->output = value; return true;
+	case OPT_FAIL_ON: return fail_on_arg(&a->fail_on, value);
+	case OPT_SHOW_UNVERIFIED: a->show_unverified = true; return true;
+	case OPT_RULES: return list_add(&a->rule_dirs, &a->nrule_dirs, value) == 0;
+	case OPT_RULE: return list_add(&a->rule_ids, &a->nrule_ids, value) == 0;
+	case OPT_NO_CACHE: a->opts.no_cache = true; return true;
+	case OPT_CONCURRENCY:
+		if (!number_arg(&n, value, 1, 64, "concurrency"))
+			return false;
+		a->opts.sched.concurrency = (int)n;
+		return true;
+	case OPT_RETRIES:
+		if (!number_arg(&n, value, 0, 10, "retries"))
+			return false;
+		a->opts.sched.retries = (int)n;
+		return true;
+	case OPT_TIMEOUT:
+		if (!seconds_arg(&s, value, "timeout"))
+			return false;
+		a->opts.sched.timeout = s;
+		return true;
+	}
+	if (target_option(&a->spec, id, value))
+		return true;
+	cli_error("unexpected argument '%s' (a target is A..B or A...B)", value ? value : "");
+	return false;
+}
+
+static int parse_args(struct check_args *a, int argc, char **argv)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("check") };
+	const char *value;
+	int id;
+
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		if (id < 0)
+			return 2;
+		if (id == OPT_HELP)
+			return help_show("check") == 0 ? -1 : 2;
+		if (!check_option(a, id, value))
+			return 2;
+	}
+	return 0;
+}
+
+/* The progress line, on stderr, only when it is a terminal. */
+static void progress(const struct check *c, bool clear)
+{
+	size_t i, settled = 0, running = 0, n = check_nresults(c);
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	if (clear) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		enum rule_status s = check_result(c, i)->status;
+
+		settled += rule_status_settled(s);
+		running += s == RULE_RUNNING;
+	}
+	fprintf(stderr, "\r\033[Krevline: %zu/%zu rules, %zu running, %.1fs", settled, n, running,
+		(double)check_duration_ms(c) / 1000.0);
+	fflush(stderr);
+}
+
+static void drive(struct check *c, FILE *out, const struct check_args *a, const struct report_options *ro)
+{
+	struct check_event ev;
+	bool cancelled = false;
+
+	for (;;) {
+		while (check_next_event(c, &ev)) {
+			if (ev.kind == CHECK_RULE_SETTLED && a->format == FORMAT_TEXT) {
+				progress(c, true);
+				report_text_rule(out, c, ev.rule, ro);
+			}
+		}
+		if (check_done(c))
+			break;
+		if (interrupted && !cancelled) {
+			cancelled = true;
+			progress(c, true);
+			fputs("revline: cancelling; results that arrived are kept\n", stderr);
+			check_cancel(c);
+			continue;
+		}
+		progress(c, false);
+		check_wait(c, 200);
+	}
+	progress(c, true);
+}
+
+static int fail_status(const struct check *c, const struct check_args *a, const struct report_options *ro)
+{
+	const struct report *rep = check_report(c);
+	size_t i;
+
+	if (!strcmp(check_status(c), "failed"))
+		return 3;
+	for (i = 0; a->fail_on >= 0 && i < rep->nfindings; i++)
+		if (report_shows(&rep->findings[i], ro) && (int)rep->findings[i].severity >= a->fail_on)
+			return 1;
+	return 0;
+}
+
+static int write_format(FILE *out, struct check *c, struct repo *repo, struct target *t,
+			const struct check_args *a, const struct report_options *ro)
+{
+	switch (a->format) {
+	case FORMAT_TEXT: report_text_end(out, c, ro); return ferror(out) ? -1 : 0;
+	case FORMAT_JSON: return report_json(out, c, repo, t, ro);
+	case FORMAT_SARIF: return report_sarif(out, c, repo, ro);
+	case FORMAT_MARKDOWN: return report_markdown(out, c, repo, t, ro);
+	}
+	return -1;
+}
+
+/* --output FILE is written beside itself and renamed when complete. */
+static FILE *output_open(const char *path, char **tmp)
+{
+	int fd;
+
+	*tmp = NULL;
+	if (!path)
+		return stdout;
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
+		return NULL;
+	if ((fd = mkstemp(*tmp)) < 0) {
+		cli_error("cannot write %s: %s", path, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return NULL;
+	}
+	return fdopen(fd, "w");
+}
+
+static int output_close(FILE *out, const char *path, char *tmp, bool ok)
+{
+	int rc = 0;
+
+	if (out == stdout)
+		return fflush(stdout) == 0 ? 0 : -1;
+	if (fclose(out) != 0 || !ok || rename(tmp, path) != 0) {
+		if (ok)
+			cli_error("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		rc = -1;
+	}
+	free(tmp);
+	return rc;
+}
+
+static int setup(struct check_args *a, struct repo *repo, struct config **config,
+		 struct llm_config *llm, struct store **store)
+{
+	struct buf path = BUF_INIT;
+
+	if (config_open(config, repo) < 0 || llm_config_load(llm, *config) < 0) {
+		cli_error("%s", error_message());
+		return 2;
+	}
+	if (store_default_path(&path, *config) < 0 || store_open(store, path.ptr) < 0) {
+		cli_error("%s", error_message());
+		buf_release(&path);
+		return 3;
+	}
+	buf_release(&path);
+	a->opts.llm = llm;
+	a->opts.store = *store;
+	a->opts.rule_dirs = a->rule_dirs;
+	a->opts.nrule_dirs = a->nrule_dirs;
+	a->opts.rule_ids = a->rule_ids;
+	a->opts.nrule_ids = a->nrule_ids;
+	a->opts.show_unverified = a->show_unverified;
+	return 0;
+}
+
+static int run(struct check_args *a, struct repo *repo, struct target *target)
+{
+	struct report_options ro = { a->show_unverified, false };
+	struct llm_config llm = { 0 };
+	struct config *config = NULL;
+	struct store *store = NULL;
+	struct diff *diff = NULL;
+	struct check *c = NULL;
+	char *tmp = NULL;
+	FILE *out = NULL;
+	int rc, error;
+
+	if ((rc = setup(a, repo, &config, &llm, &store)) != 0)
+		goto done;
+	if (repo_diff(&diff, repo, target) < 0 || check_new(&c, repo, target, diff, &a->opts) < 0) {
+		cli_error("%s", error_message());
+		rc = 3;
+		goto done;
+	}
+	if (!(out = output_open(a->output, &tmp))) {
+		rc = 2;
+		goto done;
+	}
+	ro.color = out == stdout && isatty(STDOUT_FILENO) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+	if ((error = check_start(c)) < 0) {
+		cli_error("%s", error_message());
+		output_close(out, a->output, tmp, false);
+		rc = error == RL_EUSAGE ? 2 : 3;
+		goto done;
+	}
+	signal(SIGINT, on_interrupt);
+	drive(c, out, a, &ro);
+	signal(SIGINT, SIG_DFL);
+	error = write_format(out, c, repo, target, a, &ro);
+	rc = output_close(out, a->output, tmp, error == 0) < 0 ? 3 : fail_status(c, a, &ro);
+done:
+	check_free(c);
+	diff_free(diff);
+	store_close(store);
+	llm_config_release(&llm);
+	config_free(config);
+	return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_args a = { .fail_on = SEV_MAJOR };
+	struct target target = { 0 };
+	struct repo *repo = NULL;
+	int rc;
+
+	sched_options_init(&a.opts.sched);
+	if ((rc = parse_args(&a, argc, argv)) != 0)
+		goto done;
+	if ((rc = cli_open(&repo, &target, &a.spec)) != 0)
+		goto done;
+	rc = run(&a, repo, &target);
+done:
+	target_release(&target);
+	repo_free(repo);
+	free(a.rule_dirs);
+	free(a.rule_ids);
+	return rc < 0 ? 0 : rc;
+}

@@ -1,0 +1,148 @@
+/* revline doctor: what is configured, and whether it works. */
+#include "commands.h"
+#include "config.h"
+#include "datadir.h"
+#include "llm.h"
+#include "rules.h"
+#include "status.h"
+#include "store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The linters revline reads signals from, and how to ask their version. */
+static const char *const linters[][2] = {
+	{ "ruff", "ruff --version" }, { "flake8", "flake8 --version" },
+	{ "mypy", "mypy --version" }, { "bandit", "bandit --version" },
+	{ "shellcheck", "shellcheck --version | sed -n 2p" },
+	{ "gcc", "gcc --version" }, { "clang", "clang --version" },
+};
+
+static void linter_line(const char *name, const char *command)
+{
+	char line[256] = "", cmd[300];
+	FILE *fp;
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1 && %s 2>/dev/null | head -n 1",
+		 name, command);
+	if ((fp = popen(cmd, "r"))) {
+		if (!fgets(line, sizeof(line), fp))
+			line[0] = '\0';
+		pclose(fp);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	printf("  %-11s %s\n", name, *line ? line : "not installed");
+}
+
+static int provider_section(struct config *config)
+{
+	struct llm_config llm;
+	struct buf msg = BUF_INIT;
+	int ok = 0;
+
+	if (llm_config_load(&llm, config) < 0) {
+		printf("provider:   error: %s\n", error_message());
+		return 1;
+	}
+	if (llm.provider == PROVIDER_NONE) {
+		printf("provider:   none (%s)\n", llm_setup_hint);
+		llm_config_release(&llm);
+		return 0;
+	}
+	printf("provider:   %s, model %s (reduce: %s)\n", provider_name(llm.provider), llm.model,
+	       llm.reduce_model);
+	printf("base URL:   %s\n", llm.base_url);
+	printf("API key:    %s\n", llm.api_key ? llm.key_source : "none (fine for a local server)");
+	printf("JSON mode:  %s\n", llm.json_mode ? "asked for (dropped when the server refuses it)" : "off");
+	if (llm_ping(&msg, &llm, 10) == 0) {
+		printf("answers:    yes, %s\n", msg.ptr);
+	} else {
+		printf("answers:    NO: %s\n", msg.ptr ? msg.ptr : error_message());
+		ok = 1;
+	}
+	buf_release(&msg);
+	llm_config_release(&llm);
+	return ok;
+}
+
+static int store_section(struct config *config)
+{
+	struct buf path = BUF_INIT;
+	struct store *store = NULL;
+	int bad = 0;
+
+	if (store_default_path(&path, config) < 0) {
+		printf("database:   error: %s\n", error_message());
+		return 1;
+	}
+	if (store_open(&store, path.ptr) < 0) {
+		printf("database:   %s: %s\n", path.ptr, error_message());
+		bad = 1;
+	} else {
+		printf("database:   %s (schema %d)\n", path.ptr, store_version(store));
+	}
+	store_close(store);
+	buf_release(&path);
+	return bad;
+}
+
+static void rules_section(struct repo *repo)
+{
+	struct rules_options ro = { NULL, 0, repo ? repo->workdir : NULL, false, false };
+	struct rule_set set = { 0 };
+	size_t i, local = 0, fatal = 0;
+
+	if (rules_load(&set, &ro) < 0) {
+		printf("rules:      error: %s\n", error_message());
+		return;
+	}
+	for (i = 0; i < set.count; i++)
+		local += set.rules[i].kind == RULE_LOCAL;
+	for (i = 0; i < set.nproblems; i++)
+		fatal += set.problems[i].fatal;
+	printf("rules:      %zu (%zu LLM, %zu local pattern); %zu problem%s, %zu skipped "
+	       "(revline rules --lint)\n", set.count, set.count - local, local, set.nproblems,
+	       set.nproblems == 1 ? "" : "s", fatal);
+	rules_release(&set);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("doctor") };
+	struct config *config = NULL;
+	struct repo *repo = NULL;
+	struct buf dir = BUF_INIT;
+	const char *value;
+	size_t i;
+	int id, bad = 0;
+
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		if (id < 0)
+			return 2;
+		if (id == OPT_HELP)
+			return help_show("doctor");
+		cli_error("unexpected argument '%s'", value ? value : "");
+		return 2;
+	}
+	printf("revline %s\n", REVLINE_VERSION);
+	if (repo_open(&repo, NULL) == 0)
+		printf("repository: %s (%s)\n", repo->workdir ? repo->workdir : repo->gitdir, repo->branch);
+	else
+		printf("repository: none here (%s)\n", error_message());
+	if (config_open(&config, repo) < 0) {
+		printf("config:     error: %s\n", error_message());
+		bad = 1;
+	}
+	bad |= provider_section(config);
+	bad |= store_section(config);
+	rules_section(repo);
+	printf("data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
+	printf("linters:\n");
+	for (i = 0; i < sizeof(linters) / sizeof(linters[0]); i++)
+		linter_line(linters[i][0], linters[i][1]);
+	buf_release(&dir);
+	config_free(config);
+	repo_free(repo);
+	return bad ? 1 : 0;
+}

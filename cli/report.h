@@ -1,0 +1,35 @@
+#ifndef REVLINE_REPORT_H
+#define REVLINE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "check.h"
+
+/*
+ * The outputs of `revline check`. Text streams: a rule's line and its
+ * findings are written the moment it settles; the other formats are
+ * written once, at the end, from the same check.
+ */
+struct report_options {
+	bool show_unverified;   /* list unverified findings too */
+	bool color;             /* ANSI colours in text (a terminal, and no NO_COLOR) */
+};
+
+/* A rule that just settled, with its findings (text). */
+void report_text_rule(FILE *out, const struct check *check, size_t rule,
+		      const struct report_options *options);
+/* The reduced report and the closing summary (text). */
+void report_text_end(FILE *out, const struct check *check, const struct report_options *options);
+
+int report_json(FILE *out, const struct check *check, const struct repo *repo,
+		const struct target *target, const struct report_options *options);
+int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
+		 const struct report_options *options);
+int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
+		    const struct target *target, const struct report_options *options);
+
+/* The findings a report shows: the reduced ones (unverified only when asked). */
+bool report_shows(const struct finding *finding, const struct report_options *options);
+
+#endif

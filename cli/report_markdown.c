@@ -1,0 +1,105 @@
+/* revline check --format markdown: a review to paste into a pull request. */
+#include "report.h"
+#include "prompt.h"
+
+#include <string.h>
+
+/* Text in a table cell: no newlines, no bars. */
+static void cell(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else if (*s == '|')
+			fputs("\\|", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void fenced(FILE *out, const char *code)
+{
+	struct buf text = BUF_INIT;
+
+	prompt_fence(&text, NULL, code, strlen(code));
+	fwrite(text.ptr, 1, text.len, out);
+	buf_release(&text);
+}
+
+static void rules_of(FILE *out, const struct finding *f)
+{
+	size_t i;
+
+	if (!f->nfrom) {
+		fprintf(out, "`%s`", f->rule_id);
+		return;
+	}
+	for (i = 0; i < f->nfrom; i++)
+		fprintf(out, "%s`%s`", i ? ", " : "", f->from_rules[i]);
+}
+
+static void finding_md(FILE *out, size_t n, const struct finding *f)
+{
+	fprintf(out, "### %zu. %s\n\n`%s:%d` · **%s** · from ", n, f->title ? f->title : "",
+		f->file, f->line, severity_name(f->severity));
+	rules_of(out, f);
+	fputs("\n\n", out);
+	if (f->issue)
+		fprintf(out, "%s\n\n", f->issue);
+	if (f->suggestion)
+		fprintf(out, "**Suggestion:** %s\n\n", f->suggestion);
+	fputs("<details><summary>Evidence</summary>\n\n", out);
+	if (f->evidence.code_examined && *f->evidence.code_examined)
+		fenced(out, f->evidence.code_examined);
+	if (f->evidence.method)
+		fprintf(out, "\n- How it was verified: %s\n", f->evidence.method);
+	if (f->evidence.where_checked)
+		fprintf(out, "- Checked elsewhere: %s\n", f->evidence.where_checked);
+	fprintf(out, "- revline: %s (%s)\n\n</details>\n\n", f->verified ? "verified" : "not verified",
+		f->verify_note ? f->verify_note : "");
+}
+
+static void rules_table(FILE *out, const struct check *check)
+{
+	size_t i;
+
+	fputs("| Rule | Status | Findings | Time |\n|---|---|---|---|\n", out);
+	for (i = 0; i < check_nresults(check); i++) {
+		const struct rule_result *r = check_result(check, i);
+
+		fprintf(out, "| `%s` | %s", r->rule->id, rule_status_name(r->status));
+		if (r->error && r->status != RULE_SKIPPED) {
+			fputs(": ", out);
+			cell(out, r->error);
+		}
+		fprintf(out, " | %zu | %.1f s |\n", r->nfindings, (double)r->duration_ms / 1000.0);
+	}
+}
+
+int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
+		    const struct target *target, const struct report_options *o)
+{
+	const struct report *rep = check_report(check);
+	size_t i, n = 0;
+
+	fprintf(out, "## revline review: %s\n\n", rep->overall_severity ? rep->overall_severity : "clean");
+	fprintf(out, "%s on `%s`, %s\n\n", repo->name, repo->branch, target->description);
+	if (rep->summary)
+		fprintf(out, "%s\n\n", rep->summary);
+	if (rep->nmust_fix) {
+		fputs("**Must fix**\n\n", out);
+		for (i = 0; i < rep->nmust_fix; i++)
+			fprintf(out, "- %s\n", rep->must_fix[i]);
+		fputc('\n', out);
+	}
+	for (i = 0; i < rep->nfindings; i++)
+		if (report_shows(&rep->findings[i], o))
+			finding_md(out, ++n, &rep->findings[i]);
+	if (!n)
+		fputs("No issues found.\n\n", out);
+	rules_table(out, check);
+	fprintf(out, "\n<sub>check %lld, %s, %.1f s%s</sub>\n", (long long)check_id(check),
+		check_status(check), (double)check_duration_ms(check) / 1000.0,
+		rep->synthesized ? ", synthesized by the reduce call" : "");
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,142 @@
+/* revline check --format sarif: SARIF 2.1.0 for code-scanning tools. */
+#include "report.h"
+#include "utf8.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *text_of(const char *s)
+{
+	struct buf clean = BUF_INIT;
+	json_t *v;
+
+	utf8_sanitize(&clean, s ? s : "", s ? strlen(s) : 0);
+	v = json_pack("{s:s%}", "text", clean.ptr ? clean.ptr : "", clean.len);
+	buf_release(&clean);
+	return v;
+}
+
+/* A path in a URI: reserved and non-ASCII bytes escaped. */
+static void uri_escape(struct buf *uri, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p)) {
+			buf_putc(uri, (char)*p);
+		} else {
+			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+
+			buf_put(uri, esc, 3);
+		}
+	}
+}
+
+static json_t *uri_of(const char *prefix, const char *path)
+{
+	struct buf uri = BUF_INIT;
+	json_t *v;
+
+	buf_puts(&uri, prefix);
+	uri_escape(&uri, path);
+	v = json_string(uri.ptr ? uri.ptr : "");
+	buf_release(&uri);
+	return v;
+}
+
+static long rule_index(const struct check *check, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < check_nresults(check); i++)
+		if (!strcmp(check_result(check, i)->rule->id, id))
+			return (long)i;
+	return -1;
+}
+
+static json_t *rules_json(const struct check *check)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < check_nresults(check); i++) {
+		const struct rule *r = check_result(check, i)->rule;
+		json_t *rule = json_pack("{s:s, s:s, s:o, s:{s:s}}", "id", r->id, "name", r->name,
+					 "shortDescription", text_of(r->name),
+					 "defaultConfiguration", "level", severity_sarif_level(r->severity));
+
+		json_object_set_new(rule, "fullDescription", text_of(r->body));
+		json_object_set_new(rule, "properties",
+				    json_pack("{s:s, s:s}", "severity", severity_name(r->severity),
+					      "kind", r->kind == RULE_LOCAL ? "local" : "llm"));
+		json_array_append_new(list, rule);
+	}
+	return list;
+}
+
+static json_t *message_of(const struct finding *f)
+{
+	struct buf text = BUF_INIT;
+	json_t *v;
+
+	buf_printf(&text, "%s", f->title ? f->title : "");
+	if (f->issue)
+		buf_printf(&text, "%s%s", text.len ? ": " : "", f->issue);
+	if (f->suggestion)
+		buf_printf(&text, " Suggestion: %s", f->suggestion);
+	v = text_of(text.ptr);
+	buf_release(&text);
+	return v;
+}
+
+static json_t *result_json(const struct check *check, const struct finding *f)
+{
+	const char *rule = f->nfrom ? f->from_rules[0] : f->rule_id;
+	json_t *region = json_pack("{s:i}", "startLine", f->line > 0 ? f->line : 1);
+	json_t *result;
+	long index = rule_index(check, rule);
+
+	if (f->end_line > f->line)
+		json_object_set_new(region, "endLine", json_integer(f->end_line));
+	result = json_pack("{s:s, s:s, s:o, s:[{s:{s:{s:o, s:s}, s:o}}], s:{s:s}}",
+			   "ruleId", rule, "level", severity_sarif_level(f->severity),
+			   "message", message_of(f),
+			   "locations", "physicalLocation", "artifactLocation", "uri", uri_of("", f->file),
+			   "uriBaseId", "%SRCROOT%", "region", region,
+			   "partialFingerprints", "revlineFingerprint/v1", f->fingerprint);
+	if (index >= 0)
+		json_object_set_new(result, "ruleIndex", json_integer(index));
+	json_object_set_new(result, "properties",
+			    json_pack("{s:s, s:b, s:s?}", "severity", severity_name(f->severity),
+				      "verified", f->verified, "verifyNote", f->verify_note));
+	return result;
+}
+
+int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
+		 const struct report_options *o)
+{
+	const struct report *rep = check_report(check);
+	json_t *results = json_array(), *doc, *root;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < rep->nfindings; i++)
+		if (report_shows(&rep->findings[i], o))
+			json_array_append_new(results, result_json(check, &rep->findings[i]));
+	root = json_pack("{s:{s:o}}", "%SRCROOT%", "uri",
+			 uri_of("file://", repo->workdir ? repo->workdir : repo->gitdir));
+	doc = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:o}}, s:o, s:o, s:[{s:b}]}]}",
+			"$schema", "https://json.schemastore.org/sarif-2.1.0.json", "version", "2.1.0",
+			"runs", "tool", "driver", "name", "revline", "version", REVLINE_VERSION,
+			"informationUri", "https://github.com/revline/revline", "rules", rules_json(check),
+			"results", results, "originalUriBaseIds", root,
+			"invocations", "executionSuccessful", strcmp(check_status(check), "failed") != 0);
+	if (!doc)
+		return -1;
+	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
+	json_decref(doc);
+	return rc;
+}

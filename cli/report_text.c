@@ -1,0 +1,192 @@
+/* revline check's text output: a line per rule as it settles, then the report. */
+#include "report.h"
+
+#include <string.h>
+
+#define RESET "\033[0m"
+
+static const char *sev_color(enum severity s, const struct report_options *o)
+{
+	if (!o->color)
+		return "";
+	switch (s) {
+	case SEV_CRITICAL: return "\033[1;31m";
+	case SEV_MAJOR: return "\033[31m";
+	case SEV_MINOR: return "\033[33m";
+	default: return "\033[2m";
+	}
+}
+
+static const char *status_color(enum rule_status s, const struct report_options *o)
+{
+	if (!o->color)
+		return "";
+	switch (s) {
+	case RULE_COMPLIANT: return "\033[32m";
+	case RULE_ATTENTION: return "\033[1;33m";
+	case RULE_ERROR: case RULE_TIMEOUT: return "\033[1;31m";
+	case RULE_NOT_RELEVANT: case RULE_SKIPPED: return "\033[2m";
+	default: return "";
+	}
+}
+
+static const char *reset(const struct report_options *o)
+{
+	return o->color ? RESET : "";
+}
+
+bool report_shows(const struct finding *f, const struct report_options *o)
+{
+	return !f->suppressed && (f->verified || o->show_unverified);
+}
+
+/* Indented text, one line per input line. */
+static void indented(FILE *out, const char *prefix, const char *text)
+{
+	const char *p = text, *nl;
+
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		fprintf(out, "%s%.*s\n", prefix, nl ? (int)(nl - p) : (int)strlen(p), p);
+		p = nl ? nl + 1 : NULL;
+	}
+}
+
+static void finding_text(FILE *out, const struct finding *f, const char *number,
+			 const struct report_options *o)
+{
+	size_t i;
+
+	fprintf(out, "  %s%s%-8s%s %s:%d", number, sev_color(f->severity, o), severity_name(f->severity),
+		reset(o), f->file, f->line);
+	if (f->end_line > f->line)
+		fprintf(out, "-%d", f->end_line);
+	fprintf(out, "  %s", f->title ? f->title : "");
+	if (f->nfrom > 1) {
+		fputs("  [", out);
+		for (i = 0; i < f->nfrom; i++)
+			fprintf(out, "%s%s", i ? ", " : "", f->from_rules[i]);
+		fputc(']', out);
+	}
+	fputc('\n', out);
+	if (f->issue)
+		indented(out, "      ", f->issue);
+	if (f->suggestion) {
+		fprintf(out, "      suggestion: ");
+		indented(out, "", f->suggestion);
+	}
+	fprintf(out, "      %s: %s\n", f->verified ? "verified" : "NOT verified",
+		f->verify_note ? f->verify_note : "");
+}
+
+static size_t hidden_count(const struct rule_result *r, const struct report_options *o)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nfindings; i++)
+		n += !report_shows(&r->findings[i], o);
+	return n;
+}
+
+void report_text_rule(FILE *out, const struct check *check, size_t index,
+		      const struct report_options *o)
+{
+	const struct rule_result *r = check_result(check, index);
+	size_t hidden = hidden_count(r, o), i;
+	char time[32] = "";
+
+	if (r->status != RULE_NOT_RELEVANT && r->status != RULE_SKIPPED)
+		snprintf(time, sizeof(time), "%.1fs", (double)r->duration_ms / 1000.0);
+	fprintf(out, "%s%-13s%s %-30s %7s", status_color(r->status, o), rule_status_name(r->status),
+		reset(o), r->rule->id, time);
+	if (r->cached)
+		fputs("  cached", out);
+	if (r->nfindings)
+		fprintf(out, "  %zu finding%s", r->nfindings, r->nfindings == 1 ? "" : "s");
+	if (hidden)
+		fprintf(out, " (%zu unverified, hidden)", hidden);
+	if (r->status == RULE_SKIPPED)
+		fputs("  no LLM configured", out);
+	else if (r->error)
+		fprintf(out, "  %s", r->error);
+	if (r->attempts > (int)r->chunks && r->chunks)
+		fprintf(out, "  (%d attempts)", r->attempts);
+	fputc('\n', out);
+	for (i = 0; i < r->nfindings; i++)
+		if (report_shows(&r->findings[i], o))
+			finding_text(out, &r->findings[i], "", o);
+	fflush(out);
+}
+
+static void counts_line(FILE *out, const struct check *check)
+{
+	size_t counts[RULE_SKIPPED + 1] = { 0 }, i;
+	bool first = true;
+	int s;
+
+	for (i = 0; i < check_nresults(check); i++)
+		counts[check_result(check, i)->status]++;
+	fprintf(out, "%zu rules (", check_nresults(check));
+	for (s = RULE_COMPLIANT; s <= RULE_SKIPPED; s++) {
+		if (!counts[s])
+			continue;
+		fprintf(out, "%s%zu %s", first ? "" : ", ", counts[s], rule_status_name((enum rule_status)s));
+		first = false;
+	}
+	fputs(first ? "none)" : ")", out);
+}
+
+static bool any_skipped(const struct check *check)
+{
+	size_t i;
+
+	for (i = 0; i < check_nresults(check); i++)
+		if (check_result(check, i)->status == RULE_SKIPPED)
+			return true;
+	return false;
+}
+
+void report_text_end(FILE *out, const struct check *check, const struct report_options *o)
+{
+	const struct report *rep = check_report(check);
+	const struct check_stats *st = check_stats(check);
+	size_t i, shown = 0, hidden = 0;
+	char number[16];
+
+	fputc('\n', out);
+	if (rep->synthesized)
+		fputs("Report (synthesized by the reduce call)\n", out);
+	else if (rep->fallback_reason)
+		fprintf(out, "Report (merged by revline: %s)\n", rep->fallback_reason);
+	else
+		fputs("Report\n", out);
+	if (rep->summary)
+		indented(out, "  ", rep->summary);
+	fprintf(out, "  overall: %s\n", rep->overall_severity ? rep->overall_severity : "clean");
+	if (rep->nmust_fix) {
+		fputs("  must fix:\n", out);
+		for (i = 0; i < rep->nmust_fix; i++)
+			fprintf(out, "    - %s\n", rep->must_fix[i]);
+	}
+	for (i = 0; i < rep->nfindings; i++) {
+		if (!report_shows(&rep->findings[i], o))
+			continue;
+		snprintf(number, sizeof(number), "%zu. ", ++shown);
+		finding_text(out, &rep->findings[i], number, o);
+	}
+	for (i = 0; i < check_nresults(check); i++)
+		hidden += hidden_count(check_result(check, i), o);
+	fprintf(out, "\ncheck %lld %s in %.1fs: ", (long long)check_id(check), check_status(check),
+		(double)check_duration_ms(check) / 1000.0);
+	counts_line(out, check);
+	fprintf(out, "; %zu finding%s", shown, shown == 1 ? "" : "s");
+	if (hidden)
+		fprintf(out, ", %zu unverified hidden (--show-unverified shows them)", hidden);
+	fprintf(out, "; %ld request%s, %ld from the cache, %ld tokens in, %ld out\n", st->requests,
+		st->requests == 1 ? "" : "s", st->cache_hits, st->tokens_in, st->tokens_out);
+	if (any_skipped(check))
+		fprintf(out, "LLM rules were skipped: %s\n", llm_setup_hint);
+	if (check_store_error(check))
+		fprintf(out, "warning: the results could not all be stored: %s\n", check_store_error(check));
+	fflush(out);
+}

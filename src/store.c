@@ -1,0 +1,1116 @@
+#include "store.h"
+#include "config.h"
+#include "status.h"
+#include "utf8.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <threads.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The schema, one script per version: migrations[i] takes a database from
+ * user_version i to i + 1. Later versions append a script; a script that
+ * rebuilds a table must also turn foreign keys off around its transaction
+ * (SQLite's twelve-step procedure), which this loop does not do yet.
+ *
+ * Not STRICT tables: STRICT needs SQLite 3.37, and the CHECKs below keep
+ * the values that matter in shape on older libraries too. Times are unix
+ * milliseconds. JSON columns hold compact JSON text.
+ */
+static const char *const migrations[] = {
+	/* 1: the check history of the violation-fix seed, and the LLM cache. */
+	"CREATE TABLE repos (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	path TEXT NOT NULL UNIQUE,\n"
+	"	name TEXT NOT NULL,\n"
+	"	created_at INTEGER NOT NULL\n"
+	");\n"
+	/* AUTOINCREMENT: ids never come back after a delete, so id orders checks. */
+	"CREATE TABLE checks (\n"
+	"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"	repo_id INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,\n"
+	"	branch TEXT NOT NULL,\n"
+	"	environment TEXT NOT NULL DEFAULT 'local',\n"
+	"	base_label TEXT,\n"
+	"	base_oid TEXT,\n"
+	"	head_label TEXT,\n"
+	"	head_oid TEXT,\n"
+	"	target TEXT,\n"
+	"	status TEXT NOT NULL DEFAULT 'running'\n"
+	"		CHECK (status IN ('running', 'complete', 'partial', 'failed', 'cancelled')),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	finished_at INTEGER,\n"
+	"	duration_ms INTEGER CHECK (duration_ms >= 0),\n"
+	"	rule_count INTEGER NOT NULL DEFAULT 0 CHECK (rule_count >= 0),\n"
+	"	finding_count INTEGER NOT NULL DEFAULT 0 CHECK (finding_count >= 0),\n"
+	"	summary TEXT,\n"
+	"	overall_severity TEXT\n"
+	"		CHECK (overall_severity IN ('clean', 'minor-issues', 'needs-work', 'critical')),\n"
+	"	must_fix TEXT NOT NULL DEFAULT '[]' CHECK (json_type(must_fix) = 'array'),\n"
+	"	synthesized INTEGER CHECK (synthesized IN (0, 1)),\n"
+	"	fallback_reason TEXT,\n"
+	"	requests INTEGER NOT NULL DEFAULT 0 CHECK (requests >= 0),\n"
+	"	cache_hits INTEGER NOT NULL DEFAULT 0 CHECK (cache_hits >= 0),\n"
+	"	tokens_in INTEGER NOT NULL DEFAULT 0 CHECK (tokens_in >= 0),\n"
+	"	tokens_out INTEGER NOT NULL DEFAULT 0 CHECK (tokens_out >= 0),\n"
+	"	CHECK ((status = 'running') = (finished_at IS NULL))\n"
+	");\n"
+	/* The previous consecutive check: same repo, branch and environment, ordered by (created_at, id). */
+	"CREATE INDEX checks_consecutive ON checks (repo_id, branch, environment, created_at);\n"
+	"CREATE TABLE check_diffs (\n"
+	"	check_id INTEGER PRIMARY KEY REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	diff BLOB NOT NULL,\n"
+	"	files INTEGER NOT NULL DEFAULT 0 CHECK (files >= 0),\n"
+	"	additions INTEGER NOT NULL DEFAULT 0 CHECK (additions >= 0),\n"
+	"	deletions INTEGER NOT NULL DEFAULT 0 CHECK (deletions >= 0)\n"
+	");\n"
+	"CREATE TABLE check_threadlines (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	threadline_id TEXT NOT NULL,\n"
+	"	threadline_file_path TEXT NOT NULL,\n"
+	"	threadline_version TEXT,\n"
+	"	threadline_content TEXT NOT NULL,\n"
+	"	threadline_patterns TEXT NOT NULL DEFAULT '[]'\n"
+	"		CHECK (json_type(threadline_patterns) = 'array'),\n"
+	"	context_files TEXT NOT NULL DEFAULT '[]' CHECK (json_type(context_files) = 'array'),\n"
+	"	kind TEXT NOT NULL CHECK (kind IN ('llm', 'local')),\n"
+	"	model TEXT,\n"
+	"	severity TEXT NOT NULL CHECK (severity IN ('nitpick', 'minor', 'major', 'critical')),\n"
+	"	source TEXT,\n"
+	"	UNIQUE (check_id, threadline_id)\n"
+	");\n"
+	"CREATE TABLE check_results (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	check_threadline_id INTEGER NOT NULL UNIQUE\n"
+	"		REFERENCES check_threadlines(id) ON DELETE CASCADE,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('compliant', 'attention', 'not_relevant',\n"
+	"		'error', 'timeout', 'skipped')),\n"
+	"	reasoning TEXT,\n"
+	"	file_references TEXT NOT NULL DEFAULT '[]'\n"
+	"		CHECK (json_type(file_references) = 'array'),\n"
+	"	error TEXT,\n"
+	"	cached INTEGER NOT NULL DEFAULT 0 CHECK (cached IN (0, 1)),\n"
+	"	attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),\n"
+	"	duration_ms INTEGER NOT NULL DEFAULT 0 CHECK (duration_ms >= 0),\n"
+	"	tokens_in INTEGER NOT NULL DEFAULT 0 CHECK (tokens_in >= 0),\n"
+	"	tokens_out INTEGER NOT NULL DEFAULT 0 CHECK (tokens_out >= 0),\n"
+	"	chunks INTEGER NOT NULL DEFAULT 0 CHECK (chunks >= 0),\n"
+	"	created_at INTEGER NOT NULL\n"
+	");\n"
+	/* A rule's own finding has its check_threadline; the report's merged one (reduced) has none. */
+	"CREATE TABLE findings (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	check_threadline_id INTEGER REFERENCES check_threadlines(id) ON DELETE CASCADE,\n"
+	"	rule_id TEXT,\n"
+	"	file TEXT,\n"
+	"	line INTEGER NOT NULL DEFAULT 0 CHECK (line >= 0),\n"
+	"	end_line INTEGER NOT NULL DEFAULT 0 CHECK (end_line >= 0),\n"
+	"	severity TEXT NOT NULL CHECK (severity IN ('nitpick', 'minor', 'major', 'critical')),\n"
+	"	category TEXT,\n"
+	"	title TEXT,\n"
+	"	issue TEXT,\n"
+	"	suggestion TEXT,\n"
+	"	evidence TEXT NOT NULL DEFAULT '{}' CHECK (json_type(evidence) = 'object'),\n"
+	"	verified INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1)),\n"
+	"	verify_note TEXT,\n"
+	"	fingerprint TEXT,\n"
+	"	suppressed INTEGER NOT NULL DEFAULT 0 CHECK (suppressed IN (0, 1)),\n"
+	"	from_rules TEXT NOT NULL DEFAULT '[]' CHECK (json_type(from_rules) = 'array'),\n"
+	"	reduced INTEGER NOT NULL DEFAULT 0 CHECK (reduced IN (0, 1)),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	CHECK ((reduced = 1) = (check_threadline_id IS NULL))\n"
+	");\n"
+	"CREATE INDEX findings_fingerprint ON findings (fingerprint);\n"
+	"CREATE INDEX findings_check ON findings (check_id);\n"
+	"CREATE INDEX findings_rule ON findings (rule_id);\n"
+	/* For the cascade from check_threadlines and a rule's findings. */
+	"CREATE INDEX findings_threadline ON findings (check_threadline_id);\n"
+	"CREATE TABLE llm_cache (\n"
+	"	key TEXT PRIMARY KEY,\n"
+	"	provider TEXT NOT NULL,\n"
+	"	model TEXT NOT NULL,\n"
+	"	answer TEXT NOT NULL,\n"
+	"	tokens_in INTEGER NOT NULL DEFAULT 0 CHECK (tokens_in >= 0),\n"
+	"	tokens_out INTEGER NOT NULL DEFAULT 0 CHECK (tokens_out >= 0),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	last_used_at INTEGER NOT NULL,\n"
+	"	hits INTEGER NOT NULL DEFAULT 0 CHECK (hits >= 0)\n"
+	");\n"
+	/* For evicting the least recently used answers. */
+	"CREATE INDEX llm_cache_last_used ON llm_cache (last_used_at);\n",
+};
+
+#define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+/* Long enough for another revline writing a whole result, short enough to tell the user. */
+#define BUSY_TIMEOUT_MS 5000
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	/* One connection per process; this keeps each transaction whole when threads share it. */
+	mtx_t lock;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* SQLite's failure as ours, naming the file: "PATH: database is locked". */
+static int db_error(struct store *store, int rc)
+{
+	const char *message;
+
+	if (rc == SQLITE_NOMEM)
+		return error_nomem();
+	/* A bind error leaves no message on the connection; its code still reads well. */
+	message = sqlite3_errcode(store->db) == rc ? sqlite3_errmsg(store->db) : sqlite3_errstr(rc);
+	return error_set(RL_EIO, "%s: %s", store->path, message);
+}
+
+static int exec(struct store *store, const char *sql)
+{
+	int rc = sqlite3_exec(store->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_error(store, rc);
+}
+
+static int prepare(struct store *store, sqlite3_stmt **out, const char *sql)
+{
+	int rc = sqlite3_prepare_v2(store->db, sql, -1, out, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_error(store, rc);
+}
+
+/* Run a statement that returns no rows, leaving it ready to run again. */
+static int step_done(struct store *store, sqlite3_stmt *stmt)
+{
+	int rc = sqlite3_step(stmt);
+
+	sqlite3_reset(stmt);
+	return rc == SQLITE_DONE ? 0 : db_error(store, rc);
+}
+
+/*
+ * Binding by name, with a sticky status, so that a long insert reads as
+ * one list of columns and is checked once.
+ */
+static void bind_text(int *rc, sqlite3_stmt *stmt, const char *name, const char *value)
+{
+	int i = sqlite3_bind_parameter_index(stmt, name);
+
+	if (*rc != SQLITE_OK)
+		return;
+	*rc = value ? sqlite3_bind_text(stmt, i, value, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(stmt, i);
+}
+
+static void bind_int(int *rc, sqlite3_stmt *stmt, const char *name, int64_t value)
+{
+	if (*rc == SQLITE_OK)
+		*rc = sqlite3_bind_int64(stmt, sqlite3_bind_parameter_index(stmt, name), value);
+}
+
+/* A rowid, or NULL for 0 (a merged finding has no rule row). */
+static void bind_id(int *rc, sqlite3_stmt *stmt, const char *name, int64_t id)
+{
+	if (*rc == SQLITE_OK && !id)
+		*rc = sqlite3_bind_null(stmt, sqlite3_bind_parameter_index(stmt, name));
+	else
+		bind_int(rc, stmt, name, id);
+}
+
+/* BEGIN IMMEDIATE: the write lock is taken (or waited for) now, never half-way. */
+static int tx_begin(struct store *store)
+{
+	int error;
+
+	mtx_lock(&store->lock);
+	if ((error = exec(store, "BEGIN IMMEDIATE")) < 0)
+		mtx_unlock(&store->lock);
+	return error;
+}
+
+/* Commit, or roll back on error keeping the first failure's message. */
+static int tx_end(struct store *store, int error)
+{
+	if (!error)
+		error = exec(store, "COMMIT");
+	if (error && !sqlite3_get_autocommit(store->db))
+		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+	mtx_unlock(&store->lock);
+	return error;
+}
+
+/* Run one statement with a single :id parameter. */
+static int exec_id(struct store *store, const char *sql, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt, sql)) < 0)
+		return error;
+	bind_int(&rc, stmt, ":id", id);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int read_version(struct store *store, int *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = prepare(store, &stmt, "PRAGMA user_version")) < 0)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(stmt, 0);
+	else
+		error = db_error(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int refuse_newer(struct store *store, int version)
+{
+	return error_set(RL_EIO, "%s: made by a newer revline (schema version %d; this one knows "
+			 "up to %d); upgrade revline or choose another database with REVLINE_DB",
+			 store->path, version, SCHEMA_VERSION);
+}
+
+/* Apply the step from version `from`, unless another process did it first. */
+static int migrate_step(struct store *store, int from)
+{
+	char pragma[64];
+	int version = 0, error;
+
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if ((error = read_version(store, &version)) < 0 || version != from)
+		goto done;
+	/* PRAGMA takes no parameters; the number is our own constant. */
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", from + 1);
+	if ((error = exec(store, migrations[from])) < 0)
+		goto done;
+	error = exec(store, pragma);
+done:
+	return tx_end(store, error);
+}
+
+/* Before anything persistent (the journal mode) is changed. */
+static int refuse_if_newer(struct store *store)
+{
+	int version = 0, error;
+
+	if ((error = read_version(store, &version)) < 0)
+		return error;
+	return version > SCHEMA_VERSION ? refuse_newer(store, version) : 0;
+}
+
+/* Each step in its own transaction; another process may be migrating too. */
+static int migrate(struct store *store)
+{
+	int version = 0, error;
+
+	for (;;) {
+		if ((error = read_version(store, &version)) < 0)
+			return error;
+		if (version > SCHEMA_VERSION)
+			return refuse_newer(store, version);
+		if (version == SCHEMA_VERSION)
+			return 0;
+		if ((error = migrate_step(store, version)) < 0)
+			return error;
+	}
+}
+
+/* mkdir -p of the file's directory; the directories made are private (0700). */
+static int make_parent_dirs(const char *path)
+{
+	char *dir = strdup(path), *p, *slash;
+	int error = 0;
+
+	if (!dir)
+		return error_nomem();
+	if (!(slash = strrchr(dir, '/')) || slash == dir)
+		goto done;
+	*slash = '\0';
+	for (p = dir + 1; ; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			error = error_set(RL_EIO, "cannot create %s: %s", dir, strerror(errno));
+			goto done;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+done:
+	free(dir);
+	return error;
+}
+
+/*
+ * Create the file ourselves, readable by its owner only: it holds diffs of
+ * private code. SQLite gives the -wal and -shm files the same mode.
+ */
+static int create_private(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return error_set(RL_EIO, "%s: %s", path, strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static int set_journal_wal(struct store *store)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = prepare(store, &stmt, "PRAGMA journal_mode = WAL")) < 0)
+		return error;
+	/*
+	 * The answer is the mode in force; a file system without shared memory
+	 * keeps the rollback journal, which is slower under contention but safe.
+	 */
+	rc = sqlite3_step(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		error = db_error(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* The connection's own settings; none of them changes the file. */
+static int configure(struct store *store)
+{
+	/* First, so that everything below waits for a writer too (same as PRAGMA busy_timeout). */
+	sqlite3_busy_timeout(store->db, BUSY_TIMEOUT_MS);
+	return exec(store, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+}
+
+/* Without PRAGMA optimize: a store that failed to open may be a newer revline's. */
+static void store_free(struct store *store)
+{
+	if (!store)
+		return;
+	sqlite3_close_v2(store->db);
+	mtx_destroy(&store->lock);
+	free(store->path);
+	free(store);
+}
+
+int store_open(struct store **out, const char *path)
+{
+	struct store *store = NULL;
+	bool memory = path && !strcmp(path, ":memory:");
+	int error = 0, rc;
+
+	*out = NULL;
+	if (!path || !*path)
+		return error_set(RL_EUSAGE, "no database path");
+	if (!memory && ((error = make_parent_dirs(path)) < 0 || (error = create_private(path)) < 0))
+		return error;
+	if (!(store = calloc(1, sizeof(*store))))
+		return error_nomem();
+	if (mtx_init(&store->lock, mtx_plain) != thrd_success) {
+		free(store);
+		return error_nomem();
+	}
+	if (!(store->path = strdup(path))) {
+		error = error_nomem();
+		goto done;
+	}
+	/* FULLMUTEX: the handle is shared with other modules (store_db), maybe from other threads. */
+	rc = sqlite3_open_v2(path, &store->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_FULLMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		error = store->db ? db_error(store, rc) : error_nomem();
+		goto done;
+	}
+	if ((error = configure(store)) < 0 || (error = refuse_if_newer(store)) < 0 ||
+	    (error = set_journal_wal(store)) < 0 || (error = migrate(store)) < 0)
+		goto done;
+	*out = store;
+	store = NULL;
+done:
+	store_free(store);
+	return error;
+}
+
+void store_close(struct store *store)
+{
+	/* SQLite's advice for a closing connection: refresh the planner's statistics if useful. */
+	if (store)
+		sqlite3_exec(store->db, "PRAGMA optimize", NULL, NULL, NULL);
+	store_free(store);
+}
+
+const char *store_path(const struct store *store)
+{
+	return store->path;
+}
+
+int store_version(struct store *store)
+{
+	int version = 0, error;
+
+	mtx_lock(&store->lock);
+	error = read_version(store, &version);
+	mtx_unlock(&store->lock);
+	return error < 0 ? error : version;
+}
+
+sqlite3 *store_db(struct store *store)
+{
+	return store->db;
+}
+
+/* "~/x" from git config means the home directory, as git's own paths do. */
+static int put_configured(struct buf *out, const char *value)
+{
+	const char *home = getenv("HOME");
+
+	if (!strncmp(value, "~/", 2) && home && *home)
+		return buf_printf(out, "%s/%s", home, value + 2);
+	return buf_puts(out, value);
+}
+
+int store_default_path(struct buf *out, struct config *config)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	char *value = NULL;
+	int error;
+
+	buf_clear(out);
+	error = config_get(&value, config, "revline.db");
+	if (!error) {
+		error = put_configured(out, value);
+		free(value);
+		return error;
+	}
+	if (error != RL_ENOTFOUND)
+		return error;
+	/* The XDG spec: a relative XDG_DATA_HOME is invalid and ignored. */
+	if (xdg && *xdg == '/')
+		return buf_printf(out, "%s/revline/revline.db", xdg);
+	if (home && *home)
+		return buf_printf(out, "%s/.local/share/revline/revline.db", home);
+	return error_set(RL_ENOTFOUND, "no place for the database: neither XDG_DATA_HOME nor HOME "
+			 "is set (set REVLINE_DB)");
+}
+
+/* A JSON string; invalid UTF-8 (code from a Latin-1 file) becomes U+FFFD, as JSON needs. */
+static json_t *json_text(const char *s)
+{
+	struct buf clean = BUF_INIT;
+	json_t *value;
+	size_t len;
+
+	if (!s)
+		return json_null();
+	len = strlen(s);
+	if (utf8_valid(s, len))
+		return json_stringn(s, len);
+	if (utf8_sanitize(&clean, s, len) < 0)
+		return NULL;
+	value = json_stringn(clean.ptr ? clean.ptr : "", clean.len);
+	buf_release(&clean);
+	return value;
+}
+
+/* Serialise and release a value built by the helpers below (NULL: memory ran out). */
+static int json_out(char **out, json_t *value)
+{
+	*out = value ? json_dumps(value, JSON_COMPACT) : NULL;
+	json_decref(value);
+	return *out ? 0 : error_nomem();
+}
+
+static int json_strings(char **out, char *const *items, size_t count)
+{
+	json_t *array = json_array();
+	size_t i;
+
+	for (i = 0; array && i < count; i++)
+		if (json_array_append_new(array, json_text(items[i])) < 0) {
+			json_decref(array);
+			array = NULL;
+		}
+	return json_out(out, array);
+}
+
+/* line_range_examined: [start, end], or null when the model gave none. */
+static json_t *json_range(const struct evidence *ev)
+{
+	if (!ev->range_start && !ev->range_end)
+		return json_null();
+	return json_pack("[ii]", ev->range_start, ev->range_end);
+}
+
+static int json_evidence(char **out, const struct evidence *ev)
+{
+	json_t *object = json_object();
+
+	/* json_object_set_new takes the value even when it fails. */
+	if (object &&
+	    (json_object_set_new(object, "code_examined", json_text(ev->code_examined)) < 0 ||
+	     json_object_set_new(object, "line_range_examined", json_range(ev)) < 0 ||
+	     json_object_set_new(object, "verification_method", json_text(ev->method)) < 0 ||
+	     json_object_set_new(object, "checked_for_handling_elsewhere",
+				 json_boolean(ev->checked_elsewhere)) < 0 ||
+	     json_object_set_new(object, "where_checked", json_text(ev->where_checked)) < 0 ||
+	     json_object_set_new(object, "is_impact_finding", json_boolean(ev->impact)) < 0)) {
+		json_decref(object);
+		object = NULL;
+	}
+	return json_out(out, object);
+}
+
+/*
+ * The repository's row, made on first sight. The path is the key; a
+ * trailing slash (libgit2's workdir has one) does not make another repo.
+ */
+static int repo_id(struct store *store, int64_t *id, const char *path, const char *name, int64_t now)
+{
+	sqlite3_stmt *ins = NULL, *sel = NULL;
+	size_t len = strlen(path);
+	char *key = NULL, *base;
+	int error, rc = SQLITE_OK;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (!(key = strndup(path, len)))
+		return error_nomem();
+	base = strrchr(key, '/');
+	if (!name)
+		name = base && base[1] ? base + 1 : key;
+	if ((error = prepare(store, &ins,
+			     "INSERT INTO repos (path, name, created_at) VALUES (:path, :name, :now) "
+			     "ON CONFLICT (path) DO UPDATE SET name = excluded.name "
+			     "WHERE name IS NOT excluded.name")) < 0 ||
+	    (error = prepare(store, &sel, "SELECT id FROM repos WHERE path = :path")) < 0)
+		goto done;
+	bind_text(&rc, ins, ":path", key);
+	bind_text(&rc, ins, ":name", name);
+	bind_int(&rc, ins, ":now", now);
+	bind_text(&rc, sel, ":path", key);
+	if (rc != SQLITE_OK) {
+		error = db_error(store, rc);
+		goto done;
+	}
+	if ((error = step_done(store, ins)) < 0)
+		goto done;
+	if ((rc = sqlite3_step(sel)) != SQLITE_ROW) {
+		error = db_error(store, rc);
+		goto done;
+	}
+	*id = sqlite3_column_int64(sel, 0);
+done:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sel);
+	free(key);
+	return error;
+}
+
+static int check_insert(struct store *store, int64_t *id, int64_t repo, const struct check_record *r,
+			int64_t created)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt,
+			     "INSERT INTO checks (repo_id, branch, environment, base_label, base_oid, "
+			     "head_label, head_oid, target, status, created_at) VALUES (:repo, :branch, "
+			     "coalesce(:environment, 'local'), :base_label, :base_oid, :head_label, "
+			     ":head_oid, :target, 'running', :created)")) < 0)
+		return error;
+	bind_int(&rc, stmt, ":repo", repo);
+	bind_text(&rc, stmt, ":branch", r->branch);
+	bind_text(&rc, stmt, ":environment", r->environment);
+	bind_text(&rc, stmt, ":base_label", r->base_label);
+	bind_text(&rc, stmt, ":base_oid", r->base_oid);
+	bind_text(&rc, stmt, ":head_label", r->head_label);
+	bind_text(&rc, stmt, ":head_oid", r->head_oid);
+	bind_text(&rc, stmt, ":target", r->target);
+	bind_int(&rc, stmt, ":created", created);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+	if (!error)
+		*id = sqlite3_last_insert_rowid(store->db);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* The diff as a BLOB: it is bytes from the files, not necessarily UTF-8. */
+static int diff_insert(struct store *store, int64_t check_id, const struct check_record *r)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt,
+			     "INSERT INTO check_diffs (check_id, diff, files, additions, deletions) "
+			     "VALUES (:id, :diff, :files, :additions, :deletions)")) < 0)
+		return error;
+	bind_int(&rc, stmt, ":id", check_id);
+	if (rc == SQLITE_OK)
+		rc = r->diff_len ? sqlite3_bind_blob64(stmt, sqlite3_bind_parameter_index(stmt, ":diff"),
+						       r->diff, r->diff_len, SQLITE_STATIC) :
+			sqlite3_bind_zeroblob(stmt, sqlite3_bind_parameter_index(stmt, ":diff"), 0);
+	bind_int(&rc, stmt, ":files", (int64_t)r->files);
+	bind_int(&rc, stmt, ":additions", (int64_t)r->additions);
+	bind_int(&rc, stmt, ":deletions", (int64_t)r->deletions);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_check_begin(struct store *store, int64_t *id, const struct check_record *record)
+{
+	int64_t created = record->created_ms ? record->created_ms : now_ms(), repo = 0, check = 0;
+	int error;
+
+	*id = 0;
+	if (!record->repo_path || !record->branch)
+		return error_set(RL_EUSAGE, "%s: a check needs a repository path and a branch", store->path);
+	if (record->diff_len && !record->diff)
+		return error_set(RL_EUSAGE, "%s: a diff length without a diff", store->path);
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if (!(error = repo_id(store, &repo, record->repo_path, record->repo_name, created)) &&
+	    !(error = check_insert(store, &check, repo, record, created)))
+		error = diff_insert(store, check, record);
+	if (!(error = tx_end(store, error)))
+		*id = check;
+	return error;
+}
+
+static int rule_insert(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *patterns = NULL, *context = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = json_strings(&patterns, rule->patterns, rule->npatterns)) < 0 ||
+	    (error = json_strings(&context, rule->context_files, rule->ncontext)) < 0 ||
+	    (error = prepare(store, &stmt,
+			     "INSERT INTO check_threadlines (check_id, threadline_id, "
+			     "threadline_file_path, threadline_version, threadline_content, "
+			     "threadline_patterns, context_files, kind, model, severity, source) "
+			     "VALUES (:check, :rule, :path, :version, :content, :patterns, :context, "
+			     ":kind, :model, :severity, :source)")) < 0)
+		goto done;
+	bind_int(&rc, stmt, ":check", check_id);
+	bind_text(&rc, stmt, ":rule", rule->id);
+	bind_text(&rc, stmt, ":path", rule->path ? rule->path : "");
+	bind_text(&rc, stmt, ":version", rule->version);
+	bind_text(&rc, stmt, ":content", rule->content ? rule->content : "");
+	bind_text(&rc, stmt, ":patterns", patterns);
+	bind_text(&rc, stmt, ":context", context);
+	bind_text(&rc, stmt, ":kind", rule->kind == RULE_LOCAL ? "local" : "llm");
+	bind_text(&rc, stmt, ":model", rule->model);
+	bind_text(&rc, stmt, ":severity", severity_name(rule->severity));
+	bind_text(&rc, stmt, ":source", rule->source);
+	if ((error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt)) < 0)
+		goto done;
+	*id = sqlite3_last_insert_rowid(store->db);
+done:
+	sqlite3_finalize(stmt);
+	free(patterns);
+	free(context);
+	return error;
+}
+
+int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
+{
+	int64_t row = 0;
+	int error;
+
+	*id = 0;
+	if (!rule || !rule->id)
+		return error_set(RL_EUSAGE, "%s: a rule without an id", store->path);
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	error = rule_insert(store, &row, check_id, rule);
+	if (!(error = tx_end(store, error)))
+		*id = row;
+	return error;
+}
+
+static const char finding_sql[] =
+	"INSERT INTO findings (check_id, check_threadline_id, rule_id, file, line, end_line, "
+	"severity, category, title, issue, suggestion, evidence, verified, verify_note, "
+	"fingerprint, suppressed, from_rules, reduced, created_at) VALUES (:check, :threadline, "
+	":rule, :file, :line, :end_line, :severity, :category, :title, :issue, :suggestion, "
+	":evidence, :verified, :verify_note, :fingerprint, :suppressed, :from_rules, :reduced, :now)";
+
+/* One finding with finding_sql; threadline 0 is the report's merged finding. */
+static int finding_insert(struct store *store, sqlite3_stmt *stmt, int64_t check_id,
+			  int64_t threadline, struct finding *f, int64_t now)
+{
+	char *evidence = NULL, *from = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = json_evidence(&evidence, &f->evidence)) < 0 ||
+	    (error = json_strings(&from, f->from_rules, f->nfrom)) < 0)
+		goto done;
+	bind_int(&rc, stmt, ":check", check_id);
+	bind_id(&rc, stmt, ":threadline", threadline);
+	bind_text(&rc, stmt, ":rule", f->rule_id);
+	bind_text(&rc, stmt, ":file", f->file);
+	bind_int(&rc, stmt, ":line", f->line);
+	bind_int(&rc, stmt, ":end_line", f->end_line);
+	bind_text(&rc, stmt, ":severity", severity_name(f->severity));
+	bind_text(&rc, stmt, ":category", f->category);
+	bind_text(&rc, stmt, ":title", f->title);
+	bind_text(&rc, stmt, ":issue", f->issue);
+	bind_text(&rc, stmt, ":suggestion", f->suggestion);
+	bind_text(&rc, stmt, ":evidence", evidence);
+	bind_int(&rc, stmt, ":verified", f->verified);
+	bind_text(&rc, stmt, ":verify_note", f->verify_note);
+	bind_text(&rc, stmt, ":fingerprint", f->fingerprint[0] ? f->fingerprint : NULL);
+	bind_int(&rc, stmt, ":suppressed", f->suppressed);
+	bind_text(&rc, stmt, ":from_rules", from);
+	bind_int(&rc, stmt, ":reduced", !threadline);
+	bind_int(&rc, stmt, ":now", now);
+	if ((error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt)) < 0)
+		goto done;
+	f->id = sqlite3_last_insert_rowid(store->db);
+done:
+	free(evidence);
+	free(from);
+	return error;
+}
+
+static int findings_insert(struct store *store, int64_t check_id, int64_t threadline,
+			   struct finding *findings, size_t count, int64_t now)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int error;
+
+	if (!count)
+		return 0;
+	if ((error = prepare(store, &stmt, finding_sql)) < 0)
+		return error;
+	for (i = 0; i < count && !error; i++)
+		error = finding_insert(store, stmt, check_id, threadline, &findings[i], now);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* After a rollback the ids handed out are not real. */
+static void findings_forget(struct finding *findings, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		findings[i].id = 0;
+}
+
+/* The rule's row in this check: result->id when set, else found by the rule's id. */
+static int threadline_find(struct store *store, int64_t *out, int64_t check_id,
+			   const struct rule_result *result)
+{
+	const char *rule = result->rule ? result->rule->id : NULL;
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt,
+			     "SELECT id FROM check_threadlines WHERE check_id = :check AND "
+			     "(id = :id OR (:id = 0 AND threadline_id = :rule))")) < 0)
+		return error;
+	bind_int(&rc, stmt, ":check", check_id);
+	bind_int(&rc, stmt, ":id", result->id);
+	bind_text(&rc, stmt, ":rule", rule);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(stmt, 0);
+	else if (rc == SQLITE_DONE)
+		error = error_set(RL_ENOTFOUND, "%s: check %lld has no rule %s", store->path,
+				  (long long)check_id, rule ? rule : "(no id)");
+	else
+		error = db_error(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int result_insert(struct store *store, int64_t threadline, const struct rule_result *r,
+			 int64_t now)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *refs = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = json_strings(&refs, r->file_references, r->nrefs)) < 0)
+		return error;
+	if ((error = prepare(store, &stmt,
+			     "INSERT INTO check_results (check_threadline_id, status, reasoning, "
+			     "file_references, error, cached, attempts, duration_ms, tokens_in, "
+			     "tokens_out, chunks, created_at) VALUES (:threadline, :status, "
+			     ":reasoning, :refs, :error, :cached, :attempts, :duration, :tokens_in, "
+			     ":tokens_out, :chunks, :now)")) < 0)
+		goto done;
+	bind_int(&rc, stmt, ":threadline", threadline);
+	bind_text(&rc, stmt, ":status", rule_status_name(r->status));
+	bind_text(&rc, stmt, ":reasoning", r->reasoning);
+	bind_text(&rc, stmt, ":refs", refs);
+	bind_text(&rc, stmt, ":error", r->error);
+	bind_int(&rc, stmt, ":cached", r->cached);
+	bind_int(&rc, stmt, ":attempts", r->attempts);
+	bind_int(&rc, stmt, ":duration", r->duration_ms);
+	bind_int(&rc, stmt, ":tokens_in", r->tokens_in);
+	bind_int(&rc, stmt, ":tokens_out", r->tokens_out);
+	bind_int(&rc, stmt, ":chunks", r->chunks);
+	bind_int(&rc, stmt, ":now", now);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+done:
+	sqlite3_finalize(stmt);
+	free(refs);
+	return error;
+}
+
+/*
+ * Putting a rule's result again (a retried rule) replaces the earlier
+ * result and its findings: the latest settling is the one that counts.
+ */
+int store_result_put(struct store *store, int64_t check_id, struct rule_result *result)
+{
+	int64_t threadline = 0, now = now_ms();
+	int error;
+
+	if (!rule_status_settled(result->status))
+		return error_set(RL_EUSAGE, "%s: rule %s has not settled (%s)", store->path,
+				 result->rule && result->rule->id ? result->rule->id : "(no id)",
+				 rule_status_name(result->status));
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if (!(error = threadline_find(store, &threadline, check_id, result)) &&
+	    !(error = exec_id(store, "DELETE FROM findings WHERE check_threadline_id = :id",
+			      threadline)) &&
+	    !(error = exec_id(store, "DELETE FROM check_results WHERE check_threadline_id = :id",
+			      threadline)) &&
+	    !(error = result_insert(store, threadline, result, now)))
+		error = findings_insert(store, check_id, threadline, result->findings,
+					result->nfindings, now);
+	if ((error = tx_end(store, error)) < 0)
+		findings_forget(result->findings, result->nfindings);
+	else
+		result->id = threadline;
+	return error;
+}
+
+static bool one_of(const char *s, const char *const *names, size_t count)
+{
+	size_t i;
+
+	for (i = 0; s && i < count; i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	return false;
+}
+
+static int finish_check_args(struct store *store, const char *status, const struct report *report)
+{
+	static const char *const statuses[] = { "complete", "partial", "failed", "cancelled" };
+	static const char *const overall[] = { "clean", "minor-issues", "needs-work", "critical" };
+
+	if (!one_of(status, statuses, sizeof(statuses) / sizeof(statuses[0])))
+		return error_set(RL_EUSAGE, "%s: a check cannot finish as '%s'", store->path,
+				 status ? status : "(null)");
+	if (report && report->overall_severity &&
+	    !one_of(report->overall_severity, overall, sizeof(overall) / sizeof(overall[0])))
+		return error_set(RL_EUSAGE, "%s: unknown overall severity '%s'", store->path,
+				 report->overall_severity);
+	return 0;
+}
+
+/*
+ * finding_count is the report's findings when there is a report, else the
+ * rules' own findings (a failed or cancelled check).
+ */
+static int check_update(struct store *store, int64_t check_id, const char *status, long duration_ms,
+			const struct check_stats *stats, const struct report *report, int64_t now)
+{
+	static const struct check_stats none;
+	sqlite3_stmt *stmt = NULL;
+	char *must_fix = NULL;
+	int error, rc = SQLITE_OK;
+
+	if (!stats)
+		stats = &none;
+	if (report && (error = json_strings(&must_fix, report->must_fix, report->nmust_fix)) < 0)
+		return error;
+	if ((error = prepare(store, &stmt,
+			     "UPDATE checks SET status = :status, finished_at = :now, "
+			     "duration_ms = :duration, rule_count = (SELECT count(*) FROM "
+			     "check_threadlines WHERE check_id = :id), finding_count = CASE WHEN "
+			     ":has_report THEN :nfindings ELSE (SELECT count(*) FROM findings WHERE "
+			     "check_id = :id AND reduced = 0) END, summary = :summary, "
+			     "overall_severity = :overall, must_fix = coalesce(:must_fix, '[]'), "
+			     "synthesized = :synthesized, fallback_reason = :fallback, "
+			     "requests = :requests, cache_hits = :cache_hits, tokens_in = :tokens_in, "
+			     "tokens_out = :tokens_out WHERE id = :id")) < 0)
+		goto done;
+	bind_int(&rc, stmt, ":id", check_id);
+	bind_text(&rc, stmt, ":status", status);
+	bind_int(&rc, stmt, ":now", now);
+	bind_int(&rc, stmt, ":duration", duration_ms);
+	bind_int(&rc, stmt, ":has_report", report != NULL);
+	bind_int(&rc, stmt, ":nfindings", report ? (int64_t)report->nfindings : 0);
+	bind_text(&rc, stmt, ":summary", report ? report->summary : NULL);
+	bind_text(&rc, stmt, ":overall", report ? report->overall_severity : NULL);
+	bind_text(&rc, stmt, ":must_fix", must_fix);
+	if (report)     /* unbound is NULL: no report, no synthesis either way */
+		bind_int(&rc, stmt, ":synthesized", report->synthesized);
+	bind_text(&rc, stmt, ":fallback", report ? report->fallback_reason : NULL);
+	bind_int(&rc, stmt, ":requests", stats->requests);
+	bind_int(&rc, stmt, ":cache_hits", stats->cache_hits);
+	bind_int(&rc, stmt, ":tokens_in", stats->tokens_in);
+	bind_int(&rc, stmt, ":tokens_out", stats->tokens_out);
+	if ((error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt)) < 0)
+		goto done;
+	if (!sqlite3_changes(store->db))
+		error = error_set(RL_ENOTFOUND, "%s: no check %lld", store->path, (long long)check_id);
+done:
+	sqlite3_finalize(stmt);
+	free(must_fix);
+	return error;
+}
+
+/*
+ * Finishing again (a check resumed and finished later) replaces the
+ * earlier report's merged findings.
+ */
+int store_check_finish(struct store *store, int64_t check_id, const char *status,
+		       long duration_ms, const struct check_stats *stats, struct report *report)
+{
+	int64_t now = now_ms();
+	int error;
+
+	if ((error = finish_check_args(store, status, report)) < 0)
+		return error;
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if (!(error = check_update(store, check_id, status, duration_ms, stats, report, now)) &&
+	    !(error = exec_id(store, "DELETE FROM findings WHERE check_id = :id AND reduced = 1",
+			      check_id)) && report)
+		error = findings_insert(store, check_id, 0, report->findings, report->nfindings, now);
+	if ((error = tx_end(store, error)) < 0 && report)
+		findings_forget(report->findings, report->nfindings);
+	return error;
+}
+
+static int cache_read(struct store *store, const char *key, char **answer,
+		      long *tokens_in, long *tokens_out)
+{
+	sqlite3_stmt *stmt = NULL;
+	const unsigned char *text;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt, "SELECT answer, tokens_in, tokens_out FROM llm_cache "
+			     "WHERE key = :key")) < 0)
+		return error;
+	bind_text(&rc, stmt, ":key", key);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_DONE) {
+		error = error_set(RL_ENOTFOUND, "no cached answer");
+		goto done;
+	}
+	if (rc != SQLITE_ROW) {
+		error = db_error(store, rc);
+		goto done;
+	}
+	text = sqlite3_column_text(stmt, 0);
+	if (!(*answer = strdup(text ? (const char *)text : ""))) {
+		error = error_nomem();
+		goto done;
+	}
+	if (tokens_in)
+		*tokens_in = (long)sqlite3_column_int64(stmt, 1);
+	if (tokens_out)
+		*tokens_out = (long)sqlite3_column_int64(stmt, 2);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int cache_touch(struct store *store, const char *key, int64_t now)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt, "UPDATE llm_cache SET hits = hits + 1, "
+			     "last_used_at = :now WHERE key = :key")) < 0)
+		return error;
+	bind_int(&rc, stmt, ":now", now);
+	bind_text(&rc, stmt, ":key", key);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* A write transaction from the start: a read upgraded to a write may fail busy without waiting. */
+int store_cache_get(struct store *store, const char *key, char **answer,
+		    long *tokens_in, long *tokens_out)
+{
+	int error;
+
+	*answer = NULL;
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if (!(error = cache_read(store, key, answer, tokens_in, tokens_out)))
+		error = cache_touch(store, key, now_ms());
+	if ((error = tx_end(store, error)) < 0) {
+		free(*answer);
+		*answer = NULL;
+	}
+	return error;
+}
+
+int store_cache_put(struct store *store, const char *key, const char *provider,
+		    const char *model, const char *answer, long tokens_in, long tokens_out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t now = now_ms();
+	int error, rc = SQLITE_OK;
+
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if ((error = prepare(store, &stmt,
+			     "INSERT OR REPLACE INTO llm_cache (key, provider, model, answer, "
+			     "tokens_in, tokens_out, created_at, last_used_at, hits) VALUES (:key, "
+			     ":provider, :model, :answer, :tokens_in, :tokens_out, :now, :now, 0)")) < 0)
+		goto done;
+	bind_text(&rc, stmt, ":key", key);
+	bind_text(&rc, stmt, ":provider", provider);
+	bind_text(&rc, stmt, ":model", model);
+	bind_text(&rc, stmt, ":answer", answer);
+	bind_int(&rc, stmt, ":tokens_in", tokens_in);
+	bind_int(&rc, stmt, ":tokens_out", tokens_out);
+	bind_int(&rc, stmt, ":now", now);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+done:
+	sqlite3_finalize(stmt);
+	return tx_end(store, error);
+}

@@ -1,0 +1,194 @@
+/* revline's evidence check against the real files of a repository. */
+#include "testlib.h"
+
+#include "evidence.h"
+#include "repo.h"
+#include "status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *dir;
+static struct repo *repo;
+static struct target target;
+static struct diff *diff;
+
+static int read_side(void *ctx, const char *path, bool old_side, struct buf *out)
+{
+	(void)ctx;
+	return repo_read(out, repo, &target, path, old_side);
+}
+
+static const struct file_reader reader = { read_side, NULL };
+
+static int setup(void **state)
+{
+	struct target_spec spec = { 0 };
+
+	(void)state;
+	dir = test_repo_new("evidence");
+	test_write_str(dir, "src/db.py",
+		"import sqlite3\n\n\ndef find(db, name):\n    cur = db.cursor()\n"
+		"    cur.execute(\"SELECT * FROM t WHERE name = ?\", (name,))\n    return cur.fetchone()\n\n\n"
+		"def count(db):\n    return db.execute(\"SELECT count(*) FROM t\").fetchone()[0]\n");
+	test_write_str(dir, "src/other.py", "def helper():\n    return 1\n");
+	test_commit(dir, "base");
+	test_write_str(dir, "src/db.py",
+		"import sqlite3\n\n\ndef find(db, name):\n    cur = db.cursor()\n"
+		"    cur.execute(\"SELECT * FROM t WHERE name = '%s'\" % name)\n    return cur.fetchone()\n\n\n"
+		"def count(db):\n    return db.execute(\"SELECT count(*) FROM t\").fetchone()[0]\n\n\n"
+		"def remove(db, name):\n    db.execute(\"DELETE FROM t WHERE name = '%s'\" % name)\n");
+	assert_int_equal(repo_open(&repo, dir), 0);
+	assert_int_equal(repo_resolve(&target, repo, &spec), 0);
+	assert_int_equal(repo_diff(&diff, repo, &target), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	diff_free(diff);
+	target_release(&target);
+	repo_free(repo);
+	test_rmtree(dir);
+	free(dir);
+	return 0;
+}
+
+static struct finding make(const char *file, int line, const char *code)
+{
+	struct finding f = { 0 };
+
+	f.rule_id = strdup("injection");
+	f.file = strdup(file);
+	f.line = f.end_line = line;
+	f.title = strdup("t");
+	f.evidence.code_examined = code ? strdup(code) : NULL;
+	return f;
+}
+
+static void check(struct finding *f)
+{
+	assert_int_equal(evidence_check(f, diff, &reader), 0);
+	assert_non_null(f->verify_note);
+}
+
+static void test_genuine_code_is_verified_and_line_corrected(void **state)
+{
+	struct finding f = make("src/db.py", 3,
+		"cur.execute(\"SELECT * FROM t WHERE name = '%s'\" % name)\nreturn cur.fetchone()");
+
+	(void)state;
+	check(&f);
+	assert_true(f.verified);
+	assert_int_equal(f.line, 6);
+	assert_int_equal(f.end_line, 7);
+	assert_string_equal(f.verify_note, "the quoted code is at lines 6-7 of src/db.py (the answer said 3)");
+	finding_release(&f);
+}
+
+static void test_whitespace_markers_and_numbers_do_not_matter(void **state)
+{
+	struct finding f = make("b/src/db.py", 15,
+		"+def remove(db, name):\n+        db.execute(\"DELETE FROM t WHERE name = '%s'\"   % name)");
+	struct finding g = make("src/db.py", 0,
+		"14: def remove(db, name):\n15:     db.execute(\"DELETE FROM t WHERE name = '%s'\" % name)");
+
+	(void)state;
+	check(&f);
+	assert_true(f.verified);
+	assert_string_equal(f.file, "src/db.py");
+	assert_int_equal(f.line, 14);
+	assert_int_equal(f.end_line, 15);
+	check(&g);
+	assert_true(g.verified);
+	assert_int_equal(g.line, 14);
+	finding_release(&f);
+	finding_release(&g);
+}
+
+static void test_invented_code_is_not_verified(void **state)
+{
+	struct finding f = make("src/db.py", 6, "cursor.execute(sql_from_request)");
+	struct finding g = make("src/db.py", 6, NULL);
+	struct finding h = make("src/db.py", 6, "  \n ... \n");
+
+	(void)state;
+	check(&f);
+	assert_false(f.verified);
+	assert_string_equal(f.verify_note, "the quoted code is not in src/db.py");
+	assert_int_equal(f.line, 6);
+	check(&g);
+	assert_false(g.verified);
+	assert_string_equal(g.verify_note, "the answer quoted no code to check");
+	check(&h);
+	assert_false(h.verified);
+	assert_string_equal(h.verify_note, "the quoted code is empty");
+	finding_release(&f);
+	finding_release(&g);
+	finding_release(&h);
+}
+
+static void test_file_outside_the_diff(void **state)
+{
+	struct finding f = make("src/other.py", 1, "def helper():");
+
+	(void)state;
+	check(&f);
+	assert_false(f.verified);
+	assert_string_equal(f.verify_note,
+			    "src/other.py is not in the diff, and the finding is not marked as an impact finding");
+	finding_release(&f);
+	/* An impact finding may point outside the diff, and is checked there. */
+	f = make("src/other.py", 9, "def helper():\n    return 1");
+	f.evidence.impact = true;
+	check(&f);
+	assert_true(f.verified);
+	assert_int_equal(f.line, 1);
+	finding_release(&f);
+}
+
+static void test_removed_code_is_found_in_the_old_version(void **state)
+{
+	struct finding f = make("src/db.py", 6, "cur.execute(\"SELECT * FROM t WHERE name = ?\", (name,))");
+
+	(void)state;
+	check(&f);
+	assert_true(f.verified);
+	assert_non_null(strstr(f.verify_note, "old version"));
+	finding_release(&f);
+}
+
+static void test_nearest_match_wins(void **state)
+{
+	struct finding f = make("src/db.py", 16, "% name)");
+
+	(void)state;
+	/* Too short a fragment to prove anything on its own. */
+	check(&f);
+	assert_false(f.verified);
+	finding_release(&f);
+	f = make("src/db.py", 16, "WHERE name = '%s'\" % name)");
+	check(&f);
+	assert_true(f.verified);
+	assert_int_equal(f.line, 15);
+	finding_release(&f);
+	f = make("src/db.py", 5, "WHERE name = '%s'\" % name)");
+	check(&f);
+	assert_int_equal(f.line, 6);
+	finding_release(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_genuine_code_is_verified_and_line_corrected),
+		cmocka_unit_test(test_whitespace_markers_and_numbers_do_not_matter),
+		cmocka_unit_test(test_invented_code_is_not_verified),
+		cmocka_unit_test(test_file_outside_the_diff),
+		cmocka_unit_test(test_removed_code_is_found_in_the_old_version),
+		cmocka_unit_test(test_nearest_match_wins),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

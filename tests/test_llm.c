@@ -1,0 +1,236 @@
+/* Providers: settings, requests, answers, JSON in answers. */
+#include "testlib.h"
+
+#include "config.h"
+#include "llm.h"
+#include "status.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void clear_env(void)
+{
+	unsetenv("REVLINE_PROVIDER");
+	unsetenv("REVLINE_BASE_URL");
+	unsetenv("OPENAI_BASE_URL");
+	unsetenv("REVLINE_MODEL");
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("ANTHROPIC_API_KEY");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	clear_env();
+	setenv("HOME", "/nonexistent-revline-home", 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	return 0;
+}
+
+static void test_no_provider(void **state)
+{
+	struct llm_config c;
+
+	(void)state;
+	clear_env();
+	assert_int_equal(llm_config_load(&c, NULL), 0);
+	assert_int_equal(c.provider, PROVIDER_NONE);
+	assert_int_equal(llm_call_build(&(struct llm_call){ 0 }, &c, "m", "s", "u", true), RL_ECONFIG);
+	assert_non_null(strstr(error_message(), "OPENAI_API_KEY"));
+	llm_config_release(&c);
+}
+
+static void test_openai_from_key_and_base_url(void **state)
+{
+	struct llm_config c;
+	struct llm_call call;
+	size_t i;
+	bool auth = false;
+
+	(void)state;
+	clear_env();
+	setenv("OPENAI_API_KEY", "sk-test-secret", 1);
+	assert_int_equal(llm_config_load(&c, NULL), 0);
+	assert_int_equal(c.provider, PROVIDER_OPENAI);
+	assert_string_equal(c.base_url, "https://api.openai.com/v1");
+	assert_string_equal(c.model, "gpt-4o-mini");
+	assert_string_equal(c.key_source, "OPENAI_API_KEY");
+	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user \"quoted\"", true), 0);
+	assert_string_equal(call.url, "https://api.openai.com/v1/chat/completions");
+	for (i = 0; i < call.nheaders; i++)
+		auth |= !strcmp(call.headers[i], "Authorization: Bearer sk-test-secret");
+	assert_true(auth);
+	assert_non_null(strstr(call.body, "\"response_format\":{\"type\":\"json_object\"}"));
+	assert_non_null(strstr(call.body, "\"model\":\"gpt-x\""));
+	assert_non_null(strstr(call.body, "user \\\"quoted\\\""));
+	/* The key is in the header only, never in the body. */
+	assert_null(strstr(call.body, "sk-test-secret"));
+	llm_call_release(&call);
+	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user", false), 0);
+	assert_null(strstr(call.body, "response_format"));
+	llm_call_release(&call);
+	llm_config_release(&c);
+
+	/* A local server: a base URL and no key is an OpenAI-compatible provider. */
+	clear_env();
+	setenv("OPENAI_BASE_URL", "http://localhost:11434/v1/", 1);
+	setenv("REVLINE_MODEL", "llama3", 1);
+	assert_int_equal(llm_config_load(&c, NULL), 0);
+	assert_int_equal(c.provider, PROVIDER_OPENAI);
+	assert_string_equal(c.base_url, "http://localhost:11434/v1");
+	assert_string_equal(c.model, "llama3");
+	assert_string_equal(c.reduce_model, "llama3");
+	assert_null(c.api_key);
+	llm_config_release(&c);
+}
+
+static void test_anthropic(void **state)
+{
+	struct llm_config c;
+	struct llm_call call;
+	struct llm_reply reply;
+	const char *body = "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"status\\\":\\\"compliant\\\"}\"}],"
+		"\"usage\":{\"input_tokens\":120,\"output_tokens\":7}}";
+	size_t i;
+	bool key = false, version = false;
+
+	(void)state;
+	clear_env();
+	setenv("ANTHROPIC_API_KEY", "ak-secret", 1);
+	assert_int_equal(llm_config_load(&c, NULL), 0);
+	assert_int_equal(c.provider, PROVIDER_ANTHROPIC);
+	assert_int_equal(llm_call_build(&call, &c, c.model, "sys", "user", true), 0);
+	assert_string_equal(call.url, "https://api.anthropic.com/v1/messages");
+	for (i = 0; i < call.nheaders; i++) {
+		key |= !strcmp(call.headers[i], "x-api-key: ak-secret");
+		version |= !strncmp(call.headers[i], "anthropic-version: ", 19);
+	}
+	assert_true(key && version);
+	assert_non_null(strstr(call.body, "\"max_tokens\":4096"));
+	assert_non_null(strstr(call.body, "\"system\":\"sys\""));
+	llm_call_release(&call);
+	assert_int_equal(llm_reply_parse(&reply, PROVIDER_ANTHROPIC, body, strlen(body)), 0);
+	assert_string_equal(reply.text, "{\"status\":\"compliant\"}");
+	assert_int_equal(reply.tokens_in, 120);
+	assert_int_equal(reply.tokens_out, 7);
+	llm_reply_release(&reply);
+	llm_config_release(&c);
+}
+
+static void test_provider_setting_and_key_command(void **state)
+{
+	char *dir = test_repo_new("llmcfg");
+	struct repo *repo = NULL;
+	struct config *config = NULL;
+	struct llm_config c;
+
+	(void)state;
+	clear_env();
+	test_sh_ok(dir, "git config revline.provider openai && git config revline.model cfg-model && "
+		   "git config revline.apiKeyCommand 'echo from-command; echo second-line' && "
+		   "git config revline.reduceModel big-model");
+	assert_int_equal(repo_open(&repo, dir), 0);
+	assert_int_equal(config_open(&config, repo), 0);
+	assert_int_equal(llm_config_load(&c, config), 0);
+	assert_int_equal(c.provider, PROVIDER_OPENAI);
+	assert_string_equal(c.model, "cfg-model");
+	assert_string_equal(c.reduce_model, "big-model");
+	assert_string_equal(c.api_key, "from-command");
+	assert_string_equal(c.key_source, "revline.apiKeyCommand");
+	llm_config_release(&c);
+	/* The environment wins over git config. */
+	setenv("REVLINE_MODEL", "env-model", 1);
+	assert_int_equal(llm_config_load(&c, config), 0);
+	assert_string_equal(c.model, "env-model");
+	llm_config_release(&c);
+	/* A failing command is an error that says what to do, without output. */
+	test_sh_ok(dir, "git config revline.apiKeyCommand false");
+	config_free(config);
+	assert_int_equal(config_open(&config, repo), 0);
+	assert_int_equal(llm_config_load(&c, config), RL_ECONFIG);
+	assert_non_null(strstr(error_message(), "revline.apiKeyCommand failed"));
+	setenv("REVLINE_PROVIDER", "gemini", 1);
+	assert_int_equal(llm_config_load(&c, config), RL_ECONFIG);
+	assert_non_null(strstr(error_message(), "unknown provider 'gemini'"));
+	clear_env();
+	config_free(config);
+	repo_free(repo);
+	test_rmtree(dir);
+	free(dir);
+}
+
+static void test_reply_errors(void **state)
+{
+	struct llm_reply reply;
+	struct buf text = BUF_INIT;
+	const char *ok = "{\"choices\":[{\"message\":{\"content\":\"hi\"}}],\"usage\":{\"prompt_tokens\":3,"
+		"\"completion_tokens\":1}}";
+
+	(void)state;
+	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, ok, strlen(ok)), 0);
+	assert_string_equal(reply.text, "hi");
+	assert_int_equal(reply.tokens_in, 3);
+	llm_reply_release(&reply);
+	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, "<html>oops</html>", 17), RL_EPARSE);
+	assert_string_equal(error_message(), "the server's answer is not JSON: \"<html>oops</html>\"");
+	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, "{\"id\":1}", 8), RL_EPARSE);
+	assert_non_null(strstr(error_message(), "choices[0].message.content"));
+	assert_true(llm_rejects_json_mode(400, "{\"error\":{\"message\":\"response_format is not supported\"}}"));
+	assert_false(llm_rejects_json_mode(500, "response_format"));
+	assert_false(llm_rejects_json_mode(401, "{\"error\":{\"message\":\"bad key\"}}"));
+	{
+		const char *body = "{\"error\":{\"message\":\"model 'x' not found\"}}";
+
+		llm_error_text(&text, 404, body, strlen(body));
+	}
+	assert_string_equal(text.ptr, "HTTP 404: model 'x' not found");
+	buf_clear(&text);
+	llm_error_text(&text, 502, "Bad Gateway", 11);
+	assert_string_equal(text.ptr, "HTTP 502: Bad Gateway");
+	buf_release(&text);
+}
+
+static void assert_json(const char *text, const char *key, const char *value)
+{
+	json_t *v = NULL;
+
+	if (llm_extract_json(&v, text, strlen(text)) < 0)
+		fail_msg("no JSON found in: %s (%s)", text, error_message());
+	assert_string_equal(json_string_value(json_object_get(v, key)), value);
+	json_decref(v);
+}
+
+static void test_extract_json(void **state)
+{
+	json_t *v = NULL;
+
+	(void)state;
+	assert_json("{\"status\":\"ok\"}", "status", "ok");
+	assert_json("  \n{\"status\":\"ok\"}  \n", "status", "ok");
+	assert_json("Sure! Here is the review:\n```json\n{\"status\":\"fence\"}\n```\nHope it helps.",
+		    "status", "fence");
+	assert_json("```\n{\"status\":\"plain fence\"}\n```", "status", "plain fence");
+	assert_json("I think {this} is fine. {\"status\": \"prose\", \"note\": \"a } inside\"} done",
+		    "status", "prose");
+	assert_json("{\"status\":\"first\"}\nand then more text {\"x\":1}", "status", "first");
+	assert_int_equal(llm_extract_json(&v, "[{\"file\":\"a.c\"}]", 16), 0);
+	assert_true(json_is_array(v));
+	json_decref(v);
+	assert_int_equal(llm_extract_json(&v, "No JSON here at all.", 20), RL_EPARSE);
+	assert_string_equal(error_message(), "the answer holds no JSON object: \"No JSON here at all.\"");
+	assert_int_equal(llm_extract_json(&v, "{\"status\": \"cut", 15), RL_EPARSE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_provider),
+		cmocka_unit_test(test_openai_from_key_and_base_url),
+		cmocka_unit_test(test_anthropic),
+		cmocka_unit_test(test_provider_setting_and_key_command),
+		cmocka_unit_test(test_reply_errors),
+		cmocka_unit_test(test_extract_json),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

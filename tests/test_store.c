@@ -1,0 +1,1130 @@
+/* The store: schema, migrations, a check's round trip, crashes and concurrent writers. */
+#include "testlib.h"
+
+#include "config.h"
+#include "status.h"
+#include "store.h"
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *tmp;               /* a fresh directory for each test */
+
+static int setup(void **state)
+{
+	(void)state;
+	tmp = test_tmpdir("store");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	test_rmtree(tmp);
+	free(tmp);
+	tmp = NULL;
+	return 0;
+}
+
+static char *path_in(const char *rel)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", tmp, rel) < 0)
+		fail_msg("out of memory");
+	return path;
+}
+
+static struct store *open_ok(const char *path)
+{
+	struct store *store = NULL;
+
+	if (store_open(&store, path) < 0)
+		fail_msg("store_open %s: %s", path, error_message());
+	return store;
+}
+
+/* A second, plain connection: what the store wrote, read back with SQL. */
+static sqlite3 *plain_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		fail_msg("sqlite3_open %s: %s", path, sqlite3_errmsg(db));
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+/* One row of a query with at most one parameter (?1 = id); the caller finalizes it. */
+static sqlite3_stmt *row_of(sqlite3 *db, const char *sql, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_bind_parameter_count(stmt) > 0)
+		sqlite3_bind_int64(stmt, 1, id);
+	if (sqlite3_step(stmt) != SQLITE_ROW)
+		fail_msg("no row for %s (%lld): %s", sql, (long long)id, sqlite3_errmsg(db));
+	return stmt;
+}
+
+static int64_t int_of(sqlite3 *db, const char *sql, int64_t id)
+{
+	sqlite3_stmt *stmt = row_of(db, sql, id);
+	int64_t value = sqlite3_column_int64(stmt, 0);
+
+	sqlite3_finalize(stmt);
+	return value;
+}
+
+static char *text_of(sqlite3 *db, const char *sql, int64_t id)
+{
+	sqlite3_stmt *stmt = row_of(db, sql, id);
+	const unsigned char *text = sqlite3_column_text(stmt, 0);
+	char *value = text ? strdup((const char *)text) : NULL;
+
+	sqlite3_finalize(stmt);
+	return value;
+}
+
+static void assert_col_text(sqlite3_stmt *stmt, int col, const char *expected)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+
+	if (!expected) {
+		if (sqlite3_column_type(stmt, col) != SQLITE_NULL)
+			fail_msg("column %s: expected NULL, got '%s'",
+				 sqlite3_column_name(stmt, col), (const char *)text);
+		return;
+	}
+	if (!text)
+		fail_msg("column %s: expected '%s', got NULL", sqlite3_column_name(stmt, col), expected);
+	assert_string_equal((const char *)text, expected);
+}
+
+static json_t *col_json(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+	json_error_t err;
+	json_t *value;
+
+	if (!text)
+		fail_msg("column %s is NULL", sqlite3_column_name(stmt, col));
+	if (!(value = json_loads((const char *)text, 0, &err)))
+		fail_msg("column %s is not JSON (%s): %s", sqlite3_column_name(stmt, col), err.text, text);
+	return value;
+}
+
+/* A JSON column holding an array of these strings. */
+static void assert_col_strings(sqlite3_stmt *stmt, int col, const char *const *items, size_t count)
+{
+	json_t *array = col_json(stmt, col);
+	size_t i;
+
+	assert_true(json_is_array(array));
+	assert_int_equal(json_array_size(array), count);
+	for (i = 0; i < count; i++)
+		assert_string_equal(json_string_value(json_array_get(array, i)), items[i]);
+	json_decref(array);
+}
+
+static void assert_json_text(json_t *object, const char *key, const char *expected)
+{
+	json_t *value = json_object_get(object, key);
+
+	if (!expected) {
+		assert_true(json_is_null(value));
+		return;
+	}
+	assert_true(json_is_string(value));
+	assert_string_equal(json_string_value(value), expected);
+}
+
+/* The fixtures: a check, two rules, their results and findings, the report. */
+
+static char *llm_patterns[] = { "src/**/*.c", "include/*.h" };
+static char *llm_context[] = { "docs/errors.md" };
+static char *refs_a[] = { "src/a.c", "src/b.c" };
+static char *merged_from[] = { "errors", "no-todo" };
+static char *must_fix[] = { "Unchecked malloc in src/a.c:10" };
+
+static const char diff_text[] = "diff --git a/src/a.c b/src/a.c\n+\tp = malloc(n);\n";
+
+static struct check_record record_new(const char *branch, int64_t created_ms)
+{
+	struct check_record r = {
+		.repo_path = NULL, .repo_name = NULL, .branch = branch, .environment = NULL,
+		.base_label = "main", .base_oid = "1111111111111111111111111111111111111111",
+		.head_label = "working tree", .head_oid = "2222222222222222222222222222222222222222",
+		.target = "working tree against main",
+		.diff = diff_text, .diff_len = sizeof(diff_text) - 1,
+		.files = 1, .additions = 1, .deletions = 0, .created_ms = created_ms,
+	};
+
+	r.repo_path = tmp;
+	return r;
+}
+
+static struct rule rule_llm(void)
+{
+	struct rule r = {
+		.id = "errors", .name = "Error handling", .version = "2",
+		.severity = SEV_MAJOR, .category = "reliability",
+		.patterns = llm_patterns, .npatterns = 2,
+		.context_files = llm_context, .ncontext = 1,
+		.model = "small-model", .kind = RULE_LLM,
+		.body = "Check every allocation.\n",
+		.content = "---\nid: errors\nversion: 2\n---\nCheck every allocation.\n",
+		.path = "threadlines/errors.md", .source = "repository",
+	};
+
+	return r;
+}
+
+static struct rule rule_local(void)
+{
+	struct rule r = {
+		.id = "no-todo", .name = "no-todo", .severity = SEV_MINOR,
+		.pattern = "TODO", .kind = RULE_LOCAL,
+		.content = "---\nid: no-todo\npattern: TODO\n---\nNo TODOs.\n",
+		.path = "/usr/share/revline/rules/no-todo.md", .source = "built-in",
+	};
+
+	return r;
+}
+
+static struct finding finding_new(const char *rule, const char *file, int line, const char *title)
+{
+	struct finding f = {
+		.rule_id = (char *)rule, .file = (char *)file, .line = line, .end_line = line + 2,
+		.severity = SEV_MAJOR, .category = "reliability", .title = (char *)title,
+		.issue = "malloc's result is used unchecked", .suggestion = "check for NULL",
+		.evidence = {
+			.code_examined = "p = malloc(n);\nmemcpy(p, s, n);", .range_start = line,
+			.range_end = line + 2, .method = "read the function", .checked_elsewhere = true,
+			.where_checked = "callers in src/b.c", .impact = false,
+		},
+		.verified = true, .verify_note = "found at the line given",
+	};
+
+	memset(f.fingerprint, 'a', 40);
+	f.fingerprint[40] = '\0';
+	return f;
+}
+
+/* Begin a check with the two rules; the rules' ids are returned. */
+static int64_t begin_with_rules(struct store *store, const struct rule *a, const struct rule *b,
+				int64_t *id_a, int64_t *id_b)
+{
+	struct check_record r = record_new("feature", 1700000000123);
+	int64_t check = 0;
+
+	if (store_check_begin(store, &check, &r) < 0)
+		fail_msg("store_check_begin: %s", error_message());
+	if (store_rule_add(store, id_a, check, a) < 0 || store_rule_add(store, id_b, check, b) < 0)
+		fail_msg("store_rule_add: %s", error_message());
+	return check;
+}
+
+static void test_schema_created(void **state)
+{
+	static const char *const tables[] = {
+		"check_diffs", "check_results", "check_threadlines", "checks", "findings",
+		"llm_cache", "repos", "sqlite_sequence",
+	};
+	static const char *const indexes[] = {
+		"checks_consecutive", "findings_check", "findings_fingerprint", "findings_rule",
+		"findings_threadline", "llm_cache_last_used",
+	};
+	char *path = path_in("new/deeper/revline.db"), *dir = path_in("new"), *mode;
+	struct store *store = open_ok(path);
+	sqlite3_stmt *stmt;
+	struct stat st;
+	sqlite3 *db;
+	size_t i;
+
+	(void)state;
+	assert_string_equal(store_path(store), path);
+	assert_int_equal(store_version(store), 1);
+	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
+	/* NORMAL is 1. */
+	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
+	/* The directories made are private, and so is the file (it holds diffs). */
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	db = plain_open(path);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 1);
+	mode = text_of(db, "PRAGMA journal_mode", 0);
+	assert_string_equal(mode, "wal");
+	free(mode);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' "
+					    "ORDER BY name", -1, &stmt, NULL), SQLITE_OK);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+		assert_col_text(stmt, 0, tables[i]);
+	}
+	assert_int_equal(sqlite3_step(stmt), SQLITE_DONE);
+	sqlite3_finalize(stmt);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'index' "
+					    "AND sql IS NOT NULL ORDER BY name", -1, &stmt, NULL), SQLITE_OK);
+	for (i = 0; i < sizeof(indexes) / sizeof(indexes[0]); i++) {
+		assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+		assert_col_text(stmt, 0, indexes[i]);
+	}
+	assert_int_equal(sqlite3_step(stmt), SQLITE_DONE);
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+	store_close(store);
+	free(path);
+	free(dir);
+
+	/* In memory: nothing to create, the same schema. */
+	store = open_ok(":memory:");
+	assert_int_equal(store_version(store), 1);
+	store_close(store);
+}
+
+static void test_reopen_is_idempotent(void **state)
+{
+	char *path = path_in("revline.db"), *schema, *again;
+	struct check_record r = record_new("main", 0);
+	struct store *store = open_ok(path);
+	int64_t check = 0;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(store_check_begin(store, &check, &r), 0);
+	db = plain_open(path);
+	schema = text_of(db, "SELECT group_concat(sql, ';') FROM sqlite_master", 0);
+	sqlite3_close(db);
+	store_close(store);
+
+	store = open_ok(path);
+	assert_int_equal(store_version(store), 1);
+	store_close(store);
+	store = open_ok(path);
+	db = plain_open(path);
+	again = text_of(db, "SELECT group_concat(sql, ';') FROM sqlite_master", 0);
+	assert_string_equal(again, schema);
+	free(again);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks", 0), 1);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM repos", 0), 1);
+	sqlite3_close(db);
+	store_close(store);
+	free(schema);
+	free(path);
+}
+
+static void test_newer_database_refused(void **state)
+{
+	char *path = path_in("revline.db"), *mode;
+	struct store *store = open_ok(path);
+	sqlite3 *db;
+
+	(void)state;
+	store_close(store);
+	db = plain_open(path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	store = NULL;
+	assert_int_equal(store_open(&store, path), RL_EIO);
+	assert_null(store);
+	assert_non_null(strstr(error_message(), path));
+	assert_non_null(strstr(error_message(), "newer revline"));
+	assert_non_null(strstr(error_message(), "version 2"));
+	/* Left as it was, journal mode included. */
+	db = plain_open(path);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 2);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&store, path), RL_EIO);
+	db = plain_open(path);
+	mode = text_of(db, "PRAGMA journal_mode", 0);
+	assert_string_equal(mode, "delete");
+	free(mode);
+	sqlite3_close(db);
+	free(path);
+}
+
+static void test_not_a_database(void **state)
+{
+	char *path = path_in("revline.db");
+	struct store *store = NULL;
+
+	(void)state;
+	test_write_str(tmp, "revline.db", "this is not a database, but it is long enough to be read as one "
+		       "by SQLite, which wants a hundred bytes of header before it complains.\n");
+	assert_int_equal(store_open(&store, path), RL_EIO);
+	assert_non_null(strstr(error_message(), path));
+	assert_non_null(strstr(error_message(), "not a database"));
+	free(path);
+}
+
+static void check_round_trip_check_row(sqlite3 *db, int64_t check, const char *repo_path)
+{
+	sqlite3_stmt *stmt = row_of(db,
+		"SELECT r.path, r.name, c.branch, c.environment, c.base_label, c.base_oid, "
+		"c.head_label, c.head_oid, c.target, c.status, c.created_at, c.finished_at, "
+		"d.diff, d.files, d.additions, d.deletions "
+		"FROM checks c JOIN repos r ON r.id = c.repo_id JOIN check_diffs d ON d.check_id = c.id "
+		"WHERE c.id = ?1", check);
+
+	assert_col_text(stmt, 0, repo_path);
+	assert_col_text(stmt, 1, strrchr(repo_path, '/') + 1);
+	assert_col_text(stmt, 2, "feature");
+	assert_col_text(stmt, 3, "local");
+	assert_col_text(stmt, 4, "main");
+	assert_col_text(stmt, 5, "1111111111111111111111111111111111111111");
+	assert_col_text(stmt, 6, "working tree");
+	assert_col_text(stmt, 7, "2222222222222222222222222222222222222222");
+	assert_col_text(stmt, 8, "working tree against main");
+	assert_col_text(stmt, 9, "running");
+	assert_int_equal(sqlite3_column_int64(stmt, 10), 1700000000123);
+	assert_int_equal(sqlite3_column_type(stmt, 11), SQLITE_NULL);
+	assert_int_equal(sqlite3_column_bytes(stmt, 12), sizeof(diff_text) - 1);
+	assert_memory_equal(sqlite3_column_blob(stmt, 12), diff_text, sizeof(diff_text) - 1);
+	assert_int_equal(sqlite3_column_int(stmt, 13), 1);
+	assert_int_equal(sqlite3_column_int(stmt, 14), 1);
+	assert_int_equal(sqlite3_column_int(stmt, 15), 0);
+	sqlite3_finalize(stmt);
+}
+
+static void check_round_trip_rules(sqlite3 *db, int64_t id_a, int64_t id_b, int64_t check)
+{
+	static const char *const patterns[] = { "src/**/*.c", "include/*.h" };
+	static const char *const context[] = { "docs/errors.md" };
+	const char *sql = "SELECT check_id, threadline_id, threadline_file_path, threadline_version, "
+		"threadline_content, threadline_patterns, context_files, kind, model, severity, source "
+		"FROM check_threadlines WHERE id = ?1";
+	struct rule a = rule_llm(), b = rule_local();
+	sqlite3_stmt *stmt = row_of(db, sql, id_a);
+
+	assert_int_equal(sqlite3_column_int64(stmt, 0), check);
+	assert_col_text(stmt, 1, "errors");
+	assert_col_text(stmt, 2, "threadlines/errors.md");
+	assert_col_text(stmt, 3, "2");
+	assert_col_text(stmt, 4, a.content);
+	assert_col_strings(stmt, 5, patterns, 2);
+	assert_col_strings(stmt, 6, context, 1);
+	assert_col_text(stmt, 7, "llm");
+	assert_col_text(stmt, 8, "small-model");
+	assert_col_text(stmt, 9, "major");
+	assert_col_text(stmt, 10, "repository");
+	sqlite3_finalize(stmt);
+
+	stmt = row_of(db, sql, id_b);
+	assert_col_text(stmt, 1, "no-todo");
+	assert_col_text(stmt, 2, b.path);
+	assert_col_text(stmt, 3, NULL);
+	assert_col_text(stmt, 4, b.content);
+	assert_col_strings(stmt, 5, NULL, 0);
+	assert_col_strings(stmt, 6, NULL, 0);
+	assert_col_text(stmt, 7, "local");
+	assert_col_text(stmt, 8, NULL);
+	assert_col_text(stmt, 9, "minor");
+	assert_col_text(stmt, 10, "built-in");
+	sqlite3_finalize(stmt);
+}
+
+static void check_round_trip_results(sqlite3 *db, int64_t id_a, int64_t id_b)
+{
+	static const char *const refs[] = { "src/a.c", "src/b.c" };
+	const char *sql = "SELECT status, reasoning, file_references, error, cached, attempts, "
+		"duration_ms, tokens_in, tokens_out, chunks, created_at FROM check_results "
+		"WHERE check_threadline_id = ?1";
+	sqlite3_stmt *stmt = row_of(db, sql, id_a);
+	int64_t now = (int64_t)time(NULL) * 1000;
+
+	assert_col_text(stmt, 0, "attention");
+	assert_col_text(stmt, 1, "two allocations are unchecked");
+	assert_col_strings(stmt, 2, refs, 2);
+	assert_col_text(stmt, 3, NULL);
+	assert_int_equal(sqlite3_column_int(stmt, 4), 0);
+	assert_int_equal(sqlite3_column_int(stmt, 5), 2);
+	assert_int_equal(sqlite3_column_int(stmt, 6), 4321);
+	assert_int_equal(sqlite3_column_int(stmt, 7), 1500);
+	assert_int_equal(sqlite3_column_int(stmt, 8), 300);
+	assert_int_equal(sqlite3_column_int(stmt, 9), 3);
+	assert_in_range(sqlite3_column_int64(stmt, 10), now - 60000, now + 60000);
+	sqlite3_finalize(stmt);
+
+	stmt = row_of(db, sql, id_b);
+	assert_col_text(stmt, 0, "compliant");
+	assert_col_text(stmt, 1, NULL);
+	assert_col_strings(stmt, 2, NULL, 0);
+	assert_int_equal(sqlite3_column_int(stmt, 4), 1);
+	sqlite3_finalize(stmt);
+}
+
+/* A stored finding against the struct it came from. */
+static void check_finding_row(sqlite3 *db, const struct finding *f, int64_t check, int64_t threadline)
+{
+	sqlite3_stmt *stmt = row_of(db,
+		"SELECT check_id, check_threadline_id, rule_id, file, line, end_line, severity, "
+		"category, title, issue, suggestion, evidence, verified, verify_note, fingerprint, "
+		"suppressed, from_rules, reduced FROM findings WHERE id = ?1", f->id);
+	const char *from[8];
+	json_t *ev, *range;
+	size_t i;
+
+	assert_int_equal(sqlite3_column_int64(stmt, 0), check);
+	if (threadline)
+		assert_int_equal(sqlite3_column_int64(stmt, 1), threadline);
+	else
+		assert_int_equal(sqlite3_column_type(stmt, 1), SQLITE_NULL);
+	assert_col_text(stmt, 2, f->rule_id);
+	assert_col_text(stmt, 3, f->file);
+	assert_int_equal(sqlite3_column_int(stmt, 4), f->line);
+	assert_int_equal(sqlite3_column_int(stmt, 5), f->end_line);
+	assert_col_text(stmt, 6, severity_name(f->severity));
+	assert_col_text(stmt, 7, f->category);
+	assert_col_text(stmt, 8, f->title);
+	assert_col_text(stmt, 9, f->issue);
+	assert_col_text(stmt, 10, f->suggestion);
+	ev = col_json(stmt, 11);
+	assert_true(json_is_object(ev));
+	assert_int_equal(json_object_size(ev), 6);
+	assert_json_text(ev, "code_examined", f->evidence.code_examined);
+	range = json_object_get(ev, "line_range_examined");
+	if (f->evidence.range_start || f->evidence.range_end) {
+		assert_int_equal(json_array_size(range), 2);
+		assert_int_equal(json_integer_value(json_array_get(range, 0)), f->evidence.range_start);
+		assert_int_equal(json_integer_value(json_array_get(range, 1)), f->evidence.range_end);
+	} else {
+		assert_true(json_is_null(range));
+	}
+	assert_json_text(ev, "verification_method", f->evidence.method);
+	assert_true(json_is_boolean(json_object_get(ev, "checked_for_handling_elsewhere")));
+	assert_int_equal(json_is_true(json_object_get(ev, "checked_for_handling_elsewhere")),
+			 f->evidence.checked_elsewhere);
+	assert_json_text(ev, "where_checked", f->evidence.where_checked);
+	assert_int_equal(json_is_true(json_object_get(ev, "is_impact_finding")), f->evidence.impact);
+	json_decref(ev);
+	assert_int_equal(sqlite3_column_int(stmt, 12), f->verified);
+	assert_col_text(stmt, 13, f->verify_note);
+	assert_col_text(stmt, 14, f->fingerprint[0] ? f->fingerprint : NULL);
+	assert_int_equal(sqlite3_column_int(stmt, 15), f->suppressed);
+	for (i = 0; i < f->nfrom; i++)
+		from[i] = f->from_rules[i];
+	assert_col_strings(stmt, 16, from, f->nfrom);
+	assert_int_equal(sqlite3_column_int(stmt, 17), threadline ? 0 : 1);
+	sqlite3_finalize(stmt);
+}
+
+static void test_check_round_trip(void **state)
+{
+	static const char *const must[] = { "Unchecked malloc in src/a.c:10" };
+	char *path = path_in("revline.db");
+	struct store *store = open_ok(path);
+	struct rule a = rule_llm(), b = rule_local();
+	struct finding fa[2], merged[1];
+	struct rule_result ra = { 0 }, rb = { 0 };
+	struct check_stats stats = { .requests = 7, .cache_hits = 2, .tokens_in = 9000, .tokens_out = 800 };
+	struct report report = { 0 };
+	int64_t check, id_a = 0, id_b = 0;
+	sqlite3_stmt *stmt;
+	sqlite3 *db;
+
+	(void)state;
+	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
+	assert_true(check > 0 && id_a > 0 && id_b > id_a);
+
+	fa[0] = finding_new("errors", "src/a.c", 10, "Unchecked malloc");
+	fa[1] = finding_new("errors", "src/b.c", 3, "Unchecked realloc");
+	/* No evidence at all, and code that is not UTF-8 (a Latin-1 file). */
+	memset(&fa[1].evidence, 0, sizeof(fa[1].evidence));
+	fa[1].evidence.impact = true;
+	fa[1].fingerprint[0] = '\0';
+	fa[1].verified = false;
+	fa[1].verify_note = NULL;
+	fa[1].suppressed = true;
+	fa[1].severity = SEV_NITPICK;
+	ra = (struct rule_result){
+		.rule = &a, .id = id_a, .status = RULE_ATTENTION, .attempts = 2, .duration_ms = 4321,
+		.reasoning = "two allocations are unchecked", .file_references = refs_a, .nrefs = 2,
+		.findings = fa, .nfindings = 2, .tokens_in = 1500, .tokens_out = 300, .chunks = 3,
+		.chunks_done = 3,
+	};
+	/* Found by the rule's id when the caller did not keep the row id. */
+	rb = (struct rule_result){ .rule = &b, .status = RULE_COMPLIANT, .cached = true, .chunks = 1 };
+	assert_int_equal(store_result_put(store, check, &ra), 0);
+	assert_int_equal(store_result_put(store, check, &rb), 0);
+	assert_true(fa[0].id > 0 && fa[1].id > fa[0].id);
+	assert_int_equal(rb.id, id_b);
+
+	/* Read while the check is running, then again once finished. */
+	db = plain_open(path);
+	check_round_trip_check_row(db, check, tmp);
+
+	merged[0] = finding_new("errors", "src/a.c", 10, "Unchecked allocations");
+	merged[0].from_rules = merged_from;
+	merged[0].nfrom = 2;
+	merged[0].severity = SEV_CRITICAL;
+	report = (struct report){
+		.summary = "One critical problem.", .overall_severity = "critical",
+		.must_fix = must_fix, .nmust_fix = 1, .findings = merged, .nfindings = 1,
+		.synthesized = true,
+	};
+	assert_int_equal(store_check_finish(store, check, "complete", 5678, &stats, &report), 0);
+	assert_true(merged[0].id > fa[1].id);
+
+	check_round_trip_rules(db, id_a, id_b, check);
+	check_round_trip_results(db, id_a, id_b);
+	check_finding_row(db, &fa[0], check, id_a);
+	check_finding_row(db, &fa[1], check, id_a);
+	check_finding_row(db, &merged[0], check, 0);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE check_id = ?1", check), 3);
+
+	stmt = row_of(db, "SELECT status, finished_at - created_at > 0, duration_ms, rule_count, "
+		      "finding_count, summary, overall_severity, must_fix, synthesized, fallback_reason, "
+		      "requests, cache_hits, tokens_in, tokens_out FROM checks WHERE id = ?1", check);
+	assert_col_text(stmt, 0, "complete");
+	assert_int_equal(sqlite3_column_int(stmt, 1), 1);
+	assert_int_equal(sqlite3_column_int(stmt, 2), 5678);
+	assert_int_equal(sqlite3_column_int(stmt, 3), 2);
+	assert_int_equal(sqlite3_column_int(stmt, 4), 1);
+	assert_col_text(stmt, 5, "One critical problem.");
+	assert_col_text(stmt, 6, "critical");
+	assert_col_strings(stmt, 7, must, 1);
+	assert_int_equal(sqlite3_column_int(stmt, 8), 1);
+	assert_col_text(stmt, 9, NULL);
+	assert_int_equal(sqlite3_column_int(stmt, 10), 7);
+	assert_int_equal(sqlite3_column_int(stmt, 11), 2);
+	assert_int_equal(sqlite3_column_int(stmt, 12), 9000);
+	assert_int_equal(sqlite3_column_int(stmt, 13), 800);
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+	store_close(store);
+	free(path);
+}
+
+/* A retried rule replaces its result and findings; finishing twice replaces the report. */
+static void test_put_again_replaces(void **state)
+{
+	char *path = path_in("revline.db");
+	struct store *store = open_ok(path);
+	struct rule a = rule_llm(), b = rule_local();
+	struct finding f[2];
+	struct rule_result r = { 0 };
+	struct report report = { 0 };
+	int64_t check, id_a = 0, id_b = 0;
+	sqlite3 *db;
+
+	(void)state;
+	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
+	f[0] = finding_new("errors", "src/a.c", 1, "first");
+	f[1] = finding_new("errors", "src/a.c", 2, "second");
+	r = (struct rule_result){ .rule = &a, .id = id_a, .status = RULE_TIMEOUT, .error = "timed out" };
+	assert_int_equal(store_result_put(store, check, &r), 0);
+	r = (struct rule_result){ .rule = &a, .id = id_a, .status = RULE_ATTENTION,
+				  .findings = f, .nfindings = 2 };
+	assert_int_equal(store_result_put(store, check, &r), 0);
+	report = (struct report){ .findings = f, .nfindings = 2, .overall_severity = "needs-work",
+				  .fallback_reason = "the reduce call failed" };
+	assert_int_equal(store_check_finish(store, check, "partial", 10, NULL, &report), 0);
+	report.nfindings = 1;
+	assert_int_equal(store_check_finish(store, check, "partial", 20, NULL, &report), 0);
+
+	db = plain_open(path);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results", 0), 1);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention' "
+				"AND error IS NULL", 0), 1);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 2);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 1", 0), 1);
+	assert_int_equal(int_of(db, "SELECT finding_count FROM checks WHERE id = ?1", check), 1);
+	assert_int_equal(int_of(db, "SELECT synthesized FROM checks WHERE id = ?1", check), 0);
+	assert_int_equal(int_of(db, "SELECT duration_ms FROM checks WHERE id = ?1", check), 20);
+	sqlite3_close(db);
+	store_close(store);
+	free(path);
+}
+
+/* What the store refuses before touching the database, and unknown rows. */
+static void test_bad_arguments(void **state)
+{
+	char *path = path_in("revline.db");
+	struct store *store = open_ok(path);
+	struct rule a = rule_llm(), b = rule_local(), c = rule_llm();
+	struct rule_result r = { .rule = &a, .status = RULE_RUNNING };
+	struct report report = { .overall_severity = "fine" };
+	int64_t check, id_a = 0, id_b = 0;
+	sqlite3 *db;
+
+	(void)state;
+	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
+	assert_int_equal(store_result_put(store, check, &r), RL_EUSAGE);
+	assert_non_null(strstr(error_message(), "has not settled"));
+	c.id = "unknown";
+	r = (struct rule_result){ .rule = &c, .status = RULE_COMPLIANT };
+	assert_int_equal(store_result_put(store, check, &r), RL_ENOTFOUND);
+	assert_non_null(strstr(error_message(), "no rule unknown"));
+	/* A row id from another check is not this check's. */
+	r = (struct rule_result){ .rule = &a, .id = id_a, .status = RULE_COMPLIANT };
+	assert_int_equal(store_result_put(store, check + 1, &r), RL_ENOTFOUND);
+	assert_int_equal(store_check_finish(store, check, "running", 0, NULL, NULL), RL_EUSAGE);
+	assert_int_equal(store_check_finish(store, check, "complete", 0, NULL, &report), RL_EUSAGE);
+	assert_non_null(strstr(error_message(), "'fine'"));
+	assert_int_equal(store_check_finish(store, check + 100, "failed", 0, NULL, NULL), RL_ENOTFOUND);
+	/* The same rule twice in one check. */
+	assert_int_equal(store_rule_add(store, &id_a, check, &a), RL_EIO);
+	assert_int_equal(id_a, 0);
+	assert_non_null(strstr(error_message(), "UNIQUE constraint failed"));
+
+	/* Without a report the rules' own findings are counted. */
+	assert_int_equal(store_check_finish(store, check, "failed", 3, NULL, NULL), 0);
+	db = plain_open(path);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'failed' AND "
+				"synthesized IS NULL AND finding_count = 0 AND summary IS NULL", 0), 1);
+	sqlite3_close(db);
+	store_close(store);
+	free(path);
+}
+
+static void test_foreign_keys(void **state)
+{
+	char *path = path_in("revline.db");
+	struct store *store = open_ok(path);
+	struct rule a = rule_llm(), b = rule_local();
+	struct finding f = finding_new("errors", "src/a.c", 1, "x");
+	struct rule_result r = { 0 };
+	int64_t check, id_a = 0, id_b = 0, id = 1;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(store_rule_add(store, &id, 4242, &a), RL_EIO);
+	assert_int_equal(id, 0);
+	assert_non_null(strstr(error_message(), path));
+	assert_non_null(strstr(error_message(), "FOREIGN KEY constraint failed"));
+
+	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
+	r = (struct rule_result){ .rule = &a, .id = id_a, .status = RULE_ATTENTION,
+				  .findings = &f, .nfindings = 1 };
+	assert_int_equal(store_result_put(store, check, &r), 0);
+	assert_int_equal(store_check_finish(store, check, "complete", 1, NULL, NULL), 0);
+
+	/* Deleting a check takes everything of it; deleting the repo takes its checks. */
+	db = plain_open(path);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO findings (check_id, severity, reduced, "
+					  "created_at) VALUES (999, 'major', 1, 0)", NULL, NULL, NULL),
+			     SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM checks", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(int_of(db, "SELECT (SELECT count(*) FROM check_diffs) + (SELECT count(*) "
+				"FROM check_threadlines) + (SELECT count(*) FROM check_results) + "
+				"(SELECT count(*) FROM findings)", 0), 0);
+	sqlite3_close(db);
+	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
+	assert_int_equal(sqlite3_exec(store_db(store), "DELETE FROM repos", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(int_of(store_db(store), "SELECT count(*) FROM checks", 0), 0);
+	assert_int_equal(int_of(store_db(store), "SELECT count(*) FROM check_threadlines", 0), 0);
+	store_close(store);
+	free(path);
+}
+
+/* Another writer holding the lock too long: the message names the file; nothing is left open. */
+static void test_locked_names_file(void **state)
+{
+	char *path = path_in("revline.db"), *message;
+	struct store *store = open_ok(path);
+	struct check_record r = record_new("main", 0);
+	int64_t check = 1;
+	sqlite3 *db = plain_open(path);
+
+	(void)state;
+	sqlite3_busy_timeout(store_db(store), 50);      /* not the 5 s a user gets */
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_check_begin(store, &check, &r), RL_EIO);
+	assert_int_equal(check, 0);
+	assert_true(asprintf(&message, "%s: database is locked", path) > 0);
+	assert_string_equal(error_message(), message);
+	free(message);
+	assert_int_equal(store_cache_put(store, "k", "p", "m", "a", 0, 0), RL_EIO);
+	assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_check_begin(store, &check, &r), 0);
+	assert_true(sqlite3_get_autocommit(store_db(store)));
+	sqlite3_close(db);
+	store_close(store);
+	free(path);
+}
+
+/* Two checks in the same millisecond still have an order: (created_at, id). */
+static void test_consecutive_checks(void **state)
+{
+	const char *previous =
+		"SELECT p.id FROM checks c JOIN checks p ON p.repo_id = c.repo_id AND "
+		"p.branch = c.branch AND p.environment = c.environment AND "
+		"(p.created_at, p.id) < (c.created_at, c.id) WHERE c.id = ?1 "
+		"ORDER BY p.created_at DESC, p.id DESC LIMIT 1";
+	char *path = path_in("revline.db");
+	struct store *store = open_ok(path);
+	struct check_record r = record_new("feature", 1700000000000);
+	struct buf plan = BUF_INIT, sql = BUF_INIT;
+	sqlite3_stmt *stmt;
+	int64_t first = 0, second = 0, other = 0, third = 0, now = (int64_t)time(NULL) * 1000;
+	sqlite3 *db = store_db(store);
+
+	(void)state;
+	assert_int_equal(store_check_begin(store, &first, &r), 0);
+	assert_int_equal(store_check_begin(store, &second, &r), 0);
+	r.branch = "main";
+	assert_int_equal(store_check_begin(store, &other, &r), 0);
+	r.branch = "feature";
+	r.repo_path = "/elsewhere/repo/";   /* the trailing slash is the same repo */
+	assert_int_equal(store_check_begin(store, &third, &r), 0);
+	r.repo_path = "/elsewhere/repo";
+	r.created_ms = 0;
+	assert_int_equal(store_check_begin(store, &third, &r), 0);
+
+	assert_int_equal(int_of(db, previous, second), first);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM repos", 0), 2);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM repos WHERE path = '/elsewhere/repo' "
+				"AND name = 'repo'", 0), 1);
+	assert_in_range(int_of(db, "SELECT created_at FROM checks WHERE id = ?1", third),
+			now - 60000, now + 60000);
+	assert_int_equal(int_of(db, previous, third), third - 1);
+	/* The query uses the index made for it. */
+	buf_printf(&sql, "EXPLAIN QUERY PLAN %s", previous);
+	assert_int_equal(sqlite3_prepare_v2(db, sql.ptr, -1, &stmt, NULL), SQLITE_OK);
+	sqlite3_bind_int64(stmt, 1, second);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		buf_printf(&plan, "%s\n", (const char *)sqlite3_column_text(stmt, 3));
+	sqlite3_finalize(stmt);
+	if (!plan.ptr || !strstr(plan.ptr, "checks_consecutive"))
+		fail_msg("the plan does not use checks_consecutive:\n%s", plan.ptr);
+	buf_release(&plan);
+	buf_release(&sql);
+	store_close(store);
+	free(path);
+}
+
+/* Results put before a crash are all there after it; the check is still running. */
+static void test_crash_keeps_results(void **state)
+{
+	char *path = path_in("revline.db");
+	struct store *store;
+	sqlite3 *db;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rule a = rule_llm(), b = rule_local();
+		struct finding fa[2] = { finding_new("errors", "src/a.c", 1, "one"),
+					 finding_new("errors", "src/a.c", 9, "two") };
+		struct finding fb = finding_new("no-todo", "src/b.c", 4, "TODO left");
+		struct rule_result ra = { .rule = &a, .status = RULE_ATTENTION, .findings = fa,
+					  .nfindings = 2 };
+		struct rule_result rb = { .rule = &b, .status = RULE_ATTENTION, .findings = &fb,
+					  .nfindings = 1 };
+		struct check_record r = record_new("feature", 0);
+		int64_t check = 0, id = 0;
+
+		store = NULL;
+		if (store_open(&store, path) < 0 || store_check_begin(store, &check, &r) < 0 ||
+		    store_rule_add(store, &id, check, &a) < 0 || store_rule_add(store, &id, check, &b) < 0 ||
+		    store_result_put(store, check, &ra) < 0 || store_result_put(store, check, &rb) < 0) {
+			fprintf(stderr, "child: %s\n", error_message());
+			_exit(2);
+		}
+		_exit(1);               /* no finish, no close */
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+
+	store = open_ok(path);
+	db = store_db(store);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'running' AND "
+				"finished_at IS NULL", 0), 1);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_threadlines", 0), 2);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention'", 0), 2);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 3);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings f JOIN check_threadlines t ON "
+				"t.id = f.check_threadline_id WHERE t.threadline_id = f.rule_id", 0), 3);
+	assert_int_equal(int_of(db, "SELECT length(diff) FROM check_diffs", 0), sizeof(diff_text) - 1);
+	store_close(store);
+	free(path);
+}
+
+#define WRITER_CHECKS 50
+
+/* A child process: WRITER_CHECKS whole checks; exit 0, or 1 with the message on stderr. */
+static void writer(const char *path, const char *branch, int start)
+{
+	struct store *store = NULL;
+	struct rule a = rule_llm();
+	char buf;
+	int i;
+
+	/* Wait for the parent to let both go at once. */
+	if (read(start, &buf, 1) < 0 || store_open(&store, path) < 0)
+		goto fail;
+	for (i = 0; i < WRITER_CHECKS; i++) {
+		struct check_record r = record_new(branch, 0);
+		struct finding f = finding_new("errors", "src/a.c", i + 1, "unchecked");
+		struct finding m = finding_new("errors", "src/a.c", i + 1, "merged");
+		struct rule_result res = { .rule = &a, .status = RULE_ATTENTION, .findings = &f,
+					   .nfindings = 1 };
+		struct report report = { .summary = "s", .overall_severity = "needs-work",
+					 .findings = &m, .nfindings = 1, .synthesized = true };
+		char key[64];
+		int64_t check = 0, id = 0;
+
+		snprintf(key, sizeof(key), "%s-%d", branch, i);
+		if (store_check_begin(store, &check, &r) < 0 || store_rule_add(store, &id, check, &a) < 0 ||
+		    store_result_put(store, check, &res) < 0 ||
+		    store_check_finish(store, check, "complete", 1, NULL, &report) < 0 ||
+		    store_cache_put(store, key, "openai", "m", "answer", 1, 2) < 0)
+			goto fail;
+	}
+	store_close(store);
+	_exit(0);
+fail:
+	fprintf(stderr, "writer %s: %s\n", branch, error_message());
+	_exit(1);
+}
+
+static void test_two_writers(void **state)
+{
+	char *path = path_in("shared/revline.db");
+	pid_t pids[2];
+	int gate[2], i, status;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(pipe(gate), 0);
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			close(gate[1]);
+			writer(path, i ? "two" : "one", gate[0]);
+		}
+	}
+	close(gate[0]);
+	close(gate[1]);         /* both read end-of-file: go */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+
+	db = plain_open(path);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM repos", 0), 1);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'complete' "
+				"AND rule_count = 1 AND finding_count = 1", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE branch = 'one'", 0), WRITER_CHECKS);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_diffs", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_threadlines", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 1", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM llm_cache", 0), 2 * WRITER_CHECKS);
+	sqlite3_close(db);
+	free(path);
+}
+
+static void test_cache(void **state)
+{
+	char *path = path_in("revline.db"), *answer = (char *)"untouched";
+	struct store *store = open_ok(path);
+	long in = -1, out = -1;
+	sqlite3 *db = store_db(store);
+
+	(void)state;
+	assert_int_equal(store_cache_get(store, "k1", &answer, &in, &out), RL_ENOTFOUND);
+	assert_null(answer);
+	assert_int_equal(in, -1);
+	assert_int_equal(store_cache_put(store, "k1", "anthropic", "claude", "{\"ok\":true}", 120, 30), 0);
+	assert_int_equal(store_cache_get(store, "k1", &answer, &in, &out), 0);
+	assert_string_equal(answer, "{\"ok\":true}");
+	assert_int_equal(in, 120);
+	assert_int_equal(out, 30);
+	free(answer);
+	/* The token counts are optional. */
+	assert_int_equal(store_cache_get(store, "k1", &answer, NULL, NULL), 0);
+	free(answer);
+	assert_int_equal(int_of(db, "SELECT hits FROM llm_cache WHERE key = 'k1'", 0), 2);
+	assert_int_equal(int_of(db, "SELECT last_used_at >= created_at AND provider = 'anthropic' "
+				"AND model = 'claude' FROM llm_cache WHERE key = 'k1'", 0), 1);
+	/* Putting again replaces the answer and starts the count again. */
+	assert_int_equal(store_cache_put(store, "k1", "anthropic", "claude", "second", 1, 2), 0);
+	assert_int_equal(store_cache_get(store, "k1", &answer, &in, &out), 0);
+	assert_string_equal(answer, "second");
+	assert_int_equal(in, 1);
+	free(answer);
+	assert_int_equal(int_of(db, "SELECT hits FROM llm_cache WHERE key = 'k1'", 0), 1);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM llm_cache", 0), 1);
+	store_close(store);
+	free(path);
+}
+
+static char *saved_env(const char *name)
+{
+	const char *value = getenv(name);
+
+	return value ? strdup(value) : NULL;
+}
+
+static void restore_env(const char *name, char *value)
+{
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+	free(value);
+}
+
+static void assert_default_path(struct config *config, const char *expected)
+{
+	struct buf out = BUF_INIT;
+
+	buf_puts(&out, "left over");
+	if (store_default_path(&out, config) < 0)
+		fail_msg("store_default_path: %s", error_message());
+	assert_string_equal(out.ptr, expected);
+	buf_release(&out);
+}
+
+static void test_default_path(void **state)
+{
+	char *db = saved_env("REVLINE_DB"), *xdg = saved_env("XDG_DATA_HOME"), *home = saved_env("HOME");
+	char *nosystem = saved_env("GIT_CONFIG_NOSYSTEM"), *expected;
+	struct config *config = NULL;
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	setenv("HOME", tmp, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("REVLINE_DB", "/data/elsewhere.db", 1);
+	setenv("XDG_DATA_HOME", "/xdg", 1);
+	assert_default_path(NULL, "/data/elsewhere.db");
+	unsetenv("REVLINE_DB");
+	assert_default_path(NULL, "/xdg/revline/revline.db");
+	/* A relative XDG_DATA_HOME is not a valid one (the XDG spec). */
+	setenv("XDG_DATA_HOME", "relative", 1);
+	assert_true(asprintf(&expected, "%s/.local/share/revline/revline.db", tmp) > 0);
+	assert_default_path(NULL, expected);
+	unsetenv("XDG_DATA_HOME");
+	assert_default_path(NULL, expected);
+	free(expected);
+
+	/* git config revline.db, ~ for the home directory; the environment still wins. */
+	test_write_str(tmp, ".gitconfig", "[revline]\n\tdb = ~/dbs/from-git.db\n");
+	assert_int_equal(config_open(&config, NULL), 0);
+	assert_true(asprintf(&expected, "%s/dbs/from-git.db", tmp) > 0);
+	assert_default_path(config, expected);
+	free(expected);
+	setenv("REVLINE_DB", "/data/env.db", 1);
+	assert_default_path(config, "/data/env.db");
+	config_free(config);
+
+	unsetenv("REVLINE_DB");
+	unsetenv("HOME");
+	assert_int_equal(store_default_path(&out, NULL), RL_ENOTFOUND);
+	assert_non_null(strstr(error_message(), "REVLINE_DB"));
+	buf_release(&out);
+
+	restore_env("REVLINE_DB", db);
+	restore_env("XDG_DATA_HOME", xdg);
+	restore_env("HOME", home);
+	restore_env("GIT_CONFIG_NOSYSTEM", nosystem);
+}
+
+static void test_diff_bytes_survive(void **state)
+{
+	/* Latin-1, an invalid sequence, a NUL and a lone continuation byte. */
+	static const char bytes[] = "diff --git a/l1.txt b/l1.txt\n+caf\xe9\n+\xc3\x28\n+a\0b\n+\x80\xff\xfe\n";
+	char *path = path_in("revline.db");
+	struct store *store = open_ok(path);
+	struct check_record r = record_new("main", 0);
+	int64_t check = 0, empty = 0;
+	sqlite3_stmt *stmt;
+	sqlite3 *db;
+
+	(void)state;
+	r.diff = bytes;
+	r.diff_len = sizeof(bytes) - 1;
+	assert_int_equal(store_check_begin(store, &check, &r), 0);
+	r.diff = NULL;
+	r.diff_len = 0;
+	assert_int_equal(store_check_begin(store, &empty, &r), 0);
+	store_close(store);
+
+	db = plain_open(path);
+	stmt = row_of(db, "SELECT typeof(diff), diff FROM check_diffs WHERE check_id = ?1", check);
+	assert_col_text(stmt, 0, "blob");
+	assert_int_equal(sqlite3_column_bytes(stmt, 1), sizeof(bytes) - 1);
+	assert_memory_equal(sqlite3_column_blob(stmt, 1), bytes, sizeof(bytes) - 1);
+	sqlite3_finalize(stmt);
+	assert_int_equal(int_of(db, "SELECT length(diff) FROM check_diffs WHERE check_id = ?1", empty), 0);
+	sqlite3_close(db);
+	free(path);
+}
+
+/* Non-UTF-8 text in JSON columns becomes U+FFFD, so the JSON stays valid. */
+static void test_json_columns_stay_valid(void **state)
+{
+	char *path = path_in("revline.db"), *refs[] = { "caf\xe9.c" };
+	struct store *store = open_ok(path);
+	struct rule a = rule_llm(), b = rule_local();
+	struct finding f = finding_new("errors", "caf\xe9.c", 1, "latin-1");
+	struct rule_result r = { 0 };
+	int64_t check, id_a = 0, id_b = 0;
+	char *code;
+
+	(void)state;
+	f.evidence.code_examined = "x = \"\xe9\";";
+	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
+	r = (struct rule_result){ .rule = &a, .status = RULE_ATTENTION, .file_references = refs,
+				  .nrefs = 1, .findings = &f, .nfindings = 1 };
+	assert_int_equal(store_result_put(store, check, &r), 0);
+	code = text_of(store_db(store), "SELECT json_extract(evidence, '$.code_examined') FROM findings "
+		       "WHERE id = ?1", f.id);
+	assert_string_equal(code, "x = \"\xef\xbf\xbd\";");
+	free(code);
+	code = text_of(store_db(store), "SELECT json_extract(file_references, '$[0]') FROM "
+		       "check_results", 0);
+	assert_string_equal(code, "caf\xef\xbf\xbd.c");
+	free(code);
+	store_close(store);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_schema_created, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_is_idempotent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_database_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_put_again_replaces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locked_names_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_consecutive_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_keeps_results, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_diff_bytes_survive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_columns_stay_valid, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
