@@ -52,7 +52,7 @@ static bool number_arg(long *out, const char *value, long min, long max, const c
 	errno = 0;
 	*out = strtol(value, &end, 10);
 	if (errno || *end || end == value || *out < min || *out > max) {
-		cli_error("--%s needs a number from %ld to %ld, not '%s'", name, min, max, value);
+		cli_error("%s needs a number from %ld to %ld, not '%s'", name, min, max, value);
 		return false;
 	}
 	return true;
@@ -115,12 +115,12 @@ static bool check_option(struct check_args *a, int id, const char *value)
 	case OPT_RULE: return list_add(&a->rule_ids, &a->nrule_ids, value) == 0;
 	case OPT_NO_CACHE: a->opts.no_cache = true; return true;
 	case OPT_CONCURRENCY:
-		if (!number_arg(&n, value, 1, 64, "concurrency"))
+		if (!number_arg(&n, value, 1, 64, "--concurrency"))
 			return false;
 		a->opts.sched.concurrency = (int)n;
 		return true;
 	case OPT_RETRIES:
-		if (!number_arg(&n, value, 0, 10, "retries"))
+		if (!number_arg(&n, value, 0, 10, "--retries"))
 			return false;
 		a->opts.sched.retries = (int)n;
 		return true;
@@ -262,6 +262,23 @@ static int output_close(FILE *out, const char *path, char *tmp, bool ok)
 	return rc;
 }
 
+/* git config revline.tokenBudget: the most tokens one request's prompt may have. */
+static int budget_setting(struct check_args *a, struct config *config)
+{
+	char *value = NULL;
+	long n;
+	int rc = 0;
+
+	if (config_get(&value, config, "revline.tokenBudget") != 0)
+		return 0;
+	if (number_arg(&n, value, 1000, 10000000, "git config revline.tokenBudget"))
+		a->opts.token_budget = n;
+	else
+		rc = -1;
+	free(value);
+	return rc;
+}
+
 static int setup(struct check_args *a, struct repo *repo, struct config **config,
 		 struct llm_config *llm, struct store **store)
 {
@@ -277,6 +294,8 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 		return 3;
 	}
 	buf_release(&path);
+	if (budget_setting(a, *config) < 0)
+		return 2;
 	a->opts.llm = llm;
 	a->opts.store = *store;
 	a->opts.rule_dirs = a->rule_dirs;

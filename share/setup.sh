@@ -19,7 +19,7 @@ packages=(
 	build-essential cmake pkg-config git ca-certificates
 	libncurses-dev libgit2-dev libcurl4-openssl-dev libjansson-dev
 	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev
-	tmux python3
+	tmux python3 python3-jsonschema
 )
 
 say() { printf 'revline setup: %s\n' "$*" >&2; }

@@ -1,0 +1,262 @@
+# revline check against the fake OpenAI-compatible server, over real HTTP:
+# streaming, concurrency, retries, timeouts, bad answers, reduce and its
+# fallback, the cache, evidence, formats, exit codes, and no key anywhere.
+. "$(dirname "$0")/lib.sh"
+. "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
+trap 'fakellm_stop; rm -rf "$TMP"' EXIT
+
+# Only the test's own rules: a data directory with the prompts and no rules.
+mkdir -p "$TMP/data"
+ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
+export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db
+export OPENAI_API_KEY=sk-SECRET-TEST-12345 REVLINE_MODEL=fake-model
+unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL
+
+rules=$TMP/rules
+mkdir -p "$rules"
+rule() { # rule ID [front matter lines...]
+	local id=$1
+	shift
+	{
+		echo "---"
+		echo "id: $id"
+		echo "severity: major"
+		printf '%s\n' "$@"
+		echo "---"
+		echo "# The $id rule"
+		echo
+		echo "Check the change for $id problems."
+	} >"$rules/$id.md"
+}
+for id in fast slow invented retry hang broken jsonmode boom1 boom2 everything; do rule "$id"; done
+for i in 0 1 2 3 4 5 6 7 8 9; do rule "conc$i"; done
+rule ctx "context_files: [schema.sql]"
+cat >"$rules/markers.md" <<'EOF'
+---
+id: markers
+name: No conflict markers
+severity: critical
+pattern: '^(<{7}|>{7})( |$)'
+---
+Conflict markers left in a file.
+EOF
+
+repo=$(new_repo work)
+cd "$repo"
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n' >app.py
+printf 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);\n' >schema.sql
+printf '{"lockfileVersion": 3}\n' >package-lock.json
+git add -A && git commit -q -m base
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
+printf '{"lockfileVersion": 3, "packages": {}}\n' >package-lock.json
+
+finding() { # FILE LINE SEVERITY TITLE CODE
+	printf '{"file": "%s", "line": %s, "severity": "%s", "title": "%s", "issue": "i", "suggestion": "s", "verification": {"code_examined": "%s", "line_range_examined": [1, 5], "verification_method": "read run()", "checked_for_handling_elsewhere": true}}' "$@"
+}
+genuine=$(finding app.py 2 critical "Shell injection" "return subprocess.call(cmd, shell=True)")
+invented=$(finding app.py 4 major "Invented" "os.system(user_input)")
+cat >"$TMP/script.json" <<EOF
+{"rules": [
+ {"match": "Rule fast:", "latency_ms": 200, "answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
+ {"match": "Rule slow:", "latency_ms": 2500, "answer": {"status": "attention", "reasoning": "r", "findings": [$genuine, $(finding app.py 4 minor "No check of cmd" "def run(cmd):")]}},
+ {"match": "Rule invented:", "latency_ms": 100, "answer": {"status": "attention", "reasoning": "r", "findings": [$invented]}},
+ {"match": "Rule retry:", "then": [{"status": 429, "headers": {"Retry-After": "1"}}, {"answer": {"status": "compliant", "reasoning": "ok"}}]},
+ {"match": "Rule hang:", "fault": "hang"},
+ {"match": "Rule broken:", "answer": "I refuse to answer in JSON."},
+ {"match": "Rule jsonmode:", "fault": "reject_json_mode", "answer": {"status": "compliant", "reasoning": "ok"}},
+ {"match": "Rule boom1:", "answer": {"status": "attention", "findings": [$genuine]}},
+ {"match": "Rule boom2:", "answer": {"status": "attention", "findings": [$(finding app.py 4 minor "Unchecked command" "def run(cmd):")]}},
+ {"match": "f1 [boom1]", "status": 500, "error": "the reduce model is down"},
+ {"match": "synthesizing", "answer": {"summary": "One shell injection.", "overallSeverity": "critical", "mustFix": ["Shell injection in run()"], "findings": [{"id": "m1", "severity": "critical", "file": "app.py", "line": 5, "title": "Shell injection in run()", "issue": "shell=True with a caller's string", "suggestion": "Pass a list", "fromRules": ["slow"], "sources": ["f1"]}]}},
+ {"match": "Rule conc", "latency_ms": 400, "answer": {"status": "compliant", "reasoning": "ok"}},
+ {"answer": {"status": "not_relevant", "reasoning": "nothing for me"}}
+]}
+EOF
+fakellm_start "$TMP/script.json"
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+
+requests() { fakellm_requests | wc -l; }
+json() { python3 -c "import json,sys; d=json.load(open('$TMP/out')); $1"; }
+
+# Streaming: the fast rule's line is out long before the slow rule answers.
+set +e
+"$REVLINE" check --rules "$rules" --rule fast --rule slow --rule invented 2>"$TMP/err" |
+	python3 -c 'import sys, time
+t0 = time.monotonic()
+for line in sys.stdin:
+    print("%.2f %s" % (time.monotonic() - t0, line), end="")' >"$TMP/timed"
+set -e
+fast_at=$(awk '$3 == "fast" { print $1 }' "$TMP/timed")
+slow_at=$(awk '$3 == "slow" { print $1 }' "$TMP/timed")
+if [ -n "$fast_at" ] && [ -n "$slow_at" ] && python3 -c "import sys; sys.exit(0 if $fast_at + 1.5 < $slow_at else 1)"; then
+	pass "the fast rule streamed at ${fast_at}s, before the slow one at ${slow_at}s"
+else
+	fail "no streaming: $(cat "$TMP/timed")"
+fi
+if grep -q $'\r' "$TMP/err"; then fail "progress on stderr that is not a terminal"; else pass "no progress line when stderr is not a terminal"; fi
+
+# Evidence: the genuine finding is verified, the invented one hidden.
+run check --rules "$rules" --rule fast --rule slow --rule invented
+expect_status 1 "a critical finding fails the check (default --fail-on major)"
+expect_out "verified: the quoted code is at lines 5-5 of app.py (the answer said 2)" "genuine evidence verified, line corrected"
+expect_out "1 unverified, hidden" "the invented finding is hidden and counted"
+if grep -q "Invented" "$TMP/out"; then fail "the invented finding is shown"; else pass "the invented finding is not shown"; fi
+expect_out "Report (synthesized by the reduce call)" "the reduce call made the report"
+expect_out "must fix:" "the report says what must be fixed"
+run check --rules "$rules" --rule fast --rule slow --rule invented --show-unverified --fail-on none
+expect_status 0 "--fail-on none"
+expect_out "NOT verified: the quoted code is not in app.py" "--show-unverified shows why it was not verified"
+
+# The cache: the same check again makes no request at all.
+before=$(requests)
+run check --rules "$rules" --rule fast --rule slow --rule invented --format json
+after=$(requests)
+[ "$before" = "$after" ] && pass "the second identical check made no request" ||
+	fail "the second check made $((after - before)) requests"
+json 'assert d["stats"]["requests"] == 0 and d["stats"]["cache_hits"] >= 3, d["stats"]; assert all(r["cached"] for r in d["rules"]), d["rules"]' &&
+	pass "json: requests 0, every rule cached" || fail "json stats for the cached check"
+json '
+for k in ("check_id","status","repo","branch","base","head","duration_ms","rules","findings","summary","overall_severity","stats"):
+    assert k in d, k
+for r in d["rules"]:
+    for k in ("id","path","status","cached","attempts","duration_ms","error","findings"):
+        assert k in r, k
+f = d["findings"][0]
+for k in ("id","rule_id","file","line","end_line","severity","title","issue","suggestion","verified","verify_note","evidence","from_rules","fingerprint","suppressed"):
+    assert k in f, k
+assert f["verified"] and f["line"] == 5 and f["from_rules"] == ["slow"] and f["id"] > 0, f
+assert d["overall_severity"] == "critical"' && pass "json has every field" || fail "json fields: $(head -c 600 "$TMP/out")"
+run check --rules "$rules" --rule fast --no-cache --format json
+[ "$(requests)" -gt "$after" ] && pass "--no-cache asks again" || fail "--no-cache made no request"
+
+# SARIF validates against the published schema; markdown reads as a review.
+run check --rules "$rules" --rule slow --rule invented --format sarif --fail-on none
+expect_status 0 "sarif"
+python3 - "$TMP/out" "$REVLINE_SOURCE_DIR/tests/fixtures/sarif-schema-2.1.0.json" <<'PY' && pass "SARIF validates against the 2.1.0 schema" || fail "SARIF invalid"
+import json, sys, jsonschema
+doc, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+jsonschema.validate(doc, schema)
+run = doc["runs"][0]
+ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+assert run["results"], "no results"
+for r in run["results"]:
+    assert r["ruleId"] in ids and r["level"] in ("error", "warning", "note")
+    assert r["partialFingerprints"]
+lines = sorted(r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in run["results"])
+assert lines == [4, 5], lines
+PY
+run check --rules "$rules" --rule slow --format markdown --output "$TMP/review.md" --fail-on none
+expect_status 0 "markdown to --output"
+grep -q "^## revline review: critical" "$TMP/review.md" && grep -q "<details><summary>Evidence" "$TMP/review.md" &&
+	pass "markdown written to the --output file" || fail "markdown: $(head -c 300 "$TMP/review.md")"
+
+# Concurrency: ten rules at --concurrency 3 never run more than three at once.
+conc=$(printf -- '--rule conc%s ' 0 1 2 3 4 5 6 7 8 9)
+run check --rules "$rules" $conc --concurrency 3 --no-cache
+expect_status 0 "ten rules at concurrency 3"
+most=$(fakellm_requests | python3 -c '
+import json, sys
+reqs = [json.loads(l) for l in sys.stdin]
+reqs = [r for r in reqs if "Rule conc" in json.dumps(r.get("body"))]
+events = sorted([(r["start"], 1) for r in reqs] + [(r["end"], -1) for r in reqs])
+now = most = 0
+for _, d in events:
+    now += d
+    most = max(most, now)
+print(most)')
+[ "$most" = 3 ] && pass "at most (and at best) 3 requests at once" || fail "max concurrency was $most"
+
+# Retry after 429, honouring Retry-After.
+run check --rules "$rules" --rule retry --no-cache --format json
+json 'r = d["rules"][0]; assert r["status"] == "compliant" and r["attempts"] == 2, r' &&
+	pass "429 then 200: compliant after 2 attempts" || fail "retry: $(head -c 400 "$TMP/out")"
+fakellm_requests | python3 -c '
+import json, sys
+reqs = [json.loads(l) for l in sys.stdin if "Rule retry:" in json.dumps(json.loads(l).get("body"))]
+a, b = reqs[-2], reqs[-1]
+assert a["status"] == 429 and b["status"] == 200 and b["start"] - a["end"] >= 0.95, (a["status"], b["status"], b["start"] - a["end"])
+' && pass "the retry waited for Retry-After" || fail "Retry-After not honoured"
+
+# A hung rule times out; the check is partial and keeps the other result.
+run check --rules "$rules" --rule hang --rule fast --timeout 1 --retries 0 --format json
+json 'rs = {r["id"]: r for r in d["rules"]}; assert rs["hang"]["status"] == "timeout", rs; assert rs["fast"]["status"] == "compliant"; assert d["status"] == "partial"' &&
+	pass "hung rule timed out, check partial, the other rule kept" || fail "hang: $(head -c 500 "$TMP/out")"
+expect_status 0 "a partial check with no finding exits 0"
+
+# A malformed answer fails only its rule, and says why.
+run check --rules "$rules" --rule broken --rule fast --format json
+json 'rs = {r["id"]: r for r in d["rules"]}; assert rs["broken"]["status"] == "error"; assert "I refuse to answer" in rs["broken"]["error"], rs["broken"]; assert rs["fast"]["status"] == "compliant"' &&
+	pass "a malformed answer fails only its rule, quoting it" || fail "malformed: $(head -c 500 "$TMP/out")"
+
+# A server that refuses the JSON response format is asked again without it.
+run check --rules "$rules" --rule jsonmode --no-cache --format json
+json 'r = d["rules"][0]; assert r["status"] == "compliant" and r["attempts"] == 2, r' &&
+	pass "JSON mode refused: retried once without it" || fail "json mode: $(head -c 400 "$TMP/out")"
+
+# The reduce call fails: the programmatic reduce takes over.
+run check --rules "$rules" --rule boom1 --rule boom2 --retries 0 --fail-on none
+expect_out "Report (merged by revline: the reduce call failed: HTTP 500: the reduce model is down)" "reduce falls back when its call fails"
+expect_out "  1. critical app.py:5  Shell injection" "the fallback keeps the findings, most severe first"
+
+# Exit status 3 when the check failed as a whole; 2 for usage errors.
+REVLINE_BASE_URL=http://127.0.0.1:9/v1 run check --rules "$rules" --rule fast --retries 0 --no-cache
+expect_status 3 "every LLM rule failed (server down): exit 3"
+expect_out "connection refused\|Could not connect\|Couldn't connect" "the failure says why"
+run check --format xml
+expect_status 2 "unknown format"
+expect_err_line "unknown format 'xml'" "unknown format named"
+run check --rules "$rules" --rule nosuch
+expect_status 2 "unknown rule"
+expect_err_line "no rule with id 'nosuch'" "unknown rule named"
+run check --concurrency 0
+expect_status 2 "bad concurrency"
+
+# Without a provider: LLM rules skipped with one line, local rules still run.
+printf '<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> branch\n' >>app.py
+env -u OPENAI_API_KEY -u REVLINE_BASE_URL "$REVLINE" check --rules "$rules" --rule markers --rule fast >"$TMP/out" 2>&1 && status=0 || status=$?
+expect_status 1 "no provider: the local rule still finds the markers"
+expect_out "^skipped *fast" "the LLM rule is skipped"
+[ "$(grep -c 'OPENAI_API_KEY' "$TMP/out")" = 1 ] && pass "one line says how to configure a provider" ||
+	fail "configuration hint: $(cat "$TMP/out")"
+expect_out "critical app.py:6  No conflict markers" "the local rule's finding, on the right line"
+git checkout -q app.py
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
+
+# Lock files stay out of a rule's diff; context files go with the rule.
+run check --rules "$rules" --rule everything --rule ctx --no-cache --fail-on none
+fakellm_requests | python3 -c '
+import json, sys
+bodies = [json.dumps(json.loads(l).get("body")) for l in sys.stdin]
+every = [b for b in bodies if "Rule everything:" in b][-1]
+ctx = [b for b in bodies if "Rule ctx:" in b][-1]
+assert "app.py" in every and "package-lock.json" not in every, "lock file in the diff"
+assert "CREATE TABLE users" in ctx, "context file not sent"
+' && pass "no lock file in the rule diff; the context file is sent" || fail "lock/context files"
+
+# An over-large diff is split into chunks, each its own request.
+for i in $(seq 1 40); do seq 1 200 | sed "s/^/file $i line /" >"big$i.py"; done
+git add big*.py
+git config revline.tokenBudget 8000
+run check --rules "$rules" --rule everything --no-cache --format json --fail-on none
+json 'r = d["rules"][0]; assert r["status"] == "not_relevant" and r["attempts"] > 2, r' &&
+	pass "a big diff went out in $(json 'print(d["rules"][0]["attempts"])') chunks" || fail "chunks: $(head -c 400 "$TMP/out")"
+fakellm_requests >"$TMP/requests"
+grep -q 'part 1 of' "$TMP/requests" && pass "each chunk says which part it is" || fail "no part numbers in the prompts"
+git config --unset revline.tokenBudget
+git rm -q --cached big*.py && rm -f big*.py
+
+# Anthropic's messages API, through the same server.
+REVLINE_PROVIDER=anthropic ANTHROPIC_API_KEY=sk-SECRET-TEST-12345 run check --rules "$rules" --rule fast --no-cache --format json
+fakellm_requests >"$TMP/requests"
+json 'assert d["rules"][0]["status"] == "compliant", d["rules"]' && tail -1 "$TMP/requests" | grep -q '"/v1/messages"' &&
+	pass "anthropic provider" || fail "anthropic: $(head -c 300 "$TMP/out")"
+
+# The key is never written anywhere.
+run check --rules "$rules" --rule slow --format json
+if grep -rq "sk-SECRET-TEST-12345" "$TMP/out" "$TMP/err" "$TMP"/revline.db* "$FAKELLM_LOG" "$HOME" 2>/dev/null; then
+	fail "the API key was written somewhere"
+else
+	pass "the API key is in no output, database or log"
+fi
+
+finish
