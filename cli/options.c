@@ -9,12 +9,18 @@ static const struct opt global_list[] = { GLOBAL_OPTIONS(OPT_ENTRY) };
 static const struct opt target_list[] = { TARGET_OPTIONS(OPT_ENTRY) };
 static const struct opt diff_list[] = { DIFF_OPTIONS(OPT_ENTRY) };
 static const struct opt json_list[] = { JSON_OPTIONS(OPT_ENTRY) };
+static const struct opt check_list[] = { CHECK_OPTIONS(OPT_ENTRY) };
+static const struct opt rules_list[] = { RULES_OPTIONS(OPT_ENTRY) };
+static const struct opt rule_dir_list[] = { RULE_DIR_OPTIONS(OPT_ENTRY) };
 
 #define TABLE(list) { list, sizeof(list) / sizeof(list[0]) }
 const struct opt_table global_options = TABLE(global_list);
 const struct opt_table target_options = TABLE(target_list);
 const struct opt_table diff_options = TABLE(diff_list);
 const struct opt_table json_options = TABLE(json_list);
+const struct opt_table check_options = TABLE(check_list);
+const struct opt_table rules_options = TABLE(rules_list);
+const struct opt_table rule_dir_options = TABLE(rule_dir_list);
 
 void cli_error(const char *fmt, ...)
 {

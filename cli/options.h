@@ -28,6 +28,23 @@
 #define JSON_OPTIONS(X) \
 	X(OPT_JSON, "json", 0, NULL, "print JSON")
 
+#define RULES_OPTIONS(X) \
+	X(OPT_LINT, "lint", 0, NULL, "check the rule files: print every problem, exit 1 if any")
+
+#define RULE_DIR_OPTIONS(X) \
+	X(OPT_RULES, "rules", 0, "DIR", "also read rules from DIR (repeatable; searched first)")
+
+#define CHECK_OPTIONS(X) \
+	X(OPT_FORMAT,          "format",          0, "FORMAT", "text (streams), json, sarif or markdown") \
+	X(OPT_OUTPUT,          "output",          0, "FILE",   "write the report to FILE (replaced when complete)") \
+	X(OPT_FAIL_ON,         "fail-on",         0, "SEVERITY", "exit 1 when a finding is this severe or more (default major; none)") \
+	X(OPT_SHOW_UNVERIFIED, "show-unverified", 0, NULL,     "also show findings whose evidence was not found") \
+	X(OPT_RULE,            "rule",            0, "ID",     "run only this rule (repeatable)") \
+	X(OPT_NO_CACHE,        "no-cache",        0, NULL,     "ask the LLM again even when the answer is cached") \
+	X(OPT_CONCURRENCY,     "concurrency",     0, "N",      "requests at once (default 5)") \
+	X(OPT_TIMEOUT,         "timeout",         0, "S",      "seconds a small request may take; grows with its size (default 120)") \
+	X(OPT_RETRIES,         "retries",         0, "N",      "further attempts after a failed request (default 2)")
+
 enum opt_id {
 	OPT_END = 0,
 	OPT_POSITIONAL,
@@ -36,6 +53,9 @@ enum opt_id {
 	TARGET_OPTIONS(OPT_ENUM)
 	DIFF_OPTIONS(OPT_ENUM)
 	JSON_OPTIONS(OPT_ENUM)
+	RULES_OPTIONS(OPT_ENUM)
+	RULE_DIR_OPTIONS(OPT_ENUM)
+	CHECK_OPTIONS(OPT_ENUM)
 #undef OPT_ENUM
 };
 
@@ -73,6 +93,7 @@ int opt_next(struct opt_parser *p, const char **value);
 void opt_print_help(const struct opt_table *const *tables);
 
 extern const struct opt_table global_options, target_options, diff_options, json_options;
+extern const struct opt_table rules_options, rule_dir_options, check_options;
 
 /* Take a target option or a range into spec; false when id is not one. */
 bool target_option(struct target_spec *spec, int id, const char *value);

@@ -1012,6 +1012,9 @@ int check_step(struct check *c, const struct pollfd *fds, int n)
 	if (!c->sched || c->done)
 		return 0;
 	error = sched_step(c->sched, fds, n);
+	/* Send the requests that took the freed slots before the slower work on the answers. */
+	if (!error && sched_timeout(c->sched) == 0)
+		error = sched_step(c->sched, NULL, 0);
 	while (sched_next(c->sched, &ev)) {
 		handle_event(c, &ev);
 		sched_event_release(&ev);
@@ -1040,6 +1043,8 @@ int check_wait(struct check *c, int max_ms)
 	if (!c->sched || c->done || c->next_event < c->nevents)
 		return 0;
 	error = sched_wait(c->sched, max_ms);
+	if (!error && sched_timeout(c->sched) == 0)
+		error = sched_step(c->sched, NULL, 0);
 	while (sched_next(c->sched, &ev)) {
 		handle_event(c, &ev);
 		sched_event_release(&ev);

@@ -331,6 +331,10 @@ class ClientGone(Exception):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle's algorithm the
+    # second waits for the client's delayed ACK (40 ms), which would show
+    # up as latency that a real server does not have.
+    disable_nagle_algorithm = True
     server_version = "fake-llm/1"
     sys_version = ""
 

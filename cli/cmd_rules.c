@@ -1,0 +1,333 @@
+/* revline rules: list the rules a check would use, or lint the rule files. */
+#include "commands.h"
+#include "rules.h"
+#include "status.h"
+#include "utf8.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The working tree's root, or NULL outside a repository (then only the
+ * user's and the built-in rules are read, which is still useful).
+ */
+static char *workdir_find(void)
+{
+	struct repo *repo = NULL;
+	char *workdir = NULL;
+
+	if (repo_open(&repo, NULL) == 0) {
+		if (repo->workdir)
+			workdir = strdup(repo->workdir);
+	} else if (error_status() != RL_ENOTREPO) {
+		cli_error("%s; reading only the user's and the built-in rules", error_message());
+	}
+	repo_free(repo);
+	error_clear();
+	return workdir;
+}
+
+/* A path or message for the terminal: control bytes shown as '?'. */
+static void put_clean(FILE *fp, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
+}
+
+static void problem_print(FILE *fp, const struct rule_problem *p)
+{
+	put_clean(fp, p->path);
+	if (p->line > 0)
+		fprintf(fp, ":%d", p->line);
+	fputs(": ", fp);
+	put_clean(fp, p->message);
+	fputc('\n', fp);
+}
+
+static int problem_compare(const void *a, const void *b)
+{
+	const struct rule_problem *x = *(const struct rule_problem *const *)a;
+	const struct rule_problem *y = *(const struct rule_problem *const *)b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x < y ? -1 : x > y;  /* the order they were found in */
+}
+
+/* The problems sorted by path, then line; NULL when there are none. */
+static const struct rule_problem **problems_sorted(const struct rule_set *set)
+{
+	const struct rule_problem **sorted;
+	size_t i;
+
+	if (!set->nproblems || !(sorted = calloc(set->nproblems, sizeof(*sorted))))
+		return NULL;
+	for (i = 0; i < set->nproblems; i++)
+		sorted[i] = &set->problems[i];
+	qsort(sorted, set->nproblems, sizeof(*sorted), problem_compare);
+	return sorted;
+}
+
+static json_t *json_text(const char *s)
+{
+	struct buf clean = BUF_INIT;
+	json_t *str;
+
+	if (!s)
+		return json_null();
+	if (utf8_valid(s, strlen(s)))
+		return json_string(s);
+	utf8_sanitize(&clean, s, strlen(s));
+	str = json_stringn(clean.ptr, clean.len);
+	buf_release(&clean);
+	return str;
+}
+
+static json_t *json_list(char *const *items, size_t count)
+{
+	json_t *array = json_array();
+	size_t i;
+
+	for (i = 0; array && i < count; i++)
+		json_array_append_new(array, json_text(items[i]));
+	return array;
+}
+
+static json_t *rule_json(const struct rule *rule)
+{
+	json_t *obj = json_object();
+
+	if (!obj)
+		return NULL;
+	json_object_set_new(obj, "id", json_text(rule->id));
+	json_object_set_new(obj, "name", json_text(rule->name));
+	json_object_set_new(obj, "path", json_text(rule->path));
+	json_object_set_new(obj, "source", json_text(rule->source));
+	json_object_set_new(obj, "kind", json_string(rule->kind == RULE_LOCAL ? "local" : "llm"));
+	json_object_set_new(obj, "severity", json_string(severity_name(rule->severity)));
+	json_object_set_new(obj, "category", json_text(rule->category));
+	json_object_set_new(obj, "model", json_text(rule->model));
+	json_object_set_new(obj, "pattern", json_text(rule->pattern));
+	json_object_set_new(obj, "patterns", json_list(rule->patterns, rule->npatterns));
+	json_object_set_new(obj, "context_files", json_list(rule->context_files, rule->ncontext));
+	json_object_set_new(obj, "version", json_text(rule->version));
+	return obj;
+}
+
+static json_t *problem_json(const struct rule_problem *p)
+{
+	return json_pack("{s:o, s:i, s:o, s:b}", "path", json_text(p->path), "line", p->line,
+			 "message", json_text(p->message), "fatal", p->fatal);
+}
+
+static int print_json(json_t *value)
+{
+	int error = value ? json_dumpf(value, stdout, JSON_INDENT(2)) : -1;
+
+	json_decref(value);
+	if (error == 0)
+		putchar('\n');
+	return error;
+}
+
+static int list_json(const struct rule_set *set)
+{
+	json_t *array = json_array();
+	size_t i;
+
+	for (i = 0; array && i < set->count; i++)
+		json_array_append_new(array, rule_json(&set->rules[i]));
+	return print_json(array);
+}
+
+static void patterns_text(struct buf *out, const struct rule *rule)
+{
+	size_t i;
+
+	buf_clear(out);
+	if (!rule->npatterns)
+		buf_puts(out, "(every file)");
+	for (i = 0; i < rule->npatterns; i++)
+		buf_printf(out, "%s%s", i ? " " : "", rule->patterns[i]);
+}
+
+static size_t widest(size_t width, const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > width ? n : width;
+}
+
+/* An aligned table; the patterns come last as they are the longest. */
+static int list_text(const struct rule_set *set)
+{
+	size_t w[6] = { 2, 5, 8, 5, 6, 4 }, i;
+	struct buf patterns = BUF_INIT;
+
+	if (!set->count) {
+		printf("no rules (add one with 'revline init')\n");
+		return 0;
+	}
+	for (i = 0; i < set->count; i++) {
+		const struct rule *r = &set->rules[i];
+
+		w[0] = widest(w[0], r->id);
+		w[2] = widest(w[2], severity_name(r->severity));
+		w[3] = widest(w[3], r->model ? r->model : "-");
+		w[4] = widest(w[4], r->source);
+		w[5] = widest(w[5], r->path);
+	}
+	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  PATTERNS\n", (int)w[0], "ID", (int)w[1], "KIND",
+	       (int)w[2], "SEVERITY", (int)w[3], "MODEL", (int)w[4], "SOURCE", (int)w[5], "PATH");
+	for (i = 0; i < set->count; i++) {
+		const struct rule *r = &set->rules[i];
+		size_t pad = w[5] - strlen(r->path);
+
+		patterns_text(&patterns, r);
+		printf("%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], r->id, (int)w[1],
+		       r->kind == RULE_LOCAL ? "local" : "llm", (int)w[2], severity_name(r->severity),
+		       (int)w[3], r->model ? r->model : "-", (int)w[4], r->source);
+		put_clean(stdout, r->path);
+		printf("%*s  ", (int)pad, "");
+		put_clean(stdout, patterns.ptr ? patterns.ptr : "");
+		putchar('\n');
+	}
+	buf_release(&patterns);
+	return 0;
+}
+
+/* How many files the sorted problems are in; *fatal: how many of them are skipped. */
+static size_t distinct_paths(const struct rule_problem **sorted, size_t count, size_t *fatal)
+{
+	size_t i, n = 0;
+	bool skipped = false;
+
+	*fatal = 0;
+	for (i = 0; i < count; i++) {
+		if (!i || strcmp(sorted[i - 1]->path, sorted[i]->path)) {
+			n++;
+			skipped = false;
+		}
+		if (sorted[i]->fatal && !skipped) {
+			(*fatal)++;
+			skipped = true;
+		}
+	}
+	return n;
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void lint_summary(const struct rule_set *set, size_t files, size_t skipped)
+{
+	if (set->nproblems && skipped)
+		printf("%zu problem%s in %zu file%s (%zu skipped until fixed)\n", set->nproblems,
+		       plural(set->nproblems), files, plural(files), skipped);
+	else if (set->nproblems)
+		printf("%zu problem%s in %zu file%s\n", set->nproblems, plural(set->nproblems),
+		       files, plural(files));
+	else if (set->count == 1)
+		printf("the one rule is fine\n");
+	else if (set->count)
+		printf("all %zu rules are fine\n", set->count);
+	else
+		printf("no rules found\n");
+}
+
+/* --lint: every problem on stdout, then the count; 1 when there is any. */
+static int lint(const struct rule_set *set, bool json)
+{
+	const struct rule_problem **sorted = problems_sorted(set);
+	size_t i, skipped, files = distinct_paths(sorted, sorted ? set->nproblems : 0, &skipped);
+	int rc = set->nproblems ? 1 : 0;
+
+	if (set->nproblems && !sorted) {
+		cli_error("out of memory");
+		return 3;
+	}
+	if (json) {
+		json_t *array = json_array();
+
+		for (i = 0; array && i < set->nproblems; i++)
+			json_array_append_new(array, problem_json(sorted[i]));
+		if (print_json(json_pack("{s:i, s:o}", "rules", (json_int_t)set->count,
+					 "problems", array)) < 0)
+			rc = 3;
+	} else {
+		for (i = 0; i < set->nproblems; i++)
+			problem_print(stdout, sorted[i]);
+		lint_summary(set, files, skipped);
+	}
+	free(sorted);
+	return rc;
+}
+
+int cmd_rules(int argc, char **argv)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("rules") };
+	struct rules_options options = { 0 };
+	struct rule_set set = { 0 };
+	const char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	const struct rule_problem **sorted = NULL;
+	bool json = false, check = false;
+	char *workdir = NULL;
+	const char *value;
+	int id, rc = 0;
+	size_t i;
+
+	if (!dirs) {
+		cli_error("out of memory");
+		return 3;
+	}
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		if (id < 0 || id == OPT_HELP) {
+			rc = id < 0 ? 2 : help_show("rules");
+			goto done;
+		}
+		if (id == OPT_LINT) {
+			check = true;
+		} else if (id == OPT_JSON) {
+			json = true;
+		} else if (id == OPT_RULES) {
+			dirs[options.nextra++] = value;
+		} else {
+			cli_error("unexpected argument '%s' (see 'revline help rules')",
+				  p.argv[p.index - 1]);
+			rc = 2;
+			goto done;
+		}
+	}
+	options.extra_dirs = dirs;
+	options.workdir = workdir = workdir_find();
+	if (rules_load(&set, &options) < 0) {
+		cli_error("%s", error_message());
+		rc = 3;
+		goto done;
+	}
+	if (check) {
+		rc = lint(&set, json);
+		goto done;
+	}
+	/* Problems do not stop the listing: the rules that loaded are still used. */
+	sorted = problems_sorted(&set);
+	for (i = 0; sorted && i < set.nproblems; i++)
+		problem_print(stderr, sorted[i]);
+	if ((json ? list_json(&set) : list_text(&set)) < 0)
+		rc = 3;
+done:
+	if (fflush(stdout) != 0 && rc < 2)
+		rc = 3;
+	free(sorted);
+	rules_release(&set);
+	free(workdir);
+	free(dirs);
+	return rc;
+}
