@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 enum check_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_MARKDOWN };
@@ -279,6 +280,17 @@ static int budget_setting(struct check_args *a, struct config *config)
 	return rc;
 }
 
+/* git config revline.reduce false: the programmatic reduce only. */
+static void reduce_setting(struct check_args *a, struct config *config)
+{
+	char *value = NULL;
+
+	if (config_get(&value, config, "revline.reduce") == 0)
+		a->opts.no_reduce = !strcasecmp(value, "false") || !strcasecmp(value, "no") ||
+			!strcasecmp(value, "off") || !strcmp(value, "0");
+	free(value);
+}
+
 static int setup(struct check_args *a, struct repo *repo, struct config **config,
 		 struct llm_config *llm, struct store **store)
 {
@@ -296,6 +308,7 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 	buf_release(&path);
 	if (budget_setting(a, *config) < 0)
 		return 2;
+	reduce_setting(a, *config);
 	a->opts.llm = llm;
 	a->opts.store = *store;
 	a->opts.rule_dirs = a->rule_dirs;

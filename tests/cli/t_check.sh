@@ -198,6 +198,21 @@ run check --rules "$rules" --rule boom1 --rule boom2 --retries 0 --fail-on none
 expect_out "Report (merged by revline: the reduce call failed: HTTP 500: the reduce model is down)" "reduce falls back when its call fails"
 expect_out "  1. critical app.py:5  Shell injection" "the fallback keeps the findings, most severe first"
 
+# revline.reduce false: the programmatic reduce, without a call.
+git config revline.reduce false
+run check --rules "$rules" --rule boom1 --rule boom2 --fail-on none
+expect_out "Report (merged by revline: the reduce call is off (revline.reduce))" "revline.reduce false turns the call off"
+git config --unset revline.reduce
+
+# doctor: what is configured, and that the provider answers.
+run doctor
+expect_out "^provider: *openai, model fake-model" "doctor names the provider and model"
+expect_out "^answers: *yes, HTTP 200" "doctor asks the provider"
+expect_out "^API key: *OPENAI_API_KEY" "doctor says where the key comes from"
+if grep -q "sk-SECRET" "$TMP/out"; then fail "doctor printed the key"; else pass "doctor does not print the key"; fi
+REVLINE_BASE_URL=http://127.0.0.1:9/v1 run doctor
+expect_status 1 "doctor exits 1 when the provider does not answer"
+
 # Exit status 3 when the check failed as a whole; 2 for usage errors.
 REVLINE_BASE_URL=http://127.0.0.1:9/v1 run check --rules "$rules" --rule fast --retries 0 --no-cache
 expect_status 3 "every LLM rule failed (server down): exit 3"
