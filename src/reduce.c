@@ -455,7 +455,8 @@ int reduce_fallback(struct report *out, const struct finding *f, size_t n, const
 		error = k < out->nfindings ? absorb(&out->findings[k], &f[i]) : copy_into(out, &f[i]);
 	}
 	if (!error) {
-		qsort(out->findings, out->nfindings, sizeof(*out->findings), cmp_fallback);
+		if (out->nfindings)
+			qsort(out->findings, out->nfindings, sizeof(*out->findings), cmp_fallback);
 		out->overall_severity = strdup(reduce_overall(out->findings, out->nfindings));
 		error = fallback_summary(out);
 	}
