@@ -183,6 +183,32 @@ json 'rs = {r["id"]: r for r in d["rules"]}; assert rs["hang"]["status"] == "tim
 	pass "hung rule timed out, check partial, the other rule kept" || fail "hang: $(head -c 500 "$TMP/out")"
 expect_status 0 "a partial check with no finding exits 0"
 
+# Ctrl-C cancels: what arrived is kept, reported and stored.
+"$REVLINE" check --rules "$rules" --rule hang --rule fast --no-cache --format json >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid && status=0 || status=$?
+json 'rs = {r["id"]: r for r in d["rules"]}; assert d["status"] == "cancelled", d["status"]; assert rs["fast"]["status"] == "compliant"; assert rs["hang"]["status"] == "error" and rs["hang"]["error"] == "cancelled", rs["hang"]' &&
+	pass "Ctrl-C cancels the running rule and keeps the finished one" || fail "cancel: $(cat "$TMP/err") $(head -c 300 "$TMP/out")"
+grep -q "cancelling; results that arrived are kept" "$TMP/err" && pass "cancelling is said on stderr" || fail "no cancel message"
+
+# A crash mid-check leaves every result received so far in the database.
+"$REVLINE" check --rules "$rules" --rule hang --rule fast --no-cache >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null || true
+python3 - "$REVLINE_DB" <<'PY' && pass "killed mid-check: the finished rule's result is in the database" || fail "results lost in a crash"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+check = db.execute("SELECT id, status FROM checks ORDER BY id DESC LIMIT 1").fetchone()
+assert check[1] == "running", check
+rows = dict(db.execute("SELECT t.threadline_id, r.status FROM check_threadlines t JOIN check_results r "
+                       "ON r.check_threadline_id = t.id WHERE t.check_id = ?", (check[0],)).fetchall())
+assert rows == {"fast": "compliant"}, rows
+PY
+
 # A malformed answer fails only its rule, and says why.
 run check --rules "$rules" --rule broken --rule fast --format json
 json 'rs = {r["id"]: r for r in d["rules"]}; assert rs["broken"]["status"] == "error"; assert "I refuse to answer" in rs["broken"]["error"], rs["broken"]; assert rs["fast"]["status"] == "compliant"' &&
