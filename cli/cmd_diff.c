@@ -141,20 +141,6 @@ static int print_stat(struct diff *diff, struct buf *out)
 	return error < 0 || write_out(out) < 0 ? -1 : 0;
 }
 
-/* A JSON string of bytes that may not be UTF-8 (invalid bytes become U+FFFD). */
-static json_t *json_bytes(const char *s, size_t len)
-{
-	struct buf clean = BUF_INIT;
-	json_t *str;
-
-	if (utf8_valid(s, len))
-		return json_stringn(s, len);
-	utf8_sanitize(&clean, s, len);
-	str = json_stringn(clean.ptr, clean.len);
-	buf_release(&clean);
-	return str;
-}
-
 static json_t *json_lineno(int32_t n)
 {
 	return n < 0 ? json_null() : json_integer(n);
@@ -166,7 +152,7 @@ static json_t *line_json(const struct diff_line *line)
 	json_t *obj = json_pack("{s:s, s:o, s:o, s:o}", "origin", origin,
 				"old_lineno", json_lineno(line->old_lineno),
 				"new_lineno", json_lineno(line->new_lineno),
-				"content", json_bytes(line->text, line->len));
+				"content", utf8_jsonn(line->text, line->len));
 
 	if (obj && !utf8_valid(line->text, line->len)) {
 		struct buf raw = BUF_INIT;
@@ -188,7 +174,7 @@ static json_t *hunk_json(const struct diff_file *file, const struct diff_hunk *h
 	for (i = 0; i < hunk->nlines; i++)
 		json_array_append_new(lines, line_json(&file->lines[hunk->first_line + i]));
 	return json_pack("{s:o, s:i, s:i, s:i, s:i, s:o}",
-			 "header", json_bytes(hunk->header, hunk->header_len),
+			 "header", utf8_jsonn(hunk->header, hunk->header_len),
 			 "old_start", (json_int_t)hunk->old_start, "old_lines", (json_int_t)hunk->old_lines,
 			 "new_start", (json_int_t)hunk->new_start, "new_lines", (json_int_t)hunk->new_lines,
 			 "lines", lines);
@@ -202,9 +188,9 @@ static json_t *file_json(const struct diff_file *file)
 	for (i = 0; i < file->nhunks; i++)
 		json_array_append_new(hunks, hunk_json(file, &file->hunks[i]));
 	return json_pack("{s:o, s:o, s:s, s:b, s:i, s:i, s:o, s:o, s:i, s:o}",
-			 "path", json_bytes(file->path, strlen(file->path)),
+			 "path", utf8_jsonn(file->path, strlen(file->path)),
 			 "old_path", file->status == DIFF_ADDED ? json_null() :
-				json_bytes(file->old_path, strlen(file->old_path)),
+				utf8_jsonn(file->old_path, strlen(file->old_path)),
 			 "status", diff_status_name(file->status),
 			 "binary", (file->flags & DIFF_FILE_BINARY) != 0,
 			 "additions", (json_int_t)file->additions,

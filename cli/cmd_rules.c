@@ -73,28 +73,13 @@ static const struct rule_problem **problems_sorted(const struct rule_set *set)
 	return sorted;
 }
 
-static json_t *json_text(const char *s)
-{
-	struct buf clean = BUF_INIT;
-	json_t *str;
-
-	if (!s)
-		return json_null();
-	if (utf8_valid(s, strlen(s)))
-		return json_string(s);
-	utf8_sanitize(&clean, s, strlen(s));
-	str = json_stringn(clean.ptr, clean.len);
-	buf_release(&clean);
-	return str;
-}
-
 static json_t *json_list(char *const *items, size_t count)
 {
 	json_t *array = json_array();
 	size_t i;
 
 	for (i = 0; array && i < count; i++)
-		json_array_append_new(array, json_text(items[i]));
+		json_array_append_new(array, utf8_json(items[i]));
 	return array;
 }
 
@@ -104,25 +89,25 @@ static json_t *rule_json(const struct rule *rule)
 
 	if (!obj)
 		return NULL;
-	json_object_set_new(obj, "id", json_text(rule->id));
-	json_object_set_new(obj, "name", json_text(rule->name));
-	json_object_set_new(obj, "path", json_text(rule->path));
-	json_object_set_new(obj, "source", json_text(rule->source));
+	json_object_set_new(obj, "id", utf8_json(rule->id));
+	json_object_set_new(obj, "name", utf8_json(rule->name));
+	json_object_set_new(obj, "path", utf8_json(rule->path));
+	json_object_set_new(obj, "source", utf8_json(rule->source));
 	json_object_set_new(obj, "kind", json_string(rule->kind == RULE_LOCAL ? "local" : "llm"));
 	json_object_set_new(obj, "severity", json_string(severity_name(rule->severity)));
-	json_object_set_new(obj, "category", json_text(rule->category));
-	json_object_set_new(obj, "model", json_text(rule->model));
-	json_object_set_new(obj, "pattern", json_text(rule->pattern));
+	json_object_set_new(obj, "category", utf8_json(rule->category));
+	json_object_set_new(obj, "model", utf8_json(rule->model));
+	json_object_set_new(obj, "pattern", utf8_json(rule->pattern));
 	json_object_set_new(obj, "patterns", json_list(rule->patterns, rule->npatterns));
 	json_object_set_new(obj, "context_files", json_list(rule->context_files, rule->ncontext));
-	json_object_set_new(obj, "version", json_text(rule->version));
+	json_object_set_new(obj, "version", utf8_json(rule->version));
 	return obj;
 }
 
 static json_t *problem_json(const struct rule_problem *p)
 {
-	return json_pack("{s:o, s:i, s:o, s:b}", "path", json_text(p->path), "line", p->line,
-			 "message", json_text(p->message), "fatal", p->fatal);
+	return json_pack("{s:o, s:i, s:o, s:b}", "path", utf8_json(p->path), "line", p->line,
+			 "message", utf8_json(p->message), "fatal", p->fatal);
 }
 
 static int print_json(json_t *value)

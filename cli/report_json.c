@@ -6,29 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A string that may hold invalid UTF-8 (bad bytes become U+FFFD), or null. */
-static json_t *jstr(const char *s)
-{
-	struct buf clean = BUF_INIT;
-	json_t *v;
-
-	if (!s)
-		return json_null();
-	if (utf8_valid(s, strlen(s)))
-		return json_string(s);
-	utf8_sanitize(&clean, s, strlen(s));
-	v = json_stringn(clean.ptr, clean.len);
-	buf_release(&clean);
-	return v;
-}
-
 static json_t *strings_json(char *const *items, size_t n)
 {
 	json_t *list = json_array();
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(list, jstr(items[i]));
+		json_array_append_new(list, utf8_json(items[i]));
 	return list;
 }
 
@@ -37,10 +21,10 @@ static json_t *evidence_json(const struct evidence *e)
 	json_t *range = e->range_start || e->range_end ?
 		json_pack("[i, i]", e->range_start, e->range_end) : json_null();
 
-	return json_pack("{s:o, s:o, s:o, s:b, s:o, s:b}", "code_examined", jstr(e->code_examined),
-			 "line_range_examined", range, "verification_method", jstr(e->method),
+	return json_pack("{s:o, s:o, s:o, s:b, s:o, s:b}", "code_examined", utf8_json(e->code_examined),
+			 "line_range_examined", range, "verification_method", utf8_json(e->method),
 			 "checked_for_handling_elsewhere", e->checked_elsewhere,
-			 "where_checked", jstr(e->where_checked), "is_impact_finding", e->impact);
+			 "where_checked", utf8_json(e->where_checked), "is_impact_finding", e->impact);
 }
 
 static json_t *finding_json(const struct finding *f)
@@ -48,11 +32,11 @@ static json_t *finding_json(const struct finding *f)
 	char *const one[] = { f->rule_id };
 
 	return json_pack("{s:I, s:o, s:o, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:s, s:b}",
-			 "id", (json_int_t)f->id, "rule_id", jstr(f->rule_id), "file", jstr(f->file),
+			 "id", (json_int_t)f->id, "rule_id", utf8_json(f->rule_id), "file", utf8_json(f->file),
 			 "line", f->line, "end_line", f->end_line, "severity", severity_name(f->severity),
-			 "category", jstr(f->category), "title", jstr(f->title), "issue", jstr(f->issue),
-			 "suggestion", jstr(f->suggestion), "verified", f->verified,
-			 "verify_note", jstr(f->verify_note), "evidence", evidence_json(&f->evidence),
+			 "category", utf8_json(f->category), "title", utf8_json(f->title), "issue", utf8_json(f->issue),
+			 "suggestion", utf8_json(f->suggestion), "verified", f->verified,
+			 "verify_note", utf8_json(f->verify_note), "evidence", evidence_json(&f->evidence),
 			 "from_rules", f->nfrom ? strings_json(f->from_rules, f->nfrom) : strings_json(one, 1),
 			 "fingerprint", f->fingerprint, "suppressed", f->suppressed);
 }
@@ -66,9 +50,9 @@ static json_t *rules_json(const struct check *check)
 		const struct rule_result *r = check_result(check, i);
 
 		json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:b, s:i, s:I, s:o, s:I, s:s, s:I, s:I}",
-			"id", jstr(r->rule->id), "path", jstr(r->rule->path), "status", rule_status_name(r->status),
+			"id", utf8_json(r->rule->id), "path", utf8_json(r->rule->path), "status", rule_status_name(r->status),
 			"cached", r->cached, "attempts", r->attempts, "duration_ms", (json_int_t)r->duration_ms,
-			"error", jstr(r->error), "findings", (json_int_t)r->nfindings,
+			"error", utf8_json(r->error), "findings", (json_int_t)r->nfindings,
 			"kind", r->rule->kind == RULE_LOCAL ? "local" : "llm",
 			"tokens_in", (json_int_t)r->tokens_in, "tokens_out", (json_int_t)r->tokens_out));
 	}
@@ -89,7 +73,7 @@ static json_t *findings_json(const struct check *check, const struct report_opti
 
 static json_t *side_json(const char *label, const char *oid)
 {
-	return json_pack("{s:o, s:o}", "label", jstr(label), "oid", *oid ? jstr(oid) : json_null());
+	return json_pack("{s:o, s:o}", "label", utf8_json(label), "oid", *oid ? utf8_json(oid) : json_null());
 }
 
 int report_json(FILE *out, const struct check *check, const struct repo *repo,
@@ -99,13 +83,13 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 	const struct check_stats *st = check_stats(check);
 	json_t *doc = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:s, s:b, s:o, s:{s:I, s:I, s:I, s:I}}",
 		"check_id", (json_int_t)check_id(check), "status", check_status(check),
-		"repo", jstr(repo->name), "branch", jstr(repo->branch),
+		"repo", utf8_json(repo->name), "branch", utf8_json(repo->branch),
 		"base", side_json(target->base_label, target->base_oid),
 		"head", side_json(target->head_label, target->head_oid),
-		"target", jstr(target->description),
+		"target", utf8_json(target->description),
 		"duration_ms", (json_int_t)check_duration_ms(check),
 		"rules", rules_json(check), "findings", findings_json(check, o),
-		"summary", jstr(rep->summary),
+		"summary", utf8_json(rep->summary),
 		"overall_severity", rep->overall_severity ? rep->overall_severity : "clean",
 		"synthesized", rep->synthesized,
 		"must_fix", strings_json(rep->must_fix, rep->nmust_fix),
@@ -116,7 +100,7 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 	if (!doc)
 		return -1;
 	if (rep->fallback_reason)
-		json_object_set_new(doc, "reduce_fallback", jstr(rep->fallback_reason));
+		json_object_set_new(doc, "reduce_fallback", utf8_json(rep->fallback_reason));
 	json_object_set_new(doc, "unverified_hidden",
 			    json_integer((json_int_t)(o->show_unverified ? 0 : check_unverified(check))));
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;

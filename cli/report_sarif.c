@@ -8,13 +8,7 @@
 
 static json_t *text_of(const char *s)
 {
-	struct buf clean = BUF_INIT;
-	json_t *v;
-
-	utf8_sanitize(&clean, s ? s : "", s ? strlen(s) : 0);
-	v = json_pack("{s:s%}", "text", clean.ptr ? clean.ptr : "", clean.len);
-	buf_release(&clean);
-	return v;
+	return json_pack("{s:o}", "text", utf8_json(s ? s : ""));
 }
 
 /* A path in a URI: reserved and non-ASCII bytes escaped. */

@@ -1004,15 +1004,12 @@ static void handle_event(struct check *c, const struct sched_event *ev)
 		on_failed(c, k, ev);
 }
 
-int check_step(struct check *c, const struct pollfd *fds, int n)
+/* The scheduler's events, after sending what took the freed slots. */
+static int drain(struct check *c, int error)
 {
 	struct sched_event ev;
-	int error = 0;
 
-	if (!c->sched || c->done)
-		return 0;
-	error = sched_step(c->sched, fds, n);
-	/* Send the requests that took the freed slots before the slower work on the answers. */
+	/* New requests go out before the slower work on the answers. */
 	if (!error && sched_timeout(c->sched) == 0)
 		error = sched_step(c->sched, NULL, 0);
 	while (sched_next(c->sched, &ev)) {
@@ -1021,6 +1018,13 @@ int check_step(struct check *c, const struct pollfd *fds, int n)
 		check_advance(c);
 	}
 	return error;
+}
+
+int check_step(struct check *c, const struct pollfd *fds, int n)
+{
+	if (!c->sched || c->done)
+		return 0;
+	return drain(c, sched_step(c->sched, fds, n));
 }
 
 int check_fds(struct check *c, struct pollfd *out, int max)
@@ -1037,20 +1041,9 @@ int check_timeout(struct check *c)
 
 int check_wait(struct check *c, int max_ms)
 {
-	struct sched_event ev;
-	int error;
-
 	if (!c->sched || c->done || c->next_event < c->nevents)
 		return 0;
-	error = sched_wait(c->sched, max_ms);
-	if (!error && sched_timeout(c->sched) == 0)
-		error = sched_step(c->sched, NULL, 0);
-	while (sched_next(c->sched, &ev)) {
-		handle_event(c, &ev);
-		sched_event_release(&ev);
-		check_advance(c);
-	}
-	return error;
+	return drain(c, sched_wait(c->sched, max_ms));
 }
 
 void check_cancel(struct check *c)

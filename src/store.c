@@ -519,25 +519,6 @@ int store_default_path(struct buf *out, struct config *config)
 			 "is set (set REVLINE_DB)");
 }
 
-/* A JSON string; invalid UTF-8 (code from a Latin-1 file) becomes U+FFFD, as JSON needs. */
-static json_t *json_text(const char *s)
-{
-	struct buf clean = BUF_INIT;
-	json_t *value;
-	size_t len;
-
-	if (!s)
-		return json_null();
-	len = strlen(s);
-	if (utf8_valid(s, len))
-		return json_stringn(s, len);
-	if (utf8_sanitize(&clean, s, len) < 0)
-		return NULL;
-	value = json_stringn(clean.ptr ? clean.ptr : "", clean.len);
-	buf_release(&clean);
-	return value;
-}
-
 /* Serialise and release a value built by the helpers below (NULL: memory ran out). */
 static int json_out(char **out, json_t *value)
 {
@@ -552,7 +533,7 @@ static int json_strings(char **out, char *const *items, size_t count)
 	size_t i;
 
 	for (i = 0; array && i < count; i++)
-		if (json_array_append_new(array, json_text(items[i])) < 0) {
+		if (json_array_append_new(array, utf8_json(items[i])) < 0) {
 			json_decref(array);
 			array = NULL;
 		}
@@ -573,12 +554,12 @@ static int json_evidence(char **out, const struct evidence *ev)
 
 	/* json_object_set_new takes the value even when it fails. */
 	if (object &&
-	    (json_object_set_new(object, "code_examined", json_text(ev->code_examined)) < 0 ||
+	    (json_object_set_new(object, "code_examined", utf8_json(ev->code_examined)) < 0 ||
 	     json_object_set_new(object, "line_range_examined", json_range(ev)) < 0 ||
-	     json_object_set_new(object, "verification_method", json_text(ev->method)) < 0 ||
+	     json_object_set_new(object, "verification_method", utf8_json(ev->method)) < 0 ||
 	     json_object_set_new(object, "checked_for_handling_elsewhere",
 				 json_boolean(ev->checked_elsewhere)) < 0 ||
-	     json_object_set_new(object, "where_checked", json_text(ev->where_checked)) < 0 ||
+	     json_object_set_new(object, "where_checked", utf8_json(ev->where_checked)) < 0 ||
 	     json_object_set_new(object, "is_impact_finding", json_boolean(ev->impact)) < 0)) {
 		json_decref(object);
 		object = NULL;

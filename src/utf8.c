@@ -1,5 +1,7 @@
 #include "utf8.h"
 
+#include <string.h>
+
 size_t utf8_decode(uint32_t *cp, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -99,4 +101,23 @@ int base64_encode(struct buf *out, const unsigned char *s, size_t len)
 		error = buf_put(out, q, 4);
 	}
 	return error;
+}
+
+json_t *utf8_jsonn(const char *s, size_t len)
+{
+	struct buf clean = BUF_INIT;
+	json_t *value;
+
+	if (utf8_valid(s, len))
+		return json_stringn(s, len);
+	if (utf8_sanitize(&clean, s, len) < 0)
+		return NULL;
+	value = json_stringn(clean.ptr ? clean.ptr : "", clean.len);
+	buf_release(&clean);
+	return value;
+}
+
+json_t *utf8_json(const char *s)
+{
+	return s ? utf8_jsonn(s, strlen(s)) : json_null();
 }

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "buf.h"
 
 /*
@@ -16,6 +18,12 @@ size_t utf8_decode(uint32_t *cp, const char *s, size_t len);
 bool utf8_valid(const char *s, size_t len);
 /* Append s to out with every invalid byte replaced by U+FFFD. */
 int utf8_sanitize(struct buf *out, const char *s, size_t len);
+/*
+ * A JSON string of bytes that may not be UTF-8, which JSON needs: invalid
+ * bytes become U+FFFD. utf8_json gives null for NULL.
+ */
+json_t *utf8_json(const char *s);
+json_t *utf8_jsonn(const char *s, size_t len);
 /* Append the base64 form of the bytes to out. */
 int base64_encode(struct buf *out, const unsigned char *s, size_t len);
 
