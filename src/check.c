@@ -1048,17 +1048,11 @@ int check_wait(struct check *c, int max_ms)
 
 void check_cancel(struct check *c)
 {
-	struct sched_event ev;
-
 	if (c->done || !c->sched)
 		return;
 	c->cancelled = true;
 	sched_cancel_all(c->sched);
-	while (sched_next(c->sched, &ev)) {
-		handle_event(c, &ev);
-		sched_event_release(&ev);
-		check_advance(c);
-	}
+	drain(c, 0);
 }
 
 bool check_done(const struct check *c)
