@@ -205,7 +205,7 @@ static int rules_select(struct check *c)
 	return 0;
 }
 
-static int store_begin(struct check *c)
+static int check_store_begin(struct check *c)
 {
 	struct buf text = BUF_INIT;
 	struct check_record rec = { 0 };
@@ -904,7 +904,7 @@ int check_start(struct check *c)
 	c->nstates = c->unsettled = c->rules.count;
 	repo_intent(&intent, c->repo, c->target, 20);
 	c->intent = buf_detach(&intent);
-	if ((error = store_begin(c)) < 0)
+	if ((error = check_store_begin(c)) < 0)
 		return error;
 	for (i = 0; i < c->nstates && !error; i++)
 		error = start_rule(c, i);

@@ -17,9 +17,10 @@
 
 /*
  * The schema, one script per version: migrations[i] takes a database from
- * user_version i to i + 1. Later versions append a script; a script that
- * rebuilds a table must also turn foreign keys off around its transaction
- * (SQLite's twelve-step procedure), which this loop does not do yet.
+ * user_version i to i + 1. Later versions append a script. Foreign keys are
+ * off while migrating, so that a script may rebuild a table (SQLite's
+ * twelve-step procedure); each step's transaction ends with a foreign key
+ * check.
  *
  * Not STRICT tables: STRICT needs SQLite 3.37, and the CHECKs below keep
  * the values that matter in shape on older libraries too. Times are unix
@@ -148,6 +149,133 @@ static const char *const migrations[] = {
 	");\n"
 	/* For evicting the least recently used answers. */
 	"CREATE INDEX llm_cache_last_used ON llm_cache (last_used_at);\n",
+	/*
+	 * 2: history. A check remembers the process that ran it, so that the
+	 * next run can tell a check killed halfway ('interrupted') from one that
+	 * is still running; feedback on findings and fixes, with a full-text
+	 * index for retrieval; and fix detection's results and runs. The checks
+	 * table is rebuilt (SQLite cannot change a CHECK), with foreign keys off.
+	 */
+	"CREATE TABLE checks_v2 (\n"
+	"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"	repo_id INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,\n"
+	"	branch TEXT NOT NULL,\n"
+	"	environment TEXT NOT NULL DEFAULT 'local',\n"
+	"	base_label TEXT,\n"
+	"	base_oid TEXT,\n"
+	"	head_label TEXT,\n"
+	"	head_oid TEXT,\n"
+	"	target TEXT,\n"
+	"	status TEXT NOT NULL DEFAULT 'running'\n"
+	"		CHECK (status IN ('running', 'complete', 'partial', 'failed', 'cancelled', 'interrupted')),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	finished_at INTEGER,\n"
+	"	duration_ms INTEGER CHECK (duration_ms >= 0),\n"
+	"	rule_count INTEGER NOT NULL DEFAULT 0 CHECK (rule_count >= 0),\n"
+	"	finding_count INTEGER NOT NULL DEFAULT 0 CHECK (finding_count >= 0),\n"
+	"	summary TEXT,\n"
+	"	overall_severity TEXT\n"
+	"		CHECK (overall_severity IN ('clean', 'minor-issues', 'needs-work', 'critical')),\n"
+	"	must_fix TEXT NOT NULL DEFAULT '[]' CHECK (json_type(must_fix) = 'array'),\n"
+	"	synthesized INTEGER CHECK (synthesized IN (0, 1)),\n"
+	"	fallback_reason TEXT,\n"
+	"	requests INTEGER NOT NULL DEFAULT 0 CHECK (requests >= 0),\n"
+	"	cache_hits INTEGER NOT NULL DEFAULT 0 CHECK (cache_hits >= 0),\n"
+	"	tokens_in INTEGER NOT NULL DEFAULT 0 CHECK (tokens_in >= 0),\n"
+	"	tokens_out INTEGER NOT NULL DEFAULT 0 CHECK (tokens_out >= 0),\n"
+	"	pid INTEGER,\n"
+	"	pid_start INTEGER,\n"
+	"	CHECK ((status = 'running') = (finished_at IS NULL))\n"
+	");\n"
+	"INSERT INTO checks_v2 (id, repo_id, branch, environment, base_label, base_oid, head_label,\n"
+	"	head_oid, target, status, created_at, finished_at, duration_ms, rule_count, finding_count,\n"
+	"	summary, overall_severity, must_fix, synthesized, fallback_reason, requests, cache_hits,\n"
+	"	tokens_in, tokens_out)\n"
+	"SELECT id, repo_id, branch, environment, base_label, base_oid, head_label, head_oid, target,\n"
+	"	status, created_at, finished_at, duration_ms, rule_count, finding_count, summary,\n"
+	"	overall_severity, must_fix, synthesized, fallback_reason, requests, cache_hits, tokens_in,\n"
+	"	tokens_out FROM checks;\n"
+	"DROP TABLE checks;\n"
+	"ALTER TABLE checks_v2 RENAME TO checks;\n"
+	"CREATE INDEX checks_consecutive ON checks (repo_id, branch, environment, created_at);\n"
+	"CREATE TABLE violation_fixes (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	violation_check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	fix_check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	violation_threadline_id INTEGER NOT NULL REFERENCES check_threadlines(id) ON DELETE CASCADE,\n"
+	"	threadline_id TEXT NOT NULL,\n"
+	"	threadline_file_path TEXT NOT NULL,\n"
+	"	threadline_version TEXT,\n"
+	"	file_references TEXT NOT NULL DEFAULT '[]' CHECK (json_type(file_references) = 'array'),\n"
+	"	fix_type TEXT NOT NULL\n"
+	"		CHECK (fix_type IN ('CODE_CHANGE', 'THREADLINE_CHANGED', 'THREADLINE_DELETED')),\n"
+	"	explanation TEXT NOT NULL,\n"
+	"	evidence TEXT CHECK (evidence IS NULL OR json_valid(evidence)),\n"
+	"	time_between_checks_seconds INTEGER,\n"
+	"	detection_method TEXT NOT NULL DEFAULT 'llm_analysis'\n"
+	"		CHECK (detection_method IN ('llm_analysis', 'deterministic')),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	UNIQUE (fix_check_id, violation_threadline_id)\n"
+	");\n"
+	"CREATE INDEX violation_fixes_violation_check ON violation_fixes (violation_check_id);\n"
+	"CREATE INDEX violation_fixes_threadline ON violation_fixes (threadline_id);\n"
+	"CREATE INDEX violation_fixes_fix_type ON violation_fixes (fix_type);\n"
+	"CREATE INDEX violation_fixes_time_between ON violation_fixes (time_between_checks_seconds);\n"
+	"CREATE TABLE fix_detection_runs (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	previous_check_id INTEGER REFERENCES checks(id) ON DELETE SET NULL,\n"
+	"	status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'done', 'failed')),\n"
+	"	violations INTEGER NOT NULL DEFAULT 0 CHECK (violations >= 0),\n"
+	"	analysed INTEGER NOT NULL DEFAULT 0 CHECK (analysed >= 0),\n"
+	"	detected INTEGER NOT NULL DEFAULT 0 CHECK (detected >= 0),\n"
+	"	deterministic INTEGER NOT NULL DEFAULT 0 CHECK (deterministic >= 0),\n"
+	"	llm_calls INTEGER NOT NULL DEFAULT 0 CHECK (llm_calls >= 0),\n"
+	"	errors INTEGER NOT NULL DEFAULT 0 CHECK (errors >= 0),\n"
+	"	error_log TEXT NOT NULL DEFAULT '[]' CHECK (json_type(error_log) = 'array'),\n"
+	"	started_at INTEGER NOT NULL,\n"
+	"	finished_at INTEGER,\n"
+	"	duration_ms INTEGER CHECK (duration_ms >= 0),\n"
+	"	pid INTEGER\n"
+	");\n"
+	"CREATE INDEX fix_detection_runs_check ON fix_detection_runs (check_id);\n"
+	/* Feedback keeps copies of what it is about: findings come and go with their checks. */
+	"CREATE TABLE feedback (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	finding_id INTEGER REFERENCES findings(id) ON DELETE SET NULL,\n"
+	"	fix_id INTEGER REFERENCES violation_fixes(id) ON DELETE SET NULL,\n"
+	"	repo_id INTEGER REFERENCES repos(id) ON DELETE CASCADE,\n"
+	"	kind TEXT NOT NULL\n"
+	"		CHECK (kind IN ('false_positive', 'accept', 'reject', 'fix_correct', 'fix_incorrect')),\n"
+	"	note TEXT,\n"
+	"	rule_id TEXT,\n"
+	"	fingerprint TEXT,\n"
+	"	file TEXT,\n"
+	"	title TEXT,\n"
+	"	issue TEXT,\n"
+	"	code TEXT,\n"
+	"	created_at INTEGER NOT NULL\n"
+	");\n"
+	"CREATE INDEX feedback_fingerprint ON feedback (fingerprint, created_at);\n"
+	"CREATE INDEX feedback_rule ON feedback (rule_id, kind);\n"
+	"CREATE INDEX feedback_fix ON feedback (fix_id);\n"
+	/* Retrieval of past feedback by text (BM25); kept in step by triggers. */
+	"CREATE VIRTUAL TABLE feedback_fts USING fts5(file, title, issue, code, note,\n"
+	"	content = 'feedback', content_rowid = 'id', tokenize = \"unicode61 tokenchars '_'\");\n"
+	"CREATE TRIGGER feedback_fts_insert AFTER INSERT ON feedback BEGIN\n"
+	"	INSERT INTO feedback_fts (rowid, file, title, issue, code, note)\n"
+	"	VALUES (new.id, new.file, new.title, new.issue, new.code, new.note);\n"
+	"END;\n"
+	"CREATE TRIGGER feedback_fts_delete AFTER DELETE ON feedback BEGIN\n"
+	"	INSERT INTO feedback_fts (feedback_fts, rowid, file, title, issue, code, note)\n"
+	"	VALUES ('delete', old.id, old.file, old.title, old.issue, old.code, old.note);\n"
+	"END;\n"
+	"CREATE TRIGGER feedback_fts_update AFTER UPDATE ON feedback BEGIN\n"
+	"	INSERT INTO feedback_fts (feedback_fts, rowid, file, title, issue, code, note)\n"
+	"	VALUES ('delete', old.id, old.file, old.title, old.issue, old.code, old.note);\n"
+	"	INSERT INTO feedback_fts (rowid, file, title, issue, code, note)\n"
+	"	VALUES (new.id, new.file, new.title, new.issue, new.code, new.note);\n"
+	"END;\n",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -292,6 +420,24 @@ static int refuse_newer(struct store *store, int version)
 			 store->path, version, SCHEMA_VERSION);
 }
 
+/* PRAGMA foreign_key_check: a migration must leave no dangling reference. */
+static int foreign_keys_hold(struct store *store)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = prepare(store, &stmt, "PRAGMA foreign_key_check")) < 0)
+		return error;
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = error_set(RL_EIO, "%s: migrating left a broken reference in table %s",
+				  store->path, (const char *)sqlite3_column_text(stmt, 0));
+	else if (rc != SQLITE_DONE)
+		error = db_error(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
 /* Apply the step from version `from`, unless another process did it first. */
 static int migrate_step(struct store *store, int from)
 {
@@ -304,7 +450,7 @@ static int migrate_step(struct store *store, int from)
 		goto done;
 	/* PRAGMA takes no parameters; the number is our own constant. */
 	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", from + 1);
-	if ((error = exec(store, migrations[from])) < 0)
+	if ((error = exec(store, migrations[from])) < 0 || (error = foreign_keys_hold(store)) < 0)
 		goto done;
 	error = exec(store, pragma);
 done:
@@ -321,21 +467,32 @@ static int refuse_if_newer(struct store *store)
 	return version > SCHEMA_VERSION ? refuse_newer(store, version) : 0;
 }
 
-/* Each step in its own transaction; another process may be migrating too. */
+/*
+ * Each step in its own transaction; another process may be migrating too.
+ * Foreign keys are off meanwhile (a pragma that only works outside a
+ * transaction) so that dropping a rebuilt table cascades nowhere.
+ */
 static int migrate(struct store *store)
 {
 	int version = 0, error;
 
+	if ((error = read_version(store, &version)) < 0 || version >= SCHEMA_VERSION)
+		return error < 0 ? error : version > SCHEMA_VERSION ? refuse_newer(store, version) : 0;
+	if ((error = exec(store, "PRAGMA foreign_keys = OFF")) < 0)
+		return error;
 	for (;;) {
 		if ((error = read_version(store, &version)) < 0)
-			return error;
-		if (version > SCHEMA_VERSION)
-			return refuse_newer(store, version);
-		if (version == SCHEMA_VERSION)
-			return 0;
-		if ((error = migrate_step(store, version)) < 0)
-			return error;
+			break;
+		if (version > SCHEMA_VERSION) {
+			error = refuse_newer(store, version);
+			break;
+		}
+		if (version == SCHEMA_VERSION || (error = migrate_step(store, version)) < 0)
+			break;
 	}
+	if (exec(store, "PRAGMA foreign_keys = ON") < 0 && !error)
+		error = error_status();
+	return error;
 }
 
 /* mkdir -p of the file's directory; the directories made are private (0700). */
@@ -1094,4 +1251,29 @@ int store_cache_put(struct store *store, const char *key, const char *provider,
 done:
 	sqlite3_finalize(stmt);
 	return tx_end(store, error);
+}
+
+int store_begin(struct store *store)
+{
+	return tx_begin(store);
+}
+
+int store_end(struct store *store, int error)
+{
+	return tx_end(store, error);
+}
+
+int store_prepare(struct store *store, sqlite3_stmt **out, const char *sql)
+{
+	return prepare(store, out, sql);
+}
+
+int store_fail(struct store *store, int rc)
+{
+	return db_error(store, rc);
+}
+
+int64_t store_now_ms(void)
+{
+	return now_ms();
 }

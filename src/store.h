@@ -20,6 +20,8 @@
 
 struct store;
 struct config;
+struct sqlite3;
+struct sqlite3_stmt;
 
 /*
  * Where the database is: REVLINE_DB, git config revline.db, else
@@ -75,7 +77,18 @@ int store_cache_get(struct store *store, const char *key, char **answer,
 int store_cache_put(struct store *store, const char *key, const char *provider,
 		    const char *model, const char *answer, long tokens_in, long tokens_out);
 
-/* The SQLite handle, for modules that add their own queries (history, feedback). */
+/*
+ * For modules with queries of their own (history, feedback, fixdetect):
+ * the SQLite handle, a write transaction under the store's lock (BEGIN
+ * IMMEDIATE; store_end commits, or rolls back when error is set, and
+ * returns the first failure), a prepared statement, an error that names
+ * the database file with SQLite's message, and the clock the store uses.
+ */
 struct sqlite3 *store_db(struct store *store);
+int store_begin(struct store *store);
+int store_end(struct store *store, int error);
+int store_prepare(struct store *store, struct sqlite3_stmt **out, const char *sql);
+int store_fail(struct store *store, int rc);
+int64_t store_now_ms(void);
 
 #endif
