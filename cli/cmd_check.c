@@ -1,6 +1,7 @@
 /* revline check: the review, headless, streaming as rules settle. */
 #include "commands.h"
 #include "config.h"
+#include "fixdetect.h"
 #include "report.h"
 #include "status.h"
 
@@ -23,6 +24,9 @@ struct check_args {
 	const char **rule_dirs, **rule_ids;
 	size_t nrule_dirs, nrule_ids;
 	bool show_unverified;
+	bool show_suppressed;
+	bool wait_fixes;        /* --wait-fix-detection */
+	bool no_fixes;          /* --no-fix-detection */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -112,6 +116,9 @@ static bool check_option(struct check_args *a, int id, const char *value)
 	case OPT_OUTPUT: a->output = value; return true;
 	case OPT_FAIL_ON: return fail_on_arg(&a->fail_on, value);
 	case OPT_SHOW_UNVERIFIED: a->show_unverified = true; return true;
+	case OPT_SHOW_SUPPRESSED: a->show_suppressed = true; return true;
+	case OPT_WAIT_FIX_DETECTION: a->wait_fixes = true; return true;
+	case OPT_NO_FIX_DETECTION: a->no_fixes = true; return true;
 	case OPT_RULES: return list_add(&a->rule_dirs, &a->nrule_dirs, value) == 0;
 	case OPT_RULE: return list_add(&a->rule_ids, &a->nrule_ids, value) == 0;
 	case OPT_NO_CACHE: a->opts.no_cache = true; return true;
@@ -303,7 +310,7 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 	if (store_default_path(&path, *config) < 0 || store_open(store, path.ptr) < 0) {
 		cli_error("%s", error_message());
 		buf_release(&path);
-		return 3;
+		return 2;
 	}
 	buf_release(&path);
 	if (budget_setting(a, *config) < 0)
@@ -316,12 +323,14 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 	a->opts.rule_ids = a->rule_ids;
 	a->opts.nrule_ids = a->nrule_ids;
 	a->opts.show_unverified = a->show_unverified;
+	a->opts.show_suppressed = a->show_suppressed;
 	return 0;
 }
 
 static int run(struct check_args *a, struct repo *repo, struct target *target)
 {
-	struct report_options ro = { a->show_unverified, false };
+	struct report_options ro = { a->show_unverified, a->show_suppressed, false, NULL };
+	struct fixdetect *fixes = NULL;
 	struct llm_config llm = { 0 };
 	struct config *config = NULL;
 	struct store *store = NULL;
@@ -352,9 +361,18 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 	signal(SIGINT, on_interrupt);
 	drive(c, out, a, &ro);
 	signal(SIGINT, SIG_DFL);
+	if (a->wait_fixes && check_id(c) && !a->no_fixes) {
+		if (detect_fixes_run(&fixes, store, check_id(c), &llm, &a->opts.sched) < 0)
+			cli_error("fix detection: %s", error_message());
+		ro.fixes = fixes;
+	}
 	error = write_format(out, c, repo, target, a, &ro);
 	rc = output_close(out, a->output, tmp, error == 0) < 0 ? 3 : fail_status(c, a, &ro);
+	/* The answer is out; fix detection goes on without holding it. */
+	if (!a->wait_fixes && !a->no_fixes && check_id(c))
+		detect_fixes_spawn(check_id(c));
 done:
+	fixdetect_free(fixes);
 	check_free(c);
 	diff_free(diff);
 	store_close(store);

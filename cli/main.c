@@ -4,6 +4,7 @@
 #include "request.h"
 
 #include <locale.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,12 +35,21 @@ static const struct command commands[] = {
 
 const struct opt_table *const tui_tables[] = { &target_options, &global_options, NULL };
 
+/* Command names are C identifiers in the table: detect_fixes is typed detect-fixes. */
+static bool name_is(const char *table_name, const char *typed)
+{
+	for (; *table_name && *typed; table_name++, typed++)
+		if (*table_name != *typed && !(*table_name == '_' && *typed == '-'))
+			return false;
+	return !*table_name && !*typed;
+}
+
 static const struct command *command_find(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(commands[i].name, name))
+		if (name_is(commands[i].name, name))
 			return &commands[i];
 	return NULL;
 }
@@ -66,7 +76,15 @@ static void overview(void)
 	opt_print_help(tui_tables);
 	printf("\nCommands:\n");
 	for (i = 0; i < NCOMMANDS; i++)
-		printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+	{
+		char name[32];
+		size_t k;
+
+		snprintf(name, sizeof(name), "%s", commands[i].name);
+		for (k = 0; name[k]; k++)
+			name[k] = name[k] == '_' ? '-' : name[k];
+		printf("  %-13s %s\n", name, commands[i].summary);
+	}
 	printf("\nSee 'revline help COMMAND' for one command, 'revline help keys' for the keys\n"
 	       "of the terminal UI, and 'man revline'.\n");
 }

@@ -11,9 +11,13 @@
  * findings are written the moment it settles; the other formats are
  * written once, at the end, from the same check.
  */
+struct fixdetect;
+
 struct report_options {
 	bool show_unverified;   /* list unverified findings too */
+	bool show_suppressed;   /* list findings marked false positive before */
 	bool color;             /* ANSI colours in text (a terminal, and no NO_COLOR) */
+	const struct fixdetect *fixes;  /* fix detection, when it was waited for */
 };
 
 /* A rule that just settled, with its findings (text). */
@@ -29,7 +33,7 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
 		    const struct target *target, const struct report_options *options);
 
-/* The findings a report shows: the reduced ones (unverified only when asked). */
+/* The findings a report shows: unverified and suppressed ones only when asked. */
 bool report_shows(const struct finding *finding, const struct report_options *options);
 
 #endif

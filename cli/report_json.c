@@ -1,5 +1,6 @@
 /* revline check --format json. */
 #include "report.h"
+#include "commands.h"
 #include "utf8.h"
 
 #include <jansson.h>
@@ -101,6 +102,8 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		return -1;
 	if (rep->fallback_reason)
 		json_object_set_new(doc, "reduce_fallback", utf8_json(rep->fallback_reason));
+	if (o->fixes)
+		json_object_set_new(doc, "fix_detection", detect_fixes_json(o->fixes));
 	json_object_set_new(doc, "unverified_hidden",
 			    json_integer((json_int_t)(o->show_unverified ? 0 : check_unverified(check))));
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;

@@ -1,5 +1,6 @@
 /* revline check's text output: a line per rule as it settles, then the report. */
 #include "report.h"
+#include "commands.h"
 
 #include <string.h>
 
@@ -37,7 +38,7 @@ static const char *reset(const struct report_options *o)
 
 bool report_shows(const struct finding *f, const struct report_options *o)
 {
-	return !f->suppressed && (f->verified || o->show_unverified);
+	return (!f->suppressed || o->show_suppressed) && (f->verified || o->show_unverified);
 }
 
 /* Indented text, one line per input line. */
@@ -62,6 +63,11 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 	if (f->end_line > f->line)
 		fprintf(out, "-%d", f->end_line);
 	fprintf(out, "  %s", f->title ? f->title : "");
+	/* The id is what `revline feedback` takes. */
+	if (f->id)
+		fprintf(out, "  #%lld", (long long)f->id);
+	if (f->suppressed)
+		fputs("  (marked false positive before)", out);
 	if (f->nfrom > 1) {
 		fputs("  [", out);
 		for (i = 0; i < f->nfrom; i++)
@@ -79,12 +85,14 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 		f->verify_note ? f->verify_note : "");
 }
 
-static size_t hidden_count(const struct rule_result *r, const struct report_options *o)
+/* Findings a rule's line does not show: unverified, and marked false positive before. */
+static size_t hidden_count(const struct rule_result *r, const struct report_options *o, bool suppressed)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < r->nfindings; i++)
-		n += !report_shows(&r->findings[i], o);
+		if (!report_shows(&r->findings[i], o))
+			n += r->findings[i].suppressed == suppressed;
 	return n;
 }
 
@@ -92,7 +100,7 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 		      const struct report_options *o)
 {
 	const struct rule_result *r = check_result(check, index);
-	size_t hidden = hidden_count(r, o), i;
+	size_t hidden = hidden_count(r, o, false), suppressed = hidden_count(r, o, true), i;
 	char time[32] = "";
 
 	if (r->status != RULE_NOT_RELEVANT && r->status != RULE_SKIPPED)
@@ -105,6 +113,8 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 		fprintf(out, "  %zu finding%s", r->nfindings, r->nfindings == 1 ? "" : "s");
 	if (hidden)
 		fprintf(out, " (%zu unverified, hidden)", hidden);
+	if (suppressed)
+		fprintf(out, " (%zu marked false positive before, hidden)", suppressed);
 	if (r->status == RULE_SKIPPED)
 		fputs("  no LLM configured", out);
 	else if (r->error)
@@ -150,7 +160,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 {
 	const struct report *rep = check_report(check);
 	const struct check_stats *st = check_stats(check);
-	size_t i, shown = 0, hidden = 0;
+	size_t i, shown = 0, hidden = 0, suppressed = 0;
 	char number[16];
 
 	fputc('\n', out);
@@ -174,16 +184,23 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		snprintf(number, sizeof(number), "%zu. ", ++shown);
 		finding_text(out, &rep->findings[i], number, o);
 	}
-	for (i = 0; i < check_nresults(check); i++)
-		hidden += hidden_count(check_result(check, i), o);
+	for (i = 0; i < check_nresults(check); i++) {
+		hidden += hidden_count(check_result(check, i), o, false);
+		suppressed += hidden_count(check_result(check, i), o, true);
+	}
 	fprintf(out, "\ncheck %lld %s in %.1fs: ", (long long)check_id(check), check_status(check),
 		(double)check_duration_ms(check) / 1000.0);
 	counts_line(out, check);
 	fprintf(out, "; %zu finding%s", shown, shown == 1 ? "" : "s");
 	if (hidden)
 		fprintf(out, ", %zu unverified hidden (--show-unverified shows them)", hidden);
+	if (suppressed)
+		fprintf(out, ", %zu suppressed as false positives (--show-suppressed shows them)",
+			suppressed);
 	fprintf(out, "; %ld request%s, %ld from the cache, %ld tokens in, %ld out\n", st->requests,
 		st->requests == 1 ? "" : "s", st->cache_hits, st->tokens_in, st->tokens_out);
+	if (o->fixes)
+		detect_fixes_print(out, o->fixes);
 	if (any_skipped(check))
 		fprintf(out, "LLM rules were skipped: %s\n", llm_setup_hint);
 	if (check_store_error(check))

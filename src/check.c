@@ -2,6 +2,7 @@
 #include "check.h"
 #include "answer.h"
 #include "evidence.h"
+#include "feedback.h"
 #include "prompt.h"
 #include "reduce.h"
 #include "status.h"
@@ -257,6 +258,7 @@ static int file_reader_read(void *ctx, const char *path, bool old_side, struct b
 	return repo_read(out, c->repo, c->target, path, old_side);
 }
 
+/* The evidence check, the fingerprint, and what reviewers said of it before. */
 static void findings_verify(struct check *c, struct finding *f, size_t n)
 {
 	const struct file_reader reader = { file_reader_read, c };
@@ -265,6 +267,8 @@ static void findings_verify(struct check *c, struct finding *f, size_t n)
 	for (i = 0; i < n; i++) {
 		evidence_check(&f[i], c->diff, &reader);
 		finding_fingerprint(&f[i]);
+		if (c->opts.store && feedback_suppressed(&f[i].suppressed, c->opts.store, f[i].fingerprint) < 0)
+			store_failed(c);
 	}
 }
 
@@ -481,7 +485,7 @@ static int chunk_diff(struct buf *text, struct buf *files, struct diff *diff, co
 }
 
 static int chunk_prompt(struct chunk *k, struct check *c, const struct rule *rule, const char *diff_text,
-			const char *files, const char *context)
+			const char *files, const char *context, const char *examples)
 {
 	struct buf sys = BUF_INIT, user = BUF_INIT, fenced = BUF_INIT;
 	char part[64] = "";
@@ -495,7 +499,7 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule *rul
 			{ "severity", severity_name(rule->severity) }, { "category", rule->category },
 			{ "rule_body", rule->body }, { "intent", c->intent }, { "chunk", part },
 			{ "files", files }, { "diff", fenced.ptr }, { "context_files", context },
-			{ "examples", NULL },
+			{ "examples", examples },
 		};
 
 		error = prompt_render(&sys, &user, "map", vars, sizeof(vars) / sizeof(vars[0]));
@@ -527,7 +531,7 @@ static int plan_rule(struct check *c, size_t index)
 {
 	struct rule_state *s = &c->states[index];
 	const struct rule *rule = s->result.rule;
-	struct buf context = BUF_INIT;
+	struct buf context = BUF_INIT, examples = BUF_INIT;
 	struct plan p = { 0 };
 	size_t i, budget;
 	long fixed;
@@ -535,7 +539,10 @@ static int plan_rule(struct check *c, size_t index)
 
 	if ((error = context_text(&context, c, rule)) < 0)
 		goto done;
-	fixed = llm_tokens(strlen(rule->body) + context.len + 6000);
+	/* Past feedback teaches; failing to find it never stops the review. */
+	if (c->opts.store && feedback_prompt_examples(&examples, c->opts.store, c->diff, rule) < 0)
+		buf_clear(&examples);
+	fixed = llm_tokens(strlen(rule->body) + context.len + examples.len + 6000);
 	budget = (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
 	for (i = 0; i < c->diff->nfiles && !error; i++)
 		if (rule_wants(rule, &c->diff->files[i]) && (error = diff_file_load(c->diff, i)) == 0)
@@ -558,7 +565,7 @@ static int plan_rule(struct check *c, size_t index)
 		}
 		if ((error = chunk_diff(&text, &files, c->diff, &p, i)) == 0)
 			error = chunk_prompt(k, c, rule, text.ptr ? text.ptr : "", files.ptr,
-					     context.len ? context.ptr : NULL);
+					     context.len ? context.ptr : NULL, examples.len ? examples.ptr : NULL);
 		buf_release(&text);
 		buf_release(&files);
 	}
@@ -567,6 +574,7 @@ done:
 	free(p.pieces);
 	free(p.starts);
 	buf_release(&context);
+	buf_release(&examples);
 	return error;
 }
 
@@ -726,9 +734,9 @@ static void rule_collect(struct check *c, size_t index)
 	rule_settle(c, index);
 }
 
-static bool reduce_wanted(const struct finding *f)
+static bool reduce_wanted(const struct check *c, const struct finding *f)
 {
-	return !f->suppressed;
+	return (!f->suppressed || c->opts.show_suppressed) && (f->verified || c->opts.show_unverified);
 }
 
 static int reduce_collect(struct check *c)
@@ -746,7 +754,7 @@ static int reduce_collect(struct check *c)
 		for (k = 0; k < r->nfindings && !error; k++) {
 			const struct finding *f = &r->findings[k];
 
-			if (!reduce_wanted(f) || (!f->verified && !c->opts.show_unverified))
+			if (!reduce_wanted(c, f))
 				continue;
 			if ((error = finding_copy(&c->reduce_input[c->nreduce_input], f)) == 0)
 				c->nreduce_input++;

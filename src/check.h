@@ -32,6 +32,7 @@ struct check_options {
 	bool no_cache;                  /* ask again even when the cache has the answer */
 	bool no_reduce;                 /* the programmatic reduce only */
 	bool show_unverified;           /* unverified findings go into the report too */
+	bool show_suppressed;           /* and findings marked false positive before */
 	long token_budget;              /* a task's prompt, in tokens (0: 24000) */
 	const char *environment;        /* "local" by default */
 	struct llm_config *llm;         /* the provider (none is fine) */

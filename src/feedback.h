@@ -17,6 +17,9 @@
  * path, normalised code), and a rule's prompt carries the past false
  * positives most like the change as examples not to report, and accepted
  * findings as examples to keep. X(ID, name as stored).
+ *
+ * Each call that reads or writes the store is its own transaction
+ * (store_begin): not to be called inside one.
  */
 #define FEEDBACK_LIST(X) \
 	X(FEEDBACK_FALSE_POSITIVE, "false_positive") \
@@ -45,6 +48,12 @@ int feedback_on_finding(int64_t *id, struct store *store, int64_t finding_id,
 /* Feedback on a detected fix (violation_fixes id): correct or incorrect. */
 int feedback_on_fix(int64_t *id, struct store *store, int64_t fix_id, bool correct,
 		    const char *note);
+
+/*
+ * What a feedback (by its id) is about, for messages: "injection, app.py:5"
+ * (the rule, the file and, while the finding is stored, its line).
+ */
+int feedback_describe(struct buf *out, struct store *store, int64_t id);
 
 /*
  * Whether the latest feedback on this fingerprint marks it a false positive

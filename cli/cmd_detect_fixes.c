@@ -1,0 +1,197 @@
+/* revline detect-fixes CHECK_ID: which violations of the check before it were fixed, and how. */
+#include "commands.h"
+#include "config.h"
+#include "fixdetect.h"
+#include "status.h"
+#include "utf8.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Run fix detection for a check to the end (for this command and --wait-fix-detection). */
+int detect_fixes_run(struct fixdetect **out, struct store *store, int64_t check_id,
+		     struct llm_config *llm, const struct sched_options *sched)
+{
+	struct fixdetect_options opts = { llm, *sched, false };
+	struct fixdetect_event ev;
+	int error;
+
+	if ((error = fixdetect_new(out, store, check_id, &opts)) < 0 ||
+	    (error = fixdetect_start(*out)) < 0)
+		return error;
+	while (!fixdetect_done(*out)) {
+		while (fixdetect_next_event(*out, &ev))
+			;
+		if ((error = fixdetect_wait(*out, 1000)) < 0)
+			return error;
+	}
+	return 0;
+}
+
+/*
+ * Start `revline detect-fixes CHECK_ID` detached (its own session, output
+ * to /dev/null), so that the check's answer never waits for it.
+ */
+void detect_fixes_spawn(int64_t check_id)
+{
+	char id[32];
+	pid_t pid;
+	int null;
+
+	snprintf(id, sizeof(id), "%lld", (long long)check_id);
+	fflush(NULL);
+	if ((pid = fork()) < 0)
+		return;
+	if (pid > 0) {
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	/* The middle process leaves at once: the detector is nobody's child. */
+	if (setsid() < 0 || fork() != 0)
+		_exit(0);
+	if ((null = open("/dev/null", O_RDWR)) >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+	execl("/proc/self/exe", "revline", "detect-fixes", id, (char *)NULL);
+	_exit(127);
+}
+
+void detect_fixes_print(FILE *out, const struct fixdetect *fd)
+{
+	size_t i;
+
+	if (!fixdetect_previous(fd)) {
+		fputs("fix detection: no earlier check on this branch to compare with\n", out);
+		return;
+	}
+	fprintf(out, "fix detection against check %lld (%ld s earlier): %zu violation%s, %zu fixed",
+		(long long)fixdetect_previous(fd), fixdetect_seconds(fd), fixdetect_count(fd),
+		fixdetect_count(fd) == 1 ? "" : "s", fixdetect_fixed(fd));
+	if (fixdetect_errors(fd))
+		fprintf(out, ", %zu failed", fixdetect_errors(fd));
+	fputc('\n', out);
+	for (i = 0; i < fixdetect_count(fd); i++) {
+		const struct violation *v = fixdetect_violation(fd, i);
+
+		fprintf(out, "  %-30s %-9s", v->rule_id, outcome_name(v->outcome));
+		if (v->fix_type)
+			fprintf(out, " %s", v->fix_type);
+		if (v->method)
+			fprintf(out, " (%s)", v->method);
+		fputc('\n', out);
+		if (v->error || v->explanation)
+			fprintf(out, "      %s\n", v->error ? v->error : v->explanation);
+	}
+}
+
+json_t *detect_fixes_json(const struct fixdetect *fd)
+{
+	json_t *list = json_array();
+	size_t i, k;
+
+	for (i = 0; i < fixdetect_count(fd); i++) {
+		const struct violation *v = fixdetect_violation(fd, i);
+		json_t *files = json_array();
+
+		for (k = 0; k < v->nfiles; k++)
+			json_array_append_new(files, utf8_json(v->files[k]));
+		json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:I}",
+			"rule_id", utf8_json(v->rule_id), "rule_path", utf8_json(v->rule_path),
+			"outcome", outcome_name(v->outcome), "fix_type", utf8_json(v->fix_type),
+			"method", utf8_json(v->method), "explanation", utf8_json(v->explanation),
+			"error", utf8_json(v->error), "files", files, "fix_id", (json_int_t)v->fix_id));
+	}
+	return json_pack("{s:I, s:o, s:I, s:I, s:o}", "run_id", (json_int_t)fixdetect_run_id(fd),
+			 "previous_check_id", fixdetect_previous(fd) ? json_integer(fixdetect_previous(fd)) :
+				json_null(),
+			 "seconds_between_checks", (json_int_t)fixdetect_seconds(fd),
+			 "fixed", (json_int_t)fixdetect_fixed(fd), "violations", list);
+}
+
+static bool parse_id(int64_t *out, const char *value)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(value, &end, 10);
+	if (errno || *end || end == value || n <= 0)
+		return false;
+	*out = n;
+	return true;
+}
+
+int cmd_detect_fixes(int argc, char **argv)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("detect-fixes") };
+	struct sched_options sched;
+	struct llm_config llm = { 0 };
+	struct config *config = NULL;
+	struct store *store = NULL;
+	struct fixdetect *fd = NULL;
+	struct repo *repo = NULL;
+	struct buf path = BUF_INIT;
+	int64_t check_id = 0;
+	const char *value;
+	bool json = false;
+	int id, rc = 0;
+
+	sched_options_init(&sched);
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		if (id < 0)
+			return 2;
+		if (id == OPT_HELP)
+			return help_show("detect-fixes");
+		if (id == OPT_JSON) {
+			json = true;
+		} else if (id != OPT_POSITIONAL || check_id || !parse_id(&check_id, value)) {
+			cli_error("detect-fixes takes one check id (a number; see 'revline history'), not '%s'",
+				  value ? value : "");
+			return 2;
+		}
+	}
+	if (!check_id) {
+		cli_error("detect-fixes needs a check id (see 'revline history')");
+		return 2;
+	}
+	repo_open(&repo, NULL);
+	if (config_open(&config, repo) < 0 || llm_config_load(&llm, config) < 0 ||
+	    store_default_path(&path, config) < 0 || store_open(&store, path.ptr) < 0) {
+		cli_error("%s", error_message());
+		rc = 2;
+		goto done;
+	}
+	if (detect_fixes_run(&fd, store, check_id, &llm, &sched) < 0) {
+		cli_error("%s", error_message());
+		rc = error_status() == RL_ENOTFOUND ? 2 : 3;
+		goto done;
+	}
+	if (json) {
+		json_t *doc = detect_fixes_json(fd);
+
+		json_object_set_new(doc, "check_id", json_integer(check_id));
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else {
+		detect_fixes_print(stdout, fd);
+	}
+done:
+	fixdetect_free(fd);
+	store_close(store);
+	llm_config_release(&llm);
+	config_free(config);
+	repo_free(repo);
+	buf_release(&path);
+	return rc;
+}

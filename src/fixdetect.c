@@ -1,0 +1,976 @@
+/* Violation-fix detection between consecutive checks. */
+#include "fixdetect.h"
+#include "diff.h"
+#include "prompt.h"
+#include "status.h"
+
+#include <git2.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FIXDETECT_SCHEMA "fixdetect-1"
+/* Each filtered diff in a prompt is cut here; the cut is said. */
+#define DIFF_MAX (48 * 1024)
+
+static const char *const outcome_names[] = {
+#define OUTCOME_NAME(id, name) name,
+	OUTCOME_LIST(OUTCOME_NAME)
+#undef OUTCOME_NAME
+};
+
+const char *outcome_name(enum outcome outcome)
+{
+	return outcome_names[outcome];
+}
+
+/* A rule as one check stored it. */
+struct stored_rule {
+	bool present;
+	int64_t row;
+	char *content;
+	json_t *patterns;       /* array of strings */
+	char *status;           /* its result, or NULL */
+	json_t *fingerprints;   /* of its findings */
+};
+
+struct fixdetect {
+	struct store *store;
+	struct fixdetect_options opts;
+	int64_t check_id, previous_id, run_id;
+	char *environment;
+	char *workdir;          /* the repository's path, for rule files */
+	int64_t created_ms, previous_ms;
+	struct diff *diff, *previous_diff;
+	struct violation *violations;
+	size_t count, unsettled, fixed, errors, deterministic, calls;
+	json_t *error_log;
+	struct sched *sched;
+	struct fixdetect_event *events;
+	size_t nevents, next_event, events_alloc;
+	int64_t started_ms;
+	bool done;
+};
+
+static void stored_rule_release(struct stored_rule *r)
+{
+	free(r->content);
+	free(r->status);
+	json_decref(r->patterns);
+	json_decref(r->fingerprints);
+	memset(r, 0, sizeof(*r));
+}
+
+static void violation_release(struct violation *v)
+{
+	size_t i;
+
+	free(v->rule_id);
+	free(v->rule_path);
+	free(v->rule_version);
+	for (i = 0; i < v->nfiles; i++)
+		free(v->files[i]);
+	free(v->files);
+	free(v->reasoning);
+	free(v->fix_type);
+	free(v->explanation);
+	free(v->evidence);
+	free(v->error);
+	free(v->system);
+	free(v->user);
+}
+
+int fixdetect_new(struct fixdetect **out, struct store *store, int64_t check_id,
+		  const struct fixdetect_options *options)
+{
+	struct fixdetect *fd = calloc(1, sizeof(*fd));
+
+	*out = NULL;
+	if (!fd || !(fd->error_log = json_array())) {
+		free(fd);
+		return error_nomem();
+	}
+	fd->store = store;
+	fd->check_id = check_id;
+	fd->opts = *options;
+	*out = fd;
+	return 0;
+}
+
+void fixdetect_free(struct fixdetect *fd)
+{
+	size_t i;
+
+	if (!fd)
+		return;
+	sched_free(fd->sched);
+	for (i = 0; i < fd->count; i++)
+		violation_release(&fd->violations[i]);
+	free(fd->violations);
+	diff_free(fd->diff);
+	diff_free(fd->previous_diff);
+	json_decref(fd->error_log);
+	free(fd->environment);
+	free(fd->workdir);
+	free(fd->events);
+	free(fd);
+}
+
+static char *column_text(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+
+	return text ? strdup((const char *)text) : NULL;
+}
+
+static int event_push(struct fixdetect *fd, enum fixdetect_event_kind kind, size_t index)
+{
+	if (fd->nevents == fd->events_alloc) {
+		size_t n = fd->events_alloc ? fd->events_alloc * 2 : 16;
+		struct fixdetect_event *grown = realloc(fd->events, n * sizeof(*grown));
+
+		if (!grown)
+			return error_nomem();
+		fd->events = grown;
+		fd->events_alloc = n;
+	}
+	fd->events[fd->nevents++] = (struct fixdetect_event){ kind, index };
+	return 0;
+}
+
+bool fixdetect_next_event(struct fixdetect *fd, struct fixdetect_event *out)
+{
+	if (fd->next_event >= fd->nevents)
+		return false;
+	*out = fd->events[fd->next_event++];
+	if (fd->next_event == fd->nevents)
+		fd->next_event = fd->nevents = 0;
+	return true;
+}
+
+/* The check, its repository's path, and the previous consecutive check. */
+static int load_checks(struct fixdetect *fd)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t repo = 0;
+	char *branch = NULL;
+	int error, rc;
+
+	if ((error = store_prepare(fd->store, &stmt,
+				   "SELECT c.repo_id, c.branch, c.environment, c.created_at, r.path "
+				   "FROM checks c JOIN repos r ON r.id = c.repo_id WHERE c.id = ?1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, fd->check_id);
+	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+		error = rc == SQLITE_DONE ? error_set(RL_ENOTFOUND, "no check %lld in %s (see 'revline history')",
+						      (long long)fd->check_id, store_path(fd->store)) :
+			store_fail(fd->store, rc);
+		goto done;
+	}
+	repo = sqlite3_column_int64(stmt, 0);
+	branch = column_text(stmt, 1);
+	fd->environment = column_text(stmt, 2);
+	fd->created_ms = sqlite3_column_int64(stmt, 3);
+	fd->workdir = column_text(stmt, 4);
+	sqlite3_finalize(stmt);
+	if ((error = store_prepare(fd->store, &stmt,
+				   "SELECT id, created_at FROM checks WHERE repo_id = ?1 AND branch = ?2 "
+				   "AND environment = ?3 AND (created_at < ?4 OR (created_at = ?4 AND id < ?5)) "
+				   "ORDER BY created_at DESC, id DESC LIMIT 1")) < 0)
+		goto out;
+	sqlite3_bind_int64(stmt, 1, repo);
+	sqlite3_bind_text(stmt, 2, branch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, fd->environment, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 4, fd->created_ms);
+	sqlite3_bind_int64(stmt, 5, fd->check_id);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		fd->previous_id = sqlite3_column_int64(stmt, 0);
+		fd->previous_ms = sqlite3_column_int64(stmt, 1);
+	} else if (rc != SQLITE_DONE) {
+		error = store_fail(fd->store, rc);
+	}
+done:
+	sqlite3_finalize(stmt);
+out:
+	free(branch);
+	return error;
+}
+
+static int load_diff(struct fixdetect *fd, int64_t check, struct diff **out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_prepare(fd->store, &stmt, "SELECT diff FROM check_diffs WHERE check_id = ?1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, check);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		error = diff_from_text(out, sqlite3_column_blob(stmt, 0) ? sqlite3_column_blob(stmt, 0) : "",
+				       (size_t)sqlite3_column_bytes(stmt, 0));
+	else if (rc == SQLITE_DONE)
+		error = diff_from_text(out, "", 0);
+	else
+		error = store_fail(fd->store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int strings_add(char ***items, size_t *count, const char *s)
+{
+	char **grown;
+	size_t i;
+
+	for (i = 0; i < *count; i++)
+		if (!strcmp((*items)[i], s))
+			return 0;
+	if (!(grown = realloc(*items, (*count + 1) * sizeof(char *))))
+		return error_nomem();
+	*items = grown;
+	if (!(grown[*count] = strdup(s)))
+		return error_nomem();
+	(*count)++;
+	return 0;
+}
+
+/* The violation's files: its result's references and its findings' files. */
+static int violation_files(struct fixdetect *fd, struct violation *v, const char *refs)
+{
+	json_t *list = refs ? json_loads(refs, 0, NULL) : NULL;
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int error = 0;
+
+	for (i = 0; json_is_array(list) && i < json_array_size(list) && !error; i++)
+		if (json_is_string(json_array_get(list, i)))
+			error = strings_add(&v->files, &v->nfiles, json_string_value(json_array_get(list, i)));
+	json_decref(list);
+	if (error || (error = store_prepare(fd->store, &stmt,
+					    "SELECT DISTINCT file FROM findings WHERE check_threadline_id = ?1 "
+					    "AND file IS NOT NULL ORDER BY file")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, v->threadline_row);
+	while (!error && sqlite3_step(stmt) == SQLITE_ROW)
+		error = strings_add(&v->files, &v->nfiles, (const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int load_violations(struct fixdetect *fd)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error;
+
+	if ((error = store_prepare(fd->store, &stmt,
+				   "SELECT t.id, t.threadline_id, t.threadline_file_path, t.threadline_version, "
+				   "r.file_references, r.reasoning FROM check_threadlines t JOIN check_results r "
+				   "ON r.check_threadline_id = t.id WHERE t.check_id = ?1 AND r.status = 'attention' "
+				   "ORDER BY t.threadline_id")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, fd->previous_id);
+	while (!error && sqlite3_step(stmt) == SQLITE_ROW) {
+		struct violation *grown = realloc(fd->violations, (fd->count + 1) * sizeof(*grown)), *v;
+		char *refs;
+
+		if (!grown) {
+			error = error_nomem();
+			break;
+		}
+		fd->violations = grown;
+		v = &grown[fd->count++];
+		memset(v, 0, sizeof(*v));
+		v->threadline_row = sqlite3_column_int64(stmt, 0);
+		v->rule_id = column_text(stmt, 1);
+		v->rule_path = column_text(stmt, 2);
+		v->rule_version = column_text(stmt, 3);
+		v->reasoning = column_text(stmt, 5);
+		v->json_mode = true;
+		refs = column_text(stmt, 4);
+		error = !v->rule_id || !v->rule_path ? error_nomem() : violation_files(fd, v, refs);
+		free(refs);
+	}
+	sqlite3_finalize(stmt);
+	fd->unsettled = fd->count;
+	return error;
+}
+
+static json_t *fingerprints_of(struct fixdetect *fd, int64_t row)
+{
+	json_t *list = json_array();
+	sqlite3_stmt *stmt = NULL;
+
+	if (store_prepare(fd->store, &stmt, "SELECT DISTINCT fingerprint FROM findings WHERE "
+			  "check_threadline_id = ?1 AND fingerprint IS NOT NULL") < 0)
+		return list;
+	sqlite3_bind_int64(stmt, 1, row);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		json_array_append_new(list, json_string((const char *)sqlite3_column_text(stmt, 0)));
+	sqlite3_finalize(stmt);
+	return list;
+}
+
+/* How a check stored a rule: by id and file path, as the seed matches them. */
+static int load_rule(struct fixdetect *fd, struct stored_rule *out, int64_t check, const struct violation *v)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *patterns;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store_prepare(fd->store, &stmt,
+				   "SELECT t.id, t.threadline_content, t.threadline_patterns, r.status "
+				   "FROM check_threadlines t LEFT JOIN check_results r ON r.check_threadline_id = t.id "
+				   "WHERE t.check_id = ?1 AND t.threadline_id = ?2 AND t.threadline_file_path = ?3")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, check);
+	sqlite3_bind_text(stmt, 2, v->rule_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, v->rule_path, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		out->present = true;
+		out->row = sqlite3_column_int64(stmt, 0);
+		out->content = column_text(stmt, 1);
+		patterns = column_text(stmt, 2);
+		out->patterns = patterns ? json_loads(patterns, 0, NULL) : NULL;
+		free(patterns);
+		out->status = column_text(stmt, 3);
+	} else if (rc != SQLITE_DONE) {
+		error = store_fail(fd->store, rc);
+	}
+	sqlite3_finalize(stmt);
+	if (!error && out->present)
+		out->fingerprints = fingerprints_of(fd, out->row);
+	if (!error && !out->patterns)
+		out->patterns = json_array();
+	return error;
+}
+
+/* Whether the rule's file is gone from where the check read it. */
+static bool rule_file_gone(const struct fixdetect *fd, const char *path)
+{
+	struct buf full = BUF_INIT;
+	struct stat st;
+	bool gone;
+
+	if (path[0] == '/' || !fd->workdir)
+		buf_puts(&full, path);
+	else
+		buf_printf(&full, "%s/%s", fd->workdir, path);
+	gone = stat(full.ptr, &st) != 0;
+	buf_release(&full);
+	return gone;
+}
+
+static bool all_present(json_t *previous, json_t *current)
+{
+	size_t i, k;
+
+	if (!json_array_size(previous))
+		return false;
+	for (i = 0; i < json_array_size(previous); i++) {
+		const char *fp = json_string_value(json_array_get(previous, i));
+
+		for (k = 0; k < json_array_size(current); k++)
+			if (!strcmp(fp, json_string_value(json_array_get(current, k))))
+				break;
+		if (k == json_array_size(current))
+			return false;
+	}
+	return true;
+}
+
+static json_t *files_json(const struct violation *v)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < v->nfiles; i++)
+		json_array_append_new(list, json_string(v->files[i]));
+	return list;
+}
+
+/* Record a fix (or replace the one a previous run found for this violation). */
+static int fix_put(struct fixdetect *fd, struct violation *v)
+{
+	char *files = json_dumps(files_json(v), JSON_COMPACT | JSON_ENCODE_ANY);
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_begin(fd->store)) < 0)
+		goto out;
+	if ((error = store_prepare(fd->store, &stmt,
+				   "INSERT INTO violation_fixes (violation_check_id, fix_check_id, "
+				   "violation_threadline_id, threadline_id, threadline_file_path, threadline_version, "
+				   "file_references, fix_type, explanation, evidence, time_between_checks_seconds, "
+				   "detection_method, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+				   "?11, ?12, ?13) ON CONFLICT (fix_check_id, violation_threadline_id) DO UPDATE SET "
+				   "fix_type = excluded.fix_type, explanation = excluded.explanation, evidence = "
+				   "excluded.evidence, detection_method = excluded.detection_method RETURNING id")) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 1, fd->previous_id);
+	sqlite3_bind_int64(stmt, 2, fd->check_id);
+	sqlite3_bind_int64(stmt, 3, v->threadline_row);
+	sqlite3_bind_text(stmt, 4, v->rule_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, v->rule_path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 6, v->rule_version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 7, files ? files : "[]", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 8, v->fix_type, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 9, v->explanation ? v->explanation : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 10, v->evidence, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 11, fixdetect_seconds(fd));
+	sqlite3_bind_text(stmt, 12, v->method, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 13, store_now_ms());
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		v->fix_id = sqlite3_column_int64(stmt, 0);
+	else
+		error = store_fail(fd->store, rc);
+done:
+	sqlite3_finalize(stmt);
+	error = store_end(fd->store, error);
+out:
+	free(files);
+	return error;
+}
+
+/* A violation found not fixed loses the fix an earlier run may have stored. */
+static int fix_drop(struct fixdetect *fd, const struct violation *v)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_begin(fd->store)) < 0)
+		return error;
+	if ((error = store_prepare(fd->store, &stmt, "DELETE FROM violation_fixes WHERE fix_check_id = ?1 "
+				   "AND violation_threadline_id = ?2")) == 0) {
+		sqlite3_bind_int64(stmt, 1, fd->check_id);
+		sqlite3_bind_int64(stmt, 2, v->threadline_row);
+		if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
+			error = store_fail(fd->store, rc);
+	}
+	sqlite3_finalize(stmt);
+	return store_end(fd->store, error);
+}
+
+static void log_error(struct fixdetect *fd, const struct violation *v, const char *message)
+{
+	struct buf text = BUF_INIT;
+
+	buf_printf(&text, "%s: %s", v ? v->rule_id : "fix detection", message);
+	json_array_append_new(fd->error_log, json_string(text.ptr));
+	buf_release(&text);
+}
+
+static void settle(struct fixdetect *fd, size_t index, enum outcome outcome)
+{
+	struct violation *v = &fd->violations[index];
+
+	v->outcome = outcome;
+	if (outcome == OUTCOME_FIXED && fix_put(fd, v) < 0) {
+		v->outcome = OUTCOME_FAILED;
+		free(v->error);
+		v->error = strdup(error_message());
+	} else if (outcome == OUTCOME_NOT_FIXED && fix_drop(fd, v) < 0) {
+		log_error(fd, v, error_message());
+	}
+	if (v->outcome == OUTCOME_FIXED)
+		fd->fixed++;
+	if (v->outcome == OUTCOME_FAILED) {
+		fd->errors++;
+		log_error(fd, v, v->error ? v->error : "failed");
+	}
+	fd->unsettled--;
+	event_push(fd, FIXDETECT_SETTLED, index);
+}
+
+static void settle_with(struct fixdetect *fd, size_t index, enum outcome outcome,
+			const char *fix_type, const char *explanation)
+{
+	struct violation *v = &fd->violations[index];
+
+	v->method = "deterministic";
+	fd->deterministic++;
+	v->fix_type = fix_type ? strdup(fix_type) : NULL;
+	v->explanation = strdup(explanation);
+	settle(fd, index, outcome);
+}
+
+static int json_text(struct buf *out, json_t *value)
+{
+	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+	int error = text ? buf_puts(out, text) : error_nomem();
+
+	free(text);
+	return error;
+}
+
+/* A diff filtered by a rule's patterns, fenced, cut when huge. */
+static int filtered_diff(struct buf *out, struct diff *diff, json_t *patterns)
+{
+	const char **list = calloc(json_array_size(patterns) + 1, sizeof(char *));
+	struct diff *filtered = NULL;
+	struct buf text = BUF_INIT;
+	size_t i, n = 0;
+	int error;
+
+	if (!list)
+		return error_nomem();
+	for (i = 0; i < json_array_size(patterns); i++)
+		if (json_is_string(json_array_get(patterns, i)))
+			list[n++] = json_string_value(json_array_get(patterns, i));
+	error = n ? diff_filter_patterns(&filtered, diff, list, n) : diff_print(&text, diff);
+	if (!error && filtered)
+		error = diff_print(&text, filtered);
+	if (!error && !text.len) {
+		error = buf_puts(out, "(no changes in the files these patterns match)");
+	} else if (!error) {
+		bool cut = text.len > DIFF_MAX;
+
+		if (cut)
+			text.len = DIFF_MAX;
+		error = prompt_fence(out, "diff", text.ptr, text.len);
+		if (!error && cut)
+			error = buf_puts(out, "(the diff is cut here: it is too long to show whole)\n");
+	}
+	diff_free(filtered);
+	buf_release(&text);
+	free(list);
+	return error;
+}
+
+/* The rule file's own diff in the current check, when it is there. */
+static int rule_file_diff(struct buf *out, struct fixdetect *fd, const char *path)
+{
+	long index = path[0] == '/' ? -1 : diff_find_file(fd->diff, path);
+	struct buf text = BUF_INIT;
+	int error;
+
+	if (index < 0)
+		return buf_puts(out, "null (the threadline file was not changed in this diff)");
+	if ((error = diff_file_print(&text, fd->diff, (size_t)index)) == 0)
+		error = prompt_fence(out, "diff", text.ptr, text.len);
+	buf_release(&text);
+	return error;
+}
+
+static int content_text(struct buf *out, const char *content)
+{
+	if (!content)
+		return buf_puts(out, "null (the threadline is not in the current check: deleted)");
+	return prompt_fence(out, "markdown", content, strlen(content));
+}
+
+static int violation_prompt(struct fixdetect *fd, struct violation *v, const struct stored_rule *prev,
+			    const struct stored_rule *cur)
+{
+	struct buf seconds = BUF_INIT, files = BUF_INIT, pprev = BUF_INIT, pcur = BUF_INIT,
+		   cprev = BUF_INIT, ccur = BUF_INIT, dprev = BUF_INIT, dcur = BUF_INIT,
+		   drule = BUF_INIT, sys = BUF_INIT, user = BUF_INIT;
+	size_t i;
+	int error;
+
+	buf_printf(&seconds, "%ld", fixdetect_seconds(fd));
+	for (i = 0; i < v->nfiles; i++)
+		buf_printf(&files, "%s%s", i ? ", " : "", v->files[i]);
+	if ((error = json_text(&pprev, prev->patterns)) < 0 ||
+	    (error = cur->present ? json_text(&pcur, cur->patterns) : buf_puts(&pcur, "null")) < 0 ||
+	    (error = content_text(&cprev, prev->content)) < 0 ||
+	    (error = content_text(&ccur, cur->present ? cur->content : NULL)) < 0 ||
+	    (error = filtered_diff(&dprev, fd->previous_diff, prev->patterns)) < 0 ||
+	    (error = filtered_diff(&dcur, fd->diff, cur->present ? cur->patterns : prev->patterns)) < 0 ||
+	    (error = rule_file_diff(&drule, fd, v->rule_path)) < 0)
+		goto done;
+	{
+		const struct prompt_var vars[] = {
+			{ "context", fd->environment }, { "seconds", seconds.ptr },
+			{ "threadline_id", v->rule_id }, { "threadline_file_path", v->rule_path },
+			{ "file_references", files.len ? files.ptr : "(none given)" },
+			{ "reasoning", v->reasoning ? v->reasoning : "(none given)" },
+			{ "previous_patterns", pprev.ptr }, { "previous_content", cprev.ptr },
+			{ "previous_diff", dprev.ptr }, { "current_patterns", pcur.ptr },
+			{ "current_content", ccur.ptr }, { "current_diff", dcur.ptr },
+			{ "rule_file_diff", drule.ptr },
+		};
+
+		error = prompt_render(&sys, &user, "fixdetect", vars, sizeof(vars) / sizeof(vars[0]));
+	}
+	if (!error) {
+		v->system = buf_detach(&sys);
+		v->user = buf_detach(&user);
+	}
+done:
+	buf_release(&seconds);
+	buf_release(&files);
+	buf_release(&pprev);
+	buf_release(&pcur);
+	buf_release(&cprev);
+	buf_release(&ccur);
+	buf_release(&dprev);
+	buf_release(&dcur);
+	buf_release(&drule);
+	buf_release(&sys);
+	buf_release(&user);
+	return error;
+}
+
+static int submit(struct fixdetect *fd, struct violation *v)
+{
+	struct sched_request req = { 0 };
+	struct llm_call call;
+	uint64_t task;
+	int error;
+
+	if ((error = llm_call_build(&call, fd->opts.llm, fd->opts.llm->model, v->system, v->user,
+				    v->json_mode)) < 0)
+		return error;
+	req.url = call.url;
+	req.headers = (const char *const *)call.headers;
+	req.nheaders = call.nheaders;
+	req.body = call.body;
+	req.body_len = call.body_len;
+	req.weight = strlen(v->user);
+	error = sched_add(fd->sched, &task, &req, v);
+	llm_call_release(&call);
+	return error;
+}
+
+static const char *const fix_types[] = { "CODE_CHANGE", "THREADLINE_CHANGED", "THREADLINE_DELETED" };
+
+/* The seed's answer: was_fixed, fix_type, explanation, evidence. */
+static void judge(struct fixdetect *fd, size_t index, const char *text, size_t len)
+{
+	struct violation *v = &fd->violations[index];
+	json_t *root = NULL, *fixed, *type, *explanation, *evidence;
+	const char *t;
+	size_t i;
+
+	if (llm_extract_json(&root, text, len) < 0 || !json_is_object(root)) {
+		v->error = strdup(root ? "the answer is not a JSON object" : error_message());
+		goto failed;
+	}
+	fixed = json_object_get(root, "was_fixed");
+	type = json_object_get(root, "fix_type");
+	explanation = json_object_get(root, "explanation");
+	evidence = json_object_get(root, "evidence");
+	if (!json_is_boolean(fixed) || !json_is_string(explanation)) {
+		v->error = strdup("the answer lacks \"was_fixed\" (true or false) or \"explanation\"");
+		goto failed;
+	}
+	v->explanation = strdup(json_string_value(explanation));
+	if (evidence && !json_is_null(evidence))
+		v->evidence = json_dumps(evidence, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!json_is_true(fixed)) {
+		json_decref(root);
+		settle(fd, index, OUTCOME_NOT_FIXED);
+		return;
+	}
+	t = json_string_value(type);
+	for (i = 0; t && i < 3 && strcmp(t, fix_types[i]); i++)
+		;
+	if (!t || i == 3) {
+		v->error = strdup("the answer says fixed but its \"fix_type\" is not CODE_CHANGE, "
+				  "THREADLINE_CHANGED or THREADLINE_DELETED");
+		goto failed;
+	}
+	v->fix_type = strdup(t);
+	json_decref(root);
+	settle(fd, index, OUTCOME_FIXED);
+	return;
+failed:
+	json_decref(root);
+	settle(fd, index, OUTCOME_FAILED);
+}
+
+static void cache_key(char out[41], const struct llm_config *llm, const char *system, const char *user)
+{
+	struct buf text = BUF_INIT;
+	git_oid oid;
+
+	buf_printf(&text, "%s%c%s%c%s%c%s%c", FIXDETECT_SCHEMA, 0, provider_name(llm->provider), 0,
+		   llm->base_url ? llm->base_url : "", 0, llm->model, 0);
+	buf_puts(&text, system);
+	buf_putc(&text, '\0');
+	buf_puts(&text, user);
+	git_odb_hash(&oid, text.ptr, text.len, GIT_OBJECT_BLOB);
+	git_oid_tostr(out, 41, &oid);
+	buf_release(&text);
+}
+
+static void ask(struct fixdetect *fd, size_t index, const struct stored_rule *prev,
+		const struct stored_rule *cur)
+{
+	struct violation *v = &fd->violations[index];
+	char *answer = NULL;
+	long in, out;
+
+	v->method = "llm_analysis";
+	if (fd->opts.llm->provider == PROVIDER_NONE) {
+		v->explanation = strdup(llm_setup_hint);
+		settle(fd, index, OUTCOME_SKIPPED);
+		return;
+	}
+	if (violation_prompt(fd, v, prev, cur) < 0) {
+		v->error = strdup(error_message());
+		settle(fd, index, OUTCOME_FAILED);
+		return;
+	}
+	cache_key(v->key, fd->opts.llm, v->system, v->user);
+	if (!fd->opts.no_cache && store_cache_get(fd->store, v->key, &answer, &in, &out) == 0) {
+		judge(fd, index, answer, strlen(answer));
+		free(answer);
+		return;
+	}
+	if (submit(fd, v) < 0) {
+		v->error = strdup(error_message());
+		settle(fd, index, OUTCOME_FAILED);
+		return;
+	}
+	fd->calls++;
+}
+
+/* What needs no call is decided here; the rest is asked. */
+static int decide(struct fixdetect *fd, size_t index)
+{
+	struct violation *v = &fd->violations[index];
+	struct stored_rule prev, cur;
+	int error;
+
+	if ((error = load_rule(fd, &prev, fd->previous_id, v)) < 0)
+		return error;
+	if ((error = load_rule(fd, &cur, fd->check_id, v)) < 0) {
+		stored_rule_release(&prev);
+		return error;
+	}
+	if (!cur.present && rule_file_gone(fd, v->rule_path))
+		settle_with(fd, index, OUTCOME_FIXED, "THREADLINE_DELETED",
+			    "The rule is not in this check and its file is gone: it was deleted, "
+			    "so the violation is no longer enforced.");
+	else if (!cur.present)
+		settle_with(fd, index, OUTCOME_SKIPPED, NULL,
+			    "The rule did not take part in this check (its file is still there).");
+	else if (cur.status && (!strcmp(cur.status, "error") || !strcmp(cur.status, "timeout") ||
+				!strcmp(cur.status, "skipped")))
+		settle_with(fd, index, OUTCOME_SKIPPED, NULL,
+			    "The rule could not be reviewed in this check, so nothing can be said.");
+	else if (cur.status && !strcmp(cur.status, "attention") &&
+		 all_present(prev.fingerprints, cur.fingerprints))
+		settle_with(fd, index, OUTCOME_NOT_FIXED, NULL,
+			    "The rule reports the same findings again.");
+	else
+		ask(fd, index, &prev, &cur);
+	stored_rule_release(&prev);
+	stored_rule_release(&cur);
+	return 0;
+}
+
+static int run_begin(struct fixdetect *fd)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_begin(fd->store)) < 0)
+		return error;
+	if ((error = store_prepare(fd->store, &stmt,
+				   "INSERT INTO fix_detection_runs (check_id, previous_check_id, status, "
+				   "started_at, pid) VALUES (?1, ?2, 'running', ?3, ?4) RETURNING id")) == 0) {
+		sqlite3_bind_int64(stmt, 1, fd->check_id);
+		if (fd->previous_id)
+			sqlite3_bind_int64(stmt, 2, fd->previous_id);
+		sqlite3_bind_int64(stmt, 3, store_now_ms());
+		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)getpid());
+		if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+			fd->run_id = sqlite3_column_int64(stmt, 0);
+		else
+			error = store_fail(fd->store, rc);
+	}
+	sqlite3_finalize(stmt);
+	return store_end(fd->store, error);
+}
+
+static void run_finish(struct fixdetect *fd)
+{
+	char *log = json_dumps(fd->error_log, JSON_COMPACT);
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_begin(fd->store)) < 0)
+		goto out;
+	if ((error = store_prepare(fd->store, &stmt,
+				   "UPDATE fix_detection_runs SET status = ?2, violations = ?3, analysed = ?4, "
+				   "detected = ?5, deterministic = ?6, llm_calls = ?7, errors = ?8, error_log = ?9, "
+				   "finished_at = ?10, duration_ms = ?11 WHERE id = ?1")) == 0) {
+		int64_t now = store_now_ms();
+
+		sqlite3_bind_int64(stmt, 1, fd->run_id);
+		sqlite3_bind_text(stmt, 2, fd->errors && fd->errors == fd->calls && fd->calls ? "failed" : "done",
+				  -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 3, (sqlite3_int64)fd->count);
+		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)(fd->count - fd->unsettled));
+		sqlite3_bind_int64(stmt, 5, (sqlite3_int64)fd->fixed);
+		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)fd->deterministic);
+		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)fd->calls);
+		sqlite3_bind_int64(stmt, 8, (sqlite3_int64)fd->errors);
+		sqlite3_bind_text(stmt, 9, log ? log : "[]", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 10, now);
+		sqlite3_bind_int64(stmt, 11, now - fd->started_ms);
+		if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
+			error = store_fail(fd->store, rc);
+	}
+	sqlite3_finalize(stmt);
+	store_end(fd->store, error);
+out:
+	free(log);
+	fd->done = true;
+	event_push(fd, FIXDETECT_DONE, 0);
+}
+
+static void advance(struct fixdetect *fd)
+{
+	if (!fd->unsettled && !fd->done)
+		run_finish(fd);
+}
+
+int fixdetect_start(struct fixdetect *fd)
+{
+	size_t i;
+	int error;
+
+	fd->started_ms = store_now_ms();
+	if ((error = load_checks(fd)) < 0 || (error = run_begin(fd)) < 0)
+		return error;
+	if (!fd->previous_id) {
+		advance(fd);
+		return 0;
+	}
+	if ((error = load_diff(fd, fd->check_id, &fd->diff)) < 0 ||
+	    (error = load_diff(fd, fd->previous_id, &fd->previous_diff)) < 0 ||
+	    (error = load_violations(fd)) < 0 ||
+	    (error = sched_new(&fd->sched, &fd->opts.sched)) < 0)
+		return error;
+	for (i = 0; i < fd->count && !error; i++)
+		error = decide(fd, i);
+	advance(fd);
+	return error;
+}
+
+static void on_done(struct fixdetect *fd, struct violation *v, const struct sched_event *ev)
+{
+	size_t index = (size_t)(v - fd->violations);
+	struct llm_reply reply;
+
+	if (llm_reply_parse(&reply, fd->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0) {
+		v->error = strdup(error_message());
+		settle(fd, index, OUTCOME_FAILED);
+		return;
+	}
+	store_cache_put(fd->store, v->key, provider_name(fd->opts.llm->provider), fd->opts.llm->model,
+			reply.text, reply.tokens_in, reply.tokens_out);
+	judge(fd, index, reply.text, strlen(reply.text));
+	llm_reply_release(&reply);
+}
+
+static void on_event(struct fixdetect *fd, const struct sched_event *ev)
+{
+	struct violation *v = ev->user;
+	struct buf why = BUF_INIT;
+
+	if (ev->status == SCHED_STARTED)
+		return;
+	v->attempts += ev->attempts;
+	if (ev->status == SCHED_DONE) {
+		on_done(fd, v, ev);
+		return;
+	}
+	if (ev->status == SCHED_HTTP_ERROR && v->json_mode &&
+	    llm_rejects_json_mode(ev->http_status, ev->body)) {
+		v->json_mode = false;
+		if (submit(fd, v) == 0)
+			return;
+	}
+	if (ev->status == SCHED_HTTP_ERROR)
+		llm_error_text(&why, ev->http_status, ev->body, ev->body_len);
+	else
+		buf_puts(&why, ev->error);
+	v->error = buf_detach(&why);
+	settle(fd, (size_t)(v - fd->violations), OUTCOME_FAILED);
+}
+
+static int drain(struct fixdetect *fd, int error)
+{
+	struct sched_event ev;
+
+	while (sched_next(fd->sched, &ev)) {
+		on_event(fd, &ev);
+		sched_event_release(&ev);
+	}
+	advance(fd);
+	return error;
+}
+
+int fixdetect_step(struct fixdetect *fd, const struct pollfd *fds, int n)
+{
+	if (!fd->sched || fd->done)
+		return 0;
+	return drain(fd, sched_step(fd->sched, fds, n));
+}
+
+int fixdetect_wait(struct fixdetect *fd, int max_ms)
+{
+	if (!fd->sched || fd->done || fd->next_event < fd->nevents)
+		return 0;
+	return drain(fd, sched_wait(fd->sched, max_ms));
+}
+
+int fixdetect_fds(struct fixdetect *fd, struct pollfd *out, int max)
+{
+	return fd->sched && !fd->done ? sched_fds(fd->sched, out, max) : 0;
+}
+
+int fixdetect_timeout(struct fixdetect *fd)
+{
+	if (fd->next_event < fd->nevents)
+		return 0;
+	return fd->sched && !fd->done ? sched_timeout(fd->sched) : -1;
+}
+
+bool fixdetect_done(const struct fixdetect *fd)
+{
+	return fd->done;
+}
+
+int64_t fixdetect_previous(const struct fixdetect *fd)
+{
+	return fd->previous_id;
+}
+
+long fixdetect_seconds(const struct fixdetect *fd)
+{
+	return fd->previous_id ? (long)((fd->created_ms - fd->previous_ms) / 1000) : 0;
+}
+
+size_t fixdetect_count(const struct fixdetect *fd)
+{
+	return fd->count;
+}
+
+const struct violation *fixdetect_violation(const struct fixdetect *fd, size_t index)
+{
+	return &fd->violations[index];
+}
+
+int64_t fixdetect_run_id(const struct fixdetect *fd)
+{
+	return fd->run_id;
+}
+
+size_t fixdetect_fixed(const struct fixdetect *fd)
+{
+	return fd->fixed;
+}
+
+size_t fixdetect_errors(const struct fixdetect *fd)
+{
+	return fd->errors;
+}
