@@ -1,6 +1,9 @@
 #ifndef REVLINE_COMMANDS_H
 #define REVLINE_COMMANDS_H
 
+#include <stdint.h>
+#include <stdio.h>
+
 #include "options.h"
 
 /*
@@ -16,6 +19,14 @@
 	  "line per rule as it settles, with its findings, then the merged report.\n" \
 	  "Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for\n" \
 	  "usage or configuration errors, 3 when the check failed as a whole.\n") \
+	X(detect_fixes, (&json_options, &global_options), \
+	  "revline detect-fixes CHECK_ID [--json]", \
+	  "find which violations of the check before CHECK_ID were fixed, and how", \
+	  "Compares the check with the previous one on the same branch: for each rule\n" \
+	  "that needed attention then, was it fixed by a code change, by changing the\n" \
+	  "rule, or by deleting the rule? What needs no judgement is decided without\n" \
+	  "the LLM; the rest is asked, in parallel. `revline check` starts this in the\n" \
+	  "background after each check; it can be run again by hand.\n") \
 	X(doctor, (&global_options), \
 	  "revline doctor", \
 	  "say what is configured and whether it works", \
@@ -27,10 +38,36 @@
 	  "Prints the diff of the target as unified text (the default), as a stat, as\n" \
 	  "name-status lines or as JSON (per file: path, old_path, status, binary,\n" \
 	  "additions, deletions and hunks with their lines and line numbers).\n") \
+	X(feedback, (&feedback_options, &global_options), \
+	  "revline feedback FINDING_ID (--false-positive | --accept | --reject) [--note TEXT]\n" \
+	  "       revline feedback --fix FIX_ID (--correct | --incorrect) [--note TEXT]", \
+	  "mark a finding false positive, accepted or rejected, or a detected fix", \
+	  "Records what a finding was worth (finding ids are in the output of 'revline\n" \
+	  "check'). A finding marked false positive is hidden when it comes back (same\n" \
+	  "rule, file and code) until a later --accept or --reject; the rule's prompt\n" \
+	  "shows its past false positives most like the change as examples not to\n" \
+	  "report, and accepted findings as examples to keep. With --fix, says whether\n" \
+	  "a detected fix (an id from 'revline fixes') was right. Exit status: 0 when\n" \
+	  "recorded, 2 for usage errors, unknown ids and a database that fails.\n") \
+	X(fixes, (&fixes_options, &json_options, &global_options), \
+	  "revline fixes [--rule ID] [--json]", \
+	  "list the violations that were fixed, and how", \
+	  "Lists the fixes fix detection found in this repository, newest first: the\n" \
+	  "rule and its file, the files, how it was fixed (CODE_CHANGE,\n" \
+	  "THREADLINE_CHANGED, THREADLINE_DELETED), the explanation, the time between\n" \
+	  "the two checks, how it was detected, the two checks, and the feedback on it\n" \
+	  "(a fix marked incorrect is shown, and left out of revline stats).\n") \
 	X(help, (&global_options), \
 	  "revline help [COMMAND]", \
 	  "show help for revline or for one command", \
 	  "With a command name, shows that command's usage and options.\n") \
+	X(history, (&history_options, &json_options, &global_options), \
+	  "revline history [--limit N] [--json]", \
+	  "list the repository's checks, newest first", \
+	  "Lists this repository's checks, newest first: id, time, branch, status,\n" \
+	  "duration, rules, findings, rules needing attention, overall severity and\n" \
+	  "target. A check whose process died halfway shows as interrupted, with the\n" \
+	  "results it had.\n") \
 	X(init, (&global_options), \
 	  "revline init", \
 	  "write a starter rule to threadlines/example.md", \
@@ -43,12 +80,45 @@
 	  ".revline/rules/ and .github/cr-rules/ in the repository, then\n" \
 	  "$XDG_CONFIG_HOME/revline/rules/, then the built-in rules; the first rule\n" \
 	  "with an id wins. Problems in rule files go to stderr. With --lint, prints\n" \
-	  "every problem and exits 1 when there is any.\n")
+	  "every problem and exits 1 when there is any.\n") \
+	X(stats, (&json_options, &global_options), \
+	  "revline stats [--json]", \
+	  "how often violations get fixed, how fast, and false positives", \
+	  "Figures for this repository: violations (rules needing attention), fixes,\n" \
+	  "fix rate, average and p95 time to fix with the time buckets, fix types,\n" \
+	  "and per rule violations, fixes, fix rate, findings, false positives and\n" \
+	  "false-positive rate. See revline(1) for the exact definitions.\n")
 
 #define COMMAND_DECL(name, tables, usage, summary, description) \
 	int cmd_##name(int argc, char **argv);
 COMMAND_LIST(COMMAND_DECL)
 #undef COMMAND_DECL
+
+/* Fix detection for a check, shared by `check` and `detect-fixes`. */
+struct fixdetect;
+struct store;
+struct llm_config;
+struct sched_options;
+int detect_fixes_run(struct fixdetect **out, struct store *store, int64_t check_id,
+		     struct llm_config *llm, const struct sched_options *sched);
+void detect_fixes_spawn(int64_t check_id);
+void detect_fixes_print(FILE *out, const struct fixdetect *fd);
+struct json_t *detect_fixes_json(const struct fixdetect *fd);
+
+/*
+ * What history, fixes and stats share: the store and this repository's key
+ * in it (prints the error and returns 2 outside a repository or when the
+ * database cannot be opened), times (local "2026-11-21 14:03"; JSON ISO
+ * 8601 UTC, null for 0), a cell padded to width characters with control
+ * bytes shown as '?', and the JSON document written (2 on failure).
+ */
+struct store;
+int history_open(struct store **store, char **repo_key);
+void history_local_time(char *out, size_t size, int64_t ms);
+struct json_t *history_time_json(int64_t ms);
+int history_text_width(const char *s);
+void history_put(FILE *fp, const char *s, int width);
+int history_json_out(struct json_t *doc);
 
 /* The terminal UI: revline [TARGET]. */
 int cmd_tui(int argc, char **argv);

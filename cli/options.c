@@ -12,6 +12,9 @@ static const struct opt json_list[] = { JSON_OPTIONS(OPT_ENTRY) };
 static const struct opt check_list[] = { CHECK_OPTIONS(OPT_ENTRY) };
 static const struct opt rules_list[] = { RULES_OPTIONS(OPT_ENTRY) };
 static const struct opt rule_dir_list[] = { RULE_DIR_OPTIONS(OPT_ENTRY) };
+static const struct opt feedback_list[] = { FEEDBACK_OPTIONS(OPT_ENTRY) };
+static const struct opt history_list[] = { HISTORY_OPTIONS(OPT_ENTRY) };
+static const struct opt fixes_list[] = { FIXES_OPTIONS(OPT_ENTRY) };
 
 #define TABLE(list) { list, sizeof(list) / sizeof(list[0]) }
 const struct opt_table global_options = TABLE(global_list);
@@ -21,6 +24,9 @@ const struct opt_table json_options = TABLE(json_list);
 const struct opt_table check_options = TABLE(check_list);
 const struct opt_table rules_options = TABLE(rules_list);
 const struct opt_table rule_dir_options = TABLE(rule_dir_list);
+const struct opt_table feedback_options = TABLE(feedback_list);
+const struct opt_table history_options = TABLE(history_list);
+const struct opt_table fixes_options = TABLE(fixes_list);
 
 void cli_error(const char *fmt, ...)
 {

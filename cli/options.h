@@ -34,6 +34,13 @@
 #define RULE_DIR_OPTIONS(X) \
 	X(OPT_RULES, "rules", 0, "DIR", "also read rules from DIR (repeatable; searched first)")
 
+#define HISTORY_OPTIONS(X) \
+	X(OPT_LIMIT, "limit", 0, "N", "show the N newest checks (default 20; 0: all)")
+
+/* Not check's --rule (which runs a rule): this one filters what is listed. */
+#define FIXES_OPTIONS(X) \
+	X(OPT_FILTER_RULE, "rule", 0, "ID", "only the fixes of this rule")
+
 #define CHECK_OPTIONS(X) \
 	X(OPT_FORMAT,          "format",          0, "FORMAT", "text (streams), json, sarif or markdown") \
 	X(OPT_OUTPUT,          "output",          0, "FILE",   "write the report to FILE (replaced when complete)") \
@@ -43,7 +50,19 @@
 	X(OPT_NO_CACHE,        "no-cache",        0, NULL,     "ask the LLM again even when the answer is cached") \
 	X(OPT_CONCURRENCY,     "concurrency",     0, "N",      "requests at once (default 5)") \
 	X(OPT_TIMEOUT,         "timeout",         0, "S",      "seconds a small request may take; grows with its size (default 120)") \
-	X(OPT_RETRIES,         "retries",         0, "N",      "further attempts after a failed request (default 2)")
+	X(OPT_RETRIES,         "retries",         0, "N",      "further attempts after a failed request (default 2)") \
+	X(OPT_SHOW_SUPPRESSED, "show-suppressed", 0, NULL,     "also show findings marked false positive before") \
+	X(OPT_WAIT_FIX_DETECTION, "wait-fix-detection", 0, NULL, "run fix detection before exiting and report it") \
+	X(OPT_NO_FIX_DETECTION, "no-fix-detection", 0, NULL,   "do not look for fixes of the previous check's violations")
+
+#define FEEDBACK_OPTIONS(X) \
+	X(OPT_FALSE_POSITIVE, "false-positive", 0, NULL,     "the finding is wrong: hide it when it comes back") \
+	X(OPT_ACCEPT,         "accept",         0, NULL,     "the finding is right: keep reporting problems like it") \
+	X(OPT_REJECT,         "reject",         0, NULL,     "the finding is not worth acting on (still shown)") \
+	X(OPT_NOTE,           "note",           0, "TEXT",   "why, in a few words (the rule's prompt shows it)") \
+	X(OPT_FIX_ID,         "fix",            0, "FIX_ID", "feedback on a detected fix instead of a finding") \
+	X(OPT_CORRECT,        "correct",        0, NULL,     "the fix was detected rightly") \
+	X(OPT_INCORRECT,      "incorrect",      0, NULL,     "the fix was detected wrongly")
 
 enum opt_id {
 	OPT_END = 0,
@@ -56,6 +75,9 @@ enum opt_id {
 	RULES_OPTIONS(OPT_ENUM)
 	RULE_DIR_OPTIONS(OPT_ENUM)
 	CHECK_OPTIONS(OPT_ENUM)
+	FEEDBACK_OPTIONS(OPT_ENUM)
+	HISTORY_OPTIONS(OPT_ENUM)
+	FIXES_OPTIONS(OPT_ENUM)
 #undef OPT_ENUM
 };
 
@@ -94,6 +116,8 @@ void opt_print_help(const struct opt_table *const *tables);
 
 extern const struct opt_table global_options, target_options, diff_options, json_options;
 extern const struct opt_table rules_options, rule_dir_options, check_options;
+extern const struct opt_table feedback_options;
+extern const struct opt_table history_options, fixes_options;
 
 /* Take a target option or a range into spec; false when id is not one. */
 bool target_option(struct target_spec *spec, int id, const char *value);

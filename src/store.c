@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
+#include <signal.h>
 #include <threads.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -195,6 +197,11 @@ static const char *const migrations[] = {
 	"	status, created_at, finished_at, duration_ms, rule_count, finding_count, summary,\n"
 	"	overall_severity, must_fix, synthesized, fallback_reason, requests, cache_hits, tokens_in,\n"
 	"	tokens_out FROM checks;\n"
+	/* The id sequence goes with the table, so that ids of deleted checks stay unused. */
+	"INSERT INTO sqlite_sequence (name, seq) SELECT 'checks_v2', 0 WHERE NOT EXISTS\n"
+	"	(SELECT 1 FROM sqlite_sequence WHERE name = 'checks_v2');\n"
+	"UPDATE sqlite_sequence SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence\n"
+	"	WHERE name = 'checks'), 0)) WHERE name = 'checks_v2';\n"
 	"DROP TABLE checks;\n"
 	"ALTER TABLE checks_v2 RENAME TO checks;\n"
 	"CREATE INDEX checks_consecutive ON checks (repo_id, branch, environment, created_at);\n"
@@ -542,15 +549,23 @@ static int create_private(const char *path)
 static int set_journal_wal(struct store *store)
 {
 	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	int error, rc, waited;
 
 	if ((error = prepare(store, &stmt, "PRAGMA journal_mode = WAL")) < 0)
 		return error;
 	/*
 	 * The answer is the mode in force; a file system without shared memory
 	 * keeps the rollback journal, which is slower under contention but safe.
+	 * Changing the mode of a new database that another process has open
+	 * fails busy without calling the busy handler: wait here instead.
 	 */
-	rc = sqlite3_step(stmt);
+	for (waited = 0; ; waited += 20) {
+		rc = sqlite3_step(stmt);
+		sqlite3_reset(stmt);
+		if (rc != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+			break;
+		sqlite3_sleep(20);
+	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		error = db_error(store, rc);
 	sqlite3_finalize(stmt);
@@ -563,6 +578,153 @@ static int configure(struct store *store)
 	/* First, so that everything below waits for a writer too (same as PRAGMA busy_timeout). */
 	sqlite3_busy_timeout(store->db, BUSY_TIMEOUT_MS);
 	return exec(store, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+}
+
+/*
+ * When a process started (field 22 of /proc/PID/stat, clock ticks since
+ * boot), or -1 when it cannot be read. The command name (field 2) is in
+ * parentheses and may hold spaces and parentheses itself, so fields are
+ * counted from the last ')'.
+ */
+static int64_t process_start(pid_t pid)
+{
+	char path[64], text[1024], *p, *end;
+	ssize_t len;
+	int fd, field;
+	long long value;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	len = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	text[len] = '\0';
+	if (!(p = strrchr(text, ')')))
+		return -1;
+	/* p is at the end of field 2; each space starts the next field. */
+	for (field = 2; field < 22 && p; field++)
+		if ((p = strchr(p, ' ')))
+			p++;
+	if (!p)
+		return -1;
+	errno = 0;
+	value = strtoll(p, &end, 10);
+	return errno || end == p || value < 0 ? -1 : (int64_t)value;
+}
+
+/*
+ * Whether the process that ran a check is gone: no pid recorded (a check
+ * from before schema version 2), no such process, or a process that
+ * started at another time (the pid was reused). A process we may not
+ * signal (EPERM) still exists.
+ */
+static bool process_gone(sqlite3_stmt *row)
+{
+	int64_t pid = sqlite3_column_int64(row, 1), start, now;
+
+	if (sqlite3_column_type(row, 1) == SQLITE_NULL || pid <= 0 || pid > INT_MAX)
+		return true;
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return true;
+	if (sqlite3_column_type(row, 2) == SQLITE_NULL)
+		return false;
+	start = sqlite3_column_int64(row, 2);
+	now = process_start((pid_t)pid);
+	return now >= 0 && now != start;
+}
+
+/* The running checks whose process is gone, as a list of ids. */
+static int interrupted_find(struct store *store, int64_t **ids, size_t *count)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t *grown;
+	int error, rc;
+
+	if ((error = prepare(store, &stmt, "SELECT id, pid, pid_start FROM checks "
+			     "WHERE status = 'running'")) < 0)
+		return error;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (!process_gone(stmt))
+			continue;
+		if (!(grown = realloc(*ids, (*count + 1) * sizeof(**ids)))) {
+			error = error_nomem();
+			goto done;
+		}
+		*ids = grown;
+		(*ids)[(*count)++] = sqlite3_column_int64(stmt, 0);
+	}
+	if (rc != SQLITE_DONE)
+		error = db_error(store, rc);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int interrupted_set(struct store *store, const int64_t *ids, size_t count, size_t *marked)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t now = now_ms();
+	size_t i;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt, "UPDATE checks SET status = 'interrupted', "
+			     "finished_at = :now WHERE id = :id AND status = 'running'")) < 0)
+		return error;
+	for (i = 0; i < count && !error; i++) {
+		bind_int(&rc, stmt, ":now", now);
+		bind_int(&rc, stmt, ":id", ids[i]);
+		error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+		if (!error)
+			*marked += (size_t)sqlite3_changes(store->db);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Whether any check is 'running': most opens have none, and need no write lock. */
+static int running_any(struct store *store, bool *out)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = prepare(store, &stmt, "SELECT EXISTS (SELECT 1 FROM checks "
+			     "WHERE status = 'running')")) < 0)
+		return error;
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		*out = sqlite3_column_int(stmt, 0);
+	else
+		error = db_error(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/*
+ * Found and marked in one write transaction, so that a check finishing
+ * meanwhile is not marked, and two processes marking at once agree.
+ */
+int store_mark_interrupted(struct store *store, size_t *count)
+{
+	int64_t *ids = NULL;
+	size_t found = 0, marked = 0;
+	bool any = false;
+	int error;
+
+	*count = 0;
+	mtx_lock(&store->lock);
+	error = running_any(store, &any);
+	mtx_unlock(&store->lock);
+	if (error || !any)
+		return error;
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if (!(error = interrupted_find(store, &ids, &found)))
+		error = interrupted_set(store, ids, found, &marked);
+	if (!(error = tx_end(store, error)))
+		*count = marked;
+	free(ids);
+	return error;
 }
 
 /* Without PRAGMA optimize: a store that failed to open may be a newer revline's. */
@@ -580,6 +742,7 @@ int store_open(struct store **out, const char *path)
 {
 	struct store *store = NULL;
 	bool memory = path && !strcmp(path, ":memory:");
+	size_t marked = 0;
 	int error = 0, rc;
 
 	*out = NULL;
@@ -607,6 +770,9 @@ int store_open(struct store **out, const char *path)
 	if ((error = configure(store)) < 0 || (error = refuse_if_newer(store)) < 0 ||
 	    (error = set_journal_wal(store)) < 0 || (error = migrate(store)) < 0)
 		goto done;
+	/* Best effort: a store that cannot mark them now still opens; the next open tries again. */
+	if (store_mark_interrupted(store, &marked) < 0)
+		error_clear();
 	*out = store;
 	store = NULL;
 done:
@@ -770,6 +936,16 @@ done:
 	return error;
 }
 
+/* A check records its process, so a later run can tell whether it still runs. */
+static void bind_process(int *rc, sqlite3_stmt *stmt)
+{
+	int64_t start = process_start(getpid());
+
+	bind_int(rc, stmt, ":pid", getpid());
+	if (start >= 0)         /* unbound is NULL: no /proc, no start time */
+		bind_int(rc, stmt, ":pid_start", start);
+}
+
 static int check_insert(struct store *store, int64_t *id, int64_t repo, const struct check_record *r,
 			int64_t created)
 {
@@ -778,10 +954,11 @@ static int check_insert(struct store *store, int64_t *id, int64_t repo, const st
 
 	if ((error = prepare(store, &stmt,
 			     "INSERT INTO checks (repo_id, branch, environment, base_label, base_oid, "
-			     "head_label, head_oid, target, status, created_at) VALUES (:repo, :branch, "
-			     "coalesce(:environment, 'local'), :base_label, :base_oid, :head_label, "
-			     ":head_oid, :target, 'running', :created)")) < 0)
+			     "head_label, head_oid, target, status, created_at, pid, pid_start) VALUES "
+			     "(:repo, :branch, coalesce(:environment, 'local'), :base_label, :base_oid, "
+			     ":head_label, :head_oid, :target, 'running', :created, :pid, :pid_start)")) < 0)
 		return error;
+	bind_process(&rc, stmt);
 	bind_int(&rc, stmt, ":repo", repo);
 	bind_text(&rc, stmt, ":branch", r->branch);
 	bind_text(&rc, stmt, ":environment", r->environment);

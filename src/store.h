@@ -51,8 +51,22 @@ struct check_record {
 	int64_t created_ms;             /* when the check started (unix ms); 0: now */
 };
 
-/* A new check, status "running", with its diff. */
+/*
+ * A new check, status "running", with its diff and the process running it
+ * (checks.pid, and checks.pid_start: the process's start time from
+ * /proc/PID/stat, so that a reused pid is not taken for the same process).
+ */
 int store_check_begin(struct store *store, int64_t *id, const struct check_record *record);
+
+/*
+ * Mark every 'running' check whose process is gone as 'interrupted'
+ * (finished_at now), in one transaction; *count says how many. A process
+ * is gone when no pid was recorded, kill(pid, 0) says there is no such
+ * process, or /proc/PID/stat gives another start time. store_open calls
+ * it, best effort: a check killed halfway (SIGKILL, a crash, a power cut)
+ * keeps its results and shows as interrupted from the next run on.
+ */
+int store_mark_interrupted(struct store *store, size_t *count);
 
 /* A rule taking part in a check (check_threadlines): id, path, content, patterns. */
 int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule);

@@ -1,4 +1,8 @@
-/* The store: schema, migrations, a check's round trip, crashes and concurrent writers. */
+/*
+ * The store: schema, migrations (version 1 to 2 with its data), a check's
+ * round trip, crashes, concurrent writers, and corrupt or unreadable files
+ * refused and left as they were.
+ */
 #include "testlib.h"
 
 #include "config.h"
@@ -10,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -237,12 +243,17 @@ static int64_t begin_with_rules(struct store *store, const struct rule *a, const
 static void test_schema_created(void **state)
 {
 	static const char *const tables[] = {
-		"check_diffs", "check_results", "check_threadlines", "checks", "findings",
-		"llm_cache", "repos", "sqlite_sequence",
+		"check_diffs", "check_results", "check_threadlines", "checks", "feedback",
+		"feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
+		"feedback_fts_idx", "findings", "fix_detection_runs", "llm_cache", "repos",
+		"sqlite_sequence", "violation_fixes",
 	};
 	static const char *const indexes[] = {
-		"checks_consecutive", "findings_check", "findings_fingerprint", "findings_rule",
-		"findings_threadline", "llm_cache_last_used",
+		"checks_consecutive", "feedback_fingerprint", "feedback_fix", "feedback_rule",
+		"findings_check", "findings_fingerprint", "findings_rule", "findings_threadline",
+		"fix_detection_runs_check", "llm_cache_last_used", "violation_fixes_fix_type",
+		"violation_fixes_threadline", "violation_fixes_time_between",
+		"violation_fixes_violation_check",
 	};
 	char *path = path_in("new/deeper/revline.db"), *dir = path_in("new"), *mode;
 	struct store *store = open_ok(path);
@@ -253,7 +264,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 1);
+	assert_int_equal(store_version(store), 2);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -264,7 +275,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 1);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 2);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -291,7 +302,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 1);
+	assert_int_equal(store_version(store), 2);
 	store_close(store);
 }
 
@@ -311,7 +322,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 1);
+	assert_int_equal(store_version(store), 2);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -335,7 +346,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -343,10 +354,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 2"));
+	assert_non_null(strstr(error_message(), "version 3"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 2);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 3);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -358,17 +369,418 @@ static void test_newer_database_refused(void **state)
 	free(path);
 }
 
+/* A file's bytes, for comparing before and after. */
+static void file_bytes(struct buf *out, const char *path)
+{
+	buf_clear(out);
+	if (buf_read_file(out, path) < 0)
+		fail_msg("cannot read %s: %s", path, error_message());
+}
+
+/* Nothing was made beside the database either: no journal, no WAL. */
+static void assert_no_side_files(const char *path)
+{
+	static const char *const suffixes[] = { "-wal", "-shm", "-journal" };
+	struct stat st;
+	char *side;
+	size_t i;
+
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		assert_true(asprintf(&side, "%s%s", path, suffixes[i]) > 0);
+		if (stat(side, &st) == 0)
+			fail_msg("%s was created", side);
+		free(side);
+	}
+}
+
 static void test_not_a_database(void **state)
 {
 	char *path = path_in("revline.db");
+	struct buf before = BUF_INIT, after = BUF_INIT;
 	struct store *store = NULL;
+	char garbage[8192];
+	size_t i;
 
 	(void)state;
+	/* Not a database at all; then bytes with no header, long enough to be read as pages. */
 	test_write_str(tmp, "revline.db", "this is not a database, but it is long enough to be read as one "
 		       "by SQLite, which wants a hundred bytes of header before it complains.\n");
 	assert_int_equal(store_open(&store, path), RL_EIO);
+	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "not a database"));
+	for (i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (char)((i * 131 + 7) % 251);
+	test_write(tmp, "revline.db", garbage, sizeof(garbage));
+	file_bytes(&before, path);
+	assert_int_equal(store_open(&store, path), RL_EIO);
+	assert_non_null(strstr(error_message(), path));
+	/* Twice: a first refusal must not have "repaired" it into something else. */
+	assert_int_equal(store_open(&store, path), RL_EIO);
+	file_bytes(&after, path);
+	assert_int_equal(after.len, before.len);
+	assert_memory_equal(after.ptr, before.ptr, before.len);
+	assert_no_side_files(path);
+	buf_release(&before);
+	buf_release(&after);
+	free(path);
+}
+
+/* The child's half of an unreadable file: as nobody, refused with the path named. */
+static void unreadable_child(const char *path)
+{
+	struct store *store = NULL;
+
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		_exit(77);
+	if (store_open(&store, path) != RL_EIO || store || !strstr(error_message(), path) ||
+	    !strstr(error_message(), "Permission denied")) {
+		fprintf(stderr, "child: store_open said: %s\n", error_message());
+		_exit(1);
+	}
+	_exit(0);
+}
+
+static void test_unreadable_refused(void **state)
+{
+	char *path = path_in("revline.db"), *dir = path_in("a-directory.db");
+	struct buf before = BUF_INIT, after = BUF_INIT;
+	struct store *store = open_ok(path);
+	struct check_record r = record_new("main", 0);
+	int64_t check = 0;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(store_check_begin(store, &check, &r), 0);
+	store_close(store);
+	file_bytes(&before, path);
+	assert_int_equal(chmod(path, 0), 0);
+	if (geteuid() != 0) {
+		assert_int_equal(store_open(&store, path), RL_EIO);
+		assert_null(store);
+		assert_non_null(strstr(error_message(), path));
+		assert_non_null(strstr(error_message(), "Permission denied"));
+	} else {
+		/* Root reads anything: try as nobody, who can reach the directory but not the file. */
+		assert_int_equal(chmod(tmp, 0755), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0)
+			unreadable_child(path);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 77)
+			print_message("cannot become nobody: the permission case is not tested\n");
+		else
+			assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(chmod(path, 0600), 0);
+	file_bytes(&after, path);
+	assert_int_equal(after.len, before.len);
+	assert_memory_equal(after.ptr, before.ptr, before.len);
+
+	/* A directory where the file should be. */
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(store_open(&store, dir), RL_EIO);
+	assert_non_null(strstr(error_message(), dir));
+	buf_release(&before);
+	buf_release(&after);
+	free(path);
+	free(dir);
+}
+
+/*
+ * Schema version 1 exactly as revline made it: a copy of migrations[0],
+ * which never changes once released (later versions append a script).
+ */
+static const char v1_schema[] =
+	"CREATE TABLE repos (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	path TEXT NOT NULL UNIQUE,\n"
+	"	name TEXT NOT NULL,\n"
+	"	created_at INTEGER NOT NULL\n"
+	");\n"
+	"CREATE TABLE checks (\n"
+	"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"	repo_id INTEGER NOT NULL REFERENCES repos(id) ON DELETE CASCADE,\n"
+	"	branch TEXT NOT NULL,\n"
+	"	environment TEXT NOT NULL DEFAULT 'local',\n"
+	"	base_label TEXT,\n"
+	"	base_oid TEXT,\n"
+	"	head_label TEXT,\n"
+	"	head_oid TEXT,\n"
+	"	target TEXT,\n"
+	"	status TEXT NOT NULL DEFAULT 'running'\n"
+	"		CHECK (status IN ('running', 'complete', 'partial', 'failed', 'cancelled')),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	finished_at INTEGER,\n"
+	"	duration_ms INTEGER CHECK (duration_ms >= 0),\n"
+	"	rule_count INTEGER NOT NULL DEFAULT 0 CHECK (rule_count >= 0),\n"
+	"	finding_count INTEGER NOT NULL DEFAULT 0 CHECK (finding_count >= 0),\n"
+	"	summary TEXT,\n"
+	"	overall_severity TEXT\n"
+	"		CHECK (overall_severity IN ('clean', 'minor-issues', 'needs-work', 'critical')),\n"
+	"	must_fix TEXT NOT NULL DEFAULT '[]' CHECK (json_type(must_fix) = 'array'),\n"
+	"	synthesized INTEGER CHECK (synthesized IN (0, 1)),\n"
+	"	fallback_reason TEXT,\n"
+	"	requests INTEGER NOT NULL DEFAULT 0 CHECK (requests >= 0),\n"
+	"	cache_hits INTEGER NOT NULL DEFAULT 0 CHECK (cache_hits >= 0),\n"
+	"	tokens_in INTEGER NOT NULL DEFAULT 0 CHECK (tokens_in >= 0),\n"
+	"	tokens_out INTEGER NOT NULL DEFAULT 0 CHECK (tokens_out >= 0),\n"
+	"	CHECK ((status = 'running') = (finished_at IS NULL))\n"
+	");\n"
+	"CREATE INDEX checks_consecutive ON checks (repo_id, branch, environment, created_at);\n"
+	"CREATE TABLE check_diffs (\n"
+	"	check_id INTEGER PRIMARY KEY REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	diff BLOB NOT NULL,\n"
+	"	files INTEGER NOT NULL DEFAULT 0 CHECK (files >= 0),\n"
+	"	additions INTEGER NOT NULL DEFAULT 0 CHECK (additions >= 0),\n"
+	"	deletions INTEGER NOT NULL DEFAULT 0 CHECK (deletions >= 0)\n"
+	");\n"
+	"CREATE TABLE check_threadlines (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	threadline_id TEXT NOT NULL,\n"
+	"	threadline_file_path TEXT NOT NULL,\n"
+	"	threadline_version TEXT,\n"
+	"	threadline_content TEXT NOT NULL,\n"
+	"	threadline_patterns TEXT NOT NULL DEFAULT '[]'\n"
+	"		CHECK (json_type(threadline_patterns) = 'array'),\n"
+	"	context_files TEXT NOT NULL DEFAULT '[]' CHECK (json_type(context_files) = 'array'),\n"
+	"	kind TEXT NOT NULL CHECK (kind IN ('llm', 'local')),\n"
+	"	model TEXT,\n"
+	"	severity TEXT NOT NULL CHECK (severity IN ('nitpick', 'minor', 'major', 'critical')),\n"
+	"	source TEXT,\n"
+	"	UNIQUE (check_id, threadline_id)\n"
+	");\n"
+	"CREATE TABLE check_results (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	check_threadline_id INTEGER NOT NULL UNIQUE\n"
+	"		REFERENCES check_threadlines(id) ON DELETE CASCADE,\n"
+	"	status TEXT NOT NULL CHECK (status IN ('compliant', 'attention', 'not_relevant',\n"
+	"		'error', 'timeout', 'skipped')),\n"
+	"	reasoning TEXT,\n"
+	"	file_references TEXT NOT NULL DEFAULT '[]'\n"
+	"		CHECK (json_type(file_references) = 'array'),\n"
+	"	error TEXT,\n"
+	"	cached INTEGER NOT NULL DEFAULT 0 CHECK (cached IN (0, 1)),\n"
+	"	attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),\n"
+	"	duration_ms INTEGER NOT NULL DEFAULT 0 CHECK (duration_ms >= 0),\n"
+	"	tokens_in INTEGER NOT NULL DEFAULT 0 CHECK (tokens_in >= 0),\n"
+	"	tokens_out INTEGER NOT NULL DEFAULT 0 CHECK (tokens_out >= 0),\n"
+	"	chunks INTEGER NOT NULL DEFAULT 0 CHECK (chunks >= 0),\n"
+	"	created_at INTEGER NOT NULL\n"
+	");\n"
+	"CREATE TABLE findings (\n"
+	"	id INTEGER PRIMARY KEY,\n"
+	"	check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	check_threadline_id INTEGER REFERENCES check_threadlines(id) ON DELETE CASCADE,\n"
+	"	rule_id TEXT,\n"
+	"	file TEXT,\n"
+	"	line INTEGER NOT NULL DEFAULT 0 CHECK (line >= 0),\n"
+	"	end_line INTEGER NOT NULL DEFAULT 0 CHECK (end_line >= 0),\n"
+	"	severity TEXT NOT NULL CHECK (severity IN ('nitpick', 'minor', 'major', 'critical')),\n"
+	"	category TEXT,\n"
+	"	title TEXT,\n"
+	"	issue TEXT,\n"
+	"	suggestion TEXT,\n"
+	"	evidence TEXT NOT NULL DEFAULT '{}' CHECK (json_type(evidence) = 'object'),\n"
+	"	verified INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1)),\n"
+	"	verify_note TEXT,\n"
+	"	fingerprint TEXT,\n"
+	"	suppressed INTEGER NOT NULL DEFAULT 0 CHECK (suppressed IN (0, 1)),\n"
+	"	from_rules TEXT NOT NULL DEFAULT '[]' CHECK (json_type(from_rules) = 'array'),\n"
+	"	reduced INTEGER NOT NULL DEFAULT 0 CHECK (reduced IN (0, 1)),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	CHECK ((reduced = 1) = (check_threadline_id IS NULL))\n"
+	");\n"
+	"CREATE INDEX findings_fingerprint ON findings (fingerprint);\n"
+	"CREATE INDEX findings_check ON findings (check_id);\n"
+	"CREATE INDEX findings_rule ON findings (rule_id);\n"
+	"CREATE INDEX findings_threadline ON findings (check_threadline_id);\n"
+	"CREATE TABLE llm_cache (\n"
+	"	key TEXT PRIMARY KEY,\n"
+	"	provider TEXT NOT NULL,\n"
+	"	model TEXT NOT NULL,\n"
+	"	answer TEXT NOT NULL,\n"
+	"	tokens_in INTEGER NOT NULL DEFAULT 0 CHECK (tokens_in >= 0),\n"
+	"	tokens_out INTEGER NOT NULL DEFAULT 0 CHECK (tokens_out >= 0),\n"
+	"	created_at INTEGER NOT NULL,\n"
+	"	last_used_at INTEGER NOT NULL,\n"
+	"	hits INTEGER NOT NULL DEFAULT 0 CHECK (hits >= 0)\n"
+	");\n"
+	"CREATE INDEX llm_cache_last_used ON llm_cache (last_used_at);\n";
+
+/*
+ * A version 1 database with a row in every table: a complete check with
+ * two rules, results and findings (one merged), a check left running, a
+ * failed one, and check 4 deleted (so the id sequence is ahead of the ids).
+ */
+static const char v1_data[] =
+	"INSERT INTO repos VALUES (1, '/work/repo', 'repo', 1000);\n"
+	"INSERT INTO checks (id, repo_id, branch, environment, base_label, base_oid, head_label, "
+	"head_oid, target, status, created_at, finished_at, duration_ms, rule_count, finding_count, "
+	"summary, overall_severity, must_fix, synthesized, fallback_reason, requests, cache_hits, "
+	"tokens_in, tokens_out) VALUES "
+	"(1, 1, 'main', 'local', 'HEAD', 'aaaa', 'working tree', NULL, 'HEAD..working tree', "
+	"'complete', 2000, 2500, 500, 2, 1, 'One problem.', 'needs-work', '[\"fix it\"]', 1, NULL, "
+	"3, 1, 900, 80),\n"
+	"(2, 1, 'main', 'local', 'HEAD', 'aaaa', 'working tree', NULL, NULL, 'running', 3000, NULL, "
+	"NULL, 0, 0, NULL, NULL, '[]', NULL, NULL, 0, 0, 0, 0),\n"
+	"(3, 1, 'feature', 'local', NULL, NULL, NULL, NULL, NULL, 'failed', 4000, 4100, 100, 1, 0, "
+	"NULL, NULL, '[]', NULL, 'the reduce call failed', 1, 0, 10, 0),\n"
+	"(4, 1, 'gone', 'local', NULL, NULL, NULL, NULL, NULL, 'cancelled', 5000, 5001, 1, 0, 0, "
+	"NULL, NULL, '[]', NULL, NULL, 0, 0, 0, 0);\n"
+	"DELETE FROM checks WHERE id = 4;\n"
+	"INSERT INTO check_diffs VALUES (1, X'2B6869', 1, 1, 0), (2, X'', 0, 0, 0), (3, X'00FF', 1, 0, 1);\n"
+	"INSERT INTO check_threadlines VALUES "
+	"(1, 1, 'errors', 'threadlines/errors.md', '2', 'content', '[\"*.c\"]', '[]', 'llm', 'm', "
+	"'major', 'repository'),\n"
+	"(2, 1, 'no-todo', '/usr/share/revline/rules/no-todo.md', NULL, 'c', '[]', '[]', 'local', "
+	"NULL, 'minor', 'built-in'),\n"
+	"(3, 2, 'errors', 'threadlines/errors.md', '2', 'content', '[]', '[]', 'llm', NULL, "
+	"'major', 'repository');\n"
+	"INSERT INTO check_results VALUES "
+	"(1, 1, 'attention', 'r', '[\"a.c\"]', NULL, 0, 1, 400, 900, 80, 1, 2400),\n"
+	"(2, 2, 'compliant', NULL, '[]', NULL, 1, 0, 0, 0, 0, 1, 2100),\n"
+	"(3, 3, 'attention', 'r', '[]', NULL, 0, 1, 10, 1, 1, 1, 3100);\n"
+	"INSERT INTO findings (id, check_id, check_threadline_id, rule_id, file, line, end_line, "
+	"severity, title, evidence, fingerprint, from_rules, reduced, created_at) VALUES "
+	"(1, 1, 1, 'errors', 'a.c', 3, 4, 'major', 't', '{}', 'fp1', '[]', 0, 2400),\n"
+	"(2, 1, NULL, 'errors', 'a.c', 3, 4, 'major', 'merged', '{}', NULL, '[\"errors\"]', 1, 2500),\n"
+	"(3, 2, 3, 'errors', 'b.c', 1, 1, 'minor', 'running', '{}', 'fp3', '[]', 0, 3100);\n"
+	"INSERT INTO llm_cache VALUES ('key', 'openai', 'm', '{}', 1, 2, 1000, 2000, 3);\n"
+	"PRAGMA user_version = 1;\n";
+
+static void v1_make(const char *path)
+{
+	sqlite3 *db = NULL;
+	char *message = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+		fail_msg("sqlite3_open %s: %s", path, sqlite3_errmsg(db));
+	/* As revline 0.1 left it: WAL, foreign keys on while writing. */
+	if (sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON", NULL, NULL, &message) ||
+	    sqlite3_exec(db, v1_schema, NULL, NULL, &message) ||
+	    sqlite3_exec(db, v1_data, NULL, NULL, &message))
+		fail_msg("making a version 1 database: %s", message);
+	sqlite3_close(db);
+}
+
+/* Every row of a query as text, a line per row, columns split by '|'. */
+static char *rows_text(sqlite3 *db, const char *sql)
+{
+	struct buf out = BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	int i;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		for (i = 0; i < sqlite3_column_count(stmt); i++) {
+			const unsigned char *text = sqlite3_column_type(stmt, i) == SQLITE_BLOB ? NULL :
+				sqlite3_column_text(stmt, i);
+
+			if (sqlite3_column_type(stmt, i) == SQLITE_BLOB)
+				buf_printf(&out, "%sblob:%d", i ? "|" : "", sqlite3_column_bytes(stmt, i));
+			else
+				buf_printf(&out, "%s%s", i ? "|" : "", text ? (const char *)text : "NULL");
+		}
+		buf_putc(&out, '\n');
+	}
+	sqlite3_finalize(stmt);
+	return buf_detach(&out);
+}
+
+/* What version 1 had, read the same way before and after migrating. */
+static const char *const v1_dumps[] = {
+	"SELECT * FROM repos ORDER BY id",
+	/* status and finished_at aside: the check left running is marked when opened. */
+	"SELECT id, repo_id, branch, environment, base_label, base_oid, head_label, head_oid, target, "
+	"created_at, duration_ms, rule_count, finding_count, summary, overall_severity, must_fix, "
+	"synthesized, fallback_reason, requests, cache_hits, tokens_in, tokens_out FROM checks ORDER BY id",
+	"SELECT id, status, finished_at FROM checks WHERE id <> 2 ORDER BY id",
+	"SELECT check_id, hex(diff), files, additions, deletions FROM check_diffs ORDER BY check_id",
+	"SELECT * FROM check_threadlines ORDER BY id",
+	"SELECT * FROM check_results ORDER BY id",
+	"SELECT * FROM findings ORDER BY id",
+	"SELECT * FROM llm_cache ORDER BY key",
+};
+
+#define NDUMPS (sizeof(v1_dumps) / sizeof(v1_dumps[0]))
+
+/* Each table that holds a reference, and the table it must still point at. */
+static void assert_references(sqlite3 *db)
+{
+	static const char *const pairs[][2] = {
+		{ "checks", "repos" }, { "check_diffs", "checks" }, { "check_threadlines", "checks" },
+		{ "check_results", "check_threadlines" }, { "findings", "checks" },
+		{ "violation_fixes", "checks" }, { "fix_detection_runs", "checks" },
+		{ "feedback", "findings" },
+	};
+	char sql[160];
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_foreign_key_list('%s') "
+			 "WHERE \"table\" = '%s'", pairs[i][0], pairs[i][1]);
+		if (int_of(db, sql, 0) < 1)
+			fail_msg("%s no longer references %s", pairs[i][0], pairs[i][1]);
+	}
+	assert_int_equal(int_of(db, "SELECT count(*) FROM pragma_foreign_key_check", 0), 0);
+	/* No table points at the rebuilt table's temporary name. */
+	assert_int_equal(int_of(db, "SELECT count(*) FROM sqlite_master WHERE sql LIKE '%checks_v2%'", 0), 0);
+}
+
+static void test_migrate_v1(void **state)
+{
+	char *path = path_in("old/revline.db"), *before[NDUMPS], *after;
+	struct check_record r = record_new("main", 0);
+	struct store *store;
+	int64_t check = 0;
+	size_t i;
+	sqlite3 *db;
+
+	(void)state;
+	test_sh_ok(tmp, "mkdir old");
+	v1_make(path);
+	db = plain_open(path);
+	for (i = 0; i < NDUMPS; i++)
+		before[i] = rows_text(db, v1_dumps[i]);
+	sqlite3_close(db);
+
+	store = open_ok(path);
+	assert_int_equal(store_version(store), 2);
+	db = store_db(store);
+	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
+	for (i = 0; i < NDUMPS; i++) {
+		after = rows_text(db, v1_dumps[i]);
+		assert_string_equal(after, before[i]);
+		free(after);
+		free(before[i]);
+	}
+	assert_references(db);
+	/* The new columns are empty for old checks; the one left running was interrupted. */
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE pid IS NULL AND pid_start IS NULL", 0), 3);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE id = 2 AND status = 'interrupted' "
+				"AND finished_at IS NOT NULL", 0), 1);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE checks SET status = 'bogus' WHERE id = 1",
+					  NULL, NULL, NULL), SQLITE_OK);
+	assert_non_null(strstr(sqlite3_errmsg(db), "CHECK constraint failed"));
+	/* AUTOINCREMENT still remembers the deleted check 4. */
+	r.repo_path = "/work/repo";
+	assert_int_equal(store_check_begin(store, &check, &r), 0);
+	assert_int_equal(check, 5);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM repos", 0), 1);
+	/* The cascades still run: a check takes its rules, results, findings and diff with it. */
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM checks WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(int_of(db, "SELECT (SELECT count(*) FROM check_threadlines WHERE check_id = 1) + "
+				"(SELECT count(*) FROM check_results WHERE id IN (1, 2)) + "
+				"(SELECT count(*) FROM findings WHERE check_id = 1) + "
+				"(SELECT count(*) FROM check_diffs WHERE check_id = 1)", 0), 0);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM findings", 0), 1);
+	store_close(store);
 	free(path);
 }
 
@@ -809,7 +1221,7 @@ static void test_consecutive_checks(void **state)
 	free(path);
 }
 
-/* Results put before a crash are all there after it; the check is still running. */
+/* Results put before a crash are all there after it; the next open marks the check interrupted. */
 static void test_crash_keeps_results(void **state)
 {
 	char *path = path_in("revline.db");
@@ -846,10 +1258,11 @@ static void test_crash_keeps_results(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 1);
 
+	/* Opening again finds the process gone: the check was interrupted, its results kept. */
 	store = open_ok(path);
 	db = store_db(store);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'running' AND "
-				"finished_at IS NULL", 0), 1);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'interrupted' AND "
+				"finished_at IS NOT NULL AND pid = ?1", pid), 1);
 	assert_int_equal(int_of(db, "SELECT count(*) FROM check_threadlines", 0), 2);
 	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention'", 0), 2);
 	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 3);
@@ -1112,6 +1525,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reopen_is_idempotent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_database_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_again_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),

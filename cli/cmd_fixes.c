@@ -1,0 +1,162 @@
+/* revline fixes: the fixes fix detection found, newest first. */
+#include "commands.h"
+#include "history.h"
+#include "status.h"
+#include "store.h"
+#include "utf8.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fix_time(char *out, size_t size, const struct history_fix *f)
+{
+	if (f->timed)
+		history_duration_text(out, size, (double)f->seconds);
+	else
+		snprintf(out, size, "-");
+}
+
+static json_t *files_json(const struct history_fix *f)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < f->nfiles; i++)
+		json_array_append_new(list, utf8_json(f->files[i]));
+	return list;
+}
+
+static json_t *fix_json(const struct history_fix *f)
+{
+	char took[32];
+
+	fix_time(took, sizeof(took), f);
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:o}",
+			 "id", (json_int_t)f->id, "rule_id", utf8_json(f->rule_id),
+			 "rule_file", utf8_json(f->rule_file), "files", files_json(f),
+			 "fix_type", utf8_json(f->fix_type), "explanation", utf8_json(f->explanation),
+			 "seconds_between_checks", f->timed ? json_integer(f->seconds) : json_null(),
+			 "time_between_checks", f->timed ? json_string(took) : json_null(),
+			 "detection_method", utf8_json(f->method),
+			 "violation_check_id", (json_int_t)f->violation_check_id,
+			 "fix_check_id", (json_int_t)f->fix_check_id,
+			 "created_ms", (json_int_t)f->created_ms,
+			 "created_at", history_time_json(f->created_ms),
+			 "feedback", f->feedback == HISTORY_FIX_UNRATED ? json_null() :
+			 json_string(history_fix_feedback_name(f->feedback)));
+}
+
+static int fixes_json(const struct history_fix *fixes, size_t count)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < count; i++)
+		if (json_array_append_new(list, fix_json(&fixes[i])) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	return history_json_out(list);
+}
+
+/* The explanation under its label, each of its lines indented alike. */
+static void explanation_print(const char *text)
+{
+	const char *line = text ? text : "", *end;
+
+	printf("  explanation: ");
+	for (;;) {
+		char *copy;
+
+		end = strchr(line, '\n');
+		copy = strndup(line, end ? (size_t)(end - line) : strlen(line));
+		history_put(stdout, copy ? copy : "", 0);
+		free(copy);
+		if (!end || !end[1])
+			break;
+		printf("\n%15s", "");
+		line = end + 1;
+	}
+	printf("\n");
+}
+
+static void fix_print(const struct history_fix *f)
+{
+	char took[32], when[32];
+	size_t i;
+
+	fix_time(took, sizeof(took), f);
+	history_local_time(when, sizeof(when), f->created_ms);
+	printf("fix %lld  ", (long long)f->id);
+	history_put(stdout, f->rule_id, 0);
+	printf("  %s  %s  %s\n", f->fix_type ? f->fix_type : "-", took, f->method ? f->method : "-");
+	printf("  rule file:   ");
+	history_put(stdout, f->rule_file, 0);
+	printf("\n  files:       ");
+	for (i = 0; i < f->nfiles; i++) {
+		history_put(stdout, f->files[i], 0);
+		printf("%s", i + 1 < f->nfiles ? ", " : "");
+	}
+	printf("%s\n", f->nfiles ? "" : "-");
+	printf("  checks:      %lld -> %lld (found %s)\n", (long long)f->violation_check_id,
+	       (long long)f->fix_check_id, when);
+	printf("  feedback:    %s\n", history_fix_feedback_name(f->feedback));
+	explanation_print(f->explanation);
+}
+
+static int parse_args(int argc, char **argv, const char **rule, bool *json)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("fixes") };
+	const char *value;
+	int id;
+
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		switch (id) {
+		case OPT_HELP: return help_show("fixes") == 0 ? -1 : 2;
+		case OPT_JSON: *json = true; break;
+		case OPT_FILTER_RULE: *rule = value; break;
+		default:
+			if (id >= 0)
+				cli_error("unexpected argument '%s'", value ? value : "");
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int cmd_fixes(int argc, char **argv)
+{
+	struct history_fix *fixes = NULL;
+	struct store *store = NULL;
+	const char *rule = NULL;
+	size_t count = 0, i;
+	char *repo = NULL;
+	bool json = false;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &rule, &json)) != 0)
+		return rc < 0 ? 0 : rc;
+	if ((rc = history_open(&store, &repo)) != 0)
+		return rc;
+	if (history_fixes(&fixes, &count, store, repo, rule) < 0) {
+		cli_error("%s", error_message());
+		rc = 2;
+	} else if (json) {
+		rc = fixes_json(fixes, count);
+	} else if (!count) {
+		printf("No fixes detected yet%s", rule ? " for rule " : "");
+		history_put(stdout, rule ? rule : "", 0);
+		printf(".\n");
+	} else {
+		for (i = 0; i < count; i++) {
+			printf("%s", i ? "\n" : "");
+			fix_print(&fixes[i]);
+		}
+	}
+	history_fixes_free(fixes, count);
+	store_close(store);
+	free(repo);
+	return rc;
+}

@@ -1,0 +1,254 @@
+/* revline history: the repository's checks, newest first; and what fixes and stats share. */
+#include "commands.h"
+#include "config.h"
+#include "history.h"
+#include "status.h"
+#include "store.h"
+#include "utf8.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_LIMIT 20
+
+int history_open(struct store **store, char **repo_key)
+{
+	struct repo *repo = NULL;
+	struct config *config = NULL;
+	struct buf path = BUF_INIT;
+	int rc = 2;
+
+	*store = NULL;
+	*repo_key = NULL;
+	/* The history is the repository's: outside one there is none to show. */
+	if (repo_open(&repo, NULL) < 0 || config_open(&config, repo) < 0 ||
+	    store_default_path(&path, config) < 0 || store_open(store, path.ptr) < 0) {
+		cli_error("%s", error_message());
+		goto done;
+	}
+	if (!(*repo_key = history_repo_key(repo->workdir ? repo->workdir : repo->gitdir))) {
+		cli_error("out of memory");
+		store_close(*store);
+		*store = NULL;
+		goto done;
+	}
+	rc = 0;
+done:
+	buf_release(&path);
+	config_free(config);
+	repo_free(repo);
+	return rc;
+}
+
+void history_local_time(char *out, size_t size, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(out, size, "%Y-%m-%d %H:%M", &tm))
+		snprintf(out, size, "?");
+}
+
+json_t *history_time_json(int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	char text[40], full[48];
+	struct tm tm;
+
+	if (!ms || !gmtime_r(&t, &tm) || !strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm))
+		return json_null();
+	snprintf(full, sizeof(full), "%s.%03dZ", text, (int)(ms % 1000));
+	return json_string(full);
+}
+
+/* Columns are counted in characters, not bytes: a branch may be "fêature". */
+int history_text_width(const char *s)
+{
+	int width = 0;
+
+	for (; *s; s++)
+		width += ((unsigned char)*s & 0xc0) != 0x80;
+	return width;
+}
+
+void history_put(FILE *fp, const char *s, int width)
+{
+	int pad;
+
+	if (!s)
+		s = "-";
+	pad = width - history_text_width(s);
+	/* Control bytes (an escape sequence in a branch name) are shown as '?'. */
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
+	while (pad-- > 0)
+		fputc(' ', fp);
+}
+
+int history_json_out(json_t *doc)
+{
+	int rc = doc && json_dumpf(doc, stdout, JSON_INDENT(2)) == 0 && fputc('\n', stdout) != EOF ? 0 : 2;
+
+	json_decref(doc);
+	if (rc)
+		cli_error("cannot write the JSON (out of memory or output closed)");
+	return rc;
+}
+
+/* A check's time: tenths of a second while short, as people say it after. */
+static void check_duration(char *out, size_t size, int64_t ms)
+{
+	if (ms < 0)
+		snprintf(out, size, "-");
+	else if (ms < 10000)
+		snprintf(out, size, "%.1f s", (double)ms / 1000);
+	else
+		history_duration_text(out, size, (double)ms / 1000);
+}
+
+static json_t *check_json(const struct history_check *c)
+{
+	return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:i, s:i, s:i, s:o}",
+			 "id", (json_int_t)c->id, "created_ms", (json_int_t)c->created_ms,
+			 "created_at", history_time_json(c->created_ms),
+			 "finished_ms", c->finished_ms ? json_integer(c->finished_ms) : json_null(),
+			 "finished_at", history_time_json(c->finished_ms),
+			 "branch", utf8_json(c->branch), "target", utf8_json(c->target),
+			 "status", c->status,
+			 "duration_ms", c->duration_ms >= 0 ? json_integer(c->duration_ms) : json_null(),
+			 "rules", (int)c->rules, "findings", (int)c->findings,
+			 "attention", (int)c->attention,
+			 "overall_severity", utf8_json(c->overall_severity));
+}
+
+static int checks_json(const struct history_check *checks, size_t count)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < count; i++)
+		if (json_array_append_new(list, check_json(&checks[i])) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	return history_json_out(list);
+}
+
+static int max_width(const struct history_check *checks, size_t count, size_t field, int least)
+{
+	size_t i;
+	int width = least, w;
+
+	for (i = 0; i < count; i++) {
+		const char *s = field == 0 ? checks[i].branch : field == 1 ? checks[i].status :
+			checks[i].overall_severity;
+
+		if ((w = history_text_width(s ? s : "-")) > width)
+			width = w;
+	}
+	return width;
+}
+
+static void checks_text(const struct history_check *checks, size_t count)
+{
+	int branch = max_width(checks, count, 0, 6), status = max_width(checks, count, 1, 6);
+	int severity = max_width(checks, count, 2, 8);
+	char when[32], took[32];
+	size_t i;
+
+	printf("%6s  %-16s  ", "ID", "WHEN");
+	history_put(stdout, "BRANCH", branch);
+	printf("  ");
+	history_put(stdout, "STATUS", status);
+	printf("  %7s  %5s  %8s  %9s  ", "TIME", "RULES", "FINDINGS", "ATTENTION");
+	history_put(stdout, "SEVERITY", severity);
+	printf("  TARGET\n");
+	for (i = 0; i < count; i++) {
+		const struct history_check *c = &checks[i];
+
+		history_local_time(when, sizeof(when), c->created_ms);
+		check_duration(took, sizeof(took), c->duration_ms);
+		printf("%6lld  %-16s  ", (long long)c->id, when);
+		history_put(stdout, c->branch, branch);
+		printf("  ");
+		history_put(stdout, c->status, status);
+		printf("  %7s  %5ld  %8ld  %9ld  ", took, c->rules, c->findings, c->attention);
+		history_put(stdout, c->overall_severity, severity);
+		printf("  ");
+		history_put(stdout, c->target, 0);
+		printf("\n");
+	}
+}
+
+static int parse_limit(size_t *out, const char *value)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(value, &end, 10);
+	if (errno || end == value || *end || n < 0 || n > 1000000) {
+		cli_error("--limit needs a number from 0 (all) to 1000000, not '%s'", value);
+		return 2;
+	}
+	*out = (size_t)n;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, size_t *limit, bool *json)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("history") };
+	const char *value;
+	int id;
+
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		switch (id) {
+		case OPT_HELP: return help_show("history") == 0 ? -1 : 2;
+		case OPT_JSON: *json = true; break;
+		case OPT_LIMIT:
+			if (parse_limit(limit, value))
+				return 2;
+			break;
+		default:
+			if (id >= 0)
+				cli_error("unexpected argument '%s'", value ? value : "");
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int cmd_history(int argc, char **argv)
+{
+	struct history_check *checks = NULL;
+	struct store *store = NULL;
+	size_t limit = DEFAULT_LIMIT, count = 0;
+	char *repo = NULL;
+	bool json = false;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &limit, &json)) != 0)
+		return rc < 0 ? 0 : rc;
+	if ((rc = history_open(&store, &repo)) != 0)
+		return rc;
+	if (history_checks(&checks, &count, store, repo, limit) < 0) {
+		cli_error("%s", error_message());
+		rc = 2;
+	} else if (json) {
+		rc = checks_json(checks, count);
+	} else if (!count) {
+		printf("No checks yet in ");
+		history_put(stdout, repo, 0);
+		printf(".\n");
+	} else {
+		checks_text(checks, count);
+	}
+	history_checks_free(checks, count);
+	store_close(store);
+	free(repo);
+	return rc;
+}

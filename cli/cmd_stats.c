@@ -1,0 +1,197 @@
+/* revline stats: violations, fixes, time to fix and false positives, overall and per rule. */
+#include "commands.h"
+#include "history.h"
+#include "status.h"
+#include "store.h"
+#include "utf8.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The buckets as JSON keys: the names people read have spaces and signs. */
+static const char *const bucket_keys[BUCKET_COUNT] = {
+	"under_5_min", "5_to_60_min", "1_to_24_h", "over_24_h",
+};
+
+/* The most common fix type, or -1 when there is no fix (a tie goes to the first). */
+static int most_common_type(const struct history_stats *s)
+{
+	int i, best = -1;
+
+	for (i = 0; i < FIX_TYPE_COUNT; i++)
+		if (s->fix_types[i] && (best < 0 || s->fix_types[i] > s->fix_types[best]))
+			best = i;
+	return best;
+}
+
+static json_t *times_json(const struct history_stats *s)
+{
+	json_t *buckets = json_object();
+	int i;
+
+	for (i = 0; buckets && i < BUCKET_COUNT; i++)
+		json_object_set_new(buckets, bucket_keys[i], json_integer(s->buckets[i]));
+	return json_pack("{s:i, s:o, s:o, s:o}", "timed_fixes", (int)s->timed,
+			 "average_seconds", s->timed ? json_real(s->average_seconds) : json_null(),
+			 "p95_seconds", s->timed ? json_integer(s->p95_seconds) : json_null(),
+			 "buckets", buckets);
+}
+
+static json_t *types_json(const struct history_stats *s)
+{
+	json_t *types = json_object();
+	int i;
+
+	for (i = 0; types && i < FIX_TYPE_COUNT; i++)
+		json_object_set_new(types, history_fix_type_name((enum history_fix_type)i),
+				    json_integer(s->fix_types[i]));
+	return types;
+}
+
+static json_t *rules_json(const struct history_stats *s)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < s->nrules; i++) {
+		const struct history_rule_stats *r = &s->rules[i];
+
+		json_array_append_new(list, json_pack("{s:o, s:i, s:i, s:f, s:i, s:i, s:f}",
+			"rule_id", utf8_json(r->rule_id), "violations", (int)r->violations,
+			"fixes", (int)r->fixes, "fix_rate", r->fix_rate, "findings", (int)r->findings,
+			"false_positives", (int)r->false_positives,
+			"false_positive_rate", r->false_positive_rate));
+	}
+	return list;
+}
+
+static int stats_json(const struct history_stats *s, const char *repo)
+{
+	int common = most_common_type(s);
+
+	return history_json_out(json_pack("{s:o, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o}",
+		"repo", utf8_json(repo), "checks", (int)s->checks, "violations", (int)s->violations,
+		"fixes", (int)s->fixes, "incorrect_fixes", (int)s->incorrect, "fix_rate", s->fix_rate,
+		"time_to_fix", times_json(s), "fix_types", types_json(s),
+		"most_common_fix_type", common < 0 ? json_null() :
+		json_string(history_fix_type_name((enum history_fix_type)common)),
+		"rules", rules_json(s)));
+}
+
+static void times_text(const struct history_stats *s)
+{
+	char average[32], p95[32];
+	int i;
+
+	if (!s->timed) {
+		printf("%-22s %6s\n", "time to fix", "-");
+		return;
+	}
+	history_duration_text(average, sizeof(average), s->average_seconds);
+	history_duration_text(p95, sizeof(p95), (double)s->p95_seconds);
+	printf("%-22s average %s, p95 %s (%ld fix%s with a time)\n", "time to fix", average, p95,
+	       s->timed, s->timed == 1 ? "" : "es");
+	for (i = 0; i < BUCKET_COUNT; i++)
+		printf("  %-20s %6ld\n", history_bucket_name((enum history_bucket)i), s->buckets[i]);
+}
+
+static int rule_width(const struct history_stats *s)
+{
+	size_t i;
+	int width = 4;
+
+	for (i = 0; i < s->nrules; i++)
+		if (history_text_width(s->rules[i].rule_id) > width)
+			width = history_text_width(s->rules[i].rule_id);
+	return width;
+}
+
+static void rules_text(const struct history_stats *s)
+{
+	int width = rule_width(s);
+	size_t i;
+
+	if (!s->nrules)
+		return;
+	printf("\n");
+	history_put(stdout, "rule", width);
+	printf("  %10s  %5s  %8s  %8s  %15s  %7s\n", "violations", "fixes", "fix rate", "findings",
+	       "false positives", "fp rate");
+	for (i = 0; i < s->nrules; i++) {
+		const struct history_rule_stats *r = &s->rules[i];
+
+		history_put(stdout, r->rule_id, width);
+		printf("  %10ld  %5ld  %7.1f%%  %8ld  %15ld  %6.1f%%\n", r->violations, r->fixes,
+		       r->fix_rate * 100, r->findings, r->false_positives, r->false_positive_rate * 100);
+	}
+}
+
+static void stats_text(const struct history_stats *s, const char *repo)
+{
+	int i, common = most_common_type(s);
+
+	printf("Statistics for ");
+	history_put(stdout, repo, 0);
+	printf(" (%ld check%s)\n\n", s->checks, s->checks == 1 ? "" : "s");
+	printf("%-22s %6ld\n", "violations", s->violations);
+	printf("%-22s %6ld", "fixes", s->fixes);
+	if (s->incorrect)
+		printf("  (and %ld marked incorrect, not counted)", s->incorrect);
+	printf("\n%-22s %5.1f%%\n", "fix rate", s->fix_rate * 100);
+	times_text(s);
+	if (common >= 0)
+		printf("%-22s most common: %s\n", "fix types",
+		       history_fix_type_name((enum history_fix_type)common));
+	else
+		printf("fix types\n");
+	for (i = 0; i < FIX_TYPE_COUNT; i++)
+		printf("  %-20s %6ld\n", history_fix_type_name((enum history_fix_type)i), s->fix_types[i]);
+	rules_text(s);
+}
+
+static int parse_args(int argc, char **argv, bool *json)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("stats") };
+	const char *value;
+	int id;
+
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		switch (id) {
+		case OPT_HELP: return help_show("stats") == 0 ? -1 : 2;
+		case OPT_JSON: *json = true; break;
+		default:
+			if (id >= 0)
+				cli_error("unexpected argument '%s'", value ? value : "");
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct history_stats stats = { 0 };
+	struct store *store = NULL;
+	char *repo = NULL;
+	bool json = false;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &json)) != 0)
+		return rc < 0 ? 0 : rc;
+	if ((rc = history_open(&store, &repo)) != 0)
+		return rc;
+	if (history_stats(&stats, store, repo) < 0) {
+		cli_error("%s", error_message());
+		rc = 2;
+	} else if (json) {
+		rc = stats_json(&stats, repo);
+	} else {
+		stats_text(&stats, repo);
+	}
+	history_stats_release(&stats);
+	store_close(store);
+	free(repo);
+	return rc;
+}
