@@ -395,7 +395,8 @@ static json_t *files_json(const struct violation *v)
 /* Record a fix (or replace the one a previous run found for this violation). */
 static int fix_put(struct fixdetect *fd, struct violation *v)
 {
-	char *files = json_dumps(files_json(v), JSON_COMPACT | JSON_ENCODE_ANY);
+	json_t *list = files_json(v);
+	char *files = json_dumps(list, JSON_COMPACT | JSON_ENCODE_ANY);
 	sqlite3_stmt *stmt = NULL;
 	int error, rc;
 
@@ -431,6 +432,7 @@ done:
 	sqlite3_finalize(stmt);
 	error = store_end(fd->store, error);
 out:
+	json_decref(list);
 	free(files);
 	return error;
 }

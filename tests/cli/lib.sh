@@ -4,7 +4,22 @@ set -euo pipefail
 
 : "${REVLINE:?set REVLINE to the revline binary}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/revline-cli-XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+
+# revline check leaves a detached `revline detect-fixes` behind it: stop
+# those started from this test (their environment names $TMP) before the
+# directory goes.
+cleanup_tmp() {
+	local pid i
+	for pid in $(grep -l -s -z -F "$TMP" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
+		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] || kill "$pid" 2>/dev/null || true
+	done
+	for i in $(seq 1 50); do
+		rm -rf "$TMP" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	rm -rf "$TMP"
+}
+trap cleanup_tmp EXIT
 export HOME=$TMP/home XDG_CONFIG_HOME=$TMP/home/.config XDG_DATA_HOME=$TMP/home/.local/share
 export GIT_CONFIG_NOSYSTEM=1 LANG=C.UTF-8 LC_ALL=C.UTF-8
 export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.com

@@ -4,7 +4,7 @@
 # the background that never holds up the check.
 . "$(dirname "$0")/lib.sh"
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
-trap 'fakellm_stop; rm -rf "$TMP"' EXIT
+trap 'fakellm_stop; cleanup_tmp' EXIT
 
 mkdir -p "$TMP/data"
 ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"

@@ -4,7 +4,7 @@
 # corrupt or unreadable database refused and left as it was.
 . "$(dirname "$0")/lib.sh"
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
-trap 'fakellm_stop; rm -rf "$TMP"' EXIT
+trap 'fakellm_stop; cleanup_tmp' EXIT
 
 # Only the test's own rules: a data directory with the prompts and no rules.
 mkdir -p "$TMP/data"

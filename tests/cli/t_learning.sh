@@ -3,7 +3,7 @@
 # report (and accepted findings as examples to keep).
 . "$(dirname "$0")/lib.sh"
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
-trap 'fakellm_stop; rm -rf "$TMP"' EXIT
+trap 'fakellm_stop; cleanup_tmp' EXIT
 
 mkdir -p "$TMP/data/rules"
 ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
