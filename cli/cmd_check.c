@@ -27,6 +27,8 @@ struct check_args {
 	bool show_suppressed;
 	bool wait_fixes;        /* --wait-fix-detection */
 	bool no_fixes;          /* --no-fix-detection */
+	int concurrency, retries;       /* from the flags; 0 and -1 when not given */
+	double timeout;                 /* 0 when not given */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -125,17 +127,17 @@ static bool check_option(struct check_args *a, int id, const char *value)
 	case OPT_CONCURRENCY:
 		if (!number_arg(&n, value, 1, 64, "--concurrency"))
 			return false;
-		a->opts.sched.concurrency = (int)n;
+		a->concurrency = (int)n;
 		return true;
 	case OPT_RETRIES:
 		if (!number_arg(&n, value, 0, 10, "--retries"))
 			return false;
-		a->opts.sched.retries = (int)n;
+		a->retries = (int)n;
 		return true;
 	case OPT_TIMEOUT:
 		if (!seconds_arg(&s, value, "timeout"))
 			return false;
-		a->opts.sched.timeout = s;
+		a->timeout = s;
 		return true;
 	}
 	if (target_option(&a->spec, id, value))
@@ -270,32 +272,20 @@ static int output_close(FILE *out, const char *path, char *tmp, bool ok)
 	return rc;
 }
 
-/* git config revline.tokenBudget: the most tokens one request's prompt may have. */
-static int budget_setting(struct check_args *a, struct config *config)
+/* The settings, then the flags, which win. */
+static int settings_load(struct check_args *a, struct config *config)
 {
-	char *value = NULL;
-	long n;
-	int rc = 0;
-
-	if (config_get(&value, config, "revline.tokenBudget") != 0)
-		return 0;
-	if (number_arg(&n, value, 1000, 10000000, "git config revline.tokenBudget"))
-		a->opts.token_budget = n;
-	else
-		rc = -1;
-	free(value);
-	return rc;
-}
-
-/* git config revline.reduce false: the programmatic reduce only. */
-static void reduce_setting(struct check_args *a, struct config *config)
-{
-	char *value = NULL;
-
-	if (config_get(&value, config, "revline.reduce") == 0)
-		a->opts.no_reduce = !strcasecmp(value, "false") || !strcasecmp(value, "no") ||
-			!strcasecmp(value, "off") || !strcmp(value, "0");
-	free(value);
+	if (check_options_load(&a->opts, config) < 0) {
+		cli_error("%s", error_message());
+		return -1;
+	}
+	if (a->concurrency)
+		a->opts.sched.concurrency = a->concurrency;
+	if (a->timeout > 0)
+		a->opts.sched.timeout = a->timeout;
+	if (a->retries >= 0)
+		a->opts.sched.retries = a->retries;
+	return 0;
 }
 
 static int setup(struct check_args *a, struct repo *repo, struct config **config,
@@ -313,9 +303,8 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 		return 2;
 	}
 	buf_release(&path);
-	if (budget_setting(a, *config) < 0)
+	if (settings_load(a, *config) < 0)
 		return 2;
-	reduce_setting(a, *config);
 	a->opts.llm = llm;
 	a->opts.store = *store;
 	a->opts.rule_dirs = a->rule_dirs;
@@ -383,12 +372,11 @@ done:
 
 int cmd_check(int argc, char **argv)
 {
-	struct check_args a = { .fail_on = SEV_MAJOR };
+	struct check_args a = { .fail_on = SEV_MAJOR, .retries = -1 };
 	struct target target = { 0 };
 	struct repo *repo = NULL;
 	int rc;
 
-	sched_options_init(&a.opts.sched);
 	if ((rc = parse_args(&a, argc, argv)) != 0)
 		goto done;
 	if ((rc = cli_open(&repo, &target, &a.spec)) != 0)

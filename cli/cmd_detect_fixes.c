@@ -146,7 +146,6 @@ int cmd_detect_fixes(int argc, char **argv)
 	bool json = false;
 	int id, rc = 0;
 
-	sched_options_init(&sched);
 	while ((id = opt_next(&p, &value)) != OPT_END) {
 		if (id < 0)
 			return 2;
@@ -166,6 +165,7 @@ int cmd_detect_fixes(int argc, char **argv)
 	}
 	repo_open(&repo, NULL);
 	if (config_open(&config, repo) < 0 || llm_config_load(&llm, config) < 0 ||
+	    sched_options_load(&sched, config) < 0 ||
 	    store_default_path(&path, config) < 0 || store_open(&store, path.ptr) < 0) {
 		cli_error("%s", error_message());
 		rc = 2;

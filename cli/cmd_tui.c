@@ -19,6 +19,10 @@ int cmd_tui(int argc, char **argv)
 			return 2;
 		if (id == OPT_HELP)
 			return help_show(NULL);
+		if (id == OPT_TUI_CHECK) {
+			options.check = true;
+			continue;
+		}
 		if (!target_option(&spec, id, value)) {
 			cli_error("'%s' is not a revline command or a range (see 'revline --help')", value);
 			return 2;

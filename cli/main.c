@@ -33,7 +33,7 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-const struct opt_table *const tui_tables[] = { &target_options, &global_options, NULL };
+const struct opt_table *const tui_tables[] = { &target_options, &tui_options, &global_options, NULL };
 
 /* Command names are C identifiers in the table: detect_fixes is typed detect-fixes. */
 static bool name_is(const char *table_name, const char *typed)

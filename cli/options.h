@@ -64,6 +64,9 @@
 	X(OPT_CORRECT,        "correct",        0, NULL,     "the fix was detected rightly") \
 	X(OPT_INCORRECT,      "incorrect",      0, NULL,     "the fix was detected wrongly")
 
+#define TUI_OPTIONS(X) \
+	X(OPT_TUI_CHECK, "check", 0, NULL, "start a check of the diff as soon as the UI opens")
+
 enum opt_id {
 	OPT_END = 0,
 	OPT_POSITIONAL,
@@ -78,6 +81,7 @@ enum opt_id {
 	FEEDBACK_OPTIONS(OPT_ENUM)
 	HISTORY_OPTIONS(OPT_ENUM)
 	FIXES_OPTIONS(OPT_ENUM)
+	TUI_OPTIONS(OPT_ENUM)
 #undef OPT_ENUM
 };
 
@@ -115,7 +119,7 @@ int opt_next(struct opt_parser *p, const char **value);
 void opt_print_help(const struct opt_table *const *tables);
 
 extern const struct opt_table global_options, target_options, diff_options, json_options;
-extern const struct opt_table rules_options, rule_dir_options, check_options;
+extern const struct opt_table rules_options, rule_dir_options, check_options, tui_options;
 extern const struct opt_table feedback_options;
 extern const struct opt_table history_options, fixes_options;
 

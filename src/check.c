@@ -1,6 +1,7 @@
 /* One review: rules, tasks, answers, evidence, reduce, storage, events. */
 #include "check.h"
 #include "answer.h"
+#include "config.h"
 #include "evidence.h"
 #include "feedback.h"
 #include "prompt.h"
@@ -121,6 +122,25 @@ bool check_is_lock_file(const char *path)
 		if (!strcmp(base, locks[i]))
 			return true;
 	return false;
+}
+
+int check_options_load(struct check_options *options, struct config *config)
+{
+	bool reduce;
+	long budget;
+	int error;
+
+	if ((error = sched_options_load(&options->sched, config)) < 0)
+		return error;
+	if ((error = config_get_integer(&budget, config, "revline.tokenBudget", 1000, 10000000)) == 0)
+		options->token_budget = budget;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get_bool(&reduce, config, "revline.reduce")) == 0)
+		options->no_reduce = !reduce;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	return 0;
 }
 
 int check_new(struct check **out, struct repo *repo, const struct target *target,
@@ -1063,6 +1083,61 @@ void check_cancel(struct check *c)
 	drain(c, 0);
 }
 
+static bool failed(enum rule_status status)
+{
+	return status == RULE_ERROR || status == RULE_TIMEOUT;
+}
+
+/* A failed rule back to the start: its chunks, findings and status gone. */
+static void rule_reset(struct check *c, size_t index)
+{
+	struct rule_state *s = &c->states[index];
+	const struct rule *rule = s->result.rule;
+	int64_t id = s->result.id;
+	size_t k;
+
+	for (k = 0; k < s->nchunks; k++) {
+		chunk_release(s->chunks[k]);
+		free(s->chunks[k]);
+	}
+	free(s->chunks);
+	rule_result_release(&s->result);
+	memset(s, 0, sizeof(*s));
+	s->result.rule = rule;
+	s->result.id = id;
+	s->result.status = RULE_QUEUED;
+	c->unsettled++;
+}
+
+int check_retry(struct check *c)
+{
+	size_t i, n = 0;
+	int error = 0;
+
+	if (!c->done)
+		return error_set(RL_EUSAGE, "the check is still running");
+	for (i = 0; i < c->nstates; i++)
+		n += failed(c->states[i].result.status);
+	if (!n)
+		return error_set(RL_EUSAGE, "no rule failed or timed out");
+	c->done = c->cancelled = c->reducing = false;
+	c->status = "running";
+	report_release(&c->report);
+	findings_free(c->reduce_input, c->nreduce_input);
+	c->reduce_input = NULL;
+	c->nreduce_input = 0;
+	chunk_release(&c->reduce);
+	memset(&c->reduce, 0, sizeof(c->reduce));
+	for (i = 0; i < c->nstates; i++)
+		if (failed(c->states[i].result.status))
+			rule_reset(c, i);
+	for (i = 0; i < c->nstates && !error; i++)
+		if (c->states[i].result.status == RULE_QUEUED)
+			error = start_rule(c, i);
+	check_advance(c);
+	return error;
+}
+
 bool check_done(const struct check *c)
 {
 	return c->done;
@@ -1076,6 +1151,13 @@ size_t check_nresults(const struct check *c)
 const struct rule_result *check_result(const struct check *c, size_t index)
 {
 	return &c->states[index].result;
+}
+
+long check_rule_elapsed_ms(const struct check *c, size_t index)
+{
+	const struct rule_state *s = &c->states[index];
+
+	return s->started_ms ? (long)(now_ms(CLOCK_MONOTONIC) - s->started_ms) : 0;
 }
 
 const struct rule_set *check_rules(const struct check *c)

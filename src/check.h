@@ -40,6 +40,14 @@ struct check_options {
 	struct store *store;            /* where results go (NULL: nowhere) */
 };
 
+/*
+ * The settings that shape a check: revline.tokenBudget and revline.reduce
+ * when set, and the scheduler's (options->sched gets sched_options_load).
+ * RL_ECONFIG names a bad setting.
+ */
+struct config;
+int check_options_load(struct check_options *options, struct config *config);
+
 enum check_event_kind {
 	CHECK_RULE_STARTED,     /* a rule's first request began */
 	CHECK_RULE_SETTLED,     /* a rule has its result (any status) */
@@ -75,10 +83,19 @@ int check_wait(struct check *check, int max_ms);
 /* Stop: running rules fail as cancelled; what arrived is kept and stored. */
 void check_cancel(struct check *check);
 bool check_done(const struct check *check);
+/*
+ * Once the check is done (or cancelled): run again the rules that failed
+ * or timed out. Their new results replace the old ones, in the store too,
+ * and the reduce step makes the report again. RL_EUSAGE when the check is
+ * still running or no rule failed.
+ */
+int check_retry(struct check *check);
 
 /* What it has so far. */
 size_t check_nresults(const struct check *check);
 const struct rule_result *check_result(const struct check *check, size_t index);
+/* How long a running rule has been running, in ms (0 before it starts). */
+long check_rule_elapsed_ms(const struct check *check, size_t index);
 const struct rule_set *check_rules(const struct check *check);
 const struct report *check_report(const struct check *check);
 const struct check_stats *check_stats(const struct check *check);

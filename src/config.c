@@ -2,8 +2,10 @@
 #include "status.h"
 
 #include <git2.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 struct config {
@@ -108,4 +110,70 @@ int config_get(char **out, struct config *config, const char *key)
 	*out = strdup(value.ptr);
 	git_buf_dispose(&value);
 	return *out ? 0 : error_nomem();
+}
+
+static const char *env_of(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(env_keys) / sizeof(env_keys[0]); i++)
+		if (!strcmp(env_keys[i].key, key))
+			return env_keys[i].env;
+	return "";
+}
+
+static int get_number(double *out, struct config *config, const char *key, double min, double max,
+		      bool integer)
+{
+	char *value = NULL, *end;
+	int error;
+
+	*out = 0;
+	if ((error = config_get(&value, config, key)) < 0)
+		return error;
+	*out = strtod(value, &end);
+	if (end == value || *end || !(*out >= min && *out <= max) || (integer && *out != (long)*out))
+		error = error_set(RL_ECONFIG, "%s is '%s': it takes %s from %g to %g "
+				  "(git config %s, or %s in the environment)", key, value,
+				  integer ? "a whole number" : "a number", min, max, key, env_of(key));
+	free(value);
+	return error;
+}
+
+int config_get_number(double *out, struct config *config, const char *key, double min, double max)
+{
+	return get_number(out, config, key, min, max, false);
+}
+
+int config_get_integer(long *out, struct config *config, const char *key, long min, long max)
+{
+	double d;
+	int error = get_number(&d, config, key, (double)min, (double)max, true);
+
+	*out = error < 0 ? 0 : (long)d;
+	return error;
+}
+
+int config_get_bool(bool *out, struct config *config, const char *key)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" }, *const no[] = { "false", "no", "off", "0" };
+	char *value = NULL;
+	size_t i;
+	int error;
+
+	*out = false;
+	if ((error = config_get(&value, config, key)) < 0)
+		return error;
+	error = RL_ECONFIG;
+	for (i = 0; i < 4 && error; i++) {
+		if (!strcasecmp(value, yes[i]))
+			*out = true, error = 0;
+		else if (!strcasecmp(value, no[i]))
+			error = 0;
+	}
+	if (error)
+		error = error_set(RL_ECONFIG, "%s is '%s': it takes true or false (git config %s)",
+				  key, value, key);
+	free(value);
+	return error;
 }

@@ -16,6 +16,7 @@
 #include "sched.h"
 
 #include "buf.h"
+#include "config.h"
 #include "status.h"
 
 #include <curl/curl.h>
@@ -160,6 +161,30 @@ void sched_options_init(struct sched_options *options)
 	options->backoff = 1;
 	options->backoff_max = 30;
 	options->retry_after_max = 300;
+}
+
+int sched_options_load(struct sched_options *options, struct config *config)
+{
+	long n;
+	double s;
+	int error;
+
+	sched_options_init(options);
+	if (!config)
+		return 0;
+	if ((error = config_get_integer(&n, config, "revline.concurrency", 1, 64)) == 0)
+		options->concurrency = (int)n;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get_number(&s, config, "revline.timeout", 0.001, 86400)) == 0)
+		options->timeout = s;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get_integer(&n, config, "revline.retries", 0, 10)) == 0)
+		options->retries = (int)n;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	return 0;
 }
 
 /* --- the URL and messages the user sees ---------------------------------- */

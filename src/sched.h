@@ -36,6 +36,14 @@ struct sched_options {
 /* The defaults above. */
 void sched_options_init(struct sched_options *options);
 
+/*
+ * The defaults, then the settings revline.concurrency (1-64),
+ * revline.timeout (seconds) and revline.retries (0-10); RL_ECONFIG names a
+ * bad one. config may be NULL.
+ */
+struct config;
+int sched_options_load(struct sched_options *options, struct config *config);
+
 struct sched_request {
 	const char *url;
 	const char *const *headers;     /* "Name: value"; copied */

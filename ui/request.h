@@ -32,10 +32,17 @@
 	X(REQ_PREV,         "Diff",     "Previous hunk, or previous match after a search", 'N') \
 	X(REQ_NEXT_FILE,    "Diff",     "Next file",                           ']') \
 	X(REQ_PREV_FILE,    "Diff",     "Previous file",                       '[') \
-	X(REQ_ENTER,        "Panes",    "Open the selected file's diff",       '\n', '\r', KEY_ENTER) \
-	X(REQ_SWITCH_PANE,  "Panes",    "Switch between the files and diff panes", KEY_TAB) \
+	X(REQ_ENTER,        "Panes",    "Open the selected file's diff, or a finding's line", '\n', '\r', KEY_ENTER) \
+	X(REQ_SWITCH_PANE,  "Panes",    "Go to the next pane",                 KEY_TAB) \
+	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \
+	X(REQ_RETRY,        "Review",   "Run again the rules that failed or timed out", 'R') \
+	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
+	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings", 'v') \
+	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
+	X(REQ_ACCEPT,       "Review",   "Accept the finding", 'a') \
+	X(REQ_REJECT,       "Review",   "Reject the finding", 'x') \
 	X(REQ_SEARCH,       "Search",   "Search the focused pane",             '/') \
-	X(REQ_CANCEL,       "Search",   "Clear the search, close help",        KEY_ESC) \
+	X(REQ_CANCEL,       "Search",   "Clear the search, cancel a running check, close help", KEY_ESC) \
 	X(REQ_HELP,         "General",  "Show this help",                      '?') \
 	X(REQ_REDRAW,       "General",  "Redraw the screen",                   KEY_CTRL('l')) \
 	X(REQ_QUIT,         "General",  "Quit (close help when it is open)",   'q')

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <wchar.h>
 
 struct script {
@@ -87,6 +88,54 @@ static void run_keys(struct script *script, struct tui *tui, const char *s, size
 	}
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What a :wait command waits for. */
+static bool rule_settled(struct tui *tui, const char *id)
+{
+	const struct check *c = tui->review.check;
+	size_t i;
+
+	for (i = 0; c && i < check_nresults(c); i++)
+		if (!strcmp(check_result(c, i)->rule->id, id))
+			return rule_status_settled(check_result(c, i)->status);
+	return false;
+}
+
+static bool condition(struct tui *tui, const char *what, const char *arg)
+{
+	if (!strcmp(what, "wait-rule"))
+		return rule_settled(tui, arg);
+	if (!strcmp(what, "wait-check"))
+		return tui->review.check && check_done(tui->review.check);
+	if (!strcmp(what, "wait-fixes"))
+		return tui->review.fixes && fixdetect_done(tui->review.fixes);
+	return false;
+}
+
+/*
+ * Run the UI's loop (keys from the script only) until the condition holds,
+ * or for ms when there is none; a condition that never comes fails the
+ * script after 30 s.
+ */
+static void run_until(struct script *script, struct tui *tui, const char *what, const char *arg, int ms)
+{
+	int64_t end = now_ms() + (what ? 30000 : ms);
+
+	while (!tui->quit && now_ms() < end && !(what && condition(tui, what, arg))) {
+		loop_step(&tui->loop, 20);
+		tui_draw(tui);
+	}
+	if (what && !condition(tui, what, arg))
+		script_fail(script, tui, "timed out waiting");
+}
+
 static void run_command(struct script *script, struct tui *tui, const char *s, size_t len)
 {
 	char cmd[64] = "", arg[1024] = "";
@@ -104,8 +153,15 @@ static void run_command(struct script *script, struct tui *tui, const char *s, s
 		resizeterm(rows, cols);
 		tui_key(tui, KEY_RESIZE);
 		tui_draw(tui);
+	} else if (!strcmp(cmd, "wait-rule") && *arg) {
+		run_until(script, tui, cmd, arg, 0);
+	} else if (!strcmp(cmd, "wait-check") || !strcmp(cmd, "wait-fixes")) {
+		run_until(script, tui, cmd, arg, 0);
+	} else if (!strcmp(cmd, "sleep") && atoi(arg) > 0) {
+		run_until(script, tui, NULL, NULL, atoi(arg));
 	} else {
-		script_fail(script, tui, "unknown script command (save-display, save-attrs, resize)");
+		script_fail(script, tui, "unknown script command (save-display, save-attrs, resize, "
+			    "wait-rule ID, wait-check, wait-fixes, sleep MS)");
 	}
 }
 

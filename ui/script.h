@@ -20,6 +20,10 @@ struct script;
  *                           letters of STYLE_LIST; without colour, the
  *                           attributes: R r b u d i .)
  *   :resize COLS ROWS       resize the screen as a terminal would
+ *   :wait-rule ID           run until the check's rule ID has settled
+ *   :wait-check             run until the check is done (report included)
+ *   :wait-fixes             run until fix detection after the check is done
+ *   :sleep MS               run the loop for MS milliseconds
  *   # comment
  *
  * The screen size starts at REVLINE_SCREEN_SIZE (COLSxROWS, default 80x24).

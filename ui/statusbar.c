@@ -5,9 +5,34 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A check's progress: rules settled, failures, tokens, time. */
+static bool review_text(struct tui *tui, char *out, size_t size)
+{
+	const struct review *r = &tui->review;
+	struct review_counts n;
+	size_t len;
+
+	if (!r->check)
+		return false;
+	review_count(r, &n);
+	len = (size_t)snprintf(out, size, "%s %zu/%zu rules", review_running(r) ? "checking" :
+			       check_status(r->check), n.settled, n.rules);
+	if (n.failed && len < size)
+		len += (size_t)snprintf(out + len, size - len, ", %zu failed", n.failed);
+	if (len < size)
+		len += (size_t)snprintf(out + len, size - len, ", %.1fk tokens, %.1fs", n.tokens / 1000.0,
+					check_duration_ms(r->check) / 1000.0);
+	if (r->fixes && !fixdetect_done(r->fixes) && len < size)
+		snprintf(out + len, size - len, ", finding fixes");
+	return true;
+}
+
 static void totals_text(struct tui *tui, char *out, size_t size)
 {
 	const struct diff *diff = tui->diff;
+
+	if (review_text(tui, out, size))
+		return;
 
 	if (!diff_counted(diff))
 		snprintf(out, size, "%zu files  counting %zu/%zu", diff->nfiles, diff->counted,

@@ -90,6 +90,17 @@ static const struct style_def default_dark[STYLE_COUNT] = {
 	[STYLE_HELP_GROUP]    = S(222, YELLOW, DEF, DEF, B),
 	[STYLE_HELP_KEY]      = S(81, CYAN, DEF, DEF, B),
 	[STYLE_EMPTY_TITLE]   = S(245, DEF, DEF, DEF, I),
+	[STYLE_SEV_CRITICAL]  = S(196, RED, DEF, DEF, B),
+	[STYLE_SEV_MAJOR]     = S(209, RED, DEF, DEF, 0),
+	[STYLE_SEV_MINOR]     = S(221, YELLOW, DEF, DEF, 0),
+	[STYLE_SEV_NITPICK]   = S(246, DEF, DEF, DEF, 0),
+	[STYLE_RULE_RUNNING]  = S(81, CYAN, DEF, DEF, 0),
+	[STYLE_RULE_OK]       = S(114, GREEN, DEF, DEF, 0),
+	[STYLE_RULE_ATTENTION] = S(221, YELLOW, DEF, DEF, B),
+	[STYLE_RULE_FAILED]   = S(203, RED, DEF, DEF, B),
+	[STYLE_RULE_MUTED]    = S(243, DEF, DEF, DEF, 0),
+	[STYLE_MARK]          = S(177, MAGENTA, DEF, DEF, B),
+	[STYLE_LABEL]         = S(110, BLUE, DEF, DEF, B),
 };
 
 #define M(attrs) S(DEF, DEF, DEF, DEF, attrs)
@@ -128,6 +139,17 @@ static const struct style_def mono[STYLE_COUNT] = {
 	[STYLE_HELP_GROUP]    = M(B | U),
 	[STYLE_HELP_KEY]      = M(B),
 	[STYLE_EMPTY_TITLE]   = M(DIM),
+	[STYLE_SEV_CRITICAL]  = M(B | U),
+	[STYLE_SEV_MAJOR]     = M(B),
+	[STYLE_SEV_MINOR]     = M(0),
+	[STYLE_SEV_NITPICK]   = M(DIM),
+	[STYLE_RULE_RUNNING]  = M(B),
+	[STYLE_RULE_OK]       = M(0),
+	[STYLE_RULE_ATTENTION] = M(B),
+	[STYLE_RULE_FAILED]   = M(B | U),
+	[STYLE_RULE_MUTED]    = M(DIM),
+	[STYLE_MARK]          = M(B | I),
+	[STYLE_LABEL]         = M(B),
 };
 
 #undef S

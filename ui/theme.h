@@ -35,7 +35,18 @@
 	X(STYLE_SPECIAL,       "special",        '~') \
 	X(STYLE_HELP_GROUP,    "help-group",     'g') \
 	X(STYLE_HELP_KEY,      "help-key",       'k') \
-	X(STYLE_EMPTY_TITLE,   "empty-title",    'e')
+	X(STYLE_EMPTY_TITLE,   "empty-title",    'e') \
+	X(STYLE_SEV_CRITICAL,   "severity-critical",'!') \
+	X(STYLE_SEV_MAJOR,      "severity-major",  'J') \
+	X(STYLE_SEV_MINOR,      "severity-minor",  'i') \
+	X(STYLE_SEV_NITPICK,    "severity-nitpick",'q') \
+	X(STYLE_RULE_RUNNING,   "rule-running",    'w') \
+	X(STYLE_RULE_OK,        "rule-ok",         'o') \
+	X(STYLE_RULE_ATTENTION, "rule-attention",  'a') \
+	X(STYLE_RULE_FAILED,    "rule-failed",     'f') \
+	X(STYLE_RULE_MUTED,     "rule-muted",      'z') \
+	X(STYLE_MARK,           "mark",            '*') \
+	X(STYLE_LABEL,          "label",           'L')
 
 enum style {
 #define STYLE_ENUM(id, name, letter) id,

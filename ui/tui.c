@@ -43,21 +43,75 @@ static bool diff_empty(const struct tui *tui)
 /* The view that takes keys now. */
 static struct view *active_view(struct tui *tui)
 {
-	if (tui->help_open)
-		return &tui->views[VIEW_HELP];
-	if (diff_empty(tui))
+	if (tui->overlay)
+		return tui->overlay;
+	if (diff_empty(tui) && !tui_review_shown(tui))
 		return &tui->views[VIEW_EMPTY];
 	return tui->focus;
 }
 
+bool tui_review_shown(const struct tui *tui)
+{
+	return tui->review.check != NULL;
+}
+
+/* The panes on screen, in the order Tab visits them. */
+static size_t panes(struct tui *tui, struct view **out)
+{
+	size_t n = 0;
+
+	out[n++] = &tui->views[VIEW_FILES];
+	if (tui_review_shown(tui))
+		out[n++] = &tui->views[VIEW_FINDINGS];
+	out[n++] = &tui->views[VIEW_DIFF];
+	if (tui_review_shown(tui))
+		out[n++] = &tui->views[VIEW_EVIDENCE];
+	return n;
+}
+
 void tui_set_focus(struct tui *tui, struct view *view)
 {
+	struct view *list[4];
+	size_t i, n = panes(tui, list);
+
 	if (tui->focus)
 		tui->focus->focused = false;
 	tui->focus = view;
 	view->focused = true;
-	view_dirty(&tui->views[VIEW_FILES]);
+	for (i = 0; i < n; i++)
+		view_dirty(list[i]);
+}
+
+static void focus_next(struct tui *tui)
+{
+	struct view *list[4];
+	size_t i, n = panes(tui, list);
+
+	for (i = 0; i < n && list[i] != tui->focus; i++)
+		;
+	tui_set_focus(tui, list[(i + 1) % n]);
+}
+
+void tui_show_line(struct tui *tui, const char *path, int line)
+{
+	long index = diff_find_file(tui->diff, path);
+
+	if (index < 0) {
+		tui_message(tui, true, "%s is not in the diff", path);
+		return;
+	}
+	tui_open_file(tui, (size_t)index);
+	tui->goto_line = line > 0 ? line : 1;
 	view_dirty(&tui->views[VIEW_DIFF]);
+	tui_set_focus(tui, &tui->views[VIEW_DIFF]);
+}
+
+void tui_overlay(struct tui *tui, struct view *view)
+{
+	tui->overlay = view;
+	if (view)
+		view->offset = view->lineno = 0;
+	tui_layout(tui);
 }
 
 void tui_open_file(struct tui *tui, size_t index)
@@ -75,7 +129,7 @@ static void separator_draw(struct tui *tui)
 	const struct view *files = &tui->views[VIEW_FILES];
 	int y, x = files->width;
 
-	if (tui->help_open || diff_empty(tui) || COLS < 70)
+	if (tui->overlay || (diff_empty(tui) && !tui_review_shown(tui)) || COLS < 70)
 		return;
 	for (y = 0; y < LINES - 1; y++) {
 		wmove(stdscr, y, x);
@@ -84,13 +138,38 @@ static void separator_draw(struct tui *tui)
 	wnoutrefresh(stdscr);
 }
 
+/* Two panes stacked in a column, the upper top rows high (all of them without a lower). */
+static void place_rows(struct view *upper, struct view *lower, int y, int x, int rows, int cols, int top)
+{
+	if (!lower)
+		top = rows;
+	view_place(upper, y, x, top, cols, true);
+	if (lower)
+		view_place(lower, y + top, x, rows - top, cols, true);
+}
+
+/* The same with the upper getting share percent of the rows, at least 3. */
+static void place_column(struct view *upper, struct view *lower, int y, int x, int rows, int cols,
+			 int share)
+{
+	int top = rows * share / 100;
+
+	if (top < 3)
+		top = rows > 6 ? 3 : rows / 2;
+	place_rows(upper, lower, y, x, rows, cols, top);
+}
+
 /*
- * Side by side when there is room, files above the diff when not; a help
- * or empty screen takes the whole body. The status bar is the last line.
+ * Side by side when there is room, stacked when not; the findings pane goes
+ * under the files and the evidence under the diff once a check started. A
+ * full-screen view takes the whole body. The status bar is the last line.
  */
 void tui_layout(struct tui *tui)
 {
-	int rows = LINES - 1, cols = COLS, files_w, files_h;
+	int rows = LINES - 1, cols = COLS, files_w;
+	bool review = tui_review_shown(tui);
+	struct view *findings = review ? &tui->views[VIEW_FINDINGS] : NULL;
+	struct view *evidence = review ? &tui->views[VIEW_EVIDENCE] : NULL;
 
 	if (rows < 2)
 		rows = 2;
@@ -100,42 +179,54 @@ void tui_layout(struct tui *tui)
 	keypad(status_win, TRUE);
 	nodelay(status_win, TRUE);
 	tui->status_dirty = true;
-	if (tui->help_open || diff_empty(tui)) {
-		struct view *full = &tui->views[tui->help_open ? VIEW_HELP : VIEW_EMPTY];
+	if (tui->overlay || (diff_empty(tui) && !review)) {
+		struct view *full = tui->overlay ? tui->overlay : &tui->views[VIEW_EMPTY];
 
 		view_place(full, 0, 0, rows, cols, true);
 		full->focused = true;
 		return;
 	}
 	if (cols >= 70) {
-		files_w = cols * 30 / 100;
-		files_w = files_w < 24 ? 24 : files_w > 50 ? 50 : files_w;
-		view_place(&tui->views[VIEW_FILES], 0, 0, rows, files_w, true);
-		view_place(&tui->views[VIEW_DIFF], 0, files_w + 1, rows, cols - files_w - 1, true);
-		/* Drawn again: help, when it closes, leaves its text there. */
+		/* Findings need more room than file names. */
+		files_w = cols * (review ? 42 : 30) / 100;
+		files_w = files_w < 24 ? 24 : files_w > (review ? 72 : 50) ? (review ? 72 : 50) : files_w;
+		place_column(&tui->views[VIEW_FILES], findings, 0, 0, rows, files_w, 40);
+		place_column(&tui->views[VIEW_DIFF], evidence, 0, files_w + 1, rows, cols - files_w - 1, 62);
+		/* Drawn again: a full-screen view, when it closes, leaves its text there. */
 		separator_draw(tui);
-	} else {
-		files_h = rows / 3 < 3 ? (rows < 6 ? rows / 2 : 3) : rows / 3;
+	} else if (review) {
+		int files_h = rows / 6 < 3 ? 3 : rows / 6, findings_h = rows / 4;
+
 		view_place(&tui->views[VIEW_FILES], 0, 0, files_h, cols, true);
-		view_place(&tui->views[VIEW_DIFF], files_h, 0, rows - files_h, cols, true);
+		view_place(findings, files_h, 0, findings_h, cols, true);
+		place_column(&tui->views[VIEW_DIFF], evidence, files_h + findings_h, 0,
+			     rows - files_h - findings_h, cols, 60);
+	} else {
+		int files_h = rows / 3 < 3 ? (rows < 6 ? rows / 2 : 3) : rows / 3;
+
+		place_rows(&tui->views[VIEW_FILES], &tui->views[VIEW_DIFF], 0, 0, rows, cols, files_h);
 	}
-	tui->views[VIEW_HELP].focused = false;
+	if (tui->focus)
+		tui->focus->focused = true;
 }
 
 void tui_draw(struct tui *tui)
 {
 	int i;
 
-	if (tui->help_open) {
-		if (tui->views[VIEW_HELP].dirty)
-			view_draw(&tui->views[VIEW_HELP]);
-	} else if (diff_empty(tui)) {
+	struct view *list[4];
+	size_t n;
+
+	if (tui->overlay) {
+		if (tui->overlay->dirty)
+			view_draw(tui->overlay);
+	} else if (diff_empty(tui) && !tui_review_shown(tui)) {
 		if (tui->views[VIEW_EMPTY].dirty)
 			view_draw(&tui->views[VIEW_EMPTY]);
 	} else {
-		for (i = VIEW_FILES; i <= VIEW_DIFF; i++)
-			if (tui->views[i].dirty)
-				view_draw(&tui->views[i]);
+		for (n = panes(tui, list), i = 0; i < (int)n; i++)
+			if (list[i]->dirty)
+				view_draw(list[i]);
 	}
 	if (tui->status_dirty) {
 		statusbar_draw(tui, status_win, COLS);
@@ -157,12 +248,34 @@ static void redraw_all(struct tui *tui)
 	tui->status_dirty = true;
 }
 
-static void search_start(struct tui *tui)
+static void prompt_start(struct tui *tui, enum prompt_kind kind)
 {
 	tui->prompting = true;
+	tui->prompt_kind = kind;
 	buf_clear(&tui->prompt);
 	buf_puts(&tui->prompt, "");
 	tui->status_dirty = true;
+}
+
+void tui_prompt_note(struct tui *tui, const struct finding *finding)
+{
+	tui->prompt_finding = finding;
+	prompt_start(tui, PROMPT_NOTE);
+}
+
+/* The note is asked for; an empty one is fine. */
+static void note_done(struct tui *tui, const char *note)
+{
+	const struct finding *f = tui->prompt_finding;
+
+	tui->prompt_finding = NULL;
+	if (!f)
+		return;
+	if (review_judge(&tui->review, f, FEEDBACK_FALSE_POSITIVE, *note ? note : NULL) < 0)
+		tui_message(tui, true, "%s", error_message());
+	else
+		tui_message(tui, false, "Finding %lld marked false positive: hidden when it comes back",
+			    (long long)f->id);
 }
 
 static void search_run(struct tui *tui, const char *needle)
@@ -194,7 +307,7 @@ static void prompt_add(struct tui *tui, int key)
 
 	memset(&state, 0, sizeof(state));
 	n = wcrtomb(bytes, (wchar_t)key, &state);
-	if (n != (size_t)-1 && tui->prompt.len + n < sizeof(tui->search.needle))
+	if (n != (size_t)-1 && tui->prompt.len + n < 1000)
 		buf_put(&tui->prompt, bytes, n);
 }
 
@@ -203,9 +316,13 @@ static void prompt_key(struct tui *tui, int key)
 	tui->status_dirty = true;
 	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
 		tui->prompting = false;
-		search_run(tui, tui->prompt.ptr ? tui->prompt.ptr : "");
+		if (tui->prompt_kind == PROMPT_NOTE)
+			note_done(tui, tui->prompt.ptr ? tui->prompt.ptr : "");
+		else
+			search_run(tui, tui->prompt.ptr ? tui->prompt.ptr : "");
 	} else if (key == KEY_ESC) {
 		tui->prompting = false;
+		tui->prompt_finding = NULL;
 	} else if (key == KEY_BACKSPACE || key == 127 || key == KEY_CTRL('h')) {
 		while (tui->prompt.len && (tui->prompt.ptr[tui->prompt.len - 1] & 0xc0) == 0x80)
 			tui->prompt.len--;
@@ -226,14 +343,20 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 		tui->quit = true;
 		return true;
 	case REQ_HELP:
-		tui->help_open = true;
-		tui->views[VIEW_HELP].offset = 0;
-		tui_layout(tui);
+		tui_overlay(tui, &tui->views[VIEW_HELP]);
 		return true;
 	case REQ_SWITCH_PANE:
-		if (!diff_empty(tui))
-			tui_set_focus(tui, tui->focus == &tui->views[VIEW_FILES] ?
-				      &tui->views[VIEW_DIFF] : &tui->views[VIEW_FILES]);
+		if (!diff_empty(tui) || tui_review_shown(tui))
+			focus_next(tui);
+		return true;
+	case REQ_CHECK:
+		if (review_start(&tui->review) == 0) {
+			tui_layout(tui);
+			redraw_all(tui);
+		}
+		return true;
+	case REQ_RETRY:
+		review_retry(&tui->review);
 		return true;
 	case REQ_NEXT_FILE: case REQ_PREV_FILE:
 		if (diff_empty(tui))
@@ -244,7 +367,7 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 			tui_message(tui, false, request == REQ_NEXT_FILE ? "Last file" : "First file");
 		return true;
 	case REQ_SEARCH:
-		search_start(tui);
+		prompt_start(tui, PROMPT_SEARCH);
 		return true;
 	case REQ_CANCEL:
 		if (tui->search.active) {
@@ -252,7 +375,23 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 			view_dirty(&tui->views[VIEW_DIFF]);
 			view_dirty(&tui->views[VIEW_FILES]);
 			tui->status_dirty = true;   /* the status bar shows the search */
+		} else if (review_running(&tui->review)) {
+			review_cancel(&tui->review);
 		}
+		return true;
+	case REQ_TOGGLE_HIDDEN:
+		tui->review.show_hidden = !tui->review.show_hidden;
+		tui_message(tui, false, tui->review.show_hidden ?
+			    "Showing unverified and suppressed findings" :
+			    "Hiding unverified and suppressed findings");
+		view_dirty(&tui->views[VIEW_FINDINGS]);
+		view_dirty(&tui->views[VIEW_DIFF]);
+		return true;
+	case REQ_REPORT:
+		tui->review.show_report = !tui->review.show_report;
+		tui->views[VIEW_FINDINGS].lineno = tui->views[VIEW_FINDINGS].offset = 0;
+		view_dirty(&tui->views[VIEW_FINDINGS]);
+		view_dirty(&tui->views[VIEW_EVIDENCE]);
 		return true;
 	case REQ_NEXT: case REQ_PREV:
 		/* Without a search, n and N move by hunks from the files pane too. */
@@ -293,8 +432,8 @@ void tui_key(struct tui *tui, int key)
 		return;
 	}
 	view = active_view(tui);
-	if ((request == REQ_WHEEL_UP || request == REQ_WHEEL_DOWN) && wheel_view && !tui->help_open &&
-	    !diff_empty(tui))
+	if ((request == REQ_WHEEL_UP || request == REQ_WHEEL_DOWN) && wheel_view && !tui->overlay &&
+	    (!diff_empty(tui) || tui_review_shown(tui)))
 		view = wheel_view;
 	if (view->ops->request && view->ops->request(view, request))
 		return;
@@ -308,8 +447,11 @@ static struct view *view_at(struct tui *tui, int y, int x)
 {
 	int i;
 
-	for (i = VIEW_FILES; i <= VIEW_DIFF; i++) {
-		struct view *v = &tui->views[i];
+	struct view *list[4];
+	size_t n = panes(tui, list);
+
+	for (i = 0; i < (int)n; i++) {
+		struct view *v = list[i];
 		int top, left;
 
 		if (!v->win)
@@ -334,8 +476,7 @@ static int mouse_key(struct tui *tui)
 	if (event.bstate & BUTTON5_PRESSED)
 		return KEY_WHEEL_DOWN;
 #endif
-	if ((event.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)) && wheel_view &&
-	    !tui->help_open && !diff_empty(tui)) {
+	if ((event.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED)) && wheel_view && !tui->overlay) {
 		int top, left;
 
 		getbegyx(wheel_view->win, top, left);
@@ -545,14 +686,18 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 		return 2;
 	}
 	theme_choose(&tui, options);
+	review_init(&tui.review, &tui);
 	tui_set_focus(&tui, &tui.views[VIEW_FILES]);
 	tui_layout(&tui);
 	if (!tui.script)
 		tui.input = loop_add(&tui.loop, &input);
 	tui.counter = loop_add(&tui.loop, &counter);
 	loop_wake(tui.counter);
+	if (options && options->check && review_start(&tui.review) == 0)
+		tui_layout(&tui);
 	run_loop(&tui);
 	rc = tui.exit_status;
+	review_release(&tui.review);
 	/* Windows go before the screen that owns them. */
 	for (i = 0; i < VIEW_COUNT; i++)
 		view_release(&tui.views[i]);

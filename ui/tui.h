@@ -7,15 +7,18 @@
 #include "diff.h"
 #include "loop.h"
 #include "repo.h"
+#include "review.h"
 #include "theme.h"
 #include "view.h"
 
 /* The views. X(ID, ops). */
 #define VIEW_LIST(X) \
-	X(VIEW_FILES, files_view_ops) \
-	X(VIEW_DIFF,  diff_view_ops) \
-	X(VIEW_HELP,  help_view_ops) \
-	X(VIEW_EMPTY, empty_view_ops)
+	X(VIEW_FILES,    files_view_ops) \
+	X(VIEW_DIFF,     diff_view_ops) \
+	X(VIEW_FINDINGS, findings_view_ops) \
+	X(VIEW_EVIDENCE, evidence_view_ops) \
+	X(VIEW_HELP,     help_view_ops) \
+	X(VIEW_EMPTY,    empty_view_ops)
 
 enum view_id {
 #define VIEW_ENUM(id, ops) id,
@@ -36,17 +39,25 @@ struct search {
 	bool icase;             /* smart case: no capitals in the needle */
 };
 
+/* What the status-bar prompt is for. */
+enum prompt_kind {
+	PROMPT_SEARCH,
+	PROMPT_NOTE,            /* a note for a false positive */
+};
+
 struct tui {
 	struct repo *repo;
 	struct target *target;
 	struct diff *diff;
 	struct theme theme;
 	struct view views[VIEW_COUNT];
-	struct view *focus;     /* the files or the diff pane */
-	bool help_open;
+	struct view *focus;     /* a pane: files, findings, diff or evidence */
+	struct view *overlay;   /* a full-screen view (help, history, stats), or NULL */
+	struct review review;
 	bool quit;
 	int exit_status;        /* what tui_run returns (2 when a script failed) */
 	size_t file;            /* the file shown in the diff pane */
+	int goto_line;          /* a new line for the diff pane to show next, or 0 */
 	size_t counted;         /* background counting: next file to count */
 	struct search search;
 	struct loop loop;
@@ -57,12 +68,15 @@ struct tui {
 	char message[512];
 	bool message_error;
 	bool prompting;
+	enum prompt_kind prompt_kind;
+	const struct finding *prompt_finding;   /* what a note is for */
 	struct buf prompt;
 	bool status_dirty;
 };
 
 struct tui_options {
 	const char *theme;      /* name or path; NULL for config/env/default */
+	bool check;             /* start a check at once (revline --check) */
 };
 
 /*
@@ -85,6 +99,20 @@ void tui_draw(struct tui *tui);
 /* Lay the windows out for the current terminal size. */
 void tui_layout(struct tui *tui);
 void tui_set_focus(struct tui *tui, struct view *view);
+/* Open or close a full-screen view (help, history, stats). */
+void tui_overlay(struct tui *tui, struct view *view);
+/* Whether the findings and evidence panes are on screen (after a check started). */
+bool tui_review_shown(const struct tui *tui);
+/* Show a file's line in the diff pane (a finding's place), focusing it. */
+void tui_show_line(struct tui *tui, const char *path, int line);
+/* Ask for text in the status bar (a note), then call the handler. */
+void tui_prompt_note(struct tui *tui, const struct finding *finding);
+
+/*
+ * The finding under the findings pane's cursor, or NULL; *rule is the
+ * index of its rule's result ((size_t)-1 for a report finding).
+ */
+const struct finding *findings_current(struct tui *tui, size_t *rule);
 
 /* The status bar (statusbar.c). */
 void statusbar_draw(struct tui *tui, WINDOW *win, int width);

@@ -96,7 +96,40 @@ static int rows_build(struct diff_view *dv, const struct diff_file *file)
 	return 0;
 }
 
+/* The row of a new line (or the first after it), for a finding's place. */
+static void goto_line(struct view *view, int line)
+{
+	struct diff_view *dv = view->data;
+	const struct diff_file *file = &view->tui->diff->files[dv->file];
+	size_t i, best = 0;
+	bool found = false;
+
+	for (i = 0; i < dv->nrows && !found; i++) {
+		const struct diff_line *l = dv->rows[i].kind == ROW_LINE ? &file->lines[dv->rows[i].index] : NULL;
+
+		if (l && l->new_lineno >= line) {
+			best = i;
+			found = true;
+		}
+	}
+	if (!found)
+		return;
+	view_select(view, best);
+	view_scroll_to(view, best > (size_t)view->height / 3 ? best - (size_t)view->height / 3 : 0);
+}
+
+static void diff_build(struct view *view);
+
 static void diff_refresh(struct view *view)
+{
+	diff_build(view);
+	if (view->tui->goto_line && view->tui->file < view->tui->diff->nfiles) {
+		goto_line(view, view->tui->goto_line);
+		view->tui->goto_line = 0;
+	}
+}
+
+static void diff_build(struct view *view)
 {
 	struct diff_view *dv = view->data;
 	struct tui *tui = view->tui;
@@ -145,6 +178,18 @@ static void line_numbers(struct view *view, const struct diff_line *line, bool s
 		theme_attr(STYLE_LINE_NUMBER);
 	char old[16] = "", new[16] = "", gutter[40];
 
+	if (tui_review_shown(view->tui)) {
+		const struct diff_file *file = &view->tui->diff->files[dv->file];
+		int sev = line->new_lineno >= 0 ?
+			review_severity_at(&view->tui->review, file->path, line->new_lineno) : -1;
+		enum style style = sev == SEV_CRITICAL ? STYLE_SEV_CRITICAL : sev == SEV_MAJOR ?
+			STYLE_SEV_MAJOR : sev == SEV_MINOR ? STYLE_SEV_MINOR : STYLE_SEV_NITPICK;
+
+		/* The gutter: a finding's mark, coloured by its severity. */
+		*used += draw_str(view->win, view->width - *used, sev < 0 ? " " :
+				  MB_CUR_MAX > 1 ? "\xe2\x97\x8f" : "*",
+				  sev < 0 ? attrs : selected ? attrs : theme_attr(style));
+	}
 	if (line->old_lineno >= 0)
 		snprintf(old, sizeof(old), "%d", line->old_lineno);
 	if (line->new_lineno >= 0)

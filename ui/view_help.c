@@ -88,8 +88,7 @@ static void help_title(struct view *view, struct buf *out)
 static bool help_request(struct view *view, enum request request)
 {
 	if (request == REQ_QUIT || request == REQ_CANCEL || request == REQ_HELP) {
-		view->tui->help_open = false;
-		tui_layout(view->tui);
+		tui_overlay(view->tui, NULL);
 		return true;
 	}
 	return false;

@@ -252,6 +252,21 @@ expect_err_line "no rule with id 'nosuch'" "unknown rule named"
 run check --concurrency 0
 expect_status 2 "bad concurrency"
 
+# The scheduler's settings: git config or the environment; the flags win.
+git config revline.timeout 1
+REVLINE_RETRIES=0 run check --rules "$rules" --rule hang --no-cache --format json --fail-on none
+json 'assert d["rules"][0]["status"] == "timeout" and d["rules"][0]["attempts"] == 1, d["rules"]' &&
+	pass "revline.timeout and REVLINE_RETRIES apply" || fail "settings: $(head -c 400 "$TMP/out")"
+REVLINE_RETRIES=0 run check --rules "$rules" --rule fast --timeout 30 --no-cache --format json --fail-on none
+json 'assert d["rules"][0]["status"] == "compliant", d["rules"]' &&
+	pass "--timeout wins over revline.timeout" || fail "flag over setting: $(head -c 400 "$TMP/out")"
+git config --unset revline.timeout
+git config revline.concurrency many
+run check --rules "$rules" --rule fast
+expect_status 2 "a bad setting stops the check"
+expect_err_line "revline.concurrency is 'many': it takes a whole number from 1 to 64" "the bad setting is named"
+git config --unset revline.concurrency
+
 # Without a provider: LLM rules skipped with one line, local rules still run.
 printf '<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> branch\n' >>app.py
 env -u OPENAI_API_KEY -u REVLINE_BASE_URL "$REVLINE" check --rules "$rules" --rule markers --rule fast >"$TMP/out" 2>&1 && status=0 || status=$?

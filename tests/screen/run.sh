@@ -10,7 +10,16 @@
 #   # env: NO_COLOR=1         an environment variable (the line may repeat)
 #   # args: --staged          revline's arguments (split on spaces)
 #   # size: 100x30            the screen size (80x24 by default)
+#   # fakellm: NAME.json       start the fake LLM server with tests/screen/llm/NAME.json
+#                             and point revline at it (REVLINE_BASE_URL)
+#   # rules: NAME [ID...]     the rules: tests/screen/rules/NAME/ only (no built-in
+#                             ones), or only the files ID.md of it
+#   # seed: NAME              before the run, tests/screen/seed/NAME.py fills the database
+#                             (python3 NAME.py DB REPO_PATH)
+#   # filter: SED             applied to every dump before comparing (the line may
+#                             repeat), for what changes from run to run (times)
 #
+# Every run has its own database (REVLINE_DB) and no API key.
 # revline runs in the fixture's working tree; every "$OUT" in the script
 # stands for the output directory (outside the working tree), so
 # ":save-display $OUT/first.screen" writes a dump that is then compared
@@ -39,6 +48,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 # A clean, fixed environment: no user or system configuration, UTF-8.
 unset REVLINE_THEME NO_COLOR REVLINE_SCREEN_SIZE REVLINE_SCRIPT REVLINE_DATADIR
+unset OPENAI_API_KEY ANTHROPIC_API_KEY REVLINE_PROVIDER REVLINE_BASE_URL OPENAI_BASE_URL REVLINE_MODEL
+unset REVLINE_CONCURRENCY REVLINE_TIMEOUT REVLINE_RETRIES
+export REVLINE_DB=$tmp/revline.db
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE LC_ALL LC_CTYPE LANGUAGE
 export LANG=C.UTF-8 HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config
 export GIT_CONFIG_NOSYSTEM=1 TERM=xterm-256color
@@ -60,6 +72,34 @@ repo=$tmp/work/demo
 fixture_build "${fixture:-basic}" "$repo" >"$tmp/fixture.log" 2>&1 ||
 	{ cat "$tmp/fixture.log" >&2; fail "cannot build the fixture '${fixture:-basic}'"; }
 git -C "$repo" status --porcelain=v1 --untracked-files=all >"$tmp/status.before"
+
+# The LLM, when the test has one: the fake server over real HTTP.
+fakellm=$(header fakellm | tail -n 1)
+if [ -n "$fakellm" ]; then
+	# shellcheck source=tests/fakellm/fakellm.sh
+	. "$source_dir/tests/fakellm/fakellm.sh"
+	trap 'fakellm_stop; rm -rf "$tmp"' EXIT
+	fakellm_start "$here/llm/$fakellm" "$tmp" || fail "the fake LLM server did not start"
+	export REVLINE_BASE_URL=$FAKELLM_URL/v1 REVLINE_MODEL=fake-model
+fi
+read -r rules rule_ids <<<"$(header rules | tail -n 1)"
+if [ -n "$rules" ]; then
+	mkdir -p "$tmp/data/rules"
+	ln -s "$source_dir/share/prompts" "$tmp/data/prompts"
+	if [ -n "$rule_ids" ]; then
+		for id in $rule_ids; do
+			cp "$here/rules/$rules/$id.md" "$tmp/data/rules/" || fail "no rule $rules/$id.md"
+		done
+	else
+		cp "$here/rules/$rules"/*.md "$tmp/data/rules/"
+	fi
+	export REVLINE_DATADIR=$tmp/data
+fi
+seed=$(header seed | tail -n 1)
+if [ -n "$seed" ]; then
+	python3 "$here/seed/$seed.py" "$REVLINE_DB" "$repo" >"$tmp/seed.log" 2>&1 ||
+		{ cat "$tmp/seed.log" >&2; fail "cannot seed the database with $seed"; }
+fi
 
 out=$tmp/out
 mkdir -p "$out"
@@ -84,6 +124,14 @@ fi
 git -C "$repo" status --porcelain=v1 --untracked-files=all >"$tmp/status.after"
 diff -u "$tmp/status.before" "$tmp/status.after" >&2 ||
 	fail "the run changed the fixture's working tree"
+
+# What changes from run to run is masked before comparing.
+while IFS= read -r filter; do
+	[ -n "$filter" ] || continue
+	for dump in "$out"/*; do
+		[ -e "$dump" ] && sed -i -E "$filter" "$dump"
+	done
+done < <(header filter)
 
 status=0
 if [ -n "${UPDATE:-}" ]; then

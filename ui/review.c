@@ -1,0 +1,317 @@
+/* A check in the terminal UI: the engine driven from the UI's loop. */
+#include "review.h"
+#include "config.h"
+#include "status.h"
+#include "tui.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SPINNER_MS 100
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int review_init(struct review *r, struct tui *tui)
+{
+	struct buf path = BUF_INIT;
+
+	memset(r, 0, sizeof(*r));
+	r->tui = tui;
+	if (config_open(&r->config, tui->repo) < 0 || llm_config_load(&r->llm, r->config) < 0 ||
+	    store_default_path(&path, r->config) < 0 || store_open(&r->store, path.ptr) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", error_message());
+		store_close(r->store);
+		r->store = NULL;
+	}
+	buf_release(&path);
+	return 0;
+}
+
+void review_release(struct review *r)
+{
+	fixdetect_free(r->fixes);
+	check_free(r->check);
+	store_close(r->store);
+	llm_config_release(&r->llm);
+	config_free(r->config);
+	free(r->marks);
+	memset(r, 0, sizeof(*r));
+}
+
+bool review_running(const struct review *r)
+{
+	return r->check && !check_done(r->check);
+}
+
+static void dirty_panes(struct tui *tui)
+{
+	view_dirty(&tui->views[VIEW_FINDINGS]);
+	view_dirty(&tui->views[VIEW_EVIDENCE]);
+	view_dirty(&tui->views[VIEW_DIFF]);
+	if (tui->overlay)
+		view_dirty(tui->overlay);
+	tui->status_dirty = true;
+}
+
+/* Fix detection runs in this process once the check is done, so history shows it live. */
+static void fixes_start(struct review *r)
+{
+	struct fixdetect_options opts = { &r->llm, { 0 }, false };
+
+	fixdetect_free(r->fixes);
+	r->fixes = NULL;
+	if (!r->store || !check_id(r->check))
+		return;
+	if (sched_options_load(&opts.sched, r->config) < 0 ||
+	    fixdetect_new(&r->fixes, r->store, check_id(r->check), &opts) < 0 ||
+	    fixdetect_start(r->fixes) < 0) {
+		tui_message(r->tui, true, "fix detection: %s", error_message());
+		fixdetect_free(r->fixes);
+		r->fixes = NULL;
+	}
+}
+
+/* "Check 4 partial: 3 findings, 1 rule failed (R retries it; r shows the report)". */
+static void done_message(struct review *r)
+{
+	struct review_counts n;
+	size_t found = check_report(r->check)->nfindings;
+
+	review_count(r, &n);
+	if (n.failed)
+		tui_message(r->tui, n.failed == n.rules,
+			    "Check %lld %s: %zu finding%s, %zu rule%s failed (R retries %s; r shows the %s)",
+			    (long long)check_id(r->check), check_status(r->check), found, found == 1 ? "" : "s",
+			    n.failed, n.failed == 1 ? "" : "s", n.failed == 1 ? "it" : "them",
+			    r->show_report ? "rules" : "report");
+	else
+		tui_message(r->tui, false, "Check %lld %s: %zu finding%s (r shows the %s)",
+			    (long long)check_id(r->check), check_status(r->check), found, found == 1 ? "" : "s",
+			    r->show_report ? "rules" : "report");
+}
+
+static void check_events(struct review *r, int64_t arrived)
+{
+	struct check_event ev;
+	struct tui *tui = r->tui;
+
+	while (r->check && check_next_event(r->check, &ev)) {
+		dirty_panes(tui);
+		if (ev.kind == CHECK_RULE_SETTLED && !r->settled_at_us)
+			r->settled_at_us = arrived;
+		if (ev.kind != CHECK_DONE)
+			continue;
+		done_message(r);
+		fixes_start(r);
+	}
+	while (r->fixes) {
+		struct fixdetect_event fev;
+
+		if (!fixdetect_next_event(r->fixes, &fev))
+			break;
+		dirty_panes(tui);
+	}
+}
+
+static int source_fds(void *ctx, struct pollfd *out, int max)
+{
+	struct review *r = ctx;
+
+	r->check_fds = r->check ? check_fds(r->check, out, max) : 0;
+	r->fixes_fds = r->fixes ? fixdetect_fds(r->fixes, out + r->check_fds, max - r->check_fds) : 0;
+	return r->check_fds + r->fixes_fds;
+}
+
+static int min_timeout(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}
+
+static int source_timeout(void *ctx)
+{
+	struct review *r = ctx;
+	int t = -1;
+
+	if (r->check)
+		t = min_timeout(t, check_timeout(r->check));
+	if (r->fixes)
+		t = min_timeout(t, fixdetect_timeout(r->fixes));
+	/* The spinner and the elapsed seconds of running rules. */
+	if (review_running(r))
+		t = min_timeout(t, SPINNER_MS);
+	return t;
+}
+
+static void source_dispatch(void *ctx, const struct pollfd *fds, int n)
+{
+	struct review *r = ctx;
+	int64_t arrived = now_us();
+
+	(void)n;
+	if (r->check) {
+		check_step(r->check, fds, r->check_fds);
+		if (review_running(r)) {
+			view_dirty(&r->tui->views[VIEW_FINDINGS]);
+			r->tui->status_dirty = true;
+		}
+	}
+	if (r->fixes)
+		fixdetect_step(r->fixes, fds + r->check_fds, r->fixes_fds);
+	check_events(r, arrived);
+}
+
+static void source_add(struct review *r)
+{
+	const struct loop_source source = { source_fds, source_timeout, source_dispatch, NULL, r, false };
+
+	if (!r->source)
+		r->source = loop_add(&r->tui->loop, &source);
+}
+
+int review_start(struct review *r)
+{
+	struct check_options opts = { 0 };
+	struct tui *tui = r->tui;
+
+	if (!r->store) {
+		tui_message(tui, true, "Cannot check: %s", r->error[0] ? r->error : "no database");
+		return RL_ECONFIG;
+	}
+	if (review_running(r))
+		check_cancel(r->check);
+	fixdetect_free(r->fixes);
+	r->fixes = NULL;
+	check_free(r->check);
+	r->check = NULL;
+	opts.llm = &r->llm;
+	opts.store = r->store;
+	if (check_options_load(&opts, r->config) < 0 ||
+	    check_new(&r->check, tui->repo, tui->target, tui->diff, &opts) < 0 ||
+	    check_start(r->check) < 0) {
+		tui_message(tui, true, "Cannot check: %s", error_message());
+		check_free(r->check);
+		r->check = NULL;
+		return error_status();
+	}
+	source_add(r);
+	check_events(r, now_us());
+	dirty_panes(tui);
+	return 0;
+}
+
+int review_retry(struct review *r)
+{
+	if (!r->check) {
+		tui_message(r->tui, true, "No check to retry: press c to start one");
+		return RL_EUSAGE;
+	}
+	if (check_retry(r->check) < 0) {
+		tui_message(r->tui, true, "%s", error_message());
+		return error_status();
+	}
+	fixdetect_free(r->fixes);
+	r->fixes = NULL;
+	check_events(r, now_us());
+	dirty_panes(r->tui);
+	return 0;
+}
+
+void review_cancel(struct review *r)
+{
+	if (!review_running(r))
+		return;
+	check_cancel(r->check);
+	check_events(r, now_us());
+	tui_message(r->tui, false, "Check cancelled; what arrived is kept (R re-runs the rest)");
+	dirty_panes(r->tui);
+}
+
+int review_mark_of(const struct review *r, int64_t finding)
+{
+	size_t i;
+
+	for (i = r->nmarks; i > 0; i--)
+		if (r->marks[i - 1].finding == finding)
+			return (int)r->marks[i - 1].kind;
+	return -1;
+}
+
+bool review_shows(const struct review *r, const struct finding *f)
+{
+	return r->show_hidden || (f->verified && !f->suppressed);
+}
+
+int review_judge(struct review *r, const struct finding *f, enum feedback_kind kind, const char *note)
+{
+	struct review_mark *grown;
+	int64_t id;
+	int error;
+
+	if (!r->store || !f->id)
+		return error_set(RL_EUSAGE, "this finding is not stored, so it cannot be marked");
+	if ((error = feedback_on_finding(&id, r->store, f->id, kind, note)) < 0)
+		return error;
+	if (!(grown = realloc(r->marks, (r->nmarks + 1) * sizeof(*grown))))
+		return error_nomem();
+	r->marks = grown;
+	r->marks[r->nmarks++] = (struct review_mark){ f->id, kind };
+	dirty_panes(r->tui);
+	return 0;
+}
+
+int review_severity_at(const struct review *r, const char *path, int line)
+{
+	size_t i, k;
+	int most = -1;
+
+	for (i = 0; r->check && i < check_nresults(r->check); i++) {
+		const struct rule_result *res = check_result(r->check, i);
+
+		for (k = 0; k < res->nfindings; k++) {
+			const struct finding *f = &res->findings[k];
+
+			if (review_shows(r, f) && line >= f->line && line <= f->end_line &&
+			    !strcmp(f->file, path) && (int)f->severity > most)
+				most = (int)f->severity;
+		}
+	}
+	return most;
+}
+
+void review_count(const struct review *r, struct review_counts *out)
+{
+	size_t i, k;
+
+	memset(out, 0, sizeof(*out));
+	if (!r->check)
+		return;
+	out->rules = check_nresults(r->check);
+	out->tokens = check_stats(r->check)->tokens_in + check_stats(r->check)->tokens_out;
+	for (i = 0; i < out->rules; i++) {
+		const struct rule_result *res = check_result(r->check, i);
+
+		out->settled += rule_status_settled(res->status);
+		out->running += res->status == RULE_RUNNING;
+		out->failed += res->status == RULE_ERROR || res->status == RULE_TIMEOUT;
+		for (k = 0; k < res->nfindings; k++) {
+			const struct finding *f = &res->findings[k];
+
+			out->findings++;
+			out->shown += review_shows(r, f);
+			out->unverified += !f->verified;
+			out->suppressed += f->suppressed;
+		}
+	}
+}

@@ -1,0 +1,78 @@
+#ifndef REVLINE_REVIEW_H
+#define REVLINE_REVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "feedback.h"
+#include "fixdetect.h"
+#include "loop.h"
+
+/*
+ * A review in the terminal UI: the engine's check (and, after it, fix
+ * detection) driven from the UI's loop, with what the UI keeps of its own:
+ * the user's marks on findings and which findings are on show. No review
+ * logic lives here; it shows the engine's events.
+ */
+struct tui;
+struct config;
+
+struct review_mark {
+	int64_t finding;
+	enum feedback_kind kind;
+};
+
+struct review {
+	struct tui *tui;
+	struct config *config;
+	struct llm_config llm;
+	struct store *store;
+	struct check *check;
+	struct fixdetect *fixes;
+	struct loop_source *source;
+	int check_fds, fixes_fds;       /* how many descriptors each asked for */
+	bool show_hidden;               /* unverified and suppressed findings too */
+	bool show_report;               /* the reduced report, not the rules */
+	struct review_mark *marks;
+	size_t nmarks;
+	char error[512];                /* why the review could not start */
+	/* For the benchmark (REVLINE_LOOP_STATS): answer-to-screen times. */
+	int64_t settled_at_us;          /* when the latest rule settled, 0 once drawn */
+	int64_t answer_to_screen_max_us, answer_to_screen_sum_us;
+	long answer_to_screen_count;
+};
+
+/* Set up (settings, database); the check starts with review_start. */
+int review_init(struct review *review, struct tui *tui);
+void review_release(struct review *review);
+
+/* Start a check of the diff on screen; a running one is cancelled first. */
+int review_start(struct review *review);
+/* Re-run the rules that failed or timed out. */
+int review_retry(struct review *review);
+/* Cancel the running check, keeping what arrived. */
+void review_cancel(struct review *review);
+bool review_running(const struct review *review);
+
+/* Whether a finding is on show (verified and not suppressed, or all when asked). */
+bool review_shows(const struct review *review, const struct finding *finding);
+/* The user's mark on a finding, or -1. */
+int review_mark_of(const struct review *review, int64_t finding);
+/* Record feedback on a finding (stored at once). */
+int review_judge(struct review *review, const struct finding *finding, enum feedback_kind kind,
+		 const char *note);
+
+/* The most severe finding on show at a new line of a file, or -1. */
+int review_severity_at(const struct review *review, const char *path, int line);
+
+/* Counts for titles and the status bar. */
+struct review_counts {
+	size_t rules, settled, running, failed;
+	size_t findings, shown, unverified, suppressed;
+	long tokens;
+};
+void review_count(const struct review *review, struct review_counts *out);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * The evidence pane: everything about the finding under the findings
+ * pane's cursor — what it says, the code the model examined and how it
+ * verified the issue, and revline's own verdict — or about the rule.
+ */
+#include "draw.h"
+#include "tui.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct erow {
+	enum style style;
+	char *text;
+	bool code;              /* shown as it is, scrolled sideways */
+};
+
+struct evidence_view {
+	struct erow *rows;
+	size_t nrows, alloc;
+	const void *shown;      /* the finding or rule shown, to keep the scroll */
+};
+
+static void rows_clear(struct evidence_view *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nrows; i++)
+		free(ev->rows[i].text);
+	ev->nrows = 0;
+}
+
+static void row_add(struct evidence_view *ev, enum style style, bool code, const char *text, size_t len)
+{
+	if (ev->nrows == ev->alloc) {
+		size_t n = ev->alloc ? ev->alloc * 2 : 32;
+		struct erow *grown = realloc(ev->rows, n * sizeof(*grown));
+
+		if (!grown)
+			return;
+		ev->rows = grown;
+		ev->alloc = n;
+	}
+	ev->rows[ev->nrows].style = style;
+	ev->rows[ev->nrows].code = code;
+	if ((ev->rows[ev->nrows].text = strndup(text, len)))
+		ev->nrows++;
+}
+
+static void line(struct evidence_view *ev, enum style style, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void line(struct evidence_view *ev, enum style style, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	row_add(ev, style, false, text, strlen(text));
+}
+
+/* Prose wrapped at the pane's width, after an indent. */
+static void wrapped(struct evidence_view *ev, const char *text, int width, enum style style)
+{
+	const char *p = text;
+	size_t room = width > 12 ? (size_t)width - 4 : 8;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n"), cut = len;
+
+		if (cut > room) {
+			for (cut = room; cut > 0 && p[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = room;
+		}
+		{
+			char buf[2048];
+
+			snprintf(buf, sizeof(buf), "  %.*s", (int)cut, p);
+			row_add(ev, style, false, buf, strlen(buf));
+		}
+		p += cut;
+		if (*p == '\n')
+			p++;
+		else
+			while (*p == ' ')
+				p++;
+	}
+}
+
+/* Code keeps its lines and spacing. */
+static void code_rows(struct evidence_view *ev, const char *code)
+{
+	const char *p = code;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n");
+
+		row_add(ev, STYLE_DIFF_CONTEXT, true, p, len);
+		p += len + (p[len] == '\n');
+	}
+}
+
+static void finding_rows(struct evidence_view *ev, struct view *view, const struct finding *f)
+{
+	const struct review *r = &view->tui->review;
+	const struct evidence *e = &f->evidence;
+	char rules[512] = "", place[300];
+	size_t i;
+	int mark = review_mark_of(r, f->id);
+
+	for (i = 0; i < f->nfrom; i++)
+		snprintf(rules + strlen(rules), sizeof(rules) - strlen(rules), "%s%s", i ? ", " : "",
+			 f->from_rules[i]);
+	line(ev, STYLE_FILE_HEADER, "%s", f->title ? f->title : "(no title)");
+	if (f->end_line > f->line)
+		snprintf(place, sizeof(place), "%s:%d-%d", f->file, f->line, f->end_line);
+	else
+		snprintf(place, sizeof(place), "%s:%d", f->file, f->line);
+	line(ev, STYLE_DEFAULT, "%s  %s  rule %s%s%s%s  #%lld", severity_name(f->severity), place,
+	     f->rule_id, f->nfrom > 1 ? " (merged from " : "", f->nfrom > 1 ? rules : "",
+	     f->nfrom > 1 ? ")" : "", (long long)f->id);
+	line(ev, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED, "revline: %s: %s",
+	     f->verified ? "verified" : "NOT verified", f->verify_note ? f->verify_note : "");
+	if (f->suppressed)
+		line(ev, STYLE_MARK, "marked false positive before (hidden unless v)");
+	if (mark >= 0)
+		line(ev, STYLE_MARK, "your mark: %s", feedback_kind_name((enum feedback_kind)mark));
+	if (f->issue) {
+		line(ev, STYLE_LABEL, "Issue");
+		wrapped(ev, f->issue, view->width, STYLE_DEFAULT);
+	}
+	if (f->suggestion) {
+		line(ev, STYLE_LABEL, "Suggestion");
+		wrapped(ev, f->suggestion, view->width, STYLE_DEFAULT);
+	}
+	if (e->range_start || e->range_end)
+		line(ev, STYLE_LABEL, "Code examined (lines %d-%d)", e->range_start, e->range_end);
+	else
+		line(ev, STYLE_LABEL, "Code examined");
+	if (e->code_examined && *e->code_examined)
+		code_rows(ev, e->code_examined);
+	else
+		line(ev, STYLE_RULE_MUTED, "  (none given)");
+	line(ev, STYLE_LABEL, "How it was verified");
+	wrapped(ev, e->method ? e->method : "(not said)", view->width, STYLE_DEFAULT);
+	line(ev, STYLE_LABEL, "Handling elsewhere checked: %s%s%s", e->checked_elsewhere ? "yes" : "no",
+	     e->where_checked ? ", " : "", e->where_checked ? e->where_checked : "");
+	line(ev, STYLE_LABEL, "Impact finding (outside the diff): %s", e->impact ? "yes" : "no");
+}
+
+static void rule_rows(struct evidence_view *ev, struct view *view, size_t index)
+{
+	const struct check *c = view->tui->review.check;
+	const struct rule_result *res = check_result(c, index);
+	const struct rule *rule = res->rule;
+
+	if (strcmp(rule->name, rule->id))
+		line(ev, STYLE_FILE_HEADER, "%s  %s", rule->id, rule->name);
+	else
+		line(ev, STYLE_FILE_HEADER, "%s", rule->id);
+	line(ev, STYLE_DEFAULT, "%s, %s rule, %s; %s", rule_status_name(res->status),
+	     rule->kind == RULE_LOCAL ? "local" : "LLM", severity_name(rule->severity), rule->path);
+	if (rule_status_settled(res->status) && res->status != RULE_NOT_RELEVANT && res->status != RULE_SKIPPED)
+		line(ev, STYLE_DEFAULT, "%.1fs, %d request%s%s, %ld tokens in, %ld out, %zu finding%s",
+		     res->duration_ms / 1000.0, res->attempts, res->attempts == 1 ? "" : "s",
+		     res->cached ? " (cached)" : "", res->tokens_in, res->tokens_out, res->nfindings,
+		     res->nfindings == 1 ? "" : "s");
+	if (res->error) {
+		line(ev, STYLE_LABEL, res->status == RULE_SKIPPED ? "Why skipped" : "What went wrong");
+		wrapped(ev, res->error, view->width, STYLE_RULE_FAILED);
+	}
+	if (res->reasoning) {
+		line(ev, STYLE_LABEL, "Reasoning");
+		wrapped(ev, res->reasoning, view->width, STYLE_DEFAULT);
+	}
+}
+
+static void evidence_prepare(struct view *view)
+{
+	struct evidence_view *ev = view->data;
+	struct tui *tui = view->tui;
+	size_t rule = (size_t)-1;
+	const struct finding *f = findings_current(tui, &rule);
+	const void *shown = f ? (const void *)f : tui->review.check && rule != (size_t)-1 ?
+		(const void *)check_result(tui->review.check, rule) : NULL;
+
+	rows_clear(ev);
+	if (f)
+		finding_rows(ev, view, f);
+	else if (shown)
+		rule_rows(ev, view, rule);
+	else
+		line(ev, STYLE_EMPTY_TITLE, "Move to a finding to see its evidence.");
+	if (shown != ev->shown)
+		view->offset = view->lineno = view->col = 0;
+	ev->shown = shown;
+	view->lines = ev->nrows;
+}
+
+static void evidence_draw_line(struct view *view, size_t index, int row, bool selected)
+{
+	struct evidence_view *ev = view->data;
+	const struct erow *er = &ev->rows[index];
+	struct text_style ts = { theme_attr(er->style), theme_attr(STYLE_SPECIAL),
+				 theme_attr(STYLE_SEARCH_MATCH),
+				 view->tui->search.active ? view->tui->search.needle : NULL,
+				 view->tui->search.icase };
+	int used = 0;
+
+	(void)row;
+	(void)selected;
+	if (er->code)
+		used = draw_str(view->win, view->width, "  ", theme_attr(STYLE_DEFAULT));
+	used += draw_text(view->win, view->width - used, er->code ? view->col : 0, er->text,
+			  strlen(er->text), &ts);
+	draw_fill(view->win, view->width - used, theme_attr(STYLE_DEFAULT));
+}
+
+static void evidence_title(struct view *view, struct buf *out)
+{
+	(void)view;
+	buf_puts(out, "Evidence");
+}
+
+static bool evidence_request(struct view *view, enum request request)
+{
+	/* The marks and the jump act on the finding shown here. */
+	if (request == REQ_ENTER || request == REQ_FALSE_POSITIVE || request == REQ_ACCEPT ||
+	    request == REQ_REJECT) {
+		struct view *findings = &view->tui->views[VIEW_FINDINGS];
+
+		return findings->ops->request(findings, request);
+	}
+	return false;
+}
+
+static bool evidence_matches(struct view *view, size_t index, const char *needle, bool icase)
+{
+	struct evidence_view *ev = view->data;
+
+	return text_contains(ev->rows[index].text, strlen(ev->rows[index].text), needle, icase);
+}
+
+static int evidence_init(struct view *view)
+{
+	view->data = calloc(1, sizeof(struct evidence_view));
+	view->has_cursor = false;
+	return view->data ? 0 : -1;
+}
+
+static void evidence_view_free(struct view *view)
+{
+	struct evidence_view *ev = view->data;
+
+	if (ev) {
+		rows_clear(ev);
+		free(ev->rows);
+	}
+	free(ev);
+	view->data = NULL;
+}
+
+const struct view_ops evidence_view_ops = {
+	.name = "evidence",
+	.init = evidence_init,
+	.prepare = evidence_prepare,
+	.draw_line = evidence_draw_line,
+	.title = evidence_title,
+	.request = evidence_request,
+	.matches = evidence_matches,
+	.free = evidence_view_free,
+};
