@@ -263,6 +263,15 @@ static int search_side(const struct file_reader *reader, const char *path, bool 
 	return error;
 }
 
+/* "line 7" or "lines 7-9". */
+static void lines_text(char *out, size_t size, int first, int last)
+{
+	if (first == last)
+		snprintf(out, size, "line %d", first);
+	else
+		snprintf(out, size, "lines %d-%d", first, last);
+}
+
 int evidence_check(struct finding *f, const struct diff *diff, const struct file_reader *reader)
 {
 	struct lines needle = { 0 };
@@ -270,6 +279,7 @@ int evidence_check(struct finding *f, const struct diff *diff, const struct file
 	const char *code = f->evidence.code_examined;
 	int first = 0, last = 0, error;
 	bool found = false, deleted = false;
+	char span[48];
 
 	if (index >= 0 && strcmp(f->file, diff->files[index].path)) {
 		free(f->file);
@@ -294,10 +304,11 @@ int evidence_check(struct finding *f, const struct diff *diff, const struct file
 					     &found)) < 0)
 		goto done;
 	if (found) {
+		lines_text(span, sizeof(span), first, last);
 		error = first == f->line || !f->line ?
-			note(f, true, "the quoted code is at lines %d-%d of %s", first, last, f->file) :
-			note(f, true, "the quoted code is at lines %d-%d of %s (the answer said %d)",
-			     first, last, f->file, f->line);
+			note(f, true, "the quoted code is at %s of %s", span, f->file) :
+			note(f, true, "the quoted code is at %s of %s (the answer said %d)",
+			     span, f->file, f->line);
 		f->line = first;
 		f->end_line = last;
 		goto done;
@@ -305,9 +316,10 @@ int evidence_check(struct finding *f, const struct diff *diff, const struct file
 	if ((error = search_side(reader, index >= 0 ? diff->files[index].old_path : f->file, true,
 				 &needle, f->line, &first, &last, &found)) < 0)
 		goto done;
+	lines_text(span, sizeof(span), first, last);
 	if (found)
-		error = note(f, true, "the quoted code is at lines %d-%d of the old version of %s "
-			     "(the change removes or alters it)", first, last, f->file);
+		error = note(f, true, "the quoted code is at %s of the old version of %s "
+			     "(the change removes or alters it)", span, f->file);
 	else
 		error = note(f, false, "the quoted code is not in %s", f->file);
 done:

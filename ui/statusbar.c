@@ -52,7 +52,8 @@ void statusbar_draw(struct tui *tui, WINDOW *win, int width)
 
 	wmove(win, 0, 0);
 	if (tui->prompting) {
-		used = draw_str(win, width, "/", attrs);
+		used = draw_str(win, width, tui->prompt_kind == PROMPT_NOTE ?
+				"False positive. Why? (Enter to skip, Esc to cancel): " : "/", attrs);
 		used += draw_str(win, width - used, tui->prompt.ptr ? tui->prompt.ptr : "", attrs);
 		draw_fill(win, width - used, attrs);
 		wmove(win, 0, used < width ? used : width - 1);

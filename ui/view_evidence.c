@@ -105,6 +105,16 @@ static void code_rows(struct evidence_view *ev, const char *code)
 	}
 }
 
+static const char *mark_name(enum feedback_kind kind)
+{
+	switch (kind) {
+	case FEEDBACK_FALSE_POSITIVE: return "false positive";
+	case FEEDBACK_ACCEPT: return "accepted";
+	case FEEDBACK_REJECT: return "rejected";
+	default: return feedback_kind_name(kind);
+	}
+}
+
 static void finding_rows(struct evidence_view *ev, struct view *view, const struct finding *f)
 {
 	const struct review *r = &view->tui->review;
@@ -124,12 +134,13 @@ static void finding_rows(struct evidence_view *ev, struct view *view, const stru
 	line(ev, STYLE_DEFAULT, "%s  %s  rule %s%s%s%s  #%lld", severity_name(f->severity), place,
 	     f->rule_id, f->nfrom > 1 ? " (merged from " : "", f->nfrom > 1 ? rules : "",
 	     f->nfrom > 1 ? ")" : "", (long long)f->id);
-	line(ev, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED, "revline: %s: %s",
-	     f->verified ? "verified" : "NOT verified", f->verify_note ? f->verify_note : "");
+	line(ev, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED, "revline: %s",
+	     f->verified ? "verified" : "NOT verified");
+	wrapped(ev, f->verify_note ? f->verify_note : "", view->width, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED);
 	if (f->suppressed)
 		line(ev, STYLE_MARK, "marked false positive before (hidden unless v)");
 	if (mark >= 0)
-		line(ev, STYLE_MARK, "your mark: %s", feedback_kind_name((enum feedback_kind)mark));
+		line(ev, STYLE_MARK, "your mark: %s", mark_name((enum feedback_kind)mark));
 	if (f->issue) {
 		line(ev, STYLE_LABEL, "Issue");
 		wrapped(ev, f->issue, view->width, STYLE_DEFAULT);

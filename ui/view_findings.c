@@ -338,7 +338,7 @@ static void findings_title(struct view *view, struct buf *out)
 	if (n.unverified)
 		buf_printf(out, "  %zu unverified", n.unverified);
 	if (n.suppressed)
-		buf_printf(out, "  %zu false positive%s before", n.suppressed, n.suppressed == 1 ? "" : "s");
+		buf_printf(out, "  %zu suppressed", n.suppressed);
 	if ((n.unverified || n.suppressed) && !r->show_hidden)
 		buf_puts(out, " (v shows)");
 }
