@@ -36,6 +36,9 @@ int cmd_tui(int argc, char **argv)
 	} else {
 		rc = tui_run(repo, &target, diff, &options);
 	}
+	/* Fix detection goes on without the UI, as after 'revline check'. */
+	if (options.fixes_left)
+		detect_fixes_spawn(options.fixes_left);
 	diff_free(diff);
 	target_release(&target);
 	repo_free(repo);

@@ -37,6 +37,9 @@ int review_init(struct review *r, struct tui *tui)
 
 void review_release(struct review *r)
 {
+	/* Quitting mid-check keeps what arrived: the check is stored as cancelled. */
+	if (review_running(r))
+		check_cancel(r->check);
 	fixdetect_free(r->fixes);
 	check_free(r->check);
 	store_close(r->store);
@@ -44,6 +47,11 @@ void review_release(struct review *r)
 	config_free(r->config);
 	free(r->marks);
 	memset(r, 0, sizeof(*r));
+}
+
+int64_t review_fixes_unfinished(const struct review *r)
+{
+	return r->fixes && !fixdetect_done(r->fixes) ? check_id(r->check) : 0;
 }
 
 bool review_running(const struct review *r)

@@ -55,6 +55,8 @@ int review_retry(struct review *review);
 /* Cancel the running check, keeping what arrived. */
 void review_cancel(struct review *review);
 bool review_running(const struct review *review);
+/* The check whose fix detection has not finished yet, or 0. */
+int64_t review_fixes_unfinished(const struct review *review);
 
 /* Whether a finding is on show (verified and not suppressed, or all when asked). */
 bool review_shows(const struct review *review, const struct finding *finding);

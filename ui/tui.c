@@ -358,6 +358,12 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 	case REQ_RETRY:
 		review_retry(&tui->review);
 		return true;
+	case REQ_FALSE_POSITIVE: case REQ_ACCEPT: case REQ_REJECT:
+		/* From any pane: the finding selected in the findings pane (the one in evidence). */
+		if (tui_review_shown(tui))
+			return tui->views[VIEW_FINDINGS].ops->request(&tui->views[VIEW_FINDINGS], request);
+		tui_message(tui, true, "No findings yet: press c to check the diff");
+		return true;
 	case REQ_NEXT_FILE: case REQ_PREV_FILE:
 		if (diff_empty(tui))
 			return true;
@@ -658,7 +664,7 @@ static void run_loop(struct tui *tui)
 }
 
 int tui_run(struct repo *repo, struct target *target, struct diff *diff,
-	    const struct tui_options *options)
+	    struct tui_options *options)
 {
 	struct tui tui = { .repo = repo, .target = target, .diff = diff };
 	const struct loop_source input = { input_fds, NULL, input_dispatch, NULL, &tui, false };
@@ -697,6 +703,8 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 		tui_layout(&tui);
 	run_loop(&tui);
 	rc = tui.exit_status;
+	if (options)
+		options->fixes_left = review_fixes_unfinished(&tui.review);
 	review_release(&tui.review);
 	/* Windows go before the screen that owns them. */
 	for (i = 0; i < VIEW_COUNT; i++)

@@ -77,6 +77,7 @@ struct tui {
 struct tui_options {
 	const char *theme;      /* name or path; NULL for config/env/default */
 	bool check;             /* start a check at once (revline --check) */
+	int64_t fixes_left;     /* out: the check whose fix detection was cut short by quitting */
 };
 
 /*
@@ -85,7 +86,7 @@ struct tui_options {
  * terminal (screen-dump tests). Returns a process exit status.
  */
 int tui_run(struct repo *repo, struct target *target, struct diff *diff,
-	    const struct tui_options *options);
+	    struct tui_options *options);
 
 /* Show a file in the diff pane (and select it in the files pane). */
 void tui_open_file(struct tui *tui, size_t index);

@@ -240,9 +240,8 @@ static void evidence_title(struct view *view, struct buf *out)
 
 static bool evidence_request(struct view *view, enum request request)
 {
-	/* The marks and the jump act on the finding shown here. */
-	if (request == REQ_ENTER || request == REQ_FALSE_POSITIVE || request == REQ_ACCEPT ||
-	    request == REQ_REJECT) {
+	/* The jump acts on the finding shown here (the marks do from any pane). */
+	if (request == REQ_ENTER) {
 		struct view *findings = &view->tui->views[VIEW_FINDINGS];
 
 		return findings->ops->request(findings, request);

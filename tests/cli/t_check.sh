@@ -98,7 +98,7 @@ if grep -q $'\r' "$TMP/err"; then fail "progress on stderr that is not a termina
 # Evidence: the genuine finding is verified, the invented one hidden.
 run check --rules "$rules" --rule fast --rule slow --rule invented
 expect_status 1 "a critical finding fails the check (default --fail-on major)"
-expect_out "verified: the quoted code is at lines 5-5 of app.py (the answer said 2)" "genuine evidence verified, line corrected"
+expect_out "verified: the quoted code is at line 5 of app.py (the answer said 2)" "genuine evidence verified, line corrected"
 expect_out "1 unverified, hidden" "the invented finding is hidden and counted"
 if grep -q "Invented" "$TMP/out"; then fail "the invented finding is shown"; else pass "the invented finding is not shown"; fi
 expect_out "Report (synthesized by the reduce call)" "the reduce call made the report"

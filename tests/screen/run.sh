@@ -44,7 +44,19 @@ fail()
 [ -x "$revline" ] || fail "no revline binary at $revline (set REVLINE)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/revline-screen.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# Quitting while fix detection runs leaves a detached `revline detect-fixes`
+# behind: stop those started from this test (their environment names $tmp).
+cleanup()
+{
+	local pid
+
+	for pid in $(grep -l -s -z -F "$tmp" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
+		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] || kill "$pid" 2>/dev/null
+	done
+	[ -n "${FAKELLM_PID:-}" ] && fakellm_stop
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 # A clean, fixed environment: no user or system configuration, UTF-8.
 unset REVLINE_THEME NO_COLOR REVLINE_SCREEN_SIZE REVLINE_SCRIPT REVLINE_DATADIR
@@ -78,7 +90,6 @@ fakellm=$(header fakellm | tail -n 1)
 if [ -n "$fakellm" ]; then
 	# shellcheck source=tests/fakellm/fakellm.sh
 	. "$source_dir/tests/fakellm/fakellm.sh"
-	trap 'fakellm_stop; rm -rf "$tmp"' EXIT
 	fakellm_start "$here/llm/$fakellm" "$tmp" || fail "the fake LLM server did not start"
 	export REVLINE_BASE_URL=$FAKELLM_URL/v1 REVLINE_MODEL=fake-model
 fi
