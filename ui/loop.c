@@ -2,6 +2,29 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
+
+int64_t loop_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The stretch since the last wait ended: dispatch, idle work and drawing. */
+static void stretch_end(struct loop *loop)
+{
+	int64_t busy;
+
+	if (!loop->woke_us)
+		return;
+	busy = loop_now_us() - loop->woke_us;
+	if (busy > loop->stats.busy_max_us)
+		loop->stats.busy_max_us = busy;
+	loop->stats.busy_sum_us += busy;
+	loop->stats.stretches++;
+}
 
 struct loop_source *loop_add(struct loop *loop, const struct loop_source *source)
 {
@@ -70,7 +93,9 @@ void loop_step(struct loop *loop, int max_wait)
 		count[i] = s->fds ? s->fds(s->ctx, fds + n, LOOP_MAX_FDS - n) : 0;
 		n += count[i];
 	}
+	stretch_end(loop);
 	ready = poll(fds, (nfds_t)n, wait_time(loop, max_wait));
+	loop->woke_us = loop_now_us();
 	if (ready < 0 && errno != EINTR)
 		ready = 0;
 	for (i = 0; i < loop->nsources; i++) {

@@ -3,6 +3,7 @@
 
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * The UI's one event loop, in the manner of curl's multi interface: every
@@ -27,10 +28,22 @@ struct loop_source {
 #define LOOP_MAX_SOURCES 8
 #define LOOP_MAX_FDS 64
 
+/* How long the loop went between two waits: the time input waits unread. */
+struct loop_stats {
+	int64_t busy_max_us;            /* the longest stretch */
+	int64_t busy_sum_us;
+	long stretches;
+};
+
 struct loop {
 	struct loop_source sources[LOOP_MAX_SOURCES];
 	int nsources;
+	int64_t woke_us;                /* when the last wait ended (loop_now_us) */
+	struct loop_stats stats;
 };
+
+/* A monotonic clock, in microseconds. */
+int64_t loop_now_us(void);
 
 /* Returns a pointer that stays valid while the loop lives, or NULL when full. */
 struct loop_source *loop_add(struct loop *loop, const struct loop_source *source);

@@ -13,10 +13,7 @@
 
 static int64_t now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return loop_now_us();
 }
 
 int review_init(struct review *r, struct tui *tui)
@@ -87,6 +84,50 @@ static void fixes_start(struct review *r)
 	}
 }
 
+/* The loop's figures of this check join those of the earlier ones. */
+static void stats_check_done(struct review *r)
+{
+	const struct loop_stats *l = &r->tui->loop.stats;
+
+	if (l->busy_max_us > r->stats.loop.busy_max_us)
+		r->stats.loop.busy_max_us = l->busy_max_us;
+	r->stats.loop.busy_sum_us += l->busy_sum_us;
+	r->stats.loop.stretches += l->stretches;
+	r->stats.checks++;
+}
+
+void review_drawn(struct review *r)
+{
+	int64_t took;
+
+	if (!r->stats.settled_at_us)
+		return;
+	took = now_us() - r->stats.settled_at_us;
+	if (took > r->stats.to_screen_max_us)
+		r->stats.to_screen_max_us = took;
+	r->stats.to_screen_sum_us += took * r->stats.settled;
+	r->stats.to_screen_count += r->stats.settled;
+	r->stats.settled_at_us = 0;
+	r->stats.settled = 0;
+}
+
+int review_stats_write(const struct review *r, const char *path)
+{
+	const struct review_stats *s = &r->stats;
+	FILE *fp = fopen(path, "w");
+	int rc;
+
+	if (!fp)
+		return -1;
+	fprintf(fp, "{\"checks\": %ld, \"loop_stretches\": %ld, \"loop_busy_max_us\": %lld, "
+		"\"loop_busy_sum_us\": %lld, \"answers_drawn\": %ld, \"to_screen_max_us\": %lld, "
+		"\"to_screen_sum_us\": %lld}\n", s->checks, s->loop.stretches,
+		(long long)s->loop.busy_max_us, (long long)s->loop.busy_sum_us, s->to_screen_count,
+		(long long)s->to_screen_max_us, (long long)s->to_screen_sum_us);
+	rc = ferror(fp) ? -1 : 0;
+	return fclose(fp) == 0 ? rc : -1;
+}
+
 /* "Check 4 partial: 3 findings, 1 rule failed (R retries it; r shows the report)". */
 static void done_message(struct review *r)
 {
@@ -113,10 +154,14 @@ static void check_events(struct review *r, int64_t arrived)
 
 	while (r->check && check_next_event(r->check, &ev)) {
 		dirty_panes(tui);
-		if (ev.kind == CHECK_RULE_SETTLED && !r->settled_at_us)
-			r->settled_at_us = arrived;
+		if (ev.kind == CHECK_RULE_SETTLED) {
+			if (!r->stats.settled_at_us)
+				r->stats.settled_at_us = arrived;
+			r->stats.settled++;
+		}
 		if (ev.kind != CHECK_DONE)
 			continue;
+		stats_check_done(r);
 		done_message(r);
 		fixes_start(r);
 	}
@@ -165,7 +210,8 @@ static int source_timeout(void *ctx)
 static void source_dispatch(void *ctx, const struct pollfd *fds, int n)
 {
 	struct review *r = ctx;
-	int64_t arrived = now_us();
+	/* The answers came with the wait that just ended. */
+	int64_t arrived = r->tui->loop.woke_us ? r->tui->loop.woke_us : now_us();
 
 	(void)n;
 	if (r->check) {
@@ -214,6 +260,7 @@ int review_start(struct review *r)
 		return error_status();
 	}
 	source_add(r);
+	memset(&tui->loop.stats, 0, sizeof(tui->loop.stats));
 	check_events(r, now_us());
 	dirty_panes(tui);
 	return 0;
@@ -231,6 +278,7 @@ int review_retry(struct review *r)
 	}
 	fixdetect_free(r->fixes);
 	r->fixes = NULL;
+	memset(&r->tui->loop.stats, 0, sizeof(r->tui->loop.stats));
 	check_events(r, now_us());
 	dirty_panes(r->tui);
 	return 0;

@@ -19,6 +19,20 @@
 struct tui;
 struct config;
 
+/*
+ * What the benchmark reads (REVLINE_LOOP_STATS=FILE): how long the loop
+ * went without waiting for input while checks ran, and how long a rule's
+ * answer took from the wait that delivered it to the screen.
+ */
+struct review_stats {
+	struct loop_stats loop;         /* over every check, from start to done */
+	int64_t settled_at_us;          /* when rules settled not yet drawn, or 0 */
+	long settled;                   /* how many */
+	int64_t to_screen_max_us, to_screen_sum_us;
+	long to_screen_count;
+	long checks;
+};
+
 struct review_mark {
 	int64_t finding;
 	enum feedback_kind kind;
@@ -38,10 +52,7 @@ struct review {
 	struct review_mark *marks;
 	size_t nmarks;
 	char error[512];                /* why the review could not start */
-	/* For the benchmark (REVLINE_LOOP_STATS): answer-to-screen times. */
-	int64_t settled_at_us;          /* when the latest rule settled, 0 once drawn */
-	int64_t answer_to_screen_max_us, answer_to_screen_sum_us;
-	long answer_to_screen_count;
+	struct review_stats stats;
 };
 
 /* Set up (settings, database); the check starts with review_start. */
@@ -68,6 +79,11 @@ int review_judge(struct review *review, const struct finding *finding, enum feed
 
 /* The most severe finding on show at a new line of a file, or -1. */
 int review_severity_at(const struct review *review, const char *path, int line);
+
+/* The screen is up to date (after doupdate): answers drawn are timed. */
+void review_drawn(struct review *review);
+/* Write the stats as JSON to path; 0 or -1. */
+int review_stats_write(const struct review *review, const char *path);
 
 /* Counts for titles and the status bar. */
 struct review_counts {

@@ -233,6 +233,7 @@ void tui_draw(struct tui *tui)
 		tui->status_dirty = false;
 	}
 	doupdate();
+	review_drawn(&tui->review);
 }
 
 static void redraw_all(struct tui *tui)
@@ -344,6 +345,17 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 		return true;
 	case REQ_HELP:
 		tui_overlay(tui, &tui->views[VIEW_HELP]);
+		return true;
+	case REQ_HISTORY:
+		tui_overlay(tui, &tui->views[VIEW_HISTORY]);
+		return true;
+	case REQ_STATS:
+		tui_overlay(tui, &tui->views[VIEW_STATS]);
+		return true;
+	case REQ_FIX_CORRECT: case REQ_FIX_INCORRECT:
+		tui_message(tui, true, "Fixes are marked in history: H, a check, then a fixed violation");
+		return true;
+	case REQ_BACK:
 		return true;
 	case REQ_SWITCH_PANE:
 		if (!diff_empty(tui) || tui_review_shown(tui))
@@ -705,6 +717,8 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	rc = tui.exit_status;
 	if (options)
 		options->fixes_left = review_fixes_unfinished(&tui.review);
+	if (getenv("REVLINE_LOOP_STATS") && *getenv("REVLINE_LOOP_STATS"))
+		review_stats_write(&tui.review, getenv("REVLINE_LOOP_STATS"));
 	review_release(&tui.review);
 	/* Windows go before the screen that owns them. */
 	for (i = 0; i < VIEW_COUNT; i++)
