@@ -60,11 +60,12 @@ def make_rules(root, count):
     return rules
 
 
-def start_server(root, latency):
+def start_server(root, latency=None, answers=None):
+    """The fake server answering every rule compliant after latency ms, or from answers (a script)."""
     script = os.path.join(root, "script.json")
     with open(script, "w") as f:
-        json.dump({"default": {"latency_ms": latency,
-                               "answer": {"status": "compliant", "reasoning": "fine"}}}, f)
+        json.dump(answers or {"default": {"latency_ms": latency,
+                                          "answer": {"status": "compliant", "reasoning": "fine"}}}, f)
     port_file = os.path.join(root, "port")
     proc = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "fakellm", "fake_llm.py"),
                              "--script", script, "--log", os.path.join(root, "log.jsonl"),

@@ -33,7 +33,6 @@ import shutil
 import sqlite3
 import statistics
 import struct
-import subprocess
 import sys
 import tempfile
 import termios
@@ -59,25 +58,13 @@ def finding(i, k):
                              "verification_method": "Read the added function."}}
 
 
-def start_server(root, rules):
-    script = os.path.join(root, "script.json")
+def server_script(rules):
     entries = [{"match": "Rule rule%02d:" % i, "latency_ms": latency(i),
                 "answer": {"status": "attention", "reasoning": "r",
                            "findings": [finding(i, k) for k in range(3)]}} for i in range(rules)]
     entries.append({"match": "synthesizing", "latency_ms": 300,
                     "answer": {"summary": "s", "overallSeverity": "minor-issues", "findings": []}})
-    with open(script, "w") as f:
-        json.dump({"rules": entries, "default": {"answer": {"status": "not_relevant", "reasoning": "-"}}}, f)
-    port_file = os.path.join(root, "port")
-    proc = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "fakellm", "fake_llm.py"),
-                             "--script", script, "--log", os.path.join(root, "log.jsonl"),
-                             "--port-file", port_file], stdout=subprocess.DEVNULL)
-    for _ in range(500):
-        if os.path.exists(port_file) and os.path.getsize(port_file):
-            return proc, open(port_file).read().strip()
-        time.sleep(0.01)
-    proc.kill()
-    raise SystemExit("bench_tui: the fake server did not start")
+    return {"rules": entries, "default": {"answer": {"status": "not_relevant", "reasoning": "-"}}}
 
 
 def check_done(db, check_id):
@@ -166,7 +153,7 @@ def main():
         os.makedirs(data)
         os.symlink(os.path.join(SOURCE, "share", "prompts"), os.path.join(data, "prompts"))
         shutil.copytree(rules, os.path.join(data, "rules"))
-        server, port = start_server(root, a.rules)
+        server, port = bench_check.start_server(root, answers=server_script(a.rules))
         env = {"HOME": root, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm-256color",
                "LANG": "C.UTF-8", "GIT_CONFIG_NOSYSTEM": "1", "REVLINE_DATADIR": data,
                "REVLINE_DB": os.path.join(root, "db"), "REVLINE_BASE_URL": "http://127.0.0.1:%s/v1" % port,

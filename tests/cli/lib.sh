@@ -5,14 +5,13 @@ set -euo pipefail
 : "${REVLINE:?set REVLINE to the revline binary}"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/revline-cli-XXXXXX")
 
-# revline check leaves a detached `revline detect-fixes` behind it: stop
-# those started from this test (their environment names $TMP) before the
-# directory goes.
+# shellcheck source=tests/detached.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../detached.sh"
+
+# The detached detectors this test started go before the directory.
 cleanup_tmp() {
-	local pid i
-	for pid in $(grep -l -s -z -F "$TMP" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
-		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] || kill "$pid" 2>/dev/null || true
-	done
+	local i
+	detached_stop "$TMP"
 	for i in $(seq 1 50); do
 		rm -rf "$TMP" 2>/dev/null && return 0
 		sleep 0.1

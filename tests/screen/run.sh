@@ -44,15 +44,12 @@ fail()
 [ -x "$revline" ] || fail "no revline binary at $revline (set REVLINE)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/revline-screen.XXXXXX") || exit 1
-# Quitting while fix detection runs leaves a detached `revline detect-fixes`
-# behind: stop those started from this test (their environment names $tmp).
+# shellcheck source=tests/detached.sh
+. "$here/../detached.sh"
+# shellcheck disable=SC2317 # run from the EXIT trap
 cleanup()
 {
-	local pid
-
-	for pid in $(grep -l -s -z -F "$tmp" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
-		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] || kill "$pid" 2>/dev/null
-	done
+	detached_stop "$tmp"
 	[ -n "${FAKELLM_PID:-}" ] && fakellm_stop
 	rm -rf "$tmp"
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the tmux tests: revline in a real terminal (tmux, on a private
 # server), in a fixture repository. Source it with $name set, then call
 # tmux_start [ARGS...], send keys, expect what the screen shows, and
@@ -26,16 +27,16 @@ tm()
 
 # The server, a fake LLM when there is one, and any `revline detect-fixes`
 # left behind (their environment names $tmp) go with the directory.
+# shellcheck source=tests/detached.sh
+. "$here/../detached.sh"
 cleanup()
 {
-	local path pid
+	local path
 
 	path=$(tm display-message -p '#{socket_path}' 2>/dev/null)
 	tm kill-server >/dev/null 2>&1
 	[ -n "$path" ] && rm -f "$path"
-	for pid in $(grep -l -s -z -F "$tmp" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
-		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] || kill "$pid" 2>/dev/null
-	done
+	detached_stop "$tmp"
 	[ -n "${FAKELLM_PID:-}" ] && fakellm_stop
 	rm -rf "$tmp"
 }

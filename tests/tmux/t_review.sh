@@ -19,11 +19,18 @@ ln -s "$source_dir/share/prompts" "$tmp/data/prompts"
 cp "$source_dir/tests/screen/rules/review/fast.md" "$source_dir/tests/screen/rules/review/slow.md" "$tmp/data/rules/"
 export REVLINE_DATADIR=$tmp/data
 
-# sql QUERY: one value from the database.
-sql()
+# expect_stored WHAT QUERY VALUE: the query's one value in the database.
+expect_stored()
 {
-	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
-		"$REVLINE_DB" "$1"
+	local got
+
+	got=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' \
+		"$REVLINE_DB" "$2")
+	if [ "$got" = "$3" ]; then
+		ok "$1"
+	else
+		fail "$1: '$got', not '$3' from $2"
+	fi
 }
 
 tmux_start --check
@@ -51,12 +58,9 @@ keys Enter
 expect "the mark shows at once" 'Finding 1 marked false positive'
 tmux_quit
 
-[ "$(sql "SELECT status FROM checks WHERE id = 1")" = complete ] &&
-	ok "the check is stored complete" || fail "check 1: $(sql "SELECT status FROM checks WHERE id = 1")"
-[ "$(sql "SELECT count(*) FROM findings WHERE check_id = 1 AND reduced = 0")" = 3 ] &&
-	ok "its findings are stored" || fail "findings of check 1"
-[ "$(sql "SELECT kind || ': ' || note FROM feedback")" = "false_positive: meant to be" ] &&
-	ok "the false positive is stored with its note" || fail "feedback: $(sql "SELECT count(*) FROM feedback")"
+expect_stored "the check is stored complete" "SELECT status FROM checks WHERE id = 1" complete
+expect_stored "its findings are stored" "SELECT count(*) FROM findings WHERE check_id = 1 AND reduced = 0" 3
+expect_stored "the false positive is stored with its note" "SELECT kind || ': ' || note FROM feedback" "false_positive: meant to be"
 
 # Quitting mid-check: at once, and what arrived is kept. A change to the
 # code, so that no answer comes from the cache.
@@ -72,8 +76,6 @@ if [ $((SECONDS - started)) -le 2 ]; then
 else
 	fail "q mid-check took $((SECONDS - started)) s"
 fi
-[ "$(sql "SELECT status FROM checks WHERE id = 2")" = cancelled ] &&
-	ok "the check cut short is stored as cancelled" || fail "check 2: $(sql "SELECT status FROM checks WHERE id = 2")"
-[ "$(sql "SELECT group_concat(status) FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id WHERE t.check_id = 2 AND t.threadline_id = 'fast'")" = attention ] &&
-	ok "the fast rule's result is kept" || fail "results of check 2"
+expect_stored "the check cut short is stored as cancelled" "SELECT status FROM checks WHERE id = 2" cancelled
+expect_stored "the fast rule's result is kept" "SELECT group_concat(status) FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id WHERE t.check_id = 2 AND t.threadline_id = 'fast'" attention
 tmux_finish
