@@ -122,6 +122,39 @@ static bool grow(void **items, size_t count, size_t size)
 	return true;
 }
 
+/*
+ * Each row of a prepared statement (bound with the sticky status rc) read
+ * into a new, zeroed element of *items by read; the statement is finalized.
+ * On failure *items keeps what was read, the failing element included, for
+ * the caller to free.
+ */
+static int rows_read(void **items, size_t *count, size_t size, struct store *store,
+		     sqlite3_stmt *stmt, int rc, int (*read)(void *item, sqlite3_stmt *stmt))
+{
+	bool row = true;
+	void *item;
+	int error;
+
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	while (!(error = step_row(store, stmt, &row)) && row) {
+		if (!grow(items, *count, size)) {
+			error = error_nomem();
+			break;
+		}
+		/* Counted before it is read: a half-read element is freed with the rest. */
+		item = (char *)*items + *count * size;
+		(*count)++;
+		if ((error = read(item, stmt)) < 0)
+			break;
+	}
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
 /* The checks: the rules and attention counts are live, so an interrupted check has them too. */
 static const char checks_sql[] =
 	"SELECT c.id, c.created_at, c.finished_at, c.duration_ms, c.branch, c.target, c.status, "
@@ -134,8 +167,10 @@ static const char checks_sql[] =
 	"FROM checks c JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo "
 	"ORDER BY c.created_at DESC, c.id DESC LIMIT :limit";
 
-static bool check_read(struct history_check *c, sqlite3_stmt *stmt)
+static int check_read(void *item, sqlite3_stmt *stmt)
 {
+	struct history_check *c = item;
+
 	c->id = sqlite3_column_int64(stmt, 0);
 	c->created_ms = sqlite3_column_int64(stmt, 1);
 	c->finished_ms = sqlite3_column_int64(stmt, 2);
@@ -144,17 +179,16 @@ static bool check_read(struct history_check *c, sqlite3_stmt *stmt)
 	c->rules = (long)sqlite3_column_int64(stmt, 8);
 	c->findings = (long)sqlite3_column_int64(stmt, 9);
 	c->attention = (long)sqlite3_column_int64(stmt, 10);
-	return column_dup(&c->branch, stmt, 4) && column_dup(&c->target, stmt, 5) &&
-		column_dup(&c->status, stmt, 6) && column_dup(&c->overall_severity, stmt, 7);
+	if (!column_dup(&c->branch, stmt, 4) || !column_dup(&c->target, stmt, 5) ||
+	    !column_dup(&c->status, stmt, 6) || !column_dup(&c->overall_severity, stmt, 7))
+		return error_nomem();
+	return 0;
 }
 
 int history_checks(struct history_check **out, size_t *count, struct store *store,
 		   const char *repo, size_t limit)
 {
-	struct history_check *checks = NULL;
 	sqlite3_stmt *stmt = NULL;
-	size_t n = 0;
-	bool row = true;
 	int error, rc = SQLITE_OK;
 
 	*out = NULL;
@@ -164,29 +198,12 @@ int history_checks(struct history_check **out, size_t *count, struct store *stor
 	bind_text(&rc, stmt, ":repo", repo);
 	/* LIMIT -1: no limit. */
 	bind_int(&rc, stmt, ":limit", limit ? (int64_t)limit : -1);
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
-		goto done;
+	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, check_read)) < 0) {
+		history_checks_free(*out, *count);
+		*out = NULL;
+		*count = 0;
 	}
-	while (!(error = step_row(store, stmt, &row)) && row) {
-		if (!grow((void **)&checks, n, sizeof(*checks))) {
-			error = error_nomem();
-			break;
-		}
-		if (!check_read(&checks[n++], stmt)) {
-			error = error_nomem();
-			break;
-		}
-	}
-done:
-	sqlite3_finalize(stmt);
-	if (error < 0) {
-		history_checks_free(checks, n);
-		return error;
-	}
-	*out = checks;
-	*count = n;
-	return 0;
+	return error;
 }
 
 void history_checks_free(struct history_check *checks, size_t count)
@@ -206,42 +223,68 @@ void history_checks_free(struct history_check *checks, size_t count)
  * The fixes of the repository, by their fix check's time. The feedback in
  * force is the latest fix_correct or fix_incorrect on the fix.
  */
-static const char fixes_sql[] =
-	"SELECT f.id, f.violation_check_id, f.fix_check_id, f.created_at, f.threadline_id, "
-	"f.threadline_file_path, f.file_references, f.fix_type, f.explanation, "
-	"f.detection_method, f.time_between_checks_seconds, "
-	"(SELECT b.kind FROM feedback b WHERE b.fix_id = f.id AND b.kind IN ('fix_correct', "
-	"'fix_incorrect') ORDER BY b.created_at DESC, b.id DESC LIMIT 1) "
-	"FROM violation_fixes f JOIN checks c ON c.id = f.fix_check_id "
+/* The fix feedback in force on the fix with this id (a column name). */
+#define FIX_FEEDBACK(fix) \
+	"(SELECT b.kind FROM feedback b WHERE b.fix_id = " fix " AND b.kind IN ('fix_correct', " \
+	"'fix_incorrect') ORDER BY b.created_at DESC, b.id DESC LIMIT 1)"
+
+#define FIX_COLUMNS \
+	"SELECT f.id, f.violation_check_id, f.fix_check_id, f.created_at, f.threadline_id, " \
+	"f.threadline_file_path, f.file_references, f.fix_type, f.explanation, " \
+	"f.detection_method, f.time_between_checks_seconds, " FIX_FEEDBACK("f.id") " " \
+	"FROM violation_fixes f "
+
+static const char fixes_sql[] = FIX_COLUMNS
+	"JOIN checks c ON c.id = f.fix_check_id "
 	"JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo AND "
 	"(:rule IS NULL OR f.threadline_id = :rule) "
 	"ORDER BY c.created_at DESC, f.id DESC";
 
-/* file_references: a JSON array of strings (the schema checks it is an array). */
-static int files_read(struct history_fix *fix, const char *text)
+static const char fix_sql[] = FIX_COLUMNS "WHERE f.id = :id";
+
+/*
+ * The strings of a JSON array (file_references: the schema checks it is an
+ * array) added to a list, each once.
+ */
+static int files_read(char ***files, size_t *count, const char *text)
 {
 	json_t *array = text ? json_loads(text, 0, NULL) : NULL;
-	size_t i, n = json_array_size(array);
+	size_t i, k, n = json_array_size(array);
+	char **grown;
 	int error = 0;
 
-	if (n && !(fix->files = calloc(n, sizeof(*fix->files)))) {
-		error = error_nomem();
-		goto done;
+	if (n) {
+		if (!(grown = realloc(*files, (*count + n) * sizeof(**files)))) {
+			error = error_nomem();
+			goto done;
+		}
+		*files = grown;
 	}
 	for (i = 0; i < n; i++) {
 		const char *file = json_string_value(json_array_get(array, i));
 
-		if (!file)
+		for (k = 0; file && k < *count && strcmp((*files)[k], file); k++)
+			;
+		if (!file || k < *count)
 			continue;
-		if (!(fix->files[fix->nfiles] = strdup(file))) {
+		if (!((*files)[*count] = strdup(file))) {
 			error = error_nomem();
 			goto done;
 		}
-		fix->nfiles++;
+		(*count)++;
 	}
 done:
 	json_decref(array);
 	return error;
+}
+
+static void files_free(char **files, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		free(files[i]);
+	free(files);
 }
 
 static enum history_fix_feedback feedback_read(sqlite3_stmt *stmt, int col)
@@ -254,8 +297,10 @@ static enum history_fix_feedback feedback_read(sqlite3_stmt *stmt, int col)
 		HISTORY_FIX_CORRECT;
 }
 
-static int fix_read(struct history_fix *f, sqlite3_stmt *stmt)
+static int fix_read(void *item, sqlite3_stmt *stmt)
 {
+	struct history_fix *f = item;
+
 	f->id = sqlite3_column_int64(stmt, 0);
 	f->violation_check_id = sqlite3_column_int64(stmt, 1);
 	f->fix_check_id = sqlite3_column_int64(stmt, 2);
@@ -267,16 +312,13 @@ static int fix_read(struct history_fix *f, sqlite3_stmt *stmt)
 	    !column_dup(&f->fix_type, stmt, 7) || !column_dup(&f->explanation, stmt, 8) ||
 	    !column_dup(&f->method, stmt, 9))
 		return error_nomem();
-	return files_read(f, (const char *)sqlite3_column_text(stmt, 6));
+	return files_read(&f->files, &f->nfiles, (const char *)sqlite3_column_text(stmt, 6));
 }
 
 int history_fixes(struct history_fix **out, size_t *count, struct store *store,
 		  const char *repo, const char *rule_id)
 {
-	struct history_fix *fixes = NULL;
 	sqlite3_stmt *stmt = NULL;
-	size_t n = 0;
-	bool row = true;
 	int error, rc = SQLITE_OK;
 
 	*out = NULL;
@@ -285,37 +327,20 @@ int history_fixes(struct history_fix **out, size_t *count, struct store *store,
 		return error;
 	bind_text(&rc, stmt, ":repo", repo);
 	bind_text(&rc, stmt, ":rule", rule_id);
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
-		goto done;
+	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, fix_read)) < 0) {
+		history_fixes_free(*out, *count);
+		*out = NULL;
+		*count = 0;
 	}
-	while (!(error = step_row(store, stmt, &row)) && row) {
-		if (!grow((void **)&fixes, n, sizeof(*fixes))) {
-			error = error_nomem();
-			break;
-		}
-		if ((error = fix_read(&fixes[n++], stmt)) < 0)
-			break;
-	}
-done:
-	sqlite3_finalize(stmt);
-	if (error < 0) {
-		history_fixes_free(fixes, n);
-		return error;
-	}
-	*out = fixes;
-	*count = n;
-	return 0;
+	return error;
 }
 
 void history_fixes_free(struct history_fix *fixes, size_t count)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; fixes && i < count; i++) {
-		for (j = 0; j < fixes[i].nfiles; j++)
-			free(fixes[i].files[j]);
-		free(fixes[i].files);
+		files_free(fixes[i].files, fixes[i].nfiles);
 		free(fixes[i].rule_id);
 		free(fixes[i].rule_file);
 		free(fixes[i].fix_type);
@@ -323,6 +348,128 @@ void history_fixes_free(struct history_fix *fixes, size_t count)
 		free(fixes[i].method);
 	}
 	free(fixes);
+}
+
+int history_fix_lookup(struct history_fix **out, struct store *store, int64_t fix_id)
+{
+	struct history_fix *fix = NULL;
+	sqlite3_stmt *stmt = NULL;
+	bool row = false;
+	int error, rc = SQLITE_OK;
+
+	*out = NULL;
+	if ((error = store_prepare(store, &stmt, fix_sql)) < 0)
+		return error;
+	bind_int(&rc, stmt, ":id", fix_id);
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	if ((error = step_row(store, stmt, &row)) < 0)
+		goto done;
+	if (!row) {
+		error = error_set(RL_ENOTFOUND, "no fix %lld in %s", (long long)fix_id, store_path(store));
+		goto done;
+	}
+	if (!(fix = calloc(1, sizeof(*fix)))) {
+		error = error_nomem();
+		goto done;
+	}
+	error = fix_read(fix, stmt);
+done:
+	sqlite3_finalize(stmt);
+	if (error < 0) {
+		history_fixes_free(fix, 1);
+		return error;
+	}
+	*out = fix;
+	return 0;
+}
+
+/*
+ * A check's violations with their findings' files and the latest fix
+ * found for each (fix detection may have been run again on a check).
+ */
+static const char violations_sql[] =
+	"SELECT r.id, t.id, t.threadline_id, t.threadline_file_path, t.severity, r.reasoning, "
+	"(SELECT count(*) FROM findings f WHERE f.check_threadline_id = t.id AND f.reduced = 0), "
+	"r.file_references, (SELECT json_group_array(file) FROM (SELECT DISTINCT f.file FROM "
+	"findings f WHERE f.check_threadline_id = t.id AND f.file IS NOT NULL ORDER BY f.file)), "
+	"x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
+	"LEFT JOIN violation_fixes x ON x.id = (SELECT max(y.id) FROM violation_fixes y "
+	"WHERE y.violation_threadline_id = t.id) "
+	"WHERE t.check_id = :check AND r.status = 'attention' ORDER BY CASE t.severity "
+	"WHEN 'critical' THEN 0 WHEN 'major' THEN 1 WHEN 'minor' THEN 2 ELSE 3 END, t.threadline_id";
+
+static int violation_read(void *item, sqlite3_stmt *stmt)
+{
+	struct history_violation *v = item;
+	int error;
+
+	v->id = sqlite3_column_int64(stmt, 0);
+	v->threadline_row = sqlite3_column_int64(stmt, 1);
+	v->findings = (long)sqlite3_column_int64(stmt, 6);
+	v->fix_id = sqlite3_column_int64(stmt, 9);
+	v->fix_feedback = feedback_read(stmt, 11);
+	if (!column_dup(&v->rule_id, stmt, 2) || !column_dup(&v->rule_file, stmt, 3) ||
+	    !column_dup(&v->severity, stmt, 4) || !column_dup(&v->reasoning, stmt, 5) ||
+	    !column_dup(&v->fix_type, stmt, 10))
+		return error_nomem();
+	if ((error = files_read(&v->files, &v->nfiles, (const char *)sqlite3_column_text(stmt, 7))) < 0)
+		return error;
+	return files_read(&v->files, &v->nfiles, (const char *)sqlite3_column_text(stmt, 8));
+}
+
+int history_violations(struct history_violation **out, size_t *count, struct store *store,
+		       int64_t check_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	*out = NULL;
+	*count = 0;
+	if ((error = store_prepare(store, &stmt, violations_sql)) < 0)
+		return error;
+	bind_int(&rc, stmt, ":check", check_id);
+	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, violation_read)) < 0) {
+		history_violations_free(*out, *count);
+		*out = NULL;
+		*count = 0;
+	}
+	return error;
+}
+
+void history_violations_free(struct history_violation *violations, size_t count)
+{
+	size_t i;
+
+	for (i = 0; violations && i < count; i++) {
+		files_free(violations[i].files, violations[i].nfiles);
+		free(violations[i].rule_id);
+		free(violations[i].rule_file);
+		free(violations[i].severity);
+		free(violations[i].reasoning);
+		free(violations[i].fix_type);
+	}
+	free(violations);
+}
+
+bool history_changed(struct history_version *version, struct store *store)
+{
+	struct history_version now = { 0, sqlite3_total_changes(store_db(store)) };
+	sqlite3_stmt *stmt = NULL;
+	bool row = false, changed;
+
+	if (store_prepare(store, &stmt, "PRAGMA data_version") < 0)
+		return true;
+	if (step_row(store, stmt, &row) < 0 || !row)
+		now.data = -1;
+	else
+		now.data = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	changed = now.data < 0 || now.data != version->data || now.changes != version->changes;
+	*version = now;
+	return changed;
 }
 
 static int compare_seconds(const void *a, const void *b)

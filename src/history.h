@@ -72,6 +72,22 @@ struct history_fix {
 	enum history_fix_feedback feedback;
 };
 
+/* A violation: a rule whose result in a check was 'attention'. */
+struct history_violation {
+	int64_t id;                     /* the check_results row */
+	int64_t threadline_row;         /* the check_threadlines row, which a fix names */
+	char *rule_id;
+	char *rule_file;
+	char *severity;                 /* the rule's: nitpick, minor, major, critical */
+	char *reasoning;                /* why it needed attention; may be NULL */
+	long findings;                  /* the rule's own findings in the check */
+	char **files;                   /* file references, then the findings' other files */
+	size_t nfiles;
+	int64_t fix_id;                 /* the fix found for it (the latest), 0 when none */
+	char *fix_type;                 /* that fix's type, NULL when none */
+	enum history_fix_feedback fix_feedback;
+};
+
 enum history_bucket { BUCKET_5MIN, BUCKET_1H, BUCKET_24H, BUCKET_MORE, BUCKET_COUNT };
 enum history_fix_type { FIX_CODE_CHANGE, FIX_THREADLINE_CHANGED, FIX_THREADLINE_DELETED,
 			FIX_TYPE_COUNT };
@@ -111,6 +127,26 @@ void history_checks_free(struct history_check *checks, size_t count);
 int history_fixes(struct history_fix **out, size_t *count, struct store *store,
 		  const char *repo, const char *rule_id);
 void history_fixes_free(struct history_fix *fixes, size_t count);
+
+/* A check's violations: the most severe first, then by rule id. */
+int history_violations(struct history_violation **out, size_t *count, struct store *store,
+		       int64_t check_id);
+void history_violations_free(struct history_violation *violations, size_t count);
+
+/* One fix by its id (free it with history_fixes_free(fix, 1)); RL_ENOTFOUND when there is none. */
+int history_fix_lookup(struct history_fix **out, struct store *store, int64_t fix_id);
+
+/* Where the store stands, so that a view reads the history again only when it has changed. */
+struct history_version {
+	int64_t data;                   /* PRAGMA data_version: other connections' commits */
+	int64_t changes;                /* rows this connection has written */
+};
+
+/*
+ * Whether this process or another one has written to the store since
+ * *version was taken; takes it anew. A failure to tell counts as a change.
+ */
+bool history_changed(struct history_version *version, struct store *store);
 
 int history_stats(struct history_stats *out, struct store *store, const char *repo);
 void history_stats_release(struct history_stats *stats);

@@ -503,6 +503,170 @@ static void test_fixes(void **state)
 	store_close(store);
 }
 
+static void assert_violation(const struct history_violation *v, const char *rule, long findings,
+			     int64_t fix_id, const char *fix_type)
+{
+	assert_string_equal(v->rule_id, rule);
+	assert_int_equal(v->findings, findings);
+	assert_int_equal(v->fix_id, fix_id);
+	if (fix_type)
+		assert_string_equal(v->fix_type, fix_type);
+	else
+		assert_null(v->fix_type);
+}
+
+static void test_violations(void **state)
+{
+	struct store *store = open_ok();
+	struct history_violation *v = NULL;
+	size_t count = 0;
+	struct seed s;
+
+	(void)state;
+	history_seed(store, &s);
+	/* C1: three violations; errors not fixed, no-todo by F1, sql by F7 (marked incorrect: still its fix). */
+	assert_int_equal(history_violations(&v, &count, store, s.checks[0]), 0);
+	assert_int_equal(count, 3);
+	assert_violation(&v[0], "errors", 2, 0, NULL);
+	assert_violation(&v[1], "no-todo", 1, 1, "CODE_CHANGE");
+	assert_violation(&v[2], "sql", 1, 7, "CODE_CHANGE");
+	assert_int_equal(v[1].fix_feedback, HISTORY_FIX_UNRATED);
+	assert_int_equal(v[2].fix_feedback, HISTORY_FIX_INCORRECT);
+	assert_int_equal(v[0].threadline_row, s.threadlines[0][0]);
+	assert_string_equal(v[0].rule_file, "threadlines/errors.md");
+	assert_string_equal(v[0].severity, "major");
+	assert_null(v[0].reasoning);
+	/* The reference and the findings' file are the same: once. */
+	assert_int_equal(v[0].nfiles, 1);
+	assert_string_equal(v[0].files[0], "src/a.c");
+	assert_int_equal(v[0].id, int_of(store, "SELECT id FROM check_results WHERE "
+					  "check_threadline_id = %lld", (long long)s.threadlines[0][0]));
+	history_violations_free(v, count);
+
+	/* C2: errors by F2, sql by F3. */
+	assert_int_equal(history_violations(&v, &count, store, s.checks[1]), 0);
+	assert_int_equal(count, 2);
+	assert_violation(&v[0], "errors", 1, 2, "CODE_CHANGE");
+	assert_violation(&v[1], "sql", 1, 3, "THREADLINE_CHANGED");
+	assert_int_equal(v[0].fix_feedback, HISTORY_FIX_CORRECT);
+	history_violations_free(v, count);
+
+	/* C5 has none; an unknown check neither. */
+	assert_int_equal(history_violations(&v, &count, store, s.checks[4]), 0);
+	assert_int_equal(count, 0);
+	assert_null(v);
+	assert_int_equal(history_violations(&v, &count, store, 9999), 0);
+	assert_int_equal(count, 0);
+	store_close(store);
+}
+
+/* The most severe first; the findings' other files after the references; the latest fix. */
+static void test_violations_order(void **state)
+{
+	struct store *store = open_ok();
+	struct rule errors = rule_make("errors"), sql = rule_make("sql");
+	struct history_violation *v = NULL;
+	int64_t check, later, rows[2], ids[2];
+	size_t count = 0;
+	int i;
+
+	(void)state;
+	errors.severity = SEV_MINOR;
+	sql.severity = SEV_CRITICAL;
+	check = check_begin(store, tmp, T0);
+	assert_int_equal(store_rule_add(store, &rows[0], check, &errors), 0);
+	assert_int_equal(store_rule_add(store, &rows[1], check, &sql), 0);
+	result_put(store, check, &errors, 'A', 2, ids);
+	sql_ok(store, "UPDATE findings SET file = 'src/z.c' WHERE id = %lld", (long long)ids[1]);
+	result_put(store, check, &sql, 'A', 1, ids);
+	sql_ok(store, "UPDATE check_results SET reasoning = 'Because.' WHERE check_threadline_id = %lld",
+	       (long long)rows[1]);
+	assert_int_equal(store_check_finish(store, check, "complete", 1, NULL, NULL), 0);
+	/* Fix detection ran twice for sql: against two later checks. */
+	for (i = 0; i < 2; i++) {
+		later = check_begin(store, tmp, T0 + (i + 1) * MINUTE);
+		assert_int_equal(store_check_finish(store, later, "complete", 1, NULL, NULL), 0);
+		sql_ok(store, "INSERT INTO violation_fixes (violation_check_id, fix_check_id, "
+		       "violation_threadline_id, threadline_id, threadline_file_path, fix_type, "
+		       "explanation, created_at) VALUES (%lld, %lld, %lld, 'sql', 'threadlines/sql.md', "
+		       "%Q, 'x', %lld)", (long long)check, (long long)later, (long long)rows[1],
+		       i ? "THREADLINE_DELETED" : "CODE_CHANGE", (long long)T0);
+	}
+	assert_int_equal(history_violations(&v, &count, store, check), 0);
+	assert_int_equal(count, 2);
+	assert_violation(&v[0], "sql", 1, 2, "THREADLINE_DELETED");
+	assert_string_equal(v[0].severity, "critical");
+	assert_string_equal(v[0].reasoning, "Because.");
+	assert_violation(&v[1], "errors", 2, 0, NULL);
+	assert_string_equal(v[1].severity, "minor");
+	assert_int_equal(v[1].nfiles, 2);
+	assert_string_equal(v[1].files[0], "src/a.c");
+	assert_string_equal(v[1].files[1], "src/z.c");
+	history_violations_free(v, count);
+	store_close(store);
+}
+
+static void test_fix_lookup(void **state)
+{
+	struct store *store = open_ok();
+	struct history_fix *fix = NULL;
+	struct seed s;
+
+	(void)state;
+	history_seed(store, &s);
+	assert_int_equal(history_fix_lookup(&fix, store, 5), 0);
+	assert_int_equal(fix->id, 5);
+	assert_string_equal(fix->rule_id, "errors");
+	assert_string_equal(fix->fix_type, "THREADLINE_DELETED");
+	assert_int_equal(fix->violation_check_id, s.checks[3]);
+	assert_int_equal(fix->fix_check_id, s.checks[4]);
+	assert_true(fix->timed);
+	assert_int_equal(fix->seconds, 90000);
+	assert_int_equal(fix->nfiles, 2);
+	assert_int_equal(fix->feedback, HISTORY_FIX_UNRATED);
+	history_fixes_free(fix, 1);
+	/* The feedback in force: F7 was marked correct, then incorrect. */
+	assert_int_equal(history_fix_lookup(&fix, store, 7), 0);
+	assert_int_equal(fix->feedback, HISTORY_FIX_INCORRECT);
+	history_fixes_free(fix, 1);
+	assert_int_equal(history_fix_lookup(&fix, store, 99), RL_ENOTFOUND);
+	assert_null(fix);
+	assert_non_null(strstr(error_message(), "no fix 99"));
+	store_close(store);
+}
+
+/* A change is this connection's writes or another process's commits, not reads. */
+static void test_changed(void **state)
+{
+	struct store *store = open_ok();
+	struct history_version version = { 0, 0 };
+	struct history_check *checks = NULL;
+	sqlite3 *other = NULL;
+	size_t count = 0;
+	char *path;
+
+	(void)state;
+	history_changed(&version, store);
+	assert_false(history_changed(&version, store));
+	assert_int_equal(history_checks(&checks, &count, store, tmp, 0), 0);
+	history_checks_free(checks, count);
+	assert_false(history_changed(&version, store));
+	check_begin(store, tmp, T0);
+	assert_true(history_changed(&version, store));
+	assert_false(history_changed(&version, store));
+
+	if (asprintf(&path, "%s/revline.db", tmp) < 0)
+		fail_msg("out of memory");
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "UPDATE checks SET branch = 'other'", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(other);
+	free(path);
+	assert_true(history_changed(&version, store));
+	assert_false(history_changed(&version, store));
+	store_close(store);
+}
+
 static void test_times(void **state)
 {
 	int64_t twenty[20], one[] = { 42 }, mixed[] = { 86400, -5, 299, 300, 3599, 3600, 86399 };
@@ -714,6 +878,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_violations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_violations_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fix_lookup, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changed, setup, teardown),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_duration_text),
 		cmocka_unit_test(test_repo_key),

@@ -41,11 +41,16 @@
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
 	X(REQ_ACCEPT,       "Review",   "Accept the finding", 'a') \
 	X(REQ_REJECT,       "Review",   "Reject the finding", 'x') \
+	X(REQ_HISTORY,      "History",  "History: checks, their violations and fixes", 'H') \
+	X(REQ_STATS,        "History",  "Statistics: time to fix, fix types, rules", 'S') \
+	X(REQ_BACK,         "History",  "Back a level in history",             KEY_BACKSPACE, 127, KEY_CTRL('h')) \
+	X(REQ_FIX_CORRECT,  "History",  "Mark the fix correct",                '+') \
+	X(REQ_FIX_INCORRECT, "History", "Mark the fix incorrect",              '-') \
 	X(REQ_SEARCH,       "Search",   "Search the focused pane",             '/') \
-	X(REQ_CANCEL,       "Search",   "Clear the search, cancel a running check, close help", KEY_ESC) \
+	X(REQ_CANCEL,       "Search",   "Clear the search, cancel a check, close help, history, stats", KEY_ESC) \
 	X(REQ_HELP,         "General",  "Show this help",                      '?') \
 	X(REQ_REDRAW,       "General",  "Redraw the screen",                   KEY_CTRL('l')) \
-	X(REQ_QUIT,         "General",  "Quit (close help when it is open)",   'q')
+	X(REQ_QUIT,         "General",  "Quit, or close help, history, stats", 'q')
 
 enum request {
 	REQ_NONE,

@@ -18,6 +18,8 @@
 	X(VIEW_FINDINGS, findings_view_ops) \
 	X(VIEW_EVIDENCE, evidence_view_ops) \
 	X(VIEW_HELP,     help_view_ops) \
+	X(VIEW_HISTORY,  history_view_ops) \
+	X(VIEW_STATS,    stats_view_ops) \
 	X(VIEW_EMPTY,    empty_view_ops)
 
 enum view_id {

@@ -1,0 +1,175 @@
+/* Rows of styled text built before drawing, for the history and stats views. */
+#include "lines.h"
+#include "draw.h"
+#include "utf8.h"
+#include "view.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lines_clear(struct lines *lines)
+{
+	buf_clear(&lines->text);
+	lines->nparts = 0;
+	lines->nrows = 0;
+}
+
+void lines_release(struct lines *lines)
+{
+	buf_release(&lines->text);
+	free(lines->parts);
+	free(lines->rows);
+	memset(lines, 0, sizeof(*lines));
+}
+
+/* Room for one more element; false when memory ran out. */
+static bool reserve(void **items, size_t count, size_t *alloc, size_t size)
+{
+	size_t n = *alloc ? *alloc * 2 : 32;
+	void *grown;
+
+	if (count < *alloc)
+		return true;
+	if (!(grown = realloc(*items, n * size)))
+		return false;
+	*items = grown;
+	*alloc = n;
+	return true;
+}
+
+void lines_row(struct lines *lines, long tag)
+{
+	if (!reserve((void **)&lines->rows, lines->nrows, &lines->rows_alloc, sizeof(*lines->rows)))
+		return;
+	lines->rows[lines->nrows++] = (struct lines_row){ lines->nparts, 0, tag };
+}
+
+/* The text from start to the end of the buffer becomes a part of the last row. */
+static void part_end(struct lines *lines, enum style style, size_t start)
+{
+	struct lines_row *row = lines->nrows ? &lines->rows[lines->nrows - 1] : NULL;
+
+	if (!row || lines->text.len <= start ||
+	    !reserve((void **)&lines->parts, lines->nparts, &lines->parts_alloc, sizeof(*lines->parts)))
+		return;
+	lines->parts[lines->nparts++] = (struct lines_part){ style, start, lines->text.len - start };
+	row->nparts++;
+}
+
+void lines_add(struct lines *lines, enum style style, const char *fmt, ...)
+{
+	size_t start = lines->text.len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (buf_vprintf(&lines->text, fmt, ap) < 0)
+		lines->text.len = start;
+	va_end(ap);
+	part_end(lines, style, start);
+}
+
+void lines_pad(struct lines *lines, enum style style, const char *text, int width)
+{
+	int pad = width - text_width(text, strlen(text));
+
+	lines_add(lines, style, "%s", text);
+	if (pad > 0)
+		lines_add(lines, STYLE_DEFAULT, "%*s", pad, "");
+}
+
+/* How many bytes of s fit in cols columns. */
+static size_t head_bytes(const char *s, size_t len, int cols)
+{
+	size_t i = 0, n;
+	uint32_t cp;
+	int col = 0, w;
+
+	while (i < len) {
+		if (!(n = utf8_decode(&cp, s + i, len - i)))
+			n = 1;
+		w = text_width(s + i, n);
+		if (col + w > cols)
+			break;
+		col += w;
+		i += n;
+	}
+	return i;
+}
+
+/* Where to break a line of len bytes to fit cols columns: at the last space that fits. */
+static size_t break_at(const char *s, size_t len, int cols)
+{
+	size_t fit = head_bytes(s, len, cols), cut;
+
+	if (fit == len)
+		return len;
+	for (cut = fit; cut > 0 && s[cut] != ' '; cut--)
+		;
+	if (cut)
+		return cut;
+	return fit ? fit : 1;   /* no space: cut the word; a character wider than the row goes whole */
+}
+
+void lines_wrap(struct lines *lines, enum style style, const char *text, int indent, int width)
+{
+	int room = width - indent > 16 ? width - indent : 16;
+	const char *p = text;
+
+	while (p && *p) {
+		size_t len = strcspn(p, "\n"), cut = break_at(p, len, room);
+
+		lines_row(lines, -1);
+		lines_add(lines, style, "%*s%.*s", indent, "", (int)cut, p);
+		p += cut;
+		while (cut < len && *p == ' ')
+			p++;
+		/* The end of the line, or spaces that ended it after a break. */
+		if (*p == '\n')
+			p++;
+	}
+}
+
+long lines_tag(const struct lines *lines, size_t row)
+{
+	return row < lines->nrows ? lines->rows[row].tag : -1;
+}
+
+void lines_draw(const struct lines *lines, struct view *view, size_t row, bool selected)
+{
+	const struct lines_row *r = &lines->rows[row];
+	attr_t cursor = theme_attr(view->focused ? STYLE_CURSOR : STYLE_CURSOR_BLUR);
+	int used = 0, skip = view->col;
+	size_t i;
+
+	for (i = 0; i < r->nparts && used < view->width; i++) {
+		const struct lines_part *part = &lines->parts[r->first + i];
+		const char *s = lines->text.ptr + part->start;
+		attr_t attrs = selected ? cursor : theme_attr(part->style);
+		struct text_style style = { attrs, selected ? cursor : theme_attr(STYLE_SPECIAL), attrs,
+					    NULL, false };
+		int width = text_width(s, part->len);
+
+		if (skip >= width) {
+			skip -= width;
+			continue;
+		}
+		used += draw_text(view->win, view->width - used, skip, s, part->len, &style);
+		skip = 0;
+	}
+	draw_fill(view->win, view->width - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
+}
+
+bool lines_match(const struct lines *lines, size_t row, const char *needle, bool icase)
+{
+	const struct lines_row *r = &lines->rows[row];
+	size_t i;
+
+	for (i = 0; i < r->nparts; i++) {
+		const struct lines_part *part = &lines->parts[r->first + i];
+
+		if (text_contains(lines->text.ptr + part->start, part->len, needle, icase))
+			return true;
+	}
+	return false;
+}
