@@ -21,6 +21,8 @@ packages=(
 	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev
 	tmux python3 python3-jsonschema
 )
+# The linters whose output the tests read and run (ruff is not in Debian 12).
+test_packages=(flake8 mypy bandit shellcheck cppcheck)
 
 say() { printf 'revline setup: %s\n' "$*" >&2; }
 
@@ -73,7 +75,7 @@ case "${1:---run}" in
 	--deps) install_deps ;;
 	--build) install_deps; do_build ;;
 	--run) install_deps; do_build; shift || true; do_run "${1:-}" ;;
-	--test) install_deps; do_build; do_test ;;
+	--test) packages+=("${test_packages[@]}"); install_deps; do_build; do_test ;;
 	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' ;;
 	*) say "unknown option '$1' (use --run, --test, --deps or --build)"; exit 2 ;;
 esac

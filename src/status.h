@@ -16,7 +16,8 @@
 	X(RL_EIO,      -6, "input/output error") \
 	X(RL_EPARSE,   -7, "malformed input") \
 	X(RL_ENOTFOUND,-8, "not found") \
-	X(RL_ECONFIG,  -9, "configuration error")
+	X(RL_ECONFIG,  -9, "configuration error") \
+	X(RL_ECONFLICT,-10, "the file changed")
 
 enum status {
 #define STATUS_ENUM(name, value, text) name = value,
