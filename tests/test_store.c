@@ -246,12 +246,14 @@ static void test_schema_created(void **state)
 		"check_diffs", "check_results", "check_threadlines", "checks", "feedback",
 		"feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
 		"feedback_fts_idx", "findings", "fix_detection_runs", "llm_cache", "repos",
-		"sqlite_sequence", "violation_fixes",
+		"signal_fixes", "signal_runs", "signals", "sqlite_sequence", "violation_fixes",
 	};
 	static const char *const indexes[] = {
 		"checks_consecutive", "feedback_fingerprint", "feedback_fix", "feedback_rule",
 		"findings_check", "findings_fingerprint", "findings_rule", "findings_threadline",
-		"fix_detection_runs_check", "llm_cache_last_used", "violation_fixes_fix_type",
+		"fix_detection_runs_check", "llm_cache_last_used", "signal_fixes_file",
+		"signal_fixes_finding", "signal_fixes_signal", "signal_runs_repo_tool", "signals_file",
+		"signals_run", "violation_fixes_fix_type",
 		"violation_fixes_threadline", "violation_fixes_time_between",
 		"violation_fixes_violation_check",
 	};
@@ -264,7 +266,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 2);
+	assert_int_equal(store_version(store), 3);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -275,7 +277,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 2);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 3);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -302,7 +304,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 2);
+	assert_int_equal(store_version(store), 3);
 	store_close(store);
 }
 
@@ -322,7 +324,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 2);
+	assert_int_equal(store_version(store), 3);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -346,7 +348,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -354,10 +356,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 3"));
+	assert_non_null(strstr(error_message(), "version 4"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 3);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 4);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -751,7 +753,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(db);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 2);
+	assert_int_equal(store_version(store), 3);
 	db = store_db(store);
 	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
 	for (i = 0; i < NDUMPS; i++) {
