@@ -12,6 +12,15 @@
  * as a problem naming its line (text formats) or field (JSON formats) and
  * skipped; every signal that could be read is kept.
  *
+ * Text formats: only lines that start "path:line" are read; the rest
+ * (gcc's "In function" and source echo with carets, mypy's --pretty and
+ * "In function" context, summaries, cc1:/collect2: lines) is skipped
+ * without a problem. Terminal colours and gcc's OSC 8 links are ignored.
+ * A note (gcc, clang, mypy) right after an error or warning at the same
+ * file and line is part of it: its text is added to that message after a
+ * newline, as mypy's JSON output does with the "hint". Other notes are
+ * signals of their own with severity "note".
+ *
  * X(ID, name, default tool)
  */
 #define SIGNAL_FORMATS(X) \
@@ -34,23 +43,41 @@ enum signal_format {
 struct signal {
 	int64_t id;             /* in the store; 0 before it is stored */
 	char *tool;             /* "ruff", "mypy", ...; for SARIF the driver's name */
-	char *code;             /* "F401", "arg-type", "B101", "SC2086", "-Wunused-variable"; "" when none */
+	/*
+	 * "F401", "arg-type", "B101", "SC2086", "-Wunused-variable"; "" when
+	 * none. gcc's "-Werror=flag" and clang's "-Werror,-Wflag" are "-Wflag".
+	 */
+	char *code;
 	char *message;
-	char *severity;         /* as the tool says it ("error", "warning", "note", "HIGH", "style"...) */
-	char *file;             /* as the tool gave it (see signals_relativize) */
-	int line, column;       /* 1-based; 0 when the tool gives none */
-	int end_line, end_column;       /* 0 when the tool gives none */
-	char *url;              /* the code's documentation, or NULL */
+	/*
+	 * As the tool says it ("error", "warning", "note", "fatal error",
+	 * "HIGH", "style"...). Where it says none: ruff "error" (as in its own
+	 * SARIF), flake8 "warning" for W codes and "error" for the others,
+	 * SARIF the rule's default level or "warning".
+	 */
+	char *severity;
+	char *file;             /* as the tool gave it, file:// URIs as paths (see signals_relativize) */
+	/*
+	 * 1-based; 0 when the tool gives none. Columns count as the tool
+	 * counts them: gcc a tab up to the next multiple of 8, clang bytes,
+	 * shellcheck -f json a tab as 8 and -f json1 as 1.
+	 */
+	int line, column;
+	/* 0 when the tool gives none; end_column is just past the last character, as in SARIF. */
+	int end_line, end_column;
+	/* The code's documentation (ruff's url, bandit's more_info, SARIF's helpUri, shellcheck's wiki), or NULL. */
+	char *url;
 };
 
 /* What could not be read: a line of text output, or a JSON field path. */
 struct signal_problem {
-	int line;               /* 1-based line of the input, 0 for JSON formats */
-	char *field;            /* "results[3].location.row", or NULL for text formats */
-	char *message;
+	int line;               /* 1-based line of the input, 0 for JSON formats (but mypy's JSON lines) */
+	char *field;            /* "results[3].line_number", "$" for the whole document, or NULL for text */
+	char *message;          /* what is wrong, without the line or field */
 };
 
 struct signal_list {
+	/* What was read; SIGNAL_FORMAT_COUNT for an empty input of a format neither given nor named by tool. */
 	enum signal_format format;
 	struct signal *items;
 	size_t count;
@@ -58,7 +85,11 @@ struct signal_list {
 	size_t nproblems;
 };
 
-/* The format of a tool's output, or RL_EPARSE (with a message saying which formats are known). */
+/*
+ * The format of a tool's output, or RL_EPARSE (with a message saying which
+ * formats are known). An empty JSON list, which ruff and shellcheck both
+ * write when all is well, is ruff's.
+ */
 int signals_detect(enum signal_format *out, const char *text, size_t len);
 
 /*
@@ -79,12 +110,21 @@ int signal_copy(struct signal *out, const struct signal *from);
  * directory the tool ran in, inside workdir) gain cwd's path from workdir,
  * "./" and "a/../" are folded. Paths outside the working tree stay as they
  * are (they match no file of the diff).
+ *
+ * workdir is absolute; cwd is absolute or relative to workdir, NULL for
+ * workdir itself (RL_EUSAGE when either is not so). Nothing is read from
+ * the file system: symbolic links are not followed.
  */
 int signals_relativize(struct signal_list *list, const char *workdir, const char *cwd);
 
+/* "unknown" for SIGNAL_FORMAT_COUNT. */
 const char *signal_format_name(enum signal_format format);
 const char *signal_format_tool(enum signal_format format);
-/* From its name ("ruff", "mypy-json"...); false when unknown. */
+/*
+ * From its name ("ruff", "mypy-json"...), case ignored, or from a tool
+ * that writes one of them: clang and cppcheck (gcc), pycodestyle and
+ * pyflakes (flake8). False when unknown.
+ */
 bool signal_format_parse(enum signal_format *out, const char *name);
 
 #endif
