@@ -20,9 +20,31 @@
  * temporary file in the same directory, fsync, the file's mode, rename. It
  * refuses symlinks and any path that leads outside the working tree
  * (RL_EUSAGE). What it returns undoes the change byte for byte.
+ *
+ * How an answer is put back (patch_reindent), where it had to be decided:
+ * - The code is the inside of the answer's first fenced block (``` or ~~~,
+ *   any language tag) when it has one; prose around the fence is dropped.
+ * - Indentation: when the answer indents with another unit than the file
+ *   (4 spaces in a tab file, tabs or 2 spaces in a 4-space file), each
+ *   line's whole units become the file's and what is left over (alignment)
+ *   stays. Then the base indentation is added to every line, unless the
+ *   model sent it back: the lines it kept from the snippet show it (as
+ *   they were shown, or with the base in front; so an answer that keeps
+ *   only a nested line is still indented), or, when it kept none, every
+ *   non-blank line starts with the base.
+ * - Blank lines: an empty line stays empty, unless most of the snippet's
+ *   blank lines carried whitespace; then it gets the indentation of the
+ *   line after it. A line of whitespace only is indented like code.
+ * - The end: the answer's trailing blank lines are dropped and the
+ *   snippet's own end put back, byte for byte: its blank lines and final
+ *   line end, or none at the end of a file without a final newline.
+ * - An answer with no code deletes the lines. Deleting the last lines of a
+ *   file without a final newline also takes the line end before them, so
+ *   the file still ends without one (patch_preview and patch_apply do it).
  */
 
 #define PATCH_ID_SIZE 41        /* a git blob id in hex, NUL-terminated */
+#define PATCH_UNIT_TABS (-1)    /* struct patch_snippet's unit: the file indents with tabs */
 
 struct patch_snippet {
 	char *path;             /* relative to the working tree, '/'-separated */
@@ -32,21 +54,30 @@ struct patch_snippet {
 	size_t len;
 	char *dedented;         /* what the LLM sees: base indentation removed, LF line ends */
 	char *indent;           /* the base indentation removed (the common prefix of non-blank lines) */
-	bool crlf;              /* the snippet's lines end in CRLF */
+	bool crlf;              /* the snippet's lines end in CRLF (most of them; the file's when it has none) */
+	int unit;               /* the file's indentation step: PATCH_UNIT_TABS, N spaces, 0 when unknown */
 	char file_id[PATCH_ID_SIZE];    /* the whole file's blob id when the snippet was taken */
 };
 
-/* Take lines first..last of a file's bytes (RL_EUSAGE when outside the file). */
+/*
+ * Take lines first..last of a file's bytes (RL_EUSAGE when outside the
+ * file). A UTF-8 byte order mark stays out of the snippet: a model drops it.
+ */
 int patch_snippet_take(struct patch_snippet *out, const char *path, const char *text, size_t len,
 		       int first, int last);
 void patch_snippet_release(struct patch_snippet *snippet);
 
-/* The model's code, back in the snippet's shape: what replaces snippet->text. */
+/*
+ * The model's code, back in the snippet's shape: what replaces
+ * snippet->text, appended to out (nothing when the answer deletes the lines).
+ */
 int patch_reindent(struct buf *out, const struct patch_snippet *snippet, const char *code, size_t len);
 
 /*
  * The change as a unified diff (a/PATH b/PATH, 3 lines of context) of the
- * file's text with the snippet's bytes replaced.
+ * file's text with the snippet's bytes replaced, appended to out (empty
+ * when nothing changes). RL_ECONFLICT when the text is not the one the
+ * snippet was taken from.
  */
 int patch_preview(struct buf *out, const struct patch_snippet *snippet, const char *text, size_t len,
 		  const char *replacement, size_t rlen);
@@ -62,14 +93,27 @@ struct patch_undo {
 
 int patch_apply(struct patch_undo *out, const char *workdir, const struct patch_snippet *snippet,
 		const char *replacement, size_t len);
-/* Put the file back as it was; RL_ECONFLICT when it changed since the fix. */
+/*
+ * Put the file back as it was; RL_ECONFLICT when it changed since the fix
+ * (it is left alone), RL_EUSAGE when the record does not fit the file.
+ */
 int patch_undo(const char *workdir, const struct patch_undo *undo);
 void patch_undo_release(struct patch_undo *undo);
 
-/* The git blob id of some bytes. */
+/*
+ * The git blob id of some bytes. This, patch_snippet_take, patch_preview,
+ * patch_apply and patch_undo use libgit2 and initialise it themselves; a
+ * caller that does not hold it initialised (an open repository does) pays
+ * libgit2's start-up, a few milliseconds, on every call.
+ */
 void patch_blob_id(char out[PATCH_ID_SIZE], const char *data, size_t len);
 
-/* Read a working-tree file for a fix: regular files inside workdir only. */
+/*
+ * Read a working-tree file for a fix: regular files inside workdir only.
+ * RL_EUSAGE for an absolute path, '..', a path into .git, a symbolic link,
+ * a directory on the way that leads outside the tree, or not a regular file;
+ * RL_ENOTFOUND when there is no such file.
+ */
 int patch_read(struct buf *out, const char *workdir, const char *path);
 
 #endif
