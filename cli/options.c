@@ -16,6 +16,8 @@ static const struct opt rule_dir_list[] = { RULE_DIR_OPTIONS(OPT_ENTRY) };
 static const struct opt feedback_list[] = { FEEDBACK_OPTIONS(OPT_ENTRY) };
 static const struct opt history_list[] = { HISTORY_OPTIONS(OPT_ENTRY) };
 static const struct opt fixes_list[] = { FIXES_OPTIONS(OPT_ENTRY) };
+static const struct opt signals_list[] = { SIGNALS_OPTIONS(OPT_ENTRY) };
+static const struct opt fix_list[] = { FIX_OPTIONS(OPT_ENTRY) };
 
 #define TABLE(list) { list, sizeof(list) / sizeof(list[0]) }
 const struct opt_table global_options = TABLE(global_list);
@@ -29,6 +31,8 @@ const struct opt_table rule_dir_options = TABLE(rule_dir_list);
 const struct opt_table feedback_options = TABLE(feedback_list);
 const struct opt_table history_options = TABLE(history_list);
 const struct opt_table fixes_options = TABLE(fixes_list);
+const struct opt_table signals_options = TABLE(signals_list);
+const struct opt_table fix_options = TABLE(fix_list);
 
 void cli_error(const char *fmt, ...)
 {

@@ -64,6 +64,19 @@
 	X(OPT_CORRECT,        "correct",        0, NULL,     "the fix was detected rightly") \
 	X(OPT_INCORRECT,      "incorrect",      0, NULL,     "the fix was detected wrongly")
 
+#define SIGNALS_OPTIONS(X) \
+	X(OPT_IMPORT,        "import", 0, "FILE",   "read a linter's output from FILE (- for standard input) and keep its signals") \
+	X(OPT_TOOL,          "tool",   0, "NAME",   "with --import: the tool's name, when the output does not say it") \
+	X(OPT_SIGNAL_FORMAT, "format", 0, "FORMAT", "with --import: ruff, flake8, mypy, mypy-json, bandit, sarif, gcc or shellcheck (default: detected)") \
+	X(OPT_RUN,           "run",    0, NULL,     "run the installed linters on the changed files and keep their signals") \
+	X(OPT_LINTER,        "linter", 0, "NAME",   "with --run: only this linter (ruff, flake8, mypy, bandit, shellcheck, cppcheck)") \
+	X(OPT_ALL,           "all",    0, NULL,     "list every current signal, not only those on changed lines")
+
+#define FIX_OPTIONS(X) \
+	X(OPT_FINDING, "finding", 0,   "FINDING_ID", "fix a finding of a check instead of a signal") \
+	X(OPT_APPLY,   "apply",   0,   NULL,         "write the fix to the file (asks first on a terminal)") \
+	X(OPT_YES,     "yes",     'y', NULL,         "with --apply: do not ask")
+
 #define TUI_OPTIONS(X) \
 	X(OPT_TUI_CHECK, "check", 0, NULL, "start a check of the diff as soon as the UI opens")
 
@@ -81,6 +94,8 @@ enum opt_id {
 	FEEDBACK_OPTIONS(OPT_ENUM)
 	HISTORY_OPTIONS(OPT_ENUM)
 	FIXES_OPTIONS(OPT_ENUM)
+	SIGNALS_OPTIONS(OPT_ENUM)
+	FIX_OPTIONS(OPT_ENUM)
 	TUI_OPTIONS(OPT_ENUM)
 #undef OPT_ENUM
 };
@@ -122,6 +137,7 @@ extern const struct opt_table global_options, target_options, diff_options, json
 extern const struct opt_table rules_options, rule_dir_options, check_options, tui_options;
 extern const struct opt_table feedback_options;
 extern const struct opt_table history_options, fixes_options;
+extern const struct opt_table signals_options, fix_options;
 
 /* Take a target option or a range into spec; false when id is not one. */
 bool target_option(struct target_spec *spec, int id, const char *value);

@@ -225,6 +225,21 @@ long diff_find_file(const struct diff *diff, const char *path)
 	return -1;
 }
 
+bool diff_line_added(struct diff *diff, const char *path, int line)
+{
+	long index = diff_find_file(diff, path);
+	const struct diff_file *file;
+	uint32_t i;
+
+	if (index < 0 || line < 1 || diff_file_load(diff, (size_t)index) < 0)
+		return false;
+	file = &diff->files[index];
+	for (i = 0; i < file->nlines; i++)
+		if (file->lines[i].origin == '+' && file->lines[i].new_lineno == line)
+			return true;
+	return false;
+}
+
 /*
  * A filtered diff is made by printing the chosen files and parsing the
  * text: the copy is exact and owns its memory, and only the chosen files

@@ -165,4 +165,7 @@ int diff_filter_patterns(struct diff **out, struct diff *diff,
 /* Index of the file with this path (new or old), or -1. */
 long diff_find_file(const struct diff *diff, const char *path);
 
+/* Whether line (new side) of the file at path is an added line of the diff (loads the file). */
+bool diff_line_added(struct diff *diff, const char *path, int line);
+
 #endif

@@ -89,6 +89,11 @@ static bool range_find(size_t *start, size_t *end, const char *text, size_t len,
 	return false;
 }
 
+bool patch_lines(size_t *start, size_t *end, const char *text, size_t len, int first, int last)
+{
+	return first >= 1 && last >= first && range_find(start, end, text, len, first, last);
+}
+
 /* The longest leading whitespace that every non-blank line starts with. */
 static size_t base_find(const char **base, const char *text, size_t len)
 {

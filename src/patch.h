@@ -108,6 +108,9 @@ void patch_undo_release(struct patch_undo *undo);
  */
 void patch_blob_id(char out[PATCH_ID_SIZE], const char *data, size_t len);
 
+/* The byte offsets of lines first..last (1-based, inclusive); false when outside the text. */
+bool patch_lines(size_t *start, size_t *end, const char *text, size_t len, int first, int last);
+
 /*
  * Read a working-tree file for a fix: regular files inside workdir only.
  * RL_EUSAGE for an absolute path, '..', a path into .git, a symbolic link,

@@ -1002,6 +1002,15 @@ done:
 	return error;
 }
 
+int store_repo_id(struct store *store, int64_t *id, const char *path, const char *name)
+{
+	int error;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	return store_end(store, repo_id(store, id, path, name, store_now_ms()));
+}
+
 /* A check records its process, so a later run can tell whether it still runs. */
 static void bind_process(int *rc, sqlite3_stmt *stmt)
 {

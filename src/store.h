@@ -98,6 +98,9 @@ int store_cache_put(struct store *store, const char *key, const char *provider,
  * returns the first failure), a prepared statement, an error that names
  * the database file with SQLite's message, and the clock the store uses.
  */
+/* The repository's row (made on first sight); path is its working tree or git directory. */
+int store_repo_id(struct store *store, int64_t *id, const char *path, const char *name);
+
 struct sqlite3 *store_db(struct store *store);
 int store_begin(struct store *store);
 int store_end(struct store *store, int error);

@@ -1,0 +1,957 @@
+/* A fix of one signal or finding: ask, propose, apply, recheck, undo. */
+#include "fix.h"
+#include "editwin.h"
+#include "history.h"
+#include "lint.h"
+#include "patch.h"
+#include "prompt.h"
+#include "signals.h"
+#include "status.h"
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What is fixed: a signal, or a finding (tool NULL). */
+struct target {
+	char *file;
+	int line, end_line, column;
+	char *tool, *code, *message;            /* a signal */
+	char *rule, *severity, *title, *issue, *suggestion;     /* a finding */
+	int64_t signal_id, finding_id;
+};
+
+struct fix {
+	struct fix_options opts;
+	struct editwin_table *own_table;
+	struct target target;
+	struct editwin win;
+	struct patch_snippet snippet;
+	struct buf text;                /* the file when the snippet was taken */
+	char window[96];
+	enum fix_state state;
+	int64_t id;
+	char *error, *explanation, *preview;
+	struct buf replacement;
+	bool json_mode;
+	char *system, *user;
+	struct sched *sched;
+	struct lint *lint;
+	enum fix_recheck recheck;
+	char *recheck_detail;
+	struct patch_undo undo;
+};
+
+static const char *const state_names[] = {
+#define FIX_STATE_NAME(id, name) name,
+	FIX_STATES(FIX_STATE_NAME)
+#undef FIX_STATE_NAME
+};
+
+static const char *const recheck_names[] = {
+#define FIX_RECHECK_NAME(id, name) name,
+	FIX_RECHECKS(FIX_RECHECK_NAME)
+#undef FIX_RECHECK_NAME
+};
+
+const char *fix_state_name(enum fix_state state)
+{
+	return state_names[state];
+}
+
+const char *fix_recheck_name(enum fix_recheck recheck)
+{
+	return recheck_names[recheck] ? recheck_names[recheck] :
+		recheck == RECHECK_RUNNING ? "running" : "none";
+}
+
+static void set_text(char **field, const char *text)
+{
+	free(*field);
+	*field = text ? strdup(text) : NULL;
+}
+
+/* --- the targets ---------------------------------------------------------- */
+
+static int fix_alloc(struct fix **out, const struct fix_options *options)
+{
+	struct fix *fix = calloc(1, sizeof(*fix));
+
+	*out = fix;
+	if (!fix)
+		return error_nomem();
+	fix->opts = *options;
+	fix->json_mode = true;
+	return 0;
+}
+
+int fix_new_signal(struct fix **out, const struct fix_options *options, const struct signal *signal)
+{
+	struct target *t;
+
+	if (fix_alloc(out, options) < 0)
+		return -1;
+	t = &(*out)->target;
+	t->file = strdup(signal->file);
+	t->tool = strdup(signal->tool);
+	t->code = strdup(signal->code ? signal->code : "");
+	t->message = strdup(signal->message);
+	t->line = signal->line > 0 ? signal->line : 1;
+	t->end_line = signal->end_line > t->line ? signal->end_line : 0;
+	t->column = signal->column;
+	t->signal_id = signal->id;
+	if (!t->file || !t->tool || !t->code || !t->message) {
+		fix_free(*out);
+		*out = NULL;
+		return error_nomem();
+	}
+	return 0;
+}
+
+static char *column_text(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, i);
+
+	return text ? strdup((const char *)text) : NULL;
+}
+
+/* A finding of this repository's checks, by id. */
+static int finding_load(struct target *t, struct store *store, const char *workdir, int64_t id)
+{
+	char *key = history_repo_key(workdir);
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if (!key)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT f.file, f.line, f.end_line, f.rule_id, f.severity, f.title, f.issue, "
+				   "f.suggestion FROM findings f JOIN checks c ON c.id = f.check_id "
+				   "JOIN repos r ON r.id = c.repo_id WHERE f.id = ?1 AND r.path = ?2")) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_DONE) {
+		error = error_set(RL_ENOTFOUND, "no finding %lld in this repository's checks (the ids are "
+				  "in 'revline check' and 'revline check --format json')", (long long)id);
+		goto done;
+	}
+	if (rc != SQLITE_ROW) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	t->file = column_text(stmt, 0);
+	t->line = sqlite3_column_int(stmt, 1);
+	t->end_line = sqlite3_column_int(stmt, 2);
+	t->rule = column_text(stmt, 3);
+	t->severity = column_text(stmt, 4);
+	t->title = column_text(stmt, 5);
+	t->issue = column_text(stmt, 6);
+	t->suggestion = column_text(stmt, 7);
+	t->finding_id = id;
+	if (!t->file || !*t->file || t->line < 1)
+		error = error_set(RL_EUSAGE, "finding %lld has no file and line to fix", (long long)id);
+done:
+	sqlite3_finalize(stmt);
+	free(key);
+	return error;
+}
+
+int fix_new_finding(struct fix **out, const struct fix_options *options, int64_t finding_id)
+{
+	int error;
+
+	if (fix_alloc(out, options) < 0)
+		return -1;
+	if ((error = finding_load(&(*out)->target, options->store, options->workdir, finding_id)) < 0) {
+		fix_free(*out);
+		*out = NULL;
+	}
+	return error;
+}
+
+static void target_release(struct target *t)
+{
+	free(t->file);
+	free(t->tool);
+	free(t->code);
+	free(t->message);
+	free(t->rule);
+	free(t->severity);
+	free(t->title);
+	free(t->issue);
+	free(t->suggestion);
+}
+
+void fix_free(struct fix *fix)
+{
+	if (!fix)
+		return;
+	sched_free(fix->sched);
+	lint_free(fix->lint);
+	editwin_table_free(fix->own_table);
+	target_release(&fix->target);
+	editwin_release(&fix->win);
+	patch_snippet_release(&fix->snippet);
+	patch_undo_release(&fix->undo);
+	buf_release(&fix->text);
+	buf_release(&fix->replacement);
+	free(fix->error);
+	free(fix->explanation);
+	free(fix->preview);
+	free(fix->system);
+	free(fix->user);
+	free(fix->recheck_detail);
+	free(fix);
+}
+
+/* --- the window and the prompt ------------------------------------------- */
+
+static const char *language_of(const char *path)
+{
+	static const struct { const char *ext, *name; } langs[] = {
+		{ ".py", "python" }, { ".pyi", "python" }, { ".c", "c" }, { ".h", "c" },
+		{ ".cc", "cpp" }, { ".cpp", "cpp" }, { ".cxx", "cpp" }, { ".hpp", "cpp" },
+		{ ".go", "go" }, { ".rs", "rust" }, { ".js", "javascript" }, { ".mjs", "javascript" },
+		{ ".ts", "typescript" }, { ".tsx", "tsx" }, { ".java", "java" }, { ".sh", "bash" },
+		{ ".bash", "bash" }, { ".rb", "ruby" },
+	};
+	const char *dot = strrchr(path, '.');
+	size_t i;
+
+	for (i = 0; dot && i < sizeof(langs) / sizeof(langs[0]); i++)
+		if (!strcmp(dot, langs[i].ext))
+			return langs[i].name;
+	return "text";
+}
+
+static int take_window(struct fix *fix)
+{
+	struct target *t = &fix->target;
+	struct editwin_spec spec;
+	const struct editwin_table *table = fix->opts.table;
+	int error;
+
+	if (!table) {
+		if ((error = editwin_table_default(&fix->own_table)) < 0)
+			return error;
+		table = fix->own_table;
+	}
+	if (t->tool) {
+		editwin_lookup(&spec, table, t->tool, t->code, t->message);
+		if (spec.kind == EDITWIN_SKIP)
+			return error_set(RL_EUSAGE, "%s %s is not fixed by revline: %s", t->tool, t->code,
+					 spec.why ? spec.why : "its edit window is too wide");
+	} else {
+		/* A finding: its own lines, with the minimum around them. */
+		spec = (struct editwin_spec){ EDITWIN_LINES, 0, 0, NULL, false };
+	}
+	if ((error = editwin_build(&fix->win, &spec, t->file, fix->text.ptr, fix->text.len, t->line,
+				   t->end_line, t->message ? t->message : t->issue)) < 0)
+		return error;
+	snprintf(fix->window, sizeof(fix->window), "%s, lines %d-%d", editwin_kind_name(fix->win.kind),
+		 fix->win.first, fix->win.last);
+	return patch_snippet_take(&fix->snippet, t->file, fix->text.ptr, fix->text.len, fix->win.first,
+				  fix->win.last);
+}
+
+/* Lines first..last of the file, numbered, fenced. */
+static int numbered(struct buf *out, const struct fix *fix, int first, int last)
+{
+	struct buf lines = BUF_INIT;
+	const char *p, *end;
+	size_t from, to;
+	int n = first, error = 0;
+
+	if (!patch_lines(&from, &to, fix->text.ptr, fix->text.len, first, last))
+		return error_set(RL_EUSAGE, "%s has no lines %d-%d", fix->target.file, first, last);
+	for (p = fix->text.ptr + from, end = fix->text.ptr + to; p < end && !error; n++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (len && p[len - 1] == '\r')
+			len--;
+		error = buf_printf(&lines, "%5d | %.*s\n", n, (int)len, p);
+		p = nl ? nl + 1 : end;
+	}
+	if (!error)
+		error = prompt_fence(out, language_of(fix->target.file), lines.ptr ? lines.ptr : "", lines.len);
+	buf_release(&lines);
+	return error;
+}
+
+static int parts_text(struct buf *out, const struct fix *fix)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < fix->win.nparts && !error; i++) {
+		const struct editwin_part *p = &fix->win.parts[i];
+
+		if ((error = buf_printf(out, "%s%s (lines %d-%d):\n\n", i ? "\n" : "",
+					editwin_context_label(p->what), p->first, p->last)) == 0)
+			error = numbered(out, fix, p->first, p->last);
+	}
+	return error;
+}
+
+static int trailing_newlines(const struct patch_snippet *s)
+{
+	int n = 0;
+	size_t len = strlen(s->dedented);
+
+	while (len && s->dedented[len - 1] == '\n') {
+		n++;
+		len--;
+	}
+	return n;
+}
+
+static int build_prompt(struct fix *fix)
+{
+	const struct target *t = &fix->target;
+	struct buf sys = BUF_INIT, user = BUF_INIT, snippet = BUF_INIT, context = BUF_INIT, parts = BUF_INIT;
+	char line[16], end_line[16], column[16], first[16], last[16], cfirst[16], clast[16], nl[16];
+	int error;
+
+	snprintf(line, sizeof(line), "%d", t->line);
+	snprintf(end_line, sizeof(end_line), "%d", t->end_line > t->line ? t->end_line : t->line);
+	snprintf(column, sizeof(column), "%d", t->column);
+	snprintf(first, sizeof(first), "%d", fix->win.first);
+	snprintf(last, sizeof(last), "%d", fix->win.last);
+	snprintf(cfirst, sizeof(cfirst), "%d", fix->win.context_first);
+	snprintf(clast, sizeof(clast), "%d", fix->win.context_last);
+	snprintf(nl, sizeof(nl), "%d", trailing_newlines(&fix->snippet));
+	if ((error = prompt_fence(&snippet, language_of(t->file), fix->snippet.dedented,
+				  strlen(fix->snippet.dedented))) < 0 ||
+	    (error = numbered(&context, fix, fix->win.context_first, fix->win.context_last)) < 0 ||
+	    (error = parts_text(&parts, fix)) < 0)
+		goto done;
+	{
+		const struct prompt_var vars[] = {
+			{ "file", t->file }, { "language", language_of(t->file) },
+			{ "signal", t->tool ? "yes" : NULL }, { "tool", t->tool }, { "code", t->code },
+			{ "message", t->message }, { "line", line }, { "end_line", end_line },
+			{ "column", t->column > 0 ? column : NULL },
+			{ "finding", t->tool ? NULL : "yes" }, { "rule", t->rule }, { "severity", t->severity },
+			{ "title", t->title }, { "issue", t->issue }, { "suggestion", t->suggestion },
+			{ "first", first }, { "last", last }, { "window", editwin_kind_name(fix->win.kind) },
+			{ "trailing_newlines", nl }, { "snippet", snippet.ptr },
+			{ "context_first", cfirst }, { "context_last", clast }, { "context", context.ptr },
+			{ "parts", parts.ptr },
+		};
+
+		error = prompt_render(&sys, &user, "fix.md", vars, sizeof(vars) / sizeof(vars[0]));
+	}
+	if (!error) {
+		fix->system = buf_detach(&sys);
+		fix->user = buf_detach(&user);
+	}
+done:
+	buf_release(&sys);
+	buf_release(&user);
+	buf_release(&snippet);
+	buf_release(&context);
+	buf_release(&parts);
+	return error;
+}
+
+/* --- the store ------------------------------------------------------------ */
+
+static int row_insert(struct fix *fix)
+{
+	const struct target *t = &fix->target;
+	char *key = history_repo_key(fix->opts.workdir);
+	sqlite3_stmt *stmt = NULL;
+	int64_t repo = 0;
+	int error, rc;
+
+	if (!key)
+		return error_nomem();
+	if ((error = store_repo_id(fix->opts.store, &repo, key, NULL)) < 0 ||
+	    (error = store_begin(fix->opts.store)) < 0)
+		goto out;
+	if ((error = store_prepare(fix->opts.store, &stmt,
+				   "INSERT INTO signal_fixes (repo_id, signal_id, finding_id, tool, code, message, "
+				   "file, first_line, last_line, window, status, file_id, byte_offset, before, "
+				   "model, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'asking', "
+				   "?11, ?12, ?13, ?14, ?15)")) == 0) {
+		sqlite3_bind_int64(stmt, 1, repo);
+		if (t->signal_id)
+			sqlite3_bind_int64(stmt, 2, t->signal_id);
+		if (t->finding_id)
+			sqlite3_bind_int64(stmt, 3, t->finding_id);
+		sqlite3_bind_text(stmt, 4, t->tool, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 5, t->code, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 6, t->message ? t->message : t->title, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 7, t->file, -1, SQLITE_STATIC);
+		sqlite3_bind_int(stmt, 8, fix->win.first);
+		sqlite3_bind_int(stmt, 9, fix->win.last);
+		sqlite3_bind_text(stmt, 10, fix->window, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 11, fix->snippet.file_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 12, (sqlite3_int64)fix->snippet.start);
+		sqlite3_bind_blob(stmt, 13, fix->snippet.text, (int)fix->snippet.len, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 14, fix->opts.llm ? fix->opts.llm->model : NULL, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 15, store_now_ms());
+		if ((rc = sqlite3_step(stmt)) == SQLITE_DONE)
+			fix->id = sqlite3_last_insert_rowid(store_db(fix->opts.store));
+		else
+			error = store_fail(fix->opts.store, rc);
+	}
+	sqlite3_finalize(stmt);
+	error = store_end(fix->opts.store, error);
+out:
+	free(key);
+	return error;
+}
+
+/* One UPDATE of the fix's row: SET clause with ?2.. bound by the caller's binder. */
+static int row_update(struct fix *fix, const char *set, void (*bind)(sqlite3_stmt *, const struct fix *))
+{
+	struct buf sql = BUF_INIT;
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if (!fix->id)
+		return 0;
+	if (buf_printf(&sql, "UPDATE signal_fixes SET %s WHERE id = ?1", set) < 0)
+		return error_nomem();
+	if ((error = store_begin(fix->opts.store)) < 0)
+		goto out;
+	if ((error = store_prepare(fix->opts.store, &stmt, sql.ptr)) == 0) {
+		sqlite3_bind_int64(stmt, 1, fix->id);
+		if (bind)
+			bind(stmt, fix);
+		if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
+			error = store_fail(fix->opts.store, rc);
+	}
+	sqlite3_finalize(stmt);
+	error = store_end(fix->opts.store, error);
+out:
+	buf_release(&sql);
+	return error;
+}
+
+static void bind_failed(sqlite3_stmt *stmt, const struct fix *fix)
+{
+	sqlite3_bind_text(stmt, 2, fix->error, -1, SQLITE_STATIC);
+}
+
+static void bind_proposed(sqlite3_stmt *stmt, const struct fix *fix)
+{
+	sqlite3_bind_blob(stmt, 2, fix->replacement.ptr ? fix->replacement.ptr : "", (int)fix->replacement.len,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, fix->explanation, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, fix->preview, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 5, store_now_ms());
+}
+
+static void bind_now(sqlite3_stmt *stmt, const struct fix *fix)
+{
+	(void)fix;
+	sqlite3_bind_int64(stmt, 2, store_now_ms());
+}
+
+static void bind_applied(sqlite3_stmt *stmt, const struct fix *fix)
+{
+	sqlite3_bind_int64(stmt, 2, store_now_ms());
+	sqlite3_bind_text(stmt, 3, fix->undo.id_after, -1, SQLITE_STATIC);
+}
+
+static void bind_recheck(sqlite3_stmt *stmt, const struct fix *fix)
+{
+	sqlite3_bind_text(stmt, 2, recheck_names[fix->recheck], -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, fix->recheck_detail, -1, SQLITE_STATIC);
+}
+
+static void fail(struct fix *fix, const char *why)
+{
+	set_text(&fix->error, why);
+	fix->state = FIX_FAILED;
+	row_update(fix, "status = 'failed', error = ?2", bind_failed);
+}
+
+/* --- asking --------------------------------------------------------------- */
+
+static int submit(struct fix *fix)
+{
+	struct sched_request req = { 0 };
+	struct llm_call call;
+	uint64_t task;
+	int error;
+
+	if ((error = llm_call_build(&call, fix->opts.llm, fix->opts.llm->model, fix->system, fix->user,
+				    fix->json_mode)) < 0)
+		return error;
+	req.url = call.url;
+	req.headers = (const char *const *)call.headers;
+	req.nheaders = call.nheaders;
+	req.body = call.body;
+	req.body_len = call.body_len;
+	req.weight = strlen(fix->user);
+	error = sched_add(fix->sched, &task, &req, fix);
+	llm_call_release(&call);
+	return error;
+}
+
+int fix_start(struct fix *fix)
+{
+	int error;
+
+	if (!fix->opts.llm || fix->opts.llm->provider == PROVIDER_NONE)
+		return error_set(RL_ECONFIG, "asking for a fix needs an LLM: %s", llm_setup_hint);
+	if ((error = patch_read(&fix->text, fix->opts.workdir, fix->target.file)) < 0 ||
+	    (error = take_window(fix)) < 0 || (error = build_prompt(fix)) < 0 ||
+	    (error = sched_new(&fix->sched, &fix->opts.sched)) < 0 || (error = row_insert(fix)) < 0)
+		return error;
+	fix->state = FIX_ASKING;
+	if ((error = submit(fix)) < 0)
+		fail(fix, error_message());
+	return error;
+}
+
+/* The answer: {"fixed_code", "explanation"}, into the file's shape and a diff. */
+static void propose(struct fix *fix, const char *text)
+{
+	json_t *root = NULL, *code, *why;
+	struct buf preview = BUF_INIT;
+
+	if (llm_extract_json(&root, text, strlen(text)) < 0 || !json_is_object(root)) {
+		fail(fix, root ? "the answer is not a JSON object" : error_message());
+		goto done;
+	}
+	code = json_object_get(root, "fixed_code");
+	why = json_object_get(root, "explanation");
+	if (!json_is_string(code)) {
+		fail(fix, "the answer has no \"fixed_code\" string");
+		goto done;
+	}
+	set_text(&fix->explanation, json_is_string(why) ? json_string_value(why) : "");
+	buf_clear(&fix->replacement);
+	if (patch_reindent(&fix->replacement, &fix->snippet, json_string_value(code), json_string_length(code)) < 0 ||
+	    patch_preview(&preview, &fix->snippet, fix->text.ptr, fix->text.len,
+			  fix->replacement.ptr ? fix->replacement.ptr : "", fix->replacement.len) < 0) {
+		fail(fix, error_message());
+		goto done;
+	}
+	free(fix->preview);
+	fix->preview = buf_detach(&preview);
+	if (!fix->preview)
+		fix->preview = strdup("");
+	fix->state = FIX_PROPOSED;
+	row_update(fix, "status = 'proposed', after = ?2, explanation = ?3, preview = ?4, proposed_at = ?5",
+		   bind_proposed);
+done:
+	json_decref(root);
+	buf_release(&preview);
+}
+
+static void on_event(struct fix *fix, const struct sched_event *ev)
+{
+	struct llm_reply reply;
+	struct buf why = BUF_INIT;
+
+	if (ev->status == SCHED_STARTED || fix->state != FIX_ASKING)
+		return;
+	if (ev->status == SCHED_DONE) {
+		if (llm_reply_parse(&reply, fix->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0) {
+			fail(fix, error_message());
+			return;
+		}
+		propose(fix, reply.text);
+		llm_reply_release(&reply);
+		return;
+	}
+	if (ev->status == SCHED_HTTP_ERROR && fix->json_mode && llm_rejects_json_mode(ev->http_status, ev->body)) {
+		fix->json_mode = false;
+		if (submit(fix) == 0)
+			return;
+	}
+	if (ev->status == SCHED_HTTP_ERROR)
+		llm_error_text(&why, ev->http_status, ev->body, ev->body_len);
+	else
+		buf_puts(&why, ev->error);
+	fail(fix, why.ptr ? why.ptr : "the request failed");
+	buf_release(&why);
+}
+
+/* --- rechecking ----------------------------------------------------------- */
+
+static int region_last(const struct fix *fix)
+{
+	int lines = 0;
+	size_t i;
+
+	for (i = 0; i < fix->replacement.len; i++)
+		lines += fix->replacement.ptr[i] == '\n';
+	if (fix->replacement.len && fix->replacement.ptr[fix->replacement.len - 1] != '\n')
+		lines++;
+	return fix->win.first + (lines ? lines - 1 : 0);
+}
+
+/* What the linter says of the fixed lines now, against what it said before. */
+static void recheck_judge(struct fix *fix, const struct signal_list *now)
+{
+	int first = fix->win.first, last = region_last(fix);
+	struct buf detail = BUF_INIT, fresh = BUF_INIT;
+	bool still = false;
+	size_t i;
+
+	for (i = 0; i < now->count; i++) {
+		const struct signal *s = &now->items[i];
+
+		if (strcmp(s->file, fix->target.file) || s->line < first || s->line > last)
+			continue;
+		if (!strcmp(s->code, fix->target.code))
+			still = true;
+		else
+			buf_printf(&fresh, "%s%s line %d: %s", fresh.len ? "; " : "", s->code, s->line, s->message);
+	}
+	if (still) {
+		fix->recheck = RECHECK_STILL;
+		buf_printf(&detail, "%s still reports %s in lines %d-%d", fix->target.tool, fix->target.code,
+			   first, last);
+	} else if (fresh.len) {
+		fix->recheck = RECHECK_NEW;
+		buf_printf(&detail, "%s is gone; new: %s", fix->target.code, fresh.ptr);
+	} else {
+		fix->recheck = RECHECK_GONE;
+		buf_printf(&detail, "%s no longer reports %s", fix->target.tool, fix->target.code);
+	}
+	free(fix->recheck_detail);
+	fix->recheck_detail = buf_detach(&detail);
+	buf_release(&fresh);
+}
+
+static void recheck_finish(struct fix *fix)
+{
+	const struct lint_result *r = lint_result(fix->lint, 0);
+
+	if (r && r->status == LINT_DONE) {
+		recheck_judge(fix, &r->signals);
+	} else {
+		fix->recheck = RECHECK_NOT_RUN;
+		set_text(&fix->recheck_detail, r && r->message ? r->message : "the linter did not run");
+	}
+	lint_free(fix->lint);
+	fix->lint = NULL;
+	row_update(fix, "recheck = ?2, recheck_detail = ?3", bind_recheck);
+}
+
+static void recheck_not_run(struct fix *fix, const char *why)
+{
+	fix->recheck = RECHECK_NOT_RUN;
+	set_text(&fix->recheck_detail, why);
+	row_update(fix, "recheck = ?2, recheck_detail = ?3", bind_recheck);
+}
+
+static void recheck_start(struct fix *fix)
+{
+	const char *files[1] = { fix->target.file };
+
+	if (!fix->target.tool) {
+		recheck_not_run(fix, "a finding's fix: no linter to ask");
+		return;
+	}
+	if (linter_of_name(fix->target.tool) < 0) {
+		recheck_not_run(fix, "revline does not run this tool");
+		return;
+	}
+	if (lint_new(&fix->lint, fix->opts.workdir, fix->opts.config, files, 1, fix->target.tool) < 0 ||
+	    lint_start(fix->lint) < 0) {
+		recheck_not_run(fix, error_message());
+		lint_free(fix->lint);
+		fix->lint = NULL;
+		return;
+	}
+	fix->recheck = RECHECK_RUNNING;
+}
+
+/* --- the loop ------------------------------------------------------------- */
+
+static void drain(struct fix *fix)
+{
+	struct sched_event ev;
+
+	while (fix->sched && sched_next(fix->sched, &ev)) {
+		on_event(fix, &ev);
+		sched_event_release(&ev);
+	}
+	if (fix->lint && lint_done(fix->lint))
+		recheck_finish(fix);
+}
+
+int fix_fds(struct fix *fix, struct pollfd *out, int max)
+{
+	if (fix->state == FIX_ASKING)
+		return sched_fds(fix->sched, out, max);
+	return fix->lint ? lint_fds(fix->lint, out, max) : 0;
+}
+
+int fix_timeout(struct fix *fix)
+{
+	if (fix->state == FIX_ASKING)
+		return sched_timeout(fix->sched);
+	return fix->lint ? lint_timeout(fix->lint) : -1;
+}
+
+int fix_step(struct fix *fix, const struct pollfd *fds, int n)
+{
+	int error = 0;
+
+	if (fix->state == FIX_ASKING)
+		error = sched_step(fix->sched, fds, n);
+	else if (fix->lint)
+		error = lint_step(fix->lint, fds, n);
+	drain(fix);
+	return error;
+}
+
+int fix_wait(struct fix *fix, int max_ms)
+{
+	int error = 0;
+
+	if (fix->state == FIX_ASKING)
+		error = sched_wait(fix->sched, max_ms);
+	else if (fix->lint)
+		error = lint_wait(fix->lint, max_ms);
+	drain(fix);
+	return error;
+}
+
+bool fix_busy(const struct fix *fix)
+{
+	return fix->state == FIX_ASKING || fix->lint != NULL;
+}
+
+void fix_cancel(struct fix *fix)
+{
+	if (fix->state == FIX_ASKING) {
+		sched_cancel_all(fix->sched);
+		fail(fix, "cancelled");
+	}
+	if (fix->lint) {
+		lint_cancel(fix->lint);
+		recheck_finish(fix);
+	}
+}
+
+/* --- apply, reject, undo -------------------------------------------------- */
+
+int fix_apply(struct fix *fix)
+{
+	int error;
+
+	if (fix->state != FIX_PROPOSED && fix->state != FIX_REJECTED && fix->state != FIX_UNDONE)
+		return error_set(RL_EUSAGE, "there is no proposed fix to apply (it is %s)",
+				 state_names[fix->state]);
+	patch_undo_release(&fix->undo);
+	if ((error = patch_apply(&fix->undo, fix->opts.workdir, &fix->snippet, fix->replacement.ptr ?
+				 fix->replacement.ptr : "", fix->replacement.len)) < 0) {
+		set_text(&fix->error, error_message());
+		return error;
+	}
+	fix->state = FIX_APPLIED;
+	row_update(fix, "status = 'applied', applied_at = ?2, file_id_after = ?3", bind_applied);
+	recheck_start(fix);
+	return 0;
+}
+
+int fix_reject(struct fix *fix)
+{
+	if (fix->state != FIX_PROPOSED)
+		return error_set(RL_EUSAGE, "there is no proposed fix to reject (it is %s)", state_names[fix->state]);
+	fix->state = FIX_REJECTED;
+	return row_update(fix, "status = 'rejected', rejected_at = ?2", bind_now);
+}
+
+int fix_undo(struct fix *fix)
+{
+	int error;
+
+	if (fix->state != FIX_APPLIED)
+		return error_set(RL_EUSAGE, "the fix is not applied (it is %s)", state_names[fix->state]);
+	if (fix->lint) {
+		lint_cancel(fix->lint);
+		recheck_finish(fix);
+	}
+	if ((error = patch_undo(fix->opts.workdir, &fix->undo)) < 0) {
+		set_text(&fix->error, error_message());
+		return error;
+	}
+	fix->state = FIX_UNDONE;
+	/* The file is what it was: the same snippet applies again. */
+	return row_update(fix, "status = 'undone', undone_at = ?2", bind_now);
+}
+
+static int stored_find(int64_t *id, struct store *store, const char *key, int64_t wanted)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT f.id FROM signal_fixes f JOIN repos r ON r.id = f.repo_id WHERE r.path = ?1 "
+				   "AND f.status = 'applied' AND (?2 = 0 OR f.id = ?2) ORDER BY f.applied_at DESC, "
+				   "f.id DESC LIMIT 1")) < 0)
+		return error;
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 2, wanted);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		*id = sqlite3_column_int64(stmt, 0);
+	else if (rc == SQLITE_DONE && wanted)
+		error = error_set(RL_ENOTFOUND, "fix %lld is not an applied fix of this repository "
+				  "(see 'revline signals' for the fixes)", (long long)wanted);
+	else if (rc == SQLITE_DONE)
+		error = error_set(RL_ENOTFOUND, "no applied fix to undo in this repository");
+	else
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int stored_undo_read(struct patch_undo *u, struct store *store, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	memset(u, 0, sizeof(*u));
+	if ((error = store_prepare(store, &stmt, "SELECT file, byte_offset, before, after, file_id, file_id_after "
+				   "FROM signal_fixes WHERE id = ?1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, id);
+	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	u->path = column_text(stmt, 0);
+	u->offset = (size_t)sqlite3_column_int64(stmt, 1);
+	u->before_len = (size_t)sqlite3_column_bytes(stmt, 2);
+	u->after_len = (size_t)sqlite3_column_bytes(stmt, 3);
+	u->before = malloc(u->before_len + 1);
+	u->after = malloc(u->after_len + 1);
+	if (!u->path || !u->before || !u->after) {
+		error = error_nomem();
+		goto done;
+	}
+	memcpy(u->before, sqlite3_column_blob(stmt, 2) ? sqlite3_column_blob(stmt, 2) : "", u->before_len);
+	memcpy(u->after, sqlite3_column_blob(stmt, 3) ? sqlite3_column_blob(stmt, 3) : "", u->after_len);
+	u->before[u->before_len] = u->after[u->after_len] = '\0';
+	snprintf(u->id_before, sizeof(u->id_before), "%s", (const char *)sqlite3_column_text(stmt, 4));
+	snprintf(u->id_after, sizeof(u->id_after), "%s",
+		 sqlite3_column_text(stmt, 5) ? (const char *)sqlite3_column_text(stmt, 5) : "");
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, int64_t fix_id)
+{
+	struct fix row = { 0 };
+	char *key = history_repo_key(workdir);
+	int error;
+
+	*undone = 0;
+	if (!key)
+		return error_nomem();
+	if ((error = stored_find(&row.id, store, key, fix_id)) < 0 ||
+	    (error = stored_undo_read(&row.undo, store, row.id)) < 0 ||
+	    (error = patch_undo(workdir, &row.undo)) < 0)
+		goto done;
+	row.opts.store = store;
+	if ((error = row_update(&row, "status = 'undone', undone_at = ?2", bind_now)) == 0)
+		*undone = row.id;
+done:
+	patch_undo_release(&row.undo);
+	free(key);
+	return error;
+}
+
+static int name_index(const char *const *names, size_t count, const unsigned char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < count; i++)
+		if (names[i] && !strcmp(names[i], (const char *)name))
+			return (int)i;
+	return 0;
+}
+
+int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store_prepare(store, &stmt, "SELECT id, status, recheck FROM signal_fixes WHERE "
+				   "(?1 != 0 AND signal_id = ?1) OR (?2 != 0 AND finding_id = ?2) "
+				   "ORDER BY id DESC LIMIT 1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, signal_id);
+	sqlite3_bind_int64(stmt, 2, finding_id);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(stmt, 0);
+		out->state = (enum fix_state)name_index(state_names, sizeof(state_names) / sizeof(*state_names),
+							sqlite3_column_text(stmt, 1));
+		out->recheck = (enum fix_recheck)name_index(recheck_names,
+							    sizeof(recheck_names) / sizeof(*recheck_names),
+							    sqlite3_column_text(stmt, 2));
+	} else {
+		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* --- what the front ends show --------------------------------------------- */
+
+enum fix_state fix_state(const struct fix *fix)
+{
+	return fix->state;
+}
+
+int64_t fix_id(const struct fix *fix)
+{
+	return fix->id;
+}
+
+const char *fix_file(const struct fix *fix)
+{
+	return fix->target.file;
+}
+
+const char *fix_error(const struct fix *fix)
+{
+	return fix->error;
+}
+
+const char *fix_explanation(const struct fix *fix)
+{
+	return fix->explanation;
+}
+
+const char *fix_preview(const struct fix *fix)
+{
+	return fix->preview;
+}
+
+const struct patch_snippet *fix_snippet(const struct fix *fix)
+{
+	return &fix->snippet;
+}
+
+const char *fix_window(const struct fix *fix)
+{
+	return fix->window;
+}
+
+enum fix_recheck fix_recheck(const struct fix *fix)
+{
+	return fix->recheck;
+}
+
+const char *fix_recheck_detail(const struct fix *fix)
+{
+	return fix->recheck_detail;
+}

@@ -1,0 +1,131 @@
+#ifndef REVLINE_FIX_H
+#define REVLINE_FIX_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llm.h"
+#include "sched.h"
+
+/*
+ * A fix of one linter signal or one review finding. fix_start reads the
+ * file, takes the edit window the signal calls for (editwin), builds the
+ * prompt (share/prompts/fix.md) with the dedented snippet and its context,
+ * and asks the LLM through the scheduler, without blocking; the answer
+ * ({"fixed_code", "explanation"}) is put back into the file's shape (patch)
+ * and shown as a diff. fix_apply writes it (refused when the file changed
+ * since, RL_ECONFLICT) and then runs the signal's linter on the file again,
+ * also without blocking, to tell whether the signal is gone. Every step is
+ * a row of signal_fixes: asked, proposed or failed, applied, rejected,
+ * undone; an applied fix is undone byte for byte from that row.
+ */
+
+/* X(ID, name as stored) */
+#define FIX_STATES(X) \
+	X(FIX_ASKING,   "asking") \
+	X(FIX_PROPOSED, "proposed") \
+	X(FIX_FAILED,   "failed") \
+	X(FIX_APPLIED,  "applied") \
+	X(FIX_REJECTED, "rejected") \
+	X(FIX_UNDONE,   "undone")
+
+enum fix_state {
+#define FIX_STATE_ENUM(id, name) id,
+	FIX_STATES(FIX_STATE_ENUM)
+#undef FIX_STATE_ENUM
+};
+
+/* After an apply: what the linter says now. X(ID, name as stored, or NULL) */
+#define FIX_RECHECKS(X) \
+	X(RECHECK_NONE,    NULL)            /* not applied yet */ \
+	X(RECHECK_RUNNING, NULL) \
+	X(RECHECK_GONE,    "gone")          /* the signal is gone, nothing new */ \
+	X(RECHECK_STILL,   "still_present") /* the same code is still reported there */ \
+	X(RECHECK_NEW,     "new_signals")   /* gone, but the fix brought new signals */ \
+	X(RECHECK_NOT_RUN, "not_run")       /* a finding's fix, or the linter is not installed */
+
+enum fix_recheck {
+#define FIX_RECHECK_ENUM(id, name) id,
+	FIX_RECHECKS(FIX_RECHECK_ENUM)
+#undef FIX_RECHECK_ENUM
+};
+
+struct store;
+struct config;
+struct signal;
+struct editwin_table;
+struct patch_snippet;
+
+struct fix_options {
+	const char *workdir;            /* the working tree; nothing is written outside it */
+	struct store *store;
+	struct llm_config *llm;
+	struct sched_options sched;
+	struct config *config;          /* linter commands (revline.lint.NAME); may be NULL */
+	const struct editwin_table *table;      /* NULL: the shipped table */
+};
+
+struct fix;
+
+int fix_new_signal(struct fix **out, const struct fix_options *options, const struct signal *signal);
+/* A stored finding of this repository's checks; RL_ENOTFOUND names it. */
+int fix_new_finding(struct fix **out, const struct fix_options *options, int64_t finding_id);
+void fix_free(struct fix *fix);
+
+/*
+ * Read the file, take the window, store the request and send it. RL_EUSAGE
+ * when the signal's code is one revline does not fix (the table says skip)
+ * or its line is not in the file; RL_ECONFIG without an LLM.
+ */
+int fix_start(struct fix *fix);
+int fix_fds(struct fix *fix, struct pollfd *out, int max);
+int fix_timeout(struct fix *fix);
+int fix_step(struct fix *fix, const struct pollfd *fds, int n);
+int fix_wait(struct fix *fix, int max_ms);
+/* Asking, or rechecking after an apply. */
+bool fix_busy(const struct fix *fix);
+/* Stop asking (the fix fails as cancelled) or rechecking. */
+void fix_cancel(struct fix *fix);
+
+enum fix_state fix_state(const struct fix *fix);
+const char *fix_state_name(enum fix_state state);
+int64_t fix_id(const struct fix *fix);
+const char *fix_file(const struct fix *fix);
+/* What went wrong (a failed ask, a refused apply), or NULL. */
+const char *fix_error(const struct fix *fix);
+const char *fix_explanation(const struct fix *fix);
+/* The unified diff of the proposal, or NULL before one. */
+const char *fix_preview(const struct fix *fix);
+const struct patch_snippet *fix_snippet(const struct fix *fix);
+/* The window's kind and the lines it covers, for messages ("function, lines 10-24"). */
+const char *fix_window(const struct fix *fix);
+
+/* Write the proposal; then the recheck starts. RL_ECONFLICT when the file changed. */
+int fix_apply(struct fix *fix);
+int fix_reject(struct fix *fix);
+/* Undo this fix (after fix_apply). */
+int fix_undo(struct fix *fix);
+
+enum fix_recheck fix_recheck(const struct fix *fix);
+const char *fix_recheck_name(enum fix_recheck recheck);
+/* The linter's words after the apply ("F401 gone; new: E501 line 12 ..."), or NULL. */
+const char *fix_recheck_detail(const struct fix *fix);
+
+/* The latest fix of a signal (finding_id 0) or of a finding (signal_id 0); RL_ENOTFOUND when none. */
+struct fix_summary {
+	int64_t id;
+	enum fix_state state;
+	enum fix_recheck recheck;
+};
+int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id);
+
+/*
+ * Undo a stored, applied fix of the repository at workdir (fix_id 0: the
+ * latest applied one); *undone is the fix's id. RL_ENOTFOUND when there is
+ * none to undo, RL_ECONFLICT when the file changed since.
+ */
+int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, int64_t fix_id);
+
+#endif

@@ -1,0 +1,773 @@
+/* Linters: run them as child processes, read their signals, keep them. */
+#include "lint.h"
+#include "buf.h"
+#include "config.h"
+#include "glob.h"
+#include "history.h"
+#include "status.h"
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINT_TIMEOUT_MS 120000
+#define OUTPUT_MAX (64u << 20)          /* what a linter may print */
+#define EXIT_POLL_MS 20                 /* after its output closed, until it exits */
+
+static const struct {
+	const char *name;
+	enum signal_format format;
+	const char *command;
+	const char *patterns;
+	bool reads_stderr;
+} linters[] = {
+#define LINTER_ENTRY(id, name, format, command, patterns, err) { name, format, command, patterns, err },
+	LINTERS(LINTER_ENTRY)
+#undef LINTER_ENTRY
+};
+
+struct job {
+	struct lint_result result;
+	char **files;
+	size_t nfiles;
+	pid_t pid;
+	int fd[2];                      /* stdout, stderr; -1 once closed */
+	struct buf out[2];
+	int64_t started_ms, deadline_ms;
+	bool reaped;
+};
+
+struct lint {
+	char *workdir;
+	struct job jobs[LINTER_COUNT];
+	size_t njobs;
+};
+
+const char *linter_name(enum linter linter)
+{
+	return linter < LINTER_COUNT ? linters[linter].name : "?";
+}
+
+enum signal_format linter_format(enum linter linter)
+{
+	return linters[linter].format;
+}
+
+int linter_of_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < LINTER_COUNT; i++)
+		if (!strcmp(linters[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* --- choosing the linters ------------------------------------------------- */
+
+/* Whether a program is on PATH (an absolute or relative path is taken as is). */
+static bool installed(const char *command)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	size_t n = strcspn(command, " \t");
+	struct buf full = BUF_INIT;
+	bool found = false;
+
+	if (memchr(command, '/', n)) {
+		char *prog = strndup(command, n);
+
+		found = prog && access(prog, X_OK) == 0;
+		free(prog);
+		return found;
+	}
+	for (p = path ? path : "/usr/bin:/bin"; !found && *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		buf_clear(&full);
+		if (buf_printf(&full, "%.*s/%.*s", (int)(end - p), end == p ? "." : p, (int)n, command) < 0)
+			break;
+		found = access(full.ptr, X_OK) == 0;
+	}
+	buf_release(&full);
+	return found;
+}
+
+/* The user's command for a linter (git config revline.lint.NAME), or NULL. */
+static char *user_command(struct config *config, enum linter linter)
+{
+	char key[64], *value = NULL;
+
+	snprintf(key, sizeof(key), "revline.lint.%s", linters[linter].name);
+	if (!config || config_get(&value, config, key) < 0 || !*value) {
+		free(value);
+		return NULL;
+	}
+	return value;
+}
+
+static bool for_linter(enum linter linter, const char *file)
+{
+	char patterns[256], *p, *save = NULL;
+
+	snprintf(patterns, sizeof(patterns), "%s", linters[linter].patterns);
+	for (p = strtok_r(patterns, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (glob_match(p, file))
+			return true;
+	return false;
+}
+
+static int job_files(struct job *job, const char *const *files, size_t nfiles)
+{
+	size_t i;
+
+	if (!(job->files = calloc(nfiles ? nfiles : 1, sizeof(char *))))
+		return error_nomem();
+	for (i = 0; i < nfiles; i++)
+		if (for_linter(job->result.linter, files[i]) &&
+		    !(job->files[job->nfiles++] = strdup(files[i])))
+			return error_nomem();
+	job->result.nfiles = job->nfiles;
+	return 0;
+}
+
+static int job_init(struct job *job, enum linter linter, struct config *config,
+		    const char *const *files, size_t nfiles)
+{
+	char *mine = user_command(config, linter);
+
+	job->result.linter = linter;
+	job->result.exit_code = -1;
+	job->pid = -1;
+	job->fd[0] = job->fd[1] = -1;
+	job->result.command = mine ? mine : strdup(linters[linter].command);
+	if (!job->result.command)
+		return error_nomem();
+	if (!mine && !installed(job->result.command))
+		job->result.status = LINT_NOT_INSTALLED;
+	if (job_files(job, files, nfiles) < 0)
+		return -1;
+	if (job->result.status == LINT_PENDING && !job->nfiles)
+		job->result.status = LINT_NO_FILES;
+	return 0;
+}
+
+int lint_new(struct lint **out, const char *workdir, struct config *config,
+	     const char *const *files, size_t nfiles, const char *only)
+{
+	struct lint *lint = calloc(1, sizeof(*lint));
+	int which = only ? linter_of_name(only) : -1, error = 0;
+	size_t i;
+
+	*out = NULL;
+	if (!lint)
+		return error_nomem();
+	if (only && which < 0) {
+		error = error_set(RL_EUSAGE, "no linter called '%s' (ruff, flake8, mypy, bandit, "
+				  "shellcheck, cppcheck)", only);
+		goto done;
+	}
+	if (!(lint->workdir = strdup(workdir))) {
+		error = error_nomem();
+		goto done;
+	}
+	for (i = 0; i < LINTER_COUNT; i++) {
+		if (which >= 0 && (int)i != which)
+			continue;
+		if ((error = job_init(&lint->jobs[lint->njobs++], (enum linter)i, config, files, nfiles)) < 0)
+			goto done;
+	}
+	/* ruff does what flake8 does: flake8 only without it. */
+	if (which < 0 && lint->jobs[LINT_RUFF].result.status != LINT_NOT_INSTALLED &&
+	    lint->jobs[LINT_FLAKE8].result.status == LINT_PENDING)
+		lint->jobs[LINT_FLAKE8].result.status = LINT_NO_FILES;
+	if (which >= 0 && lint->jobs[0].result.status == LINT_NOT_INSTALLED)
+		error = error_set(RL_ECONFIG, "%s is not installed (or set git config revline.lint.%s "
+				  "to its command)", only, only);
+done:
+	if (error < 0) {
+		lint_free(lint);
+		return error;
+	}
+	*out = lint;
+	return 0;
+}
+
+static void job_release(struct job *job)
+{
+	size_t i;
+
+	if (job->pid > 0 && !job->reaped) {
+		kill(-job->pid, SIGKILL);
+		waitpid(job->pid, NULL, 0);
+	}
+	for (i = 0; i < 2; i++) {
+		if (job->fd[i] >= 0)
+			close(job->fd[i]);
+		buf_release(&job->out[i]);
+	}
+	for (i = 0; i < job->nfiles; i++)
+		free(job->files[i]);
+	free(job->files);
+	free(job->result.command);
+	free(job->result.message);
+	signal_list_release(&job->result.signals);
+}
+
+void lint_free(struct lint *lint)
+{
+	size_t i;
+
+	if (!lint)
+		return;
+	for (i = 0; i < lint->njobs; i++)
+		job_release(&lint->jobs[i]);
+	free(lint->workdir);
+	free(lint);
+}
+
+/* --- running them --------------------------------------------------------- */
+
+/* sh -c 'COMMAND "$@"' with the files as the arguments: no quoting to get wrong. */
+static int script_of(struct buf *out, const char *command)
+{
+	const char *at = strstr(command, "{files}");
+
+	if (at)
+		return buf_printf(out, "%.*s\"$@\"%s", (int)(at - command), command, at + 7);
+	return buf_printf(out, "%s \"$@\"", command);
+}
+
+static void child_exec(const char *workdir, const char *script, char **files, size_t nfiles,
+		       int out, int err)
+{
+	char **argv = calloc(nfiles + 5, sizeof(char *));
+	int null = open("/dev/null", O_RDONLY);
+	size_t i;
+
+	setpgid(0, 0);
+	if (!argv || null < 0 || chdir(workdir) < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
+	    dup2(err, 2) < 0)
+		_exit(127);
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = (char *)script;
+	argv[3] = "revline-lint";
+	for (i = 0; i < nfiles; i++)
+		argv[4 + i] = files[i];
+	execv("/bin/sh", argv);
+	_exit(127);
+}
+
+static int pipe_nonblock(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	return fcntl(fds[0], F_SETFL, O_NONBLOCK);
+}
+
+static int job_start(struct job *job, const char *workdir)
+{
+	struct buf script = BUF_INIT;
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, error = 0;
+
+	if (script_of(&script, job->result.command) < 0)
+		return error_nomem();
+	if (pipe_nonblock(pout) < 0 || pipe_nonblock(perr) < 0) {
+		error = error_set(RL_EIO, "cannot run %s: %s", linters[job->result.linter].name, strerror(errno));
+		goto done;
+	}
+	if ((job->pid = fork()) < 0) {
+		error = error_set(RL_EIO, "cannot run %s: %s", linters[job->result.linter].name, strerror(errno));
+		goto done;
+	}
+	if (job->pid == 0)
+		child_exec(workdir, script.ptr, job->files, job->nfiles, pout[1], perr[1]);
+	setpgid(job->pid, job->pid);    /* either side may win the race */
+	job->fd[0] = pout[0];
+	job->fd[1] = perr[0];
+	pout[0] = perr[0] = -1;
+	job->started_ms = now_ms();
+	job->deadline_ms = job->started_ms + LINT_TIMEOUT_MS;
+	job->result.status = LINT_RUNNING;
+done:
+	for (int i = 0; i < 2; i++) {
+		if (pout[i] >= 0)
+			close(pout[i]);
+		if (perr[i] >= 0)
+			close(perr[i]);
+	}
+	buf_release(&script);
+	return error;
+}
+
+static void job_fail(struct job *job, enum lint_status status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void job_fail(struct job *job, enum lint_status status, const char *fmt, ...)
+{
+	struct buf msg = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	free(job->result.message);
+	job->result.message = buf_detach(&msg);
+	job->result.status = status;
+}
+
+int lint_start(struct lint *lint)
+{
+	size_t i;
+
+	for (i = 0; i < lint->njobs; i++) {
+		struct job *job = &lint->jobs[i];
+
+		if (job->result.status == LINT_PENDING && job_start(job, lint->workdir) < 0)
+			job_fail(job, LINT_FAILED, "%s", error_message());
+	}
+	return 0;
+}
+
+/* The first line of what it said on its other stream, for a failure's message. */
+static void first_line(char *out, size_t size, const struct buf *text)
+{
+	size_t n = text->len ? strcspn(text->ptr, "\n") : 0;
+
+	snprintf(out, size, "%.*s", (int)(n < size - 1 ? n : size - 1), text->len ? text->ptr : "");
+}
+
+/* It exited: read its signals. */
+static void job_finish(struct job *job, const char *workdir, int wstatus)
+{
+	int reads = linters[job->result.linter].reads_stderr ? 1 : 0;
+	struct buf *text = &job->out[reads], *other = &job->out[!reads];
+	char said[300];
+
+	job->reaped = true;
+	job->result.duration_ms = now_ms() - job->started_ms;
+	job->result.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+	first_line(said, sizeof(said), other->len ? other : text);
+	if (job->result.exit_code == 127 || job->result.exit_code == 126) {
+		job_fail(job, LINT_FAILED, "%s could not run: %s", linters[job->result.linter].name, said);
+		return;
+	}
+	if (signals_parse(&job->result.signals, text->ptr ? text->ptr : "", text->len,
+			  linters[job->result.linter].format, linters[job->result.linter].name) < 0) {
+		job_fail(job, LINT_FAILED, "%s said something unreadable: %s", linters[job->result.linter].name,
+			 error_message());
+		return;
+	}
+	signals_relativize(&job->result.signals, workdir, workdir);
+	/* Linters exit 1 when they found something; more than that is their own failure. */
+	if ((job->result.exit_code < 0 || job->result.exit_code > 1) && !job->result.signals.count) {
+		job_fail(job, LINT_FAILED, "%s exited with status %d: %s", linters[job->result.linter].name,
+			 job->result.exit_code, said);
+		return;
+	}
+	job->result.status = LINT_DONE;
+}
+
+static void job_read(struct job *job, int which)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	while ((n = read(job->fd[which], chunk, sizeof(chunk))) > 0)
+		if (job->out[which].len < OUTPUT_MAX)
+			buf_put(&job->out[which], chunk, (size_t)n);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		close(job->fd[which]);
+		job->fd[which] = -1;
+	}
+}
+
+static void job_step(struct job *job, const char *workdir)
+{
+	int wstatus;
+
+	if (job->result.status != LINT_RUNNING)
+		return;
+	if (job->fd[0] >= 0)
+		job_read(job, 0);
+	if (job->fd[1] >= 0)
+		job_read(job, 1);
+	if (job->fd[0] < 0 && job->fd[1] < 0 && waitpid(job->pid, &wstatus, WNOHANG) == job->pid) {
+		job_finish(job, workdir, wstatus);
+		return;
+	}
+	if (now_ms() >= job->deadline_ms) {
+		kill(-job->pid, SIGKILL);
+		waitpid(job->pid, NULL, 0);
+		job->reaped = true;
+		job->result.duration_ms = now_ms() - job->started_ms;
+		job_fail(job, LINT_TIMEOUT, "%s took more than %d s and was stopped",
+			 linters[job->result.linter].name, LINT_TIMEOUT_MS / 1000);
+	}
+}
+
+int lint_fds(struct lint *lint, struct pollfd *out, int max)
+{
+	int n = 0;
+	size_t i, k;
+
+	for (i = 0; i < lint->njobs; i++)
+		for (k = 0; k < 2; k++)
+			if (lint->jobs[i].result.status == LINT_RUNNING && lint->jobs[i].fd[k] >= 0 && n < max)
+				out[n++] = (struct pollfd){ lint->jobs[i].fd[k], POLLIN, 0 };
+	return n;
+}
+
+int lint_timeout(struct lint *lint)
+{
+	int64_t now = now_ms(), t = -1;
+	size_t i;
+
+	for (i = 0; i < lint->njobs; i++) {
+		const struct job *job = &lint->jobs[i];
+		int64_t left;
+
+		if (job->result.status != LINT_RUNNING)
+			continue;
+		left = job->fd[0] < 0 && job->fd[1] < 0 ? EXIT_POLL_MS : job->deadline_ms - now;
+		if (left < 0)
+			left = 0;
+		if (t < 0 || left < t)
+			t = left;
+	}
+	return (int)t;
+}
+
+int lint_step(struct lint *lint, const struct pollfd *fds, int n)
+{
+	size_t i;
+
+	(void)fds;
+	(void)n;
+	for (i = 0; i < lint->njobs; i++)
+		job_step(&lint->jobs[i], lint->workdir);
+	return 0;
+}
+
+int lint_wait(struct lint *lint, int max_ms)
+{
+	struct pollfd fds[2 * LINTER_COUNT];
+	int n = lint_fds(lint, fds, 2 * LINTER_COUNT), t = lint_timeout(lint);
+
+	if (t < 0 || (max_ms >= 0 && max_ms < t))
+		t = max_ms;
+	if (poll(fds, (nfds_t)n, t) < 0 && errno != EINTR)
+		return error_set(RL_EIO, "poll: %s", strerror(errno));
+	return lint_step(lint, fds, n);
+}
+
+bool lint_done(const struct lint *lint)
+{
+	size_t i;
+
+	for (i = 0; i < lint->njobs; i++)
+		if (lint->jobs[i].result.status == LINT_RUNNING || lint->jobs[i].result.status == LINT_PENDING)
+			return false;
+	return true;
+}
+
+void lint_cancel(struct lint *lint)
+{
+	size_t i;
+
+	for (i = 0; i < lint->njobs; i++) {
+		struct job *job = &lint->jobs[i];
+
+		if (job->result.status == LINT_RUNNING) {
+			kill(-job->pid, SIGKILL);
+			waitpid(job->pid, NULL, 0);
+			job->reaped = true;
+			job_fail(job, LINT_FAILED, "%s was stopped", linters[job->result.linter].name);
+		} else if (job->result.status == LINT_PENDING) {
+			job_fail(job, LINT_FAILED, "%s was not started", linters[job->result.linter].name);
+		}
+	}
+}
+
+size_t lint_count(const struct lint *lint)
+{
+	return lint->njobs;
+}
+
+const struct lint_result *lint_result(const struct lint *lint, size_t index)
+{
+	return index < lint->njobs ? &lint->jobs[index].result : NULL;
+}
+
+/* --- the store ------------------------------------------------------------ */
+
+static char *problems_json(const struct signal_list *list)
+{
+	json_t *array = json_array();
+	char *text;
+	size_t i;
+
+	for (i = 0; array && i < list->nproblems; i++) {
+		const struct signal_problem *p = &list->problems[i];
+
+		json_array_append_new(array, json_pack("{s:i, s:s?, s:s}", "line", p->line, "field", p->field,
+						       "message", p->message ? p->message : ""));
+	}
+	text = array ? json_dumps(array, JSON_COMPACT) : NULL;
+	json_decref(array);
+	return text;
+}
+
+static int run_insert(int64_t *run_id, struct store *store, int64_t repo_id, const char *tool,
+		      const char *source, const char *origin, const struct signal_list *list)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *problems = problems_json(list);
+	int error, rc;
+
+	if (!problems)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt,
+				   "INSERT INTO signal_runs (repo_id, tool, format, source, origin, signals, "
+				   "problems, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")) == 0) {
+		sqlite3_bind_int64(stmt, 1, repo_id);
+		sqlite3_bind_text(stmt, 2, tool, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, signal_format_name(list->format), -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 4, source, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 5, origin, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)list->count);
+		sqlite3_bind_text(stmt, 7, problems, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 8, store_now_ms());
+		if ((rc = sqlite3_step(stmt)) == SQLITE_DONE)
+			*run_id = sqlite3_last_insert_rowid(store_db(store));
+		else
+			error = store_fail(store, rc);
+	}
+	sqlite3_finalize(stmt);
+	free(problems);
+	return error;
+}
+
+static int signal_insert(sqlite3_stmt *stmt, struct store *store, int64_t run_id, struct signal *s)
+{
+	int rc;
+
+	sqlite3_reset(stmt);
+	sqlite3_bind_int64(stmt, 1, run_id);
+	sqlite3_bind_text(stmt, 2, s->tool ? s->tool : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, s->code ? s->code : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, s->message ? s->message : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, s->severity, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 6, s->file ? s->file : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 7, s->line > 0 ? s->line : 0);
+	sqlite3_bind_int(stmt, 8, s->column > 0 ? s->column : 0);
+	sqlite3_bind_int(stmt, 9, s->end_line > 0 ? s->end_line : 0);
+	sqlite3_bind_int(stmt, 10, s->end_column > 0 ? s->end_column : 0);
+	sqlite3_bind_text(stmt, 11, s->url, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
+		return store_fail(store, rc);
+	s->id = sqlite3_last_insert_rowid(store_db(store));
+	return 0;
+}
+
+int lint_store(int64_t *run_id, struct store *store, const char *repo, const char *tool,
+	       const char *source, const char *origin, struct signal_list *list)
+{
+	char *key = history_repo_key(repo);
+	sqlite3_stmt *stmt = NULL;
+	int64_t repo_id = 0;
+	size_t i;
+	int error;
+
+	*run_id = 0;
+	if (!key)
+		return error_nomem();
+	if ((error = store_repo_id(store, &repo_id, key, NULL)) < 0 || (error = store_begin(store)) < 0)
+		goto done;
+	if ((error = run_insert(run_id, store, repo_id, tool, source, origin, list)) == 0 &&
+	    (error = store_prepare(store, &stmt,
+				   "INSERT INTO signals (run_id, tool, code, message, severity, file, line, col, "
+				   "end_line, end_col, url) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")) == 0)
+		for (i = 0; i < list->count && !error; i++)
+			error = signal_insert(stmt, store, *run_id, &list->items[i]);
+	sqlite3_finalize(stmt);
+	error = store_end(store, error);
+done:
+	free(key);
+	return error;
+}
+
+static char *column_text(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, i);
+
+	return text ? strdup((const char *)text) : NULL;
+}
+
+static int signal_read(struct signal *out, sqlite3_stmt *stmt)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = sqlite3_column_int64(stmt, 0);
+	out->tool = column_text(stmt, 1);
+	out->code = column_text(stmt, 2);
+	out->message = column_text(stmt, 3);
+	out->severity = column_text(stmt, 4);
+	out->file = column_text(stmt, 5);
+	out->line = sqlite3_column_int(stmt, 6);
+	out->column = sqlite3_column_int(stmt, 7);
+	out->end_line = sqlite3_column_int(stmt, 8);
+	out->end_column = sqlite3_column_int(stmt, 9);
+	out->url = column_text(stmt, 10);
+	if (!out->tool || !out->code || !out->message || !out->file) {
+		signal_release(out);
+		return error_nomem();
+	}
+	return 0;
+}
+
+#define SIGNAL_COLUMNS "s.id, s.tool, s.code, s.message, s.severity, s.file, s.line, s.col, " \
+	"s.end_line, s.end_col, s.url"
+
+static int list_add(struct signal_list *list, sqlite3_stmt *stmt)
+{
+	struct signal *grown = realloc(list->items, (list->count + 1) * sizeof(*grown));
+
+	if (!grown)
+		return error_nomem();
+	list->items = grown;
+	if (signal_read(&list->items[list->count], stmt) < 0)
+		return -1;
+	list->count++;
+	return 0;
+}
+
+int lint_current(struct signal_list *out, struct store *store, const char *repo)
+{
+	char *key = history_repo_key(repo);
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_ROW;
+
+	memset(out, 0, sizeof(*out));
+	if (!key)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT " SIGNAL_COLUMNS " FROM signals s JOIN signal_runs r ON r.id = s.run_id "
+				   "JOIN repos p ON p.id = r.repo_id WHERE p.path = ?1 AND r.id = "
+				   "(SELECT max(id) FROM signal_runs l WHERE l.repo_id = r.repo_id AND l.tool = r.tool) "
+				   "ORDER BY s.file, s.line, s.col, s.id")) == 0) {
+		sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+		while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+			error = list_add(out, stmt);
+		if (!error && rc != SQLITE_DONE)
+			error = store_fail(store, rc);
+	}
+	sqlite3_finalize(stmt);
+	free(key);
+	if (error < 0)
+		signal_list_release(out);
+	return error;
+}
+
+int lint_signal(struct signal *out, struct store *store, const char *repo, int64_t id)
+{
+	char *key = history_repo_key(repo);
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!key)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt, "SELECT " SIGNAL_COLUMNS " FROM signals s JOIN signal_runs r "
+				   "ON r.id = s.run_id JOIN repos p ON p.id = r.repo_id WHERE s.id = ?1 "
+				   "AND p.path = ?2")) < 0)
+		goto done;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		error = signal_read(out, stmt);
+	else if (rc == SQLITE_DONE)
+		error = error_set(RL_ENOTFOUND, "no signal %lld in this repository (see 'revline signals --all')",
+				  (long long)id);
+	else
+		error = store_fail(store, rc);
+done:
+	sqlite3_finalize(stmt);
+	free(key);
+	return error;
+}
+
+/* The signals of one tool, as a list that borrows them (items are not owned). */
+static void tool_view(struct signal_list *view, const struct signal_list *all, const char *tool,
+		      struct signal *room)
+{
+	size_t i;
+
+	*view = (struct signal_list){ .format = all->format, .items = room };
+	for (i = 0; i < all->count; i++)
+		if (!strcmp(all->items[i].tool, tool))
+			room[view->count++] = all->items[i];
+}
+
+static size_t first_of_tool(const struct signal_list *list, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i && strcmp(list->items[k].tool, list->items[i].tool); k++)
+		;
+	return k;
+}
+
+int lint_import(size_t *count, struct store *store, const char *repo, const char *origin,
+		const char *tool, struct signal_list *list)
+{
+	struct signal *room = calloc(list->count ? list->count : 1, sizeof(*room));
+	struct signal_list view;
+	int64_t run;
+	size_t i, k, n;
+	int error = 0;
+
+	*count = 0;
+	if (!room)
+		return error_nomem();
+	if (!list->count) {
+		/* Nothing to say is news too: the tool's earlier signals are gone. */
+		error = lint_store(&run, store, repo, tool ? tool : signal_format_tool(list->format), "import",
+				   origin, list);
+		*count = error ? 0 : 1;
+	}
+	for (i = 0; i < list->count && !error; i++) {
+		if (first_of_tool(list, i) != i)
+			continue;
+		tool_view(&view, list, list->items[i].tool, room);
+		/* The input's problems go with its first run. */
+		view.problems = *count ? NULL : list->problems;
+		view.nproblems = *count ? 0 : list->nproblems;
+		if ((error = lint_store(&run, store, repo, list->items[i].tool, "import", origin, &view)) < 0)
+			break;
+		(*count)++;
+		for (k = 0, n = 0; k < list->count; k++)
+			if (!strcmp(list->items[k].tool, list->items[i].tool))
+				list->items[k].id = room[n++].id;
+	}
+	free(room);
+	return error;
+}
