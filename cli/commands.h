@@ -49,6 +49,19 @@
 	  "report, and accepted findings as examples to keep. With --fix, says whether\n" \
 	  "a detected fix (an id from 'revline fixes') was right. Exit status: 0 when\n" \
 	  "recorded, 2 for usage errors, unknown ids and a database that fails.\n") \
+	X(fix, (&fix_options, &json_options, &global_options), \
+	  "revline fix SIGNAL_ID [--apply [--yes]] [--json]\n" \
+	  "       revline fix --finding FINDING_ID [--apply [--yes]] [--json]", \
+	  "ask the LLM for a fix of a signal or a finding; show it, or apply it", \
+	  "Takes the edit window the signal calls for (a few lines, the whole function,\n" \
+	  "the import block or the try block), sends it dedented with its context, and\n" \
+	  "shows the answer as a diff with the model's explanation. With --apply, writes\n" \
+	  "it (after asking, unless --yes), keeping the file's indentation and line\n" \
+	  "endings, refusing when the file changed since; then runs the signal's linter\n" \
+	  "on the file again and says whether the signal is gone. 'revline undo' takes\n" \
+	  "it back. Exit status: 0 when a fix was proposed (and applied if asked), 1\n" \
+	  "when applying was declined or refused, 2 for usage errors, 3 when no fix\n" \
+	  "came.\n") \
 	X(fixes, (&fixes_options, &json_options, &global_options), \
 	  "revline fixes [--rule ID] [--json]", \
 	  "list the violations that were fixed, and how", \
@@ -81,13 +94,31 @@
 	  "$XDG_CONFIG_HOME/revline/rules/, then the built-in rules; the first rule\n" \
 	  "with an id wins. Problems in rule files go to stderr. With --lint, prints\n" \
 	  "every problem and exits 1 when there is any.\n") \
+	X(signals, (&signals_options, &target_options, &json_options, &global_options), \
+	  "revline signals [--run [--linter NAME]] [--all] [--json] [TARGET]\n" \
+	  "       revline signals --import FILE [--tool NAME] [--format FORMAT]", \
+	  "run linters or read their output; list their signals with ids", \
+	  "Lists the repository's current linter signals (each tool's latest run or\n" \
+	  "import) on the changed lines of the target (every one with --all): id, tool,\n" \
+	  "code, place, message and the state of its fix. --run runs the installed\n" \
+	  "linters (ruff or flake8, mypy, bandit, shellcheck, cppcheck; git config\n" \
+	  "revline.lint.NAME replaces a command) on the changed files first. --import\n" \
+	  "reads a tool's output (ruff JSON, flake8, mypy text or JSON, bandit JSON,\n" \
+	  "SARIF 2.1.0, gcc/clang, shellcheck JSON; detected from the content); what\n" \
+	  "cannot be read is reported with its line or field, and the rest is kept.\n") \
 	X(stats, (&json_options, &global_options), \
 	  "revline stats [--json]", \
 	  "how often violations get fixed, how fast, and false positives", \
 	  "Figures for this repository: violations (rules needing attention), fixes,\n" \
 	  "fix rate, average and p95 time to fix with the time buckets, fix types,\n" \
 	  "and per rule violations, fixes, fix rate, findings, false positives and\n" \
-	  "false-positive rate. See revline(1) for the exact definitions.\n")
+	  "false-positive rate. See revline(1) for the exact definitions.\n") \
+	X(undo, (&json_options, &global_options), \
+	  "revline undo [FIX_ID]", \
+	  "take back an applied fix, byte for byte", \
+	  "Puts the file back exactly as it was before the fix (the latest applied fix\n" \
+	  "of this repository without FIX_ID). Refuses when the file changed since the\n" \
+	  "fix was applied.\n")
 
 #define COMMAND_DECL(name, tables, usage, summary, description) \
 	int cmd_##name(int argc, char **argv);

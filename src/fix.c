@@ -246,7 +246,7 @@ static int take_window(struct fix *fix)
 					 spec.why ? spec.why : "its edit window is too wide");
 	} else {
 		/* A finding: its own lines, with the minimum around them. */
-		spec = (struct editwin_spec){ EDITWIN_LINES, 0, 0, NULL, false };
+		spec = (struct editwin_spec){ EDITWIN_LINES, 0, EDITWIN_STANDARD_CONTEXT, NULL, false };
 	}
 	if ((error = editwin_build(&fix->win, &spec, t->file, fix->text.ptr, fix->text.len, t->line,
 				   t->end_line, t->message ? t->message : t->issue)) < 0)
@@ -343,7 +343,7 @@ static int build_prompt(struct fix *fix)
 			{ "parts", parts.ptr },
 		};
 
-		error = prompt_render(&sys, &user, "fix.md", vars, sizeof(vars) / sizeof(vars[0]));
+		error = prompt_render(&sys, &user, "fix", vars, sizeof(vars) / sizeof(vars[0]));
 	}
 	if (!error) {
 		fix->system = buf_detach(&sys);

@@ -1,0 +1,234 @@
+/* revline fix: ask for a fix of a signal or a finding; show it, or apply it. */
+#include "commands.h"
+#include "fix.h"
+#include "lint.h"
+#include "patch.h"
+#include "signals.h"
+#include "status.h"
+#include "workspace.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fix_args {
+	const char *signal, *finding;
+	int64_t id;
+	bool apply, yes, json;
+};
+
+static bool fix_option(struct fix_args *a, int id, const char *value)
+{
+	switch (id) {
+	case OPT_FINDING: a->finding = value; return true;
+	case OPT_APPLY: a->apply = true; return true;
+	case OPT_YES: a->yes = true; return true;
+	case OPT_JSON: a->json = true; return true;
+	case OPT_POSITIONAL:
+		if (a->signal)
+			break;
+		a->signal = value;
+		return true;
+	}
+	cli_error("unexpected argument '%s' (see 'revline help fix')", value ? value : "");
+	return false;
+}
+
+static bool id_arg(int64_t *out, const char *value, const char *what, const char *where)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(value, &end, 10);
+	if (errno || *end || *value < '0' || *value > '9' || n <= 0) {
+		cli_error("'%s' is not a %s id (a number, as '%s' shows)", value, what, where);
+		return false;
+	}
+	*out = n;
+	return true;
+}
+
+static int parse_args(struct fix_args *a, int argc, char **argv)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("fix") };
+	const char *value;
+	int id;
+
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		if (id < 0)
+			return 2;
+		if (id == OPT_HELP)
+			return help_show("fix") == 0 ? -1 : 2;
+		if (!fix_option(a, id, value))
+			return 2;
+	}
+	if (!!a->signal == !!a->finding) {
+		cli_error(a->signal ? "give a SIGNAL_ID or --finding FINDING_ID, not both" :
+			  "which signal? give its id (see 'revline signals'), or --finding FINDING_ID");
+		return 2;
+	}
+	if (a->yes && !a->apply) {
+		cli_error("--yes goes with --apply");
+		return 2;
+	}
+	if (a->signal)
+		return id_arg(&a->id, a->signal, "signal", "revline signals") ? 0 : 2;
+	return id_arg(&a->id, a->finding, "finding", "revline check") ? 0 : 2;
+}
+
+/* --- asking --------------------------------------------------------------- */
+
+static int fix_make(struct fix **out, struct workspace *ws, const struct fix_args *a)
+{
+	struct fix_options opts = { ws->workdir, ws->store, &ws->llm, { 0 }, ws->config, NULL };
+	struct signal signal;
+	int error;
+
+	if ((error = sched_options_load(&opts.sched, ws->config)) < 0)
+		return error;
+	if (a->finding)
+		return fix_new_finding(out, &opts, a->id);
+	if ((error = lint_signal(&signal, ws->store, ws->workdir, a->id)) < 0)
+		return error;
+	error = fix_new_signal(out, &opts, &signal);
+	signal_release(&signal);
+	return error;
+}
+
+static void progress(const struct fix *fix, bool clear)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	if (clear)
+		fputs("\r\033[K", stderr);
+	else
+		fprintf(stderr, "\r\033[Kasking for a fix of %s (%s)...", fix_file(fix), fix_window(fix));
+}
+
+/* Until the answer (or the recheck) is in. */
+static void wait_idle(struct fix *fix)
+{
+	while (fix_busy(fix))
+		fix_wait(fix, 1000);
+}
+
+/* --- applying ------------------------------------------------------------- */
+
+/* y or n from the terminal (not from stdin, which may be a pipe). */
+static bool confirm(const char *path)
+{
+	FILE *tty = fopen("/dev/tty", "r+");
+	char answer[16] = "";
+
+	if (!tty)
+		return false;
+	fprintf(tty, "Apply this fix to %s? [y/N] ", path);
+	fflush(tty);
+	if (!fgets(answer, sizeof(answer), tty))
+		answer[0] = '\0';
+	fclose(tty);
+	return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int apply(struct fix *fix, const struct fix_args *a)
+{
+	if (!a->yes && !confirm(fix_file(fix))) {
+		fix_reject(fix);
+		fprintf(stderr, "revline: not applied (fix %lld is kept as rejected)\n", (long long)fix_id(fix));
+		return 1;
+	}
+	if (fix_apply(fix) < 0) {
+		if (error_status() == RL_ECONFLICT)
+			cli_error("%s; run 'revline fix %s%s' again for a fix of the file as it is now",
+				  error_message(), a->finding ? "--finding " : "", a->finding ? a->finding : a->signal);
+		else
+			cli_error("%s", error_message());
+		return 1;
+	}
+	wait_idle(fix);
+	return 0;
+}
+
+/* --- output --------------------------------------------------------------- */
+
+static void text_out(const struct fix *fix)
+{
+	if (fix_state(fix) == FIX_FAILED)
+		return;
+	fputs(fix_preview(fix) ? fix_preview(fix) : "", stdout);
+	if (fix_explanation(fix) && *fix_explanation(fix))
+		printf("\n%s\n", fix_explanation(fix));
+	if (fix_state(fix) == FIX_PROPOSED) {
+		printf("\nfix %lld proposed for %s (%s); --apply writes it\n", (long long)fix_id(fix),
+		       fix_file(fix), fix_window(fix));
+	}
+}
+
+static int json_out(const struct fix *fix)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s?, s:s?}", "id", (json_int_t)fix_id(fix),
+			      "state", fix_state_name(fix_state(fix)), "file", fix_file(fix),
+			      "window", fix_window(fix), "explanation", fix_explanation(fix),
+			      "diff", fix_preview(fix), "error", fix_error(fix));
+
+	if (o && fix_state(fix) == FIX_APPLIED)
+		json_object_set_new(o, "recheck", json_pack("{s:s, s:s?}", "result",
+							    fix_recheck_name(fix_recheck(fix)), "detail",
+							    fix_recheck_detail(fix)));
+	return history_json_out(o);
+}
+
+int cmd_fix(int argc, char **argv)
+{
+	struct fix_args a = { 0 };
+	struct workspace ws;
+	struct fix *fix = NULL;
+	int rc;
+
+	if ((rc = parse_args(&a, argc, argv)) != 0)
+		return rc < 0 ? 0 : rc;
+	/* Said before asking: the answer would be thrown away. */
+	if (a.apply && !a.yes && !isatty(STDIN_FILENO)) {
+		cli_error("--apply asks before writing, and there is no terminal to ask on: add --yes");
+		return 1;
+	}
+	if ((rc = workspace_open(&ws)) != 0)
+		goto done;
+	if (fix_make(&fix, &ws, &a) < 0 || fix_start(fix) < 0) {
+		cli_error("%s", error_message());
+		rc = 2;
+		goto done;
+	}
+	progress(fix, false);
+	wait_idle(fix);
+	progress(fix, true);
+	if (fix_state(fix) == FIX_FAILED) {
+		cli_error("no fix for %s: %s", fix_file(fix), fix_error(fix));
+		rc = 3;
+	} else if (a.apply) {
+		if (!a.json)
+			fputs(fix_preview(fix) ? fix_preview(fix) : "", stdout);
+		fflush(stdout);
+		rc = apply(fix, &a);
+	}
+	if (a.json) {
+		if (json_out(fix) != 0 && !rc)
+			rc = 2;
+	} else if (a.apply && rc == 0) {
+		if (fix_explanation(fix) && *fix_explanation(fix))
+			printf("\n%s\n", fix_explanation(fix));
+		printf("\nfix %lld applied to %s%s%s (undo: revline undo %lld)\n", (long long)fix_id(fix),
+		       fix_file(fix), fix_recheck_detail(fix) ? "; " : "",
+		       fix_recheck_detail(fix) ? fix_recheck_detail(fix) : "", (long long)fix_id(fix));
+	} else if (!a.apply) {
+		text_out(fix);
+	}
+done:
+	fix_free(fix);
+	workspace_close(&ws);
+	return rc;
+}

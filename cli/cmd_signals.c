@@ -1,0 +1,317 @@
+/* revline signals: run linters or import their output; list their signals. */
+#include "commands.h"
+#include "diff.h"
+#include "fix.h"
+#include "lint.h"
+#include "repo.h"
+#include "signals.h"
+#include "status.h"
+#include "workspace.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct signals_args {
+	struct target_spec spec;
+	const char *import, *tool, *format, *linter;
+	bool run, all, json;
+};
+
+static bool signals_option(struct signals_args *a, int id, const char *value)
+{
+	switch (id) {
+	case OPT_IMPORT: a->import = value; return true;
+	case OPT_TOOL: a->tool = value; return true;
+	case OPT_SIGNAL_FORMAT: a->format = value; return true;
+	case OPT_RUN: a->run = true; return true;
+	case OPT_LINTER: a->linter = value; return true;
+	case OPT_ALL: a->all = true; return true;
+	case OPT_JSON: a->json = true; return true;
+	}
+	if (target_option(&a->spec, id, value))
+		return true;
+	cli_error("unexpected argument '%s' (see 'revline help signals')", value ? value : "");
+	return false;
+}
+
+static const char *args_problem(const struct signals_args *a)
+{
+	if (a->import && a->run)
+		return "--import and --run do not go together: one brings signals, the other makes them";
+	if ((a->tool || a->format) && !a->import)
+		return "--tool and --format go with --import FILE";
+	if (a->linter && !a->run)
+		return "--linter goes with --run";
+	return NULL;
+}
+
+/* Returns -1 after --help, 2 on a usage error. */
+static int parse_args(struct signals_args *a, int argc, char **argv)
+{
+	struct opt_parser p = { argc, argv, 1, false, command_options("signals") };
+	const char *value, *problem;
+	int id;
+
+	while ((id = opt_next(&p, &value)) != OPT_END) {
+		if (id < 0)
+			return 2;
+		if (id == OPT_HELP)
+			return help_show("signals") == 0 ? -1 : 2;
+		if (!signals_option(a, id, value))
+			return 2;
+	}
+	if ((problem = args_problem(a))) {
+		cli_error("%s", problem);
+		return 2;
+	}
+	return 0;
+}
+
+/* --- --import ------------------------------------------------------------- */
+
+static int read_input(struct buf *out, const char *path)
+{
+	char chunk[65536];
+	size_t n;
+
+	if (strcmp(path, "-"))
+		return buf_read_file(out, path);
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+		if (buf_put(out, chunk, n) < 0)
+			return -1;
+	return ferror(stdin) ? error_set(RL_EIO, "cannot read standard input") : 0;
+}
+
+static void problems_print(const struct signal_list *list, const char *origin)
+{
+	size_t i;
+
+	for (i = 0; i < list->nproblems; i++) {
+		const struct signal_problem *p = &list->problems[i];
+
+		if (p->field)
+			fprintf(stderr, "revline: %s: %s: %s (skipped)\n", origin, p->field, p->message);
+		else
+			fprintf(stderr, "revline: %s:%d: %s (skipped)\n", origin, p->line, p->message);
+	}
+}
+
+static int do_import(struct workspace *ws, const struct signals_args *a)
+{
+	struct signal_list list = { 0 };
+	struct buf text = BUF_INIT;
+	enum signal_format format;
+	const char *origin = strcmp(a->import, "-") ? a->import : "standard input";
+	char cwd[4096];
+	size_t runs = 0;
+	int rc = 0;
+
+	if (a->format && !signal_format_parse(&format, a->format)) {
+		cli_error("unknown format '%s' (ruff, flake8, mypy, mypy-json, bandit, sarif, gcc, shellcheck)",
+			  a->format);
+		return 2;
+	}
+	if (read_input(&text, a->import) < 0 ||
+	    signals_parse(&list, text.ptr ? text.ptr : "", text.len, a->format ? (int)format : -1, a->tool) < 0 ||
+	    signals_relativize(&list, ws->workdir, getcwd(cwd, sizeof(cwd)) ? cwd : ws->workdir) < 0 ||
+	    lint_import(&runs, ws->store, ws->workdir, origin, a->tool, &list) < 0) {
+		cli_error("%s: %s", origin, error_message());
+		rc = 2;
+		goto done;
+	}
+	problems_print(&list, origin);
+	fprintf(stderr, "revline: %zu signal%s from %s (%s)%s\n", list.count, list.count == 1 ? "" : "s",
+		origin, signal_format_name(list.format),
+		list.nproblems ? "; what could not be read is listed above" : "");
+done:
+	signal_list_release(&list);
+	buf_release(&text);
+	return rc;
+}
+
+/* --- --run ---------------------------------------------------------------- */
+
+/* The changed files that exist in the working tree. */
+static int changed_files(char ***out, size_t *count, struct diff *diff)
+{
+	size_t i;
+
+	*count = 0;
+	if (!(*out = calloc(diff->nfiles ? diff->nfiles : 1, sizeof(char *))))
+		return error_nomem();
+	for (i = 0; i < diff->nfiles; i++) {
+		const struct diff_file *f = &diff->files[i];
+
+		if (f->status == DIFF_DELETED || (f->flags & DIFF_FILE_BINARY))
+			continue;
+		if (!((*out)[(*count)++] = strdup(f->path)))
+			return error_nomem();
+	}
+	return 0;
+}
+
+static void run_report(const struct lint_result *r)
+{
+	switch (r->status) {
+	case LINT_DONE:
+		fprintf(stderr, "revline: %-10s %zu signal%s in %zu file%s (%.1f s)\n", linter_name(r->linter),
+			r->signals.count, r->signals.count == 1 ? "" : "s", r->nfiles, r->nfiles == 1 ? "" : "s",
+			r->duration_ms / 1000.0);
+		break;
+	case LINT_NOT_INSTALLED:
+		fprintf(stderr, "revline: %-10s not installed\n", linter_name(r->linter));
+		break;
+	case LINT_NO_FILES:
+		break;
+	default:
+		fprintf(stderr, "revline: %-10s %s\n", linter_name(r->linter), r->message ? r->message : "failed");
+		break;
+	}
+}
+
+static int do_run(struct workspace *ws, const struct signals_args *a, struct diff *diff)
+{
+	struct lint *lint = NULL;
+	char **files = NULL;
+	size_t nfiles = 0, i;
+	int64_t run;
+	int rc = 0;
+
+	if (changed_files(&files, &nfiles, diff) < 0 ||
+	    lint_new(&lint, ws->workdir, ws->config, (const char *const *)files, nfiles, a->linter) < 0 ||
+	    lint_start(lint) < 0) {
+		cli_error("%s", error_message());
+		rc = 2;
+		goto done;
+	}
+	while (!lint_done(lint))
+		lint_wait(lint, 1000);
+	for (i = 0; i < lint_count(lint); i++) {
+		const struct lint_result *r = lint_result(lint, i);
+
+		run_report(r);
+		problems_print(&r->signals, linter_name(r->linter));
+		if (r->status == LINT_DONE &&
+		    lint_store(&run, ws->store, ws->workdir, linter_name(r->linter), "run", r->command,
+			       (struct signal_list *)&r->signals) < 0) {
+			cli_error("%s", error_message());
+			rc = 2;
+		}
+	}
+done:
+	lint_free(lint);
+	diff_free_paths(files, nfiles);
+	return rc;
+}
+
+/* --- the list ------------------------------------------------------------- */
+
+static const char *fix_text(char *out, size_t size, struct workspace *ws, int64_t signal_id)
+{
+	struct fix_summary sum;
+
+	*out = '\0';
+	if (fix_latest(&sum, ws->store, signal_id, 0) < 0)
+		return out;
+	if (sum.state == FIX_APPLIED && sum.recheck >= RECHECK_GONE)
+		snprintf(out, size, "fix %lld applied, %s", (long long)sum.id, fix_recheck_name(sum.recheck));
+	else
+		snprintf(out, size, "fix %lld %s", (long long)sum.id, fix_state_name(sum.state));
+	return out;
+}
+
+static json_t *signal_json(const struct signal *s, struct workspace *ws)
+{
+	struct fix_summary sum;
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:i, s:i, s:i, s:i, s:s?}", "id", (json_int_t)s->id,
+			      "tool", s->tool, "code", s->code, "message", s->message, "severity", s->severity,
+			      "file", s->file, "line", s->line, "column", s->column, "end_line", s->end_line,
+			      "end_column", s->end_column, "url", s->url);
+
+	if (o && fix_latest(&sum, ws->store, s->id, 0) == 0)
+		json_object_set_new(o, "fix", json_pack("{s:I, s:s, s:s}", "id", (json_int_t)sum.id, "state",
+							fix_state_name(sum.state), "recheck",
+							fix_recheck_name(sum.recheck)));
+	return o;
+}
+
+static void signal_print(const struct signal *s, struct workspace *ws)
+{
+	char place[512], fix[96];
+
+	snprintf(place, sizeof(place), s->column > 0 ? "%s:%d:%d" : "%s:%d", s->file, s->line, s->column);
+	printf("#%-5lld %-10s %-16s %s  %s", (long long)s->id, s->tool, s->code, place, s->message);
+	fix_text(fix, sizeof(fix), ws, s->id);
+	printf("%s%s%s\n", *fix ? "  [" : "", fix, *fix ? "]" : "");
+}
+
+static int do_list(struct workspace *ws, const struct signals_args *a, struct diff *diff)
+{
+	struct signal_list list = { 0 };
+	json_t *array = a->json ? json_array() : NULL;
+	size_t i, shown = 0, hidden = 0;
+	int rc = 0;
+
+	if (lint_current(&list, ws->store, ws->workdir) < 0) {
+		cli_error("%s", error_message());
+		json_decref(array);
+		return 2;
+	}
+	for (i = 0; i < list.count; i++) {
+		const struct signal *s = &list.items[i];
+
+		if (!a->all && !diff_line_added(diff, s->file, s->line)) {
+			hidden++;
+			continue;
+		}
+		shown++;
+		if (array)
+			json_array_append_new(array, signal_json(s, ws));
+		else
+			signal_print(s, ws);
+	}
+	if (array)
+		rc = history_json_out(array);
+	else if (!list.count)
+		fprintf(stderr, "revline: no signals yet: 'revline signals --run' runs the linters, "
+			"'revline signals --import FILE' reads their output\n");
+	else if (hidden)
+		fprintf(stderr, "revline: %zu signal%s on changed lines; %zu more elsewhere (--all shows them)\n",
+			shown, shown == 1 ? "" : "s", hidden);
+	signal_list_release(&list);
+	return rc;
+}
+
+int cmd_signals(int argc, char **argv)
+{
+	struct signals_args a = { 0 };
+	struct workspace ws;
+	struct target target = { 0 };
+	struct diff *diff = NULL;
+	int rc;
+
+	if ((rc = parse_args(&a, argc, argv)) != 0)
+		return rc < 0 ? 0 : rc;
+	if ((rc = workspace_open(&ws)) != 0)
+		goto done;
+	if (a.import) {
+		rc = do_import(&ws, &a);
+		goto done;
+	}
+	if (repo_resolve(&target, ws.repo, &a.spec) < 0 || repo_diff(&diff, ws.repo, &target) < 0) {
+		cli_error("%s", error_message());
+		rc = 2;
+		goto done;
+	}
+	if (a.run && (rc = do_run(&ws, &a, diff)) != 0)
+		goto done;
+	rc = do_list(&ws, &a, diff);
+done:
+	diff_free(diff);
+	target_release(&target);
+	workspace_close(&ws);
+	return rc;
+}
