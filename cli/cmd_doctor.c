@@ -7,32 +7,52 @@
 #include "status.h"
 #include "store.h"
 
+#include "lint.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The linters revline reads signals from, and how to ask their version. */
-static const char *const linters[][2] = {
-	{ "ruff", "ruff --version" }, { "flake8", "flake8 --version" },
-	{ "mypy", "mypy --version" }, { "bandit", "bandit --version" },
-	{ "shellcheck", "shellcheck --version | sed -n 2p" },
-	{ "gcc", "gcc --version" }, { "clang", "clang --version" },
-};
-
-static void linter_line(const char *name, const char *command)
+/* A program's version: the first line of `PROG --version` with a digit in it. */
+static void version_of(char *out, size_t size, const char *command)
 {
-	char line[256] = "", cmd[300];
+	char cmd[300], line[256];
 	FILE *fp;
 
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1 && %s 2>/dev/null | head -n 1",
-		 name, command);
-	if ((fp = popen(cmd, "r"))) {
-		if (!fgets(line, sizeof(line), fp))
-			line[0] = '\0';
-		pclose(fp);
+	*out = '\0';
+	snprintf(cmd, sizeof(cmd), "%.*s --version 2>/dev/null", (int)strcspn(command, " \t"), command);
+	if (!(fp = popen(cmd, "r")))
+		return;
+	while (!*out && fgets(line, sizeof(line), fp))
+		if (strpbrk(line, "0123456789"))
+			snprintf(out, size, "%.*s", (int)strcspn(line, "\n"), line);
+	pclose(fp);
+}
+
+/* The linters `revline signals --run` runs: installed or not, and the user's command. */
+static void linters_section(struct config *config)
+{
+	char version[256];
+	size_t i;
+
+	printf("linters:    (revline signals --run; gcc, clang and SARIF output: --import)\n");
+	for (i = 0; i < LINTER_COUNT; i++) {
+		bool user;
+		char *command = linter_command(config, (enum linter)i, &user);
+
+		if (!command)
+			continue;
+		if (user)
+			printf("  %-11s git config revline.lint.%s: %s\n", linter_name((enum linter)i),
+			       linter_name((enum linter)i), command);
+		else if (!linter_installed(command))
+			printf("  %-11s not installed\n", linter_name((enum linter)i));
+		else {
+			version_of(version, sizeof(version), command);
+			printf("  %-11s %s\n", linter_name((enum linter)i), *version ? version : "installed");
+		}
+		free(command);
 	}
-	line[strcspn(line, "\n")] = '\0';
-	printf("  %-11s %s\n", name, *line ? line : "not installed");
 }
 
 static int provider_section(struct config *config)
@@ -114,7 +134,6 @@ int cmd_doctor(int argc, char **argv)
 	struct repo *repo = NULL;
 	struct buf dir = BUF_INIT;
 	const char *value;
-	size_t i;
 	int id, bad = 0;
 
 	while ((id = opt_next(&p, &value)) != OPT_END) {
@@ -138,9 +157,7 @@ int cmd_doctor(int argc, char **argv)
 	bad |= store_section(config);
 	rules_section(repo);
 	printf("data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
-	printf("linters:\n");
-	for (i = 0; i < sizeof(linters) / sizeof(linters[0]); i++)
-		linter_line(linters[i][0], linters[i][1]);
+	linters_section(config);
 	buf_release(&dir);
 	config_free(config);
 	repo_free(repo);

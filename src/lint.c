@@ -83,8 +83,7 @@ static int64_t now_ms(void)
 
 /* --- choosing the linters ------------------------------------------------- */
 
-/* Whether a program is on PATH (an absolute or relative path is taken as is). */
-static bool installed(const char *command)
+bool linter_installed(const char *command)
 {
 	const char *path = getenv("PATH"), *p, *end;
 	size_t n = strcspn(command, " \t");
@@ -124,6 +123,14 @@ static char *user_command(struct config *config, enum linter linter)
 	return value;
 }
 
+char *linter_command(struct config *config, enum linter linter, bool *user)
+{
+	char *mine = user_command(config, linter);
+
+	*user = mine != NULL;
+	return mine ? mine : strdup(linters[linter].command);
+}
+
 static bool for_linter(enum linter linter, const char *file)
 {
 	char patterns[256], *p, *save = NULL;
@@ -152,16 +159,15 @@ static int job_files(struct job *job, const char *const *files, size_t nfiles)
 static int job_init(struct job *job, enum linter linter, struct config *config,
 		    const char *const *files, size_t nfiles)
 {
-	char *mine = user_command(config, linter);
+	bool mine;
 
 	job->result.linter = linter;
 	job->result.exit_code = -1;
 	job->pid = -1;
 	job->fd[0] = job->fd[1] = -1;
-	job->result.command = mine ? mine : strdup(linters[linter].command);
-	if (!job->result.command)
+	if (!(job->result.command = linter_command(config, linter, &mine)))
 		return error_nomem();
-	if (!mine && !installed(job->result.command))
+	if (!mine && !linter_installed(job->result.command))
 		job->result.status = LINT_NOT_INSTALLED;
 	if (job_files(job, files, nfiles) < 0)
 		return -1;

@@ -49,6 +49,16 @@ enum signal_format linter_format(enum linter linter);
 /* From a name ("ruff"; a signal's tool), or -1. */
 int linter_of_name(const char *name);
 
+struct config;
+
+/*
+ * The command a linter runs with: git config revline.lint.NAME when set
+ * (*user true), else revline's own; NULL when out of memory. Whether its
+ * program is on PATH (a user's command is taken as given).
+ */
+char *linter_command(struct config *config, enum linter linter, bool *user);
+bool linter_installed(const char *command);
+
 enum lint_status {
 	LINT_PENDING,
 	LINT_RUNNING,
@@ -71,7 +81,6 @@ struct lint_result {
 };
 
 struct lint;
-struct config;
 
 /*
  * A lint of files (relative to workdir) by every installed linter they

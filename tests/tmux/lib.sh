@@ -123,6 +123,22 @@ tmux_start()
 		{ echo "tmux/$name: cannot start tmux" >&2; exit 1; }
 }
 
+# tmux_stop: the server killed and gone (its socket removed) before
+# another tmux_start; a start racing a dying server fails with "server
+# exited unexpectedly".
+tmux_stop()
+{
+	local path deadline=$((SECONDS + 10))
+
+	path=$(tm display-message -p '#{socket_path}' 2>/dev/null)
+	tm kill-server >/dev/null 2>&1
+	while tm has-session >/dev/null 2>&1 && [ $SECONDS -lt $deadline ]; do
+		sleep 0.1
+	done
+	[ -n "$path" ] && rm -f "$path"
+	socket=revline-test-$$-$SECONDS-$RANDOM
+}
+
 # q, then revline must be gone and the terminal as it was.
 tmux_quit()
 {

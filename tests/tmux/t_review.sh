@@ -64,7 +64,7 @@ expect_stored "the false positive is stored with its note" "SELECT kind || ': ' 
 
 # Quitting mid-check: at once, and what arrived is kept. A change to the
 # code, so that no answer comes from the cache.
-tm kill-server >/dev/null 2>&1
+tmux_stop
 echo '/* one more line */' >>"$repo/src/main.c"
 : >"$tmp/stderr"
 tmux_start --check
