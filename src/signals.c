@@ -540,11 +540,14 @@ static const char *const gcc_severities[] = {
 
 /*
  * "[-Wflag]", clang's "[-Werror,-Wflag]" and "[-Wflag,Category Name]",
- * gcc's "[-Werror=flag]", "[-fpermissive]", and cppcheck's "[id]".
+ * gcc's "[-Werror=flag]", "[-fpermissive]", cppcheck's "[id]", and
+ * clang-tidy's checks, "[bugprone-name]", "[clang-analyzer-core.Name]",
+ * "[check,-warnings-as-errors]".
  */
 static bool gcc_code_ok(const char *code)
 {
-	return !strncmp(code, "-W", 2) || !strncmp(code, "-f", 2) || all_of(code, "_");
+	return !strncmp(code, "-W", 2) || !strncmp(code, "-f", 2) || all_of(code, "_") ||
+		(islower((unsigned char)*code) && strchr(code, '-') && all_of(code, "-._,"));
 }
 
 /* The option that names the warning: "-Wflag" out of its list, "-Wflag" for "-Werror=flag". */

@@ -437,6 +437,38 @@ static void test_gcc_variants(void **state)
 	signal_list_release(&list);
 }
 
+static void test_clang_tidy(void **state)
+{
+	/* Its checks' names are the codes; the notes join the warning they follow, as gcc's. */
+	struct signal_list list = parse_fixture("clang-tidy.txt", -1, NULL);
+
+	(void)state;
+	assert_int_equal(list.format, SIGNAL_GCC);
+	assert_no_problems(&list);
+	assert_int_equal(list.count, 4);
+	assert_string_equal(list.items[0].code, "bugprone-easily-swappable-parameters");
+	assert_int_equal(list.items[0].line, 8);
+	assert_int_equal(list.items[0].column, 11);
+	assert_string_equal(list.items[0].message,
+			    "2 adjacent parameters of 'scale' of similar type ('int') are easily swapped by mistake\n"
+			    "the first parameter in the range is 'value'\n"
+			    "the last parameter in the range is 'factor'");
+	assert_string_equal(list.items[1].code, "readability-braces-around-statements");
+	assert_int_equal(list.items[2].line, 15);
+	assert_string_equal(list.items[3].code, "clang-diagnostic-error");
+	assert_string_equal(list.items[3].severity, "error");
+	signal_list_release(&list);
+	list = parse_text("a.c:3:1: warning: x [clang-analyzer-core.NonNullParamChecker]\n"
+			  "a.c:4:1: warning: y [bugprone-branch-clone,-warnings-as-errors]\n"
+			  "a.c:5:1: warning: z [not a code]\n", -1, NULL);
+	assert_int_equal(list.count, 3);
+	assert_string_equal(list.items[0].code, "clang-analyzer-core.NonNullParamChecker");
+	assert_string_equal(list.items[1].code, "bugprone-branch-clone");
+	assert_string_equal(list.items[2].code, "");
+	assert_string_equal(list.items[2].message, "z [not a code]");
+	signal_list_release(&list);
+}
+
 static const struct expect sarif_spec_want[] = {
 	{ "/home/ana/shop/src/sample.c", 13, 6, 13, 19, "error", "EX001",
 	  "'value' (int) is compared with 'limit' (unsigned int).", "https://examplelint.invalid/rules/EX001" },
@@ -953,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_shellcheck),
 		cmocka_unit_test(test_gcc_clang_cppcheck),
 		cmocka_unit_test(test_gcc_variants),
+		cmocka_unit_test(test_clang_tidy),
 		cmocka_unit_test(test_sarif),
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_text_problems),
