@@ -134,25 +134,6 @@ done:
 
 /* --- --run ---------------------------------------------------------------- */
 
-/* The changed files that exist in the working tree. */
-static int changed_files(char ***out, size_t *count, struct diff *diff)
-{
-	size_t i;
-
-	*count = 0;
-	if (!(*out = calloc(diff->nfiles ? diff->nfiles : 1, sizeof(char *))))
-		return error_nomem();
-	for (i = 0; i < diff->nfiles; i++) {
-		const struct diff_file *f = &diff->files[i];
-
-		if (f->status == DIFF_DELETED || (f->flags & DIFF_FILE_BINARY))
-			continue;
-		if (!((*out)[(*count)++] = strdup(f->path)))
-			return error_nomem();
-	}
-	return 0;
-}
-
 static void run_report(const struct lint_result *r)
 {
 	switch (r->status) {
@@ -180,7 +161,7 @@ static int do_run(struct workspace *ws, const struct signals_args *a, struct dif
 	int64_t run;
 	int rc = 0;
 
-	if (changed_files(&files, &nfiles, diff) < 0 ||
+	if (diff_text_files(&files, &nfiles, diff) < 0 ||
 	    lint_new(&lint, ws->workdir, ws->config, (const char *const *)files, nfiles, a->linter) < 0 ||
 	    lint_start(lint) < 0) {
 		cli_error("%s", error_message());

@@ -189,6 +189,25 @@ void diff_free_paths(char **paths, size_t count)
 	free(paths);
 }
 
+int diff_text_files(char ***out, size_t *count, const struct diff *diff)
+{
+	size_t i;
+
+	*count = 0;
+	if (!(*out = calloc(diff->nfiles ? diff->nfiles : 1, sizeof(char *))))
+		return error_nomem();
+	for (i = 0; i < diff->nfiles; i++) {
+		const struct diff_file *f = &diff->files[i];
+
+		if (f->status == DIFF_DELETED || (f->flags & DIFF_FILE_BINARY))
+			continue;
+		if (!((*out)[*count] = strdup(f->path)))
+			return error_nomem();
+		(*count)++;
+	}
+	return 0;
+}
+
 int diff_extract_files(char ***out, size_t *count, const struct diff *diff, bool both)
 {
 	char **paths = calloc(diff->nfiles * 2 + 1, sizeof(*paths));

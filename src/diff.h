@@ -154,6 +154,8 @@ int diff_file_print_hunks(struct buf *out, struct diff *diff, size_t index,
 /* The changed paths (new paths; old paths too for renames when both is set). */
 int diff_extract_files(char ***out, size_t *count, const struct diff *diff, bool both);
 void diff_free_paths(char **paths, size_t count);
+/* The new paths of the text files still in the tree (neither deleted nor binary): what linters read. */
+int diff_text_files(char ***out, size_t *count, const struct diff *diff);
 
 /* A new diff holding copies of the files whose path (or old path) is listed. */
 int diff_filter_files(struct diff **out, struct diff *diff,

@@ -227,6 +227,17 @@ static const char *language_of(const char *path)
 	return "text";
 }
 
+/* The window's kind in words, for the prompt and messages. */
+static const char *window_name(enum editwin_kind kind)
+{
+	switch (kind) {
+	case EDITWIN_FUNCTION: return "the whole function";
+	case EDITWIN_IMPORTS: return "the import block";
+	case EDITWIN_TRY: return "the whole try statement";
+	default: return "the lines around the problem";
+	}
+}
+
 static int take_window(struct fix *fix)
 {
 	struct target *t = &fix->target;
@@ -251,8 +262,11 @@ static int take_window(struct fix *fix)
 	if ((error = editwin_build(&fix->win, &spec, t->file, fix->text.ptr, fix->text.len, t->line,
 				   t->end_line, t->message ? t->message : t->issue)) < 0)
 		return error;
-	snprintf(fix->window, sizeof(fix->window), "%s, lines %d-%d", editwin_kind_name(fix->win.kind),
-		 fix->win.first, fix->win.last);
+	if (fix->win.kind == EDITWIN_LINES)
+		snprintf(fix->window, sizeof(fix->window), "lines %d-%d", fix->win.first, fix->win.last);
+	else
+		snprintf(fix->window, sizeof(fix->window), "%s, lines %d-%d", window_name(fix->win.kind),
+			 fix->win.first, fix->win.last);
 	return patch_snippet_take(&fix->snippet, t->file, fix->text.ptr, fix->text.len, fix->win.first,
 				  fix->win.last);
 }
@@ -337,7 +351,7 @@ static int build_prompt(struct fix *fix)
 			{ "column", t->column > 0 ? column : NULL },
 			{ "finding", t->tool ? NULL : "yes" }, { "rule", t->rule }, { "severity", t->severity },
 			{ "title", t->title }, { "issue", t->issue }, { "suggestion", t->suggestion },
-			{ "first", first }, { "last", last }, { "window", editwin_kind_name(fix->win.kind) },
+			{ "first", first }, { "last", last }, { "window", window_name(fix->win.kind) },
 			{ "trailing_newlines", nl }, { "snippet", snippet.ptr },
 			{ "context_first", cfirst }, { "context_last", clast }, { "context", context.ptr },
 			{ "parts", parts.ptr },

@@ -201,3 +201,15 @@ void draw_fill(WINDOW *win, int width, attr_t attrs)
 		run_add(&run, L' ', attrs);
 	run_flush(&run);
 }
+
+const char *draw_spinner(long ms)
+{
+	static const char *const utf8[] = { "\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9",
+		"\xe2\xa0\xb8", "\xe2\xa0\xbc", "\xe2\xa0\xb4", "\xe2\xa0\xa6", "\xe2\xa0\xa7",
+		"\xe2\xa0\x87", "\xe2\xa0\x8f" };
+	static const char *const ascii[] = { "|", "/", "-", "\\" };
+
+	if (ms < 0)
+		ms = 0;
+	return MB_CUR_MAX > 1 ? utf8[(ms / 100) % 10] : ascii[(ms / 100) % 4];
+}

@@ -33,6 +33,8 @@ int draw_str(WINDOW *win, int width, const char *s, attr_t attrs);
 int draw_str_cut(WINDOW *win, int width, const char *s, attr_t attrs);
 /* Fill width columns with spaces. */
 void draw_fill(WINDOW *win, int width, attr_t attrs);
+/* A spinner's frame after ms milliseconds (braille dots, or |/-\ without UTF-8). */
+const char *draw_spinner(long ms);
 /* The columns the text takes when drawn. */
 int text_width(const char *s, size_t len);
 /*

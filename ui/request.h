@@ -39,15 +39,19 @@
 	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
 	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings", 'v') \
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
-	X(REQ_ACCEPT,       "Review",   "Accept the finding", 'a') \
-	X(REQ_REJECT,       "Review",   "Reject the finding", 'x') \
+	X(REQ_ACCEPT,       "Review",   "Accept the finding; in the signals or fix pane, apply the fix", 'a') \
+	X(REQ_REJECT,       "Review",   "Reject the finding; in the signals or fix pane, reject the fix", 'x') \
+	X(REQ_SIGNALS,      "Fixes",    "Signals: linter diagnostics and their fixes (again: back)", 's') \
+	X(REQ_LINT,         "Fixes",    "Run the installed linters on the changed files", 'L') \
+	X(REQ_FIX_FINDING,  "Fixes",    "Ask for a fix of the finding (Enter does for a signal)", 'F') \
+	X(REQ_UNDO,         "Fixes",    "Undo the fix shown (an applied one)", 'u') \
 	X(REQ_HISTORY,      "History",  "History: checks, their violations and fixes", 'H') \
 	X(REQ_STATS,        "History",  "Statistics: time to fix, fix types, rules", 'S') \
 	X(REQ_BACK,         "History",  "Back a level in history",             KEY_BACKSPACE, 127, KEY_CTRL('h')) \
 	X(REQ_FIX_CORRECT,  "History",  "Mark the fix correct",                '+') \
 	X(REQ_FIX_INCORRECT, "History", "Mark the fix incorrect",              '-') \
 	X(REQ_SEARCH,       "Search",   "Search the focused pane",             '/') \
-	X(REQ_CANCEL,       "Search",   "Clear the search, cancel a check, close help, history, stats", KEY_ESC) \
+	X(REQ_CANCEL,       "Search",   "Clear the search; cancel a check, the linters or a fix; close a pane", KEY_ESC) \
 	X(REQ_HELP,         "General",  "Show this help",                      '?') \
 	X(REQ_REDRAW,       "General",  "Redraw the screen",                   KEY_CTRL('l')) \
 	X(REQ_QUIT,         "General",  "Quit, or close help, history, stats", 'q')

@@ -116,6 +116,11 @@ static bool condition(struct tui *tui, const char *what, const char *arg)
 		return tui->review.check && check_done(tui->review.check);
 	if (!strcmp(what, "wait-fixes"))
 		return tui->review.fixes && fixdetect_done(tui->review.fixes);
+	/* A fix asked for or rechecked after an apply; the linters (L). */
+	if (!strcmp(what, "wait-fix"))
+		return !fixes_busy(&tui->fixes);
+	if (!strcmp(what, "wait-lint"))
+		return !fixes_linting(&tui->fixes);
 	return false;
 }
 
@@ -155,13 +160,14 @@ static void run_command(struct script *script, struct tui *tui, const char *s, s
 		tui_draw(tui);
 	} else if (!strcmp(cmd, "wait-rule") && *arg) {
 		run_until(script, tui, cmd, arg, 0);
-	} else if (!strcmp(cmd, "wait-check") || !strcmp(cmd, "wait-fixes")) {
+	} else if (!strcmp(cmd, "wait-check") || !strcmp(cmd, "wait-fixes") || !strcmp(cmd, "wait-fix") ||
+		   !strcmp(cmd, "wait-lint")) {
 		run_until(script, tui, cmd, arg, 0);
 	} else if (!strcmp(cmd, "sleep") && atoi(arg) > 0) {
 		run_until(script, tui, NULL, NULL, atoi(arg));
 	} else {
 		script_fail(script, tui, "unknown script command (save-display, save-attrs, resize, "
-			    "wait-rule ID, wait-check, wait-fixes, sleep MS)");
+			    "wait-rule ID, wait-check, wait-fixes, wait-fix, wait-lint, sleep MS)");
 	}
 }
 

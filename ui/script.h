@@ -23,6 +23,8 @@ struct script;
  *   :wait-rule ID           run until the check's rule ID has settled
  *   :wait-check             run until the check is done (report included)
  *   :wait-fixes             run until fix detection after the check is done
+ *   :wait-fix               run until no fix is being asked for or rechecked
+ *   :wait-lint              run until the linters (L) are done
  *   :sleep MS               run the loop for MS milliseconds
  *   # comment
  *

@@ -2,6 +2,7 @@
 #include "tui.h"
 #include "config.h"
 #include "draw.h"
+#include "repo.h"
 #include "script.h"
 #include "status.h"
 
@@ -40,12 +41,18 @@ static bool diff_empty(const struct tui *tui)
 	return tui->diff->nfiles == 0;
 }
 
+/* Whether panes beside the files and the diff are on screen (a review, or signals). */
+static bool lower_shown(const struct tui *tui)
+{
+	return tui_review_shown(tui) || tui_signals_shown(tui);
+}
+
 /* The view that takes keys now. */
 static struct view *active_view(struct tui *tui)
 {
 	if (tui->overlay)
 		return tui->overlay;
-	if (diff_empty(tui) && !tui_review_shown(tui))
+	if (diff_empty(tui) && !lower_shown(tui))
 		return &tui->views[VIEW_EMPTY];
 	return tui->focus;
 }
@@ -55,17 +62,43 @@ bool tui_review_shown(const struct tui *tui)
 	return tui->review.check != NULL;
 }
 
+bool tui_signals_shown(const struct tui *tui)
+{
+	return tui->fixes.pane;
+}
+
+bool tui_fix_shown(const struct tui *tui)
+{
+	return tui->fixes.pane || (tui->fixes.fix_pane && tui_review_shown(tui));
+}
+
+/* The pane under the files: signals, findings, or none. */
+static struct view *lower_left(struct tui *tui)
+{
+	if (tui_signals_shown(tui))
+		return &tui->views[VIEW_SIGNALS];
+	return tui_review_shown(tui) ? &tui->views[VIEW_FINDINGS] : NULL;
+}
+
+/* The pane under the diff: a fix, the evidence, or none. */
+static struct view *lower_right(struct tui *tui)
+{
+	if (tui_fix_shown(tui))
+		return &tui->views[VIEW_FIX];
+	return tui_review_shown(tui) ? &tui->views[VIEW_EVIDENCE] : NULL;
+}
+
 /* The panes on screen, in the order Tab visits them. */
 static size_t panes(struct tui *tui, struct view **out)
 {
 	size_t n = 0;
 
 	out[n++] = &tui->views[VIEW_FILES];
-	if (tui_review_shown(tui))
-		out[n++] = &tui->views[VIEW_FINDINGS];
+	if (lower_left(tui))
+		out[n++] = lower_left(tui);
 	out[n++] = &tui->views[VIEW_DIFF];
-	if (tui_review_shown(tui))
-		out[n++] = &tui->views[VIEW_EVIDENCE];
+	if (lower_right(tui))
+		out[n++] = lower_right(tui);
 	return n;
 }
 
@@ -90,6 +123,59 @@ static void focus_next(struct tui *tui)
 	for (i = 0; i < n && list[i] != tui->focus; i++)
 		;
 	tui_set_focus(tui, list[(i + 1) % n]);
+}
+
+static void redraw_all(struct tui *tui);
+
+/* The focus stays on a pane that is on screen. */
+static void focus_keep(struct tui *tui)
+{
+	struct view *list[4];
+	size_t i, n = panes(tui, list);
+
+	for (i = 0; i < n; i++)
+		if (list[i] == tui->focus)
+			return;
+	tui_set_focus(tui, n > 1 && tui->focus == &tui->views[VIEW_FIX] ? list[n - 1] :
+		      n > 1 && tui->focus != &tui->views[VIEW_FILES] ? list[1] : list[0]);
+}
+
+void tui_diff_reload(struct tui *tui, const char *path, int line)
+{
+	struct diff *diff = NULL, **grown;
+	char *keep = NULL;
+	long index;
+
+	if (!path && tui->file < tui->diff->nfiles)
+		path = tui->diff->files[tui->file].path;
+	if (path && !(keep = strdup(path)))
+		return;
+	if (repo_diff(&diff, tui->repo, tui->target) < 0 ||
+	    !(grown = realloc(tui->diffs, (tui->ndiffs + 1) * sizeof(*grown)))) {
+		tui_message(tui, true, "The file changed, but the diff cannot be read again: %s", error_message());
+		diff_free(diff);
+		free(keep);
+		return;
+	}
+	/* The old diff stays: a check may still be reading it. */
+	tui->diffs = grown;
+	tui->diffs[tui->ndiffs++] = diff;
+	tui->diff = diff;
+	tui->diff_serial++;
+	tui->counted = 0;
+	if (tui->counter)
+		loop_wake(tui->counter);
+	index = keep ? diff_find_file(diff, keep) : -1;
+	tui->file = index >= 0 ? (size_t)index : 0;
+	tui->views[VIEW_FILES].lineno = tui->views[VIEW_FILES].offset = 0;
+	if (diff->nfiles)
+		view_select(&tui->views[VIEW_FILES], tui->file);
+	if (index >= 0 && line > 0)
+		tui->goto_line = line;
+	free(keep);
+	tui_layout(tui);
+	focus_keep(tui);
+	redraw_all(tui);
 }
 
 void tui_show_line(struct tui *tui, const char *path, int line)
@@ -129,7 +215,7 @@ static void separator_draw(struct tui *tui)
 	const struct view *files = &tui->views[VIEW_FILES];
 	int y, x = files->width;
 
-	if (tui->overlay || (diff_empty(tui) && !tui_review_shown(tui)) || COLS < 70)
+	if (tui->overlay || (diff_empty(tui) && !lower_shown(tui)) || COLS < 70)
 		return;
 	for (y = 0; y < LINES - 1; y++) {
 		wmove(stdscr, y, x);
@@ -167,9 +253,9 @@ static void place_column(struct view *upper, struct view *lower, int y, int x, i
 void tui_layout(struct tui *tui)
 {
 	int rows = LINES - 1, cols = COLS, files_w;
-	bool review = tui_review_shown(tui);
-	struct view *findings = review ? &tui->views[VIEW_FINDINGS] : NULL;
-	struct view *evidence = review ? &tui->views[VIEW_EVIDENCE] : NULL;
+	bool review = lower_shown(tui);
+	struct view *findings = lower_left(tui);
+	struct view *evidence = lower_right(tui);
 
 	if (rows < 2)
 		rows = 2;
@@ -220,7 +306,7 @@ void tui_draw(struct tui *tui)
 	if (tui->overlay) {
 		if (tui->overlay->dirty)
 			view_draw(tui->overlay);
-	} else if (diff_empty(tui) && !tui_review_shown(tui)) {
+	} else if (diff_empty(tui) && !lower_shown(tui)) {
 		if (tui->views[VIEW_EMPTY].dirty)
 			view_draw(&tui->views[VIEW_EMPTY]);
 	} else {
@@ -337,6 +423,52 @@ static void prompt_key(struct tui *tui, int key)
 	}
 }
 
+/* Panes came or went. */
+static void panes_changed(struct tui *tui)
+{
+	tui_layout(tui);
+	focus_keep(tui);
+	redraw_all(tui);
+}
+
+/* s: the signals and fix panes in the place of findings and evidence, or back. */
+static void signals_toggle(struct tui *tui)
+{
+	tui->fixes.pane = !tui->fixes.pane;
+	if (tui->fixes.pane) {
+		fixes_reload(&tui->fixes);
+		panes_changed(tui);
+		tui_set_focus(tui, &tui->views[VIEW_SIGNALS]);
+	} else {
+		if (tui->focus == &tui->views[VIEW_SIGNALS])
+			tui_set_focus(tui, tui_review_shown(tui) ? &tui->views[VIEW_FINDINGS] :
+				      &tui->views[VIEW_FILES]);
+		panes_changed(tui);
+	}
+}
+
+/* F: a fix of the finding under the findings pane's cursor, shown in the fix pane. */
+static void fix_finding(struct tui *tui)
+{
+	const struct finding *f = tui_review_shown(tui) && !tui_signals_shown(tui) ?
+		findings_current(tui, NULL) : NULL;
+
+	if (!f) {
+		tui_message(tui, true, tui_signals_shown(tui) ? "F fixes a finding: s goes back to the findings" :
+			    tui_review_shown(tui) ? "Move to a finding first" :
+			    "No findings yet: press c to check the diff");
+		return;
+	}
+	if (fixes_ask_finding(&tui->fixes, f) < 0)
+		return;
+	if (!tui->fixes.fix_pane) {
+		tui->fixes.fix_pane = true;
+		panes_changed(tui);
+	}
+	/* There a and x apply and reject the fix; in the findings pane they judge the finding. */
+	tui_set_focus(tui, &tui->views[VIEW_FIX]);
+}
+
 static bool global_request(struct tui *tui, struct view *view, enum request request)
 {
 	switch (request) {
@@ -358,7 +490,7 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 	case REQ_BACK:
 		return true;
 	case REQ_SWITCH_PANE:
-		if (!diff_empty(tui) || tui_review_shown(tui))
+		if (!diff_empty(tui) || lower_shown(tui))
 			focus_next(tui);
 		return true;
 	case REQ_CHECK:
@@ -370,7 +502,17 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 	case REQ_RETRY:
 		review_retry(&tui->review);
 		return true;
-	case REQ_FALSE_POSITIVE: case REQ_ACCEPT: case REQ_REJECT:
+	case REQ_ACCEPT: case REQ_REJECT: case REQ_UNDO:
+		/* The fix shown, from the signals and fix panes (u from any pane). */
+		if (tui_fix_shown(tui) && (request == REQ_UNDO || view == &tui->views[VIEW_SIGNALS] ||
+					   view == &tui->views[VIEW_FIX] || !tui_review_shown(tui)))
+			return tui->views[VIEW_FIX].ops->request(&tui->views[VIEW_FIX], request);
+		if (request == REQ_UNDO) {
+			tui_message(tui, true, "No fix to undo here: s shows the signals and their fixes");
+			return true;
+		}
+		/* fall through */
+	case REQ_FALSE_POSITIVE:
 		/* From any pane: the finding selected in the findings pane (the one in evidence). */
 		if (tui_review_shown(tui))
 			return tui->views[VIEW_FINDINGS].ops->request(&tui->views[VIEW_FINDINGS], request);
@@ -384,6 +526,16 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 		else
 			tui_message(tui, false, request == REQ_NEXT_FILE ? "Last file" : "First file");
 		return true;
+	case REQ_SIGNALS:
+		signals_toggle(tui);
+		return true;
+	case REQ_LINT:
+		if (fixes_lint(&tui->fixes, NULL) == 0 && !tui_signals_shown(tui))
+			signals_toggle(tui);
+		return true;
+	case REQ_FIX_FINDING:
+		fix_finding(tui);
+		return true;
 	case REQ_SEARCH:
 		prompt_start(tui, PROMPT_SEARCH);
 		return true;
@@ -395,6 +547,11 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 			tui->status_dirty = true;   /* the status bar shows the search */
 		} else if (review_running(&tui->review)) {
 			review_cancel(&tui->review);
+		} else if (fixes_linting(&tui->fixes) || fixes_busy(&tui->fixes)) {
+			fixes_cancel(&tui->fixes);
+		} else if (tui_fix_shown(tui) && !tui_signals_shown(tui)) {
+			tui->fixes.fix_pane = false;
+			panes_changed(tui);
 		}
 		return true;
 	case REQ_TOGGLE_HIDDEN:
@@ -451,7 +608,7 @@ void tui_key(struct tui *tui, int key)
 	}
 	view = active_view(tui);
 	if ((request == REQ_WHEEL_UP || request == REQ_WHEEL_DOWN) && wheel_view && !tui->overlay &&
-	    (!diff_empty(tui) || tui_review_shown(tui)))
+	    (!diff_empty(tui) || lower_shown(tui)))
 		view = wheel_view;
 	if (view->ops->request && view->ops->request(view, request))
 		return;
@@ -705,6 +862,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	}
 	theme_choose(&tui, options);
 	review_init(&tui.review, &tui);
+	fixes_init(&tui.fixes, &tui);
 	tui_set_focus(&tui, &tui.views[VIEW_FILES]);
 	tui_layout(&tui);
 	if (!tui.script)
@@ -719,7 +877,12 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 		options->fixes_left = review_fixes_unfinished(&tui.review);
 	if (getenv("REVLINE_LOOP_STATS") && *getenv("REVLINE_LOOP_STATS"))
 		review_stats_write(&tui.review, getenv("REVLINE_LOOP_STATS"));
+	/* Fixes first: a fix cancelled on the way out is stored as such. */
+	fixes_release(&tui.fixes);
 	review_release(&tui.review);
+	for (i = 0; i < (int)tui.ndiffs; i++)
+		diff_free(tui.diffs[i]);
+	free(tui.diffs);
 	/* Windows go before the screen that owns them. */
 	for (i = 0; i < VIEW_COUNT; i++)
 		view_release(&tui.views[i]);

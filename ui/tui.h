@@ -5,6 +5,7 @@
 
 #include "buf.h"
 #include "diff.h"
+#include "fixes.h"
 #include "loop.h"
 #include "repo.h"
 #include "review.h"
@@ -17,6 +18,8 @@
 	X(VIEW_DIFF,     diff_view_ops) \
 	X(VIEW_FINDINGS, findings_view_ops) \
 	X(VIEW_EVIDENCE, evidence_view_ops) \
+	X(VIEW_SIGNALS,  signals_view_ops) \
+	X(VIEW_FIX,      fix_view_ops) \
 	X(VIEW_HELP,     help_view_ops) \
 	X(VIEW_HISTORY,  history_view_ops) \
 	X(VIEW_STATS,    stats_view_ops) \
@@ -56,6 +59,11 @@ struct tui {
 	struct view *focus;     /* a pane: files, findings, diff or evidence */
 	struct view *overlay;   /* a full-screen view (help, history, stats), or NULL */
 	struct review review;
+	struct fixes fixes;
+	/* Diffs made after a fix changed a file (the first, the caller's, is not here). */
+	struct diff **diffs;
+	size_t ndiffs;
+	unsigned diff_serial;   /* goes up when tui->diff is replaced */
 	bool quit;
 	int exit_status;        /* what tui_run returns (2 when a script failed) */
 	size_t file;            /* the file shown in the diff pane */
@@ -106,6 +114,15 @@ void tui_set_focus(struct tui *tui, struct view *view);
 void tui_overlay(struct tui *tui, struct view *view);
 /* Whether the findings and evidence panes are on screen (after a check started). */
 bool tui_review_shown(const struct tui *tui);
+/* Whether the signals pane is on screen (s), in the findings pane's place. */
+bool tui_signals_shown(const struct tui *tui);
+/* Whether the fix pane is on screen, in the evidence pane's place. */
+bool tui_fix_shown(const struct tui *tui);
+/*
+ * The working tree changed (a fix applied or undone): the diff is made
+ * again and the diff pane shows path (NULL: the file it shows) at line.
+ */
+void tui_diff_reload(struct tui *tui, const char *path, int line);
 /* Show a file's line in the diff pane (a finding's place), focusing it. */
 void tui_show_line(struct tui *tui, const char *path, int line);
 /* Ask for text in the status bar (a note), then call the handler. */
@@ -116,6 +133,9 @@ void tui_prompt_note(struct tui *tui, const struct finding *finding);
  * index of its rule's result ((size_t)-1 for a report finding).
  */
 const struct finding *findings_current(struct tui *tui, size_t *rule);
+
+/* The signal under the signals pane's cursor, or NULL; *index is its index in tui->fixes.signals. */
+const struct signal *signals_current(struct tui *tui, size_t *index);
 
 /* The status bar (statusbar.c). */
 void statusbar_draw(struct tui *tui, WINDOW *win, int width);

@@ -18,6 +18,7 @@ struct row {
 
 struct diff_view {
 	size_t file;            /* the file the rows were built for */
+	unsigned serial;        /* of the diff they were built from */
 	bool built;
 	struct row *rows;
 	size_t nrows, alloc;
@@ -134,8 +135,9 @@ static void diff_build(struct view *view)
 	struct diff_view *dv = view->data;
 	struct tui *tui = view->tui;
 
-	if (dv->built && dv->file == tui->file)
+	if (dv->built && dv->file == tui->file && dv->serial == tui->diff_serial)
 		return;
+	dv->serial = tui->diff_serial;
 	dv->nrows = 0;
 	dv->error[0] = '\0';
 	dv->file = tui->file;
@@ -171,6 +173,28 @@ static struct text_style text_style(struct view *view, enum style style, bool se
 	return ts;
 }
 
+/* The gutter: a finding's mark coloured by its severity, else a linter signal's. */
+static void gutter_mark(struct view *view, const struct diff_line *line, attr_t attrs, bool selected,
+			int *used)
+{
+	struct diff_view *dv = view->data;
+	const char *path = view->tui->diff->files[dv->file].path;
+	int sev = line->new_lineno >= 0 ?
+		review_severity_at(&view->tui->review, path, line->new_lineno) : -1;
+	enum style style = sev == SEV_CRITICAL ? STYLE_SEV_CRITICAL : sev == SEV_MAJOR ?
+		STYLE_SEV_MAJOR : sev == SEV_MINOR ? STYLE_SEV_MINOR : STYLE_SEV_NITPICK;
+	const char *mark = " ";
+
+	if (sev >= 0) {
+		mark = MB_CUR_MAX > 1 ? "\xe2\x97\x8f" : "*";
+	} else if (line->new_lineno >= 0 && fixes_signal_at(&view->tui->fixes, path, line->new_lineno)) {
+		mark = MB_CUR_MAX > 1 ? "\xe2\x96\xb2" : "^";
+		style = STYLE_RULE_ATTENTION;
+	}
+	*used += draw_str(view->win, view->width - *used, mark,
+			  *mark == ' ' || selected ? attrs : theme_attr(style));
+}
+
 static void line_numbers(struct view *view, const struct diff_line *line, bool selected, int *used)
 {
 	struct diff_view *dv = view->data;
@@ -178,18 +202,8 @@ static void line_numbers(struct view *view, const struct diff_line *line, bool s
 		theme_attr(STYLE_LINE_NUMBER);
 	char old[16] = "", new[16] = "", gutter[40];
 
-	if (tui_review_shown(view->tui)) {
-		const struct diff_file *file = &view->tui->diff->files[dv->file];
-		int sev = line->new_lineno >= 0 ?
-			review_severity_at(&view->tui->review, file->path, line->new_lineno) : -1;
-		enum style style = sev == SEV_CRITICAL ? STYLE_SEV_CRITICAL : sev == SEV_MAJOR ?
-			STYLE_SEV_MAJOR : sev == SEV_MINOR ? STYLE_SEV_MINOR : STYLE_SEV_NITPICK;
-
-		/* The gutter: a finding's mark, coloured by its severity. */
-		*used += draw_str(view->win, view->width - *used, sev < 0 ? " " :
-				  MB_CUR_MAX > 1 ? "\xe2\x97\x8f" : "*",
-				  sev < 0 ? attrs : selected ? attrs : theme_attr(style));
-	}
+	if (tui_review_shown(view->tui) || view->tui->fixes.signals.count)
+		gutter_mark(view, line, attrs, selected, used);
 	if (line->old_lineno >= 0)
 		snprintf(old, sizeof(old), "%d", line->old_lineno);
 	if (line->new_lineno >= 0)

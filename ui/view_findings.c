@@ -31,11 +31,6 @@ struct findings_view {
 	int id_width;                   /* the rule id column: the longest id, within reason */
 };
 
-static const char *const spinner_utf8[] = { "\xe2\xa0\x8b", "\xe2\xa0\x99", "\xe2\xa0\xb9",
-	"\xe2\xa0\xb8", "\xe2\xa0\xbc", "\xe2\xa0\xb4", "\xe2\xa0\xa6", "\xe2\xa0\xa7",
-	"\xe2\xa0\x87", "\xe2\xa0\x8f" };
-static const char *const spinner_ascii[] = { "|", "/", "-", "\\" };
-
 static bool utf8(void)
 {
 	return MB_CUR_MAX > 1;
@@ -228,8 +223,7 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 	case RULE_RUNNING:
 		ms = check_rule_elapsed_ms(r->check, i);
 		*style = STYLE_RULE_RUNNING;
-		snprintf(out, size, "%s running %lds", utf8() ? spinner_utf8[(ms / 100) % 10] :
-			 spinner_ascii[(ms / 100) % 4], ms / 1000);
+		snprintf(out, size, "%s running %lds", draw_spinner(ms), ms / 1000);
 		break;
 	case RULE_COMPLIANT:
 		*style = STYLE_RULE_OK;

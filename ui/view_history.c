@@ -254,7 +254,7 @@ static void checks_rows(struct history_view *hv, struct view *view)
 }
 
 /* What is known of a violation's fix, in a few words. */
-static void fix_state(char *out, size_t size, enum style *style, const struct history_violation *v,
+static void violation_fix_state(char *out, size_t size, enum style *style, const struct history_violation *v,
 		      const struct violation *live)
 {
 	*style = STYLE_RULE_MUTED;
@@ -301,7 +301,7 @@ static void violations_rows(struct history_view *hv, struct view *view)
 		const struct history_violation *v = &hv->violations[i];
 
 		rule_w = widest(rule_w, v->rule_id);
-		fix_state(text, sizeof(text), &style, v, live_of(view->tui, hv->check, v->threadline_row));
+		violation_fix_state(text, sizeof(text), &style, v, live_of(view->tui, hv->check, v->threadline_row));
 		state_w = widest(state_w, text);
 	}
 	for (i = 0; i < hv->nviolations; i++) {
@@ -313,7 +313,7 @@ static void violations_rows(struct history_view *hv, struct view *view)
 		lines_pad(&hv->lines, STYLE_DEFAULT, v->rule_id, rule_w + 2);
 		count_text(text, sizeof(text), v->findings, "finding");
 		lines_pad(&hv->lines, STYLE_DEFAULT, text, 12);
-		fix_state(text, sizeof(text), &style, v, live_of(view->tui, hv->check, v->threadline_row));
+		violation_fix_state(text, sizeof(text), &style, v, live_of(view->tui, hv->check, v->threadline_row));
 		lines_pad(&hv->lines, style, text, state_w + 2);
 		files_add(&hv->lines, STYLE_RULE_MUTED, v->files, v->nfiles);
 	}

@@ -91,7 +91,7 @@ expect_status 0 "fix: proposed"
 expect_out "^-    if value == None:" "the diff removes the line"
 expect_out "^+    if value is None:" "and adds the fixed one, indented as the file is"
 expect_out "Compare to None with is" "the explanation"
-expect_out "fix [0-9]* proposed for app.py (lines, lines 6-10)" "the window is named"
+expect_out "fix [0-9]* proposed for app.py (lines 6-10)" "the window is named"
 cmp -s app.py "$TMP/app.before" && pass "showing a fix does not write the file" || fail "the file changed"
 fakellm_requests | python3 -c '
 import json, sys

@@ -18,6 +18,11 @@
 #                             (python3 NAME.py DB REPO_PATH)
 #   # filter: SED             applied to every dump before comparing (the line may
 #                             repeat), for what changes from run to run (times)
+#   # signals: NAME [TOOL]    before the run, `revline signals --import` reads
+#                             tests/screen/signals/NAME in the repository (the
+#                             line may repeat)
+#   # git-config: KEY VALUE   before the run, git config KEY VALUE in the repository
+#                             (VALUE is the rest of the line; the line may repeat)
 #
 # Every run has its own database (REVLINE_DB) and no API key.
 # revline runs in the fixture's working tree; every "$OUT" in the script
@@ -108,6 +113,16 @@ if [ -n "$seed" ]; then
 	python3 "$here/seed/$seed.py" "$REVLINE_DB" "$repo" >"$tmp/seed.log" 2>&1 ||
 		{ cat "$tmp/seed.log" >&2; fail "cannot seed the database with $seed"; }
 fi
+
+while read -r file tool; do
+	[ -n "$file" ] || continue
+	(cd "$repo" && "$revline" signals --import "$here/signals/$file" ${tool:+--tool "$tool"}) \
+		>"$tmp/signals.log" 2>&1 || { cat "$tmp/signals.log" >&2; fail "cannot import the signals $file"; }
+done < <(header signals)
+while read -r key value; do
+	[ -n "$key" ] && { git -C "$repo" config "$key" "$value" >"$tmp/git.log" 2>&1 ||
+		{ cat "$tmp/git.log" >&2; fail "git config $key failed"; }; }
+done < <(header git-config)
 
 out=$tmp/out
 mkdir -p "$out"
