@@ -605,22 +605,7 @@ static const char *model_of(const struct check *c, const struct rule *rule)
 
 static int chunk_submit(struct check *c, struct chunk *k, const char *model)
 {
-	struct sched_request req = { 0 };
-	struct llm_call call;
-	uint64_t task;
-	int error;
-
-	if ((error = llm_call_build(&call, c->opts.llm, model, k->system, k->user, k->json_mode)) < 0)
-		return error;
-	req.url = call.url;
-	req.headers = (const char *const *)call.headers;
-	req.nheaders = call.nheaders;
-	req.body = call.body;
-	req.body_len = call.body_len;
-	req.weight = k->weight;
-	error = sched_add(c->sched, &task, &req, k);
-	llm_call_release(&call);
-	return error;
+	return llm_submit(c->sched, c->opts.llm, model, k->system, k->user, k->json_mode, k->weight, k);
 }
 
 static void chunk_answer(struct check *c, struct chunk *k, const char *text, size_t len);

@@ -491,23 +491,8 @@ static void fail(struct fix *fix, const char *why)
 
 static int submit(struct fix *fix)
 {
-	struct sched_request req = { 0 };
-	struct llm_call call;
-	uint64_t task;
-	int error;
-
-	if ((error = llm_call_build(&call, fix->opts.llm, fix->opts.llm->model, fix->system, fix->user,
-				    fix->json_mode)) < 0)
-		return error;
-	req.url = call.url;
-	req.headers = (const char *const *)call.headers;
-	req.nheaders = call.nheaders;
-	req.body = call.body;
-	req.body_len = call.body_len;
-	req.weight = strlen(fix->user);
-	error = sched_add(fix->sched, &task, &req, fix);
-	llm_call_release(&call);
-	return error;
+	return llm_submit(fix->sched, fix->opts.llm, fix->opts.llm->model, fix->system, fix->user,
+			  fix->json_mode, strlen(fix->user), fix);
 }
 
 int fix_start(struct fix *fix)

@@ -619,23 +619,8 @@ done:
 
 static int submit(struct fixdetect *fd, struct violation *v)
 {
-	struct sched_request req = { 0 };
-	struct llm_call call;
-	uint64_t task;
-	int error;
-
-	if ((error = llm_call_build(&call, fd->opts.llm, fd->opts.llm->model, v->system, v->user,
-				    v->json_mode)) < 0)
-		return error;
-	req.url = call.url;
-	req.headers = (const char *const *)call.headers;
-	req.nheaders = call.nheaders;
-	req.body = call.body;
-	req.body_len = call.body_len;
-	req.weight = strlen(v->user);
-	error = sched_add(fd->sched, &task, &req, v);
-	llm_call_release(&call);
-	return error;
+	return llm_submit(fd->sched, fd->opts.llm, fd->opts.llm->model, v->system, v->user, v->json_mode,
+			  strlen(v->user), v);
 }
 
 static const char *const fix_types[] = { "CODE_CHANGE", "THREADLINE_CHANGED", "THREADLINE_DELETED" };

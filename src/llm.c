@@ -1,5 +1,6 @@
 /* LLM providers: settings, requests, answers, and JSON inside answers. */
 #include "llm.h"
+#include "sched.h"
 #include "config.h"
 #include "status.h"
 
@@ -494,5 +495,26 @@ int llm_ping(struct buf *message, const struct llm_config *c, long timeout_s)
 		memset(auth.ptr, 0, auth.len);
 	buf_release(&auth);
 	buf_release(&url);
+	return error;
+}
+
+int llm_submit(struct sched *sched, const struct llm_config *config, const char *model,
+	       const char *system, const char *user, bool json_mode, size_t weight, void *ctx)
+{
+	struct sched_request req = { 0 };
+	struct llm_call call;
+	uint64_t task;
+	int error;
+
+	if ((error = llm_call_build(&call, config, model, system, user, json_mode)) < 0)
+		return error;
+	req.url = call.url;
+	req.headers = (const char *const *)call.headers;
+	req.nheaders = call.nheaders;
+	req.body = call.body;
+	req.body_len = call.body_len;
+	req.weight = weight;
+	error = sched_add(sched, &task, &req, ctx);
+	llm_call_release(&call);
 	return error;
 }

@@ -65,6 +65,14 @@ int llm_call_build(struct llm_call *out, const struct llm_config *config, const 
 		   const char *system, const char *user, bool json_mode);
 void llm_call_release(struct llm_call *call);
 
+struct sched;
+/*
+ * Build the call and add it to the scheduler as one request of this weight
+ * (the scheduler runs the heaviest first), its events carrying ctx.
+ */
+int llm_submit(struct sched *sched, const struct llm_config *config, const char *model,
+	       const char *system, const char *user, bool json_mode, size_t weight, void *ctx);
+
 /* What a 2xx answer carries. */
 struct llm_reply {
 	char *text;

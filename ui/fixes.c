@@ -171,15 +171,6 @@ bool fixes_busy(const struct fixes *fx)
 	return false;
 }
 
-static int min_timeout(int a, int b)
-{
-	if (a < 0)
-		return b;
-	if (b < 0)
-		return a;
-	return a < b ? a : b;
-}
-
 static int source_fds(void *ctx, struct pollfd *out, int max)
 {
 	struct fixes *fx = ctx;
@@ -204,10 +195,10 @@ static int source_timeout(void *ctx)
 	size_t i;
 
 	if (fx->lint)
-		t = min_timeout(lint_timeout(fx->lint), SPINNER_MS);
+		t = loop_min_timeout(lint_timeout(fx->lint), SPINNER_MS);
 	for (i = 0; i < fx->nentries; i++)
 		if (entry_busy(&fx->entries[i]))
-			t = min_timeout(t, min_timeout(fix_timeout(fx->entries[i].fix), SPINNER_MS));
+			t = loop_min_timeout(t, loop_min_timeout(fix_timeout(fx->entries[i].fix), SPINNER_MS));
 	return t;
 }
 

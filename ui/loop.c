@@ -115,3 +115,12 @@ void loop_drain(struct loop *loop)
 	while (run_idle(loop))
 		;
 }
+
+int loop_min_timeout(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return a < b ? a : b;
+}

@@ -42,6 +42,9 @@ struct loop {
 	struct loop_stats stats;
 };
 
+/* The sooner of two source timeouts (-1: none). */
+int loop_min_timeout(int a, int b);
+
 /* A monotonic clock, in microseconds. */
 int64_t loop_now_us(void);
 

@@ -183,27 +183,18 @@ static int source_fds(void *ctx, struct pollfd *out, int max)
 	return r->check_fds + r->fixes_fds;
 }
 
-static int min_timeout(int a, int b)
-{
-	if (a < 0)
-		return b;
-	if (b < 0)
-		return a;
-	return a < b ? a : b;
-}
-
 static int source_timeout(void *ctx)
 {
 	struct review *r = ctx;
 	int t = -1;
 
 	if (r->check)
-		t = min_timeout(t, check_timeout(r->check));
+		t = loop_min_timeout(t, check_timeout(r->check));
 	if (r->fixes)
-		t = min_timeout(t, fixdetect_timeout(r->fixes));
+		t = loop_min_timeout(t, fixdetect_timeout(r->fixes));
 	/* The spinner and the elapsed seconds of running rules. */
 	if (review_running(r))
-		t = min_timeout(t, SPINNER_MS);
+		t = loop_min_timeout(t, SPINNER_MS);
 	return t;
 }
 
