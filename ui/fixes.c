@@ -41,7 +41,8 @@ void fixes_refilter(struct fixes *fx)
 	size_t i;
 
 	fx->nshown = 0;
-	for (i = 0; fx->shown && i < fx->signals.count; i++) {
+	/* Only for the pane: finding the changed lines reads the files. */
+	for (i = 0; fx->pane && fx->shown && i < fx->signals.count; i++) {
 		const struct signal *s = &fx->signals.items[i];
 
 		if (fx->show_all || diff_line_added(fx->tui->diff, s->file, s->line))
