@@ -395,7 +395,7 @@ static void task_remove(struct sched *sched, struct task *task)
 	task_free(sched, task);
 }
 
-static long task_timeout_ms(const struct sched_options *options, size_t weight)
+long sched_task_timeout_ms(const struct sched_options *options, size_t weight)
 {
 	double ms = options->timeout * 1000.0 * (1.0 + (double)weight / 65536.0);
 
@@ -453,7 +453,7 @@ static int task_new(struct task **out, const struct sched_options *options,
 		return error_nomem();
 	task->user = user;
 	task->weight = request->weight;
-	task->timeout_ms = task_timeout_ms(options, request->weight);
+	task->timeout_ms = sched_task_timeout_ms(options, request->weight);
 	task->url = strdup(request->url);
 	task->body = malloc(request->body_len + 1);
 	if (!task->url || !task->body) {

@@ -33,6 +33,9 @@ struct sched_options {
 	double retry_after_max; /* Retry-After is honoured up to this (default 300) */
 };
 
+/* The timeout of one request of weight bytes under these options, in milliseconds. */
+long sched_task_timeout_ms(const struct sched_options *options, size_t weight);
+
 /* The defaults above. */
 void sched_options_init(struct sched_options *options);
 
