@@ -349,6 +349,35 @@ static const char *const migrations[] = {
 	"CREATE INDEX signal_fixes_signal ON signal_fixes (signal_id);\n"
 	"CREATE INDEX signal_fixes_finding ON signal_fixes (finding_id);\n"
 	"CREATE INDEX signal_fixes_file ON signal_fixes (repo_id, file, id);\n",
+	/* 4: a check's dependency analysis (one row) and its packages; the timeout it chose. */
+	"ALTER TABLE checks ADD COLUMN timeout_base REAL;\n"
+	"ALTER TABLE checks ADD COLUMN timeout_chosen REAL;\n"
+	"ALTER TABLE checks ADD COLUMN timeout_reason TEXT;\n"
+	"ALTER TABLE check_threadlines ADD COLUMN timeout_ms INTEGER;\n"
+	"CREATE TABLE check_dependencies (\n"
+	"	check_id INTEGER PRIMARY KEY REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	ecosystems TEXT NOT NULL DEFAULT '[]' CHECK (json_type(ecosystems) = 'array'),\n"
+	"	bot TEXT,\n"
+	"	dependency_only INTEGER NOT NULL CHECK (dependency_only IN (0, 1)),\n"
+	"	confidence TEXT NOT NULL CHECK (confidence IN ('high', 'medium', 'low')),\n"
+	"	reason TEXT NOT NULL,\n"
+	"	advisories_checked INTEGER NOT NULL DEFAULT 0 CHECK (advisories_checked >= 0),\n"
+	"	advisories_error TEXT\n"
+	");\n"
+	"CREATE TABLE check_packages (\n"
+	"	id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"	check_id INTEGER NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n"
+	"	ecosystem TEXT NOT NULL,\n"
+	"	name TEXT NOT NULL,\n"
+	"	manifest TEXT,\n"
+	"	from_spec TEXT,\n"
+	"	to_spec TEXT,\n"
+	"	bump TEXT NOT NULL CHECK (bump IN ('patch', 'minor', 'major', 'added', 'removed', 'unknown')),\n"
+	"	breaking INTEGER NOT NULL CHECK (breaking IN (0, 1)),\n"
+	"	downgrade INTEGER NOT NULL CHECK (downgrade IN (0, 1)),\n"
+	"	advisories TEXT NOT NULL DEFAULT '[]' CHECK (json_type(advisories) = 'array')\n"
+	");\n"
+	"CREATE INDEX check_packages_check ON check_packages (check_id);\n",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))

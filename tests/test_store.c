@@ -243,13 +243,14 @@ static int64_t begin_with_rules(struct store *store, const struct rule *a, const
 static void test_schema_created(void **state)
 {
 	static const char *const tables[] = {
-		"check_diffs", "check_results", "check_threadlines", "checks", "feedback",
+		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
+		"checks", "feedback",
 		"feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
 		"feedback_fts_idx", "findings", "fix_detection_runs", "llm_cache", "repos",
 		"signal_fixes", "signal_runs", "signals", "sqlite_sequence", "violation_fixes",
 	};
 	static const char *const indexes[] = {
-		"checks_consecutive", "feedback_fingerprint", "feedback_fix", "feedback_rule",
+		"check_packages_check", "checks_consecutive", "feedback_fingerprint", "feedback_fix", "feedback_rule",
 		"findings_check", "findings_fingerprint", "findings_rule", "findings_threadline",
 		"fix_detection_runs_check", "llm_cache_last_used", "signal_fixes_file",
 		"signal_fixes_finding", "signal_fixes_signal", "signal_runs_repo_tool", "signals_file",
@@ -266,7 +267,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 3);
+	assert_int_equal(store_version(store), 4);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -277,7 +278,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 3);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 4);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -304,7 +305,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 3);
+	assert_int_equal(store_version(store), 4);
 	store_close(store);
 }
 
@@ -324,7 +325,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 3);
+	assert_int_equal(store_version(store), 4);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -348,7 +349,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -356,10 +357,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 4"));
+	assert_non_null(strstr(error_message(), "version 5"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 4);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 5);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -704,7 +705,9 @@ static const char *const v1_dumps[] = {
 	"synthesized, fallback_reason, requests, cache_hits, tokens_in, tokens_out FROM checks ORDER BY id",
 	"SELECT id, status, finished_at FROM checks WHERE id <> 2 ORDER BY id",
 	"SELECT check_id, hex(diff), files, additions, deletions FROM check_diffs ORDER BY check_id",
-	"SELECT * FROM check_threadlines ORDER BY id",
+	/* The columns of version 1 (4 added timeout_ms). */
+	"SELECT id, check_id, threadline_id, threadline_file_path, threadline_version, threadline_content, "
+	"threadline_patterns, context_files, kind, model, severity, source FROM check_threadlines ORDER BY id",
 	"SELECT * FROM check_results ORDER BY id",
 	"SELECT * FROM findings ORDER BY id",
 	"SELECT * FROM llm_cache ORDER BY key",
@@ -753,7 +756,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(db);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 3);
+	assert_int_equal(store_version(store), 4);
 	db = store_db(store);
 	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
 	for (i = 0; i < NDUMPS; i++) {
