@@ -1,0 +1,169 @@
+#ifndef REVLINE_DEPS_H
+#define REVLINE_DEPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/*
+ * Dependency bumps (the dependency seed, Feature 1): which dependencies a
+ * change moves from one version to another, how far by semver, and how
+ * safe it looks. Pure functions over text: the caller reads the manifests
+ * (both sides of the target); nothing here touches the network, the file
+ * system or the repository. Versions come from the manifests, never from
+ * lock files, whose presence only confirms the ecosystem.
+ *
+ * Manifests: package.json (npm), go.mod (Go), Cargo.toml (Cargo),
+ * requirements*.txt and pyproject.toml (pip), Gemfile (RubyGems).
+ * Lock files: package-lock.json, npm-shrinkwrap.json, yarn.lock,
+ * pnpm-lock.yaml (npm); go.sum (Go); Cargo.lock (Cargo); Pipfile.lock,
+ * poetry.lock (pip); Gemfile.lock (RubyGems).
+ */
+
+/* X(ID, name shown and stored, OSV's ecosystem name) */
+#define DEPS_ECOSYSTEMS(X) \
+	X(ECO_NPM,      "npm",      "npm") \
+	X(ECO_GO,       "go",       "Go") \
+	X(ECO_CARGO,    "cargo",    "crates.io") \
+	X(ECO_PIP,      "pip",      "PyPI") \
+	X(ECO_RUBYGEMS, "rubygems", "RubyGems")
+
+enum deps_ecosystem {
+#define DEPS_ECO_ENUM(id, name, osv) id,
+	DEPS_ECOSYSTEMS(DEPS_ECO_ENUM)
+#undef DEPS_ECO_ENUM
+	ECO_COUNT
+};
+
+const char *deps_ecosystem_name(enum deps_ecosystem eco);
+const char *deps_ecosystem_osv(enum deps_ecosystem eco);
+
+/* X(ID, name) */
+#define DEPS_BUMPS(X) \
+	X(BUMP_PATCH,   "patch") \
+	X(BUMP_MINOR,   "minor") \
+	X(BUMP_MAJOR,   "major") \
+	X(BUMP_ADDED,   "added")    /* a new dependency */ \
+	X(BUMP_REMOVED, "removed")  /* a dependency dropped */ \
+	X(BUMP_UNKNOWN, "unknown")  /* a version semver cannot read ("latest", a git ref, a path) */
+
+enum deps_bump {
+#define DEPS_BUMP_ENUM(id, name) id,
+	DEPS_BUMPS(DEPS_BUMP_ENUM)
+#undef DEPS_BUMP_ENUM
+};
+
+const char *deps_bump_name(enum deps_bump bump);
+
+/* A file's role, from its path alone (any directory): manifest, lock file, or neither. */
+enum deps_file_kind { DEPS_FILE_OTHER, DEPS_FILE_MANIFEST, DEPS_FILE_LOCK };
+enum deps_file_kind deps_file_kind(const char *path, enum deps_ecosystem *eco);
+
+/*
+ * A version spec as semver reads it: the first version in it, with the
+ * operator ("^", "~", "~>", ">=", "==", "~=", "=", "v" prefixes and
+ * wildcards) and any upper bound left out ("^1.2.3" -> 1.2.3, ">=2.0,<3"
+ * -> 2.0.0, "4.x" -> 4.0.0, "v1.2.3-rc.1+build" -> 1.2.3 with pre-release
+ * "rc.1"). False when there is no version to read.
+ */
+struct semver {
+	long major, minor, patch;
+	char prerelease[64];            /* "" for a release */
+};
+bool semver_parse(struct semver *out, const char *spec);
+/* <0, 0, >0 as semver orders them (a pre-release before its release). */
+int semver_compare(const struct semver *a, const struct semver *b);
+
+/*
+ * How far from -> to goes: major, minor or patch by the first component
+ * that differs, where below 1.0.0 the first non-zero component counts as
+ * the major one (0.3 -> 0.4 is major, 0.0.3 -> 0.0.4 is major: what caret
+ * ranges of npm and Cargo treat as breaking); a change of pre-release
+ * alone is patch. BUMP_UNKNOWN when either side cannot be read.
+ */
+enum deps_bump deps_classify(const char *from, const char *to);
+
+struct deps_advisory {
+	char *id;                       /* "GHSA-...", "CVE-...", "PYSEC-..." */
+	char *summary;
+	char *severity;                 /* "critical", "high", "medium", "low", or "unknown" */
+	bool fixed;                     /* affects the old version and not the new one */
+};
+
+struct deps_package {
+	enum deps_ecosystem ecosystem;
+	char *name;
+	char *manifest;                 /* the manifest's path */
+	char *from, *to;                /* the specs as written; NULL for added / removed */
+	char *from_version, *to_version;        /* as semver reads them ("1.2.3"), or NULL */
+	enum deps_bump bump;
+	bool breaking;                  /* a major bump, or BREAKING in the release notes */
+	bool downgrade;
+	/* Filled by the advisory lookup (advisory.h), when it ran. */
+	struct deps_advisory *advisories;
+	size_t nadvisories;
+};
+
+/* X(ID, name) */
+#define DEPS_CONFIDENCES(X) \
+	X(CONFIDENCE_HIGH,   "high") \
+	X(CONFIDENCE_MEDIUM, "medium") \
+	X(CONFIDENCE_LOW,    "low")
+
+enum deps_confidence {
+#define DEPS_CONF_ENUM(id, name) id,
+	DEPS_CONFIDENCES(DEPS_CONF_ENUM)
+#undef DEPS_CONF_ENUM
+};
+
+const char *deps_confidence_name(enum deps_confidence confidence);
+
+struct deps_analysis {
+	struct deps_package *packages;  /* manifest order, then by name */
+	size_t npackages;
+	unsigned ecosystems;            /* 1 << enum deps_ecosystem, for manifests and lock files seen */
+	char *bot;                      /* "dependabot" or "renovate" when the branch or a subject says so */
+	bool dependency_only;           /* every changed file is a manifest or lock file (or a bot made it) */
+	size_t manifests, locks, files; /* changed files of each kind, and in all */
+	enum deps_confidence confidence;
+	char *reason;                   /* why: "major version bump in express", "no advisories, patch and minor bumps" */
+};
+
+/* One changed file, as the caller read it. */
+struct deps_file {
+	const char *path;
+	const char *old_text;           /* NULL when the file is new (or unreadable) */
+	size_t old_len;
+	const char *new_text;           /* NULL when deleted */
+	size_t new_len;
+};
+
+/*
+ * The analysis of a change: every changed path (manifests with both their
+ * texts; other files' texts may be NULL: only their paths count), the
+ * branch name (may be NULL) and the commit messages, subject and body,
+ * separated by blank lines (may be NULL). Dependabot's "Bump X from A to
+ * B" subjects give transitions the manifests do not show (a lock-only
+ * bump). An analysis with no packages and no bot is still filled (the
+ * counts), and callers show nothing for it. Never fails but for memory.
+ */
+int deps_analyze(struct deps_analysis *out, const struct deps_file *files, size_t nfiles,
+		 const char *branch, const char *messages);
+void deps_analysis_release(struct deps_analysis *analysis);
+
+/*
+ * The seed's merge confidence, again (after the advisories are in): low
+ * for a critical or high advisory still open or fixed, medium for a major
+ * bump or any other advisory, else high; reason says which package.
+ */
+int deps_confidence_compute(struct deps_analysis *analysis);
+
+/*
+ * The dependency section of the map prompt (markdown: the table, the
+ * advisories, what to focus on, not to review lock files line by line,
+ * the merge confidence with its reason), or "" when there are no packages.
+ */
+int deps_prompt_section(struct buf *out, const struct deps_analysis *analysis);
+
+#endif
