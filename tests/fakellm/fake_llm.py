@@ -2,7 +2,8 @@
 """A scripted stand-in for an LLM provider, for revline's tests.
 
 It speaks real HTTP on 127.0.0.1 (OpenAI-compatible chat completions,
-Anthropic messages, a model list), answers from a JSON script with latency
+Anthropic messages, a model list, and any other path a rule names with a
+raw body, such as OSV's /v1/query), answers from a JSON script with latency
 and faults, and logs every request as JSON lines. Standard library only.
 See README.md beside this file for the script format.
 
@@ -61,6 +62,12 @@ def check_keys(what, spec, allowed):
     times = spec.get("times")
     if times is not None and (not isinstance(times, int) or times < 1):
         raise ScriptError(f"{what}: times must be a positive integer")
+    match = spec.get("match")
+    if match is not None and not isinstance(match, str) and not (
+            isinstance(match, list) and match and
+            all(isinstance(m, str) for m in match)):
+        raise ScriptError(f"{what}: match must be a string or a non-empty "
+                          f"list of strings")
 
 
 def load_answer_file(step, base_dir):
@@ -79,7 +86,8 @@ class Rule:
         what = "default" if index < 0 else f"rules[{index}]"
         check_keys(what, spec, RULE_KEYS)
         self.index = index
-        self.match = spec.get("match")
+        match = spec.get("match")
+        self.match = [match] if isinstance(match, str) else match
         self.match_path = spec.get("match_path")
         self.match_header = {k.lower(): str(v) for k, v in
                              (spec.get("match_header") or {}).items()}
@@ -110,7 +118,8 @@ class Rule:
         return self.step >= len(self.steps)
 
     def matches(self, req):
-        if self.match is not None and self.match not in req.text:
+        if self.match is not None and not all(m in req.text
+                                              for m in self.match):
             return False
         if self.match_path is not None and self.match_path not in req.path:
             return False
@@ -148,13 +157,20 @@ class Script:
         self.models = spec.get("models") or ["fake-model"]
         self.lock = threading.Lock()
 
-    def select(self, req):
-        """(rule index, step index, response), or None when nothing fits."""
+    def select(self, req, other_path=False):
+        """(rule index, step index, response), or None when nothing fits.
+
+        A path that is no LLM endpoint (other_path) is served only by the
+        rules that name it with match_path, never by the default.
+        """
         with self.lock:
             for rule in self.rules:
+                if other_path and rule.match_path is None:
+                    continue
                 if not rule.used_up() and rule.matches(req):
                     return (rule.index,) + rule.take()
-            if self.default and not self.default.used_up():
+            if (not other_path and self.default and
+                    not self.default.used_up()):
                 return (-1,) + self.default.take()
         return None
 
@@ -490,8 +506,7 @@ class Handler(BaseHTTPRequestHandler):
     def answer(self, n, req, rec):
         kind = endpoint_kind(req.path)
         if kind is None:
-            return self.refuse(req, 404, f"fake_llm: no endpoint at "
-                               f"{req.path}")
+            return self.answer_other(n, req, rec)
         want = "GET" if kind == "models" else "POST"
         if req.method not in (want, "HEAD" if want == "GET" else want):
             return self.refuse(req, 405, f"fake_llm: {req.path} takes "
@@ -504,6 +519,26 @@ class Handler(BaseHTTPRequestHandler):
             # 418: a 4xx the client will not retry, and plainly the script's.
             return self.refuse(req, 418, "fake_llm: no rule matches this "
                                "request and the script has no default")
+        return self.respond(n, req, rec, kind, chosen)
+
+    def answer_other(self, n, req, rec):
+        """Any other path (OSV's /v1/query...): only a match_path rule."""
+        chosen = self.server.script.select(req, other_path=True)
+        if chosen is None:
+            return self.refuse(req, 404, f"fake_llm: no endpoint at "
+                               f"{req.path}")
+        response = chosen[2]
+        status = response.get("status", 200)
+        if ("body" not in response and 200 <= status < 300 and
+                response.get("fault") in (None, "truncate",
+                                          "reject_json_mode")):
+            rec["rule"], rec["step"] = chosen[0], chosen[1]
+            return self.refuse(req, 418, f"fake_llm: rules[{chosen[0]}] "
+                               f"answers {req.path}, which is no LLM "
+                               f"endpoint, without a body")
+        return self.respond(n, req, rec, None, chosen)
+
+    def respond(self, n, req, rec, kind, chosen):
         rec["rule"], rec["step"], response = chosen
         fault = response.get("fault")
         rec["fault"] = fault

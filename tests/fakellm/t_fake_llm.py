@@ -304,6 +304,97 @@ def test_no_default(tmp):
         s.stop()
 
 
+def osv_query(name, version):
+    return json.dumps({"package": {"name": name, "ecosystem": "npm"},
+                       "version": version})
+
+
+OTHER_SCRIPT = {
+    "rules": [
+        {"match_path": "/v1/query", "match": ['"lodash"', '"4.17.20"'],
+         "body": {"vulns": [{"id": "GHSA-1", "summary": "proto"}]}},
+        {"match_path": "/v1/query", "match": '"slow"', "latency_ms": 300,
+         "body": {}},
+        {"match_path": "/v1/query", "match": '"broken"', "status": 500,
+         "body": {"code": 13, "message": "internal"}},
+        {"match_path": "/v1/query", "match": '"plain-error"', "status": 503},
+        {"match_path": "/v1/query", "match": '"hang"', "fault": "hang"},
+        {"match_path": "/v1/query", "match": '"garbage"',
+         "body": "{not json"},
+        {"match_path": "/v1/query", "match": '"bodiless"'},
+        {"match_path": "/v1/query", "match": '"seq"', "then": [
+            {"status": 500, "body": {}}, {"body": {"vulns": []}}]},
+        {"match_path": "/v1/query", "body": {}},
+    ],
+    "default": {"answer": "llm"},
+}
+
+
+def test_other_paths(tmp):
+    """A match_path rule serves any path with a raw body (OSV's API)."""
+    s = Server(tmp, OTHER_SCRIPT, "other")
+    try:
+        r, data = s.post("/v1/query", osv_query("lodash", "4.17.20"))
+        check(r.status == 200 and json.loads(data) ==
+              {"vulns": [{"id": "GHSA-1", "summary": "proto"}]} and
+              r.getheader("Content-Type") == "application/json",
+              "other path: the raw body as is")
+        r, data = s.post("/v1/query", osv_query("lodash", "4.17.21"))
+        check(r.status == 200 and json.loads(data) == {},
+              "a list of matches: all must hold")
+        t0 = time.monotonic()
+        r, data = s.post("/v1/query", osv_query("slow", "1.0.0"))
+        check(r.status == 200 and time.monotonic() - t0 >= 0.28,
+              "other path: latency_ms")
+        r, data = s.post("/v1/query", osv_query("broken", "1.0.0"))
+        check(r.status == 500 and json.loads(data)["code"] == 13,
+              "other path: status with a body")
+        r, data = s.post("/v1/query", osv_query("plain-error", "1.0.0"))
+        check(r.status == 503 and "error" in json.loads(data),
+              "other path: status without a body gets an error shape")
+        r, data = s.post("/v1/query", osv_query("garbage", "1.0.0"))
+        check(r.status == 200 and data == b"{not json",
+              "other path: a body that is not JSON")
+        r, data = s.post("/v1/query", osv_query("bodiless", "1.0.0"))
+        check(r.status == 418 and b"without a body" in data,
+              "other path: a 2xx rule without a body is the script's fault")
+        statuses = [s.post("/v1/query", osv_query("seq", "1"))[0].status
+                    for _ in range(3)]
+        check(statuses == [500, 200, 200], "other path: then sequence")
+        try:
+            s.post("/v1/query", osv_query("hang", "1.0.0"), timeout=0.3)
+            check(False, "other path: hang")
+        except socket.timeout:
+            check(True, "other path: hang")
+        r, data = s.post("/v1/query", "not json at all")
+        check(r.status == 200 and json.loads(data) == {},
+              "other path: any request body")
+        c = s.conn()
+        c.request("GET", "/v1/query")
+        r = c.getresponse()
+        check(r.status == 200 and json.loads(r.read()) == {},
+              "other path: any method")
+        c.close()
+        r, data = s.post("/v1/elsewhere", osv_query("lodash", "4.17.20"))
+        check(r.status == 404, "other path: no match_path rule, 404 "
+              "(never the default)")
+        r, data = s.post("/v1/chat/completions", chat("lodash 4.17.20"))
+        check(r.status == 200 and json.loads(data)["choices"][0]["message"]
+              ["content"] == "llm", "LLM paths still get LLM answers")
+        time.sleep(0.3)  # the hang's end is logged once the client has gone
+        recs = fake_llm.read_log(s.log)
+        check(recs[0]["path"] == "/v1/query" and recs[0]["rule"] == 0 and
+              recs[0]["status"] == 200 and
+              recs[0]["body"]["package"]["name"] == "lodash",
+              "other path: logged")
+        hang = [r for r in recs if r.get("fault") == "hang"]
+        check(len(hang) == 1 and hang[0]["client_gone"] and
+              hang[0]["status"] is None, "other path: hang logged")
+    finally:
+        s.stop()
+    check(s.proc.stderr.read() == b"", "other path: nothing on stderr")
+
+
 def test_bad_script(tmp):
     path = os.path.join(tmp, "bad.json")
     with open(path, "w") as f:
@@ -313,6 +404,13 @@ def test_bad_script(tmp):
                          capture_output=True, text=True, timeout=10)
     check(out.returncode == 2 and "unknown fault" in out.stderr,
           "a bad script is refused with a message")
+    with open(path, "w") as f:
+        json.dump({"rules": [{"match": ["a", 1], "answer": "x"}]}, f)
+    out = subprocess.run([sys.executable, SERVER, "--script", path, "--log",
+                          os.path.join(tmp, "bad.jsonl")],
+                         capture_output=True, text=True, timeout=10)
+    check(out.returncode == 2 and "match must be" in out.stderr,
+          "a match that is neither a string nor strings is refused")
 
 
 def main():
@@ -334,6 +432,7 @@ def main():
     with open(os.path.join(tmp, "s.out")) as f:
         check(f.read() == "", "nothing on stdout")
     test_no_default(tmp)
+    test_other_paths(tmp)
     test_bad_script(tmp)
     shutil.rmtree(tmp)
     print(f"{len(failures)} failure(s)" if failures else "all passed")
