@@ -1,0 +1,1249 @@
+/*
+ * Dependency bumps: file roles, semver reading, ordering and
+ * classification as tables; every manifest format on both sides of a
+ * change (tests/fixtures/deps/<kind>/{old,new}); bots told by branch and
+ * subject; Dependabot's lock-only bumps; breaking changes from the
+ * messages; dependency-only changes; the merge confidence and its reason;
+ * the prompt section as text.
+ */
+#include "testlib.h"
+
+#include "deps.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIXTURES TEST_FIXTURES "/deps"
+#define COUNT(a) (sizeof(a) / sizeof(*(a)))
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ */
+
+/* One package as the analysis must give it (from/to the specs, versions as semver reads them). */
+struct want {
+	const char *name, *from, *to;
+	enum deps_bump bump;
+	const char *from_version, *to_version;
+	bool downgrade;
+};
+
+static void check_str(const char *got, const char *want, const char *what, const char *name, int line)
+{
+	if (!got && !want)
+		return;
+	if (!got || !want || strcmp(got, want))
+		fail_msg("line %d: %s: %s is \"%s\", expected \"%s\"", line, name, what, got ? got : "(null)",
+			 want ? want : "(null)");
+}
+
+static void check_packages(const struct deps_analysis *an, enum deps_ecosystem eco, const char *manifest,
+			   const struct want *want, size_t n, int line)
+{
+	size_t i;
+
+	for (i = 0; i < an->npackages && i < n; i++) {
+		const struct deps_package *p = &an->packages[i];
+
+		check_str(p->name, want[i].name, "name", want[i].name, line);
+		check_str(p->from, want[i].from, "from", want[i].name, line);
+		check_str(p->to, want[i].to, "to", want[i].name, line);
+		check_str(p->from_version, want[i].from_version, "from_version", want[i].name, line);
+		check_str(p->to_version, want[i].to_version, "to_version", want[i].name, line);
+		if (p->bump != want[i].bump)
+			fail_msg("line %d: %s: bump %s, expected %s", line, p->name, deps_bump_name(p->bump),
+				 deps_bump_name(want[i].bump));
+		if (p->downgrade != want[i].downgrade)
+			fail_msg("line %d: %s: downgrade %d", line, p->name, p->downgrade);
+		if (p->breaking != (want[i].bump == BUMP_MAJOR))
+			fail_msg("line %d: %s: breaking %d", line, p->name, p->breaking);
+		assert_int_equal(p->ecosystem, eco);
+		check_str(p->manifest, manifest, "manifest", want[i].name, line);
+		assert_int_equal(p->nadvisories, 0);
+	}
+	if (an->npackages != n) {
+		for (i = 0; i < an->npackages; i++)
+			fprintf(stderr, "  got %s: %s -> %s (%s)\n", an->packages[i].name,
+				an->packages[i].from ? an->packages[i].from : "-",
+				an->packages[i].to ? an->packages[i].to : "-", deps_bump_name(an->packages[i].bump));
+		fail_msg("line %d: %zu packages, expected %zu", line, an->npackages, n);
+	}
+}
+
+static void analyze(struct deps_analysis *an, const struct deps_file *files, size_t n, const char *branch,
+		    const char *messages)
+{
+	if (deps_analyze(an, files, n, branch, messages) < 0)
+		fail_msg("deps_analyze: %s", error_message());
+}
+
+/* One manifest changed from old to new text (NULL: the file is new or deleted). */
+static void analyze_texts(struct deps_analysis *an, const char *path, const char *old, const char *new)
+{
+	struct deps_file file = { path, old, old ? strlen(old) : 0, new, new ? strlen(new) : 0 };
+
+	analyze(an, &file, 1, NULL, NULL);
+}
+
+static char *fixture(const char *dir, const char *side, const char *name)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+
+	buf_printf(&path, "%s/%s/%s/%s", FIXTURES, dir, side, name);
+	if (buf_read_file(&text, path.ptr) < 0)
+		fail_msg("%s", error_message());
+	buf_release(&path);
+	return buf_detach(&text);
+}
+
+/* The fixture pair dir/{old,new}/name as the change of path. */
+static void check_fixture(const char *dir, const char *name, const char *path, enum deps_ecosystem eco,
+			  const struct want *want, size_t n, int line)
+{
+	char *old = fixture(dir, "old", name), *new = fixture(dir, "new", name);
+	struct deps_analysis an;
+
+	analyze_texts(&an, path, old, new);
+	assert_int_equal(an.manifests, 1);
+	assert_int_equal(an.files, 1);
+	assert_true(an.dependency_only);
+	assert_int_equal(an.ecosystems, 1u << eco);
+	check_packages(&an, eco, path, want, n, line);
+	deps_analysis_release(&an);
+	free(old);
+	free(new);
+}
+
+/* ------------------------------------------------------------------------
+ * Names and file roles
+ */
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(deps_ecosystem_name(ECO_NPM), "npm");
+	assert_string_equal(deps_ecosystem_name(ECO_CARGO), "cargo");
+	assert_string_equal(deps_ecosystem_osv(ECO_CARGO), "crates.io");
+	assert_string_equal(deps_ecosystem_osv(ECO_GO), "Go");
+	assert_string_equal(deps_ecosystem_osv(ECO_PIP), "PyPI");
+	assert_string_equal(deps_ecosystem_osv(ECO_RUBYGEMS), "RubyGems");
+	assert_string_equal(deps_ecosystem_name(ECO_COUNT), "unknown");
+	assert_string_equal(deps_bump_name(BUMP_PATCH), "patch");
+	assert_string_equal(deps_bump_name(BUMP_REMOVED), "removed");
+	assert_string_equal(deps_bump_name(BUMP_UNKNOWN), "unknown");
+	assert_string_equal(deps_bump_name((enum deps_bump)99), "unknown");
+	assert_string_equal(deps_confidence_name(CONFIDENCE_MEDIUM), "medium");
+	assert_string_equal(deps_confidence_name((enum deps_confidence)7), "unknown");
+}
+
+static const struct {
+	const char *path;
+	enum deps_file_kind kind;
+	enum deps_ecosystem eco;
+} file_rows[] = {
+	{ "package.json", DEPS_FILE_MANIFEST, ECO_NPM },
+	{ "web/app/package.json", DEPS_FILE_MANIFEST, ECO_NPM },
+	{ "package-lock.json", DEPS_FILE_LOCK, ECO_NPM },
+	{ "npm-shrinkwrap.json", DEPS_FILE_LOCK, ECO_NPM },
+	{ "web/yarn.lock", DEPS_FILE_LOCK, ECO_NPM },
+	{ "pnpm-lock.yaml", DEPS_FILE_LOCK, ECO_NPM },
+	{ "go.mod", DEPS_FILE_MANIFEST, ECO_GO },
+	{ "tools/go.sum", DEPS_FILE_LOCK, ECO_GO },
+	{ "Cargo.toml", DEPS_FILE_MANIFEST, ECO_CARGO },
+	{ "crates/core/Cargo.toml", DEPS_FILE_MANIFEST, ECO_CARGO },
+	{ "Cargo.lock", DEPS_FILE_LOCK, ECO_CARGO },
+	{ "requirements.txt", DEPS_FILE_MANIFEST, ECO_PIP },
+	{ "requirements-dev.txt", DEPS_FILE_MANIFEST, ECO_PIP },
+	{ "requirements_test.txt", DEPS_FILE_MANIFEST, ECO_PIP },
+	{ "api/requirements.txt", DEPS_FILE_MANIFEST, ECO_PIP },
+	{ "requirements/base.txt", DEPS_FILE_MANIFEST, ECO_PIP },
+	{ "api/requirements/prod.txt", DEPS_FILE_MANIFEST, ECO_PIP },
+	{ "pyproject.toml", DEPS_FILE_MANIFEST, ECO_PIP },
+	{ "Pipfile.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "poetry.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "Gemfile", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
+	{ "Gemfile.lock", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	{ "src/main.c", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "README.md", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "requirements.in", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "docs/requirements.md", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "my-requirements/base.txt", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "notes.txt", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "package.json.bak", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "Gemfile.local", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "cargo.toml", DEPS_FILE_OTHER, ECO_COUNT },
+	{ "", DEPS_FILE_OTHER, ECO_COUNT },
+};
+
+static void test_file_kinds(void **state)
+{
+	enum deps_ecosystem eco;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < COUNT(file_rows); i++) {
+		eco = ECO_COUNT;
+		if (deps_file_kind(file_rows[i].path, &eco) != file_rows[i].kind || eco != file_rows[i].eco)
+			fail_msg("%s: kind %d, ecosystem %d", file_rows[i].path,
+				 deps_file_kind(file_rows[i].path, &eco), eco);
+		assert_int_equal(deps_file_kind(file_rows[i].path, NULL), file_rows[i].kind);
+	}
+	assert_int_equal(deps_file_kind(NULL, &eco), DEPS_FILE_OTHER);
+}
+
+/* ------------------------------------------------------------------------
+ * semver
+ */
+
+static const struct {
+	const char *spec;
+	bool ok;
+	long major, minor, patch;
+	const char *prerelease;
+} parse_rows[] = {
+	{ "1.2.3", true, 1, 2, 3, "" },
+	{ "^1.2.3", true, 1, 2, 3, "" },
+	{ "~1.2", true, 1, 2, 0, "" },
+	{ "~> 7.0.4", true, 7, 0, 4, "" },
+	{ ">=2.0,<3", true, 2, 0, 0, "" },
+	{ ">= 5.0, < 7", true, 5, 0, 0, "" },
+	{ "<3, >=2.1", true, 2, 1, 0, "" },
+	{ "!=1.5, >=1.2", true, 1, 2, 0, "" },
+	{ "<2", false, 0, 0, 0, "" },
+	{ "<=2.0", false, 0, 0, 0, "" },
+	{ "==1.2.*", true, 1, 2, 0, "" },
+	{ "~=1.4.2", true, 1, 4, 2, "" },
+	{ "=1.2.3", true, 1, 2, 3, "" },
+	{ "===1.0", true, 1, 0, 0, "" },
+	{ "> 1.2", true, 1, 2, 0, "" },
+	{ "v1.2.3", true, 1, 2, 3, "" },
+	{ "=v2.0.0", true, 2, 0, 0, "" },
+	{ "V3", true, 3, 0, 0, "" },
+	{ "4.x", true, 4, 0, 0, "" },
+	{ "4.X.x", true, 4, 0, 0, "" },
+	{ "1.2.x", true, 1, 2, 0, "" },
+	{ "2.*", true, 2, 0, 0, "" },
+	{ "*", false, 0, 0, 0, "" },
+	{ "x", false, 0, 0, 0, "" },
+	{ "", false, 0, 0, 0, "" },
+	{ "   ", false, 0, 0, 0, "" },
+	{ "latest", false, 0, 0, 0, "" },
+	{ "next", false, 0, 0, 0, "" },
+	{ "vendor", false, 0, 0, 0, "" },
+	{ "git+https://github.com/a/b.git#v1.2.3", false, 0, 0, 0, "" },
+	{ "github:user/repo#v1.0.0", false, 0, 0, 0, "" },
+	{ "file:../x", false, 0, 0, 0, "" },
+	{ "npm:jest@^29.1.0", true, 29, 1, 0, "" },
+	{ "npm:@scope/pkg@2.0.0", true, 2, 0, 0, "" },
+	{ "npm:pkg", false, 0, 0, 0, "" },
+	{ "workspace:^1.2.0", true, 1, 2, 0, "" },
+	{ "workspace:*", false, 0, 0, 0, "" },
+	{ "1.2.3-rc.1+build.5", true, 1, 2, 3, "rc.1" },
+	{ "1.2.3+build", true, 1, 2, 3, "" },
+	{ "1.0.0-alpha-1.x", true, 1, 0, 0, "alpha-1.x" },
+	{ "v0.0.0-20230101120000-abcdef123456", true, 0, 0, 0, "20230101120000-abcdef123456" },
+	{ "v1.2.4-0.20230101120000-abcdef123456", true, 1, 2, 4, "0.20230101120000-abcdef123456" },
+	{ "v2.0.0+incompatible", true, 2, 0, 0, "" },
+	{ "1.0.0rc1", true, 1, 0, 0, "rc1" },
+	{ "2.0b1", true, 2, 0, 0, "b1" },
+	{ "1.0.dev3", true, 1, 0, 0, "dev3" },
+	{ "1.0.post1", true, 1, 0, 0, "" },
+	{ "7.1.0.beta1", true, 7, 1, 0, "beta1" },
+	{ "1.2.3.4", true, 1, 2, 3, "" },
+	{ "1.2.3 - 2.3.4", true, 1, 2, 3, "" },
+	{ "^1.2.3 || ^2.0.0", true, 1, 2, 3, "" },
+	{ "(>=1.0)", true, 1, 0, 0, "" },
+	{ "1.0.0-", true, 1, 0, 0, "" },
+	{ "2023.10.1", true, 2023, 10, 1, "" },
+	{ "99999999999999999999", false, 0, 0, 0, "" },
+	/* cut to fit, without a separator left dangling */
+	{ "1.0.0-this-is-a-very-long-pre-release-identifier-that-goes-on-and-on-and-on", true, 1, 0, 0,
+	  "this-is-a-very-long-pre-release-identifier-that-goes-on-and-on" },
+};
+
+static void test_semver_parse(void **state)
+{
+	struct semver v;
+	size_t i;
+	bool ok;
+
+	(void)state;
+	for (i = 0; i < COUNT(parse_rows); i++) {
+		ok = semver_parse(&v, parse_rows[i].spec);
+		if (ok != parse_rows[i].ok)
+			fail_msg("\"%s\": read %d", parse_rows[i].spec, ok);
+		if (v.major != parse_rows[i].major || v.minor != parse_rows[i].minor ||
+		    v.patch != parse_rows[i].patch || strcmp(v.prerelease, parse_rows[i].prerelease))
+			fail_msg("\"%s\": %ld.%ld.%ld-%s", parse_rows[i].spec, v.major, v.minor, v.patch,
+				 v.prerelease);
+	}
+	assert_false(semver_parse(&v, NULL));
+}
+
+/* Each is before the next (semver.org's example order, then more). */
+static const char *const order_rows[] = {
+	"0.0.0-20230101120000-abcdef123456",
+	"0.0.0-20230801120000-fedcba654321",
+	"0.0.0",
+	"0.9.9",
+	"1.0.0-alpha",
+	"1.0.0-alpha.1",
+	"1.0.0-alpha.beta",
+	"1.0.0-beta",
+	"1.0.0-beta.2",
+	"1.0.0-beta.11",
+	"1.0.0-rc.1",
+	"1.0.0",
+	"1.0.1",
+	"1.9.0",
+	"1.10.0",
+	"2.0.0-rc.1",
+	"2.0.0-rc.99999999999999999999999",
+	"2.0.0-rc.x",
+	"2.0.0",
+	"10.0.0",
+};
+
+static void test_semver_compare(void **state)
+{
+	struct semver a, b;
+	size_t i, j;
+	int c;
+
+	(void)state;
+	for (i = 0; i < COUNT(order_rows); i++)
+		for (j = 0; j < COUNT(order_rows); j++) {
+			assert_true(semver_parse(&a, order_rows[i]));
+			assert_true(semver_parse(&b, order_rows[j]));
+			c = semver_compare(&a, &b);
+			if ((c < 0) != (i < j) || (c > 0) != (i > j))
+				fail_msg("%s vs %s: %d", order_rows[i], order_rows[j], c);
+		}
+	/* Equal: build metadata, leading zeros of numeric identifiers, operators. */
+	assert_true(semver_parse(&a, "1.0.0+build.1") && semver_parse(&b, "^1.0.0+build.2"));
+	assert_int_equal(semver_compare(&a, &b), 0);
+	assert_true(semver_parse(&a, "1.0.0-rc.01") && semver_parse(&b, "v1.0.0-rc.1"));
+	assert_int_equal(semver_compare(&a, &b), 0);
+}
+
+static const struct {
+	const char *from, *to;
+	enum deps_bump bump;
+	bool downgrade;
+} classify_rows[] = {
+	{ "1.2.3", "1.2.4", BUMP_PATCH, false },
+	{ "1.2.3", "1.3.0", BUMP_MINOR, false },
+	{ "1.2.3", "2.0.0", BUMP_MAJOR, false },
+	{ "^1.2.3", "^1.4.0", BUMP_MINOR, false },
+	{ "~1.2.3", "~1.2.9", BUMP_PATCH, false },
+	{ "1.2.3", "1.2.3", BUMP_PATCH, false },
+	{ "^1.2.3", "~1.2.3", BUMP_PATCH, false },
+	{ "0.3.1", "0.4.0", BUMP_MAJOR, false },
+	{ "0.3.1", "0.3.2", BUMP_PATCH, false },
+	{ "^0.2", "^0.2.1", BUMP_PATCH, false },
+	{ "0.0.3", "0.0.4", BUMP_MAJOR, false },
+	{ "0.0.3", "0.1.0", BUMP_MAJOR, false },
+	{ "0.0.0", "0.0.1", BUMP_MAJOR, false },
+	{ "0.9.9", "1.0.0", BUMP_MAJOR, false },
+	{ "0.7.0", "0.17.0", BUMP_MAJOR, false },
+	{ "1.0.0-rc.1", "1.0.0", BUMP_PATCH, false },
+	{ "1.0.0-alpha", "1.0.0-beta", BUMP_PATCH, false },
+	{ "1.0.0", "1.0.0-rc.1", BUMP_PATCH, true },
+	{ "1.0.0", "2.0.0-rc.1", BUMP_MAJOR, false },
+	{ "2.0.0", "1.9.0", BUMP_MAJOR, true },
+	{ "1.9.0", "1.8.0", BUMP_MINOR, true },
+	{ "1.2.4", "1.2.3", BUMP_PATCH, true },
+	{ "v1.2.3", "v1.2.4", BUMP_PATCH, false },
+	{ "=v1.0.0", "v1.1.0", BUMP_MINOR, false },
+	{ "4.x", "5.x", BUMP_MAJOR, false },
+	{ "4.x", "4.17.21", BUMP_MINOR, false },
+	{ "1.x", "1.2.x", BUMP_MINOR, false },
+	{ "*", "1.0.0", BUMP_UNKNOWN, false },
+	{ "latest", "1.0.0", BUMP_UNKNOWN, false },
+	{ "1.0.0", "latest", BUMP_UNKNOWN, false },
+	{ "git+https://github.com/a/b.git#v1", "git+https://github.com/a/b.git#v2", BUMP_UNKNOWN, false },
+	{ "", "1.0.0", BUMP_UNKNOWN, false },
+	{ NULL, "1.0.0", BUMP_UNKNOWN, false },
+	{ ">=2.0,<3", ">=2.1,<3", BUMP_MINOR, false },
+	{ ">=1.2,<2", ">=1.2,<3", BUMP_PATCH, false },
+	{ "~> 7.0.4", "~> 7.1", BUMP_MINOR, false },
+	{ ">= 5.0, < 7", ">= 6.0, < 8", BUMP_MAJOR, false },
+	{ "~=1.4.2", "~=1.4.5", BUMP_PATCH, false },
+	{ "==1.0.0rc1", "==1.0.0", BUMP_PATCH, false },
+	{ "==2.0b1", "==2.0", BUMP_PATCH, false },
+	{ "7.1.0.beta1", "7.1.0", BUMP_PATCH, false },
+	{ "v0.0.0-20230101120000-abcdef123456", "v0.0.0-20230801120000-fedcba654321", BUMP_PATCH, false },
+	{ "v0.0.0-20230801120000-fedcba654321", "v0.0.0-20230101120000-abcdef123456", BUMP_PATCH, true },
+	{ "v0.0.0-20230101120000-abcdef123456", "v0.1.0", BUMP_MAJOR, false },
+	{ "v1.2.4-0.20230101120000-abcdef123456", "v1.2.4", BUMP_PATCH, false },
+	{ "v20.10.24+incompatible", "v24.0.5+incompatible", BUMP_MAJOR, false },
+	{ "v2.0.0+incompatible", "v2.0.1+incompatible", BUMP_PATCH, false },
+	{ "1.0.0+build.1", "1.0.0+build.2", BUMP_PATCH, false },
+	{ "npm:jest@^28.0.0", "npm:jest@^29.0.0", BUMP_MAJOR, false },
+	{ "1.2.3.4", "1.2.3.5", BUMP_PATCH, false },
+	{ "2023.10.1", "2024.1.0", BUMP_MAJOR, false },
+	{ "^1.2.3 || ^2.0.0", "^2.0.0 || ^3.0.0", BUMP_MAJOR, false },
+};
+
+static void test_classify(void **state)
+{
+	struct semver a, b;
+	enum deps_bump bump;
+	bool downgrade;
+	size_t i;
+
+	(void)state;
+	assert_true(COUNT(classify_rows) >= 40);
+	for (i = 0; i < COUNT(classify_rows); i++) {
+		bump = deps_classify(classify_rows[i].from, classify_rows[i].to);
+		downgrade = semver_parse(&a, classify_rows[i].from) && semver_parse(&b, classify_rows[i].to) &&
+			    semver_compare(&b, &a) < 0;
+		if (bump != classify_rows[i].bump || downgrade != classify_rows[i].downgrade)
+			fail_msg("%s -> %s: %s%s, expected %s%s", classify_rows[i].from ? classify_rows[i].from : "(null)",
+				 classify_rows[i].to, deps_bump_name(bump), downgrade ? " (downgrade)" : "",
+				 deps_bump_name(classify_rows[i].bump),
+				 classify_rows[i].downgrade ? " (downgrade)" : "");
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Manifests
+ */
+
+static const struct want npm_want[] = {
+	{ "@scope/tool", "0.3.1", "0.4.0", BUMP_MAJOR, "0.3.1", "0.4.0", false },
+	{ "axios", "1.4.0+build.7", "1.5.0+build.1", BUMP_MINOR, "1.4.0", "1.5.0", false },
+	{ "dayjs", NULL, "^1.11.9", BUMP_ADDED, NULL, "1.11.9", false },
+	{ "debug", "*", "^4.3.4", BUMP_UNKNOWN, NULL, "4.3.4", false },
+	{ "eslint", "8.40.0", "8.39.0", BUMP_MINOR, "8.40.0", "8.39.0", true },
+	{ "express", "^4.18.2", "^5.0.0", BUMP_MAJOR, "4.18.2", "5.0.0", false },
+	{ "fsevents", "~2.3.2", "~2.3.3", BUMP_PATCH, "2.3.2", "2.3.3", false },
+	{ "jest-alias", "npm:jest@^28.1.0", "npm:jest@^29.0.0", BUMP_MAJOR, "28.1.0", "29.0.0", false },
+	{ "left-pad", "1.3.0", NULL, BUMP_REMOVED, "1.3.0", NULL, false },
+	/* dependencies speak for a name also in devDependencies */
+	{ "lodash", "4.17.20", "4.17.21", BUMP_PATCH, "4.17.20", "4.17.21", false },
+	{ "moment", "2.x", "2.29.4", BUMP_MINOR, "2.0.0", "2.29.4", false },
+	{ "my-fork", "git+https://github.com/ana/my-fork.git#v1.0.0", "git+https://github.com/ana/my-fork.git#v1.1.0",
+	  BUMP_UNKNOWN, NULL, NULL, false },
+	{ "next", "13.4.0-canary.1", "13.4.0", BUMP_PATCH, "13.4.0-canary.1", "13.4.0", false },
+	{ "react", "~17.0.2", "^18.2.0", BUMP_MAJOR, "17.0.2", "18.2.0", false },
+	{ "react-dom", "^17.0.0", "^18.0.0", BUMP_MAJOR, "17.0.0", "18.0.0", false },
+	{ "semver", ">=7.5.0 <8.0.0", ">=7.5.4 <8.0.0", BUMP_PATCH, "7.5.0", "7.5.4", false },
+	{ "tiny", "0.0.3", "0.0.4", BUMP_MAJOR, "0.0.3", "0.0.4", false },
+	{ "typescript", "^5.0.4", "^5.1.3", BUMP_MINOR, "5.0.4", "5.1.3", false },
+	{ "uuid", "v8.3.2", "v9.0.0", BUMP_MAJOR, "8.3.2", "9.0.0", false },
+};
+
+static void test_npm(void **state)
+{
+	(void)state;
+	check_fixture("npm", "package.json", "web/package.json", ECO_NPM, npm_want, COUNT(npm_want), __LINE__);
+}
+
+static void test_npm_edges(void **state)
+{
+	static const struct want added[] = {
+		{ "a", NULL, "1.0.0", BUMP_ADDED, NULL, "1.0.0", false },
+		{ "b", NULL, "latest", BUMP_ADDED, NULL, NULL, false },
+	};
+	static const struct want removed[] = {
+		{ "a", "1.0.0", NULL, BUMP_REMOVED, "1.0.0", NULL, false },
+	};
+	static const struct want spaced[] = {
+		{ "a", ">=1.0.0 <2", ">=1.0.0 <3", BUMP_PATCH, "1.0.0", "1.0.0", false },
+	};
+	struct deps_analysis an;
+
+	(void)state;
+	/* A new package.json: everything is added. */
+	analyze_texts(&an, "package.json", NULL, "{\"dependencies\": {\"b\": \"latest\", \"a\": \"1.0.0\"}}");
+	check_packages(&an, ECO_NPM, "package.json", added, COUNT(added), __LINE__);
+	deps_analysis_release(&an);
+	/* A deleted one: everything is removed; values that are no strings are passed over. */
+	analyze_texts(&an, "package.json", "{\"dependencies\": {\"a\": \"1.0.0\", \"n\": 5, \"o\": {}}}", NULL);
+	check_packages(&an, ECO_NPM, "package.json", removed, COUNT(removed), __LINE__);
+	deps_analysis_release(&an);
+	/* Spaces alone are no change; an upper bound alone is a spec change on the same version: patch. */
+	analyze_texts(&an, "package.json", "{\"dependencies\": {\"a\": \">=1.0.0 <2\", \"c\": \"^1.0.0\"}}",
+		      "{\"dependencies\": {\"a\": \">=1.0.0 <3\", \"c\": \" ^1.0.0 \"}}");
+	check_packages(&an, ECO_NPM, "package.json", spaced, COUNT(spaced), __LINE__);
+	deps_analysis_release(&an);
+	/* A side that is not JSON: the manifest says nothing (rather than everything added). */
+	analyze_texts(&an, "package.json", "{\"dependencies\": {\"a\": \"1.0.0\"", "{\"dependencies\": {}}");
+	check_packages(&an, ECO_NPM, "package.json", NULL, 0, __LINE__);
+	assert_int_equal(an.manifests, 1);
+	deps_analysis_release(&an);
+	analyze_texts(&an, "package.json", "[1, 2]", "{\"dependencies\": {\"a\": \"1\"}}");
+	check_packages(&an, ECO_NPM, "package.json", NULL, 0, __LINE__);
+	deps_analysis_release(&an);
+}
+
+static const struct want go_want[] = {
+	{ "github.com/docker/docker", "v20.10.24+incompatible", "v24.0.5+incompatible", BUMP_MAJOR, "20.10.24",
+	  "24.0.5", false },
+	{ "github.com/gin-gonic/gin", "v1.9.0", "v1.9.1", BUMP_PATCH, "1.9.0", "1.9.1", false },
+	{ "github.com/go-redis/redis/v8", "v8.11.5", NULL, BUMP_REMOVED, "8.11.5", NULL, false },
+	{ "github.com/google/uuid", "v1.3.0", "v1.4.0", BUMP_MINOR, "1.3.0", "1.4.0", false },
+	{ "github.com/new/thing", NULL, "v0.1.0", BUMP_ADDED, NULL, "0.1.0", false },
+	{ "github.com/old/gone", "v1.0.0", NULL, BUMP_REMOVED, "1.0.0", NULL, false },
+	{ "github.com/redis/go-redis/v9", NULL, "v9.0.5", BUMP_ADDED, NULL, "9.0.5", false },
+	{ "github.com/stretchr/testify", "v1.8.2", "v1.8.4", BUMP_PATCH, "1.8.2", "1.8.4", false },
+	/* a major's new module path is the same module */
+	{ "github.com/x/lib/v2", "v1.5.0", "v2.0.0", BUMP_MAJOR, "1.5.0", "2.0.0", false },
+	{ "golang.org/x/exp", "v0.0.0-20230101120000-abcdef123456", "v0.0.0-20230801120000-fedcba654321", BUMP_PATCH,
+	  "0.0.0-20230101120000-abcdef123456", "0.0.0-20230801120000-fedcba654321", false },
+	{ "golang.org/x/net", "v0.7.0", "v0.17.0", BUMP_MAJOR, "0.7.0", "0.17.0", false },
+	{ "gopkg.in/yaml.v3", "v2.4.0", "v3.0.1", BUMP_MAJOR, "2.4.0", "3.0.1", false },
+};
+
+static void test_go(void **state)
+{
+	(void)state;
+	check_fixture("go", "go.mod", "go.mod", ECO_GO, go_want, COUNT(go_want), __LINE__);
+}
+
+static void test_go_edges(void **state)
+{
+	static const struct want want[] = {
+		{ "example.com/quoted", "v1.0.0", "v1.1.0", BUMP_MINOR, "1.0.0", "1.1.0", false },
+		{ "example.com/single", "v1.0.0", "v1.0.1", BUMP_PATCH, "1.0.0", "1.0.1", false },
+	};
+	struct deps_analysis an;
+
+	(void)state;
+	/* Quoted paths, require( without a space, CRLF, blocks of other directives, comments everywhere. */
+	analyze_texts(&an, "go.mod",
+		      "module m\r\nrequire(\r\n\t\"example.com/quoted\" v1.0.0 // indirect\r\n)\r\n"
+		      "require example.com/single v1.0.0\r\nretract (\r\n\tv1.0.0\r\n)\r\n"
+		      "// require example.com/comment v1.0.0\r\nreplace example.com/single v1.0.0 => ./single\r\n",
+		      "module m\r\nrequire(\r\n\t\"example.com/quoted\" v1.1.0\r\n)\r\n"
+		      "require example.com/single v1.0.1\r\nretract (\r\n\tv1.0.1\r\n)\r\n"
+		      "// require example.com/comment v2.0.0\r\nreplace example.com/single v1.0.1 => ./single\r\n");
+	check_packages(&an, ECO_GO, "go.mod", want, COUNT(want), __LINE__);
+	deps_analysis_release(&an);
+}
+
+static const struct want cargo_want[] = {
+	{ "cc", "1.0.79", "1.0.83", BUMP_PATCH, "1.0.79", "1.0.83", false },
+	{ "clap", "4.2.0", "4.4.0", BUMP_MINOR, "4.2.0", "4.4.0", false },
+	{ "criterion", "0.4", "0.5", BUMP_MAJOR, "0.4.0", "0.5.0", false },
+	{ "forked", "git = https://github.com/ana/forked, tag = v0.1.0", "git = https://github.com/ana/forked, tag = v0.2.0",
+	  BUMP_UNKNOWN, NULL, NULL, false },
+	{ "log", "~0.4.17", "~0.4.20", BUMP_PATCH, "0.4.17", "0.4.20", false },
+	{ "mylib", "path = ../mylib", "path = ../mylib2", BUMP_UNKNOWN, NULL, NULL, false },
+	{ "nix", "0.26.2", "0.27.1", BUMP_MAJOR, "0.26.2", "0.27.1", false },
+	{ "quoted-name", "2.0.0", "2.1.0", BUMP_MINOR, "2.0.0", "2.1.0", false },
+	{ "rand", "0.8.5", "0.9.0-alpha.1", BUMP_MAJOR, "0.8.5", "0.9.0-alpha.1", false },
+	{ "regex", "=1.8.1", "=1.9.0", BUMP_MINOR, "1.8.1", "1.9.0", false },
+	{ "renamed", "0.2", "0.3", BUMP_MAJOR, "0.2.0", "0.3.0", false },
+	{ "reqwest", "0.11.17", "0.11.20", BUMP_PATCH, "0.11.17", "0.11.20", false },
+	{ "serde", "1.0.160", "1.0.188", BUMP_PATCH, "1.0.160", "1.0.188", false },
+	{ "tempfile", NULL, "3", BUMP_ADDED, NULL, "3.0.0", false },
+	{ "thiserror", "1.0.40", "1.0.48", BUMP_PATCH, "1.0.40", "1.0.48", false },
+	{ "tokio", "1.28", "1.32", BUMP_MINOR, "1.28.0", "1.32.0", false },
+};
+
+static void test_cargo(void **state)
+{
+	(void)state;
+	check_fixture("cargo", "Cargo.toml", "crates/shop/Cargo.toml", ECO_CARGO, cargo_want, COUNT(cargo_want),
+		      __LINE__);
+}
+
+static void test_cargo_edges(void **state)
+{
+	static const struct want want[] = {
+		{ "libc", "0.2.140", "0.2.147", BUMP_PATCH, "0.2.140", "0.2.147", false },
+		{ "local", "path = \"../local\"", "1.0", BUMP_UNKNOWN, NULL, "1.0.0", false },
+		{ "shared", "workspace = true", "2.0", BUMP_UNKNOWN, NULL, "2.0.0", false },
+		{ "winapi", "0.3.8", "0.3.9", BUMP_PATCH, "0.3.8", "0.3.9", false },
+	};
+	struct deps_analysis an;
+
+	(void)state;
+	/*
+	 * [target."cfg(...)".dependencies.NAME] tables, dev_dependencies, a literal
+	 * path string, workspace = true, [[bin]] arrays of tables, [patch] ignored,
+	 * an unclosed table header (read as far as it goes).
+	 */
+	analyze_texts(&an, "Cargo.toml",
+		      "[[bin]]\nname = \"x\"\n[target.\"cfg(windows)\".dependencies.winapi]\nversion = \"0.3.8\"\n"
+		      "[dev_dependencies]\nlocal = { path = '\"../local\"' }\nshared = { workspace = true }\n"
+		      "[target.'cfg(target_os = \"linux\")'.dependencies]\nlibc = \"0.2.140\"\n"
+		      "[patch.crates-io]\nlibc = { git = \"https://github.com/rust-lang/libc\" }\n[ \"unclosed\nx = \"1\"\n",
+		      "[[bin]]\nname = \"y\"\n[target.\"cfg(windows)\".dependencies.winapi]\nversion = \"0.3.9\"\n"
+		      "[dev_dependencies]\nlocal = \"1.0\"\nshared = \"2.0\"\n"
+		      "[target.'cfg(target_os = \"linux\")'.dependencies]\nlibc = \"0.2.147\"\n"
+		      "[patch.crates-io]\nlibc = { git = \"https://github.com/me/libc\" }\n[ \"unclosed\nx = \"2\"\n");
+	check_packages(&an, ECO_CARGO, "Cargo.toml", want, COUNT(want), __LINE__);
+	deps_analysis_release(&an);
+}
+
+static const struct want requirements_want[] = {
+	{ "black", "==23.1.0", "==23.7.0", BUMP_MINOR, "23.1.0", "23.7.0", false },
+	{ "celery", "~=5.2.7", "~=5.3.1", BUMP_MINOR, "5.2.7", "5.3.1", false },
+	{ "Django", "==4.1.7", "==4.2.4", BUMP_MINOR, "4.1.7", "4.2.4", false },
+	/* PEP 503: Flask_SQLAlchemy is flask-sqlalchemy; the new side's spelling is shown */
+	{ "flask-sqlalchemy", "==3.0.3", "==3.1.1", BUMP_MINOR, "3.0.3", "3.1.1", false },
+	{ "httpx", NULL, ">=0.24", BUMP_ADDED, NULL, "0.24.0", false },
+	{ "mylib", "@ https://example.com/mylib-1.0.tar.gz", "@ https://example.com/mylib-1.1.tar.gz", BUMP_UNKNOWN,
+	  NULL, NULL, false },
+	{ "numpy", "==1.24.2", "==1.26.0", BUMP_MINOR, "1.24.2", "1.26.0", false },
+	{ "pre-pkg", "==1.0.0rc1", "==1.0.0", BUMP_PATCH, "1.0.0-rc1", "1.0.0", false },
+	{ "requests", ">=2.28,<3", ">=2.31.0,<3", BUMP_MINOR, "2.28.0", "2.31.0", false },
+	{ "ruby-style", "==0.9", "==1.0", BUMP_MAJOR, "0.9.0", "1.0.0", false },
+	{ "six", "==1.16.0", NULL, BUMP_REMOVED, "1.16.0", NULL, false },
+	{ "urllib3", "==1.26.15", "==2.0.4", BUMP_MAJOR, "1.26.15", "2.0.4", false },
+};
+
+static void test_requirements(void **state)
+{
+	(void)state;
+	check_fixture("requirements", "requirements.txt", "api/requirements.txt", ECO_PIP, requirements_want,
+		      COUNT(requirements_want), __LINE__);
+	/* Any requirements*.txt, and any .txt under requirements/, is read the same way. */
+	check_fixture("requirements", "requirements.txt", "requirements/prod.txt", ECO_PIP, requirements_want,
+		      COUNT(requirements_want), __LINE__);
+	check_fixture("requirements", "requirements.txt", "requirements-dev.txt", ECO_PIP, requirements_want,
+		      COUNT(requirements_want), __LINE__);
+}
+
+static void test_requirements_edges(void **state)
+{
+	static const struct want want[] = {
+		{ "a", "==1.0", "==2.0", BUMP_MAJOR, "1.0.0", "2.0.0", false },
+		/* legacy parentheses are taken off */
+		{ "b", ">=1.0", ">=1.1", BUMP_MINOR, "1.0.0", "1.1.0", false },
+		{ "c", "==1.0", "==1.0.1", BUMP_PATCH, "1.0.0", "1.0.1", false },
+		{ "d", ">=1.0,!=1.5", ">=1.0,!=1.6", BUMP_PATCH, "1.0.0", "1.0.0", false },
+		{ "e", "==1.0.post1", "==1.0", BUMP_PATCH, "1.0.0", "1.0.0", false },
+	};
+	struct deps_analysis an;
+
+	(void)state;
+	/* Continuations, legacy parentheses, tabs, CRLF, the first of two marker lines, options with values. */
+	analyze_texts(&an, "requirements.txt",
+		      "a==1.0\r\nb (>=1.0)\r\nc\\\n==1.0\nd>=1.0,!=1.5\n\te==1.0.post1\n--hash sha256:x\n"
+		      "a==9.0 ; python_version < '3'\n#a==0.1\n-c constraints.txt\n",
+		      "a==2.0\r\nb (>=1.1)\r\nc\\\n==1.0.1\nd>=1.0,!=1.6\n\te==1.0\n--hash sha256:y\n"
+		      "a==9.0 ; python_version < '3'\n#a==0.2\n-c constraints.txt\n");
+	check_packages(&an, ECO_PIP, "requirements.txt", want, COUNT(want), __LINE__);
+	deps_analysis_release(&an);
+}
+
+static const struct want pyproject_want[] = {
+	/* no version before: the change cannot be measured */
+	{ "attrs", NULL, ">=23.1", BUMP_UNKNOWN, NULL, "23.1.0", false },
+	{ "mypy", "==1.3.0", "==1.5.1", BUMP_MINOR, "1.3.0", "1.5.1", false },
+	{ "pydantic", ">=1.10,<2", ">=2.0,<3", BUMP_MAJOR, "1.10.0", "2.0.0", false },
+	{ "pytest", ">=7.0", ">=7.4", BUMP_MINOR, "7.0.0", "7.4.0", false },
+	{ "requests", ">=2.0", ">=2.31", BUMP_MINOR, "2.0.0", "2.31.0", false },
+	{ "ruff", "==0.0.270", "==0.1.0", BUMP_MAJOR, "0.0.270", "0.1.0", false },
+};
+
+static const struct want poetry_want[] = {
+	{ "black", "^23.1", "^23.7", BUMP_MINOR, "23.1.0", "23.7.0", false },
+	{ "django", "^4.1", "^5.0", BUMP_MAJOR, "4.1.0", "5.0.0", false },
+	{ "mylib", "git = https://github.com/ana/mylib.git, branch = main",
+	  "git = https://github.com/ana/mylib.git, branch = develop", BUMP_UNKNOWN, NULL, NULL, false },
+	{ "numpy", ">=1.21,<1.25", ">=1.22,<1.26", BUMP_MINOR, "1.21.0", "1.22.0", false },
+	{ "pytest", "^7.2", "^7.4", BUMP_MINOR, "7.2.0", "7.4.0", false },
+	{ "requests", "^2.28", "^2.31", BUMP_MINOR, "2.28.0", "2.31.0", false },
+	{ "star", "*", "^2.0", BUMP_UNKNOWN, NULL, "2.0.0", false },
+};
+
+static void test_pyproject(void **state)
+{
+	(void)state;
+	check_fixture("pyproject", "pyproject.toml", "pyproject.toml", ECO_PIP, pyproject_want,
+		      COUNT(pyproject_want), __LINE__);
+	check_fixture("poetry", "pyproject.toml", "svc/pyproject.toml", ECO_PIP, poetry_want, COUNT(poetry_want),
+		      __LINE__);
+}
+
+static void test_pyproject_edges(void **state)
+{
+	static const struct want want[] = {
+		{ "extra-tool", "==1.0", "==1.1", BUMP_MINOR, "1.0.0", "1.1.0", false },
+		{ "rich", "==13.0", "==13.4", BUMP_MINOR, "13.0.0", "13.4.0", false },
+		{ "toml-pkg", "==2.0", "==3.0", BUMP_MAJOR, "2.0.0", "3.0.0", false },
+	};
+	struct deps_analysis an;
+
+	(void)state;
+	/*
+	 * Dotted keys under [project], literal and multi-line strings holding
+	 * brackets and quotes, comments between items, a trailing comma,
+	 * tables in dependency-groups, Poetry's table form.
+	 */
+	analyze_texts(&an, "pyproject.toml",
+		      "[project]\ndescription = '''has ] and \" and\n[project.optional-dependencies]'''\n"
+		      "optional-dependencies.cli = [\n  # a comment, \"x==9\"\n  'rich==13.0',\n]\n"
+		      "[dependency-groups]\ndev = [{include-group = \"cli\"}, \"extra_tool==1.0\"]\n"
+		      "[tool.poetry.dependencies.toml-pkg]\nversion = \"==2.0\"\n",
+		      "[project]\ndescription = '''has ] and \" and\n[project.optional-dependencies]'''\n"
+		      "optional-dependencies.cli = [\n  # a comment, \"x==9\"\n  'rich==13.4',\n]\n"
+		      "[dependency-groups]\ndev = [{include-group = \"cli\"}, \"extra-tool==1.1\"]\n"
+		      "[tool.poetry.dependencies.toml-pkg]\nversion = \"==3.0\"\n");
+	check_packages(&an, ECO_PIP, "pyproject.toml", want, COUNT(want), __LINE__);
+	deps_analysis_release(&an);
+}
+
+static const struct want gems_want[] = {
+	{ "bootsnap", NULL, ">= 1.4.4", BUMP_UNKNOWN, NULL, "1.4.4", false },
+	{ "devise", "github: heartcombo/devise, branch: main", "github: heartcombo/devise, branch: v4.9", BUMP_UNKNOWN,
+	  NULL, NULL, false },
+	{ "nokogiri", "1.14.3", "1.15.4", BUMP_MINOR, "1.14.3", "1.15.4", false },
+	{ "puma", ">= 5.0, < 7", ">= 6.0, < 7", BUMP_MAJOR, "5.0.0", "6.0.0", false },
+	{ "rails", "~> 7.0.4", "~> 7.1.0", BUMP_MINOR, "7.0.4", "7.1.0", false },
+	{ "redis", "4.8.1", "5.0.7", BUMP_MAJOR, "4.8.1", "5.0.7", false },
+	{ "rspec-rails", "~> 6.0.0", "~> 6.1.0", BUMP_MINOR, "6.0.0", "6.1.0", false },
+	{ "rubocop", NULL, NULL, BUMP_ADDED, NULL, NULL, false },
+	{ "sass-rails", ">= 6", NULL, BUMP_REMOVED, "6.0.0", NULL, false },
+	{ "sidekiq", "7.1.0.beta1", "7.1.0", BUMP_PATCH, "7.1.0-beta1", "7.1.0", false },
+};
+
+static void test_gemfile(void **state)
+{
+	(void)state;
+	check_fixture("gems", "Gemfile", "Gemfile", ECO_RUBYGEMS, gems_want, COUNT(gems_want), __LINE__);
+}
+
+/* Two manifests: each one's packages together, in the order of the files, then by name. */
+static void test_manifest_order(void **state)
+{
+	struct deps_file files[] = {
+		{ "b/package.json", "{\"dependencies\":{\"z\":\"1.0.0\",\"a\":\"1.0.0\"}}", 0,
+		  "{\"dependencies\":{\"z\":\"1.0.1\",\"a\":\"2.0.0\"}}", 0 },
+		{ "src/index.js", NULL, 0, NULL, 0 },
+		{ "a/package.json", "{\"dependencies\":{\"m\":\"1.0.0\"}}", 0, "{\"dependencies\":{\"m\":\"1.1.0\"}}", 0 },
+	};
+	struct deps_analysis an;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < COUNT(files); i++) {
+		files[i].old_len = files[i].old_text ? strlen(files[i].old_text) : 0;
+		files[i].new_len = files[i].new_text ? strlen(files[i].new_text) : 0;
+	}
+	analyze(&an, files, COUNT(files), NULL, NULL);
+	assert_int_equal(an.npackages, 3);
+	assert_string_equal(an.packages[0].name, "a");
+	assert_string_equal(an.packages[0].manifest, "b/package.json");
+	assert_string_equal(an.packages[1].name, "z");
+	assert_string_equal(an.packages[2].name, "m");
+	assert_string_equal(an.packages[2].manifest, "a/package.json");
+	assert_int_equal(an.manifests, 2);
+	assert_int_equal(an.locks, 0);
+	assert_int_equal(an.files, 3);
+	assert_false(an.dependency_only);
+	assert_int_equal(an.ecosystems, 1u << ECO_NPM);
+	assert_null(an.bot);
+	deps_analysis_release(&an);
+}
+
+/* ------------------------------------------------------------------------
+ * Bots, lock-only bumps, breaking changes, dependency-only changes
+ */
+
+static const struct {
+	const char *branch, *messages, *bot;
+} bot_rows[] = {
+	{ "dependabot/npm_and_yarn/lodash-4.17.21", NULL, "dependabot" },
+	{ "refs/heads/dependabot/go_modules/golang.org/x/net-0.17.0", "", "dependabot" },
+	{ "renovate/lodash-4.x", NULL, "renovate" },
+	{ "refs/heads/renovate/major-react-monorepo", NULL, "renovate" },
+	{ "feature/dependabot-things", NULL, NULL },
+	{ "renovate", NULL, NULL },
+	{ "main", "Fix the login page", NULL },
+	{ NULL, "Bump lodash from 4.17.20 to 4.17.21", "dependabot" },
+	{ NULL, "Bump lodash from 4.17.20 to 4.17.21 in /web", "dependabot" },
+	{ NULL, "build(deps-dev): bump eslint from 8.40.0 to 8.41.0", "dependabot" },
+	{ NULL, "chore(deps): Bump the npm_and_yarn group across 1 directory with 2 updates", "dependabot" },
+	{ NULL, "Fix the build\n\nBumps [lodash](https://github.com/lodash/lodash) from 4.17.20 to 4.17.21.",
+	  "dependabot" },
+	{ NULL, "Update dependency express to v5", "renovate" },
+	{ NULL, "chore(deps): update dependency express to v5.0.0", "renovate" },
+	{ NULL, "fix(deps): update module github.com/gin-gonic/gin to v1.9.1", "renovate" },
+	{ NULL, "Update rust crate serde to v1.0.188", "renovate" },
+	{ NULL, "Update babel monorepo to v7.22.5", "renovate" },
+	{ NULL, "chore(deps): update all non-major dependencies", "renovate" },
+	{ NULL, "Lock file maintenance", "renovate" },
+	{ NULL, "Update README", NULL },
+	{ NULL, "Update dependency docs", NULL },
+	{ NULL, "Bump version to 2.0", NULL },
+	{ NULL, "bump lodash", NULL },
+	{ NULL, "Update the monorepo tooling", NULL },
+	{ "renovate/lodash", "Bump lodash from 1.0.0 to 2.0.0", "renovate" },
+	{ "main", "Refactor the parser\n\nUpdate dependency express to v5\n", "renovate" },
+};
+
+static void test_bots(void **state)
+{
+	struct deps_analysis an;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < COUNT(bot_rows); i++) {
+		analyze(&an, NULL, 0, bot_rows[i].branch, bot_rows[i].messages);
+		check_str(an.bot, bot_rows[i].bot, "bot", bot_rows[i].messages ? bot_rows[i].messages : bot_rows[i].branch,
+			  (int)i);
+		assert_int_equal(an.npackages, 0);
+		assert_false(an.dependency_only);
+		deps_analysis_release(&an);
+	}
+}
+
+struct lock_row {
+	const char *paths[4];
+	const char *messages;
+	const char *name, *manifest, *from, *to;
+	enum deps_ecosystem eco;
+	enum deps_bump bump;
+};
+
+static const struct lock_row lock_rows[] = {
+	/* the lock file alone changed: the subject gives the transition */
+	{ { "package-lock.json" }, "Bump lodash from 4.17.20 to 4.17.21", "lodash", "package-lock.json", "4.17.20",
+	  "4.17.21", ECO_NPM, BUMP_PATCH },
+	{ { "go.sum", "web/yarn.lock" }, "Bump express from 4.18.2 to 5.0.0 in /web", "express", "web/yarn.lock",
+	  "4.18.2", "5.0.0", ECO_NPM, BUMP_MAJOR },
+	{ { "go.sum", "web/yarn.lock" }, "Bump golang.org/x/net from 0.7.0 to 0.17.0", "golang.org/x/net", "go.sum",
+	  "0.7.0", "0.17.0", ECO_GO, BUMP_MAJOR },
+	{ { "Cargo.lock" }, "build(deps): bump serde from 1.0.160 to 1.0.188", "serde", "Cargo.lock", "1.0.160",
+	  "1.0.188", ECO_CARGO, BUMP_PATCH },
+	{ { "app/Gemfile.lock" }, "Bump nokogiri from 1.14.3 to 1.15.4 in /app/", "nokogiri", "app/Gemfile.lock",
+	  "1.14.3", "1.15.4", ECO_RUBYGEMS, BUMP_MINOR },
+	/* no lock file in /web: all of them, when they agree */
+	{ { "poetry.lock" }, "Bump urllib3 from 1.26.15 to 2.0.4 in /web", "urllib3", "poetry.lock", "1.26.15", "2.0.4",
+	  ECO_PIP, BUMP_MAJOR },
+	/* the body's lines, grouped updates */
+	{ { "package-lock.json" },
+	  "Bump the npm group with 1 update\n\nBumps [@babel/core](https://github.com/babel/babel) from 7.22.1 to "
+	  "7.22.5.\n- [Release notes](https://github.com/babel/babel/releases)",
+	  "@babel/core", "package-lock.json", "7.22.1", "7.22.5", ECO_NPM, BUMP_PATCH },
+	{ { "package-lock.json" }, "Bump the npm group\n\nUpdates `semver` from 5.7.1 to 5.7.2\n", "semver",
+	  "package-lock.json", "5.7.1", "5.7.2", ECO_NPM, BUMP_PATCH },
+	/* no lock file at all: the manifest tells the ecosystem */
+	{ { "requirements.txt" }, "Bump certifi from 2022.12.7 to 2023.7.22", "certifi", "requirements.txt",
+	  "2022.12.7", "2023.7.22", ECO_PIP, BUMP_MAJOR },
+	/* nothing tells the ecosystem (a workflow), or the lock files disagree: no package */
+	{ { ".github/workflows/ci.yml" }, "Bump actions/checkout from 3 to 4", NULL, NULL, NULL, NULL, ECO_COUNT,
+	  BUMP_UNKNOWN },
+	{ { "package-lock.json", "Cargo.lock" }, "Bump lodash from 4.17.20 to 4.17.21", NULL, NULL, NULL, NULL,
+	  ECO_COUNT, BUMP_UNKNOWN },
+	{ { NULL }, "Bump lodash from 4.17.20 to 4.17.21", NULL, NULL, NULL, NULL, ECO_COUNT, BUMP_UNKNOWN },
+};
+
+static void test_lock_only_bumps(void **state)
+{
+	struct deps_file files[4];
+	struct deps_analysis an;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < COUNT(lock_rows); i++) {
+		memset(files, 0, sizeof(files));
+		for (n = 0; n < 4 && lock_rows[i].paths[n]; n++)
+			files[n].path = lock_rows[i].paths[n];
+		analyze(&an, files, n, NULL, lock_rows[i].messages);
+		check_str(an.bot, "dependabot", "bot", lock_rows[i].messages, (int)i);
+		if (!lock_rows[i].name) {
+			if (an.npackages)
+				fail_msg("row %zu: %s found", i, an.packages[0].name);
+		} else {
+			struct want want = { lock_rows[i].name, lock_rows[i].from, lock_rows[i].to, lock_rows[i].bump,
+					     lock_rows[i].from, lock_rows[i].to, false };
+
+			check_packages(&an, lock_rows[i].eco, lock_rows[i].manifest, &want, 1, (int)i);
+		}
+		assert_true(an.dependency_only || !n || !strcmp(files[0].path, ".github/workflows/ci.yml"));
+		deps_analysis_release(&an);
+	}
+}
+
+/* A subject for a package the manifest shows adds nothing: the manifest's transition stands. */
+static void test_lock_only_not_twice(void **state)
+{
+	const char *old = "Flask==2.0.0\n", *new = "Flask==2.3.2\n";
+	struct deps_file files[] = {
+		{ "requirements.txt", old, strlen(old), new, strlen(new) },
+		{ "Pipfile.lock", NULL, 0, NULL, 0 },
+	};
+	static const struct want want[] = {
+		{ "Flask", "==2.0.0", "==2.3.2", BUMP_MINOR, "2.0.0", "2.3.2", false },
+		{ "werkzeug", "2.0.0", "2.3.6", BUMP_MINOR, "2.0.0", "2.3.6", false },
+	};
+	struct deps_analysis an, view;
+
+	(void)state;
+	analyze(&an, files, COUNT(files), "dependabot/pip/flask-2.3.2",
+		"Bump flask from 2.0.0 to 2.3.2\n\nBumps [flask](https://github.com/pallets/flask) from 2.0.0 to 2.3.2."
+		"\n\nUpdates `werkzeug` from 2.0.0 to 2.3.6\nUpdates `werkzeug` from 2.0.0 to 2.3.6");
+	assert_int_equal(an.npackages, 2);
+	/* the manifest's package, then the lock file's, each checked on its own */
+	view = an;
+	view.npackages = 1;
+	check_packages(&view, ECO_PIP, "requirements.txt", want, 1, __LINE__);
+	view.packages = an.packages + 1;
+	check_packages(&view, ECO_PIP, "Pipfile.lock", want + 1, 1, __LINE__);
+	assert_int_equal(an.manifests, 1);
+	assert_int_equal(an.locks, 1);
+	assert_int_equal(an.ecosystems, 1u << ECO_PIP);
+	assert_true(an.dependency_only);
+	deps_analysis_release(&an);
+}
+
+static const struct {
+	const char *messages;
+	bool lodash, lodash_es;
+} breaking_rows[] = {
+	{ NULL, false, false },
+	{ "Bump lodash from 4.17.20 to 4.17.21\n\nBREAKING: lodash drops Node 10.", true, false },
+	{ "Bump lodash\n\nlodash: this is a Breaking Change for users of _.template", true, false },
+	{ "Upgrade lodash and lodash-es\n\nBREAKING CHANGES\n- lodash-es: named exports only", false, true },
+	/* BREAKING in another paragraph than the one that names the package */
+	{ "Bump lodash from 4.17.20 to 4.17.21\n\nBREAKING: drops Node 10.", false, false },
+	{ "Bump lodash\n   \t\nBREAKING: drops Node 10.", false, false },
+	/* neither capitals nor "breaking change" */
+	{ "lodash: Breaking news, nothing broke", false, false },
+	{ "lodash: breaking\nchange across lines is not the phrase", false, false },
+	/* names inside other names do not count */
+	{ "BREAKING: @types/lodash and lodash.merge and my-lodash changed", false, false },
+	{ "BREAKING: [lodash](https://github.com/lodash/lodash) changed", true, false },
+	{ "Bumps [lodash-es](https://x) from 4.17.20 to 4.17.21.\n<h2>BREAKING CHANGES</h2>", false, true },
+};
+
+static void test_breaking(void **state)
+{
+	const char *old = "{\"dependencies\":{\"lodash\":\"4.17.20\",\"lodash-es\":\"4.17.20\",\"react\":\"17.0.0\"}}";
+	const char *new = "{\"dependencies\":{\"lodash\":\"4.17.21\",\"lodash-es\":\"4.17.21\",\"react\":\"18.0.0\"}}";
+	struct deps_file file = { "package.json", old, strlen(old), new, strlen(new) };
+	struct deps_analysis an;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < COUNT(breaking_rows); i++) {
+		analyze(&an, &file, 1, NULL, breaking_rows[i].messages);
+		assert_int_equal(an.npackages, 3);
+		assert_string_equal(an.packages[0].name, "lodash");
+		if (an.packages[0].breaking != breaking_rows[i].lodash ||
+		    an.packages[1].breaking != breaking_rows[i].lodash_es)
+			fail_msg("row %zu: lodash %d, lodash-es %d", i, an.packages[0].breaking,
+				 an.packages[1].breaking);
+		/* a major bump is breaking whatever the messages say */
+		assert_true(an.packages[2].breaking);
+		deps_analysis_release(&an);
+	}
+}
+
+static const struct {
+	const char *paths[5];
+	const char *branch;
+	bool dependency_only;
+	size_t manifests, locks;
+} only_rows[] = {
+	{ { "package.json", "package-lock.json" }, NULL, true, 1, 1 },
+	{ { "go.mod", "go.sum", "Cargo.toml", "Cargo.lock" }, NULL, true, 2, 2 },
+	{ { "yarn.lock" }, NULL, true, 0, 1 },
+	{ { "package.json", "package-lock.json", "src/app.js" }, NULL, false, 1, 1 },
+	/* a bot's change: more than half */
+	{ { "package.json", "package-lock.json", "src/app.js" }, "dependabot/npm_and_yarn/x-1.0", true, 1, 1 },
+	{ { "package.json", "src/a.js", "src/b.js" }, "renovate/x", false, 1, 0 },
+	{ { "package.json", "src/a.js" }, "renovate/x", false, 1, 0 },
+	{ { "src/a.js" }, NULL, false, 0, 0 },
+	{ { NULL }, "renovate/x", false, 0, 0 },
+};
+
+static void test_dependency_only(void **state)
+{
+	struct deps_file files[5];
+	struct deps_analysis an;
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < COUNT(only_rows); i++) {
+		memset(files, 0, sizeof(files));
+		for (n = 0; n < 5 && only_rows[i].paths[n]; n++)
+			files[n].path = only_rows[i].paths[n];
+		analyze(&an, files, n, only_rows[i].branch, NULL);
+		if (an.dependency_only != only_rows[i].dependency_only)
+			fail_msg("row %zu: dependency_only %d", i, an.dependency_only);
+		assert_int_equal(an.manifests, only_rows[i].manifests);
+		assert_int_equal(an.locks, only_rows[i].locks);
+		assert_int_equal(an.files, n);
+		deps_analysis_release(&an);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Confidence and the prompt
+ */
+
+struct pkg_row {
+	const char *name;
+	enum deps_bump bump;
+	const char *advisories[3][2];   /* id, severity */
+};
+
+/* An analysis made by hand, with advisories as the lookup would fill them. */
+static void make_analysis(struct deps_analysis *an, const struct pkg_row *rows, size_t n)
+{
+	size_t i, k;
+
+	memset(an, 0, sizeof(*an));
+	an->packages = calloc(n ? n : 1, sizeof(*an->packages));
+	assert_non_null(an->packages);
+	an->npackages = n;
+	for (i = 0; i < n; i++) {
+		struct deps_package *p = &an->packages[i];
+
+		p->ecosystem = ECO_NPM;
+		p->name = strdup(rows[i].name);
+		p->manifest = strdup("package.json");
+		p->from = strdup("1.0.0");
+		p->to = strdup("2.0.0");
+		p->bump = rows[i].bump;
+		p->breaking = rows[i].bump == BUMP_MAJOR;
+		for (k = 0; k < 3 && rows[i].advisories[k][0]; k++)
+			;
+		p->nadvisories = k;
+		p->advisories = calloc(k ? k : 1, sizeof(*p->advisories));
+		for (k = 0; k < p->nadvisories; k++) {
+			p->advisories[k].id = strdup(rows[i].advisories[k][0]);
+			p->advisories[k].severity = strdup(rows[i].advisories[k][1]);
+			p->advisories[k].summary = strdup("summary");
+			p->advisories[k].fixed = k % 2 == 0;
+		}
+	}
+}
+
+static const struct {
+	struct pkg_row rows[5];
+	size_t n;
+	enum deps_confidence confidence;
+	const char *reason;
+} confidence_rows[] = {
+	{ { { 0 } }, 0, CONFIDENCE_HIGH, "no dependency changes" },
+	{ { { "lodash", BUMP_PATCH, { { 0 } } } }, 1, CONFIDENCE_HIGH, "patch bump, no advisories" },
+	{ { { "a", BUMP_PATCH, { { 0 } } }, { "b", BUMP_PATCH, { { 0 } } } }, 2, CONFIDENCE_HIGH,
+	  "patch bumps, no advisories" },
+	{ { { "a", BUMP_MINOR, { { 0 } } } }, 1, CONFIDENCE_HIGH, "minor bump, no advisories" },
+	{ { { "a", BUMP_PATCH, { { 0 } } }, { "b", BUMP_MINOR, { { 0 } } } }, 2, CONFIDENCE_HIGH,
+	  "patch and minor bumps, no advisories" },
+	{ { { "a", BUMP_PATCH, { { 0 } } }, { "b", BUMP_ADDED, { { 0 } } } }, 2, CONFIDENCE_HIGH,
+	  "no major bumps, no advisories" },
+	{ { { "a", BUMP_UNKNOWN, { { 0 } } }, { "b", BUMP_REMOVED, { { 0 } } }, { "c", BUMP_UNKNOWN, { { 0 } } } }, 3,
+	  CONFIDENCE_HIGH, "no major bumps, no advisories; versions of a and c not comparable" },
+	{ { { "express", BUMP_MAJOR, { { 0 } } }, { "lodash", BUMP_PATCH, { { 0 } } } }, 2, CONFIDENCE_MEDIUM,
+	  "major version bump in express" },
+	{ { { "a", BUMP_MAJOR, { { 0 } } }, { "b", BUMP_MAJOR, { { 0 } } }, { "c", BUMP_MAJOR, { { 0 } } },
+	    { "d", BUMP_MAJOR, { { 0 } } }, { "e", BUMP_MAJOR, { { 0 } } } },
+	  5, CONFIDENCE_MEDIUM, "major version bumps in a, b, c and 2 more" },
+	{ { { "a", BUMP_MAJOR, { { 0 } } }, { "b", BUMP_MAJOR, { { 0 } } } }, 2, CONFIDENCE_MEDIUM,
+	  "major version bumps in a and b" },
+	{ { { "x", BUMP_PATCH, { { "GHSA-aaaa-bbbb-cccc", "medium" } } } }, 1, CONFIDENCE_MEDIUM,
+	  "medium advisory GHSA-aaaa-bbbb-cccc in x" },
+	{ { { "x", BUMP_PATCH, { { "PYSEC-2023-1", "unknown" }, { "GHSA-low", "low" } } } }, 1, CONFIDENCE_MEDIUM,
+	  "advisory PYSEC-2023-1 in x and low advisory GHSA-low in x" },
+	{ { { "express", BUMP_MAJOR, { { 0 } } }, { "x", BUMP_PATCH, { { "GHSA-m", "moderate" } } } }, 2,
+	  CONFIDENCE_MEDIUM, "major version bump in express; moderate advisory GHSA-m in x" },
+	{ { { "lodash", BUMP_PATCH, { { "GHSA-xxxx", "critical" } } } }, 1, CONFIDENCE_LOW,
+	  "critical advisory GHSA-xxxx in lodash" },
+	/* critical before high, whatever the order of packages; fixed or open alike */
+	{ { { "a", BUMP_MAJOR, { { "GHSA-h", "HIGH" }, { "GHSA-m", "medium" } } },
+	    { "b", BUMP_PATCH, { { "CVE-2023-1", "Critical" } } } },
+	  2, CONFIDENCE_LOW, "critical advisory CVE-2023-1 in b and high advisory GHSA-h in a" },
+};
+
+static void test_confidence(void **state)
+{
+	struct deps_analysis an;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < COUNT(confidence_rows); i++) {
+		make_analysis(&an, confidence_rows[i].rows, confidence_rows[i].n);
+		if (deps_confidence_compute(&an) < 0)
+			fail_msg("%s", error_message());
+		if (an.confidence != confidence_rows[i].confidence || strcmp(an.reason, confidence_rows[i].reason))
+			fail_msg("row %zu: %s (%s), expected %s (%s)", i, deps_confidence_name(an.confidence), an.reason,
+				 deps_confidence_name(confidence_rows[i].confidence), confidence_rows[i].reason);
+		/* again: the reason is replaced, not added to */
+		assert_int_equal(deps_confidence_compute(&an), 0);
+		assert_string_equal(an.reason, confidence_rows[i].reason);
+		deps_analysis_release(&an);
+	}
+}
+
+/* deps_analyze computes the confidence before any advisory is in. */
+static void test_confidence_from_analysis(void **state)
+{
+	const char *old = "[dependencies]\nserde = \"1.0.1\"\n", *new = "[dependencies]\nserde = \"2.0.0\"\n";
+	struct deps_analysis an;
+
+	(void)state;
+	analyze_texts(&an, "Cargo.toml", old, new);
+	assert_int_equal(an.confidence, CONFIDENCE_MEDIUM);
+	assert_string_equal(an.reason, "major version bump in serde");
+	deps_analysis_release(&an);
+	analyze(&an, NULL, 0, NULL, NULL);
+	assert_int_equal(an.confidence, CONFIDENCE_HIGH);
+	assert_string_equal(an.reason, "no dependency changes");
+	deps_analysis_release(&an);
+}
+
+static void add_advisory(struct deps_package *p, const char *id, const char *severity, bool fixed,
+			 const char *summary)
+{
+	struct deps_advisory *a = realloc(p->advisories, (p->nadvisories + 1) * sizeof(*a));
+
+	assert_non_null(a);
+	p->advisories = a;
+	a = &p->advisories[p->nadvisories++];
+	a->id = strdup(id);
+	a->severity = strdup(severity);
+	a->summary = strdup(summary);
+	a->fixed = fixed;
+}
+
+static void test_prompt_section(void **state)
+{
+	const char *old = "{\"dependencies\":{\"express\":\"^4.18.2\",\"lodash\":\"4.17.20\",\"left-pad\":\"1.3.0\"}}";
+	const char *new = "{\"dependencies\":{\"express\":\"^5.0.0\",\"lodash\":\"4.17.21\",\"odd\":\"1 || 2\"}}";
+	struct deps_file files[] = {
+		{ "package.json", old, strlen(old), new, strlen(new) },
+		{ "package-lock.json", NULL, 0, NULL, 0 },
+	};
+	struct buf out = BUF_INIT;
+	struct deps_analysis an;
+
+	(void)state;
+	analyze(&an, files, COUNT(files), "dependabot/npm_and_yarn/multi", NULL);
+	assert_int_equal(an.npackages, 4);
+	add_advisory(&an.packages[2], "GHSA-35jh-r3h4-6jhm", "high", true, "Command Injection\nin lodash");
+	add_advisory(&an.packages[2], "GHSA-p6mc-m468-83gw", "medium", false, "Prototype | Pollution");
+	assert_int_equal(deps_confidence_compute(&an), 0);
+	assert_int_equal(deps_prompt_section(&out, &an), 0);
+	assert_string_equal(out.ptr,
+			    "## Dependencies\n"
+			    "\n"
+			    "This change bumps 2 dependencies, adds 1 and removes 1 (npm), made by Dependabot. "
+			    "Review it with a dependency-specific focus.\n"
+			    "\n"
+			    "| name | ecosystem | from | to | bump | advisories | breaking |\n"
+			    "|---|---|---|---|---|---|---|\n"
+			    "| express | npm | ^4.18.2 | ^5.0.0 | major | none | yes |\n"
+			    "| left-pad | npm | 1.3.0 | - | removed | none | no |\n"
+			    "| lodash | npm | 4.17.20 | 4.17.21 | patch | 1 fixed, 1 open | no |\n"
+			    "| odd | npm | - | 1 \\|\\| 2 | added | none | no |\n"
+			    "\n"
+			    "Advisories:\n"
+			    "\n"
+			    "- GHSA-35jh-r3h4-6jhm in lodash (high, fixed by this change): Command Injection in lodash\n"
+			    "- GHSA-p6mc-m468-83gw in lodash (medium, still open): Prototype | Pollution\n"
+			    "\n"
+			    "Focus on: breaking API changes in the code that uses them, deprecated usage, security "
+			    "advisories, and lock file consistency.\n"
+			    "Do not review lock files line by line.\n"
+			    "\n"
+			    "Merge confidence: LOW (high advisory GHSA-35jh-r3h4-6jhm in lodash)\n");
+	deps_analysis_release(&an);
+
+	/* A single patch bump, no bot, no advisories. */
+	old = "gem 'rails', '7.0.4'\n";
+	new = "gem 'rails', '7.0.5'\n";
+	files[0] = (struct deps_file){ "Gemfile", old, strlen(old), new, strlen(new) };
+	analyze(&an, files, 1, NULL, NULL);
+	assert_int_equal(deps_prompt_section(&out, &an), 0);
+	assert_string_equal(out.ptr,
+			    "## Dependencies\n"
+			    "\n"
+			    "This change bumps 1 dependency (rubygems). Review it with a dependency-specific focus.\n"
+			    "\n"
+			    "| name | ecosystem | from | to | bump | advisories | breaking |\n"
+			    "|---|---|---|---|---|---|---|\n"
+			    "| rails | rubygems | 7.0.4 | 7.0.5 | patch | none | no |\n"
+			    "\n"
+			    "Focus on: breaking API changes in the code that uses them, deprecated usage, security "
+			    "advisories, and lock file consistency.\n"
+			    "Do not review lock files line by line.\n"
+			    "\n"
+			    "Merge confidence: HIGH (patch bump, no advisories)\n");
+	deps_analysis_release(&an);
+
+	/* No packages: nothing, even for a bot's change; what was in the buffer is gone. */
+	analyze(&an, files + 1, 1, "renovate/x", "Lock file maintenance");
+	assert_string_equal(an.bot, "renovate");
+	assert_int_equal(deps_prompt_section(&out, &an), 0);
+	assert_non_null(out.ptr);
+	assert_string_equal(out.ptr, "");
+	deps_analysis_release(&an);
+	buf_release(&out);
+}
+
+/* A downgrade and a pre-release in the table, and three ecosystems in the sentence. */
+static void test_prompt_mixed(void **state)
+{
+	const char *npm_old = "{\"devDependencies\":{\"eslint\":\"8.40.0\"}}";
+	const char *npm_new = "{\"devDependencies\":{\"eslint\":\"8.39.0\"}}";
+	const char *go_old = "require golang.org/x/exp v0.0.0-20230101120000-abcdef123456\n";
+	const char *go_new = "require golang.org/x/exp v0.0.0-20230801120000-fedcba654321\n";
+	const char *pip_new = "requests==2.31.0\n";
+	struct deps_file files[] = {
+		{ "package.json", npm_old, strlen(npm_old), npm_new, strlen(npm_new) },
+		{ "go.mod", go_old, strlen(go_old), go_new, strlen(go_new) },
+		{ "requirements.txt", NULL, 0, pip_new, strlen(pip_new) },
+	};
+	struct buf out = BUF_INIT;
+	struct deps_analysis an;
+
+	(void)state;
+	analyze(&an, files, COUNT(files), NULL, NULL);
+	assert_int_equal(deps_prompt_section(&out, &an), 0);
+	if (!strstr(out.ptr, "This change bumps 2 dependencies and adds 1 (npm, go, pip). ") ||
+	    !strstr(out.ptr, "| eslint | npm | 8.40.0 | 8.39.0 | minor (downgrade) | none | no |\n") ||
+	    !strstr(out.ptr, "| golang.org/x/exp | go | v0.0.0-20230101120000-abcdef123456 | "
+			     "v0.0.0-20230801120000-fedcba654321 | patch | none | no |\n") ||
+	    !strstr(out.ptr, "| requests | pip | - | ==2.31.0 | added | none | no |\n") ||
+	    !strstr(out.ptr, "Merge confidence: HIGH (no major bumps, no advisories)\n") || strstr(out.ptr, "Advisories"))
+		fail_msg("%s", out.ptr);
+	deps_analysis_release(&an);
+	buf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_file_kinds),
+		cmocka_unit_test(test_semver_parse),
+		cmocka_unit_test(test_semver_compare),
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_npm),
+		cmocka_unit_test(test_npm_edges),
+		cmocka_unit_test(test_go),
+		cmocka_unit_test(test_go_edges),
+		cmocka_unit_test(test_cargo),
+		cmocka_unit_test(test_cargo_edges),
+		cmocka_unit_test(test_requirements),
+		cmocka_unit_test(test_requirements_edges),
+		cmocka_unit_test(test_pyproject),
+		cmocka_unit_test(test_pyproject_edges),
+		cmocka_unit_test(test_gemfile),
+		cmocka_unit_test(test_manifest_order),
+		cmocka_unit_test(test_bots),
+		cmocka_unit_test(test_lock_only_bumps),
+		cmocka_unit_test(test_lock_only_not_twice),
+		cmocka_unit_test(test_breaking),
+		cmocka_unit_test(test_dependency_only),
+		cmocka_unit_test(test_confidence),
+		cmocka_unit_test(test_confidence_from_analysis),
+		cmocka_unit_test(test_prompt_section),
+		cmocka_unit_test(test_prompt_mixed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
