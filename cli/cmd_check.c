@@ -192,6 +192,10 @@ static void drive(struct check *c, FILE *out, const struct check_args *a, const 
 
 	for (;;) {
 		while (check_next_event(c, &ev)) {
+			if (ev.kind == CHECK_DEPENDENCIES && a->format == FORMAT_TEXT) {
+				progress(c, true);
+				report_text_deps(out, c);
+			}
 			if (ev.kind == CHECK_RULE_SETTLED && a->format == FORMAT_TEXT) {
 				progress(c, true);
 				report_text_rule(out, c, ev.rule, ro);

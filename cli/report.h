@@ -33,6 +33,14 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
 		    const struct target *target, const struct report_options *options);
 
+/* The dependency analysis (report_deps.c): a text section, a markdown section, JSON (null when none). */
+#include <jansson.h>
+void report_text_deps(FILE *out, const struct check *check);
+void report_markdown_deps(FILE *out, const struct check *check);
+json_t *report_json_deps(const struct check *check);
+/* The timeout the check chose: {"base_s", "chosen_s", "reason"}. */
+json_t *report_json_timeout(const struct check *check);
+
 /* The findings a report shows: unverified and suppressed ones only when asked. */
 bool report_shows(const struct finding *finding, const struct report_options *options);
 

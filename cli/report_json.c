@@ -50,12 +50,13 @@ static json_t *rules_json(const struct check *check)
 	for (i = 0; i < check_nresults(check); i++) {
 		const struct rule_result *r = check_result(check, i);
 
-		json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:b, s:i, s:I, s:o, s:I, s:s, s:I, s:I}",
+		json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:b, s:i, s:I, s:o, s:I, s:s, s:I, s:I, s:I}",
 			"id", utf8_json(r->rule->id), "path", utf8_json(r->rule->path), "status", rule_status_name(r->status),
 			"cached", r->cached, "attempts", r->attempts, "duration_ms", (json_int_t)r->duration_ms,
 			"error", utf8_json(r->error), "findings", (json_int_t)r->nfindings,
 			"kind", r->rule->kind == RULE_LOCAL ? "local" : "llm",
-			"tokens_in", (json_int_t)r->tokens_in, "tokens_out", (json_int_t)r->tokens_out));
+			"tokens_in", (json_int_t)r->tokens_in, "tokens_out", (json_int_t)r->tokens_out,
+			"timeout_ms", (json_int_t)r->timeout_ms));
 	}
 	return list;
 }
@@ -104,6 +105,8 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		json_object_set_new(doc, "reduce_fallback", utf8_json(rep->fallback_reason));
 	if (o->fixes)
 		json_object_set_new(doc, "fix_detection", detect_fixes_json(o->fixes));
+	json_object_set_new(doc, "dependencies", report_json_deps(check));
+	json_object_set_new(doc, "timeout", report_json_timeout(check));
 	json_object_set_new(doc, "unverified_hidden",
 			    json_integer((json_int_t)(o->show_unverified ? 0 : check_unverified(check))));
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;

@@ -92,6 +92,7 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 			fprintf(out, "- %s\n", rep->must_fix[i]);
 		fputc('\n', out);
 	}
+	report_markdown_deps(out, check);
 	for (i = 0; i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], o))
 			finding_md(out, ++n, &rep->findings[i]);

@@ -1,5 +1,6 @@
 /* revline check's text output: a line per rule as it settles, then the report. */
 #include "report.h"
+#include "timeout.h"
 #include "commands.h"
 
 #include <string.h>
@@ -156,6 +157,15 @@ static bool any_skipped(const struct check *check)
 	return false;
 }
 
+/* The requests' timeout, when the change made it other than the configured one. */
+static void timeout_line(FILE *out, const struct check *check)
+{
+	const struct timeout_choice *t = check_timeout_choice(check);
+
+	if (t->chosen != t->base)
+		fprintf(out, "\nrequests' timeout: %.0f s (%s)\n", t->chosen, t->reason);
+}
+
 void report_text_end(FILE *out, const struct check *check, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
@@ -188,6 +198,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		hidden += hidden_count(check_result(check, i), o, false);
 		suppressed += hidden_count(check_result(check, i), o, true);
 	}
+	timeout_line(out, check);
 	fprintf(out, "\ncheck %lld %s in %.1fs: ", (long long)check_id(check), check_status(check),
 		(double)check_duration_ms(check) / 1000.0);
 	counts_line(out, check);

@@ -2,11 +2,13 @@
 #include "check.h"
 #include "answer.h"
 #include "config.h"
+#include "depreview.h"
 #include "evidence.h"
 #include "feedback.h"
 #include "prompt.h"
 #include "reduce.h"
 #include "status.h"
+#include "timeout.h"
 
 #include <git2.h>
 #include <stdio.h>
@@ -51,6 +53,11 @@ struct check {
 	struct rule_state *states;
 	size_t nstates, unsettled;
 	struct sched *sched;
+	int sched_nfds;
+	struct depreview *deps;         /* the dependency phase; the rules start when it is done */
+	int deps_nfds;
+	bool rules_started;
+	struct timeout_choice timeout;
 	struct report report;
 	struct chunk reduce;    /* the reduce call, when there is one */
 	bool reducing;
@@ -110,18 +117,29 @@ static void store_failed(struct check *c)
 
 bool check_is_lock_file(const char *path)
 {
-	static const char *const locks[] = {
-		"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock", "go.sum",
-		"poetry.lock", "Gemfile.lock", "composer.lock",
-	};
 	const char *base = strrchr(path, '/');
-	size_t i;
+	enum deps_ecosystem eco;
 
 	base = base ? base + 1 : path;
-	for (i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
-		if (!strcmp(base, locks[i]))
-			return true;
-	return false;
+	return deps_file_kind(path, &eco) == DEPS_FILE_LOCK || !strcmp(base, "composer.lock");
+}
+
+static int advisories_load(struct check_options *options, struct config *config)
+{
+	struct advisory_options adv = { 0 };
+	char *url = NULL;
+	bool on;
+	int error;
+
+	if ((error = config_get_bool(&on, config, "revline.advisories")) == 0)
+		options->no_advisories = !on;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = advisory_options_load(&adv, &url, config)) < 0)
+		return error;
+	snprintf(options->osv_url, sizeof(options->osv_url), "%s", url ? url : "");
+	free(url);
+	return 0;
 }
 
 int check_options_load(struct check_options *options, struct config *config)
@@ -140,7 +158,7 @@ int check_options_load(struct check_options *options, struct config *config)
 		options->no_reduce = !reduce;
 	else if (error != RL_ENOTFOUND)
 		return error;
-	return 0;
+	return advisories_load(options, config);
 }
 
 int check_new(struct check **out, struct repo *repo, const struct target *target,
@@ -179,6 +197,7 @@ void check_free(struct check *c)
 	if (!c)
 		return;
 	sched_free(c->sched);
+	depreview_free(c->deps);
 	for (i = 0; i < c->nstates; i++) {
 		for (k = 0; k < c->states[i].nchunks; k++) {
 			chunk_release(c->states[i].chunks[k]);
@@ -519,7 +538,7 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule *rul
 			{ "severity", severity_name(rule->severity) }, { "category", rule->category },
 			{ "rule_body", rule->body }, { "intent", c->intent }, { "chunk", part },
 			{ "files", files }, { "diff", fenced.ptr }, { "context_files", context },
-			{ "examples", examples },
+			{ "examples", examples }, { "dependencies", depreview_section(c->deps) },
 		};
 
 		error = prompt_render(&sys, &user, "map", vars, sizeof(vars) / sizeof(vars[0]));
@@ -867,6 +886,21 @@ static void check_advance(struct check *c)
 		reduce_start(c);
 }
 
+/* The longest a request of the rule may take, for its status; kept with the rule. */
+static void rule_timeout(struct check *c, size_t index)
+{
+	struct rule_state *s = &c->states[index];
+	long most = 0, ms;
+	size_t k;
+
+	for (k = 0; k < s->nchunks; k++)
+		if ((ms = sched_task_timeout_ms(&c->opts.sched, s->chunks[k]->weight)) > most)
+			most = ms;
+	s->result.timeout_ms = most;
+	if (c->opts.store && s->result.id && store_rule_timeout(c->opts.store, s->result.id, most) < 0)
+		store_failed(c);
+}
+
 static int start_rule(struct check *c, size_t index)
 {
 	struct rule_state *s = &c->states[index];
@@ -884,6 +918,7 @@ static int start_rule(struct check *c, size_t index)
 		return settle_as(c, index, RULE_SKIPPED, llm_setup_hint);
 	if ((error = plan_rule(c, index)) < 0)
 		return settle_as(c, index, RULE_ERROR, error_message());
+	rule_timeout(c, index);
 	for (k = 0; k < s->nchunks; k++) {
 		struct chunk *ch = s->chunks[k];
 
@@ -892,6 +927,57 @@ static int start_rule(struct check *c, size_t index)
 			continue;
 		if ((error = chunk_submit(c, ch, model_of(c, rule))) < 0)
 			chunk_fail(c, ch, RULE_ERROR, error_message());
+	}
+	return 0;
+}
+
+/* The dependency phase is over: its analysis kept and announced, the rules started. */
+static int rules_begin(struct check *c)
+{
+	size_t i;
+	int error = 0;
+
+	c->rules_started = true;
+	if (c->opts.store && c->id && depreview_store(c->deps, c->opts.store, c->id) < 0)
+		store_failed(c);
+	if (depreview_found(c->deps))
+		event_push(c, CHECK_DEPENDENCIES, 0);
+	for (i = 0; i < c->nstates && !error; i++)
+		error = start_rule(c, i);
+	if (!error)
+		check_advance(c);
+	return error;
+}
+
+/* The change's size and kind choose the base timeout (timeout.h) before the scheduler is made. */
+static void timeout_pick(struct check *c)
+{
+	size_t i, lines = 0;
+
+	for (i = 0; i < c->diff->nfiles; i++)
+		if (diff_file_count(c->diff, i) == 0)
+			lines += c->diff->files[i].additions + c->diff->files[i].deletions;
+	timeout_choose(&c->timeout, c->opts.sched.timeout, c->diff->nfiles, lines,
+		       depreview_dependency_only(c->deps));
+	c->opts.sched.timeout = c->timeout.chosen;
+	if (c->opts.store && c->id &&
+	    store_check_timeout(c->opts.store, c->id, c->timeout.base, c->timeout.chosen, c->timeout.reason) < 0)
+		store_failed(c);
+}
+
+/* Read and analyse the manifests; a failure leaves the check without dependency analysis. */
+static int deps_begin(struct check *c)
+{
+	struct depreview_options o = { !c->opts.no_advisories, { c->opts.osv_url[0] ? c->opts.osv_url : NULL,
+								  0, 0, 0 } };
+	int error;
+
+	if ((error = depreview_new(&c->deps, c->repo, c->target, c->diff, &o)) < 0)
+		return error;
+	if (depreview_start(c->deps) < 0) {
+		if (error_status() == RL_ENOMEM)
+			return RL_ENOMEM;
+		depreview_cancel(c->deps);
 	}
 	return 0;
 }
@@ -906,8 +992,6 @@ int check_start(struct check *c)
 	c->started_ms = now_ms(CLOCK_MONOTONIC);
 	if ((error = rules_load(&c->rules, &ro)) < 0 || (error = rules_select(c)) < 0)
 		return error;
-	if ((error = sched_new(&c->sched, &c->opts.sched)) < 0)
-		return error;
 	if (!(c->states = calloc(c->rules.count + 1, sizeof(*c->states))))
 		return error_nomem();
 	for (i = 0; i < c->rules.count; i++) {
@@ -917,13 +1001,12 @@ int check_start(struct check *c)
 	c->nstates = c->unsettled = c->rules.count;
 	repo_intent(&intent, c->repo, c->target, 20);
 	c->intent = buf_detach(&intent);
-	if ((error = check_store_begin(c)) < 0)
+	if ((error = check_store_begin(c)) < 0 || (error = deps_begin(c)) < 0)
 		return error;
-	for (i = 0; i < c->nstates && !error; i++)
-		error = start_rule(c, i);
-	if (!error)
-		check_advance(c);
-	return error;
+	timeout_pick(c);
+	if ((error = sched_new(&c->sched, &c->opts.sched)) < 0)
+		return error;
+	return depreview_done(c->deps) ? rules_begin(c) : 0;
 }
 
 static struct chunk *event_chunk(struct check *c, const struct sched_event *ev)
@@ -1033,29 +1116,63 @@ static int drain(struct check *c, int error)
 	return error;
 }
 
+/* The advisories came in (or their budget ran out): the rules start. */
+static int deps_stepped(struct check *c)
+{
+	if (c->rules_started || !depreview_done(c->deps))
+		return 0;
+	return rules_begin(c);
+}
+
 int check_step(struct check *c, const struct pollfd *fds, int n)
 {
+	int error;
+
 	if (!c->sched || c->done)
 		return 0;
-	return drain(c, sched_step(c->sched, fds, n));
+	if (!c->rules_started) {
+		depreview_step(c->deps, fds + c->sched_nfds, n - c->sched_nfds < c->deps_nfds ?
+			       n - c->sched_nfds : c->deps_nfds);
+		if ((error = deps_stepped(c)) < 0)
+			return error;
+	}
+	return drain(c, sched_step(c->sched, fds, c->sched_nfds < n ? c->sched_nfds : n));
 }
 
 int check_fds(struct check *c, struct pollfd *out, int max)
 {
-	return c->sched && !c->done ? sched_fds(c->sched, out, max) : 0;
+	c->sched_nfds = c->deps_nfds = 0;
+	if (!c->sched || c->done)
+		return 0;
+	c->sched_nfds = sched_fds(c->sched, out, max);
+	if (!c->rules_started)
+		c->deps_nfds = depreview_fds(c->deps, out + c->sched_nfds, max - c->sched_nfds);
+	return c->sched_nfds + c->deps_nfds;
+}
+
+static int sooner(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
 int check_timeout(struct check *c)
 {
 	if (c->next_event < c->nevents)
 		return 0;
-	return c->sched && !c->done ? sched_timeout(c->sched) : -1;
+	if (!c->sched || c->done)
+		return -1;
+	return c->rules_started ? sched_timeout(c->sched) :
+		sooner(sched_timeout(c->sched), depreview_timeout(c->deps));
 }
 
 int check_wait(struct check *c, int max_ms)
 {
 	if (!c->sched || c->done || c->next_event < c->nevents)
 		return 0;
+	if (!c->rules_started) {
+		depreview_wait(c->deps, max_ms);
+		return deps_stepped(c);
+	}
 	return drain(c, sched_wait(c->sched, max_ms));
 }
 
@@ -1064,6 +1181,11 @@ void check_cancel(struct check *c)
 	if (c->done || !c->sched)
 		return;
 	c->cancelled = true;
+	/* Cancelled while the advisories were looked up: the rules start, to be cancelled at once. */
+	if (!c->rules_started) {
+		depreview_cancel(c->deps);
+		deps_stepped(c);
+	}
 	sched_cancel_all(c->sched);
 	drain(c, 0);
 }
@@ -1188,4 +1310,19 @@ size_t check_unverified(const struct check *c)
 const char *check_store_error(const struct check *c)
 {
 	return c->store_error;
+}
+
+const struct depreview *check_deps(const struct check *c)
+{
+	return c->deps;
+}
+
+bool check_deps_pending(const struct check *c)
+{
+	return c->deps && !c->rules_started;
+}
+
+const struct timeout_choice *check_timeout_choice(const struct check *c)
+{
+	return &c->timeout;
 }

@@ -38,17 +38,21 @@ struct check_options {
 	struct llm_config *llm;         /* the provider (none is fine) */
 	struct sched_options sched;
 	struct store *store;            /* where results go (NULL: nowhere) */
+	bool no_advisories;             /* revline.advisories false: no OSV lookups */
+	char osv_url[512];              /* revline.osvUrl or REVLINE_OSV_URL; "" for OSV's own */
 };
 
 /*
- * The settings that shape a check: revline.tokenBudget and revline.reduce
- * when set, and the scheduler's (options->sched gets sched_options_load).
+ * The settings that shape a check: revline.tokenBudget, revline.reduce,
+ * revline.advisories and revline.osvUrl (REVLINE_OSV_URL) when set, and
+ * the scheduler's (options->sched gets sched_options_load).
  * RL_ECONFIG names a bad setting.
  */
 struct config;
 int check_options_load(struct check_options *options, struct config *config);
 
 enum check_event_kind {
+	CHECK_DEPENDENCIES,     /* the dependency analysis is ready (only when it found something) */
 	CHECK_RULE_STARTED,     /* a rule's first request began */
 	CHECK_RULE_SETTLED,     /* a rule has its result (any status) */
 	CHECK_REDUCE_STARTED,   /* every rule settled; the reduce call began */
@@ -68,7 +72,10 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 void check_free(struct check *check);
 
 /*
- * Load the rules, store the check, settle what needs no request (rules
+ * Load the rules, store the check, analyse its dependency changes and look
+ * up their advisories (at most 15 s, fail-open; the rules start when that
+ * is done), choose the requests' timeout from the change (timeout.h),
+ * settle what needs no request (rules
  * matching no changed file, local pattern rules, cached answers, LLM rules
  * without a provider) and queue the rest. RL_EUSAGE for an unknown --rule.
  */
@@ -106,6 +113,14 @@ long check_duration_ms(const struct check *check);
 const char *check_store_error(const struct check *check);
 /* How many findings of settled rules are hidden (unverified) right now. */
 size_t check_unverified(const struct check *check);
+
+/* The dependency phase (NULL before the check started); whether it is still looking up advisories. */
+struct depreview;
+const struct depreview *check_deps(const struct check *check);
+bool check_deps_pending(const struct check *check);
+/* The timeout the check's requests grow from, and why. */
+struct timeout_choice;
+const struct timeout_choice *check_timeout_choice(const struct check *check);
 
 /* Lock files never go into a rule's diff. */
 bool check_is_lock_file(const char *path);

@@ -47,6 +47,7 @@ struct rule_result {
 	struct finding *findings;
 	size_t nfindings;
 	long tokens_in, tokens_out;
+	long timeout_ms;                /* the longest a request of the rule may take (0: none made) */
 	int chunks;                     /* tasks the rule was split into */
 	int chunks_done;
 };

@@ -499,6 +499,39 @@ static int exec_id(struct store *store, const char *sql, int64_t id)
 	return error;
 }
 
+int store_check_timeout(struct store *store, int64_t check_id, double base, double chosen, const char *reason)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt, "UPDATE checks SET timeout_base = :base, timeout_chosen = :chosen, "
+			     "timeout_reason = :reason WHERE id = :id")) < 0)
+		return error;
+	bind_int(&rc, stmt, ":id", check_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":base"), base);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":chosen"), chosen);
+	bind_text(&rc, stmt, ":reason", reason);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt, "UPDATE check_threadlines SET timeout_ms = :ms WHERE id = :id")) < 0)
+		return error;
+	bind_int(&rc, stmt, ":id", rule_row);
+	bind_int(&rc, stmt, ":ms", timeout_ms);
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
 static int read_version(struct store *store, int *out)
 {
 	sqlite3_stmt *stmt = NULL;

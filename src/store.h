@@ -85,6 +85,10 @@ int store_result_put(struct store *store, int64_t check_id, struct rule_result *
 int store_check_finish(struct store *store, int64_t check_id, const char *status,
 		       long duration_ms, const struct check_stats *stats, struct report *report);
 
+/* The timeout a check chose (timeout.h), and the one a rule's requests got (the longest, in ms). */
+int store_check_timeout(struct store *store, int64_t check_id, double base, double chosen, const char *reason);
+int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms);
+
 /* The LLM cache: an answer by key, or RL_ENOTFOUND. */
 int store_cache_get(struct store *store, const char *key, char **answer,
 		    long *tokens_in, long *tokens_out);

@@ -81,11 +81,15 @@ static void test_shipped_templates(void **state)
 		{ "category", "security" }, { "rule_body", "BODY" }, { "intent", "Branch: x" },
 		{ "chunk", "part 1 of 2" }, { "files", "a.c" }, { "diff", "```diff\n+x\n```\n" },
 		{ "context_files", NULL }, { "examples", NULL },
+		{ "dependencies", "## Dependencies\n\nDo not review lock files line by line." },
 	};
 	struct buf sys = BUF_INIT, user = BUF_INIT;
 
 	(void)state;
 	assert_int_equal(prompt_render(&sys, &user, "map", map, sizeof(map) / sizeof(map[0])), 0);
+	/* The dependency section, when the change has one, goes in after the diff. */
+	assert_non_null(strstr(user.ptr, "## Dependencies"));
+	assert_true(strstr(user.ptr, "## Dependencies") > strstr(user.ptr, "+x"));
 	assert_non_null(strstr(sys.ptr, "injection"));
 	assert_non_null(strstr(user.ptr, "understand the intent first"));
 	assert_non_null(strstr(user.ptr, "What the diff is for"));

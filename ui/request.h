@@ -45,6 +45,7 @@
 	X(REQ_LINT,         "Fixes",    "Run the installed linters on the changed files", 'L') \
 	X(REQ_FIX_FINDING,  "Fixes",    "Ask for a fix of the finding (Enter does for a signal)", 'F') \
 	X(REQ_UNDO,         "Fixes",    "Undo the fix shown (an applied one)", 'u') \
+	X(REQ_DEPS,         "Review",   "Dependencies: bumps, advisories, merge confidence", 'D') \
 	X(REQ_HISTORY,      "History",  "History: checks, their violations and fixes", 'H') \
 	X(REQ_STATS,        "History",  "Statistics: time to fix, fix types, rules", 'S') \
 	X(REQ_BACK,         "History",  "Back a level in history",             KEY_BACKSPACE, 127, KEY_CTRL('h')) \
@@ -54,7 +55,7 @@
 	X(REQ_CANCEL,       "Search",   "Clear the search; cancel a check, the linters or a fix; close a pane", KEY_ESC) \
 	X(REQ_HELP,         "General",  "Show this help",                      '?') \
 	X(REQ_REDRAW,       "General",  "Redraw the screen",                   KEY_CTRL('l')) \
-	X(REQ_QUIT,         "General",  "Quit, or close help, history, stats", 'q')
+	X(REQ_QUIT,         "General",  "Quit, or close help, history, stats, dependencies", 'q')
 
 enum request {
 	REQ_NONE,

@@ -5,6 +5,7 @@
  */
 #include "draw.h"
 #include "tui.h"
+#include "timeout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,9 @@ static void rule_rows(struct evidence_view *ev, struct view *view, size_t index)
 		     res->duration_ms / 1000.0, res->attempts, res->attempts == 1 ? "" : "s",
 		     res->cached ? " (cached)" : "", res->tokens_in, res->tokens_out, res->nfindings,
 		     res->nfindings == 1 ? "" : "s");
+	if (res->timeout_ms)
+		line(ev, STYLE_DEFAULT, "a request may take %lds (%s)", (res->timeout_ms + 999) / 1000,
+		     check_timeout_choice(c)->reason);
 	if (res->error) {
 		line(ev, STYLE_LABEL, res->status == RULE_SKIPPED ? "Why skipped" : "What went wrong");
 		wrapped(ev, res->error, view->width, STYLE_RULE_FAILED);

@@ -218,12 +218,14 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 	switch (res->status) {
 	case RULE_QUEUED:
 		*style = STYLE_RULE_MUTED;
-		snprintf(out, size, "%s queued", utf8() ? "\xc2\xb7" : ".");
+		snprintf(out, size, "%s %s", utf8() ? "\xc2\xb7" : ".",
+			 check_deps_pending(r->check) ? "queued: advisories first" : "queued");
 		break;
 	case RULE_RUNNING:
 		ms = check_rule_elapsed_ms(r->check, i);
 		*style = STYLE_RULE_RUNNING;
-		snprintf(out, size, "%s running %lds", draw_spinner(ms), ms / 1000);
+		/* With the most it may take: the adaptive timeout shows. */
+		snprintf(out, size, "%s running %lds/%lds", draw_spinner(ms), ms / 1000, (res->timeout_ms + 999) / 1000);
 		break;
 	case RULE_COMPLIANT:
 		*style = STYLE_RULE_OK;

@@ -607,7 +607,7 @@ static bool history_request(struct view *view, enum request request)
 		reset(hv);
 		tui_overlay(view->tui, NULL);
 		return true;
-	case REQ_HELP: case REQ_STATS:
+	case REQ_HELP: case REQ_STATS: case REQ_DEPS:
 		/* Another full-screen view takes this one's place. */
 		reset(hv);
 		return false;

@@ -241,7 +241,7 @@ static bool stats_request(struct view *view, enum request request)
 		sv->loaded = false;
 		tui_overlay(view->tui, NULL);
 		return true;
-	case REQ_HELP: case REQ_HISTORY:
+	case REQ_HELP: case REQ_HISTORY: case REQ_DEPS:
 		/* Another full-screen view takes this one's place. */
 		sv->loaded = false;
 		return false;

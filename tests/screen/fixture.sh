@@ -13,6 +13,8 @@
 #           deletion and src/util.c are staged (--staged shows those four).
 #   empty   one commit and a clean working tree.
 #   many    45 modified files, for scrolling the files pane.
+#   deps    a dependency bump: package.json (a major, a minor and a patch
+#           bump, one added), its lock file and go.mod (a 0.x bump).
 
 fixture_env()
 {
@@ -331,6 +333,42 @@ build_many()
 	done
 }
 
+build_deps()
+{
+	cat >package.json <<'JSON'
+{
+  "name": "shop",
+  "dependencies": {
+    "express": "^4.18.2",
+    "lodash": "4.17.20"
+  },
+  "devDependencies": {
+    "jest": "~29.6.0"
+  }
+}
+JSON
+	printf '{"lockfileVersion": 3}\n' >package-lock.json
+	printf 'module example.com/shop\n\ngo 1.21\n\nrequire golang.org/x/net v0.17.0\n' >go.mod
+	printf 'console.log("shop");\n' >index.js
+	git add -A
+	fixture_commit "2024-01-01T10:00:00+0000" "Initial import"
+	cat >package.json <<'JSON'
+{
+  "name": "shop",
+  "dependencies": {
+    "express": "^5.0.0",
+    "lodash": "4.17.21",
+    "zod": "^3.22.4"
+  },
+  "devDependencies": {
+    "jest": "~29.7.0"
+  }
+}
+JSON
+	printf '{"lockfileVersion": 3, "packages": {}}\n' >package-lock.json
+	printf 'module example.com/shop\n\ngo 1.21\n\nrequire golang.org/x/net v0.23.0\n' >go.mod
+}
+
 # basic, with a theme file under .git (out of git's sight) that has two bad
 # lines, for REVLINE_THEME=.git/bad-theme.
 build_badtheme()
@@ -351,7 +389,7 @@ fixture_build()
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme) ;;
+	basic|empty|many|badtheme|deps) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1

@@ -63,7 +63,7 @@ trap cleanup EXIT
 # A clean, fixed environment: no user or system configuration, UTF-8.
 unset REVLINE_THEME NO_COLOR REVLINE_SCREEN_SIZE REVLINE_SCRIPT REVLINE_DATADIR
 unset OPENAI_API_KEY ANTHROPIC_API_KEY REVLINE_PROVIDER REVLINE_BASE_URL OPENAI_BASE_URL REVLINE_MODEL
-unset REVLINE_CONCURRENCY REVLINE_TIMEOUT REVLINE_RETRIES
+unset REVLINE_CONCURRENCY REVLINE_TIMEOUT REVLINE_RETRIES REVLINE_OSV_URL
 export REVLINE_DB=$tmp/revline.db
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE LC_ALL LC_CTYPE LANGUAGE
 export LANG=C.UTF-8 HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config
@@ -93,7 +93,8 @@ if [ -n "$fakellm" ]; then
 	# shellcheck source=tests/fakellm/fakellm.sh
 	. "$source_dir/tests/fakellm/fakellm.sh"
 	fakellm_start "$here/llm/$fakellm" "$tmp" || fail "the fake LLM server did not start"
-	export REVLINE_BASE_URL=$FAKELLM_URL/v1 REVLINE_MODEL=fake-model
+	# The same server answers OSV's advisory queries (rules with match_path).
+	export REVLINE_BASE_URL=$FAKELLM_URL/v1 REVLINE_MODEL=fake-model REVLINE_OSV_URL=$FAKELLM_URL
 fi
 read -r rules rule_ids <<<"$(header rules | tail -n 1)"
 if [ -n "$rules" ]; then

@@ -1,0 +1,165 @@
+/* The dependency analysis and the chosen timeout in the reports of `revline check`. */
+#include "report.h"
+#include "depreview.h"
+#include "timeout.h"
+
+#include <jansson.h>
+#include <string.h>
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static size_t open_advisories(const struct deps_package *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nadvisories; i++)
+		n += !p->advisories[i].fixed;
+	return n;
+}
+
+static void ecosystems_text(FILE *out, unsigned ecosystems)
+{
+	const char *sep = "";
+	int i;
+
+	for (i = 0; i < ECO_COUNT; i++)
+		if (ecosystems & (1u << i)) {
+			fprintf(out, "%s%s", sep, deps_ecosystem_name((enum deps_ecosystem)i));
+			sep = ", ";
+		}
+}
+
+/* "Dependencies (npm, go; a dependabot change, dependencies only)". */
+static void heading(FILE *out, const struct deps_analysis *a, const char *open, const char *close)
+{
+	fprintf(out, "%sDependencies", open);
+	if (a->ecosystems || a->bot || a->dependency_only) {
+		fputs(" (", out);
+		ecosystems_text(out, a->ecosystems);
+		if (a->bot)
+			fprintf(out, "%sa %s change", a->ecosystems ? "; " : "", a->bot);
+		if (a->dependency_only)
+			fprintf(out, "%sdependencies only", a->ecosystems || a->bot ? "; " : "");
+		fputc(')', out);
+	}
+	fprintf(out, "%s\n", close);
+}
+
+void report_text_deps(FILE *out, const struct check *check)
+{
+	const struct depreview *dr = check_deps(check);
+	const struct deps_analysis *a;
+	size_t i, k;
+
+	if (!dr || !depreview_found(dr))
+		return;
+	a = depreview_analysis(dr);
+	heading(out, a, "", "");
+	for (i = 0; i < a->npackages; i++) {
+		const struct deps_package *p = &a->packages[i];
+
+		fprintf(out, "  %-24s %-8s %s -> %s  %s%s%s\n", p->name, deps_ecosystem_name(p->ecosystem),
+			or_dash(p->from), or_dash(p->to), deps_bump_name(p->bump), p->breaking ? "  breaking" : "",
+			p->downgrade ? "  downgrade" : "");
+		for (k = 0; k < p->nadvisories; k++)
+			fprintf(out, "    %s (%s, %s): %s\n", p->advisories[k].id, or_dash(p->advisories[k].severity),
+				p->advisories[k].fixed ? "fixed by this bump" : "still open",
+				or_dash(p->advisories[k].summary));
+	}
+	fprintf(out, "  merge confidence: %s (%s)\n", deps_confidence_name(a->confidence), or_dash(a->reason));
+	if (depreview_error(dr))
+		fprintf(out, "  advisories: %s\n", depreview_error(dr));
+	else if (a->npackages)
+		fprintf(out, "  advisories: %zu package%s looked up in OSV\n", depreview_checked(dr),
+			depreview_checked(dr) == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
+void report_markdown_deps(FILE *out, const struct check *check)
+{
+	const struct depreview *dr = check_deps(check);
+	const struct deps_analysis *a;
+	size_t i, k;
+
+	if (!dr || !depreview_found(dr))
+		return;
+	a = depreview_analysis(dr);
+	heading(out, a, "### ", "\n");
+	if (a->npackages) {
+		fputs("| Package | Ecosystem | From | To | Bump | Advisories | Breaking |\n"
+		      "|---|---|---|---|---|---|---|\n", out);
+		for (i = 0; i < a->npackages; i++) {
+			const struct deps_package *p = &a->packages[i];
+
+			fprintf(out, "| `%s` | %s | %s | %s | %s | %zu", p->name, deps_ecosystem_name(p->ecosystem),
+				or_dash(p->from), or_dash(p->to), deps_bump_name(p->bump), p->nadvisories);
+			if (p->nadvisories)
+				fprintf(out, " (%zu open)", open_advisories(p));
+			fprintf(out, " | %s |\n", p->breaking ? "**yes**" : "no");
+		}
+		fputc('\n', out);
+	}
+	for (i = 0; i < a->npackages; i++)
+		for (k = 0; k < a->packages[i].nadvisories; k++) {
+			const struct deps_advisory *v = &a->packages[i].advisories[k];
+
+			fprintf(out, "- **%s** in `%s` (%s, %s): %s\n", v->id, a->packages[i].name, or_dash(v->severity),
+				v->fixed ? "fixed by this bump" : "still open", or_dash(v->summary));
+		}
+	fprintf(out, "%sMerge confidence: **%s** (%s)\n", a->npackages ? "\n" : "",
+		deps_confidence_name(a->confidence), or_dash(a->reason));
+	if (depreview_error(dr))
+		fprintf(out, "\n<sub>%s</sub>\n", depreview_error(dr));
+	fputc('\n', out);
+}
+
+static json_t *package_json(const struct deps_package *p)
+{
+	json_t *advisories = json_array();
+	size_t k;
+
+	for (k = 0; k < p->nadvisories; k++)
+		json_array_append_new(advisories, json_pack("{s:s, s:s?, s:s, s:b}", "id", p->advisories[k].id,
+							    "summary", p->advisories[k].summary, "severity",
+							    p->advisories[k].severity ? p->advisories[k].severity : "unknown",
+							    "fixed", p->advisories[k].fixed));
+	return json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s, s:b, s:b, s:o}", "name", p->name,
+			 "ecosystem", deps_ecosystem_name(p->ecosystem), "manifest", p->manifest, "from", p->from,
+			 "to", p->to, "from_version", p->from_version, "to_version", p->to_version,
+			 "bump", deps_bump_name(p->bump), "breaking", p->breaking, "downgrade", p->downgrade,
+			 "advisories", advisories);
+}
+
+json_t *report_json_deps(const struct check *check)
+{
+	const struct depreview *dr = check_deps(check);
+	const struct deps_analysis *a;
+	json_t *packages, *ecosystems;
+	size_t i;
+	int e;
+
+	if (!dr || !depreview_found(dr))
+		return json_null();
+	a = depreview_analysis(dr);
+	packages = json_array();
+	ecosystems = json_array();
+	for (i = 0; i < a->npackages; i++)
+		json_array_append_new(packages, package_json(&a->packages[i]));
+	for (e = 0; e < ECO_COUNT; e++)
+		if (a->ecosystems & (1u << e))
+			json_array_append_new(ecosystems, json_string(deps_ecosystem_name((enum deps_ecosystem)e)));
+	return json_pack("{s:o, s:s?, s:b, s:o, s:s, s:s?, s:I, s:s?}", "ecosystems", ecosystems, "bot", a->bot,
+			 "dependency_only", a->dependency_only, "packages", packages, "merge_confidence",
+			 deps_confidence_name(a->confidence), "reason", a->reason,
+			 "advisories_checked", (json_int_t)depreview_checked(dr), "advisories_error", depreview_error(dr));
+}
+
+json_t *report_json_timeout(const struct check *check)
+{
+	const struct timeout_choice *t = check_timeout_choice(check);
+
+	return json_pack("{s:f, s:f, s:s}", "base_s", t->base, "chosen_s", t->chosen, "reason", t->reason);
+}

@@ -1,0 +1,339 @@
+/* A check's dependency phase: manifests read and analysed, advisories looked up, the result kept. */
+#include "depreview.h"
+#include "diff.h"
+#include "repo.h"
+#include "status.h"
+#include "store.h"
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct depreview {
+	struct repo *repo;
+	const struct target *target;
+	struct diff *diff;
+	struct depreview_options opts;
+	struct deps_analysis analysis;
+	struct advisory *advisory;
+	char *section;
+	char *error;
+	size_t checked;
+	bool started, done;
+};
+
+int depreview_new(struct depreview **out, struct repo *repo, const struct target *target,
+		  struct diff *diff, const struct depreview_options *options)
+{
+	struct depreview *dr = calloc(1, sizeof(*dr));
+
+	*out = NULL;
+	if (!dr)
+		return error_nomem();
+	dr->repo = repo;
+	dr->target = target;
+	dr->diff = diff;
+	dr->opts = *options;
+	*out = dr;
+	return 0;
+}
+
+void depreview_free(struct depreview *dr)
+{
+	if (!dr)
+		return;
+	advisory_free(dr->advisory);
+	deps_analysis_release(&dr->analysis);
+	free(dr->section);
+	free(dr->error);
+	free(dr);
+}
+
+/* --- reading the manifests ------------------------------------------------- */
+
+struct texts {
+	struct deps_file *files;
+	struct buf *bufs;               /* two per file: old, new */
+	size_t n;
+};
+
+static void texts_release(struct texts *t)
+{
+	size_t i;
+
+	for (i = 0; i < 2 * t->n; i++)
+		buf_release(&t->bufs[i]);
+	free(t->bufs);
+	free(t->files);
+}
+
+/* A side of a manifest, or NULL when it is not there (a new or deleted file). */
+static const char *side_read(struct depreview *dr, struct buf *out, const char *path, bool old_side,
+			     size_t *len)
+{
+	if (repo_read(out, dr->repo, dr->target, path, old_side) < 0) {
+		*len = 0;
+		return NULL;
+	}
+	*len = out->len;
+	return out->ptr ? out->ptr : "";
+}
+
+/* Every changed path; manifests with both texts (the lock files' are never read). */
+static int texts_read(struct texts *t, struct depreview *dr)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (!(t->files = calloc(dr->diff->nfiles + 1, sizeof(*t->files))) ||
+	    !(t->bufs = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->bufs))))
+		return error_nomem();
+	for (i = 0; i < dr->diff->nfiles; i++) {
+		const struct diff_file *f = &dr->diff->files[i];
+		struct deps_file *d = &t->files[t->n];
+		enum deps_ecosystem eco;
+
+		d->path = f->path;
+		if (deps_file_kind(f->path, &eco) == DEPS_FILE_MANIFEST) {
+			if (f->status != DIFF_ADDED)
+				d->old_text = side_read(dr, &t->bufs[2 * t->n], f->old_path, true, &d->old_len);
+			if (f->status != DIFF_DELETED)
+				d->new_text = side_read(dr, &t->bufs[2 * t->n + 1], f->path, false, &d->new_len);
+		}
+		t->n++;
+	}
+	return 0;
+}
+
+/* --- the phase ------------------------------------------------------------ */
+
+static int finish(struct depreview *dr)
+{
+	struct buf section = BUF_INIT;
+	int error;
+
+	if (dr->advisory) {
+		dr->checked = advisory_checked(dr->advisory);
+		if (advisory_error(dr->advisory) && !(dr->error = strdup(advisory_error(dr->advisory))))
+			return error_nomem();
+		advisory_free(dr->advisory);
+		dr->advisory = NULL;
+	}
+	if ((error = deps_confidence_compute(&dr->analysis)) < 0 ||
+	    (error = deps_prompt_section(&section, &dr->analysis)) < 0) {
+		buf_release(&section);
+		return error;
+	}
+	dr->section = section.ptr ? buf_detach(&section) : strdup("");
+	dr->done = true;
+	return dr->section ? 0 : error_nomem();
+}
+
+int depreview_start(struct depreview *dr)
+{
+	struct buf messages = BUF_INIT;
+	struct texts t;
+	int error;
+
+	dr->started = true;
+	/* The commit messages name a bot's bumps (and carry its release notes). */
+	repo_intent(&messages, dr->repo, dr->target, 20);
+	if ((error = texts_read(&t, dr)) < 0 ||
+	    (error = deps_analyze(&dr->analysis, t.files, t.n, dr->repo->branch, messages.ptr)) < 0) {
+		texts_release(&t);
+		buf_release(&messages);
+		return error;
+	}
+	texts_release(&t);
+	buf_release(&messages);
+	if (!dr->analysis.npackages || !dr->opts.advisories) {
+		if (dr->analysis.npackages && !(dr->error = strdup("advisories not looked up (revline.advisories is false)")))
+			return error_nomem();
+		return finish(dr);
+	}
+	if ((error = advisory_new(&dr->advisory, &dr->analysis, &dr->opts.advisory)) < 0 ||
+	    (error = advisory_start(dr->advisory)) < 0) {
+		/* Fail-open: the review goes on without advisories. */
+		dr->error = strdup(error_message());
+		advisory_free(dr->advisory);
+		dr->advisory = NULL;
+		return finish(dr);
+	}
+	return advisory_done(dr->advisory) ? finish(dr) : 0;
+}
+
+int depreview_fds(struct depreview *dr, struct pollfd *out, int max)
+{
+	return dr->advisory && !dr->done ? advisory_fds(dr->advisory, out, max) : 0;
+}
+
+int depreview_timeout(struct depreview *dr)
+{
+	return dr->advisory && !dr->done ? advisory_timeout(dr->advisory) : -1;
+}
+
+int depreview_step(struct depreview *dr, const struct pollfd *fds, int n)
+{
+	if (!dr->advisory || dr->done)
+		return 0;
+	advisory_step(dr->advisory, fds, n);
+	return advisory_done(dr->advisory) ? finish(dr) : 0;
+}
+
+int depreview_wait(struct depreview *dr, int max_ms)
+{
+	if (!dr->advisory || dr->done)
+		return 0;
+	advisory_wait(dr->advisory, max_ms);
+	return advisory_done(dr->advisory) ? finish(dr) : 0;
+}
+
+bool depreview_done(const struct depreview *dr)
+{
+	return dr->done;
+}
+
+void depreview_cancel(struct depreview *dr)
+{
+	if (dr->done || !dr->started)
+		return;
+	if (dr->advisory)
+		advisory_cancel(dr->advisory);
+	finish(dr);
+}
+
+const struct deps_analysis *depreview_analysis(const struct depreview *dr)
+{
+	return &dr->analysis;
+}
+
+bool depreview_found(const struct depreview *dr)
+{
+	return dr->analysis.npackages || dr->analysis.bot;
+}
+
+bool depreview_dependency_only(const struct depreview *dr)
+{
+	return depreview_found(dr) && dr->analysis.dependency_only;
+}
+
+const char *depreview_section(const struct depreview *dr)
+{
+	return dr->section ? dr->section : "";
+}
+
+size_t depreview_checked(const struct depreview *dr)
+{
+	return dr->checked;
+}
+
+const char *depreview_error(const struct depreview *dr)
+{
+	return dr->error;
+}
+
+/* --- storing -------------------------------------------------------------- */
+
+static char *ecosystems_json(unsigned ecosystems)
+{
+	json_t *a = json_array();
+	char *text;
+	int i;
+
+	for (i = 0; a && i < ECO_COUNT; i++)
+		if (ecosystems & (1u << i))
+			json_array_append_new(a, json_string(deps_ecosystem_name((enum deps_ecosystem)i)));
+	text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return text;
+}
+
+static char *advisories_json(const struct deps_package *p)
+{
+	json_t *a = json_array();
+	char *text;
+	size_t i;
+
+	for (i = 0; a && i < p->nadvisories; i++) {
+		const struct deps_advisory *v = &p->advisories[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:s, s:b}", "id", v->id, "summary", v->summary,
+						   "severity", v->severity ? v->severity : "unknown", "fixed", v->fixed));
+	}
+	text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return text;
+}
+
+static int summary_put(struct depreview *dr, struct store *store, int64_t check_id)
+{
+	const struct deps_analysis *a = &dr->analysis;
+	sqlite3_stmt *stmt = NULL;
+	char *ecos = ecosystems_json(a->ecosystems);
+	int error;
+
+	if (!ecos)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt, "INSERT OR REPLACE INTO check_dependencies (check_id, ecosystems, "
+				   "bot, dependency_only, confidence, reason, advisories_checked, advisories_error) "
+				   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")) == 0) {
+		sqlite3_bind_int64(stmt, 1, check_id);
+		sqlite3_bind_text(stmt, 2, ecos, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, a->bot, -1, SQLITE_STATIC);
+		sqlite3_bind_int(stmt, 4, a->dependency_only);
+		sqlite3_bind_text(stmt, 5, deps_confidence_name(a->confidence), -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 6, a->reason ? a->reason : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)dr->checked);
+		sqlite3_bind_text(stmt, 8, dr->error, -1, SQLITE_STATIC);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			error = store_fail(store, sqlite3_errcode(sqlite3_db_handle(stmt)));
+	}
+	sqlite3_finalize(stmt);
+	free(ecos);
+	return error;
+}
+
+static int package_put(struct store *store, int64_t check_id, const struct deps_package *p)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *advisories = advisories_json(p);
+	int error;
+
+	if (!advisories)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt, "INSERT INTO check_packages (check_id, ecosystem, name, manifest, "
+				   "from_spec, to_spec, bump, breaking, downgrade, advisories) "
+				   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")) == 0) {
+		sqlite3_bind_int64(stmt, 1, check_id);
+		sqlite3_bind_text(stmt, 2, deps_ecosystem_name(p->ecosystem), -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, p->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 4, p->manifest, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 5, p->from, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 6, p->to, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 7, deps_bump_name(p->bump), -1, SQLITE_STATIC);
+		sqlite3_bind_int(stmt, 8, p->breaking);
+		sqlite3_bind_int(stmt, 9, p->downgrade);
+		sqlite3_bind_text(stmt, 10, advisories, -1, SQLITE_STATIC);
+		if (sqlite3_step(stmt) != SQLITE_DONE)
+			error = store_fail(store, sqlite3_errcode(sqlite3_db_handle(stmt)));
+	}
+	sqlite3_finalize(stmt);
+	free(advisories);
+	return error;
+}
+
+int depreview_store(struct depreview *dr, struct store *store, int64_t check_id)
+{
+	size_t i;
+	int error;
+
+	if (!store || !check_id || !depreview_found(dr))
+		return 0;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	error = summary_put(dr, store, check_id);
+	for (i = 0; !error && i < dr->analysis.npackages; i++)
+		error = package_put(store, check_id, &dr->analysis.packages[i]);
+	return store_end(store, error);
+}
