@@ -241,19 +241,6 @@ void advisory_free(struct advisory *adv)
 
 /* --- the advisories of a package ----------------------------------------- */
 
-static void advisories_release(struct deps_package *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nadvisories; i++) {
-		free(p->advisories[i].id);
-		free(p->advisories[i].summary);
-		free(p->advisories[i].severity);
-	}
-	free(p->advisories);
-	p->advisories = NULL;
-	p->nadvisories = 0;
-}
 
 /* CVSS 3.1's Roundup: up to one decimal, without floating-point surprises. */
 static double cvss_roundup(double x)
@@ -472,7 +459,7 @@ static int fill(struct item *item)
 	size_t i, n = json_array_size(old) + json_array_size(new);
 	int error = 0;
 
-	advisories_release(p);
+	deps_advisories_release(p);
 	if (!n)
 		return 0;
 	p->advisories = calloc(n, sizeof(*p->advisories));
@@ -485,7 +472,7 @@ static int fill(struct item *item)
 		if (!error && !has_vuln(new, vuln))
 			error = add_advisory(p, vuln, true);
 	if (error < 0)
-		advisories_release(p);
+		deps_advisories_release(p);
 	return error;
 }
 
@@ -750,7 +737,7 @@ int advisory_start(struct advisory *adv)
 	for (i = 0; i < adv->nitems; i++) {
 		struct item *item = &adv->items[i];
 
-		advisories_release(item->package);
+		deps_advisories_release(item->package);
 		if (item->package->from_version &&
 		    (error = submit(adv, &item->side[SIDE_OLD], item->package->from_version)) < 0)
 			return error;

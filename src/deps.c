@@ -1436,22 +1436,29 @@ struct analysis {
 	size_t cap;
 };
 
-static void package_release(struct deps_package *p)
+void deps_advisories_release(struct deps_package *p)
 {
 	size_t i;
 
-	free(p->name);
-	free(p->manifest);
-	free(p->from);
-	free(p->to);
-	free(p->from_version);
-	free(p->to_version);
 	for (i = 0; i < p->nadvisories; i++) {
 		free(p->advisories[i].id);
 		free(p->advisories[i].summary);
 		free(p->advisories[i].severity);
 	}
 	free(p->advisories);
+	p->advisories = NULL;
+	p->nadvisories = 0;
+}
+
+static void package_release(struct deps_package *p)
+{
+	free(p->name);
+	free(p->manifest);
+	free(p->from);
+	free(p->to);
+	free(p->from_version);
+	free(p->to_version);
+	deps_advisories_release(p);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -105,6 +105,9 @@ struct deps_package {
 	size_t nadvisories;
 };
 
+/* Free a package's advisories (the lookup fills them again). */
+void deps_advisories_release(struct deps_package *package);
+
 /* X(ID, name) */
 #define DEPS_CONFIDENCES(X) \
 	X(CONFIDENCE_HIGH,   "high") \
