@@ -69,6 +69,8 @@ void report_text_deps(FILE *out, const struct check *check)
 				p->advisories[k].fixed ? "fixed by this bump" : "still open",
 				or_dash(p->advisories[k].summary));
 	}
+	for (i = 0; i < a->nproblems; i++)
+		fprintf(out, "  %s\n", a->problems[i]);
 	fprintf(out, "  merge confidence: %s (%s)\n", deps_confidence_name(a->confidence), or_dash(a->reason));
 	if (depreview_error(dr))
 		fprintf(out, "  advisories: %s\n", depreview_error(dr));
@@ -109,7 +111,9 @@ void report_markdown_deps(FILE *out, const struct check *check)
 			fprintf(out, "- **%s** in `%s` (%s, %s): %s\n", v->id, a->packages[i].name, or_dash(v->severity),
 				v->fixed ? "fixed by this bump" : "still open", or_dash(v->summary));
 		}
-	fprintf(out, "%sMerge confidence: **%s** (%s)\n", a->npackages ? "\n" : "",
+	for (i = 0; i < a->nproblems; i++)
+		fprintf(out, "- %s\n", a->problems[i]);
+	fprintf(out, "%sMerge confidence: **%s** (%s)\n", a->npackages || a->nproblems ? "\n" : "",
 		deps_confidence_name(a->confidence), or_dash(a->reason));
 	if (depreview_error(dr))
 		fprintf(out, "\n<sub>%s</sub>\n", depreview_error(dr));
@@ -137,7 +141,7 @@ json_t *report_json_deps(const struct check *check)
 {
 	const struct depreview *dr = check_deps(check);
 	const struct deps_analysis *a;
-	json_t *packages, *ecosystems;
+	json_t *packages, *ecosystems, *problems;
 	size_t i;
 	int e;
 
@@ -146,13 +150,17 @@ json_t *report_json_deps(const struct check *check)
 	a = depreview_analysis(dr);
 	packages = json_array();
 	ecosystems = json_array();
+	problems = json_array();
+	for (i = 0; i < a->nproblems; i++)
+		json_array_append_new(problems, json_string(a->problems[i]));
 	for (i = 0; i < a->npackages; i++)
 		json_array_append_new(packages, package_json(&a->packages[i]));
 	for (e = 0; e < ECO_COUNT; e++)
 		if (a->ecosystems & (1u << e))
 			json_array_append_new(ecosystems, json_string(deps_ecosystem_name((enum deps_ecosystem)e)));
-	return json_pack("{s:o, s:s?, s:b, s:o, s:s, s:s?, s:I, s:s?}", "ecosystems", ecosystems, "bot", a->bot,
-			 "dependency_only", a->dependency_only, "packages", packages, "merge_confidence",
+	return json_pack("{s:o, s:s?, s:b, s:o, s:o, s:s, s:s?, s:I, s:s?}", "ecosystems", ecosystems, "bot", a->bot,
+			 "dependency_only", a->dependency_only, "packages", packages, "problems", problems,
+			 "merge_confidence",
 			 deps_confidence_name(a->confidence), "reason", a->reason,
 			 "advisories_checked", (json_int_t)depreview_checked(dr), "advisories_error", depreview_error(dr));
 }

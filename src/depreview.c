@@ -210,7 +210,7 @@ const struct deps_analysis *depreview_analysis(const struct depreview *dr)
 
 bool depreview_found(const struct depreview *dr)
 {
-	return dr->analysis.npackages || dr->analysis.bot;
+	return dr->analysis.npackages || dr->analysis.bot || dr->analysis.nproblems;
 }
 
 bool depreview_dependency_only(const struct depreview *dr)

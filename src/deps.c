@@ -472,6 +472,7 @@ struct depmap {
 	enum deps_ecosystem eco;
 	int error;              /* the first failure (memory): the reader stops adding */
 	bool malformed;         /* the text could not be read at all: the manifest is skipped */
+	char why[256];          /* and why, with the line when known */
 };
 
 static void depmap_release(struct depmap *map)
@@ -575,6 +576,11 @@ static void read_npm(struct depmap *map, const char *text, size_t len)
 
 	if (!json_is_object(root)) {
 		map->malformed = true;
+		if (root)
+			snprintf(map->why, sizeof(map->why), "not a JSON object");
+		else
+			snprintf(map->why, sizeof(map->why), "not valid JSON, line %d, column %d: %s", err.line,
+				 err.column, err.text);
 		goto done;
 	}
 	for (i = 0; i < COUNT(npm_sections); i++) {
@@ -1630,6 +1636,20 @@ static int compare_sides(struct analysis *a, const struct deps_file *file, enum 
 	return error;
 }
 
+static int problem_add(struct deps_analysis *out, const char *path, const char *side, const char *why)
+{
+	char **grown = realloc(out->problems, (out->nproblems + 1) * sizeof(*grown));
+	struct buf text = BUF_INIT;
+
+	if (!grown)
+		return error_nomem();
+	out->problems = grown;
+	if (buf_printf(&text, "%s (%s side): %s; its dependencies are left out", path, side, why) < 0)
+		return error_nomem();
+	out->problems[out->nproblems++] = buf_detach(&text);
+	return 0;
+}
+
 static int compare_manifest(struct analysis *a, const struct deps_file *file, enum deps_ecosystem eco)
 {
 	struct depmap old = { .n = 0 }, new = { .n = 0 };
@@ -1641,9 +1661,12 @@ static int compare_manifest(struct analysis *a, const struct deps_file *file, en
 	read_manifest(&new, file->path, eco, file->new_text, file->new_len);
 	if ((error = old.error ? old.error : new.error) < 0)
 		goto done;
-	/* A side that cannot be read would make every dependency look added or removed. */
-	if (old.malformed || new.malformed)
+	/* A side that cannot be read would make every dependency look added or removed: said, and skipped. */
+	if (old.malformed || new.malformed) {
+		error = problem_add(a->out, file->path, old.malformed ? "old" : "new",
+				    old.malformed ? old.why : new.why);
 		goto done;
+	}
 	if ((error = representatives(&old, &o, &no)) < 0 || (error = representatives(&new, &n, &nn)) < 0)
 		goto done;
 	if ((error = compare_sides(a, file, eco, o, no, n, nn)) < 0)
@@ -1992,6 +2015,9 @@ void deps_analysis_release(struct deps_analysis *analysis)
 	free(analysis->packages);
 	free(analysis->bot);
 	free(analysis->reason);
+	for (i = 0; i < analysis->nproblems; i++)
+		free(analysis->problems[i]);
+	free(analysis->problems);
 	memset(analysis, 0, sizeof(*analysis));
 }
 

@@ -131,6 +131,13 @@ struct deps_analysis {
 	size_t manifests, locks, files; /* changed files of each kind, and in all */
 	enum deps_confidence confidence;
 	char *reason;                   /* why: "major version bump in express", "no advisories, patch and minor bumps" */
+	/*
+	 * Manifests that could not be read, one line each, naming the file,
+	 * the side and where ("package.json (new): not valid JSON, line 4,
+	 * column 3: ...; its dependencies are left out").
+	 */
+	char **problems;
+	size_t nproblems;
 };
 
 /* One changed file, as the caller read it. */

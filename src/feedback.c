@@ -59,21 +59,7 @@ static bool kind_on_finding(enum feedback_kind kind)
 	return kind == FEEDBACK_FALSE_POSITIVE || kind == FEEDBACK_ACCEPT || kind == FEEDBACK_REJECT;
 }
 
-/* Binding by name with a sticky status, as store.c does: one check per statement. */
-static void bind_text(int *rc, sqlite3_stmt *stmt, const char *name, const char *value)
-{
-	int i = sqlite3_bind_parameter_index(stmt, name);
 
-	if (*rc != SQLITE_OK)
-		return;
-	*rc = value ? sqlite3_bind_text(stmt, i, value, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(stmt, i);
-}
-
-static void bind_int(int *rc, sqlite3_stmt *stmt, const char *name, int64_t value)
-{
-	if (*rc == SQLITE_OK)
-		*rc = sqlite3_bind_int64(stmt, sqlite3_bind_parameter_index(stmt, name), value);
-}
 
 /* A column as a new string; NULL stays NULL. */
 static int column_dup(char **out, sqlite3_stmt *stmt, int col)
@@ -114,7 +100,7 @@ static int subject_read(struct subject *s, struct store *store, int64_t finding_
 				   "json_extract(f.evidence, '$.code_examined') FROM findings f "
 				   "JOIN checks c ON c.id = f.check_id WHERE f.id = :id")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", finding_id);
+	store_bind_int(&rc, stmt, ":id", finding_id);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE) {
@@ -162,17 +148,17 @@ static int subject_insert(int64_t *id, struct store *store, const struct subject
 				   ":repo, :kind, :note, :rule, :fingerprint, :file, :title, :issue, :code, "
 				   ":now)")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":finding", finding_id);
-	bind_int(&rc, stmt, ":repo", s->repo_id);
-	bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	bind_text(&rc, stmt, ":note", note);
-	bind_text(&rc, stmt, ":rule", s->rule_id);
-	bind_text(&rc, stmt, ":fingerprint", s->fingerprint);
-	bind_text(&rc, stmt, ":file", s->file);
-	bind_text(&rc, stmt, ":title", s->title);
-	bind_text(&rc, stmt, ":issue", s->issue);
-	bind_text(&rc, stmt, ":code", s->code);
-	bind_int(&rc, stmt, ":now", store_now_ms());
+	store_bind_int(&rc, stmt, ":finding", finding_id);
+	store_bind_int(&rc, stmt, ":repo", s->repo_id);
+	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
+	store_bind_text(&rc, stmt, ":note", note);
+	store_bind_text(&rc, stmt, ":rule", s->rule_id);
+	store_bind_text(&rc, stmt, ":fingerprint", s->fingerprint);
+	store_bind_text(&rc, stmt, ":file", s->file);
+	store_bind_text(&rc, stmt, ":title", s->title);
+	store_bind_text(&rc, stmt, ":issue", s->issue);
+	store_bind_text(&rc, stmt, ":code", s->code);
+	store_bind_int(&rc, stmt, ":now", store_now_ms());
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE)
@@ -223,10 +209,10 @@ static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum fee
 				   "json_extract(v.file_references, '$[0]'), :now FROM violation_fixes v "
 				   "JOIN checks c ON c.id = v.fix_check_id WHERE v.id = :id")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", fix_id);
-	bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	bind_text(&rc, stmt, ":note", note);
-	bind_int(&rc, stmt, ":now", store_now_ms());
+	store_bind_int(&rc, stmt, ":id", fix_id);
+	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
+	store_bind_text(&rc, stmt, ":note", note);
+	store_bind_int(&rc, stmt, ":now", store_now_ms());
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc != SQLITE_DONE)
@@ -267,7 +253,7 @@ static int describe_read(struct buf *out, struct store *store, int64_t id)
 				   "SELECT fb.rule_id, fb.file, f.line FROM feedback fb "
 				   "LEFT JOIN findings f ON f.id = fb.finding_id WHERE fb.id = :id")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", id);
+	store_bind_int(&rc, stmt, ":id", id);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE) {
@@ -311,7 +297,7 @@ static int latest_read(bool *out, struct store *store, const char *fingerprint)
 				   "SELECT kind = 'false_positive' FROM feedback WHERE fingerprint = :fp "
 				   "AND kind IN " FINDING_KINDS " ORDER BY id DESC LIMIT 1")) < 0)
 		return error;
-	bind_text(&rc, stmt, ":fp", fingerprint);
+	store_bind_text(&rc, stmt, ":fp", fingerprint);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW)
@@ -838,10 +824,10 @@ static int examples_select(struct examples *ex, bool *rejected, struct store *st
 	if ((error = store_prepare(store, &stmt, sql)) < 0)
 		return error;
 	if (query)
-		bind_text(&rc, stmt, ":query", query);
-	bind_text(&rc, stmt, ":rule", rule_id);
-	bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	bind_int(&rc, stmt, ":max", (int64_t)(max < INT32_MAX ? max : INT32_MAX));
+		store_bind_text(&rc, stmt, ":query", query);
+	store_bind_text(&rc, stmt, ":rule", rule_id);
+	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
+	store_bind_int(&rc, stmt, ":max", (int64_t)(max < INT32_MAX ? max : INT32_MAX));
 	if (rc == SQLITE_OK)
 		while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
 			error = example_read(ex, stmt, kind);

@@ -95,20 +95,7 @@ static int step_row(struct store *store, sqlite3_stmt *stmt, bool *row)
 }
 
 /* Binding with a sticky status, as the store does. */
-static void bind_text(int *rc, sqlite3_stmt *stmt, const char *name, const char *value)
-{
-	int i = sqlite3_bind_parameter_index(stmt, name);
 
-	if (*rc == SQLITE_OK)
-		*rc = value ? sqlite3_bind_text(stmt, i, value, -1, SQLITE_TRANSIENT) :
-			sqlite3_bind_null(stmt, i);
-}
-
-static void bind_int(int *rc, sqlite3_stmt *stmt, const char *name, int64_t value)
-{
-	if (*rc == SQLITE_OK)
-		*rc = sqlite3_bind_int64(stmt, sqlite3_bind_parameter_index(stmt, name), value);
-}
 
 /* Grow an array by one element; false when memory ran out. */
 static bool grow(void **items, size_t count, size_t size)
@@ -195,9 +182,9 @@ int history_checks(struct history_check **out, size_t *count, struct store *stor
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, checks_sql)) < 0)
 		return error;
-	bind_text(&rc, stmt, ":repo", repo);
+	store_bind_text(&rc, stmt, ":repo", repo);
 	/* LIMIT -1: no limit. */
-	bind_int(&rc, stmt, ":limit", limit ? (int64_t)limit : -1);
+	store_bind_int(&rc, stmt, ":limit", limit ? (int64_t)limit : -1);
 	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, check_read)) < 0) {
 		history_checks_free(*out, *count);
 		*out = NULL;
@@ -325,8 +312,8 @@ int history_fixes(struct history_fix **out, size_t *count, struct store *store,
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, fixes_sql)) < 0)
 		return error;
-	bind_text(&rc, stmt, ":repo", repo);
-	bind_text(&rc, stmt, ":rule", rule_id);
+	store_bind_text(&rc, stmt, ":repo", repo);
+	store_bind_text(&rc, stmt, ":rule", rule_id);
 	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, fix_read)) < 0) {
 		history_fixes_free(*out, *count);
 		*out = NULL;
@@ -360,7 +347,7 @@ int history_fix_lookup(struct history_fix **out, struct store *store, int64_t fi
 	*out = NULL;
 	if ((error = store_prepare(store, &stmt, fix_sql)) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", fix_id);
+	store_bind_int(&rc, stmt, ":id", fix_id);
 	if (rc != SQLITE_OK) {
 		error = store_fail(store, rc);
 		goto done;
@@ -430,7 +417,7 @@ int history_violations(struct history_violation **out, size_t *count, struct sto
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, violations_sql)) < 0)
 		return error;
-	bind_int(&rc, stmt, ":check", check_id);
+	store_bind_int(&rc, stmt, ":check", check_id);
 	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, violation_read)) < 0) {
 		history_violations_free(*out, *count);
 		*out = NULL;
@@ -576,7 +563,7 @@ static int rule_counts(struct history_stats *stats, struct store *store, int64_t
 
 	if ((error = store_prepare(store, &stmt, rule_count_sql[which])) < 0)
 		return error;
-	bind_int(&rc, stmt, ":repo", repo);
+	store_bind_int(&rc, stmt, ":repo", repo);
 	if (rc != SQLITE_OK) {
 		error = store_fail(store, rc);
 		goto done;
@@ -610,7 +597,7 @@ static int repo_find(struct store *store, int64_t *repo, long *checks, const cha
 	if ((error = store_prepare(store, &stmt, "SELECT p.id, (SELECT count(*) FROM checks c "
 				   "WHERE c.repo_id = p.id) FROM repos p WHERE p.path = :path")) < 0)
 		return error;
-	bind_text(&rc, stmt, ":path", path);
+	store_bind_text(&rc, stmt, ":path", path);
 	if (rc != SQLITE_OK)
 		error = store_fail(store, rc);
 	else if (!(error = step_row(store, stmt, &row)) && row) {

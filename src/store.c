@@ -439,7 +439,7 @@ static int step_done(struct store *store, sqlite3_stmt *stmt)
  * Binding by name, with a sticky status, so that a long insert reads as
  * one list of columns and is checked once.
  */
-static void bind_text(int *rc, sqlite3_stmt *stmt, const char *name, const char *value)
+void store_bind_text(int *rc, sqlite3_stmt *stmt, const char *name, const char *value)
 {
 	int i = sqlite3_bind_parameter_index(stmt, name);
 
@@ -448,7 +448,7 @@ static void bind_text(int *rc, sqlite3_stmt *stmt, const char *name, const char 
 	*rc = value ? sqlite3_bind_text(stmt, i, value, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(stmt, i);
 }
 
-static void bind_int(int *rc, sqlite3_stmt *stmt, const char *name, int64_t value)
+void store_bind_int(int *rc, sqlite3_stmt *stmt, const char *name, int64_t value)
 {
 	if (*rc == SQLITE_OK)
 		*rc = sqlite3_bind_int64(stmt, sqlite3_bind_parameter_index(stmt, name), value);
@@ -460,7 +460,7 @@ static void bind_id(int *rc, sqlite3_stmt *stmt, const char *name, int64_t id)
 	if (*rc == SQLITE_OK && !id)
 		*rc = sqlite3_bind_null(stmt, sqlite3_bind_parameter_index(stmt, name));
 	else
-		bind_int(rc, stmt, name, id);
+		store_bind_int(rc, stmt, name, id);
 }
 
 /* BEGIN IMMEDIATE: the write lock is taken (or waited for) now, never half-way. */
@@ -493,7 +493,7 @@ static int exec_id(struct store *store, const char *sql, int64_t id)
 
 	if ((error = prepare(store, &stmt, sql)) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", id);
+	store_bind_int(&rc, stmt, ":id", id);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 	sqlite3_finalize(stmt);
 	return error;
@@ -507,12 +507,12 @@ int store_check_timeout(struct store *store, int64_t check_id, double base, doub
 	if ((error = prepare(store, &stmt, "UPDATE checks SET timeout_base = :base, timeout_chosen = :chosen, "
 			     "timeout_reason = :reason WHERE id = :id")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", check_id);
+	store_bind_int(&rc, stmt, ":id", check_id);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":base"), base);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":chosen"), chosen);
-	bind_text(&rc, stmt, ":reason", reason);
+	store_bind_text(&rc, stmt, ":reason", reason);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 	sqlite3_finalize(stmt);
 	return error;
@@ -525,8 +525,8 @@ int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms)
 
 	if ((error = prepare(store, &stmt, "UPDATE check_threadlines SET timeout_ms = :ms WHERE id = :id")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", rule_row);
-	bind_int(&rc, stmt, ":ms", timeout_ms);
+	store_bind_int(&rc, stmt, ":id", rule_row);
+	store_bind_int(&rc, stmt, ":ms", timeout_ms);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 	sqlite3_finalize(stmt);
 	return error;
@@ -801,8 +801,8 @@ static int interrupted_set(struct store *store, const int64_t *ids, size_t count
 			     "finished_at = :now WHERE id = :id AND status = 'running'")) < 0)
 		return error;
 	for (i = 0; i < count && !error; i++) {
-		bind_int(&rc, stmt, ":now", now);
-		bind_int(&rc, stmt, ":id", ids[i]);
+		store_bind_int(&rc, stmt, ":now", now);
+		store_bind_int(&rc, stmt, ":id", ids[i]);
 		error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 		if (!error)
 			*marked += (size_t)sqlite3_changes(store->db);
@@ -1042,10 +1042,10 @@ static int repo_id(struct store *store, int64_t *id, const char *path, const cha
 			     "WHERE name IS NOT excluded.name")) < 0 ||
 	    (error = prepare(store, &sel, "SELECT id FROM repos WHERE path = :path")) < 0)
 		goto done;
-	bind_text(&rc, ins, ":path", key);
-	bind_text(&rc, ins, ":name", name);
-	bind_int(&rc, ins, ":now", now);
-	bind_text(&rc, sel, ":path", key);
+	store_bind_text(&rc, ins, ":path", key);
+	store_bind_text(&rc, ins, ":name", name);
+	store_bind_int(&rc, ins, ":now", now);
+	store_bind_text(&rc, sel, ":path", key);
 	if (rc != SQLITE_OK) {
 		error = db_error(store, rc);
 		goto done;
@@ -1078,9 +1078,9 @@ static void bind_process(int *rc, sqlite3_stmt *stmt)
 {
 	int64_t start = process_start(getpid());
 
-	bind_int(rc, stmt, ":pid", getpid());
+	store_bind_int(rc, stmt, ":pid", getpid());
 	if (start >= 0)         /* unbound is NULL: no /proc, no start time */
-		bind_int(rc, stmt, ":pid_start", start);
+		store_bind_int(rc, stmt, ":pid_start", start);
 }
 
 static int check_insert(struct store *store, int64_t *id, int64_t repo, const struct check_record *r,
@@ -1096,15 +1096,15 @@ static int check_insert(struct store *store, int64_t *id, int64_t repo, const st
 			     ":head_label, :head_oid, :target, 'running', :created, :pid, :pid_start)")) < 0)
 		return error;
 	bind_process(&rc, stmt);
-	bind_int(&rc, stmt, ":repo", repo);
-	bind_text(&rc, stmt, ":branch", r->branch);
-	bind_text(&rc, stmt, ":environment", r->environment);
-	bind_text(&rc, stmt, ":base_label", r->base_label);
-	bind_text(&rc, stmt, ":base_oid", r->base_oid);
-	bind_text(&rc, stmt, ":head_label", r->head_label);
-	bind_text(&rc, stmt, ":head_oid", r->head_oid);
-	bind_text(&rc, stmt, ":target", r->target);
-	bind_int(&rc, stmt, ":created", created);
+	store_bind_int(&rc, stmt, ":repo", repo);
+	store_bind_text(&rc, stmt, ":branch", r->branch);
+	store_bind_text(&rc, stmt, ":environment", r->environment);
+	store_bind_text(&rc, stmt, ":base_label", r->base_label);
+	store_bind_text(&rc, stmt, ":base_oid", r->base_oid);
+	store_bind_text(&rc, stmt, ":head_label", r->head_label);
+	store_bind_text(&rc, stmt, ":head_oid", r->head_oid);
+	store_bind_text(&rc, stmt, ":target", r->target);
+	store_bind_int(&rc, stmt, ":created", created);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 	if (!error)
 		*id = sqlite3_last_insert_rowid(store->db);
@@ -1122,14 +1122,14 @@ static int diff_insert(struct store *store, int64_t check_id, const struct check
 			     "INSERT INTO check_diffs (check_id, diff, files, additions, deletions) "
 			     "VALUES (:id, :diff, :files, :additions, :deletions)")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":id", check_id);
+	store_bind_int(&rc, stmt, ":id", check_id);
 	if (rc == SQLITE_OK)
 		rc = r->diff_len ? sqlite3_bind_blob64(stmt, sqlite3_bind_parameter_index(stmt, ":diff"),
 						       r->diff, r->diff_len, SQLITE_STATIC) :
 			sqlite3_bind_zeroblob(stmt, sqlite3_bind_parameter_index(stmt, ":diff"), 0);
-	bind_int(&rc, stmt, ":files", (int64_t)r->files);
-	bind_int(&rc, stmt, ":additions", (int64_t)r->additions);
-	bind_int(&rc, stmt, ":deletions", (int64_t)r->deletions);
+	store_bind_int(&rc, stmt, ":files", (int64_t)r->files);
+	store_bind_int(&rc, stmt, ":additions", (int64_t)r->additions);
+	store_bind_int(&rc, stmt, ":deletions", (int64_t)r->deletions);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 	sqlite3_finalize(stmt);
 	return error;
@@ -1170,17 +1170,17 @@ static int rule_insert(struct store *store, int64_t *id, int64_t check_id, const
 			     "VALUES (:check, :rule, :path, :version, :content, :patterns, :context, "
 			     ":kind, :model, :severity, :source)")) < 0)
 		goto done;
-	bind_int(&rc, stmt, ":check", check_id);
-	bind_text(&rc, stmt, ":rule", rule->id);
-	bind_text(&rc, stmt, ":path", rule->path ? rule->path : "");
-	bind_text(&rc, stmt, ":version", rule->version);
-	bind_text(&rc, stmt, ":content", rule->content ? rule->content : "");
-	bind_text(&rc, stmt, ":patterns", patterns);
-	bind_text(&rc, stmt, ":context", context);
-	bind_text(&rc, stmt, ":kind", rule->kind == RULE_LOCAL ? "local" : "llm");
-	bind_text(&rc, stmt, ":model", rule->model);
-	bind_text(&rc, stmt, ":severity", severity_name(rule->severity));
-	bind_text(&rc, stmt, ":source", rule->source);
+	store_bind_int(&rc, stmt, ":check", check_id);
+	store_bind_text(&rc, stmt, ":rule", rule->id);
+	store_bind_text(&rc, stmt, ":path", rule->path ? rule->path : "");
+	store_bind_text(&rc, stmt, ":version", rule->version);
+	store_bind_text(&rc, stmt, ":content", rule->content ? rule->content : "");
+	store_bind_text(&rc, stmt, ":patterns", patterns);
+	store_bind_text(&rc, stmt, ":context", context);
+	store_bind_text(&rc, stmt, ":kind", rule->kind == RULE_LOCAL ? "local" : "llm");
+	store_bind_text(&rc, stmt, ":model", rule->model);
+	store_bind_text(&rc, stmt, ":severity", severity_name(rule->severity));
+	store_bind_text(&rc, stmt, ":source", rule->source);
 	if ((error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt)) < 0)
 		goto done;
 	*id = sqlite3_last_insert_rowid(store->db);
@@ -1224,25 +1224,25 @@ static int finding_insert(struct store *store, sqlite3_stmt *stmt, int64_t check
 	if ((error = json_evidence(&evidence, &f->evidence)) < 0 ||
 	    (error = json_strings(&from, f->from_rules, f->nfrom)) < 0)
 		goto done;
-	bind_int(&rc, stmt, ":check", check_id);
+	store_bind_int(&rc, stmt, ":check", check_id);
 	bind_id(&rc, stmt, ":threadline", threadline);
-	bind_text(&rc, stmt, ":rule", f->rule_id);
-	bind_text(&rc, stmt, ":file", f->file);
-	bind_int(&rc, stmt, ":line", f->line);
-	bind_int(&rc, stmt, ":end_line", f->end_line);
-	bind_text(&rc, stmt, ":severity", severity_name(f->severity));
-	bind_text(&rc, stmt, ":category", f->category);
-	bind_text(&rc, stmt, ":title", f->title);
-	bind_text(&rc, stmt, ":issue", f->issue);
-	bind_text(&rc, stmt, ":suggestion", f->suggestion);
-	bind_text(&rc, stmt, ":evidence", evidence);
-	bind_int(&rc, stmt, ":verified", f->verified);
-	bind_text(&rc, stmt, ":verify_note", f->verify_note);
-	bind_text(&rc, stmt, ":fingerprint", f->fingerprint[0] ? f->fingerprint : NULL);
-	bind_int(&rc, stmt, ":suppressed", f->suppressed);
-	bind_text(&rc, stmt, ":from_rules", from);
-	bind_int(&rc, stmt, ":reduced", !threadline);
-	bind_int(&rc, stmt, ":now", now);
+	store_bind_text(&rc, stmt, ":rule", f->rule_id);
+	store_bind_text(&rc, stmt, ":file", f->file);
+	store_bind_int(&rc, stmt, ":line", f->line);
+	store_bind_int(&rc, stmt, ":end_line", f->end_line);
+	store_bind_text(&rc, stmt, ":severity", severity_name(f->severity));
+	store_bind_text(&rc, stmt, ":category", f->category);
+	store_bind_text(&rc, stmt, ":title", f->title);
+	store_bind_text(&rc, stmt, ":issue", f->issue);
+	store_bind_text(&rc, stmt, ":suggestion", f->suggestion);
+	store_bind_text(&rc, stmt, ":evidence", evidence);
+	store_bind_int(&rc, stmt, ":verified", f->verified);
+	store_bind_text(&rc, stmt, ":verify_note", f->verify_note);
+	store_bind_text(&rc, stmt, ":fingerprint", f->fingerprint[0] ? f->fingerprint : NULL);
+	store_bind_int(&rc, stmt, ":suppressed", f->suppressed);
+	store_bind_text(&rc, stmt, ":from_rules", from);
+	store_bind_int(&rc, stmt, ":reduced", !threadline);
+	store_bind_int(&rc, stmt, ":now", now);
 	if ((error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt)) < 0)
 		goto done;
 	f->id = sqlite3_last_insert_rowid(store->db);
@@ -1290,9 +1290,9 @@ static int threadline_find(struct store *store, int64_t *out, int64_t check_id,
 			     "SELECT id FROM check_threadlines WHERE check_id = :check AND "
 			     "(id = :id OR (:id = 0 AND threadline_id = :rule))")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":check", check_id);
-	bind_int(&rc, stmt, ":id", result->id);
-	bind_text(&rc, stmt, ":rule", rule);
+	store_bind_int(&rc, stmt, ":check", check_id);
+	store_bind_int(&rc, stmt, ":id", result->id);
+	store_bind_text(&rc, stmt, ":rule", rule);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW)
@@ -1322,18 +1322,18 @@ static int result_insert(struct store *store, int64_t threadline, const struct r
 			     ":reasoning, :refs, :error, :cached, :attempts, :duration, :tokens_in, "
 			     ":tokens_out, :chunks, :now)")) < 0)
 		goto done;
-	bind_int(&rc, stmt, ":threadline", threadline);
-	bind_text(&rc, stmt, ":status", rule_status_name(r->status));
-	bind_text(&rc, stmt, ":reasoning", r->reasoning);
-	bind_text(&rc, stmt, ":refs", refs);
-	bind_text(&rc, stmt, ":error", r->error);
-	bind_int(&rc, stmt, ":cached", r->cached);
-	bind_int(&rc, stmt, ":attempts", r->attempts);
-	bind_int(&rc, stmt, ":duration", r->duration_ms);
-	bind_int(&rc, stmt, ":tokens_in", r->tokens_in);
-	bind_int(&rc, stmt, ":tokens_out", r->tokens_out);
-	bind_int(&rc, stmt, ":chunks", r->chunks);
-	bind_int(&rc, stmt, ":now", now);
+	store_bind_int(&rc, stmt, ":threadline", threadline);
+	store_bind_text(&rc, stmt, ":status", rule_status_name(r->status));
+	store_bind_text(&rc, stmt, ":reasoning", r->reasoning);
+	store_bind_text(&rc, stmt, ":refs", refs);
+	store_bind_text(&rc, stmt, ":error", r->error);
+	store_bind_int(&rc, stmt, ":cached", r->cached);
+	store_bind_int(&rc, stmt, ":attempts", r->attempts);
+	store_bind_int(&rc, stmt, ":duration", r->duration_ms);
+	store_bind_int(&rc, stmt, ":tokens_in", r->tokens_in);
+	store_bind_int(&rc, stmt, ":tokens_out", r->tokens_out);
+	store_bind_int(&rc, stmt, ":chunks", r->chunks);
+	store_bind_int(&rc, stmt, ":now", now);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 done:
 	sqlite3_finalize(stmt);
@@ -1423,22 +1423,22 @@ static int check_update(struct store *store, int64_t check_id, const char *statu
 			     "requests = :requests, cache_hits = :cache_hits, tokens_in = :tokens_in, "
 			     "tokens_out = :tokens_out WHERE id = :id")) < 0)
 		goto done;
-	bind_int(&rc, stmt, ":id", check_id);
-	bind_text(&rc, stmt, ":status", status);
-	bind_int(&rc, stmt, ":now", now);
-	bind_int(&rc, stmt, ":duration", duration_ms);
-	bind_int(&rc, stmt, ":has_report", report != NULL);
-	bind_int(&rc, stmt, ":nfindings", report ? (int64_t)report->nfindings : 0);
-	bind_text(&rc, stmt, ":summary", report ? report->summary : NULL);
-	bind_text(&rc, stmt, ":overall", report ? report->overall_severity : NULL);
-	bind_text(&rc, stmt, ":must_fix", must_fix);
+	store_bind_int(&rc, stmt, ":id", check_id);
+	store_bind_text(&rc, stmt, ":status", status);
+	store_bind_int(&rc, stmt, ":now", now);
+	store_bind_int(&rc, stmt, ":duration", duration_ms);
+	store_bind_int(&rc, stmt, ":has_report", report != NULL);
+	store_bind_int(&rc, stmt, ":nfindings", report ? (int64_t)report->nfindings : 0);
+	store_bind_text(&rc, stmt, ":summary", report ? report->summary : NULL);
+	store_bind_text(&rc, stmt, ":overall", report ? report->overall_severity : NULL);
+	store_bind_text(&rc, stmt, ":must_fix", must_fix);
 	if (report)     /* unbound is NULL: no report, no synthesis either way */
-		bind_int(&rc, stmt, ":synthesized", report->synthesized);
-	bind_text(&rc, stmt, ":fallback", report ? report->fallback_reason : NULL);
-	bind_int(&rc, stmt, ":requests", stats->requests);
-	bind_int(&rc, stmt, ":cache_hits", stats->cache_hits);
-	bind_int(&rc, stmt, ":tokens_in", stats->tokens_in);
-	bind_int(&rc, stmt, ":tokens_out", stats->tokens_out);
+		store_bind_int(&rc, stmt, ":synthesized", report->synthesized);
+	store_bind_text(&rc, stmt, ":fallback", report ? report->fallback_reason : NULL);
+	store_bind_int(&rc, stmt, ":requests", stats->requests);
+	store_bind_int(&rc, stmt, ":cache_hits", stats->cache_hits);
+	store_bind_int(&rc, stmt, ":tokens_in", stats->tokens_in);
+	store_bind_int(&rc, stmt, ":tokens_out", stats->tokens_out);
 	if ((error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt)) < 0)
 		goto done;
 	if (!sqlite3_changes(store->db))
@@ -1482,7 +1482,7 @@ static int cache_read(struct store *store, const char *key, char **answer,
 	if ((error = prepare(store, &stmt, "SELECT answer, tokens_in, tokens_out FROM llm_cache "
 			     "WHERE key = :key")) < 0)
 		return error;
-	bind_text(&rc, stmt, ":key", key);
+	store_bind_text(&rc, stmt, ":key", key);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE) {
@@ -1515,8 +1515,8 @@ static int cache_touch(struct store *store, const char *key, int64_t now)
 	if ((error = prepare(store, &stmt, "UPDATE llm_cache SET hits = hits + 1, "
 			     "last_used_at = :now WHERE key = :key")) < 0)
 		return error;
-	bind_int(&rc, stmt, ":now", now);
-	bind_text(&rc, stmt, ":key", key);
+	store_bind_int(&rc, stmt, ":now", now);
+	store_bind_text(&rc, stmt, ":key", key);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 	sqlite3_finalize(stmt);
 	return error;
@@ -1554,13 +1554,13 @@ int store_cache_put(struct store *store, const char *key, const char *provider,
 			     "tokens_in, tokens_out, created_at, last_used_at, hits) VALUES (:key, "
 			     ":provider, :model, :answer, :tokens_in, :tokens_out, :now, :now, 0)")) < 0)
 		goto done;
-	bind_text(&rc, stmt, ":key", key);
-	bind_text(&rc, stmt, ":provider", provider);
-	bind_text(&rc, stmt, ":model", model);
-	bind_text(&rc, stmt, ":answer", answer);
-	bind_int(&rc, stmt, ":tokens_in", tokens_in);
-	bind_int(&rc, stmt, ":tokens_out", tokens_out);
-	bind_int(&rc, stmt, ":now", now);
+	store_bind_text(&rc, stmt, ":key", key);
+	store_bind_text(&rc, stmt, ":provider", provider);
+	store_bind_text(&rc, stmt, ":model", model);
+	store_bind_text(&rc, stmt, ":answer", answer);
+	store_bind_int(&rc, stmt, ":tokens_in", tokens_in);
+	store_bind_int(&rc, stmt, ":tokens_out", tokens_out);
+	store_bind_int(&rc, stmt, ":now", now);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 done:
 	sqlite3_finalize(stmt);

@@ -109,6 +109,13 @@ struct sqlite3 *store_db(struct store *store);
 int store_begin(struct store *store);
 int store_end(struct store *store, int error);
 int store_prepare(struct store *store, struct sqlite3_stmt **out, const char *sql);
+/*
+ * Binding by parameter name with a sticky status: *rc keeps the first
+ * failure and later binds do nothing, so a statement is checked once.
+ * NULL text binds NULL.
+ */
+void store_bind_text(int *rc, struct sqlite3_stmt *stmt, const char *name, const char *value);
+void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_t value);
 int store_fail(struct store *store, int rc);
 int64_t store_now_ms(void);
 

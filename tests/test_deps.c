@@ -120,6 +120,26 @@ static void check_fixture(const char *dir, const char *name, const char *path, e
  * Names and file roles
  */
 
+/* A manifest that cannot be read is said, with the side and the line, and none of its dependencies is made up. */
+static void test_malformed_manifest(void **state)
+{
+	struct deps_analysis an;
+
+	(void)state;
+	analyze_texts(&an, "web/package.json", "{\"dependencies\": {\"lodash\": \"4.17.20\"}}",
+		      "{\"dependencies\": {\n  \"lodash\": \"4.17.21\",\n}}");
+	assert_int_equal(an.npackages, 0);
+	assert_int_equal(an.nproblems, 1);
+	assert_non_null(strstr(an.problems[0], "web/package.json (new side): not valid JSON, line 3"));
+	assert_non_null(strstr(an.problems[0], "its dependencies are left out"));
+	deps_analysis_release(&an);
+	analyze_texts(&an, "package.json", "[1, 2]", "{\"dependencies\": {\"lodash\": \"4.17.21\"}}");
+	assert_int_equal(an.npackages, 0);
+	assert_int_equal(an.nproblems, 1);
+	assert_non_null(strstr(an.problems[0], "package.json (old side): not a JSON object"));
+	deps_analysis_release(&an);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -1243,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(test_confidence_from_analysis),
 		cmocka_unit_test(test_prompt_section),
 		cmocka_unit_test(test_prompt_mixed),
+		cmocka_unit_test(test_malformed_manifest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

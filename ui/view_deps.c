@@ -105,6 +105,8 @@ static void analysis_rows(struct lines *l, const struct depreview *dr, struct tu
 	lines_row(l, -1);
 	for (i = 0; i < a->npackages; i++)
 		package_rows(l, &a->packages[i], name_w, width);
+	for (i = 0; i < a->nproblems; i++)
+		lines_wrap(l, STYLE_RULE_FAILED, a->problems[i], 2, width);
 	lines_row(l, -1);
 	lines_row(l, -1);
 	lines_add(l, STYLE_DEFAULT, " ");

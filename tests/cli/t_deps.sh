@@ -169,8 +169,19 @@ json "d['dependencies']['advisories_error']" | grep -q "revline.advisories" && p
 	fail "advisories_error: $(json "d['dependencies']['advisories_error']")"
 git config --unset revline.advisories
 
-# A code change with no manifest: no section, the base timeout.
+# A manifest that is not valid JSON: named with its line, nothing made up.
 git checkout -q main
+printf '{\n  "dependencies": {\n    "lodash": "4.17.21",\n  }\n}\n' >package.json
+git add package.json
+run check --staged --format text --no-cache
+expect_status 0 "check with a broken package.json"
+expect_out "package.json (new side): not valid JSON, line 4" "the broken manifest is named, with its line"
+run check --staged --format json --no-cache
+[ "$(json "len(d['dependencies']['packages'])")" = 0 ] && json "d['dependencies']['problems'][0]" | grep -q "left out" &&
+	pass "no package is made up from it" || fail "broken manifest: $(json "d['dependencies']")"
+git reset -q && git checkout -q -- package.json
+
+# A code change with no manifest: no section, the base timeout.
 printf 'console.log(1)\n' >index.js
 git add index.js
 run check --staged --format json --no-cache
