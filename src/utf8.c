@@ -78,6 +78,58 @@ int utf8_sanitize(struct buf *out, const char *s, size_t len)
 	return error;
 }
 
+static bool cp_hidden(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+static int visible_byte(struct buf *out, unsigned char c)
+{
+	char caret[2] = { '^', c == 0x7f ? '?' : (char)(c + '@') };
+
+	return buf_put(out, caret, 2);
+}
+
+int utf8_visible(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = 0, n;
+	uint32_t cp;
+	int error = 0;
+
+	while (i < len && !error) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f) {
+			i++;
+			continue;
+		}
+		if (c == '\n' || c == '\t') {
+			i++;
+			continue;
+		}
+		n = c < 0x80 ? 1 : utf8_decode(&cp, s + i, len - i);
+		if (n > 1 && !cp_hidden(cp)) {
+			i += n;
+			continue;
+		}
+		error = buf_put(out, s + start, i - start);
+		if (error)
+			break;
+		if (c < 0x80)
+			error = visible_byte(out, c);
+		else if (n)
+			error = buf_printf(out, "<U+%04X>", (unsigned)cp);
+		else
+			error = buf_puts(out, "\xef\xbf\xbd");
+		i += n ? n : 1;
+		start = i;
+	}
+	if (!error)
+		error = buf_put(out, s + start, len - start);
+	return error;
+}
+
 int base64_encode(struct buf *out, const unsigned char *s, size_t len)
 {
 	static const char digits[] =

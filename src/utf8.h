@@ -19,6 +19,14 @@ bool utf8_valid(const char *s, size_t len);
 /* Append s to out with every invalid byte replaced by U+FFFD. */
 int utf8_sanitize(struct buf *out, const char *s, size_t len);
 /*
+ * Append s to out as text that cannot drive a terminal: C0 control
+ * characters but newline and tab as ^X (ESC as ^[, CR as ^M), DEL as ^?,
+ * C1 controls and the bidirectional overrides and isolates (U+202A-202E,
+ * U+2066-2069) as <U+XXXX>, invalid UTF-8 as U+FFFD. The one function
+ * every text output of revline passes outside strings through.
+ */
+int utf8_visible(struct buf *out, const char *s, size_t len);
+/*
  * A JSON string of bytes that may not be UTF-8, which JSON needs: invalid
  * bytes become U+FFFD. utf8_json gives null for NULL.
  */

@@ -1,0 +1,21 @@
+#ifndef REVLINE_TERM_H
+#define REVLINE_TERM_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/*
+ * The output boundary of the text the CLI writes (text and markdown
+ * reports, error lines, listings). Everything written through these has
+ * control characters made visible (utf8_visible), so a string from the
+ * model, a server, a rule, a manifest, a file name, a commit message or a
+ * linter can never drive the terminal. revline's own colours and progress
+ * lines are constants written with fputs around them. JSON and SARIF do
+ * not come here: jansson escapes what they carry.
+ */
+void term_write(FILE *out, const char *s, size_t len);
+void term_puts(FILE *out, const char *s);
+void term_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void term_vprintf(FILE *out, const char *fmt, va_list ap);
+
+#endif
