@@ -3,6 +3,7 @@
 #include "config.h"
 #include "fixdetect.h"
 #include "status.h"
+#include "term.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -83,14 +84,17 @@ void detect_fixes_print(FILE *out, const struct fixdetect *fd)
 	for (i = 0; i < fixdetect_count(fd); i++) {
 		const struct violation *v = fixdetect_violation(fd, i);
 
-		fprintf(out, "  %-30s %-9s", v->rule_id, outcome_name(v->outcome));
+		/* A rule's id, the model's words and a server's errors: through term_*. */
+		fputs("  ", out);
+		term_pad(out, v->rule_id, 30);
+		fprintf(out, " %-9s", outcome_name(v->outcome));
 		if (v->fix_type)
-			fprintf(out, " %s", v->fix_type);
+			term_printf(out, " %s", v->fix_type);
 		if (v->method)
-			fprintf(out, " (%s)", v->method);
+			term_printf(out, " (%s)", v->method);
 		fputc('\n', out);
 		if (v->error || v->explanation)
-			fprintf(out, "      %s\n", v->error ? v->error : v->explanation);
+			term_printf(out, "      %s\n", v->error ? v->error : v->explanation);
 	}
 }
 

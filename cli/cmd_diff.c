@@ -1,12 +1,14 @@
 /* revline diff: the diff model as text, stat, name-status or JSON. */
 #include "commands.h"
 #include "status.h"
+#include "term.h"
 #include "utf8.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum diff_format { FORMAT_PATCH, FORMAT_STAT, FORMAT_NAME_STATUS, FORMAT_JSON };
 
@@ -47,12 +49,30 @@ static int write_out(struct buf *out)
 	return 0;
 }
 
+/*
+ * The patch is the files' own bytes. On a terminal, where they are read, a
+ * file's escape sequences (a clipboard write, a title, a cleared screen)
+ * are shown made visible, as `less` and `cat -v` show them. Into a pipe or
+ * a file they stay byte for byte, so that `revline diff | git apply` and
+ * `revline diff > x.patch` give back the change itself. The paths in the
+ * headers are C-quoted by git's rules either way.
+ */
+static int write_patch(struct buf *out, bool terminal)
+{
+	if (!terminal)
+		return write_out(out);
+	term_write(stdout, out->ptr, out->len);
+	buf_clear(out);
+	return ferror(stdout) ? -1 : 0;
+}
+
 static int print_patch(struct diff *diff, struct buf *out)
 {
+	bool terminal = isatty(STDOUT_FILENO);
 	size_t i;
 
 	for (i = 0; i < diff->nfiles; i++) {
-		if (diff_file_print(out, diff, i) < 0 || write_out(out) < 0)
+		if (diff_file_print(out, diff, i) < 0 || write_patch(out, terminal) < 0)
 			return -1;
 	}
 	return 0;

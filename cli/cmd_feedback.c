@@ -4,6 +4,7 @@
 #include "feedback.h"
 #include "status.h"
 #include "store.h"
+#include "term.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -159,8 +160,9 @@ static int record(const struct feedback_args *a, struct store *store)
 		buf_release(&about);
 		return 2;
 	}
-	printf("%s %lld%s%s%s %s\n", a->finding ? "finding" : "fix", (long long)a->id,
-	       about.len ? " (" : "", about.ptr, about.len ? ")" : "", outcome(a->kind));
+	/* The description quotes the finding's title, the model's words. */
+	term_printf(stdout, "%s %lld%s%s%s %s\n", a->finding ? "finding" : "fix", (long long)a->id,
+		    about.len ? " (" : "", about.ptr, about.len ? ")" : "", outcome(a->kind));
 	buf_release(&about);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include "patch.h"
 #include "signals.h"
 #include "status.h"
+#include "term.h"
 #include "workspace.h"
 
 #include <errno.h>
@@ -103,10 +104,9 @@ static void progress(const struct fix *fix, bool clear)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
-	if (clear)
-		fputs("\r\033[K", stderr);
-	else
-		fprintf(stderr, "\r\033[Kasking for a fix of %s (%s)...", fix_file(fix), fix_window(fix));
+	fputs("\r\033[K", stderr);
+	if (!clear)
+		term_printf(stderr, "asking for a fix of %s (%s)...", fix_file(fix), fix_window(fix));
 }
 
 /* Until the answer (or the recheck) is in. */
@@ -126,7 +126,7 @@ static bool confirm(const char *path)
 
 	if (!tty)
 		return false;
-	fprintf(tty, "Apply this fix to %s? [y/N] ", path);
+	term_printf(tty, "Apply this fix to %s? [y/N] ", path);
 	fflush(tty);
 	if (!fgets(answer, sizeof(answer), tty))
 		answer[0] = '\0';
@@ -155,16 +155,22 @@ static int apply(struct fix *fix, const struct fix_args *a)
 
 /* --- output --------------------------------------------------------------- */
 
+/*
+ * The preview is the model's code and the explanation its words: both are
+ * shown with control characters made visible, as the file name is. The
+ * preview is for reading (the explanation follows it); --apply writes the
+ * fix's real bytes.
+ */
 static void text_out(const struct fix *fix)
 {
 	if (fix_state(fix) == FIX_FAILED)
 		return;
-	fputs(fix_preview(fix) ? fix_preview(fix) : "", stdout);
+	term_puts(stdout, fix_preview(fix));
 	if (fix_explanation(fix) && *fix_explanation(fix))
-		printf("\n%s\n", fix_explanation(fix));
+		term_printf(stdout, "\n%s\n", fix_explanation(fix));
 	if (fix_state(fix) == FIX_PROPOSED) {
-		printf("\nfix %lld proposed for %s (%s); --apply writes it\n", (long long)fix_id(fix),
-		       fix_file(fix), fix_window(fix));
+		term_printf(stdout, "\nfix %lld proposed for %s (%s); --apply writes it\n", (long long)fix_id(fix),
+			    fix_file(fix), fix_window(fix));
 	}
 }
 
@@ -211,7 +217,7 @@ int cmd_fix(int argc, char **argv)
 		rc = 3;
 	} else if (a.apply) {
 		if (!a.json)
-			fputs(fix_preview(fix) ? fix_preview(fix) : "", stdout);
+			term_puts(stdout, fix_preview(fix));
 		fflush(stdout);
 		rc = apply(fix, &a);
 	}
@@ -220,10 +226,10 @@ int cmd_fix(int argc, char **argv)
 			rc = 2;
 	} else if (a.apply && rc == 0) {
 		if (fix_explanation(fix) && *fix_explanation(fix))
-			printf("\n%s\n", fix_explanation(fix));
-		printf("\nfix %lld applied to %s%s%s (undo: revline undo %lld)\n", (long long)fix_id(fix),
-		       fix_file(fix), fix_recheck_detail(fix) ? "; " : "",
-		       fix_recheck_detail(fix) ? fix_recheck_detail(fix) : "", (long long)fix_id(fix));
+			term_printf(stdout, "\n%s\n", fix_explanation(fix));
+		term_printf(stdout, "\nfix %lld applied to %s%s%s (undo: revline undo %lld)\n", (long long)fix_id(fix),
+			    fix_file(fix), fix_recheck_detail(fix) ? "; " : "",
+			    fix_recheck_detail(fix) ? fix_recheck_detail(fix) : "", (long long)fix_id(fix));
 	} else if (!a.apply) {
 		text_out(fix);
 	}

@@ -3,6 +3,7 @@
 #include "history.h"
 #include "status.h"
 #include "store.h"
+#include "term.h"
 #include "utf8.h"
 
 #include <jansson.h>
@@ -61,19 +62,15 @@ static int fixes_json(const struct history_fix *fixes, size_t count)
 	return history_json_out(list);
 }
 
-/* The explanation under its label, each of its lines indented alike. */
+/* The explanation (the model's words) under its label, each of its lines indented alike. */
 static void explanation_print(const char *text)
 {
 	const char *line = text ? text : "", *end;
 
 	printf("  explanation: ");
 	for (;;) {
-		char *copy;
-
 		end = strchr(line, '\n');
-		copy = strndup(line, end ? (size_t)(end - line) : strlen(line));
-		history_put(stdout, copy ? copy : "", 0);
-		free(copy);
+		term_write(stdout, line, end ? (size_t)(end - line) : strlen(line));
 		if (!end || !end[1])
 			break;
 		printf("\n%15s", "");
@@ -91,7 +88,7 @@ static void fix_print(const struct history_fix *f)
 	history_local_time(when, sizeof(when), f->created_ms);
 	printf("fix %lld  ", (long long)f->id);
 	history_put(stdout, f->rule_id, 0);
-	printf("  %s  %s  %s\n", f->fix_type ? f->fix_type : "-", took, f->method ? f->method : "-");
+	term_printf(stdout, "  %s  %s  %s\n", f->fix_type ? f->fix_type : "-", took, f->method ? f->method : "-");
 	printf("  rule file:   ");
 	history_put(stdout, f->rule_file, 0);
 	printf("\n  files:       ");

@@ -4,6 +4,7 @@
 #include "history.h"
 #include "status.h"
 #include "store.h"
+#include "term.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -65,28 +66,19 @@ json_t *history_time_json(int64_t ms)
 	return json_string(full);
 }
 
-/* Columns are counted in characters, not bytes: a branch may be "fêature". */
+/*
+ * The columns of the history, fixes and stats tables: a branch, a rule id
+ * or a path may be "fêature" or hold an escape sequence, shown made
+ * visible (term.h) and counted as shown. A missing value is "-".
+ */
 int history_text_width(const char *s)
 {
-	int width = 0;
-
-	for (; *s; s++)
-		width += ((unsigned char)*s & 0xc0) != 0x80;
-	return width;
+	return term_width(s ? s : "-");
 }
 
 void history_put(FILE *fp, const char *s, int width)
 {
-	int pad;
-
-	if (!s)
-		s = "-";
-	pad = width - history_text_width(s);
-	/* Control bytes (an escape sequence in a branch name) are shown as '?'. */
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
-	while (pad-- > 0)
-		fputc(' ', fp);
+	term_pad(fp, s ? s : "-", width);
 }
 
 int history_json_out(json_t *doc)

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "rules.h"
 #include "status.h"
+#include "term.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,10 +113,11 @@ int cmd_init(int argc, char **argv)
 		goto done;
 	}
 	fd = -1;
-	printf("wrote %s, a starter rule to edit or copy\n"
-	       "  revline rules    lists the rules, this one among them\n"
-	       "  revline check    reviews your changes against them\n",
-	       at_root(repo->workdir) ? INIT_FILE : file.ptr);
+	/* The working tree's path is a directory name someone chose. */
+	term_printf(stdout, "wrote %s, a starter rule to edit or copy\n"
+		    "  revline rules    lists the rules, this one among them\n"
+		    "  revline check    reviews your changes against them\n",
+		    at_root(repo->workdir) ? INIT_FILE : file.ptr);
 done:
 	if (fd >= 0)
 		close(fd);

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "rules.h"
 #include "status.h"
+#include "term.h"
 #include "utf8.h"
 
 #include <jansson.h>
@@ -29,20 +30,14 @@ static char *workdir_find(void)
 	return workdir;
 }
 
-/* A path or message for the terminal: control bytes shown as '?'. */
-static void put_clean(FILE *fp, const char *s)
-{
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, fp);
-}
-
+/* A rule file's path and what is wrong in it (which may quote the file): through term_*. */
 static void problem_print(FILE *fp, const struct rule_problem *p)
 {
-	put_clean(fp, p->path);
+	term_puts(fp, p->path);
 	if (p->line > 0)
 		fprintf(fp, ":%d", p->line);
 	fputs(": ", fp);
-	put_clean(fp, p->message);
+	term_puts(fp, p->message);
 	fputc('\n', fp);
 }
 
@@ -141,18 +136,23 @@ static void patterns_text(struct buf *out, const struct rule *rule)
 		buf_printf(out, "%s%s", i ? " " : "", rule->patterns[i]);
 }
 
-static size_t widest(size_t width, const char *s)
+static int widest(int width, const char *s)
 {
-	size_t n = strlen(s);
+	int n = term_width(s);
 
 	return n > width ? n : width;
 }
 
-/* An aligned table; the patterns come last as they are the longest. */
+/*
+ * An aligned table; the patterns come last as they are the longest. Every
+ * column but the kind comes from a rule file or its path: shown through
+ * term_*, counted as shown.
+ */
 static int list_text(const struct rule_set *set)
 {
-	size_t w[6] = { 2, 5, 8, 5, 6, 4 }, i;
+	int w[6] = { 2, 5, 8, 5, 6, 4 };
 	struct buf patterns = BUF_INIT;
+	size_t i;
 
 	if (!set->count) {
 		printf("no rules (add one with 'revline init')\n");
@@ -167,19 +167,20 @@ static int list_text(const struct rule_set *set)
 		w[4] = widest(w[4], r->source);
 		w[5] = widest(w[5], r->path);
 	}
-	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  PATTERNS\n", (int)w[0], "ID", (int)w[1], "KIND",
-	       (int)w[2], "SEVERITY", (int)w[3], "MODEL", (int)w[4], "SOURCE", (int)w[5], "PATH");
+	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  PATTERNS\n", w[0], "ID", w[1], "KIND",
+	       w[2], "SEVERITY", w[3], "MODEL", w[4], "SOURCE", w[5], "PATH");
 	for (i = 0; i < set->count; i++) {
 		const struct rule *r = &set->rules[i];
-		size_t pad = w[5] - strlen(r->path);
+		const char *cols[6] = { r->id, r->kind == RULE_LOCAL ? "local" : "llm", severity_name(r->severity),
+					r->model ? r->model : "-", r->source, r->path };
+		size_t k;
 
 		patterns_text(&patterns, r);
-		printf("%-*s  %-*s  %-*s  %-*s  %-*s  ", (int)w[0], r->id, (int)w[1],
-		       r->kind == RULE_LOCAL ? "local" : "llm", (int)w[2], severity_name(r->severity),
-		       (int)w[3], r->model ? r->model : "-", (int)w[4], r->source);
-		put_clean(stdout, r->path);
-		printf("%*s  ", (int)pad, "");
-		put_clean(stdout, patterns.ptr ? patterns.ptr : "");
+		for (k = 0; k < 6; k++) {
+			term_pad(stdout, cols[k], w[k]);
+			fputs("  ", stdout);
+		}
+		term_puts(stdout, patterns.ptr ? patterns.ptr : "");
 		putchar('\n');
 	}
 	buf_release(&patterns);

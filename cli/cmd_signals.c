@@ -6,6 +6,7 @@
 #include "repo.h"
 #include "signals.h"
 #include "status.h"
+#include "term.h"
 #include "workspace.h"
 
 #include <jansson.h>
@@ -85,6 +86,7 @@ static int read_input(struct buf *out, const char *path)
 	return ferror(stdin) ? error_set(RL_EIO, "cannot read standard input") : 0;
 }
 
+/* A linter's words, file names and codes reach the terminal through term_* only. */
 static void problems_print(const struct signal_list *list, const char *origin)
 {
 	size_t i;
@@ -93,9 +95,9 @@ static void problems_print(const struct signal_list *list, const char *origin)
 		const struct signal_problem *p = &list->problems[i];
 
 		if (p->field)
-			fprintf(stderr, "revline: %s: %s: %s (skipped)\n", origin, p->field, p->message);
+			term_printf(stderr, "revline: %s: %s: %s (skipped)\n", origin, p->field, p->message);
 		else
-			fprintf(stderr, "revline: %s:%d: %s (skipped)\n", origin, p->line, p->message);
+			term_printf(stderr, "revline: %s:%d: %s (skipped)\n", origin, p->line, p->message);
 	}
 }
 
@@ -123,9 +125,9 @@ static int do_import(struct workspace *ws, const struct signals_args *a)
 		goto done;
 	}
 	problems_print(&list, origin);
-	fprintf(stderr, "revline: %zu signal%s from %s (%s)%s\n", list.count, list.count == 1 ? "" : "s",
-		origin, signal_format_name(list.format),
-		list.nproblems ? "; what could not be read is listed above" : "");
+	term_printf(stderr, "revline: %zu signal%s from %s (%s)%s\n", list.count, list.count == 1 ? "" : "s",
+		    origin, signal_format_name(list.format),
+		    list.nproblems ? "; what could not be read is listed above" : "");
 done:
 	signal_list_release(&list);
 	buf_release(&text);
@@ -148,7 +150,7 @@ static void run_report(const struct lint_result *r)
 	case LINT_NO_FILES:
 		break;
 	default:
-		fprintf(stderr, "revline: %-10s %s\n", linter_name(r->linter), r->message ? r->message : "failed");
+		term_printf(stderr, "revline: %-10s %s\n", linter_name(r->linter), r->message ? r->message : "failed");
 		break;
 	}
 }
@@ -224,7 +226,11 @@ static void signal_print(const struct signal *s, struct workspace *ws)
 	char place[512], fix[96];
 
 	snprintf(place, sizeof(place), s->column > 0 ? "%s:%d:%d" : "%s:%d", s->file, s->line, s->column);
-	printf("#%-5lld %-10s %-16s %s  %s", (long long)s->id, s->tool, s->code, place, s->message);
+	printf("#%-5lld ", (long long)s->id);
+	term_pad(stdout, s->tool, 10);
+	putchar(' ');
+	term_pad(stdout, s->code, 16);
+	term_printf(stdout, " %s  %s", place, s->message);
 	fix_text(fix, sizeof(fix), ws, s->id);
 	printf("%s%s%s\n", *fix ? "  [" : "", fix, *fix ? "]" : "");
 }

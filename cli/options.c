@@ -1,5 +1,6 @@
 #include "options.h"
 #include "status.h"
+#include "term.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,13 +35,14 @@ const struct opt_table fixes_options = TABLE(fixes_list);
 const struct opt_table signals_options = TABLE(signals_list);
 const struct opt_table fix_options = TABLE(fix_list);
 
+/* Every error line: its message often carries a server's, a rule's or a file's words. */
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fputs("revline: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	term_vprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

@@ -1,7 +1,9 @@
 /* The dependency analysis and the chosen timeout in the reports of `revline check`. */
 #include "report.h"
 #include "depreview.h"
+#include "term.h"
 #include "timeout.h"
+#include "utf8.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -32,6 +34,12 @@ static void ecosystems_text(FILE *out, unsigned ecosystems)
 		}
 }
 
+/*
+ * Names, versions, advisories and problems come from manifests and from
+ * OSV: the text and markdown write them through term_*, the JSON through
+ * utf8_json (a manifest's invalid UTF-8 would make jansson drop the value).
+ */
+
 /* "Dependencies (npm, go; a dependabot change, dependencies only)". */
 static void heading(FILE *out, const struct deps_analysis *a, const char *open, const char *close)
 {
@@ -40,7 +48,7 @@ static void heading(FILE *out, const struct deps_analysis *a, const char *open, 
 		fputs(" (", out);
 		ecosystems_text(out, a->ecosystems);
 		if (a->bot)
-			fprintf(out, "%sa %s change", a->ecosystems ? "; " : "", a->bot);
+			term_printf(out, "%sa %s change", a->ecosystems ? "; " : "", a->bot);
 		if (a->dependency_only)
 			fprintf(out, "%sdependencies only", a->ecosystems || a->bot ? "; " : "");
 		fputc(')', out);
@@ -61,19 +69,22 @@ void report_text_deps(FILE *out, const struct check *check)
 	for (i = 0; i < a->npackages; i++) {
 		const struct deps_package *p = &a->packages[i];
 
-		fprintf(out, "  %-24s %-8s %s -> %s  %s%s%s\n", p->name, deps_ecosystem_name(p->ecosystem),
-			or_dash(p->from), or_dash(p->to), deps_bump_name(p->bump), p->breaking ? "  breaking" : "",
-			p->downgrade ? "  downgrade" : "");
+		fputs("  ", out);
+		term_pad(out, p->name, 24);
+		term_printf(out, " %-8s %s -> %s  %s%s%s\n", deps_ecosystem_name(p->ecosystem), or_dash(p->from),
+			    or_dash(p->to), deps_bump_name(p->bump), p->breaking ? "  breaking" : "",
+			    p->downgrade ? "  downgrade" : "");
 		for (k = 0; k < p->nadvisories; k++)
-			fprintf(out, "    %s (%s, %s): %s\n", p->advisories[k].id, or_dash(p->advisories[k].severity),
-				p->advisories[k].fixed ? "fixed by this bump" : "still open",
-				or_dash(p->advisories[k].summary));
+			term_printf(out, "    %s (%s, %s): %s\n", p->advisories[k].id,
+				    or_dash(p->advisories[k].severity),
+				    p->advisories[k].fixed ? "fixed by this bump" : "still open",
+				    or_dash(p->advisories[k].summary));
 	}
 	for (i = 0; i < a->nproblems; i++)
-		fprintf(out, "  %s\n", a->problems[i]);
-	fprintf(out, "  merge confidence: %s (%s)\n", deps_confidence_name(a->confidence), or_dash(a->reason));
+		term_printf(out, "  %s\n", a->problems[i]);
+	term_printf(out, "  merge confidence: %s (%s)\n", deps_confidence_name(a->confidence), or_dash(a->reason));
 	if (depreview_error(dr))
-		fprintf(out, "  advisories: %s\n", depreview_error(dr));
+		term_printf(out, "  advisories: %s\n", depreview_error(dr));
 	else if (a->npackages)
 		fprintf(out, "  advisories: %zu package%s looked up in OSV\n", depreview_checked(dr),
 			depreview_checked(dr) == 1 ? "" : "s");
@@ -96,8 +107,8 @@ void report_markdown_deps(FILE *out, const struct check *check)
 		for (i = 0; i < a->npackages; i++) {
 			const struct deps_package *p = &a->packages[i];
 
-			fprintf(out, "| `%s` | %s | %s | %s | %s | %zu", p->name, deps_ecosystem_name(p->ecosystem),
-				or_dash(p->from), or_dash(p->to), deps_bump_name(p->bump), p->nadvisories);
+			term_printf(out, "| `%s` | %s | %s | %s | %s | %zu", p->name, deps_ecosystem_name(p->ecosystem),
+				    or_dash(p->from), or_dash(p->to), deps_bump_name(p->bump), p->nadvisories);
 			if (p->nadvisories)
 				fprintf(out, " (%zu open)", open_advisories(p));
 			fprintf(out, " | %s |\n", p->breaking ? "**yes**" : "no");
@@ -108,15 +119,16 @@ void report_markdown_deps(FILE *out, const struct check *check)
 		for (k = 0; k < a->packages[i].nadvisories; k++) {
 			const struct deps_advisory *v = &a->packages[i].advisories[k];
 
-			fprintf(out, "- **%s** in `%s` (%s, %s): %s\n", v->id, a->packages[i].name, or_dash(v->severity),
-				v->fixed ? "fixed by this bump" : "still open", or_dash(v->summary));
+			term_printf(out, "- **%s** in `%s` (%s, %s): %s\n", v->id, a->packages[i].name,
+				    or_dash(v->severity), v->fixed ? "fixed by this bump" : "still open",
+				    or_dash(v->summary));
 		}
 	for (i = 0; i < a->nproblems; i++)
-		fprintf(out, "- %s\n", a->problems[i]);
-	fprintf(out, "%sMerge confidence: **%s** (%s)\n", a->npackages || a->nproblems ? "\n" : "",
-		deps_confidence_name(a->confidence), or_dash(a->reason));
+		term_printf(out, "- %s\n", a->problems[i]);
+	term_printf(out, "%sMerge confidence: **%s** (%s)\n", a->npackages || a->nproblems ? "\n" : "",
+		    deps_confidence_name(a->confidence), or_dash(a->reason));
 	if (depreview_error(dr))
-		fprintf(out, "\n<sub>%s</sub>\n", depreview_error(dr));
+		term_printf(out, "\n<sub>%s</sub>\n", depreview_error(dr));
 	fputc('\n', out);
 }
 
@@ -126,13 +138,16 @@ static json_t *package_json(const struct deps_package *p)
 	size_t k;
 
 	for (k = 0; k < p->nadvisories; k++)
-		json_array_append_new(advisories, json_pack("{s:s, s:s?, s:s, s:b}", "id", p->advisories[k].id,
-							    "summary", p->advisories[k].summary, "severity",
-							    p->advisories[k].severity ? p->advisories[k].severity : "unknown",
+		json_array_append_new(advisories, json_pack("{s:o, s:o, s:o, s:b}", "id",
+							    utf8_json(p->advisories[k].id), "summary",
+							    utf8_json(p->advisories[k].summary), "severity",
+							    utf8_json(p->advisories[k].severity ? p->advisories[k].severity :
+								      "unknown"),
 							    "fixed", p->advisories[k].fixed));
-	return json_pack("{s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:s?, s:s, s:b, s:b, s:o}", "name", p->name,
-			 "ecosystem", deps_ecosystem_name(p->ecosystem), "manifest", p->manifest, "from", p->from,
-			 "to", p->to, "from_version", p->from_version, "to_version", p->to_version,
+	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o}", "name", utf8_json(p->name),
+			 "ecosystem", deps_ecosystem_name(p->ecosystem), "manifest", utf8_json(p->manifest),
+			 "from", utf8_json(p->from), "to", utf8_json(p->to), "from_version",
+			 utf8_json(p->from_version), "to_version", utf8_json(p->to_version),
 			 "bump", deps_bump_name(p->bump), "breaking", p->breaking, "downgrade", p->downgrade,
 			 "advisories", advisories);
 }
@@ -152,17 +167,17 @@ json_t *report_json_deps(const struct check *check)
 	ecosystems = json_array();
 	problems = json_array();
 	for (i = 0; i < a->nproblems; i++)
-		json_array_append_new(problems, json_string(a->problems[i]));
+		json_array_append_new(problems, utf8_json(a->problems[i]));
 	for (i = 0; i < a->npackages; i++)
 		json_array_append_new(packages, package_json(&a->packages[i]));
 	for (e = 0; e < ECO_COUNT; e++)
 		if (a->ecosystems & (1u << e))
 			json_array_append_new(ecosystems, json_string(deps_ecosystem_name((enum deps_ecosystem)e)));
-	return json_pack("{s:o, s:s?, s:b, s:o, s:o, s:s, s:s?, s:I, s:s?}", "ecosystems", ecosystems, "bot", a->bot,
-			 "dependency_only", a->dependency_only, "packages", packages, "problems", problems,
-			 "merge_confidence",
-			 deps_confidence_name(a->confidence), "reason", a->reason,
-			 "advisories_checked", (json_int_t)depreview_checked(dr), "advisories_error", depreview_error(dr));
+	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:s, s:o, s:I, s:o}", "ecosystems", ecosystems,
+			 "bot", utf8_json(a->bot), "dependency_only", a->dependency_only, "packages", packages,
+			 "problems", problems, "merge_confidence", deps_confidence_name(a->confidence),
+			 "reason", utf8_json(a->reason), "advisories_checked", (json_int_t)depreview_checked(dr),
+			 "advisories_error", utf8_json(depreview_error(dr)));
 }
 
 json_t *report_json_timeout(const struct check *check)

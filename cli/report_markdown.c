@@ -1,28 +1,39 @@
 /* revline check --format markdown: a review to paste into a pull request. */
 #include "report.h"
 #include "prompt.h"
+#include "term.h"
 
 #include <string.h>
+
+/*
+ * Markdown is read on a terminal as often as pasted into a pull request,
+ * where a bidi override misleads as well: every string from outside goes
+ * through term_* here too.
+ */
 
 /* Text in a table cell: no newlines, no bars. */
 static void cell(FILE *out, const char *s)
 {
+	struct buf text = BUF_INIT;
+
 	for (; s && *s; s++) {
 		if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
+			buf_putc(&text, ' ');
 		else if (*s == '|')
-			fputs("\\|", out);
+			buf_puts(&text, "\\|");
 		else
-			fputc(*s, out);
+			buf_putc(&text, *s);
 	}
+	term_write(out, text.ptr, text.len);
+	buf_release(&text);
 }
 
 static void fenced(FILE *out, const char *code)
 {
 	struct buf text = BUF_INIT;
 
-	prompt_fence(&text, NULL, code, strlen(code));
-	fwrite(text.ptr, 1, text.len, out);
+	if (prompt_fence(&text, NULL, code, strlen(code)) == 0)
+		term_write(out, text.ptr, text.len);
 	buf_release(&text);
 }
 
@@ -31,32 +42,32 @@ static void rules_of(FILE *out, const struct finding *f)
 	size_t i;
 
 	if (!f->nfrom) {
-		fprintf(out, "`%s`", f->rule_id);
+		term_printf(out, "`%s`", f->rule_id);
 		return;
 	}
 	for (i = 0; i < f->nfrom; i++)
-		fprintf(out, "%s`%s`", i ? ", " : "", f->from_rules[i]);
+		term_printf(out, "%s`%s`", i ? ", " : "", f->from_rules[i]);
 }
 
 static void finding_md(FILE *out, size_t n, const struct finding *f)
 {
-	fprintf(out, "### %zu. %s\n\n`%s:%d` · **%s** · from ", n, f->title ? f->title : "",
-		f->file, f->line, severity_name(f->severity));
+	term_printf(out, "### %zu. %s\n\n`%s:%d` · **%s** · from ", n, f->title ? f->title : "",
+		    f->file, f->line, severity_name(f->severity));
 	rules_of(out, f);
 	fputs("\n\n", out);
 	if (f->issue)
-		fprintf(out, "%s\n\n", f->issue);
+		term_printf(out, "%s\n\n", f->issue);
 	if (f->suggestion)
-		fprintf(out, "**Suggestion:** %s\n\n", f->suggestion);
+		term_printf(out, "**Suggestion:** %s\n\n", f->suggestion);
 	fputs("<details><summary>Evidence</summary>\n\n", out);
 	if (f->evidence.code_examined && *f->evidence.code_examined)
 		fenced(out, f->evidence.code_examined);
 	if (f->evidence.method)
-		fprintf(out, "\n- How it was verified: %s\n", f->evidence.method);
+		term_printf(out, "\n- How it was verified: %s\n", f->evidence.method);
 	if (f->evidence.where_checked)
-		fprintf(out, "- Checked elsewhere: %s\n", f->evidence.where_checked);
-	fprintf(out, "- revline: %s (%s)\n\n</details>\n\n", f->verified ? "verified" : "not verified",
-		f->verify_note ? f->verify_note : "");
+		term_printf(out, "- Checked elsewhere: %s\n", f->evidence.where_checked);
+	term_printf(out, "- revline: %s (%s)\n\n</details>\n\n", f->verified ? "verified" : "not verified",
+		    f->verify_note ? f->verify_note : "");
 }
 
 static void rules_table(FILE *out, const struct check *check)
@@ -67,7 +78,9 @@ static void rules_table(FILE *out, const struct check *check)
 	for (i = 0; i < check_nresults(check); i++) {
 		const struct rule_result *r = check_result(check, i);
 
-		fprintf(out, "| `%s` | %s", r->rule->id, rule_status_name(r->status));
+		fputs("| `", out);
+		cell(out, r->rule->id);
+		fprintf(out, "` | %s", rule_status_name(r->status));
 		if (r->error && r->status != RULE_SKIPPED) {
 			fputs(": ", out);
 			cell(out, r->error);
@@ -82,14 +95,14 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 	const struct report *rep = check_report(check);
 	size_t i, n = 0;
 
-	fprintf(out, "## revline review: %s\n\n", rep->overall_severity ? rep->overall_severity : "clean");
-	fprintf(out, "%s on `%s`, %s\n\n", repo->name, repo->branch, target->description);
+	term_printf(out, "## revline review: %s\n\n", rep->overall_severity ? rep->overall_severity : "clean");
+	term_printf(out, "%s on `%s`, %s\n\n", repo->name, repo->branch, target->description);
 	if (rep->summary)
-		fprintf(out, "%s\n\n", rep->summary);
+		term_printf(out, "%s\n\n", rep->summary);
 	if (rep->nmust_fix) {
 		fputs("**Must fix**\n\n", out);
 		for (i = 0; i < rep->nmust_fix; i++)
-			fprintf(out, "- %s\n", rep->must_fix[i]);
+			term_printf(out, "- %s\n", rep->must_fix[i]);
 		fputc('\n', out);
 	}
 	report_markdown_deps(out, check);

@@ -2,6 +2,7 @@
 #include "report.h"
 #include "timeout.h"
 #include "commands.h"
+#include "term.h"
 
 #include <string.h>
 
@@ -42,14 +43,18 @@ bool report_shows(const struct finding *f, const struct report_options *o)
 	return (!f->suppressed || o->show_suppressed) && (f->verified || o->show_unverified);
 }
 
-/* Indented text, one line per input line. */
+/*
+ * Indented text, one line per input line. The model's words, like every
+ * string below from a rule, a file name or a server, go through term_*:
+ * only the colours are written as they are.
+ */
 static void indented(FILE *out, const char *prefix, const char *text)
 {
 	const char *p = text, *nl;
 
 	while (p && *p) {
 		nl = strchr(p, '\n');
-		fprintf(out, "%s%.*s\n", prefix, nl ? (int)(nl - p) : (int)strlen(p), p);
+		term_printf(out, "%s%.*s\n", prefix, nl ? (int)(nl - p) : (int)strlen(p), p);
 		p = nl ? nl + 1 : NULL;
 	}
 }
@@ -59,11 +64,11 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 {
 	size_t i;
 
-	fprintf(out, "  %s%s%-8s%s %s:%d", number, sev_color(f->severity, o), severity_name(f->severity),
-		reset(o), f->file, f->line);
+	fprintf(out, "  %s%s%-8s%s", number, sev_color(f->severity, o), severity_name(f->severity), reset(o));
+	term_printf(out, " %s:%d", f->file, f->line);
 	if (f->end_line > f->line)
 		fprintf(out, "-%d", f->end_line);
-	fprintf(out, "  %s", f->title ? f->title : "");
+	term_printf(out, "  %s", f->title ? f->title : "");
 	/* The id is what `revline feedback` takes. */
 	if (f->id)
 		fprintf(out, "  #%lld", (long long)f->id);
@@ -72,18 +77,18 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 	if (f->nfrom > 1) {
 		fputs("  [", out);
 		for (i = 0; i < f->nfrom; i++)
-			fprintf(out, "%s%s", i ? ", " : "", f->from_rules[i]);
+			term_printf(out, "%s%s", i ? ", " : "", f->from_rules[i]);
 		fputc(']', out);
 	}
 	fputc('\n', out);
 	if (f->issue)
 		indented(out, "      ", f->issue);
 	if (f->suggestion) {
-		fprintf(out, "      suggestion: ");
+		fputs("      suggestion: ", out);
 		indented(out, "", f->suggestion);
 	}
-	fprintf(out, "      %s: %s\n", f->verified ? "verified" : "NOT verified",
-		f->verify_note ? f->verify_note : "");
+	term_printf(out, "      %s: %s\n", f->verified ? "verified" : "NOT verified",
+		    f->verify_note ? f->verify_note : "");
 }
 
 /* Findings a rule's line does not show: unverified, and marked false positive before. */
@@ -106,8 +111,8 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 
 	if (r->status != RULE_NOT_RELEVANT && r->status != RULE_SKIPPED)
 		snprintf(time, sizeof(time), "%.1fs", (double)r->duration_ms / 1000.0);
-	fprintf(out, "%s%-13s%s %-30s %7s", status_color(r->status, o), rule_status_name(r->status),
-		reset(o), r->rule->id, time);
+	fprintf(out, "%s%-13s%s ", status_color(r->status, o), rule_status_name(r->status), reset(o));
+	term_printf(out, "%-30s %7s", r->rule->id, time);
 	if (r->cached)
 		fputs("  cached", out);
 	if (r->nfindings)
@@ -119,7 +124,7 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 	if (r->status == RULE_SKIPPED)
 		fputs("  no LLM configured", out);
 	else if (r->error)
-		fprintf(out, "  %s", r->error);
+		term_printf(out, "  %s", r->error);
 	if (r->attempts > (int)r->chunks && r->chunks)
 		fprintf(out, "  (%d attempts)", r->attempts);
 	fputc('\n', out);
@@ -163,7 +168,7 @@ static void timeout_line(FILE *out, const struct check *check)
 	const struct timeout_choice *t = check_timeout_choice(check);
 
 	if (t->chosen != t->base)
-		fprintf(out, "\nrequests' timeout: %.0f s (%s)\n", t->chosen, t->reason);
+		term_printf(out, "\nrequests' timeout: %.0f s (%s)\n", t->chosen, t->reason);
 }
 
 void report_text_end(FILE *out, const struct check *check, const struct report_options *o)
@@ -177,16 +182,16 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 	if (rep->synthesized)
 		fputs("Report (synthesized by the reduce call)\n", out);
 	else if (rep->fallback_reason)
-		fprintf(out, "Report (merged by revline: %s)\n", rep->fallback_reason);
+		term_printf(out, "Report (merged by revline: %s)\n", rep->fallback_reason);
 	else
 		fputs("Report\n", out);
 	if (rep->summary)
 		indented(out, "  ", rep->summary);
-	fprintf(out, "  overall: %s\n", rep->overall_severity ? rep->overall_severity : "clean");
+	term_printf(out, "  overall: %s\n", rep->overall_severity ? rep->overall_severity : "clean");
 	if (rep->nmust_fix) {
 		fputs("  must fix:\n", out);
 		for (i = 0; i < rep->nmust_fix; i++)
-			fprintf(out, "    - %s\n", rep->must_fix[i]);
+			term_printf(out, "    - %s\n", rep->must_fix[i]);
 	}
 	for (i = 0; i < rep->nfindings; i++) {
 		if (!report_shows(&rep->findings[i], o))
@@ -215,6 +220,6 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 	if (any_skipped(check))
 		fprintf(out, "LLM rules were skipped: %s\n", llm_setup_hint);
 	if (check_store_error(check))
-		fprintf(out, "warning: the results could not all be stored: %s\n", check_store_error(check));
+		term_printf(out, "warning: the results could not all be stored: %s\n", check_store_error(check));
 	fflush(out);
 }

@@ -40,3 +40,39 @@ void term_printf(FILE *out, const char *fmt, ...)
 	term_vprintf(out, fmt, ap);
 	va_end(ap);
 }
+
+static int chars(const char *s, size_t len)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+int term_width(const char *s)
+{
+	struct buf clean = BUF_INIT;
+	int width;
+
+	if (!s)
+		return 0;
+	width = utf8_visible(&clean, s, strlen(s)) == 0 ? chars(clean.ptr, clean.len) : chars(s, strlen(s));
+	buf_release(&clean);
+	return width;
+}
+
+void term_pad(FILE *out, const char *s, int width)
+{
+	struct buf clean = BUF_INIT;
+	int pad = width;
+
+	if (s && utf8_visible(&clean, s, strlen(s)) == 0 && clean.len) {
+		fwrite(clean.ptr, 1, clean.len, out);
+		pad -= chars(clean.ptr, clean.len);
+	}
+	while (pad-- > 0)
+		fputc(' ', out);
+	buf_release(&clean);
+}

@@ -18,4 +18,12 @@ void term_puts(FILE *out, const char *s);
 void term_printf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void term_vprintf(FILE *out, const char *fmt, va_list ap);
 
+/*
+ * Columns of s as term_puts shows it: characters of its visible form (an
+ * ESC is the two columns of "^["), so tables stay aligned. term_pad shows
+ * s and pads it with spaces to width columns.
+ */
+int term_width(const char *s);
+void term_pad(FILE *out, const char *s, int width);
+
 #endif
