@@ -4,17 +4,23 @@
  * patch.h for the decisions on blank lines, units and deletions.
  */
 #include "patch.h"
+#include "digest.h"
 #include "status.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <git2.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* What names a temporary file of an apply: .NAME.revline-XXXXXX beside the file. */
+#define LEFTOVER_MARK ".revline-"
 
 /* One line of some text: its content, and the line end after it. */
 struct line {
@@ -280,7 +286,7 @@ int patch_snippet_take(struct patch_snippet *out, const char *path, const char *
 		crlf = crlf_mostly(text, len);
 	out->crlf = crlf > 0;
 	out->unit = unit_find(out->text, out->len, text, len);
-	patch_blob_id(out->file_id, text, len);
+	patch_file_id(out->file_id, text, len);
 done:
 	buf_release(&dedented);
 	if (error < 0)
@@ -619,28 +625,87 @@ int patch_reindent(struct buf *out, const struct patch_snippet *snippet, const c
 	return error;
 }
 
-/* The blob id, libgit2 being initialised by the caller. */
-static void blob_id(char out[PATCH_ID_SIZE], const char *data, size_t len)
+/*
+ * A file's contents in pieces (the file after a change is the bytes
+ * before it, the replacement, the bytes after it), so that neither the
+ * id nor the write needs the whole new file copied into one buffer.
+ */
+struct span {
+	const char *ptr;
+	size_t len;
+};
+
+#define ID_PREFIX "xxh64:"
+
+static void id_of(char out[PATCH_ID_SIZE], const struct span *s, size_t n)
 {
+	struct digest d;
+	size_t i, total = 0;
+
+	digest_init(&d);
+	for (i = 0; i < n; i++) {
+		digest_update(&d, s[i].ptr, s[i].len);
+		total += s[i].len;
+	}
+	snprintf(out, PATCH_ID_SIZE, ID_PREFIX "%016" PRIx64 ":%zu", digest_final(&d), total);
+}
+
+void patch_file_id(char out[PATCH_ID_SIZE], const char *data, size_t len)
+{
+	struct span s = { data, len };
+
+	id_of(out, &s, 1);
+}
+
+/* An id stored by an older revline: the git blob id, 40 hex digits. */
+static bool id_is_blob(const char *id)
+{
+	size_t n = strspn(id, "0123456789abcdef");
+
+	return n == 40 && !id[n];
+}
+
+static bool blob_matches(const char *id, const struct span *s, size_t n)
+{
+	struct buf all = BUF_INIT;
+	char hex[GIT_OID_HEXSZ + 1];
 	git_oid oid;
+	size_t i;
+	bool same = false;
 
-	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) == 0)
-		git_oid_tostr(out, PATCH_ID_SIZE, &oid);
-	else
-		*out = '\0';
-}
-
-void patch_blob_id(char out[PATCH_ID_SIZE], const char *data, size_t len)
-{
+	for (i = 0; i < n; i++)
+		if (buf_put(&all, s[i].ptr, s[i].len) < 0)
+			goto done;
 	git_libgit2_init();
-	blob_id(out, data, len);
+	if (git_odb_hash(&oid, all.ptr ? all.ptr : "", all.len, GIT_OBJECT_BLOB) == 0)
+		same = !strcmp(git_oid_tostr(hex, sizeof(hex), &oid), id);
 	git_libgit2_shutdown();
+done:
+	buf_release(&all);
+	return same;
 }
 
-/* An id that could not be computed is empty, and never the same as another. */
-static bool id_same(const char *a, const char *b)
+/*
+ * Whether some contents have this id, in the id's own kind. The size in
+ * the id is compared first: a file of another size is not read through.
+ * An empty or unknown id matches nothing.
+ */
+static bool id_matches(const char *id, const struct span *s, size_t n)
 {
-	return *a && !strcmp(a, b);
+	char now[PATCH_ID_SIZE];
+	const char *size;
+	size_t i, total = 0;
+
+	if (id_is_blob(id))
+		return blob_matches(id, s, n);
+	if (strncmp(id, ID_PREFIX, strlen(ID_PREFIX)) || !(size = strchr(id + strlen(ID_PREFIX), ':')))
+		return false;
+	for (i = 0; i < n; i++)
+		total += s[i].len;
+	if (strtoull(size + 1, NULL, 10) != total)
+		return false;
+	id_of(now, s, n);
+	return !strcmp(now, id);
 }
 
 static int snippet_fits(const struct patch_snippet *s, const char *text, size_t len)
@@ -911,13 +976,14 @@ static void dir_sync(const char *dir)
  * given the file's mode and owner, renamed over it. Whatever fails, the
  * temporary file goes and the file is as it was.
  */
-static int target_write(const struct target *t, const char *path, const char *data, size_t len)
+static int target_write(const struct target *t, const char *path, const struct span *data, size_t n)
 {
 	struct buf tmp = BUF_INIT;
 	const char *name = strrchr(t->full, '/') + 1;
-	int fd, error = 0;
+	size_t i;
+	int fd, error = 0, failed = 0;
 
-	if ((error = buf_printf(&tmp, "%s/.%.200s.revline-XXXXXX", t->dir, name)) < 0)
+	if ((error = buf_printf(&tmp, "%s/.%.200s" LEFTOVER_MARK "XXXXXX", t->dir, name)) < 0)
 		return error;
 	if ((fd = mkostemp(tmp.ptr, O_CLOEXEC)) < 0) {
 		error = error_set(RL_EIO, "cannot write %s: cannot create a file in its directory: %s; "
@@ -937,7 +1003,9 @@ static int target_write(const struct target *t, const char *path, const char *da
 			goto done;
 		}
 	}
-	if (write_all(fd, data, len) < 0 || fchmod(fd, t->st.st_mode & 07777) < 0 || fsync(fd) < 0) {
+	for (i = 0; i < n && !failed; i++)
+		failed = write_all(fd, data[i].ptr, data[i].len);
+	if (failed || fchmod(fd, t->st.st_mode & 07777) < 0 || fsync(fd) < 0) {
 		error = error_set(RL_EIO, "cannot write %s: %s; the file is unchanged", path, strerror(errno));
 		close(fd);
 		unlink(tmp.ptr);
@@ -963,45 +1031,170 @@ static int copy_of(char **out, const char *data, size_t len)
 	return error;
 }
 
-int patch_apply(struct patch_undo *out, const char *workdir, const struct patch_snippet *snippet,
-		const char *replacement, size_t len)
-{
-	struct buf now = BUF_INIT, next = BUF_INIT;
+/* An apply read and checked, not written yet. */
+struct patch_pending {
 	struct target t;
+	struct buf now;                 /* the file as read */
+	char *path;
+	struct span next[3];            /* the file as it will be: now's head, the replacement, now's tail */
+	char *replacement;
+};
+
+void patch_pending_free(struct patch_pending *p)
+{
+	if (!p)
+		return;
+	target_release(&p->t);
+	buf_release(&p->now);
+	free(p->path);
+	free(p->replacement);
+	free(p);
+}
+
+/* The file after replacing from..to of text with r: three pieces, nothing copied. */
+static void spans_spliced(struct span out[3], const char *text, size_t len, size_t from, size_t to,
+			  const char *r, size_t rlen)
+{
+	out[0] = (struct span){ text, from };
+	out[1] = (struct span){ r, rlen };
+	out[2] = (struct span){ text + to, len - to };
+}
+
+/*
+ * One reading of the file and two digests: the conflict check (the file
+ * as it is now against the snippet's id) and the id of the file to be.
+ */
+int patch_prepare(struct patch_pending **out, struct patch_undo *undo, const char *workdir,
+		  const struct patch_snippet *snippet, const char *replacement, size_t len)
+{
+	struct patch_pending *p;
+	struct span now;
 	size_t from, to;
 	int error;
 
-	memset(out, 0, sizeof(*out));
-	git_libgit2_init();
-	if ((error = target_read(&t, &now, workdir, snippet->path)) < 0)
+	*out = NULL;
+	memset(undo, 0, sizeof(*undo));
+	if (!(p = calloc(1, sizeof(*p))))
+		return error_nomem();
+	if ((error = target_read(&p->t, &p->now, workdir, snippet->path)) < 0)
 		goto done;
-	blob_id(out->id_before, now.ptr, now.len);
-	if (!id_same(out->id_before, snippet->file_id)) {
+	now = (struct span){ p->now.ptr, p->now.len };
+	if (!id_matches(snippet->file_id, &now, 1)) {
 		error = error_set(RL_ECONFLICT, "%s changed since the fix was proposed; ask for the fix again",
 				  snippet->path);
 		goto done;
 	}
-	if ((error = snippet_fits(snippet, now.ptr, now.len)) < 0)
+	if ((error = snippet_fits(snippet, p->now.ptr, p->now.len)) < 0)
 		goto done;
-	range_of(&from, &to, snippet, now.ptr, now.len, len);
-	if ((error = bytes_splice(&next, now.ptr, now.len, from, to, replacement, len)) < 0)
+	range_of(&from, &to, snippet, p->now.ptr, p->now.len, len);
+	undo->offset = from;
+	undo->before_len = to - from;
+	undo->after_len = len;
+	if ((error = copy_of(&undo->path, snippet->path, strlen(snippet->path))) < 0 ||
+	    (error = copy_of(&undo->before, p->now.ptr + from, to - from)) < 0 ||
+	    (error = copy_of(&undo->after, replacement, len)) < 0 ||
+	    (error = copy_of(&p->path, snippet->path, strlen(snippet->path))) < 0 ||
+	    (error = copy_of(&p->replacement, replacement, len)) < 0)
 		goto done;
-	out->offset = from;
-	out->before_len = to - from;
-	out->after_len = len;
-	if ((error = copy_of(&out->path, snippet->path, strlen(snippet->path))) < 0 ||
-	    (error = copy_of(&out->before, now.ptr + from, to - from)) < 0 ||
-	    (error = copy_of(&out->after, replacement, len)) < 0)
-		goto done;
-	blob_id(out->id_after, next.ptr, next.len);
-	error = target_write(&t, snippet->path, next.ptr, next.len);
+	/* The check passed: the file's id now is the snippet's. */
+	memcpy(undo->id_before, snippet->file_id, PATCH_ID_SIZE);
+	spans_spliced(p->next, p->now.ptr, p->now.len, from, to, p->replacement, len);
+	id_of(undo->id_after, p->next, 3);
 done:
-	if (error < 0)
+	if (error < 0) {
+		patch_undo_release(undo);
+		patch_pending_free(p);
+		return error;
+	}
+	*out = p;
+	return 0;
+}
+
+int patch_pending_write(struct patch_pending *p)
+{
+	return target_write(&p->t, p->path, p->next, 3);
+}
+
+int patch_apply(struct patch_undo *out, const char *workdir, const struct patch_snippet *snippet,
+		const char *replacement, size_t len)
+{
+	struct patch_pending *p;
+	int error;
+
+	if ((error = patch_prepare(&p, out, workdir, snippet, replacement, len)) < 0)
+		return error;
+	if ((error = patch_pending_write(p)) < 0)
 		patch_undo_release(out);
-	git_libgit2_shutdown();
+	patch_pending_free(p);
+	return error;
+}
+
+/* Whether text holds the record's bytes at its offset, and is then the whole file the id names. */
+static bool side_holds(const char *text, size_t len, const struct patch_undo *u, const char *bytes,
+		       size_t n, const char *id)
+{
+	struct span all = { text, len };
+
+	return u->offset <= len && n <= len - u->offset && !memcmp(text + u->offset, bytes, n) &&
+	       id_matches(id, &all, 1);
+}
+
+static enum patch_side side_of(const char *text, size_t len, const struct patch_undo *u)
+{
+	if (side_holds(text, len, u, u->after, u->after_len, u->id_after))
+		return PATCH_AFTER;
+	if (side_holds(text, len, u, u->before, u->before_len, u->id_before))
+		return PATCH_BEFORE;
+	return PATCH_NEITHER;
+}
+
+int patch_side(enum patch_side *out, const char *workdir, const struct patch_undo *undo)
+{
+	struct buf now = BUF_INIT;
+	struct target t;
+	int error;
+
+	*out = PATCH_NEITHER;
+	if ((error = target_read(&t, &now, workdir, undo->path)) == 0)
+		*out = side_of(now.ptr, now.len, undo);
 	target_release(&t);
 	buf_release(&now);
-	buf_release(&next);
+	return error;
+}
+
+/* A temporary file of target_write's for name: ".NAME.revline-" and mkostemp's six characters. */
+static bool leftover_of(const char *entry, const char *name)
+{
+	size_t n = strnlen(name, 200), mark = strlen(LEFTOVER_MARK);
+
+	return entry[0] == '.' && !strncmp(entry + 1, name, n) &&
+	       !strncmp(entry + 1 + n, LEFTOVER_MARK, mark) && strlen(entry + 1 + n + mark) == 6;
+}
+
+int patch_leftovers_remove(size_t *removed, const char *workdir, const char *path)
+{
+	struct target t = { 0 };
+	struct dirent *e;
+	struct stat st;
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	DIR *dir = NULL;
+	int error;
+
+	*removed = 0;
+	if ((error = path_check(path)) < 0 || (error = target_dir(&t, workdir, path)) < 0)
+		goto done;
+	if (!(dir = opendir(t.dir))) {
+		error = error_set(RL_EIO, "%s: cannot list its directory: %s", path, strerror(errno));
+		goto done;
+	}
+	while ((e = readdir(dir)))
+		if (leftover_of(e->d_name, name) && fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && unlinkat(dirfd(dir), e->d_name, 0) == 0)
+			(*removed)++;
+done:
+	if (dir)
+		closedir(dir);
+	target_release(&t);
 	return error;
 }
 
@@ -1014,16 +1207,18 @@ static int record_mismatch(const char *path)
 
 int patch_undo(const char *workdir, const struct patch_undo *undo)
 {
-	struct buf now = BUF_INIT, prev = BUF_INIT;
-	char id[PATCH_ID_SIZE];
+	struct buf now = BUF_INIT;
+	struct span prev[3], all;
 	struct target t;
 	int error;
 
-	git_libgit2_init();
 	if ((error = target_read(&t, &now, workdir, undo->path)) < 0)
 		goto done;
-	blob_id(id, now.ptr, now.len);
-	if (!id_same(id, undo->id_after)) {
+	all = (struct span){ now.ptr, now.len };
+	if (!id_matches(undo->id_after, &all, 1)) {
+		/* An undo interrupted after its write: the file is already as it was. */
+		if (side_of(now.ptr, now.len, undo) == PATCH_BEFORE)
+			goto done;
 		error = error_set(RL_ECONFLICT, "%s changed since the fix was applied; revline left it as it is: "
 				  "undo the fix by hand", undo->path);
 		goto done;
@@ -1033,20 +1228,16 @@ int patch_undo(const char *workdir, const struct patch_undo *undo)
 		error = record_mismatch(undo->path);
 		goto done;
 	}
-	if ((error = bytes_splice(&prev, now.ptr, now.len, undo->offset, undo->offset + undo->after_len,
-				  undo->before, undo->before_len)) < 0)
-		goto done;
-	blob_id(id, prev.ptr, prev.len);
-	if (!id_same(id, undo->id_before)) {
+	spans_spliced(prev, now.ptr, now.len, undo->offset, undo->offset + undo->after_len, undo->before,
+		      undo->before_len);
+	if (!id_matches(undo->id_before, prev, 3)) {
 		error = record_mismatch(undo->path);
 		goto done;
 	}
-	error = target_write(&t, undo->path, prev.ptr, prev.len);
+	error = target_write(&t, undo->path, prev, 3);
 done:
-	git_libgit2_shutdown();
 	target_release(&t);
 	buf_release(&now);
-	buf_release(&prev);
 	return error;
 }
 

@@ -17,9 +17,12 @@
  *
  * patch_apply writes the replacement only when the file is still the one
  * the snippet was taken from (RL_ECONFLICT otherwise), atomically: a
- * temporary file in the same directory, fsync, the file's mode, rename. It
- * refuses symlinks and any path that leads outside the working tree
- * (RL_EUSAGE). What it returns undoes the change byte for byte.
+ * temporary file in the same directory, fsync, the file's mode, rename,
+ * fsync of the directory. It refuses symlinks and any path that leads
+ * outside the working tree (RL_EUSAGE). What it returns undoes the change
+ * byte for byte. It reads the file once and hashes it twice (the check,
+ * the id of the result) with a fast hash (digest.h), and writes the
+ * result from three pieces, without copying it whole.
  *
  * How an answer is put back (patch_reindent), where it had to be decided:
  * - The code is the inside of the answer's first fenced block (``` or ~~~,
@@ -43,7 +46,13 @@
  *   the file still ends without one (patch_preview and patch_apply do it).
  */
 
-#define PATCH_ID_SIZE 41        /* a git blob id in hex, NUL-terminated */
+/*
+ * A file's id: "xxh64:HEX:SIZE" (digest.h), what revline compares a file
+ * with before it writes or undoes. Never shown to users and not a git id.
+ * A record stored by an older revline holds the file's git blob id (40 hex
+ * digits) instead; both kinds are understood wherever an id is checked.
+ */
+#define PATCH_ID_SIZE 48
 #define PATCH_UNIT_TABS (-1)    /* struct patch_snippet's unit: the file indents with tabs */
 
 struct patch_snippet {
@@ -56,7 +65,7 @@ struct patch_snippet {
 	char *indent;           /* the base indentation removed (the common prefix of non-blank lines) */
 	bool crlf;              /* the snippet's lines end in CRLF (most of them; the file's when it has none) */
 	int unit;               /* the file's indentation step: PATCH_UNIT_TABS, N spaces, 0 when unknown */
-	char file_id[PATCH_ID_SIZE];    /* the whole file's blob id when the snippet was taken */
+	char file_id[PATCH_ID_SIZE];    /* the whole file's id when the snippet was taken */
 };
 
 /*
@@ -77,7 +86,8 @@ int patch_reindent(struct buf *out, const struct patch_snippet *snippet, const c
  * The change as a unified diff (a/PATH b/PATH, 3 lines of context) of the
  * file's text with the snippet's bytes replaced, appended to out (empty
  * when nothing changes). RL_ECONFLICT when the text is not the one the
- * snippet was taken from.
+ * snippet was taken from. It uses libgit2's diff, initialising it itself: a
+ * caller that does not hold it initialised pays libgit2's start-up.
  */
 int patch_preview(struct buf *out, const struct patch_snippet *snippet, const char *text, size_t len,
 		  const char *replacement, size_t rlen);
@@ -88,25 +98,54 @@ struct patch_undo {
 	size_t offset;                  /* where the change starts */
 	char *before, *after;           /* the bytes replaced, and what replaced them */
 	size_t before_len, after_len;
-	char id_before[PATCH_ID_SIZE], id_after[PATCH_ID_SIZE];   /* the whole file's blob ids */
+	char id_before[PATCH_ID_SIZE], id_after[PATCH_ID_SIZE];   /* the whole file's ids */
 };
 
 int patch_apply(struct patch_undo *out, const char *workdir, const struct patch_snippet *snippet,
 		const char *replacement, size_t len);
+
+/*
+ * patch_apply in two steps, so that the undo record can be stored before
+ * the file is replaced (fix.c does): patch_prepare reads and checks the
+ * file and fills *undo, writing nothing; patch_pending_write replaces the
+ * file. A kill between them leaves the file as it was.
+ */
+struct patch_pending;
+int patch_prepare(struct patch_pending **out, struct patch_undo *undo, const char *workdir,
+		  const struct patch_snippet *snippet, const char *replacement, size_t len);
+int patch_pending_write(struct patch_pending *pending);
+void patch_pending_free(struct patch_pending *pending);
+
 /*
  * Put the file back as it was; RL_ECONFLICT when it changed since the fix
- * (it is left alone), RL_EUSAGE when the record does not fit the file.
+ * (it is left alone), RL_EUSAGE when the record does not fit the file. A
+ * file that is already as it was (an undo interrupted after its write) is
+ * left alone and the undo succeeds.
  */
 int patch_undo(const char *workdir, const struct patch_undo *undo);
 void patch_undo_release(struct patch_undo *undo);
 
+/* Which side of an apply a file is on: as it was, with the fix, or neither. */
+enum patch_side {
+	PATCH_NEITHER,
+	PATCH_BEFORE,
+	PATCH_AFTER,
+};
+
 /*
- * The git blob id of some bytes. This, patch_snippet_take, patch_preview,
- * patch_apply and patch_undo use libgit2 and initialise it themselves; a
- * caller that does not hold it initialised (an open repository does) pays
- * libgit2's start-up, a few milliseconds, on every call.
+ * Read the record's file and tell (the bytes at the offset, and the whole
+ * file's id); the errors of patch_read when it cannot be read.
  */
-void patch_blob_id(char out[PATCH_ID_SIZE], const char *data, size_t len);
+int patch_side(enum patch_side *out, const char *workdir, const struct patch_undo *undo);
+
+/*
+ * Remove the temporary files an apply or undo killed before its rename
+ * left beside the file (".NAME.revline-XXXXXX", regular files only).
+ */
+int patch_leftovers_remove(size_t *removed, const char *workdir, const char *path);
+
+/* The id of some bytes (PATCH_ID_SIZE). */
+void patch_file_id(char out[PATCH_ID_SIZE], const char *data, size_t len);
 
 /* The byte offsets of lines first..last (1-based, inclusive); false when outside the text. */
 bool patch_lines(size_t *start, size_t *end, const char *text, size_t len, int first, int last);

@@ -5,11 +5,13 @@
  */
 #include "testlib.h"
 
+#include "digest.h"
 #include "patch.h"
 #include "status.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
@@ -245,10 +247,9 @@ static void test_snippet_fields(void **state)
 	assert_string_equal(s.dedented, "def f(self):\n\n    return 1\n");
 	assert_true(s.crlf);
 	assert_int_equal(s.unit, 4);
-	want = test_capture("/tmp", "printf 'class A:\\r\\n    def f(self):\\r\\n\\r\\n        return 1\\r\\n"
-			    "    x = 2\\r\\n' | git hash-object --stdin");
-	assert_non_null(want);
-	want[strcspn(want, "\n")] = '\0';
+	/* The whole file's id: XXH64 and the size. */
+	assert_int_equal(asprintf(&want, "xxh64:%016" PRIx64 ":%zu", digest_bytes(text, strlen(text)),
+				  strlen(text)), (int)strlen("xxh64::") + 16 + 2);
 	assert_string_equal(s.file_id, want);
 	free(want);
 	patch_snippet_release(&s);
@@ -585,15 +586,129 @@ static void test_read_only_directory_leaves_the_file(void **state)
 	tree_free(&t);
 }
 
-static void test_blob_id(void **state)
+/* XXH64's published values (xxhsum's sanity buffer for the long path), in one call and in pieces. */
+static void test_file_id(void **state)
 {
+	unsigned char sanity[222];
+	uint64_t gen = 2654435761ULL;
+	struct digest d;
+	char id[PATCH_ID_SIZE];
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(sanity); i++) {
+		sanity[i] = (unsigned char)(gen >> 56);
+		gen *= 11400714785074694797ULL;
+	}
+	patch_file_id(id, "", 0);
+	assert_string_equal(id, "xxh64:ef46db3751d8e999:0");
+	patch_file_id(id, "abc", 3);
+	assert_string_equal(id, "xxh64:44bc2cf5ad770999:3");
+	assert_true(digest_bytes(sanity, 1) == 0xE934A84ADB052768ULL);
+	assert_true(digest_bytes(sanity, 14) == 0x8282DCC4994E35C8ULL);
+	assert_true(digest_bytes(sanity, 222) == 0xB641AE8CB691C174ULL);
+	for (k = 1; k <= 40; k++) {
+		digest_init(&d);
+		for (i = 0; i < sizeof(sanity); i += k)
+			digest_update(&d, sanity + i, i + k <= sizeof(sanity) ? k : sizeof(sanity) - i);
+		assert_true(digest_final(&d) == 0xB641AE8CB691C174ULL);
+	}
+}
+
+/* patch_prepare reads and checks, and writes nothing; patch_pending_write writes. */
+static void test_prepare_writes_nothing(void **state)
+{
+	const char *after = "def f(x):\n    y = x + 1\n    return y\n";
+	struct patch_pending *p;
+	struct patch_undo undo;
+	enum patch_side side;
+	struct tree t;
 	char id[PATCH_ID_SIZE];
 
 	(void)state;
-	patch_blob_id(id, "", 0);
-	assert_string_equal(id, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
-	patch_blob_id(id, "hello\n", 6);
-	assert_string_equal(id, "ce013625030ba8dba906f756967f9e9ca394464a");
+	tree_make(&t, "a.py", SAMPLE, 2, 2, "y = x + 1\n");
+	assert_int_equal(patch_prepare(&p, &undo, t.dir, &t.snippet, t.repl.ptr, t.repl.len), 0);
+	assert_file("the file after patch_prepare", t.dir, "a.py", SAMPLE, strlen(SAMPLE));
+	assert_only(t.dir, (const char *[]){ "a.py" }, 1);
+	patch_file_id(id, after, strlen(after));
+	assert_string_equal(undo.id_after, id);
+	assert_int_equal(patch_side(&side, t.dir, &undo), 0);
+	assert_int_equal(side, PATCH_BEFORE);
+	assert_int_equal(patch_pending_write(p), 0);
+	patch_pending_free(p);
+	assert_file("the file after patch_pending_write", t.dir, "a.py", after, strlen(after));
+	assert_int_equal(patch_side(&side, t.dir, &undo), 0);
+	assert_int_equal(side, PATCH_AFTER);
+	test_write_str(t.dir, "a.py", "something else\n");
+	assert_int_equal(patch_side(&side, t.dir, &undo), 0);
+	assert_int_equal(side, PATCH_NEITHER);
+	patch_undo_release(&undo);
+	tree_free(&t);
+}
+
+/* An undo whose write happened but whose record did not: doing it again succeeds and changes nothing. */
+static void test_undo_twice(void **state)
+{
+	struct patch_undo undo;
+	struct tree t;
+
+	(void)state;
+	tree_make(&t, "a.py", SAMPLE, 2, 2, "y = x + 1\n");
+	assert_int_equal(patch_apply(&undo, t.dir, &t.snippet, t.repl.ptr, t.repl.len), 0);
+	assert_int_equal(patch_undo(t.dir, &undo), 0);
+	assert_file("undone", t.dir, "a.py", SAMPLE, strlen(SAMPLE));
+	assert_int_equal(patch_undo(t.dir, &undo), 0);
+	assert_file("undone again", t.dir, "a.py", SAMPLE, strlen(SAMPLE));
+	patch_undo_release(&undo);
+	tree_free(&t);
+}
+
+/* A record stored by an older revline holds git blob ids: its undo still works, and still checks. */
+static void test_undo_of_a_blob_id_record(void **state)
+{
+	struct patch_undo undo;
+	struct tree t;
+	char *before, *after;
+
+	(void)state;
+	tree_make(&t, "a.py", SAMPLE, 2, 2, "y = x + 1\n");
+	before = test_capture(t.dir, "git hash-object a.py");
+	assert_int_equal(patch_apply(&undo, t.dir, &t.snippet, t.repl.ptr, t.repl.len), 0);
+	after = test_capture(t.dir, "git hash-object a.py");
+	assert_non_null(before);
+	assert_non_null(after);
+	before[strcspn(before, "\n")] = after[strcspn(after, "\n")] = '\0';
+	snprintf(undo.id_before, sizeof(undo.id_before), "%s", before);
+	snprintf(undo.id_after, sizeof(undo.id_after), "%s", before);
+	assert_int_equal(patch_undo(t.dir, &undo), RL_ECONFLICT);
+	snprintf(undo.id_after, sizeof(undo.id_after), "%s", after);
+	assert_int_equal(patch_undo(t.dir, &undo), 0);
+	assert_file("undone from blob ids", t.dir, "a.py", SAMPLE, strlen(SAMPLE));
+	free(before);
+	free(after);
+	patch_undo_release(&undo);
+	tree_free(&t);
+}
+
+/* What a kill before the rename leaves beside the file goes; nothing else does. */
+static void test_leftovers_removed(void **state)
+{
+	const char *kept[] = { "a.py", ".a.py.revline-toolong", ".b.py.revline-ABC123", "dir" };
+	size_t removed;
+	struct tree t;
+
+	(void)state;
+	tree_make(&t, "a.py", SAMPLE, 2, 2, "y = x + 1\n");
+	test_write_str(t.dir, ".a.py.revline-ABC123", "half");
+	test_write_str(t.dir, ".a.py.revline-toolong", "not ours");
+	test_write_str(t.dir, ".b.py.revline-ABC123", "another file's");
+	test_sh_ok(t.dir, "mkdir dir && mkdir .a.py.revline-DIR123");
+	assert_int_equal(patch_leftovers_remove(&removed, t.dir, "a.py"), 0);
+	assert_int_equal(removed, 1);
+	test_sh_ok(t.dir, "rmdir .a.py.revline-DIR123");
+	assert_only(t.dir, kept, 4);
+	assert_int_equal(patch_leftovers_remove(&removed, t.dir, "../a.py"), RL_EUSAGE);
+	tree_free(&t);
 }
 
 int main(void)
@@ -614,7 +729,11 @@ int main(void)
 		cmocka_unit_test(test_mode_kept),
 		cmocka_unit_test(test_failed_write_leaves_the_file),
 		cmocka_unit_test(test_read_only_directory_leaves_the_file),
-		cmocka_unit_test(test_blob_id),
+		cmocka_unit_test(test_file_id),
+		cmocka_unit_test(test_prepare_writes_nothing),
+		cmocka_unit_test(test_undo_twice),
+		cmocka_unit_test(test_undo_of_a_blob_id_record),
+		cmocka_unit_test(test_leftovers_removed),
 	};
 	struct CMUnitTest *corpus;
 	char **names;
