@@ -2,9 +2,13 @@
 #include "status.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int buf_grow(struct buf *buf, size_t extra)
 {
@@ -97,26 +101,109 @@ void buf_release(struct buf *buf)
 	buf->len = buf->cap = 0;
 }
 
+const char *buf_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFLNK: return "a symbolic link";
+	default: return "of an unknown kind";
+	}
+}
+
+/* Size as people say it: "1 MiB", "512 KiB", "300 bytes". */
+static void size_text(char *out, size_t size, size_t n)
+{
+	if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
+		snprintf(out, size, "%zu MiB", n / (1024 * 1024));
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(out, size, "%zu KiB", n / 1024);
+	else
+		snprintf(out, size, "%zu bytes", n);
+}
+
+/* "pipe: " before a message, or nothing when the caller names the file itself. */
+#define SHOWN(shown) (shown), (*(shown) ? ": " : "")
+
+static int refuse_kind(const char *shown, unsigned mode)
+{
+	return error_set(RL_EIO, "%s%sis %s, not a regular file: skipped", SHOWN(shown),
+			 buf_file_kind(mode));
+}
+
+static int refuse_size(const char *shown, size_t max)
+{
+	char limit[32];
+
+	size_text(limit, sizeof(limit), max);
+	return error_set(RL_EPARSE, "%s%sis larger than %s: skipped", SHOWN(shown), limit);
+}
+
+static int read_fd(struct buf *buf, int fd, const char *shown, size_t max)
+{
+	size_t start = buf->len;
+	ssize_t n;
+
+	for (;;) {
+		if (buf_grow(buf, 65536) < 0)
+			return RL_ENOMEM;
+		n = read(fd, buf->ptr + buf->len, buf->cap - buf->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return error_set(RL_EIO, "%s%s%s", SHOWN(shown), strerror(errno));
+		if (n == 0)
+			break;
+		buf->len += (size_t)n;
+		/* A file that grew after fstat still stops at the limit. */
+		if (max && buf->len - start > max) {
+			buf->len = start;
+			buf->ptr[start] = '\0';
+			return refuse_size(shown, max);
+		}
+	}
+	buf->ptr[buf->len] = '\0';
+	return 0;
+}
+
+int buf_read_regular(struct buf *buf, const char *path, const char *shown, size_t max)
+{
+	struct stat before, st;
+	int fd = -1, error;
+
+	if (!shown)
+		shown = path;
+	/*
+	 * stat before open: opening some devices has effects of its own (a tape
+	 * rewinds, a terminal becomes the controlling one), so only what is a
+	 * regular file now is opened at all.
+	 */
+	if (stat(path, &before) < 0)
+		return error_set(errno == ENOENT || errno == ENOTDIR ? RL_ENOTFOUND : RL_EIO,
+				 "%s%s%s", SHOWN(shown), strerror(errno));
+	if (!S_ISREG(before.st_mode))
+		return refuse_kind(shown, before.st_mode);
+	if (max && (uint64_t)before.st_size > max)
+		return refuse_size(shown, max);
+	/* O_NONBLOCK: a FIFO swapped in after the stat opens at once instead of waiting. */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+		return error_set(errno == ENOENT ? RL_ENOTFOUND : RL_EIO, "%s%s%s", SHOWN(shown),
+				 strerror(errno));
+	if (fstat(fd, &st) < 0)
+		error = error_set(RL_EIO, "%s%s%s", SHOWN(shown), strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		error = refuse_kind(shown, st.st_mode);
+	else
+		error = read_fd(buf, fd, shown, max);
+	close(fd);
+	return error;
+}
+
 int buf_read_file(struct buf *buf, const char *path)
 {
-	FILE *fp = fopen(path, "rb");
-	char chunk[65536];
-	size_t n;
-	int error = 0;
-
-	if (!fp)
-		return error_set(RL_EIO, "%s: %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-		if ((error = buf_put(buf, chunk, n)) < 0)
-			goto done;
-	}
-	if (ferror(fp))
-		error = error_set(RL_EIO, "%s: read failed", path);
-	else if (buf_grow(buf, 0) < 0)
-		error = RL_ENOMEM;
-	else
-		buf->ptr[buf->len] = '\0';
-done:
-	fclose(fp);
-	return error;
+	return buf_read_regular(buf, path, NULL, 0);
 }

@@ -24,7 +24,21 @@ void buf_clear(struct buf *buf);
 /* Hand the string to the caller (who frees it); the buffer is emptied. */
 char *buf_detach(struct buf *buf);
 void buf_release(struct buf *buf);
-/* Read a whole file; the message names the path on failure. */
+/*
+ * The one way revline reads a file by path. Only a regular file is read
+ * (symbolic links followed): a FIFO, socket, device or directory is refused
+ * before it is opened, and the open itself cannot block (O_NONBLOCK, the
+ * type checked again on the open descriptor), so a FIFO put anywhere a file
+ * is expected cannot hang a check. The message names the file as shown (the
+ * path when shown is NULL; nothing when it is ""):
+ *   "pipe: is a FIFO, not a regular file: skipped"
+ * RL_ENOTFOUND when it does not exist, RL_EPARSE when it is larger than max
+ * bytes (0: any size; nothing is read then), RL_EIO otherwise.
+ */
+int buf_read_regular(struct buf *buf, const char *path, const char *shown, size_t max);
+/* buf_read_regular of any size, named by its path. */
 int buf_read_file(struct buf *buf, const char *path);
+/* What a file's mode is, for messages ("a FIFO", "a socket", "a directory"). */
+const char *buf_file_kind(unsigned mode);
 
 #endif

@@ -244,17 +244,27 @@ static long locate(const struct diff *diff, const char *path)
 	return hit;
 }
 
+/*
+ * A side that does not exist has nothing to find; one that exists but was
+ * not read (a FIFO, a link leading out of the working tree) is said in
+ * skipped, so the note gives the reason rather than "not in the file".
+ */
 static int search_side(const struct file_reader *reader, const char *path, bool old_side,
-		       const struct lines *needle, int near, int *first, int *last, bool *found)
+		       const struct lines *needle, int near, int *first, int *last, bool *found,
+		       struct buf *skipped)
 {
 	struct buf text = BUF_INIT;
 	struct lines file = { 0 };
 	int error;
 
 	*found = false;
-	if (reader->read(reader->ctx, path, old_side, &text) < 0) {
+	if ((error = reader->read(reader->ctx, path, old_side, &text)) < 0) {
 		buf_release(&text);
-		return 0;  /* that side does not exist: nothing found there */
+		if (error == RL_ENOMEM)
+			return error;
+		if (error != RL_ENOTFOUND && !skipped->len)
+			return buf_puts(skipped, error_message());
+		return 0;
 	}
 	if ((error = lines_split(&file, text.ptr ? text.ptr : "", text.len)) == 0)
 		*found = find_code(&file, needle, near, first, last);
@@ -275,6 +285,7 @@ static void lines_text(char *out, size_t size, int first, int last)
 int evidence_check(struct finding *f, const struct diff *diff, const struct file_reader *reader)
 {
 	struct lines needle = { 0 };
+	struct buf skipped = BUF_INIT;
 	long index = locate(diff, f->file);
 	const char *code = f->evidence.code_examined;
 	int first = 0, last = 0, error;
@@ -301,7 +312,7 @@ int evidence_check(struct finding *f, const struct diff *diff, const struct file
 	}
 	deleted = index >= 0 && diff->files[index].status == DIFF_DELETED;
 	if (!deleted && (error = search_side(reader, f->file, false, &needle, f->line, &first, &last,
-					     &found)) < 0)
+					     &found, &skipped)) < 0)
 		goto done;
 	if (found) {
 		lines_text(span, sizeof(span), first, last);
@@ -314,15 +325,18 @@ int evidence_check(struct finding *f, const struct diff *diff, const struct file
 		goto done;
 	}
 	if ((error = search_side(reader, index >= 0 ? diff->files[index].old_path : f->file, true,
-				 &needle, f->line, &first, &last, &found)) < 0)
+				 &needle, f->line, &first, &last, &found, &skipped)) < 0)
 		goto done;
 	lines_text(span, sizeof(span), first, last);
 	if (found)
 		error = note(f, true, "the quoted code is at %s of the old version of %s "
 			     "(the change removes or alters it)", span, f->file);
+	else if (skipped.len)
+		error = note(f, false, "the quoted code could not be looked for: %s", skipped.ptr);
 	else
 		error = note(f, false, "the quoted code is not in %s", f->file);
 done:
+	buf_release(&skipped);
 	lines_release(&needle);
 	return error;
 }

@@ -7,8 +7,10 @@
 #include "status.h"
 
 #include <git2.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct git_source {
 	git_diff *diff;
@@ -188,27 +190,53 @@ static bool is_typechange_pair(const git_diff_delta *a, const git_diff_delta *b)
 		(a->old_file.mode & 0170000) != (b->new_file.mode & 0170000);
 }
 
+/*
+ * A working-tree file's content as git would hash it, read by revline rather
+ * than by libgit2 (which opens a path without looking at what it is): a
+ * symbolic link is its target's name, never what it points to; anything but
+ * a regular file is refused without being opened (see buf_read_regular).
+ */
+static int workdir_content(git_buf *out, git_repository *git, const char *rel, uint32_t mode)
+{
+	git_filter_list *filters = NULL;
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	char target[PATH_MAX];
+	ssize_t n;
+	int rc = -1;
+
+	if (!git_repository_workdir(git) ||
+	    buf_printf(&path, "%s%s", git_repository_workdir(git), rel) < 0)
+		goto done;
+	if ((mode & 0170000) == 0120000) {
+		if ((n = readlink(path.ptr, target, sizeof(target))) >= 0)
+			rc = git_buf_set(out, target, (size_t)n);
+		goto done;
+	}
+	if (buf_read_regular(&text, path.ptr, rel, 0) < 0)
+		goto done;
+	if (git_filter_list_load(&filters, git, NULL, rel, GIT_FILTER_TO_ODB, 0) < 0)
+		goto done;
+	rc = filters ? git_filter_list_apply_to_buffer(out, filters, text.ptr ? text.ptr : "", text.len) :
+		git_buf_set(out, text.ptr ? text.ptr : "", text.len);
+done:
+	git_filter_list_free(filters);
+	buf_release(&text);
+	buf_release(&path);
+	return rc;
+}
+
 /* A side's content as git would hash it: the blob, or the working-tree file filtered. */
 static int content_of(git_buf *out, git_repository *git, const git_diff_file *side)
 {
 	git_blob *blob = NULL;
-	git_filter_list *filters = NULL;
-	struct buf path = BUF_INIT;
-	int rc = -1;
+	int rc;
 
 	if ((side->flags & GIT_DIFF_FLAG_VALID_ID) && git_blob_lookup(&blob, git, &side->id) == 0) {
 		rc = git_buf_set(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
 		git_blob_free(blob);
 		return rc;
 	}
-	if (!git_repository_workdir(git) ||
-	    buf_printf(&path, "%s%s", git_repository_workdir(git), side->path) < 0)
-		return -1;
-	if (git_filter_list_load(&filters, git, NULL, side->path, GIT_FILTER_TO_ODB, 0) == 0)
-		rc = git_filter_list_apply_to_file(out, filters, git, path.ptr);
-	git_filter_list_free(filters);
-	buf_release(&path);
-	return rc;
+	return workdir_content(out, git, side->path, side->mode);
 }
 
 static unsigned git_similarity(git_repository *git, const git_diff_delta *delta)
@@ -234,7 +262,9 @@ static unsigned git_similarity(git_repository *git, const git_diff_delta *delta)
 static bool is_unchanged(git_repository *git, git_index *index, const git_diff_delta *delta)
 {
 	const git_index_entry *entry;
+	git_buf text = { 0 };
 	git_oid oid;
+	bool same;
 
 	if (delta->status != GIT_DELTA_MODIFIED || delta->old_file.mode != delta->new_file.mode)
 		return false;
@@ -245,8 +275,12 @@ static bool is_unchanged(git_repository *git, git_index *index, const git_diff_d
 	entry = git_index_get_bypath(index, delta->new_file.path, 0);
 	if (entry && entry->mode == delta->old_file.mode && git_oid_equal(&entry->id, &delta->old_file.id))
 		return false;
-	return git_repository_hashfile(&oid, git, delta->new_file.path, GIT_OBJECT_BLOB, NULL) == 0 &&
+	if (workdir_content(&text, git, delta->new_file.path, delta->new_file.mode) < 0)
+		return false;
+	same = git_odb_hash(&oid, text.ptr, text.size, GIT_OBJECT_BLOB) == 0 &&
 		git_oid_equal(&oid, &delta->old_file.id);
+	git_buf_dispose(&text);
+	return same;
 }
 
 static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, bool pair)

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int blob_at(struct buf *out, git_repository *git, const char *commit_hex, const char *path)
 {
@@ -74,6 +75,26 @@ static bool path_is_safe(const char *path)
 	return true;
 }
 
+/* Whether a path relative to the working tree goes through a ".git" (the repository's own files). */
+static bool path_in_git(const char *rel)
+{
+	const char *p = rel;
+
+	while (p) {
+		if (!strncasecmp(p, ".git", 4) && (p[4] == '/' || !p[4]))
+			return true;
+		p = strchr(p, '/');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/*
+ * Symbolic links are followed only while they stay in the working tree: what
+ * a file of the change says goes to the model, and a link committed on a
+ * branch must not make it carry ~/.ssh/id_rsa, /dev/zero or .git/config.
+ */
 int repo_read_workdir(struct buf *out, struct repo *repo, const char *path)
 {
 	char real[PATH_MAX], root[PATH_MAX];
@@ -88,7 +109,8 @@ int repo_read_workdir(struct buf *out, struct repo *repo, const char *path)
 	if ((error = buf_printf(&full, "%s%s", repo->workdir, path)) < 0)
 		return error;
 	if (!realpath(full.ptr, real)) {
-		error = error_set(errno == ENOENT ? RL_ENOTFOUND : RL_EIO, "%s: %s", path, strerror(errno));
+		error = error_set(errno == ENOENT || errno == ENOTDIR ? RL_ENOTFOUND : RL_EIO,
+				  "%s: %s", path, strerror(errno));
 		goto done;
 	}
 	if (!realpath(repo->workdir, root)) {
@@ -97,10 +119,15 @@ int repo_read_workdir(struct buf *out, struct repo *repo, const char *path)
 	}
 	n = strlen(root);
 	if (strncmp(real, root, n) || (real[n] != '/' && real[n])) {
-		error = error_set(RL_EUSAGE, "%s: leads outside the repository (to %s)", path, real);
+		error = error_set(RL_EUSAGE, "%s: leads outside the working tree (to %s): skipped",
+				  path, real);
 		goto done;
 	}
-	error = buf_read_file(out, real);
+	if (real[n] && path_in_git(real + n + 1)) {
+		error = error_set(RL_EUSAGE, "%s: leads into the repository's .git: skipped", path);
+		goto done;
+	}
+	error = buf_read_regular(out, real, path, 0);
 done:
 	buf_release(&full);
 	return error;

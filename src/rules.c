@@ -831,49 +831,16 @@ static int loader_keep(struct loader *ld, struct rule *rule, int id_line)
 /* Read a rule file: 0, 1 when a problem was recorded instead, or RL_ENOMEM. */
 static int read_rule_file(struct loader *ld, struct buf *text, const char *file, const char *shown)
 {
-	struct stat st;
-	bool skipped = true;
-	int fd, error = 0;
+	int error = buf_read_regular(text, file, "", RULE_FILE_MAX);
 
-	/* O_NONBLOCK: a FIFO put in place of a rule must not hang the program. */
-	if ((fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || fstat(fd, &st) < 0) {
-		error = problem_add(ld->set, shown, 0, true, "cannot read the file: %s", strerror(errno));
-		goto done;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		error = problem_add(ld->set, shown, 0, true, "not a regular file: a rule is a "
-				    "markdown file");
-		goto done;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (st.st_size > RULE_FILE_MAX || text->len > RULE_FILE_MAX) {
-			error = problem_add(ld->set, shown, 0, true, "the file is larger than 1 MiB: "
-					    "keep the standard to a page, and put long material "
-					    "in context_files");
-			goto done;
-		}
-		if ((error = buf_grow(text, 65536)) < 0)
-			goto done;
-		n = read(fd, text->ptr + text->len, text->cap - text->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			error = problem_add(ld->set, shown, 0, true, "cannot read the file: %s",
-					    strerror(errno));
-			goto done;
-		}
-		if (n == 0)
-			break;
-		text->len += (size_t)n;
-	}
-	text->ptr[text->len] = '\0';
-	skipped = false;
-done:
-	if (fd >= 0)
-		close(fd);
-	return error < 0 ? error : skipped;
+	if (!error || error == RL_ENOMEM)
+		return error;
+	if (error == RL_EPARSE)
+		error = problem_add(ld->set, shown, 0, true, "%s; keep the standard to a page, and "
+				    "put long material in context_files", error_message());
+	else
+		error = problem_add(ld->set, shown, 0, true, "%s", error_message());
+	return error < 0 ? error : 1;
 }
 
 static int load_file(struct loader *ld, const char *file, const char *shown)
@@ -940,6 +907,7 @@ static int load_entry(struct loader *ld, struct buf *file, struct buf *shown, co
 {
 	size_t flen = file->len, slen = shown->len;
 	struct stat st;
+	bool link;
 	int error;
 
 	if ((error = buf_printf(file, "/%s", name)) < 0 ||
@@ -947,12 +915,16 @@ static int load_entry(struct loader *ld, struct buf *file, struct buf *shown, co
 		goto done;
 	if (lstat(file->ptr, &st) < 0)
 		goto done;
-	/* Symbolic links to files are followed; to directories not, so no loop. */
-	if (S_ISLNK(st.st_mode) && (stat(file->ptr, &st) < 0 || !S_ISREG(st.st_mode)))
-		goto done;
-	if (S_ISDIR(st.st_mode))
+	/*
+	 * Symbolic links to files are followed; to directories not, so no loop.
+	 * Anything else named like a rule (a FIFO, a socket, a link to a device)
+	 * is refused by the reader, which says so, without being opened.
+	 */
+	if ((link = S_ISLNK(st.st_mode)) && stat(file->ptr, &st) < 0)
+		goto done;  /* a dangling link: nothing there */
+	if (S_ISDIR(st.st_mode) && !link)
 		error = load_tree(ld, file, shown);
-	else if (S_ISREG(st.st_mode) && is_rule_name(name))
+	else if (is_rule_name(name) && !S_ISDIR(st.st_mode))
 		error = load_file(ld, file->ptr, shown->ptr);
 done:
 	file->len = flen;

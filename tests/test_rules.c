@@ -678,7 +678,7 @@ static void test_unreadable_and_large(void **state)
 	test_write(repo, "threadlines/big.md", big, 1024 * 1024 + 1);
 	write_rule(repo, "threadlines/ok.md", "ok");
 	load(&set, repo, NULL, 0, false, false);
-	assert_problems(&set, "threadlines/big.md:0: the file is larger than 1 MiB: keep the standard "
+	assert_problems(&set, "threadlines/big.md:0: is larger than 1 MiB: skipped; keep the standard "
 			"to a page, and put long material in context_files (fatal)\n");
 	assert_int_equal(set.count, 1);
 	rules_release(&set);
