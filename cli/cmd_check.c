@@ -29,6 +29,7 @@ struct check_args {
 	bool no_fixes;          /* --no-fix-detection */
 	int concurrency, retries;       /* from the flags; 0 and -1 when not given */
 	double timeout;                 /* 0 when not given */
+	char *store_error;              /* why the database would not open */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -185,6 +186,12 @@ static void progress(const struct check *c, bool clear)
 	fflush(stderr);
 }
 
+/* Said the moment it happens; the exit status (4) says it again at the end. */
+static void store_warn(const char *why)
+{
+	cli_error("the results are not stored: %s; the review goes on and is only printed", why);
+}
+
 static void drive(struct check *c, FILE *out, const struct check_args *a, const struct report_options *ro)
 {
 	struct check_event ev;
@@ -199,6 +206,10 @@ static void drive(struct check *c, FILE *out, const struct check_args *a, const 
 			if (ev.kind == CHECK_RULE_SETTLED && a->format == FORMAT_TEXT) {
 				progress(c, true);
 				report_text_rule(out, c, ev.rule, ro);
+			}
+			if (ev.kind == CHECK_STORE_FAILED) {
+				progress(c, true);
+				store_warn(check_store_error(c));
 			}
 		}
 		if (check_done(c))
@@ -223,6 +234,8 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
 
 	if (!strcmp(check_status(c), "failed"))
 		return 3;
+	if (!check_stored(c))
+		return 4;
 	for (i = 0; a->fail_on >= 0 && i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], ro) && (int)rep->findings[i].severity >= a->fail_on)
 			return 1;
@@ -301,16 +314,25 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 		cli_error("%s", error_message());
 		return 2;
 	}
-	if (store_default_path(&path, *config) < 0 || store_open(store, path.ptr) < 0) {
+	if (store_default_path(&path, *config) < 0) {
 		cli_error("%s", error_message());
 		buf_release(&path);
 		return 2;
+	}
+	/* A database that will not open (damaged, locked, read-only, full) does not stop the review. */
+	if (store_open(store, path.ptr) < 0) {
+		if (!(a->store_error = strdup(error_message()))) {
+			buf_release(&path);
+			return 2;
+		}
+		store_warn(a->store_error);
 	}
 	buf_release(&path);
 	if (settings_load(a, *config) < 0)
 		return 2;
 	a->opts.llm = llm;
 	a->opts.store = *store;
+	a->opts.store_error = a->store_error;
 	a->opts.rule_dirs = a->rule_dirs;
 	a->opts.nrule_dirs = a->nrule_dirs;
 	a->opts.rule_ids = a->rule_ids;
@@ -354,7 +376,8 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 	signal(SIGINT, on_interrupt);
 	drive(c, out, a, &ro);
 	signal(SIGINT, SIG_DFL);
-	if (a->wait_fixes && check_id(c) && !a->no_fixes) {
+	/* Fix detection reads the check back from the store: only a check stored whole. */
+	if (a->wait_fixes && check_stored(c) && !a->no_fixes) {
 		if (detect_fixes_run(&fixes, store, check_id(c), &llm, &a->opts.sched) < 0)
 			cli_error("fix detection: %s", error_message());
 		ro.fixes = fixes;
@@ -362,7 +385,7 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 	error = write_format(out, c, repo, target, a, &ro);
 	rc = output_close(out, a->output, tmp, error == 0) < 0 ? 3 : fail_status(c, a, &ro);
 	/* The answer is out; fix detection goes on without holding it. */
-	if (!a->wait_fixes && !a->no_fixes && check_id(c))
+	if (!a->wait_fixes && !a->no_fixes && check_stored(c))
 		detect_fixes_spawn(check_id(c));
 done:
 	fixdetect_free(fixes);
@@ -391,5 +414,6 @@ done:
 	repo_free(repo);
 	free(a.rule_dirs);
 	free(a.rule_ids);
+	free(a.store_error);
 	return rc < 0 ? 0 : rc;
 }

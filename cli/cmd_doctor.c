@@ -6,6 +6,8 @@
 #include "rules.h"
 #include "status.h"
 #include "store.h"
+#include "term.h"
+#include "trust.h"
 
 #include "lint.h"
 
@@ -43,13 +45,13 @@ static void linters_section(struct config *config)
 		if (!command)
 			continue;
 		if (user)
-			printf("  %-11s git config revline.lint.%s: %s\n", linter_name((enum linter)i),
-			       linter_name((enum linter)i), command);
+			term_printf(stdout, "  %-11s git config revline.lint.%s: %s\n", linter_name((enum linter)i),
+				    linter_name((enum linter)i), command);
 		else if (!linter_installed(command))
 			printf("  %-11s not installed\n", linter_name((enum linter)i));
 		else {
 			version_of(version, sizeof(version), command);
-			printf("  %-11s %s\n", linter_name((enum linter)i), *version ? version : "installed");
+			term_printf(stdout, "  %-11s %s\n", linter_name((enum linter)i), *version ? version : "installed");
 		}
 		free(command);
 	}
@@ -62,7 +64,7 @@ static int provider_section(struct config *config)
 	int ok = 0;
 
 	if (llm_config_load(&llm, config) < 0) {
-		printf("provider:   error: %s\n", error_message());
+		term_printf(stdout, "provider:   error: %s\n", error_message());
 		return 1;
 	}
 	if (llm.provider == PROVIDER_NONE) {
@@ -70,15 +72,15 @@ static int provider_section(struct config *config)
 		llm_config_release(&llm);
 		return 0;
 	}
-	printf("provider:   %s, model %s (reduce: %s)\n", provider_name(llm.provider), llm.model,
-	       llm.reduce_model);
-	printf("base URL:   %s\n", llm.base_url);
+	term_printf(stdout, "provider:   %s, model %s (reduce: %s)\n", provider_name(llm.provider), llm.model,
+		    llm.reduce_model);
+	term_printf(stdout, "base URL:   %s\n", llm.base_url);
 	printf("API key:    %s\n", llm.api_key ? llm.key_source : "none (fine for a local server)");
 	printf("JSON mode:  %s\n", llm.json_mode ? "asked for (dropped when the server refuses it)" : "off");
 	if (llm_ping(&msg, &llm, 10) == 0) {
-		printf("answers:    yes, %s\n", msg.ptr);
+		term_printf(stdout, "answers:    yes, %s\n", msg.ptr);
 	} else {
-		printf("answers:    NO: %s\n", msg.ptr ? msg.ptr : error_message());
+		term_printf(stdout, "answers:    NO: %s\n", msg.ptr ? msg.ptr : error_message());
 		ok = 1;
 	}
 	buf_release(&msg);
@@ -93,14 +95,14 @@ static int store_section(struct config *config)
 	int bad = 0;
 
 	if (store_default_path(&path, config) < 0) {
-		printf("database:   error: %s\n", error_message());
+		term_printf(stdout, "database:   error: %s\n", error_message());
 		return 1;
 	}
 	if (store_open(&store, path.ptr) < 0) {
-		printf("database:   %s: %s\n", path.ptr, error_message());
+		term_printf(stdout, "database:   %s: %s\n", path.ptr, error_message());
 		bad = 1;
 	} else {
-		printf("database:   %s (schema %d)\n", path.ptr, store_version(store));
+		term_printf(stdout, "database:   %s (schema %d)\n", path.ptr, store_version(store));
 	}
 	store_close(store);
 	buf_release(&path);
@@ -114,7 +116,7 @@ static void rules_section(struct repo *repo)
 	size_t i, local = 0, fatal = 0;
 
 	if (rules_load(&set, &ro) < 0) {
-		printf("rules:      error: %s\n", error_message());
+		term_printf(stdout, "rules:      error: %s\n", error_message());
 		return;
 	}
 	for (i = 0; i < set.count; i++)
@@ -125,6 +127,27 @@ static void rules_section(struct repo *repo)
 	       "(revline rules --lint)\n", set.count, set.count - local, local, set.nproblems,
 	       set.nproblems == 1 ? "" : "s", fatal);
 	rules_release(&set);
+}
+
+/* The repository's .revline: trusted or not, and what of it does not count until it is. */
+static void revline_section(const struct config *config)
+{
+	const struct config_revline *file = config_revline(config);
+
+	if (!file)
+		return;
+	if (file->unread)
+		term_printf(stdout, ".revline:   %s\n", file->unread);
+	else if (file->trust == TRUST_TRUSTED)
+		term_printf(stdout, ".revline:   %s, trusted (sha256 %.12s)%s%s\n", file->path, file->hash,
+			    file->sensitive ? ": " : "", file->sensitive ? file->sensitive : "");
+	else if (file->sensitive)
+		term_printf(stdout, ".revline:   %s, %s: %s ignored; to let %s count, run: revline trust\n",
+			    file->path, file->trust == TRUST_CHANGED ? "changed since you trusted it" :
+			    "not trusted", file->sensitive, strchr(file->sensitive, ',') ? "them" : "it");
+	else
+		term_printf(stdout, ".revline:   %s, not trusted (it sets nothing that needs trust)\n",
+			    file->path);
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -146,17 +169,19 @@ int cmd_doctor(int argc, char **argv)
 	}
 	printf("revline %s\n", REVLINE_VERSION);
 	if (repo_open(&repo, NULL) == 0)
-		printf("repository: %s (%s)\n", repo->workdir ? repo->workdir : repo->gitdir, repo->branch);
+		term_printf(stdout, "repository: %s (%s)\n", repo->workdir ? repo->workdir : repo->gitdir,
+			    repo->branch);
 	else
-		printf("repository: none here (%s)\n", error_message());
+		term_printf(stdout, "repository: none here (%s)\n", error_message());
 	if (config_open(&config, repo) < 0) {
-		printf("config:     error: %s\n", error_message());
+		term_printf(stdout, "config:     error: %s\n", error_message());
 		bad = 1;
 	}
+	revline_section(config);
 	bad |= provider_section(config);
 	bad |= store_section(config);
 	rules_section(repo);
-	printf("data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
+	term_printf(stdout, "data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
 	linters_section(config);
 	buf_release(&dir);
 	config_free(config);

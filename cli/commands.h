@@ -113,6 +113,18 @@
 	  "fix rate, average and p95 time to fix with the time buckets, fix types,\n" \
 	  "and per rule violations, fixes, fix rate, findings, false positives and\n" \
 	  "false-positive rate. See revline(1) for the exact definitions.\n") \
+	X(trust, (&trust_options, &global_options), \
+	  "revline trust [--show | --revoke]", \
+	  "let this repository's .revline set what sends data, runs or names a path", \
+	  "A .revline comes with the repository, so whoever wrote the branch wrote it.\n" \
+	  "Until you trust it, its settings that send data, run commands or name paths\n" \
+	  "(revline.baseUrl, provider, model, reduceModel, apiKeyCommand, lint.NAME,\n" \
+	  "db, osvUrl, advisories, a theme given as a path) are ignored, and said so\n" \
+	  "once on stderr; the rest count. 'revline trust' records the SHA-256 of the\n" \
+	  "file as it is now with its path in $XDG_CONFIG_HOME/revline/trust/; when the\n" \
+	  "file changes it is untrusted again. --show says the state, --revoke forgets\n" \
+	  "it. Exit status: 0 when done (--show: when trusted), 1 when there is no\n" \
+	  ".revline to trust (--show: when not trusted), 2 for usage errors.\n") \
 	X(undo, (&json_options, &global_options), \
 	  "revline undo [FIX_ID]", \
 	  "take back an applied fix, byte for byte", \
@@ -150,6 +162,17 @@ struct json_t *history_time_json(int64_t ms);
 int history_text_width(const char *s);
 void history_put(FILE *fp, const char *s, int width);
 int history_json_out(struct json_t *doc);
+
+/*
+ * Before a command runs, and before the terminal UI takes the screen: say
+ * once on stderr what the repository's .revline sets that does not count
+ * until it is trusted (or why it was not read). Not for the commands that
+ * show it themselves (trust, doctor) nor for help.
+ */
+void trust_note_before(const char *command);
+struct config;
+/* The same note for a config already open; said at most once per process. */
+void trust_note(const struct config *config);
 
 /* The terminal UI: revline [TARGET]. */
 int cmd_tui(int argc, char **argv);

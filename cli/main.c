@@ -4,6 +4,7 @@
 #include "request.h"
 
 #include <locale.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,6 +146,11 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 
 	setlocale(LC_ALL, "");
+	/*
+	 * A write past the file size limit (ulimit -f) fails with EFBIG, said
+	 * like a full disk, instead of killing revline with what it had.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
 		printf("revline %s\n", REVLINE_VERSION);
 		return 0;
@@ -156,7 +162,9 @@ int main(int argc, char **argv)
 			cli_error("'%s' is not a revline command (see 'revline --help')", argv[1]);
 			return 2;
 		}
+		trust_note_before(cmd->name);
 		return cmd->run(argc - 1, argv + 1);
 	}
+	trust_note_before(NULL);
 	return cmd_tui(argc, argv);
 }

@@ -77,6 +77,10 @@
 	X(OPT_APPLY,   "apply",   0,   NULL,         "write the fix to the file (asks first on a terminal)") \
 	X(OPT_YES,     "yes",     'y', NULL,         "with --apply: do not ask")
 
+#define TRUST_OPTIONS(X) \
+	X(OPT_TRUST_SHOW,   "show",   0, NULL, "say whether the .revline is trusted and what it sets that needs trust") \
+	X(OPT_TRUST_REVOKE, "revoke", 0, NULL, "stop trusting the .revline: its sensitive settings no longer count")
+
 #define TUI_OPTIONS(X) \
 	X(OPT_TUI_CHECK, "check", 0, NULL, "start a check of the diff as soon as the UI opens")
 
@@ -96,6 +100,7 @@ enum opt_id {
 	FIXES_OPTIONS(OPT_ENUM)
 	SIGNALS_OPTIONS(OPT_ENUM)
 	FIX_OPTIONS(OPT_ENUM)
+	TRUST_OPTIONS(OPT_ENUM)
 	TUI_OPTIONS(OPT_ENUM)
 #undef OPT_ENUM
 };
@@ -137,7 +142,7 @@ extern const struct opt_table global_options, target_options, diff_options, json
 extern const struct opt_table rules_options, rule_dir_options, check_options, tui_options;
 extern const struct opt_table feedback_options;
 extern const struct opt_table history_options, fixes_options;
-extern const struct opt_table signals_options, fix_options;
+extern const struct opt_table signals_options, fix_options, trust_options;
 
 /* Take a target option or a range into spec; false when id is not one. */
 bool target_option(struct target_spec *spec, int id, const char *value);

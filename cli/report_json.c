@@ -107,6 +107,9 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		json_object_set_new(doc, "fix_detection", detect_fixes_json(o->fixes));
 	json_object_set_new(doc, "dependencies", report_json_deps(check));
 	json_object_set_new(doc, "timeout", report_json_timeout(check));
+	/* The results reach the output either way; these say whether they are also kept. */
+	json_object_set_new(doc, "stored", json_boolean(check_stored(check)));
+	json_object_set_new(doc, "store_error", utf8_json(check_store_error(check)));
 	json_object_set_new(doc, "unverified_hidden",
 			    json_integer((json_int_t)(o->show_unverified ? 0 : check_unverified(check))));
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;

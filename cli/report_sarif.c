@@ -109,6 +109,20 @@ static json_t *result_json(const struct check *check, const struct finding *f)
 	return result;
 }
 
+/* The results were not stored: said on the invocation, as SARIF says what went wrong with a run. */
+static void store_notification(json_t *doc, const struct check *check)
+{
+	json_t *invocation = json_array_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+							    "invocations"), 0);
+
+	if (check_stored(check) || !invocation)
+		return;
+	json_object_set_new(invocation, "toolExecutionNotifications",
+			    json_pack("[{s:s, s:{s:s}, s:o}]", "level", "error", "descriptor", "id", "store",
+				      "message", text_of(check_store_error(check) ? check_store_error(check) :
+							 "the results were not stored")));
+}
+
 int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 		 const struct report_options *o)
 {
@@ -130,6 +144,7 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 			"invocations", "executionSuccessful", strcmp(check_status(check), "failed") != 0);
 	if (!doc)
 		return -1;
+	store_notification(doc, check);
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
 	json_decref(doc);
 	return rc;

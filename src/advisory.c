@@ -90,15 +90,13 @@ static int64_t now_ms(void)
 
 int advisory_options_load(struct advisory_options *options, char **base_url, struct config *config)
 {
-	const char *env = getenv("REVLINE_OSV_URL");
 	char *value = NULL;
 	int error;
 
 	memset(options, 0, sizeof(*options));
 	*base_url = NULL;
-	if (env && *env) {
-		value = strdup(env);
-	} else if (config && (error = config_get(&value, config, "revline.osvUrl")) < 0) {
+	/* REVLINE_OSV_URL, or revline.osvUrl from the user's config or a trusted .revline. */
+	if ((error = config_get(&value, config, "revline.osvUrl")) < 0) {
 		if (error != RL_ENOTFOUND)
 			return error;
 		value = NULL;

@@ -108,11 +108,25 @@ bool check_next_event(struct check *c, struct check_event *out)
 	return true;
 }
 
-/* A store failure never stops the check; the first one is kept for the front end. */
+/*
+ * A store failure never stops the check: the first one is kept and said
+ * (CHECK_STORE_FAILED), and the check stores nothing more but its end,
+ * which then cannot be 'complete'. A full or broken database fails the
+ * same way again, and a locked one would hold every later write for the
+ * busy timeout.
+ */
 static void store_failed(struct check *c)
 {
-	if (!c->store_error)
-		c->store_error = strdup(error_message());
+	if (c->store_error)
+		return;
+	c->store_error = strdup(error_message());
+	event_push(c, CHECK_STORE_FAILED, 0);
+}
+
+/* Whether to read from and write to the store: there is one and it has not failed. */
+static bool storing(const struct check *c)
+{
+	return c->opts.store && !c->store_error;
 }
 
 bool check_is_lock_file(const char *path)
@@ -178,6 +192,10 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 	if (!c->opts.environment)
 		c->opts.environment = "local";
 	c->status = "running";
+	if (options->store_error && !(c->store_error = strdup(options->store_error))) {
+		free(c);
+		return error_nomem();
+	}
 	*out = c;
 	return 0;
 }
@@ -252,7 +270,7 @@ static int check_store_begin(struct check *c)
 	size_t i;
 	int error = 0;
 
-	if (!c->opts.store)
+	if (!storing(c))
 		return 0;
 	if ((error = diff_print(&text, c->diff)) < 0)
 		goto done;
@@ -270,11 +288,12 @@ static int check_store_begin(struct check *c)
 	rec.files = c->diff->nfiles;
 	rec.additions = c->diff->additions;
 	rec.deletions = c->diff->deletions;
+	/* A database that refuses the check (full, locked, read-only, damaged) leaves it unstored, not undone. */
 	if (store_check_begin(c->opts.store, &c->id, &rec) < 0) {
-		error = error_status();
+		store_failed(c);
 		goto done;
 	}
-	for (i = 0; i < c->nstates; i++)
+	for (i = 0; i < c->nstates && storing(c); i++)
 		if (store_rule_add(c->opts.store, &c->states[i].result.id, c->id, c->states[i].result.rule) < 0)
 			store_failed(c);
 done:
@@ -306,7 +325,7 @@ static void findings_verify(struct check *c, struct finding *f, size_t n)
 	for (i = 0; i < n; i++) {
 		evidence_check(&f[i], c->diff, &reader);
 		finding_fingerprint(&f[i]);
-		if (c->opts.store && feedback_suppressed(&f[i].suppressed, c->opts.store, f[i].fingerprint) < 0)
+		if (storing(c) && feedback_suppressed(&f[i].suppressed, c->opts.store, f[i].fingerprint) < 0)
 			store_failed(c);
 	}
 }
@@ -318,7 +337,8 @@ static void rule_settle(struct check *c, size_t index)
 	findings_verify(c, s->result.findings, s->result.nfindings);
 	if (s->started_ms)
 		s->result.duration_ms = (long)(now_ms(CLOCK_MONOTONIC) - s->started_ms);
-	if (c->opts.store && store_result_put(c->opts.store, c->id, &s->result) < 0)
+	/* Stored before the front end hears of it: what is shown is kept, even if the process dies next. */
+	if (storing(c) && c->id && store_result_put(c->opts.store, c->id, &s->result) < 0)
 		store_failed(c);
 	c->unsettled--;
 	event_push(c, CHECK_RULE_SETTLED, index);
@@ -579,7 +599,7 @@ static int plan_rule(struct check *c, size_t index)
 	if ((error = context_text(&context, c, rule)) < 0)
 		goto done;
 	/* Past feedback teaches; failing to find it never stops the review. */
-	if (c->opts.store && feedback_prompt_examples(&examples, c->opts.store, c->diff, rule) < 0)
+	if (storing(c) && feedback_prompt_examples(&examples, c->opts.store, c->diff, rule) < 0)
 		buf_clear(&examples);
 	fixed = llm_tokens(strlen(rule->body) + context.len + examples.len + 6000);
 	budget = (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
@@ -635,7 +655,7 @@ static bool chunk_from_cache(struct check *c, struct chunk *k)
 	char *answer = NULL;
 	long in = 0, out = 0;
 
-	if (c->opts.no_cache || !c->opts.store ||
+	if (c->opts.no_cache || !storing(c) ||
 	    store_cache_get(c->opts.store, k->key, &answer, &in, &out) < 0)
 		return false;
 	k->cached = true;
@@ -805,12 +825,26 @@ static const char *final_status(const struct check *c)
 	return bad || skipped ? "partial" : "complete";
 }
 
+/*
+ * The status the store records: a check whose results were not all stored
+ * is at best partial there, whatever the review itself came to.
+ */
+static const char *stored_status(const struct check *c)
+{
+	return c->store_error && !strcmp(c->status, "complete") ? "partial" : c->status;
+}
+
+/*
+ * The end is written even after a failure (the fault may have passed), so
+ * the record says partial rather than running; if it fails too, the check
+ * stays 'running' until the next open marks it interrupted.
+ */
 static void check_finish(struct check *c)
 {
 	c->duration_ms = (long)(now_ms(CLOCK_MONOTONIC) - c->started_ms);
 	c->status = final_status(c);
-	if (c->opts.store && store_check_finish(c->opts.store, c->id, c->status, c->duration_ms,
-						&c->stats, &c->report) < 0)
+	if (c->opts.store && c->id && store_check_finish(c->opts.store, c->id, stored_status(c), c->duration_ms,
+							 &c->stats, &c->report) < 0)
 		store_failed(c);
 	c->done = true;
 	event_push(c, CHECK_DONE, 0);
@@ -897,7 +931,7 @@ static void rule_timeout(struct check *c, size_t index)
 		if ((ms = sched_task_timeout_ms(&c->opts.sched, s->chunks[k]->weight)) > most)
 			most = ms;
 	s->result.timeout_ms = most;
-	if (c->opts.store && s->result.id && store_rule_timeout(c->opts.store, s->result.id, most) < 0)
+	if (storing(c) && s->result.id && store_rule_timeout(c->opts.store, s->result.id, most) < 0)
 		store_failed(c);
 }
 
@@ -938,7 +972,7 @@ static int rules_begin(struct check *c)
 	int error = 0;
 
 	c->rules_started = true;
-	if (c->opts.store && c->id && depreview_store(c->deps, c->opts.store, c->id) < 0)
+	if (storing(c) && c->id && depreview_store(c->deps, c->opts.store, c->id) < 0)
 		store_failed(c);
 	if (depreview_found(c->deps))
 		event_push(c, CHECK_DEPENDENCIES, 0);
@@ -960,7 +994,7 @@ static void timeout_pick(struct check *c)
 	timeout_choose(&c->timeout, c->opts.sched.timeout, c->diff->nfiles, lines,
 		       depreview_dependency_only(c->deps));
 	c->opts.sched.timeout = c->timeout.chosen;
-	if (c->opts.store && c->id &&
+	if (storing(c) && c->id &&
 	    store_check_timeout(c->opts.store, c->id, c->timeout.base, c->timeout.chosen, c->timeout.reason) < 0)
 		store_failed(c);
 }
@@ -1046,7 +1080,7 @@ static void on_done(struct check *c, struct chunk *k, const struct sched_event *
 	k->tokens_out += reply.tokens_out;
 	c->stats.tokens_in += reply.tokens_in;
 	c->stats.tokens_out += reply.tokens_out;
-	if (c->opts.store && store_cache_put(c->opts.store, k->key, provider_name(c->opts.llm->provider),
+	if (storing(c) && store_cache_put(c->opts.store, k->key, provider_name(c->opts.llm->provider),
 					     model, reply.text, reply.tokens_in, reply.tokens_out) < 0)
 		store_failed(c);
 	chunk_answer(c, k, reply.text, strlen(reply.text));
@@ -1310,6 +1344,11 @@ size_t check_unverified(const struct check *c)
 const char *check_store_error(const struct check *c)
 {
 	return c->store_error;
+}
+
+bool check_stored(const struct check *c)
+{
+	return c->opts.store && c->id && !c->store_error;
 }
 
 const struct depreview *check_deps(const struct check *c)

@@ -38,6 +38,7 @@ struct check_options {
 	struct llm_config *llm;         /* the provider (none is fine) */
 	struct sched_options sched;
 	struct store *store;            /* where results go (NULL: nowhere) */
+	const char *store_error;        /* why there is no store (it would not open), for the report */
 	bool no_advisories;             /* revline.advisories false: no OSV lookups */
 	char osv_url[512];              /* revline.osvUrl or REVLINE_OSV_URL; "" for OSV's own */
 };
@@ -56,6 +57,7 @@ enum check_event_kind {
 	CHECK_RULE_STARTED,     /* a rule's first request began */
 	CHECK_RULE_SETTLED,     /* a rule has its result (any status) */
 	CHECK_REDUCE_STARTED,   /* every rule settled; the reduce call began */
+	CHECK_STORE_FAILED,     /* storing failed, once: check_store_error says why; the check goes on unstored */
 	CHECK_DONE,             /* the report is ready and stored */
 };
 
@@ -109,8 +111,14 @@ const struct check_stats *check_stats(const struct check *check);
 const char *check_status(const struct check *check);   /* complete, partial, failed, cancelled */
 int64_t check_id(const struct check *check);
 long check_duration_ms(const struct check *check);
-/* The first failure to store something (the check went on), or NULL. */
+/*
+ * The first failure to store something (the check went on, storing nothing
+ * more but its end, recorded as partial at best), or options.store_error,
+ * or NULL.
+ */
 const char *check_store_error(const struct check *check);
+/* Whether the check and all its results are in the store. */
+bool check_stored(const struct check *check);
 /* How many findings of settled rules are hidden (unverified) right now. */
 size_t check_unverified(const struct check *check);
 

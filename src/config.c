@@ -2,6 +2,7 @@
 #include "status.h"
 
 #include <git2.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,36 +10,199 @@
 #include <sys/stat.h>
 
 struct config {
-	git_config *git;
+	git_config *git;        /* the user's own: system, global, XDG, .git/config */
+	git_config *revline;    /* the working tree's .revline, NULL when there is none */
+	struct config_revline file;
 };
 
-static const struct {
+static const struct key_info {
 	const char *key;
 	const char *env;
-} env_keys[] = {
-#define CONFIG_ENTRY(key, env) { key, env },
+	enum config_class class;
+} keys[] = {
+#define CONFIG_ENTRY(key, env, class) { key, env, class },
 	CONFIG_KEYS(CONFIG_ENTRY)
 #undef CONFIG_ENTRY
 };
 
-static int add_revline_file(git_config *cfg, struct repo *repo)
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* Section and key names are not case-sensitive in git config; "revline.lint.*" covers revline.lint.NAME. */
+static const struct key_info *key_find(const char *key)
 {
-	struct buf path = BUF_INIT;
+	size_t i, n;
+
+	for (i = 0; i < NKEYS; i++) {
+		n = strlen(keys[i].key);
+		if (n > 2 && !strcmp(keys[i].key + n - 2, ".*")) {
+			if (!strncasecmp(keys[i].key, key, n - 1) && key[n - 1])
+				return &keys[i];
+		} else if (!strcasecmp(keys[i].key, key)) {
+			return &keys[i];
+		}
+	}
+	return NULL;
+}
+
+/* Whether a value counts from any .revline, trusted or not. */
+static bool harmless(const struct key_info *info, const char *value)
+{
+	switch (info->class) {
+	case CONFIG_HARMLESS:
+		return true;
+	case CONFIG_NAME:
+		return !value || !strchr(value, '/');
+	case CONFIG_SENSITIVE:
+		break;
+	}
+	return false;
+}
+
+/* Whether a value the .revline sets counts (the user's own config always does). */
+static bool revline_counts(const struct config *config, const struct key_info *info, const char *value)
+{
+	return config->file.trust == TRUST_TRUSTED || harmless(info, value);
+}
+
+static int say_unread(struct config_revline *file, const char *fmt, const char *what)
+{
+	struct buf text = BUF_INIT;
+	int error = buf_printf(&text, fmt, file->path, what);
+
+	file->unread = buf_detach(&text);
+	return error;
+}
+
+/*
+ * Whether the text has an [include] or [includeIf] section. libgit2 would
+ * follow it to any file (a FIFO, /dev/zero) and what it pulls in is not
+ * covered by the trusted hash. A line that only looks like one (inside a
+ * continued value) errs on the safe side.
+ */
+static bool has_include(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+
+		if (!eol)
+			eol = end;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < eol && *q == '[') {
+			for (q++; q < eol && (*q == ' ' || *q == '\t'); q++)
+				;
+			if ((size_t)(eol - q) >= 7 && !strncasecmp(q, "include", 7))
+				return true;
+		}
+		p = eol + 1;
+	}
+	return false;
+}
+
+/* The working tree resolved, the file itself not followed (a link is refused, not resolved). */
+int config_revline_path(struct buf *out, const struct repo *repo)
+{
+	char real[PATH_MAX];
+
+	buf_clear(out);
+	if (!repo || !repo->workdir)
+		return error_set(RL_ENOTFOUND, "%s is a bare repository: it has no .revline",
+				 repo ? repo->gitdir : "this");
+	if (realpath(repo->workdir, real))
+		return buf_printf(out, "%s%s.revline", real, real[strlen(real) - 1] == '/' ? "" : "/");
+	return buf_printf(out, "%s.revline", repo->workdir);
+}
+
+/*
+ * Read the .revline (only a regular file, never through a link, at most
+ * CONFIG_REVLINE_MAX bytes), hash it and look up whether it is trusted.
+ * *read says whether libgit2 should parse it.
+ */
+static int revline_inspect(struct config_revline *file, bool *read, const struct repo *repo)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
 	struct stat st;
-	int error = 0;
+	int error;
+
+	*read = false;
+	if ((error = config_revline_path(&path, repo)) < 0)
+		goto done;
+	if (lstat(path.ptr, &st) < 0 || S_ISDIR(st.st_mode))
+		goto done;      /* none, or the .revline/ folder of rules */
+	file->path = buf_detach(&path);
+	if (!file->path) {
+		error = error_nomem();
+		goto done;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		error = say_unread(file, "%s is %s, which revline does not follow: not read", "a symbolic link");
+		goto done;
+	}
+	if ((error = buf_read_regular(&text, file->path, "", CONFIG_REVLINE_MAX)) < 0) {
+		error = error == RL_ENOMEM ? error : say_unread(file, "%s %s", error_message());
+		goto done;
+	}
+	if (has_include(text.ptr ? text.ptr : "", text.len)) {
+		error = say_unread(file, "%s %s", "has an [include] section, which revline does not "
+				   "follow: not read (copy the settings into it)");
+		goto done;
+	}
+	if ((error = trust_hash(file->hash, text.ptr ? text.ptr : "", text.len)) < 0 ||
+	    (error = trust_check(&file->trust, file->path, file->hash)) < 0)
+		goto done;
+	*read = true;
+done:
+	buf_release(&text);
+	buf_release(&path);
+	return error;
+}
+
+/* One key of the .revline into the list of those that count only while it is trusted. */
+static int list_sensitive(const git_config_entry *entry, void *payload)
+{
+	struct config_revline *file = payload;
+	const struct key_info *info = key_find(entry->name);
+	const char *name, *seen;
+	struct buf list = BUF_INIT;
+	size_t n;
+
+	/* Keys revline does not read have no effect, and other sections are not read from here. */
+	if (!info || harmless(info, entry->value))
+		return 0;
+	name = strcmp(info->key + strlen(info->key) - 2, ".*") ? info->key : entry->name;
+	n = strlen(name);
+	for (seen = file->sensitive; seen && (seen = strstr(seen, name)); seen += n)
+		if ((seen == file->sensitive || seen[-1] == ' ') && (!seen[n] || seen[n] == ','))
+			return 0;
+	if (buf_printf(&list, "%s%s%s", file->sensitive ? file->sensitive : "",
+		       file->sensitive ? ", " : "", name) < 0)
+		return -1;
+	free(file->sensitive);
+	file->sensitive = buf_detach(&list);
+	return 0;
+}
+
+static int add_revline_file(struct config *config, struct repo *repo)
+{
+	bool read;
+	int error;
 
 	if (!repo || !repo->workdir)
 		return 0;
-	if ((error = buf_printf(&path, "%s.revline", repo->workdir)) < 0)
+	if ((error = revline_inspect(&config->file, &read, repo)) < 0 || !read)
 		return error;
-	if (stat(path.ptr, &st) == 0 && S_ISREG(st.st_mode) &&
-	    git_config_add_file_ondisk(cfg, path.ptr, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
+	if (git_config_new(&config->revline) < 0 ||
+	    git_config_add_file_ondisk(config->revline, config->file.path, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
 		const git_error *e = git_error_last();
 
-		error = error_set(RL_ECONFIG, "%s: %s", path.ptr, e && e->message ? e->message : "bad config file");
+		return error_set(RL_ECONFIG, "%s: %s", config->file.path,
+				 e && e->message ? e->message : "bad config file");
 	}
-	buf_release(&path);
-	return error;
+	if (git_config_foreach_match(config->revline, "^revline\\.", list_sensitive, &config->file) < 0)
+		return error_nomem();
+	return 0;
 }
 
 static int add_repo_config(git_config *cfg, struct repo *repo)
@@ -73,7 +237,7 @@ int config_open(struct config **out, struct repo *repo)
 		error = error_set(RL_ECONFIG, "cannot read git config: %s", e && e->message ? e->message : "");
 		goto done;
 	}
-	if ((error = add_revline_file(config->git, repo)) < 0)
+	if ((error = add_revline_file(config, repo)) < 0)
 		goto done;
 	*out = config;
 	config = NULL;
@@ -87,45 +251,76 @@ void config_free(struct config *config)
 	if (!config)
 		return;
 	git_config_free(config->git);
+	git_config_free(config->revline);
+	free(config->file.path);
+	free(config->file.sensitive);
+	free(config->file.unread);
 	free(config);
 	git_libgit2_shutdown();
 }
 
-int config_get(char **out, struct config *config, const char *key)
+const struct config_revline *config_revline(const struct config *config)
 {
-	git_buf value = { 0 };
-	size_t i;
+	return config && config->file.path ? &config->file : NULL;
+}
 
-	*out = NULL;
-	for (i = 0; i < sizeof(env_keys) / sizeof(env_keys[0]); i++) {
-		const char *env = getenv(env_keys[i].env);
-
-		if (!strcmp(env_keys[i].key, key) && env && *env) {
-			*out = strdup(env);
-			return *out ? 0 : error_nomem();
-		}
-	}
-	if (!config || git_config_get_string_buf(&value, config->git, key) < 0)
-		return RL_ENOTFOUND;
-	*out = strdup(value.ptr);
-	git_buf_dispose(&value);
+static int copy_out(char **out, const char *value)
+{
+	*out = strdup(value ? value : "");
 	return *out ? 0 : error_nomem();
 }
 
+/* The value the .revline gives, when it counts; RL_ENOTFOUND otherwise. */
+static int revline_get(char **out, struct config *config, const struct key_info *info, const char *key)
+{
+	git_config_entry *entry = NULL;
+	int error = RL_ENOTFOUND;
+
+	if (!config->revline || git_config_get_entry(&entry, config->revline, key) < 0 || !entry)
+		return RL_ENOTFOUND;
+	if (revline_counts(config, info, entry->value))
+		error = copy_out(out, entry->value);
+	git_config_entry_free(entry);
+	return error;
+}
+
+int config_get(char **out, struct config *config, const char *key)
+{
+	const struct key_info *info = key_find(key);
+	git_buf value = { 0 };
+	const char *env;
+	int error;
+
+	*out = NULL;
+	if (!info)
+		return error_set(RL_EUSAGE, "%s is not a setting revline knows (classify it in "
+				 "CONFIG_KEYS, src/config.h)", key);
+	if (info->env && (env = getenv(info->env)) && *env)
+		return copy_out(out, env);
+	if (!config)
+		return RL_ENOTFOUND;
+	if ((error = revline_get(out, config, info, key)) != RL_ENOTFOUND)
+		return error;
+	if (git_config_get_string_buf(&value, config->git, key) < 0)
+		return RL_ENOTFOUND;
+	error = copy_out(out, value.ptr);
+	git_buf_dispose(&value);
+	return error;
+}
+
+/* Where a key is set, for a message: "git config K, or E in the environment". */
 static const char *env_of(const char *key)
 {
-	size_t i;
+	const struct key_info *info = key_find(key);
 
-	for (i = 0; i < sizeof(env_keys) / sizeof(env_keys[0]); i++)
-		if (!strcmp(env_keys[i].key, key))
-			return env_keys[i].env;
-	return "";
+	return info && info->env ? info->env : NULL;
 }
 
 static int get_number(double *out, struct config *config, const char *key, double min, double max,
 		      bool integer)
 {
 	char *value = NULL, *end;
+	const char *env = env_of(key);
 	int error;
 
 	*out = 0;
@@ -134,8 +329,9 @@ static int get_number(double *out, struct config *config, const char *key, doubl
 	*out = strtod(value, &end);
 	if (end == value || *end || !(*out >= min && *out <= max) || (integer && *out != (long)*out))
 		error = error_set(RL_ECONFIG, "%s is '%s': it takes %s from %g to %g "
-				  "(git config %s, or %s in the environment)", key, value,
-				  integer ? "a whole number" : "a number", min, max, key, env_of(key));
+				  "(git config %s%s%s%s)", key, value,
+				  integer ? "a whole number" : "a number", min, max, key,
+				  env ? ", or " : "", env ? env : "", env ? " in the environment" : "");
 	free(value);
 	return error;
 }

@@ -421,8 +421,8 @@ out:
 	return error;
 }
 
-/* One UPDATE of the fix's row: SET clause with ?2.. bound by the caller's binder. */
-static int row_update(struct fix *fix, const char *set, void (*bind)(sqlite3_stmt *, const struct fix *))
+/* One UPDATE of the fix's row, in the caller's transaction: SET clause with ?2.. bound by the binder. */
+static int row_exec(const struct fix *fix, const char *set, void (*bind)(sqlite3_stmt *, const struct fix *))
 {
 	struct buf sql = BUF_INIT;
 	sqlite3_stmt *stmt = NULL;
@@ -432,8 +432,6 @@ static int row_update(struct fix *fix, const char *set, void (*bind)(sqlite3_stm
 		return 0;
 	if (buf_printf(&sql, "UPDATE signal_fixes SET %s WHERE id = ?1", set) < 0)
 		return error_nomem();
-	if ((error = store_begin(fix->opts.store)) < 0)
-		goto out;
 	if ((error = store_prepare(fix->opts.store, &stmt, sql.ptr)) == 0) {
 		sqlite3_bind_int64(stmt, 1, fix->id);
 		if (bind)
@@ -442,10 +440,20 @@ static int row_update(struct fix *fix, const char *set, void (*bind)(sqlite3_stm
 			error = store_fail(fix->opts.store, rc);
 	}
 	sqlite3_finalize(stmt);
-	error = store_end(fix->opts.store, error);
-out:
 	buf_release(&sql);
 	return error;
+}
+
+/* row_exec in a transaction of its own. */
+static int row_update(struct fix *fix, const char *set, void (*bind)(sqlite3_stmt *, const struct fix *))
+{
+	int error;
+
+	if (!fix->id)
+		return 0;
+	if ((error = store_begin(fix->opts.store)) < 0)
+		return error;
+	return store_end(fix->opts.store, row_exec(fix, set, bind));
 }
 
 static void bind_failed(sqlite3_stmt *stmt, const struct fix *fix)
@@ -468,10 +476,22 @@ static void bind_now(sqlite3_stmt *stmt, const struct fix *fix)
 	sqlite3_bind_int64(stmt, 2, store_now_ms());
 }
 
-static void bind_applied(sqlite3_stmt *stmt, const struct fix *fix)
+/* The undo record, exactly as patch_prepare made it. */
+static void bind_pending(sqlite3_stmt *stmt, const struct fix *fix)
 {
-	sqlite3_bind_int64(stmt, 2, store_now_ms());
-	sqlite3_bind_text(stmt, 3, fix->undo.id_after, -1, SQLITE_STATIC);
+	const struct patch_undo *u = &fix->undo;
+
+	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)u->offset);
+	sqlite3_bind_blob(stmt, 3, u->before ? u->before : "", (int)u->before_len, SQLITE_STATIC);
+	sqlite3_bind_blob(stmt, 4, u->after ? u->after : "", (int)u->after_len, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, u->id_before, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 6, u->id_after, -1, SQLITE_STATIC);
+}
+
+/* The state the fix was in before an apply that did not happen. */
+static void bind_state(sqlite3_stmt *stmt, const struct fix *fix)
+{
+	sqlite3_bind_text(stmt, 2, state_names[fix->state], -1, SQLITE_STATIC);
 }
 
 static void bind_recheck(sqlite3_stmt *stmt, const struct fix *fix)
@@ -739,23 +759,99 @@ void fix_cancel(struct fix *fix)
 
 /* --- apply, reject, undo -------------------------------------------------- */
 
+/*
+ * An apply and its record cannot disagree. The undo record (offset, the
+ * bytes before and after, the whole file's ids) is committed first, as
+ * status 'applied' without applied_at: pending. The file is written inside
+ * a second write transaction, which sets applied_at. So a kill at any
+ * instant leaves the old file with no record or a pending one, or the new
+ * file with a pending or a complete record; recover() settles a pending
+ * record from the file. Holding the store's write lock while the file is
+ * written keeps another revline's recover() from judging the record half
+ * way. A database that stays locked past the busy timeout refuses the
+ * apply before the file is touched.
+ */
+#define ROW_PENDING "status = 'applied' AND applied_at IS NULL"
+
+/* Whether the fix's row is still pending: no other revline settled it meanwhile. */
+static int row_pending(bool *out, const struct fix *fix)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*out = true;
+	if (!fix->id)
+		return 0;
+	if ((error = store_prepare(fix->opts.store, &stmt, "SELECT " ROW_PENDING " FROM signal_fixes "
+				   "WHERE id = ?1")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, fix->id);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		*out = sqlite3_column_int(stmt, 0) != 0;
+	else
+		error = store_fail(fix->opts.store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/*
+ * The write, under the store's write lock. Once the file is written the
+ * fix is applied whatever the database says next: a failed commit leaves
+ * the record pending, which recover() completes from the file.
+ */
+static int write_recorded(struct fix *fix, struct patch_pending *pending)
+{
+	struct store *store = fix->opts.store;
+	bool still = true;
+	int error, written = 0;
+
+	if (fix->id && (error = store_begin(store)) < 0)
+		return error_set(error, "%s; the fix was not applied: %s is unchanged", error_message(),
+				 fix->target.file);
+	if ((error = row_pending(&still, fix)) == 0 && !still)
+		error = error_set(RL_ECONFLICT, "another revline settled the record of fix %lld while it was "
+				  "being applied; %s is unchanged: apply the fix again", (long long)fix->id,
+				  fix->target.file);
+	if (!error)
+		written = (error = patch_pending_write(pending)) == 0;
+	if (written)
+		row_exec(fix, "applied_at = ?2", bind_now);
+	else if (still)
+		row_exec(fix, "status = ?2, applied_at = NULL", bind_state);
+	if (fix->id)
+		store_end(store, 0);
+	return written ? 0 : error;
+}
+
 int fix_apply(struct fix *fix)
 {
+	struct patch_pending *pending = NULL;
 	int error;
 
 	if (fix->state != FIX_PROPOSED && fix->state != FIX_REJECTED && fix->state != FIX_UNDONE)
 		return error_set(RL_EUSAGE, "there is no proposed fix to apply (it is %s)",
 				 state_names[fix->state]);
 	patch_undo_release(&fix->undo);
-	if ((error = patch_apply(&fix->undo, fix->opts.workdir, &fix->snippet, fix->replacement.ptr ?
-				 fix->replacement.ptr : "", fix->replacement.len)) < 0) {
-		set_text(&fix->error, error_message());
-		return error;
+	if ((error = patch_prepare(&pending, &fix->undo, fix->opts.workdir, &fix->snippet,
+				   fix->replacement.ptr ? fix->replacement.ptr : "", fix->replacement.len)) < 0)
+		goto done;
+	if ((error = row_update(fix, "status = 'applied', applied_at = NULL, error = NULL, byte_offset = ?2, "
+				"before = ?3, after = ?4, file_id = ?5, file_id_after = ?6", bind_pending)) < 0) {
+		error = error_set(error, "cannot record fix %lld before writing it: %s; the fix was not applied: "
+				  "%s is unchanged", (long long)fix->id, error_message(), fix->target.file);
+		goto done;
 	}
+	if ((error = write_recorded(fix, pending)) < 0)
+		goto done;
 	fix->state = FIX_APPLIED;
-	row_update(fix, "status = 'applied', applied_at = ?2, file_id_after = ?3", bind_applied);
 	recheck_start(fix);
-	return 0;
+done:
+	if (error < 0) {
+		set_text(&fix->error, error_message());
+		patch_undo_release(&fix->undo);
+	}
+	patch_pending_free(pending);
+	return error;
 }
 
 int fix_reject(struct fix *fix)
@@ -764,6 +860,27 @@ int fix_reject(struct fix *fix)
 		return error_set(RL_EUSAGE, "there is no proposed fix to reject (it is %s)", state_names[fix->state]);
 	fix->state = FIX_REJECTED;
 	return row_update(fix, "status = 'rejected', rejected_at = ?2", bind_now);
+}
+
+/*
+ * The file put back and the row marked undone under the store's write
+ * lock: a locked database refuses before the file is touched, and a kill
+ * after the write leaves a row still 'applied' whose undo, asked again,
+ * finds the file already as it was and only marks it.
+ */
+static int undo_recorded(struct fix *fix)
+{
+	struct store *store = fix->opts.store;
+	int error;
+
+	if (fix->id && (error = store_begin(store)) < 0)
+		return error_set(error, "%s; the fix was not undone: %s is unchanged", error_message(),
+				 fix->undo.path);
+	if ((error = patch_undo(fix->opts.workdir, &fix->undo)) == 0)
+		row_exec(fix, "status = 'undone', undone_at = ?2", bind_now);
+	if (fix->id)
+		store_end(store, 0);
+	return error;
 }
 
 int fix_undo(struct fix *fix)
@@ -776,13 +893,172 @@ int fix_undo(struct fix *fix)
 		lint_cancel(fix->lint);
 		recheck_finish(fix);
 	}
-	if ((error = patch_undo(fix->opts.workdir, &fix->undo)) < 0) {
+	if ((error = undo_recorded(fix)) < 0) {
 		set_text(&fix->error, error_message());
 		return error;
 	}
-	fix->state = FIX_UNDONE;
 	/* The file is what it was: the same snippet applies again. */
-	return row_update(fix, "status = 'undone', undone_at = ?2", bind_now);
+	fix->state = FIX_UNDONE;
+	return 0;
+}
+
+/* --- records a kill left pending ------------------------------------------ */
+
+/* The undo record of a row, from column first on: file, byte_offset, before, after, file_id, file_id_after. */
+static int undo_of_row(struct patch_undo *u, sqlite3_stmt *stmt, int first)
+{
+	const void *before = sqlite3_column_blob(stmt, first + 2), *after = sqlite3_column_blob(stmt, first + 3);
+	const unsigned char *id_before = sqlite3_column_text(stmt, first + 4);
+	const unsigned char *id_after = sqlite3_column_text(stmt, first + 5);
+
+	memset(u, 0, sizeof(*u));
+	u->path = column_text(stmt, first);
+	u->offset = (size_t)sqlite3_column_int64(stmt, first + 1);
+	u->before_len = (size_t)sqlite3_column_bytes(stmt, first + 2);
+	u->after_len = (size_t)sqlite3_column_bytes(stmt, first + 3);
+	u->before = malloc(u->before_len + 1);
+	u->after = malloc(u->after_len + 1);
+	if (!u->path || !u->before || !u->after) {
+		patch_undo_release(u);
+		return error_nomem();
+	}
+	memcpy(u->before, before ? before : "", u->before_len);
+	memcpy(u->after, after ? after : "", u->after_len);
+	u->before[u->before_len] = u->after[u->after_len] = '\0';
+	snprintf(u->id_before, sizeof(u->id_before), "%s", id_before ? (const char *)id_before : "");
+	snprintf(u->id_after, sizeof(u->id_after), "%s", id_after ? (const char *)id_after : "");
+	return 0;
+}
+
+/* A pending row and where its file is. */
+struct pending_row {
+	int64_t id;
+	char *workdir;
+	struct patch_undo undo;
+};
+
+static void pending_rows_free(struct pending_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].workdir);
+		patch_undo_release(&rows[i].undo);
+	}
+	free(rows);
+}
+
+/* The pending rows: one (id), a repository's (key), or all. */
+static int pending_find(struct pending_row **out, size_t *n, struct store *store, int64_t id, const char *key)
+{
+	sqlite3_stmt *stmt = NULL;
+	struct pending_row *rows = NULL, *more;
+	size_t cap = 0;
+	int error, rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((error = store_prepare(store, &stmt, "SELECT f.id, r.path, f.file, f.byte_offset, f.before, f.after, "
+				   "f.file_id, f.file_id_after FROM signal_fixes f JOIN repos r ON r.id = f.repo_id "
+				   "WHERE f." ROW_PENDING " AND (?1 = 0 OR f.id = ?1) AND (?2 IS NULL OR r.path = ?2) "
+				   "ORDER BY f.id")) < 0)
+		return error;
+	sqlite3_bind_int64(stmt, 1, id);
+	sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
+	while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4;
+			if (!(more = realloc(rows, cap * sizeof(*rows)))) {
+				error = error_nomem();
+				break;
+			}
+			rows = more;
+		}
+		memset(&rows[*n], 0, sizeof(rows[*n]));
+		rows[*n].id = sqlite3_column_int64(stmt, 0);
+		if (!(rows[*n].workdir = column_text(stmt, 1)))
+			error = error_nomem();
+		else
+			error = undo_of_row(&rows[*n].undo, stmt, 2);
+		(*n)++;
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	*out = rows;
+	return error;
+}
+
+static void bind_error(sqlite3_stmt *stmt, const struct fix *fix)
+{
+	sqlite3_bind_text(stmt, 2, fix->error, -1, SQLITE_STATIC);
+}
+
+/* What the file says about one pending row, and the row settled so. */
+static int pending_settle(struct store *store, const struct pending_row *row)
+{
+	struct fix f = { .opts.store = store, .id = row->id };
+	enum patch_side side = PATCH_NEITHER;
+	struct buf why = BUF_INIT;
+	size_t removed;
+	int error;
+
+	if (patch_side(&side, row->workdir, &row->undo) < 0)
+		error_clear();
+	/* The temporary file of a write killed before its rename. */
+	if (patch_leftovers_remove(&removed, row->workdir, row->undo.path) < 0)
+		error_clear();
+	if (side == PATCH_AFTER)
+		return row_exec(&f, "applied_at = ?2", bind_now);
+	if (side == PATCH_BEFORE)
+		buf_puts(&why, "interrupted before the file was written; it is unchanged");
+	else
+		buf_printf(&why, "interrupted while it was being applied, and %s has changed since: revline "
+			   "cannot tell whether the fix is in it; look at the file", row->undo.path);
+	if (!why.ptr)
+		return error_nomem();
+	f.error = why.ptr;
+	error = row_exec(&f, "status = 'failed', error = ?2", bind_error);
+	buf_release(&why);
+	return error;
+}
+
+/*
+ * Settle the pending records (one, a repository's, or all) from their
+ * files, under the store's write lock, so that no apply is half way: the
+ * file holds the fix, and the record is completed (undo works); the file
+ * is as it was, and the fix failed, "interrupted before the file was
+ * written"; the file is neither, and the fix failed, saying so.
+ */
+static int recover(size_t *settled, struct store *store, int64_t id, const char *key)
+{
+	struct pending_row *rows = NULL;
+	size_t n = 0, i;
+	int error;
+
+	*settled = 0;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	error = pending_find(&rows, &n, store, id, key);
+	for (i = 0; i < n && !error; i++)
+		error = pending_settle(store, &rows[i]);
+	if ((error = store_end(store, error)) == 0)
+		*settled = n;
+	pending_rows_free(rows, n);
+	return error;
+}
+
+int fix_recover(size_t *settled, struct store *store, const char *workdir)
+{
+	char *key = workdir ? history_repo_key(workdir) : NULL;
+	int error;
+
+	*settled = 0;
+	if (workdir && !key)
+		return error_nomem();
+	error = recover(settled, store, 0, key);
+	free(key);
+	return error;
 }
 
 static int stored_find(int64_t *id, struct store *store, const char *key, int64_t wanted)
@@ -792,7 +1068,8 @@ static int stored_find(int64_t *id, struct store *store, const char *key, int64_
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT f.id FROM signal_fixes f JOIN repos r ON r.id = f.repo_id WHERE r.path = ?1 "
-				   "AND f.status = 'applied' AND (?2 = 0 OR f.id = ?2) ORDER BY f.applied_at DESC, "
+				   "AND f.status = 'applied' AND f.applied_at IS NOT NULL AND (?2 = 0 OR f.id = ?2) "
+				   "ORDER BY f.applied_at DESC, "
 				   "f.id DESC LIMIT 1")) < 0)
 		return error;
 	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
@@ -820,47 +1097,31 @@ static int stored_undo_read(struct patch_undo *u, struct store *store, int64_t i
 				   "FROM signal_fixes WHERE id = ?1")) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, id);
-	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		error = undo_of_row(u, stmt, 0);
+	else
 		error = store_fail(store, rc);
-		goto done;
-	}
-	u->path = column_text(stmt, 0);
-	u->offset = (size_t)sqlite3_column_int64(stmt, 1);
-	u->before_len = (size_t)sqlite3_column_bytes(stmt, 2);
-	u->after_len = (size_t)sqlite3_column_bytes(stmt, 3);
-	u->before = malloc(u->before_len + 1);
-	u->after = malloc(u->after_len + 1);
-	if (!u->path || !u->before || !u->after) {
-		error = error_nomem();
-		goto done;
-	}
-	memcpy(u->before, sqlite3_column_blob(stmt, 2) ? sqlite3_column_blob(stmt, 2) : "", u->before_len);
-	memcpy(u->after, sqlite3_column_blob(stmt, 3) ? sqlite3_column_blob(stmt, 3) : "", u->after_len);
-	u->before[u->before_len] = u->after[u->after_len] = '\0';
-	snprintf(u->id_before, sizeof(u->id_before), "%s", (const char *)sqlite3_column_text(stmt, 4));
-	snprintf(u->id_after, sizeof(u->id_after), "%s",
-		 sqlite3_column_text(stmt, 5) ? (const char *)sqlite3_column_text(stmt, 5) : "");
-done:
 	sqlite3_finalize(stmt);
 	return error;
 }
 
 int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, int64_t fix_id)
 {
-	struct fix row = { 0 };
+	struct fix row = { .opts.store = store, .opts.workdir = workdir };
 	char *key = history_repo_key(workdir);
+	size_t settled;
 	int error;
 
 	*undone = 0;
 	if (!key)
 		return error_nomem();
-	if ((error = stored_find(&row.id, store, key, fix_id)) < 0 ||
+	/* An apply a kill left pending is one to undo too, once its file says it happened. */
+	if ((error = recover(&settled, store, 0, key)) < 0 ||
+	    (error = stored_find(&row.id, store, key, fix_id)) < 0 ||
 	    (error = stored_undo_read(&row.undo, store, row.id)) < 0 ||
-	    (error = patch_undo(workdir, &row.undo)) < 0)
+	    (error = undo_recorded(&row)) < 0)
 		goto done;
-	row.opts.store = store;
-	if ((error = row_update(&row, "status = 'undone', undone_at = ?2", bind_now)) == 0)
-		*undone = row.id;
+	*undone = row.id;
 done:
 	patch_undo_release(&row.undo);
 	free(key);
@@ -877,19 +1138,31 @@ static int name_index(const char *const *names, size_t count, const unsigned cha
 	return 0;
 }
 
-int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id)
+static int latest_read(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id,
+		       bool settling)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error, rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = store_prepare(store, &stmt, "SELECT id, status, recheck FROM signal_fixes WHERE "
-				   "(?1 != 0 AND signal_id = ?1) OR (?2 != 0 AND finding_id = ?2) "
+	if ((error = store_prepare(store, &stmt, "SELECT id, status, recheck, " ROW_PENDING " FROM signal_fixes "
+				   "WHERE (?1 != 0 AND signal_id = ?1) OR (?2 != 0 AND finding_id = ?2) "
 				   "ORDER BY id DESC LIMIT 1")) < 0)
 		return error;
 	sqlite3_bind_int64(stmt, 1, signal_id);
 	sqlite3_bind_int64(stmt, 2, finding_id);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+	rc = sqlite3_step(stmt);
+	/* A record a kill left pending is settled from its file before it is shown (best effort). */
+	if (rc == SQLITE_ROW && sqlite3_column_int(stmt, 3) && !settling) {
+		int64_t id = sqlite3_column_int64(stmt, 0);
+		size_t settled;
+
+		sqlite3_finalize(stmt);
+		if (recover(&settled, store, id, NULL) < 0)
+			error_clear();
+		return latest_read(out, store, signal_id, finding_id, true);
+	}
+	if (rc == SQLITE_ROW) {
 		out->id = sqlite3_column_int64(stmt, 0);
 		out->state = (enum fix_state)name_index(state_names, sizeof(state_names) / sizeof(*state_names),
 							sqlite3_column_text(stmt, 1));
@@ -901,6 +1174,11 @@ int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, 
 	}
 	sqlite3_finalize(stmt);
 	return error;
+}
+
+int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id)
+{
+	return latest_read(out, store, signal_id, finding_id, false);
 }
 
 /* --- what the front ends show --------------------------------------------- */

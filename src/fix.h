@@ -20,6 +20,14 @@
  * also without blocking, to tell whether the signal is gone. Every step is
  * a row of signal_fixes: asked, proposed or failed, applied, rejected,
  * undone; an applied fix is undone byte for byte from that row.
+ *
+ * The row and the file cannot disagree: the undo record is committed
+ * before the file is replaced (status 'applied', applied_at not set yet:
+ * pending) and completed after, and the write happens under the store's
+ * write lock. A kill at any instant leaves the old file, or the new file
+ * with a record that fix_recover completes, so that undo works. A
+ * database locked past its busy timeout refuses the apply (and the undo)
+ * before the file is touched.
  */
 
 /* X(ID, name as stored) */
@@ -127,5 +135,16 @@ int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, 
  * none to undo, RL_ECONFLICT when the file changed since.
  */
 int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, int64_t fix_id);
+
+/*
+ * Settle the applies a kill left pending (of the repository at workdir;
+ * NULL: of every repository) from their files: a file that holds the fix
+ * completes the record (undo works); one that is as it was makes the fix
+ * failed, "interrupted before the file was written"; one that is neither
+ * makes it failed, saying so. Temporary files left beside them go.
+ * fix_undo_stored and fix_latest do it themselves, so what they show is
+ * settled; *settled is how many were.
+ */
+int fix_recover(size_t *settled, struct store *store, const char *workdir);
 
 #endif

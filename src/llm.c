@@ -2,6 +2,7 @@
 #include "llm.h"
 #include "sched.h"
 #include "config.h"
+#include "secret.h"
 #include "status.h"
 
 #include <ctype.h>
@@ -111,13 +112,14 @@ static int load_key(struct llm_config *c, struct config *config)
 
 	if ((c->api_key = env_copy(env))) {
 		c->key_source = env;
-		return 0;
-	}
-	if (config_get(&command, config, "revline.apiKeyCommand") == 0) {
+	} else if (config_get(&command, config, "revline.apiKeyCommand") == 0) {
 		error = key_from_command(&c->api_key, command);
 		c->key_source = "revline.apiKeyCommand";
 		free(command);
 	}
+	/* From here on, no message, answer, row or line can carry it. */
+	if (!error && c->api_key)
+		error = secret_add(c->api_key);
 	return error;
 }
 
@@ -313,19 +315,52 @@ static const char *reply_text(json_t *root, enum provider provider)
 	return json_is_string(content) ? json_string_value(content) : NULL;
 }
 
+/*
+ * The start of a server's body, for a message: from the body with the key
+ * taken out first, so that the cut cannot leave a part of it.
+ */
+static void quote_body(char *out, size_t size, const char *body, size_t len)
+{
+	struct buf clean = BUF_INIT;
+
+	if (buf_put(&clean, body, len) < 0) {
+		snprintf(out, size, "(out of memory)");
+		return;
+	}
+	secret_redact(&clean);
+	quote_start(out, size, clean.ptr, clean.len);
+	buf_release(&clean);
+}
+
+/* The answer's text, with the key the server may have echoed taken out. */
+static int reply_text_copy(char **out, const char *text)
+{
+	struct buf copy = BUF_INIT;
+
+	*out = NULL;
+	if (buf_puts(&copy, text) < 0)
+		return RL_ENOMEM;
+	secret_redact(&copy);
+	*out = buf_detach(&copy);
+	return *out ? 0 : error_nomem();
+}
+
 int llm_reply_parse(struct llm_reply *out, enum provider provider, const char *body, size_t len)
 {
 	json_error_t jerr;
 	json_t *root = json_loadb(body, len, 0, &jerr), *usage;
 	const char *text;
 	char start[128];
+	int error;
 
 	memset(out, 0, sizeof(*out));
-	quote_start(start, sizeof(start), body, len);
-	if (!root)
+	if (!root) {
+		quote_body(start, sizeof(start), body, len);
 		return error_set(RL_EPARSE, "the server's answer is not JSON: \"%s\"", start);
+	}
 	if (!(text = reply_text(root, provider))) {
 		json_decref(root);
+		quote_body(start, sizeof(start), body, len);
 		return error_set(RL_EPARSE, "the server's answer has no %s: \"%s\"",
 				 provider == PROVIDER_ANTHROPIC ? "content text" : "choices[0].message.content",
 				 start);
@@ -335,9 +370,9 @@ int llm_reply_parse(struct llm_reply *out, enum provider provider, const char *b
 				usage_value(usage, "prompt_tokens"));
 	out->tokens_out = (long)(provider == PROVIDER_ANTHROPIC ? usage_value(usage, "output_tokens") :
 				 usage_value(usage, "completion_tokens"));
-	out->text = strdup(text);
+	error = reply_text_copy(&out->text, text);
 	json_decref(root);
-	return out->text ? 0 : error_nomem();
+	return error;
 }
 
 void llm_reply_release(struct llm_reply *reply)
@@ -375,10 +410,12 @@ void llm_error_text(struct buf *out, long http_status, const char *body, size_t 
 	if (json_is_string(msg)) {
 		buf_printf(out, "HTTP %ld: %s", http_status, json_string_value(msg));
 	} else {
-		quote_start(start, sizeof(start), body ? body : "", body ? len : 0);
+		quote_body(start, sizeof(start), body ? body : "", body ? len : 0);
 		buf_printf(out, "HTTP %ld%s%s", http_status, *start ? ": " : "", start);
 	}
 	json_decref(root);
+	/* Servers that refuse a key like to quote it back. */
+	secret_redact(out);
 }
 
 /* A value parsed from text[start..end), if it is an object or an array. */

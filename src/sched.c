@@ -12,6 +12,10 @@
  * the multi handle, and WAITING between attempts; a waiting task holds no
  * slot. Settled tasks leave the table at once: their event carries all
  * that is left of them.
+ *
+ * The deadline is the one clock over all of that: each attempt's libcurl
+ * timeout is cut to the time left, no retry waits past it, and the step
+ * that finds it passed settles whatever is left.
  */
 #include "sched.h"
 
@@ -58,6 +62,7 @@ struct task {
 	size_t body_len;
 	size_t weight;
 	long timeout_ms;
+	bool deadline_bound;    /* this attempt's timeout is the time left before the deadline */
 	CURL *easy;
 	struct buf answer;
 	enum write_failure write_failure;
@@ -86,6 +91,8 @@ struct sched {
 	CURLM *multi;
 	uint64_t prng;
 	uint64_t last_id;
+	int64_t deadline_at;    /* on the monotonic clock, or 0: none */
+	bool deadline_hit;      /* the deadline settled a task */
 
 	struct task **tasks;    /* unsettled, in the order they were added */
 	size_t ntasks, tasks_cap;
@@ -160,7 +167,8 @@ void sched_options_init(struct sched_options *options)
 	options->retries = 2;
 	options->backoff = 1;
 	options->backoff_max = 30;
-	options->retry_after_max = 300;
+	options->retry_after_max = SCHED_RETRY_AFTER_MAX_S;
+	options->deadline = 0;
 }
 
 int sched_options_load(struct sched_options *options, struct config *config)
@@ -182,6 +190,10 @@ int sched_options_load(struct sched_options *options, struct config *config)
 		return error;
 	if ((error = config_get_integer(&n, config, "revline.retries", 0, 10)) == 0)
 		options->retries = (int)n;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get_number(&s, config, "revline.deadline", 0, 86400)) == 0)
+		options->deadline = s;
 	else if (error != RL_ENOTFOUND)
 		return error;
 	return 0;
@@ -395,12 +407,13 @@ static void task_remove(struct sched *sched, struct task *task)
 	task_free(sched, task);
 }
 
+/* A huge prompt must not buy hours: the growth stops at the ceiling. */
 long sched_task_timeout_ms(const struct sched_options *options, size_t weight)
 {
 	double ms = options->timeout * 1000.0 * (1.0 + (double)weight / 65536.0);
 
-	if (ms > DELAY_MAX_S * 1000.0)
-		ms = DELAY_MAX_S * 1000.0;
+	if (!(ms <= SCHED_REQUEST_TIMEOUT_MAX_S * 1000.0))
+		ms = SCHED_REQUEST_TIMEOUT_MAX_S * 1000.0;
 	return ms < 1.0 ? 1 : (long)ms;
 }
 
@@ -520,8 +533,6 @@ static CURLcode easy_set_quick_exit(CURL *easy)
 static int task_make_easy(struct task *task)
 {
 	CURL *easy = curl_easy_init();
-	long connect_ms = task->timeout_ms < CONNECT_TIMEOUT_MS ?
-		task->timeout_ms : CONNECT_TIMEOUT_MS;
 
 	if (!easy)
 		return error_nomem();
@@ -539,13 +550,33 @@ static int task_make_easy(struct task *task)
 	    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L) ||
 	    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L) ||
 	    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L) ||
-	    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, task->timeout_ms) ||
-	    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, connect_ms) ||
 	    easy_set_protocols(easy) || easy_set_quick_exit(easy)) {
 		curl_easy_cleanup(easy);
 		return error_set(RL_ERROR, "libcurl refused the options of a request");
 	}
 	task->easy = easy;
+	return 0;
+}
+
+/*
+ * The attempt's time: the task's timeout, or the time left before the
+ * deadline when that is shorter. CURLOPT_TIMEOUT_MS bounds the whole
+ * transfer, connecting and reading alike, so a server that drips a byte a
+ * second is cut there as surely as one that never answers.
+ */
+static int task_set_timeouts(struct sched *sched, struct task *task, int64_t now)
+{
+	long ms = task->timeout_ms;
+
+	task->deadline_bound = false;
+	if (sched->deadline_at && sched->deadline_at - now < ms) {
+		ms = sched->deadline_at - now < 1 ? 1 : (long)(sched->deadline_at - now);
+		task->deadline_bound = true;
+	}
+	if (curl_easy_setopt(task->easy, CURLOPT_TIMEOUT_MS, ms) ||
+	    curl_easy_setopt(task->easy, CURLOPT_CONNECTTIMEOUT_MS,
+			     ms < CONNECT_TIMEOUT_MS ? ms : CONNECT_TIMEOUT_MS))
+		return error_set(RL_ERROR, "libcurl refused the timeout of a request");
 	return 0;
 }
 
@@ -603,7 +634,7 @@ static void settle(struct sched *sched, struct task *task, enum sched_status sta
 
 static int task_start(struct sched *sched, struct task *task, int64_t now)
 {
-	if (!task->easy && task_make_easy(task) < 0)
+	if ((!task->easy && task_make_easy(task) < 0) || task_set_timeouts(sched, task, now) < 0)
 		return -1;
 	buf_clear(&task->answer);
 	task->write_failure = WRITE_OK;
@@ -703,17 +734,21 @@ static double min_double(double a, double b)
  * Retry-After on 429 and 503 (libcurl reads both of its forms), capped;
  * else the backoff, doubled for each attempt made, with up to 25% jitter
  * either way so that tasks failing together do not return together.
+ * *asked is the Retry-After in seconds, 0 when there was none.
  */
-static int64_t retry_delay_ms(struct sched *sched, const struct task *task, long http)
+static int64_t retry_delay_ms(struct sched *sched, const struct task *task, long http,
+			      curl_off_t *asked)
 {
 	const struct sched_options *o = &sched->options;
 	curl_off_t after = 0;
 	double s;
 	int i;
 
+	*asked = 0;
 	if ((http == 429 || http == 503) &&
 	    curl_easy_getinfo(task->easy, CURLINFO_RETRY_AFTER, &after) == CURLE_OK &&
 	    after > 0) {
+		*asked = after;
 		s = min_double((double)after, o->retry_after_max);
 	} else {
 		s = o->backoff;
@@ -742,17 +777,86 @@ static void attempt_read(struct attempt *a, CURL *easy, CURLcode result)
 		a->http = 0;
 }
 
+/* Out of the multi handle, if it is in it; the task stays in the table. */
+static void task_stop(struct sched *sched, struct task *task)
+{
+	if (task->state != TASK_RUNNING)
+		return;
+	curl_multi_remove_handle(sched->multi, task->easy);
+	sched->running--;
+	task->state = TASK_WAITING;
+}
+
+static void deadline_text(char *out, size_t size, const struct sched *sched)
+{
+	seconds_for_user(out, size, (long)(sched->options.deadline * 1000.0 + 0.5));
+}
+
+/* The deadline ended the task: it settles as timed out, saying so. */
+static void settle_at_deadline(struct sched *sched, struct task *task)
+{
+	char secs[32], error[256];
+
+	deadline_text(secs, sizeof(secs), sched);
+	say(error, sizeof(error), "the check's deadline of %s s passed", secs);
+	sched->deadline_hit = true;
+	task_stop(sched, task);
+	settle(sched, task, SCHED_TIMEOUT, task->last_http, false, error);
+}
+
+/* Queued, running or waiting, everything left once the deadline passed is out of time. */
+static void expire_at_deadline(struct sched *sched)
+{
+	if (!sched->deadline_at || now_ms() < sched->deadline_at)
+		return;
+	while (sched->ntasks)
+		settle_at_deadline(sched, sched->tasks[0]);
+}
+
+/*
+ * A retry that could only start after the deadline is not waited for. When
+ * the server asked for the wait, that is the reason given; otherwise the
+ * attempt's own failure is, as when the retries run out.
+ */
+static bool retry_past_deadline(struct sched *sched, struct task *task, const struct attempt *a,
+				int64_t ready_at, curl_off_t asked)
+{
+	char secs[32], error[256];
+
+	if (!sched->deadline_at || ready_at < sched->deadline_at)
+		return false;
+	sched->deadline_hit = true;
+	if (!asked)
+		return false;
+	deadline_text(secs, sizeof(secs), sched);
+	say(error, sizeof(error), "HTTP %ld: the server asked to retry after %lld s, past the "
+	    "check's deadline of %s s", a->http, (long long)asked, secs);
+	settle(sched, task, SCHED_TIMEOUT, a->http, true, error);
+	return true;
+}
+
 static void task_finished(struct sched *sched, struct task *task, CURLcode result)
 {
 	struct attempt a;
 	char error[256];
+	curl_off_t asked;
+	int64_t ready_at;
 
 	attempt_read(&a, task->easy, result);
 	task->last_http = a.http;
-	if (is_retryable(&a) && task->attempts <= sched->options.retries) {
-		task->state = TASK_WAITING;
-		task->ready_at = now_ms() + retry_delay_ms(sched, task, a.http);
+	if (a.result == CURLE_OPERATION_TIMEDOUT && task->deadline_bound) {
+		settle_at_deadline(sched, task);
 		return;
+	}
+	if (is_retryable(&a) && task->attempts <= sched->options.retries) {
+		ready_at = now_ms() + retry_delay_ms(sched, task, a.http, &asked);
+		if (retry_past_deadline(sched, task, &a, ready_at, asked))
+			return;
+		if (!sched->deadline_at || ready_at < sched->deadline_at) {
+			task->state = TASK_WAITING;
+			task->ready_at = ready_at;
+			return;
+		}
 	}
 	if (final_status(&a) == SCHED_DONE)
 		error[0] = '\0';
@@ -925,6 +1029,9 @@ static int options_check(const struct sched_options *o)
 		return error_set(RL_EUSAGE, "the number of retries cannot be negative");
 	if (!(o->backoff >= 0) || !(o->backoff_max >= 0) || !(o->retry_after_max >= 0))
 		return error_set(RL_EUSAGE, "retry delays cannot be negative");
+	if (!(o->deadline >= 0) || o->deadline > DELAY_MAX_S)
+		return error_set(RL_EUSAGE, "the deadline must be from 0 (none) to a year, not %g s",
+				 o->deadline);
 	return 0;
 }
 
@@ -951,6 +1058,8 @@ int sched_new(struct sched **out, const struct sched_options *options)
 	}
 	sched->options = *options;
 	sched->timer_at = -1;
+	if (options->deadline > 0)
+		sched->deadline_at = now_ms() + (int64_t)(options->deadline * 1000.0 + 0.5);
 	sched->prng = prng_seed(sched);
 	sched->multi = curl_multi_init();
 	if (!sched->multi ||
@@ -1023,11 +1132,7 @@ int sched_add(struct sched *sched, uint64_t *id, const struct sched_request *req
 
 static void cancel_task(struct sched *sched, struct task *task)
 {
-	if (task->state == TASK_RUNNING) {
-		curl_multi_remove_handle(sched->multi, task->easy);
-		sched->running--;
-		task->state = TASK_WAITING;
-	}
+	task_stop(sched, task);
 	settle(sched, task, SCHED_CANCELLED, task->last_http, false, "cancelled");
 }
 
@@ -1091,6 +1196,8 @@ int sched_timeout(struct sched *sched)
 
 	if (sched->fds_short && sched->nsockets)
 		at = earliest(at, now + UNLISTED_POLL_MS);
+	if (sched->deadline_at && sched->ntasks)
+		at = earliest(at, sched->deadline_at);
 	if (at < 0)
 		return -1;
 	if (at <= now)
@@ -1110,6 +1217,7 @@ int sched_step(struct sched *sched, const struct pollfd *fds, int n)
 		error = multi_act(sched, CURL_SOCKET_TIMEOUT, 0);
 	/* Finished transfers free their slots for the next tasks at once. */
 	collect_finished(sched);
+	expire_at_deadline(sched);
 	start_ready(sched);
 	return error;
 }
@@ -1141,6 +1249,21 @@ size_t sched_pending(const struct sched *sched)
 size_t sched_running(const struct sched *sched)
 {
 	return sched->running;
+}
+
+long sched_deadline_left_ms(const struct sched *sched)
+{
+	int64_t left;
+
+	if (!sched->deadline_at)
+		return -1;
+	left = sched->deadline_at - now_ms();
+	return left > 0 ? (long)left : 0;
+}
+
+bool sched_deadline_passed(const struct sched *sched)
+{
+	return sched->deadline_hit;
 }
 
 int sched_wait(struct sched *sched, int max_ms)

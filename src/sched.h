@@ -12,6 +12,15 @@
  * timeout that grows with its size, retried with exponential backoff and
  * jitter (honouring Retry-After on 429 and 503; never on other 4xx).
  *
+ * Every wait is bounded. A request never gets more than
+ * SCHED_REQUEST_TIMEOUT_MAX_S, whatever its size (libcurl's CURLOPT_TIMEOUT_MS
+ * bounds the whole transfer, so a server that answers a byte a second is
+ * cut there too); Retry-After is honoured up to retry_after_max; and with a
+ * deadline, everything still queued, running or waiting when it passes
+ * settles at once as SCHED_TIMEOUT ("the check's deadline of N s passed"),
+ * and a retry whose wait would end past it is not waited for: the task
+ * settles at once, saying so.
+ *
  * It never blocks. The caller's event loop asks for the descriptors to
  * wait on (sched_fds) and how long it may wait (sched_timeout), polls, and
  * hands the results to sched_step, which moves transfers on, starts queued
@@ -22,18 +31,31 @@
 
 struct sched;
 
+/* The longest one request may take, whatever its size: 15 minutes. */
+#define SCHED_REQUEST_TIMEOUT_MAX_S 900.0
+/* Retry-After is honoured up to this by default (a longer one waits this long). */
+#define SCHED_RETRY_AFTER_MAX_S 60.0
+
 struct sched_options {
 	int concurrency;        /* transfers at once, >= 1 (default 5) */
 	double timeout;         /* seconds for a small task (default 120); a task of
-				 * W bytes gets timeout * (1 + W / 65536) */
+				 * W bytes gets timeout * (1 + W / 65536), at most
+				 * SCHED_REQUEST_TIMEOUT_MAX_S */
 	int retries;            /* further attempts after the first (default 2) */
 	double backoff;         /* seconds before the first retry (default 1), doubled
 				 * each time, with up to 25% jitter either way */
 	double backoff_max;     /* at most this long between attempts (default 30) */
-	double retry_after_max; /* Retry-After is honoured up to this (default 300) */
+	double retry_after_max; /* Retry-After is honoured up to this (default 60) */
+	double deadline;        /* seconds from sched_new within which every task
+				 * settles, however many attempts it made (0: none,
+				 * the default) */
 };
 
-/* The timeout of one request of weight bytes under these options, in milliseconds. */
+/*
+ * The timeout of one request of weight bytes under these options, in
+ * milliseconds (at most SCHED_REQUEST_TIMEOUT_MAX_S; the deadline may cut
+ * a given attempt shorter).
+ */
 long sched_task_timeout_ms(const struct sched_options *options, size_t weight);
 
 /* The defaults above. */
@@ -41,8 +63,8 @@ void sched_options_init(struct sched_options *options);
 
 /*
  * The defaults, then the settings revline.concurrency (1-64),
- * revline.timeout (seconds) and revline.retries (0-10); RL_ECONFIG names a
- * bad one. config may be NULL.
+ * revline.timeout (seconds), revline.retries (0-10) and revline.deadline
+ * (seconds, 0 for none); RL_ECONFIG names a bad one. config may be NULL.
  */
 struct config;
 int sched_options_load(struct sched_options *options, struct config *config);
@@ -61,7 +83,7 @@ enum sched_status {
 	SCHED_DONE,             /* an HTTP 2xx answer */
 	SCHED_HTTP_ERROR,       /* an HTTP error that is final (4xx, or 5xx after the retries) */
 	SCHED_FAILED,           /* no answer (connection refused, reset...) after the retries */
-	SCHED_TIMEOUT,          /* the last attempt ran out of time */
+	SCHED_TIMEOUT,          /* the last attempt ran out of time, or the deadline passed */
 	SCHED_CANCELLED,
 };
 
@@ -101,6 +123,11 @@ void sched_event_release(struct sched_event *event);
 size_t sched_pending(const struct sched *sched);
 /* Transfers running now (never more than the concurrency). */
 size_t sched_running(const struct sched *sched);
+
+/* Milliseconds left before the deadline (0 once it passed), or -1 without one. */
+long sched_deadline_left_ms(const struct sched *sched);
+/* Whether the deadline settled a task (cut it short or refused it a wait). */
+bool sched_deadline_passed(const struct sched *sched);
 
 /*
  * For callers without their own loop (the CLI): wait up to max_ms for

@@ -1,7 +1,10 @@
 #include "status.h"
+#include "secret.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static _Thread_local char last_message[1024];
 static _Thread_local int last_status;
@@ -16,14 +19,35 @@ const char *status_text(int status)
 	return "unknown status";
 }
 
+/*
+ * Every message is redacted (secret.h): a server's words that echo the API
+ * key end up here. A message too long for the buffer is redacted whole
+ * before it is cut, so that the cut cannot leave half a key.
+ */
 int error_set(int status, const char *fmt, ...)
 {
+	char copy[sizeof(last_message)], *full;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(last_message, sizeof(last_message), fmt, ap);
+	n = vsnprintf(copy, sizeof(copy), fmt, ap);
 	va_end(ap);
 	last_status = status;
+	if (n < 0) {
+		snprintf(last_message, sizeof(last_message), "%s", status_text(status));
+	} else if ((size_t)n < sizeof(copy)) {
+		secret_copy(last_message, sizeof(last_message), copy, (size_t)n);
+	} else if ((full = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(full, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		secret_copy(last_message, sizeof(last_message), full, (size_t)n);
+		free(full);
+	} else {
+		snprintf(last_message, sizeof(last_message), "%s (and out of memory for its message)",
+			 status_text(status));
+	}
 	return status;
 }
 

@@ -384,6 +384,7 @@ static const char *const migrations[] = {
 
 /* Long enough for another revline writing a whole result, short enough to tell the user. */
 #define BUSY_TIMEOUT_MS 5000
+#define STORE_BUSY_TEXT "5 s"
 
 struct store {
 	sqlite3 *db;
@@ -400,16 +401,67 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* SQLite's failure as ours, naming the file: "PATH: database is locked". */
+#define ADVICE_FULL " (the disk is full: free some space, or point REVLINE_DB at another disk)"
+#define ADVICE_WRITABLE " (make the file and its directory writable, or point REVLINE_DB elsewhere)"
+
+/* What the user can do when the system refused a file operation with errno sys. */
+static const char *errno_advice(int sys)
+{
+	switch (sys) {
+	case ENOSPC:
+	case EDQUOT:
+		return ADVICE_FULL;
+	case EFBIG:
+		return " (the file size limit, ulimit -f, was reached: raise it, or point REVLINE_DB elsewhere)";
+	case EROFS:
+	case EACCES:
+	case EPERM:
+		return ADVICE_WRITABLE;
+	}
+	return " (check the disk and the file, or point REVLINE_DB elsewhere)";
+}
+
+/*
+ * What the user can do about a fault of the file, from SQLite's code and
+ * the system's errno; "" for a failure that is revline's own (a
+ * constraint, a misuse), where no advice helps.
+ */
+static const char *fault_advice(int rc, int sys)
+{
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		return ADVICE_FULL;
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		return ADVICE_WRITABLE;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return " (another process held it longer than " STORE_BUSY_TEXT "; let it finish and run again)";
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return " (the file is damaged or not revline's: move it aside and revline starts a new one, "
+		       "or point REVLINE_DB elsewhere)";
+	case SQLITE_IOERR:
+		return errno_advice(sys);
+	}
+	return "";
+}
+
+/* SQLite's failure as ours, naming the file and what to do: "PATH: database is locked (...)". */
 static int db_error(struct store *store, int rc)
 {
 	const char *message;
+	int sys = sqlite3_system_errno(store->db);
 
 	if (rc == SQLITE_NOMEM)
 		return error_nomem();
 	/* A bind error leaves no message on the connection; its code still reads well. */
 	message = sqlite3_errcode(store->db) == rc ? sqlite3_errmsg(store->db) : sqlite3_errstr(rc);
-	return error_set(RL_EIO, "%s: %s", store->path, message);
+	if ((rc & 0xff) == SQLITE_IOERR && sys)
+		return error_set(RL_EIO, "%s: %s: %s%s", store->path, message, strerror(sys),
+				 fault_advice(rc, sys));
+	return error_set(RL_EIO, "%s: %s%s", store->path, message, fault_advice(rc, sys));
 }
 
 static int exec(struct store *store, const char *sql)
@@ -648,7 +700,8 @@ static int make_parent_dirs(const char *path)
 			continue;
 		*p = '\0';
 		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-			error = error_set(RL_EIO, "cannot create %s: %s", dir, strerror(errno));
+			error = error_set(RL_EIO, "cannot create %s: %s%s", dir, strerror(errno),
+					  errno_advice(errno));
 			goto done;
 		}
 		*p = c;
@@ -669,7 +722,7 @@ static int create_private(const char *path)
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 
 	if (fd < 0)
-		return error_set(RL_EIO, "%s: %s", path, strerror(errno));
+		return error_set(RL_EIO, "%s: %s%s", path, strerror(errno), errno_advice(errno));
 	close(fd);
 	return 0;
 }

@@ -17,19 +17,33 @@ static double largeness(size_t files, size_t lines)
 	return clamp01(by_files > by_lines ? by_files : by_lines);
 }
 
+/* A base over the ceiling is cut to it, and the reason says so. */
+static bool over_ceiling(struct timeout_choice *out, double base)
+{
+	if (base <= TIMEOUT_LARGE_CAP)
+		return false;
+	out->chosen = TIMEOUT_LARGE_CAP;
+	snprintf(out->reason, sizeof(out->reason), "the base %.0f s is over the ceiling: %.0f s",
+		 base, TIMEOUT_LARGE_CAP);
+	return true;
+}
+
 void timeout_choose(struct timeout_choice *out, double base, size_t files, size_t lines,
 		    bool dependency_only)
 {
-	double factor, chosen, cap;
+	double factor, chosen;
 
 	out->base = base;
 	if (dependency_only) {
 		chosen = base / 2 < TIMEOUT_DEPS_FLOOR ? TIMEOUT_DEPS_FLOOR : base / 2;
-		out->chosen = chosen > base ? base : chosen;
+		chosen = chosen > base ? base : chosen;
+		out->chosen = chosen > TIMEOUT_LARGE_CAP ? TIMEOUT_LARGE_CAP : chosen;
 		snprintf(out->reason, sizeof(out->reason), "dependency-only change: %.0f s of the base %.0f s",
 			 out->chosen, base);
 		return;
 	}
+	if (over_ceiling(out, base))
+		return;
 	if (files <= TIMEOUT_SMALL_FILES && lines <= TIMEOUT_SMALL_LINES) {
 		out->chosen = base;
 		snprintf(out->reason, sizeof(out->reason), "%zu file%s, %zu changed line%s: the base %.0f s",
@@ -37,9 +51,8 @@ void timeout_choose(struct timeout_choice *out, double base, size_t files, size_
 		return;
 	}
 	factor = 1 + (TIMEOUT_LARGE_FACTOR - 1) * largeness(files, lines);
-	cap = base > TIMEOUT_LARGE_CAP ? base : TIMEOUT_LARGE_CAP;
 	chosen = base * factor;
-	out->chosen = chosen > cap ? cap : chosen;
+	out->chosen = chosen > TIMEOUT_LARGE_CAP ? TIMEOUT_LARGE_CAP : chosen;
 	snprintf(out->reason, sizeof(out->reason), "%zu files, %zu changed lines: %.2f x the base %.0f s",
 		 files, lines, out->chosen / base, base);
 }

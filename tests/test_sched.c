@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #define SECRET "sk-test-SECRET-1234"
 #define MAX_EVENTS 128
@@ -334,7 +335,7 @@ static void test_retry_after_is_capped(void **state)
 
 	fx->options.retry_after_max = 0.2;
 	start(fx, "{\"rules\": [{\"then\": ["
-	      "{\"status\": 503, \"headers\": {\"Retry-After\": \"100\"}},"
+	      "{\"status\": 503, \"headers\": {\"Retry-After\": \"100000\"}},"
 	      "{\"answer\": \"ok\"}]}]}");
 	id = add(fx, "overloaded", 0);
 	drive(fx);
@@ -833,7 +834,12 @@ static void test_usage_errors(void **state)
 	sched_options_init(&o);
 	assert_int_equal(o.concurrency, 5);
 	assert_true(o.timeout == 120 && o.retries == 2 && o.backoff == 1);
-	assert_true(o.backoff_max == 30 && o.retry_after_max == 300);
+	assert_true(o.backoff_max == 30 && o.retry_after_max == SCHED_RETRY_AFTER_MAX_S);
+	assert_true(SCHED_RETRY_AFTER_MAX_S == 60 && o.deadline == 0);
+	o.deadline = -1;
+	assert_int_equal(sched_new(&fx->sched, &o), RL_EUSAGE);
+	assert_null(fx->sched);
+	o.deadline = 0;
 	o.concurrency = 0;
 	assert_int_equal(sched_new(&fx->sched, &o), RL_EUSAGE);
 	assert_null(fx->sched);
@@ -847,6 +853,152 @@ static void test_usage_errors(void **state)
 	assert_null(strstr(error_message(), "SECRET"));
 	assert_int_equal(sched_pending(fx->sched), 0);
 	assert_int_equal(sched_timeout(fx->sched), -1);
+}
+
+/* libcurl's CURLOPT_TIMEOUT_MS bounds the whole transfer: a byte every 100 ms does not keep it alive. */
+static void test_drip_times_out(void **state)
+{
+	struct fixture *fx = *state;
+	const struct sched_event *ev;
+	uint64_t id;
+
+	fx->options.timeout = 0.5;
+	fx->options.retries = 0;
+	start(fx, "{\"rules\": [{\"fault\": \"drip\", \"drip_ms\": 100}]}");
+	id = add(fx, "drip", 0);
+	drive(fx);
+	ev = settled(fx, id);
+	assert_int_equal(ev->status, SCHED_TIMEOUT);
+	assert_string_equal(ev->error, "no answer within 0.5 s");
+	assert_true(ev->duration_ms >= 450);
+	assert_true(ev->duration_ms < 2000);
+}
+
+static void assert_deadline(const struct sched_event *ev, const char *error)
+{
+	assert_int_equal(ev->status, SCHED_TIMEOUT);
+	assert_string_equal(ev->error, error);
+}
+
+/*
+ * The deadline settles what hangs, drips, waits for a retry or waits for a
+ * slot, long before their own timeouts; what answered in time is kept.
+ */
+static void test_deadline_ends_everything_left(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t hang, drip, fast, flaky, queued;
+	double t0 = now_ms();
+
+	fx->options.timeout = 60;
+	fx->options.retries = 10;
+	fx->options.backoff = 0.3;
+	fx->options.backoff_max = 0.3;
+	fx->options.concurrency = 4;
+	fx->options.deadline = 1.0;
+	start(fx, "{\"rules\": [{\"match\": \"hang\", \"fault\": \"hang\"},"
+	      " {\"match\": \"drip\", \"fault\": \"drip\", \"drip_ms\": 100},"
+	      " {\"match\": \"flaky\", \"status\": 500},"
+	      " {\"match\": \"queued\", \"fault\": \"hang\"}],"
+	      " \"default\": {\"answer\": \"in time\", \"latency_ms\": 100}}");
+	hang = add(fx, "hang", 5);
+	drip = add(fx, "drip", 4);
+	flaky = add(fx, "flaky", 3);
+	queued = add(fx, "queued", 0);
+	fast = add(fx, "fast", 2);
+	drive(fx);
+	assert_true(now_ms() - t0 >= 950);
+	assert_true(now_ms() - t0 < 2500);
+	assert_int_equal(settled(fx, fast)->status, SCHED_DONE);
+	assert_non_null(strstr(settled(fx, fast)->body, "in time"));
+	assert_deadline(settled(fx, hang), "the check's deadline of 1 s passed");
+	assert_deadline(settled(fx, drip), "the check's deadline of 1 s passed");
+	/* The queued task got the fast one's slot and hung until the deadline. */
+	assert_deadline(settled(fx, queued), "the check's deadline of 1 s passed");
+	/* 500s retried every 0.3 s until the next try would fall past the deadline. */
+	assert_int_equal(settled(fx, flaky)->status, SCHED_HTTP_ERROR);
+	assert_true(settled(fx, flaky)->attempts >= 2 && settled(fx, flaky)->attempts <= 4);
+	assert_true(sched_deadline_passed(fx->sched));
+	assert_int_equal(sched_deadline_left_ms(fx->sched), 0);
+}
+
+/* A task waiting for a slot when the deadline passes settles without a request. */
+static void test_deadline_settles_queued(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t hang, queued;
+
+	fx->options.concurrency = 1;
+	fx->options.deadline = 0.5;
+	start(fx, "{\"rules\": [{\"fault\": \"hang\"}]}");
+	hang = add(fx, "hang", 1);
+	queued = add(fx, "queued", 0);
+	assert_true(sched_deadline_left_ms(fx->sched) > 0);
+	assert_true(sched_deadline_left_ms(fx->sched) <= 500);
+	assert_false(sched_deadline_passed(fx->sched));
+	drive(fx);
+	assert_deadline(settled(fx, hang), "the check's deadline of 0.5 s passed");
+	assert_deadline(settled(fx, queued), "the check's deadline of 0.5 s passed");
+	assert_int_equal(settled(fx, queued)->attempts, 0);
+	assert_int_equal(count_started(fx, queued), 0);
+	assert_int_equal(count_requests(fx), 1);
+}
+
+/* A task added after the deadline settles at the next step, without a request. */
+static void test_deadline_already_passed(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t late;
+
+	fx->options.deadline = 0.1;
+	start(fx, "{\"default\": {\"answer\": \"too late\"}}");
+	usleep(150000);
+	late = add(fx, "late", 0);
+	assert_int_equal(sched_timeout(fx->sched), 0);
+	drive(fx);
+	assert_deadline(settled(fx, late), "the check's deadline of 0.1 s passed");
+	assert_int_equal(count_requests(fx), 0);
+}
+
+/* Retry-After past the deadline is not waited for: the task ends at once, saying why. */
+static void test_retry_after_past_the_deadline(void **state)
+{
+	struct fixture *fx = *state;
+	const struct sched_event *ev;
+	double t0 = now_ms();
+	uint64_t id;
+
+	fx->options.deadline = 5;
+	start(fx, "{\"rules\": [{\"status\": 429, \"headers\": {\"Retry-After\": \"100000\"}}]}");
+	id = add(fx, "limited", 0);
+	drive(fx);
+	ev = settled(fx, id);
+	assert_int_equal(ev->status, SCHED_TIMEOUT);
+	assert_int_equal(ev->http_status, 429);
+	assert_int_equal(ev->attempts, 1);
+	assert_string_equal(ev->error, "HTTP 429: the server asked to retry after 100000 s, "
+			    "past the check's deadline of 5 s");
+	assert_true(now_ms() - t0 < 2000);
+	assert_true(sched_deadline_passed(fx->sched));
+	assert_int_equal(count_requests(fx), 1);
+}
+
+/* A wait that ends before the deadline is made; the deadline alone cuts nothing. */
+static void test_retry_after_within_the_deadline(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t id;
+
+	fx->options.deadline = 10;
+	fx->options.retry_after_max = 0.3;
+	start(fx, "{\"rules\": [{\"then\": ["
+	      "{\"status\": 429, \"headers\": {\"Retry-After\": \"100000\"}},"
+	      "{\"answer\": \"ok\"}]}]}");
+	id = add(fx, "limited", 0);
+	drive(fx);
+	assert_int_equal(settled(fx, id)->status, SCHED_DONE);
+	assert_int_equal(settled(fx, id)->attempts, 2);
+	assert_false(sched_deadline_passed(fx->sched));
 }
 
 static void test_fake_llm_self_test(void **state)
@@ -888,6 +1040,12 @@ int main(void)
 		T(test_odd_answers_are_the_callers_to_judge),
 		T(test_free_with_work_in_flight),
 		T(test_usage_errors),
+		T(test_drip_times_out),
+		T(test_deadline_ends_everything_left),
+		T(test_deadline_settles_queued),
+		T(test_deadline_already_passed),
+		T(test_retry_after_past_the_deadline),
+		T(test_retry_after_within_the_deadline),
 		T(test_fake_llm_self_test),
 	};
 

@@ -31,9 +31,11 @@ static const struct row rows[] = {
 	{ 120, 3, 1250, false, 150, "1250 changed lines" },
 	{ 120, 3, 2000, false, 180, "1.50" },
 	{ 120, 30, 2000, false, 180, "1.50" },
-	/* The cap: 900 s, unless the base is higher already. */
+	/* The ceiling: 900 s, the scheduler's, even when the base is higher. */
 	{ 800, 100, 100000, false, 900, "1.12 x" },
-	{ 1000, 100, 100000, false, 1000, "1.00 x" },
+	{ 1000, 100, 100000, false, 900, "the base 1000 s is over the ceiling: 900 s" },
+	{ 86400, 1, 1, false, SCHED_REQUEST_TIMEOUT_MAX_S, "over the ceiling" },
+	{ 4000, 1, 1, true, 900, "dependency-only" },
 };
 
 static void test_table(void **state)
@@ -53,10 +55,26 @@ static void test_table(void **state)
 	}
 }
 
+/* However large the prompt, one request never gets more than the ceiling. */
+static void test_request_ceiling(void **state)
+{
+	struct sched_options o;
+
+	(void)state;
+	sched_options_init(&o);
+	assert_int_equal(sched_task_timeout_ms(&o, 0), 120000);
+	assert_int_equal(sched_task_timeout_ms(&o, 65536), 240000);
+	assert_int_equal(sched_task_timeout_ms(&o, (size_t)100 << 20), 900000);
+	assert_int_equal(sched_task_timeout_ms(&o, SIZE_MAX), 900000);
+	o.timeout = 86400;
+	assert_int_equal(sched_task_timeout_ms(&o, 0), (long)(SCHED_REQUEST_TIMEOUT_MAX_S * 1000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_request_ceiling),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

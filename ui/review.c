@@ -135,7 +135,10 @@ static void done_message(struct review *r)
 	size_t found = check_report(r->check)->nfindings;
 
 	review_count(r, &n);
-	if (n.failed)
+	if (check_store_error(r->check))
+		tui_message(r->tui, true, "Check %s: %zu finding%s, NOT STORED: %s", check_status(r->check),
+			    found, found == 1 ? "" : "s", check_store_error(r->check));
+	else if (n.failed)
 		tui_message(r->tui, n.failed == n.rules,
 			    "Check %lld %s: %zu finding%s, %zu rule%s failed (R retries %s; r shows the %s)",
 			    (long long)check_id(r->check), check_status(r->check), found, found == 1 ? "" : "s",
@@ -159,6 +162,8 @@ static void check_events(struct review *r, int64_t arrived)
 				r->stats.settled_at_us = arrived;
 			r->stats.settled++;
 		}
+		if (ev.kind == CHECK_STORE_FAILED)
+			tui_message(tui, true, "Not stored: %s", check_store_error(r->check));
 		if (ev.kind != CHECK_DONE)
 			continue;
 		stats_check_done(r);
@@ -230,10 +235,6 @@ int review_start(struct review *r)
 	struct check_options opts = { 0 };
 	struct tui *tui = r->tui;
 
-	if (!r->store) {
-		tui_message(tui, true, "Cannot check: %s", r->error[0] ? r->error : "no database");
-		return RL_ECONFIG;
-	}
 	if (review_running(r))
 		check_cancel(r->check);
 	fixdetect_free(r->fixes);
@@ -241,7 +242,10 @@ int review_start(struct review *r)
 	check_free(r->check);
 	r->check = NULL;
 	opts.llm = &r->llm;
+	/* A database that would not open does not stop the review; the status bar says it is not kept. */
 	opts.store = r->store;
+	if (!r->store)
+		opts.store_error = r->error[0] ? r->error : "no database";
 	if (check_options_load(&opts, r->config) < 0 ||
 	    check_new(&r->check, tui->repo, tui->target, tui->diff, &opts) < 0 ||
 	    check_start(r->check) < 0) {

@@ -19,6 +19,8 @@ static bool review_text(struct tui *tui, char *out, size_t size)
 			       check_status(r->check), n.settled, n.rules);
 	if (n.failed && len < size)
 		len += (size_t)snprintf(out + len, size - len, ", %zu failed", n.failed);
+	if (check_store_error(r->check) && len < size)
+		len += (size_t)snprintf(out + len, size - len, ", NOT STORED");
 	if (len < size)
 		len += (size_t)snprintf(out + len, size - len, ", %.1fk tokens, %.1fs", n.tokens / 1000.0,
 					check_duration_ms(r->check) / 1000.0);

@@ -25,10 +25,12 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("hang", "reset", "close", "truncate", "non_json", "wrong_shape",
-          "reject_json_mode")
+          "reject_json_mode", "drip")
 RESPONSE_KEYS = {"latency_ms", "status", "headers", "answer", "answer_file",
                  "body", "content_type", "fault", "error", "finish_reason",
-                 "usage", "models"}
+                 "usage", "models", "drip_ms"}
+# A drip promises this much and never gets there.
+DRIP_LENGTH = 1 << 30
 RULE_KEYS = RESPONSE_KEYS | {"match", "match_header", "match_path", "times",
                              "then", "comment"}
 STEP_KEYS = RESPONSE_KEYS | {"times", "comment"}
@@ -59,6 +61,9 @@ def check_keys(what, spec, allowed):
     if fault is not None and fault not in FAULTS:
         raise ScriptError(f"{what}: unknown fault {fault!r} "
                           f"(one of {', '.join(FAULTS)})")
+    drip = spec.get("drip_ms")
+    if drip is not None and (not isinstance(drip, (int, float)) or drip <= 0):
+        raise ScriptError(f"{what}: drip_ms must be a positive number")
     times = spec.get("times")
     if times is not None and (not isinstance(times, int) or times < 1):
         raise ScriptError(f"{what}: times must be a positive integer")
@@ -435,6 +440,28 @@ class Handler(BaseHTTPRequestHandler):
         self.rfile.close()
         sock.close()
 
+    def drip(self, status, ctype, headers, interval_ms):
+        """Headers that promise a gigabyte, then a blank every interval, forever.
+
+        Each byte keeps the transfer alive, so only a limit on the whole
+        transfer (not a low-speed one) ends it; the client going away does.
+        """
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(DRIP_LENGTH))
+        for name, value in (headers or {}).items():
+            self.send_header(name, str(value))
+        try:
+            self.end_headers()
+            self.wfile.flush()
+            for _ in range(DRIP_LENGTH):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(interval_ms / 1000.0)
+        except OSError:
+            raise ClientGone() from None
+        raise ClientGone()
+
     def wait_for_client_to_leave(self):
         sock = self.connection
         while True:
@@ -491,7 +518,8 @@ class Handler(BaseHTTPRequestHandler):
         try:
             status, fault = action()
         except ClientGone:
-            status, fault, client_gone = None, rec.get("fault"), True
+            # A drip sent its status before the client went; the rest sent none.
+            status, fault, client_gone = rec.get("status"), rec.get("fault"), True
             self.close_connection = True
         rec.update({"phase": "end", "end": time.monotonic(),
                     "status": status, "fault": fault,
@@ -553,6 +581,9 @@ class Handler(BaseHTTPRequestHandler):
             return None, fault
         status, body, ctype = self.build(n, req, kind, response)
         headers = response.get("headers")
+        if fault == "drip":
+            rec["status"] = status
+            self.drip(status, ctype, headers, response.get("drip_ms", 1000))
         if fault == "truncate":
             self.send(status, body, ctype, headers, length=len(body) + 100)
             self.close_connection = True

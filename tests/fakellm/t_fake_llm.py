@@ -32,6 +32,7 @@ SCRIPT = {
         {"match_header": {"X-Case": "hdr"}, "answer": "by header"},
         {"match": "json-value", "answer": {"status": "compliant", "n": 1}},
         {"match": "hang", "fault": "hang"},
+        {"match": "drip", "fault": "drip", "drip_ms": 100},
         {"match": "reset", "fault": "reset"},
         {"match": "close", "fault": "close"},
         {"match": "truncate", "fault": "truncate", "answer": "cut"},
@@ -176,6 +177,19 @@ def test_faults(s):
         check(False, "hang: no answer")
     except socket.timeout:
         check(time.monotonic() - t0 >= 0.45, "hang: no answer")
+    # A drip: headers at once, then a byte every 100 ms, never the end.
+    c = s.conn(timeout=5)
+    c.request("POST", "/v1/chat/completions", body=chat("drip"),
+              headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    t0 = time.monotonic()
+    got = b"".join(r.read(1) for _ in range(5))
+    took = time.monotonic() - t0
+    check(r.status == 200 and r.getheader("Content-Length") ==
+          str(fake_llm.DRIP_LENGTH) and got == b"     " and 0.3 <= took < 2,
+          f"drip: a blank every 100 ms ({took:.2f} s for 5)")
+    c.close()
+    time.sleep(0.3)  # the server sees the client gone at its next byte
     try:
         s.post("/v1/chat/completions", chat("reset"))
         check(False, "reset")
@@ -275,6 +289,10 @@ def test_log(s):
     check(hang.get("status") is None and hang.get("client_gone") and
           hang.get("end") is not None, "hang logged when the client left")
     check(by_fault.get("reset", {}).get("status") is None, "reset logged")
+    drip = by_fault.get("drip", {})
+    check(drip.get("status") == 200 and drip.get("client_gone") and
+          drip.get("end") is not None, "drip logged with its status when "
+          "the client left")
     jm = [r for r in recs if r.get("fault") == "reject_json_mode"]
     check([r["status"] for r in jm] == [400, 200] and
           jm[0]["response_format"] is True, "json mode logged")

@@ -1,0 +1,136 @@
+# Apply and its record cannot disagree. `revline fix ID --apply --yes` on
+# a file of several megabytes (so that the apply takes measurable time) is
+# killed with SIGKILL at instants spread over the whole apply: from the
+# moment the preview reaches stdout (the program flushes it just before it
+# applies) to the moment the apply would have ended, as a run that is not
+# killed measures it. After each kill the file is byte for byte the old one
+# and no fix is recorded applied (`revline undo` has nothing to undo), or
+# byte for byte the new one and `revline undo` restores the old bytes
+# exactly; no temporary file is left beside it. The runs that were killed
+# with the record pending (written, the apply not confirmed) are counted:
+# the loop must have hit that window, or it proved nothing.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
+trap 'fakellm_stop; cleanup_tmp' EXIT
+
+RUNS=${KILL_APPLY_RUNS:-48}
+mkdir -p "$TMP/data"
+ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
+export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db REVLINE_MODEL=fake-model
+unset OPENAI_API_KEY ANTHROPIC_API_KEY REVLINE_PROVIDER OPENAI_BASE_URL
+
+# E711 at app.py:8: the window is lines 6-10; the answer is those lines fixed.
+python3 - "$TMP/script.json" <<'PY'
+import json, sys
+e711 = '"""Return the arguments when value is missing."""\nresult = value\nif value is None:\n    result = sys.argv\nprint(result)\n'
+rules = [{"match": "Problem reported by flake8: E711", "answer": {"fixed_code": e711, "explanation": "is None"}}]
+json.dump({"rules": rules}, open(sys.argv[1], "w"))
+PY
+fakellm_start "$TMP/script.json"
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+
+repo=$(new_repo kill)
+cd "$repo"
+# The recheck after an apply is not what is attacked: a linter that says nothing, at once.
+git config revline.lint.flake8 true
+printf 'import sys\n\n\ndef check(value):\n    return value\n' >app.py
+git add -A && git commit -q -m base
+python3 - <<'PY'
+head = ('import os\nimport sys\n\n\ndef check(value):\n    """Return the arguments when value is missing."""\n'
+        '    result = value\n    if value == None:\n        result = sys.argv\n    print(result)\n    return result\n')
+with open("app.py", "w") as f:
+    f.write(head + "".join("VALUE_%07d = %d\n" % (i, i) for i in range(400000)))
+PY
+cp app.py "$TMP/old"
+sed '8s/if value == None:/if value is None:/' "$TMP/old" >"$TMP/new"
+printf 'app.py:8:14: E711 comparison to None (hint: use '"'"'is None'"'"')\n' >"$TMP/flake8.txt"
+run signals --import "$TMP/flake8.txt"
+expect_status 0 "signals --import"
+signal=$(sed -n 's/^#\([0-9]*\) .*E711.*/\1/p' <("$REVLINE" signals --all) | head -n 1)
+[ -n "$signal" ] || fail "no E711 signal"
+
+# killrun DELAY_US: run the apply, SIGKILL it DELAY_US after the preview is
+# flushed (-1: never); prints how long it ran after the preview, in us, and
+# whether it was killed.
+killrun() {
+	python3 - "$REVLINE" "$signal" "$1" <<'PY'
+import os, signal, subprocess, sys, time
+revline, sid, delay = sys.argv[1], sys.argv[2], int(sys.argv[3])
+p = subprocess.Popen([revline, "fix", sid, "--apply", "--yes"], stdout=subprocess.PIPE,
+                     stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+first = os.read(p.stdout.fileno(), 65536)
+start = time.perf_counter()
+if delay >= 0:
+    end = start + delay / 1e6
+    while time.perf_counter() < end and p.poll() is None:
+        pass
+    killed = p.poll() is None
+    if killed:
+        os.kill(p.pid, signal.SIGKILL)
+else:
+    killed = False
+while os.read(p.stdout.fileno(), 65536):
+    pass
+p.wait()
+print(int((time.perf_counter() - start) * 1e6), "killed" if killed else "ran", p.returncode if first else "nopreview")
+PY
+}
+
+# pending: how many fixes are recorded applied but not confirmed (read-only, settles nothing).
+pending() {
+	python3 -c "import sqlite3, sys; db = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True); print(db.execute(\"SELECT count(*) FROM signal_fixes WHERE status = 'applied' AND applied_at IS NULL\").fetchone()[0])" "$REVLINE_DB"
+}
+
+# Calibration: one apply that is not killed, then undone.
+read -r span _ code < <(killrun -1)
+[ "$code" = 0 ] && pass "an apply that is not killed succeeds (${span} us after the preview)" ||
+	fail "calibration run: exit $code"
+cmp -s app.py "$TMP/new" && pass "and writes the fix" || fail "calibration: the file is not the fixed one"
+run undo
+expect_status 0 "and undo takes it back"
+cmp -s app.py "$TMP/old" || fail "calibration undo: the file is not the old one"
+
+old_files=0 new_files=0 pending_old=0 pending_new=0 finished=0
+for ((i = 0; i < RUNS; i++)); do
+	delay=$((span * i / (RUNS - 1)))
+	read -r _ how _ < <(killrun "$delay")
+	[ "$how" = killed ] || finished=$((finished + 1))
+	left=$(pending)
+	leftovers=$(find . -maxdepth 1 -name '.app.py.revline-*' | wc -l)
+	if cmp -s app.py "$TMP/old"; then
+		old_files=$((old_files + 1))
+		[ "$left" = 0 ] || pending_old=$((pending_old + 1))
+		run undo
+		if [ "$status" != 1 ] || ! grep -q "no applied fix to undo" "$TMP/err"; then
+			fail "run $i (kill at ${delay} us): the old file, but undo says: $status $(cat "$TMP/err")"
+		fi
+		cmp -s app.py "$TMP/old" || fail "run $i: undo changed the old file"
+	elif cmp -s app.py "$TMP/new"; then
+		new_files=$((new_files + 1))
+		[ "$left" = 0 ] || pending_new=$((pending_new + 1))
+		run undo
+		[ "$status" = 0 ] || fail "run $i (kill at ${delay} us): the fix is on disk, but undo says: $status $(cat "$TMP/err")"
+		cmp -s app.py "$TMP/old" || fail "run $i: after undo the file is not the old one"
+	else
+		fail "run $i (kill at ${delay} us): the file is neither the old one nor the fixed one"
+		cp "$TMP/old" app.py
+	fi
+	[ "$(pending)" = 0 ] || fail "run $i: a record is still pending after undo"
+	[ -z "$(find . -maxdepth 1 -name '.app.py.revline-*')" ] ||
+		fail "run $i: a temporary file is left beside app.py ($leftovers before undo)"
+	applied=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM signal_fixes WHERE status = 'applied'\").fetchone()[0])" "$REVLINE_DB")
+	[ "$applied" = 0 ] || fail "run $i: $applied fix(es) still recorded applied after undo"
+done
+pass "$RUNS kills: $old_files left the old file ($pending_old with the record pending), $new_files the fixed one ($pending_new pending), $finished ran to the end"
+[ $((pending_old + pending_new)) -gt 0 ] && pass "kills landed while the record was pending" ||
+	fail "no kill landed while the record was pending: the loop did not attack the apply"
+[ "$old_files" -gt 0 ] && [ "$new_files" -gt 0 ] && pass "kills landed before and after the write" ||
+	fail "the kills did not span the apply (old $old_files, new $new_files)"
+
+python3 - "$REVLINE_DB" <<'PY' && pass "interrupted applies are recorded as failed, saying why" || fail "the failed records"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for status, error in db.execute("SELECT status, error FROM signal_fixes WHERE status = 'failed'"):
+    assert error.startswith("interrupted before the file was written"), error
+PY
+finish
