@@ -12,8 +12,8 @@ void term_write(FILE *out, const char *s, size_t len)
 
 	if (!s)
 		return;
-	(void)utf8_visible;
-	fwrite(s, 1, len, out);
+	if (utf8_visible(&clean, s, len) == 0 && clean.len)
+		fwrite(clean.ptr, 1, clean.len, out);
 	buf_release(&clean);
 }
 
