@@ -29,6 +29,7 @@ struct check_args {
 	bool no_fixes;          /* --no-fix-detection */
 	int concurrency, retries;       /* from the flags; 0 and -1 when not given */
 	double timeout;                 /* 0 when not given */
+	double deadline;                /* 0 when not given */
 	char *store_error;              /* why the database would not open */
 };
 
@@ -140,6 +141,11 @@ static bool check_option(struct check_args *a, int id, const char *value)
 			return false;
 		a->timeout = s;
 		return true;
+	case OPT_DEADLINE:
+		if (!seconds_arg(&s, value, "deadline"))
+			return false;
+		a->deadline = s;
+		return true;
 	}
 	if (target_option(&a->spec, id, value))
 		return true;
@@ -236,6 +242,8 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
 		return 3;
 	if (!check_stored(c))
 		return 4;
+	if (check_deadline_passed(c))
+		return 5;
 	for (i = 0; a->fail_on >= 0 && i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], ro) && (int)rep->findings[i].severity >= a->fail_on)
 			return 1;
@@ -300,6 +308,8 @@ static int settings_load(struct check_args *a, struct config *config)
 		a->opts.sched.concurrency = a->concurrency;
 	if (a->timeout > 0)
 		a->opts.sched.timeout = a->timeout;
+	if (a->deadline > 0)
+		a->opts.sched.deadline = a->deadline;
 	if (a->retries >= 0)
 		a->opts.sched.retries = a->retries;
 	return 0;
@@ -376,6 +386,9 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 	signal(SIGINT, on_interrupt);
 	drive(c, out, a, &ro);
 	signal(SIGINT, SIG_DFL);
+	if (check_deadline_passed(c))
+		cli_error("the check's deadline of %g s passed: the rules it cut are marked timeout, "
+			  "what arrived is kept (exit status 5)", a->opts.sched.deadline);
 	/* Fix detection reads the check back from the store: only a check stored whole. */
 	if (a->wait_fixes && check_stored(c) && !a->no_fixes) {
 		if (detect_fixes_run(&fixes, store, check_id(c), &llm, &a->opts.sched) < 0)

@@ -1038,6 +1038,8 @@ int check_start(struct check *c)
 	if ((error = check_store_begin(c)) < 0 || (error = deps_begin(c)) < 0)
 		return error;
 	timeout_pick(c);
+	/* The deadline bounds the whole check: what preparing it took is spent. */
+	c->opts.sched.deadline_spent = (double)(now_ms(CLOCK_MONOTONIC) - c->started_ms) / 1000.0;
 	if ((error = sched_new(&c->sched, &c->opts.sched)) < 0)
 		return error;
 	return depreview_done(c->deps) ? rules_begin(c) : 0;
@@ -1069,7 +1071,10 @@ static void on_done(struct check *c, struct chunk *k, const struct sched_event *
 	const char *model = k == &c->reduce ? c->opts.llm->reduce_model :
 		model_of(c, c->states[k->rule].result.rule);
 
-	if (llm_reply_parse(&reply, c->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0) {
+	/* An answer over its bound (answer.h) is neither read nor kept. */
+	if (llm_reply_parse(&reply, c->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0 ||
+	    answer_size_check(strlen(reply.text)) < 0) {
+		llm_reply_release(&reply);
 		if (k == &c->reduce)
 			reduce_fall_back(c, error_message());
 		else
@@ -1158,6 +1163,13 @@ static int deps_stepped(struct check *c)
 	return rules_begin(c);
 }
 
+/* The deadline passed while the advisories were looked up: the rules start, to time out at once. */
+static void deps_deadline(struct check *c)
+{
+	if (!c->rules_started && sched_deadline_left_ms(c->sched) == 0)
+		depreview_cancel(c->deps);
+}
+
 int check_step(struct check *c, const struct pollfd *fds, int n)
 {
 	int error;
@@ -1167,6 +1179,7 @@ int check_step(struct check *c, const struct pollfd *fds, int n)
 	if (!c->rules_started) {
 		depreview_step(c->deps, fds + c->sched_nfds, n - c->sched_nfds < c->deps_nfds ?
 			       n - c->sched_nfds : c->deps_nfds);
+		deps_deadline(c);
 		if ((error = deps_stepped(c)) < 0)
 			return error;
 	}
@@ -1196,7 +1209,8 @@ int check_timeout(struct check *c)
 	if (!c->sched || c->done)
 		return -1;
 	return c->rules_started ? sched_timeout(c->sched) :
-		sooner(sched_timeout(c->sched), depreview_timeout(c->deps));
+		sooner(sooner(sched_timeout(c->sched), depreview_timeout(c->deps)),
+		       (int)sched_deadline_left_ms(c->sched));
 }
 
 int check_wait(struct check *c, int max_ms)
@@ -1204,7 +1218,8 @@ int check_wait(struct check *c, int max_ms)
 	if (!c->sched || c->done || c->next_event < c->nevents)
 		return 0;
 	if (!c->rules_started) {
-		depreview_wait(c->deps, max_ms);
+		depreview_wait(c->deps, sooner(max_ms, (int)sched_deadline_left_ms(c->sched)));
+		deps_deadline(c);
 		return deps_stepped(c);
 	}
 	return drain(c, sched_wait(c->sched, max_ms));
@@ -1344,6 +1359,11 @@ size_t check_unverified(const struct check *c)
 const char *check_store_error(const struct check *c)
 {
 	return c->store_error;
+}
+
+bool check_deadline_passed(const struct check *c)
+{
+	return c->sched && sched_deadline_passed(c->sched);
 }
 
 bool check_stored(const struct check *c)

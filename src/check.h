@@ -119,6 +119,11 @@ long check_duration_ms(const struct check *check);
 const char *check_store_error(const struct check *check);
 /* Whether the check and all its results are in the store. */
 bool check_stored(const struct check *check);
+/*
+ * Whether the deadline (options.sched.deadline, counted from check_start)
+ * cut the check short: the rules it caught are RULE_TIMEOUT, saying so.
+ */
+bool check_deadline_passed(const struct check *check);
 /* How many findings of settled rules are hidden (unverified) right now. */
 size_t check_unverified(const struct check *check);
 

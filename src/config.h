@@ -38,6 +38,7 @@
 	X("revline.concurrency",   "REVLINE_CONCURRENCY", CONFIG_HARMLESS) \
 	X("revline.timeout",       "REVLINE_TIMEOUT",     CONFIG_HARMLESS) \
 	X("revline.retries",       "REVLINE_RETRIES",     CONFIG_HARMLESS) \
+	X("revline.deadline",      "REVLINE_DEADLINE",    CONFIG_HARMLESS) \
 	X("revline.tokenBudget",   NULL,                  CONFIG_HARMLESS) \
 	X("revline.reduce",        NULL,                  CONFIG_HARMLESS) \
 	X("revline.jsonMode",      NULL,                  CONFIG_HARMLESS) \

@@ -169,6 +169,7 @@ void sched_options_init(struct sched_options *options)
 	options->backoff_max = 30;
 	options->retry_after_max = SCHED_RETRY_AFTER_MAX_S;
 	options->deadline = 0;
+	options->deadline_spent = 0;
 }
 
 int sched_options_load(struct sched_options *options, struct config *config)
@@ -1032,6 +1033,8 @@ static int options_check(const struct sched_options *o)
 	if (!(o->deadline >= 0) || o->deadline > DELAY_MAX_S)
 		return error_set(RL_EUSAGE, "the deadline must be from 0 (none) to a year, not %g s",
 				 o->deadline);
+	if (!(o->deadline_spent >= 0))
+		return error_set(RL_EUSAGE, "the time spent of the deadline cannot be negative");
 	return 0;
 }
 
@@ -1059,7 +1062,7 @@ int sched_new(struct sched **out, const struct sched_options *options)
 	sched->options = *options;
 	sched->timer_at = -1;
 	if (options->deadline > 0)
-		sched->deadline_at = now_ms() + (int64_t)(options->deadline * 1000.0 + 0.5);
+		sched->deadline_at = now_ms() + (int64_t)((options->deadline - options->deadline_spent) * 1000.0 + 0.5);
 	sched->prng = prng_seed(sched);
 	sched->multi = curl_multi_init();
 	if (!sched->multi ||

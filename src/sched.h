@@ -49,6 +49,8 @@ struct sched_options {
 	double deadline;        /* seconds from sched_new within which every task
 				 * settles, however many attempts it made (0: none,
 				 * the default) */
+	double deadline_spent;  /* seconds of it already gone at sched_new (a check's
+				 * preparation), so that it bounds the whole check */
 };
 
 /*
