@@ -30,6 +30,8 @@
 #define CONCURRENCY 10
 /* A summary taken from "details" is its first line, cut to this. */
 #define SUMMARY_MAX 200
+/* Advisories kept from one answer (one version of one package). */
+#define VULNS_MAX 100
 /* Budgets beyond a day are taken for mistakes (and keep the sums integral). */
 #define SECONDS_MAX 86400.0
 
@@ -494,6 +496,13 @@ static bool read_answer(struct query *q, const struct sched_event *ev, char *why
 		snprintf(why, size, "the answer's vulns is not a list");
 		goto done;
 	}
+	/*
+	 * A version with more advisories than any real one has is an answer to
+	 * distrust, and matching old against new is quadratic: only the first
+	 * VULNS_MAX are kept.
+	 */
+	while (json_array_size(vulns) > VULNS_MAX)
+		json_array_remove(vulns, json_array_size(vulns) - 1);
 	json_array_foreach(vulns, i, vuln) {
 		if (!json_is_string(json_object_get(vuln, "id"))) {
 			snprintf(why, size, "a vuln of the answer has no id");

@@ -10,6 +10,7 @@
  */
 #include "deps.h"
 #include "status.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -497,11 +498,31 @@ static void *nomem(struct depmap *map)
 	return NULL;
 }
 
+/* The side cannot be read: the first reason is kept, and the reader stops adding. */
+static void *malformed(struct depmap *map, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void *malformed(struct depmap *map, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!map->malformed) {
+		va_start(ap, fmt);
+		vsnprintf(map->why, sizeof(map->why), fmt, ap);
+		va_end(ap);
+		map->malformed = true;
+	}
+	return NULL;
+}
+
 static struct dep *dep_add(struct depmap *map, const char *table, const char *name, size_t len)
 {
 	struct dep *dep, *items;
 	size_t cap;
 
+	if (map->n >= DEPS_ENTRIES_MAX)
+		return malformed(map, "more than %d dependencies", DEPS_ENTRIES_MAX);
+	if (len > DEPS_SPEC_MAX)
+		return malformed(map, "a dependency name longer than %d bytes", DEPS_SPEC_MAX);
 	if (map->n == map->cap) {
 		cap = map->cap ? map->cap * 2 : 16;
 		if (!(items = realloc(map->items, cap * sizeof(*items))))
@@ -526,7 +547,7 @@ static struct dep *dep_entry(struct depmap *map, const char *table, const char *
 {
 	size_t i;
 
-	if (map->error)
+	if (map->error || map->malformed)
 		return NULL;
 	for (i = map->n; i-- > 0;)
 		if (strlen(map->items[i].name) == len && !memcmp(map->items[i].name, name, len) &&
@@ -542,6 +563,10 @@ static void dep_set_version(struct depmap *map, struct dep *dep, const char *spe
 
 	if (dep->version)
 		return;
+	if ((size_t)(s.end - s.p) > DEPS_SPEC_MAX) {
+		malformed(map, "the version of %.64s is longer than %d bytes", dep->name, DEPS_SPEC_MAX);
+		return;
+	}
 	if (!(dep->version = strndup(s.p, (size_t)(s.end - s.p))))
 		nomem(map);
 }
@@ -565,6 +590,18 @@ static const char *dep_spec(const struct dep *dep)
 static const char *const npm_sections[] = {
 	"dependencies", "devDependencies", "peerDependencies", "optionalDependencies",
 };
+
+/* The end of the JSON string that starts at p, its closing quote included. */
+static const char *json_string_end(const char *p, const char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		else if (*p == '"')
+			return p + 1;
+	}
+	return end;
+}
 
 static void read_npm(struct depmap *map, const char *text, size_t len)
 {
@@ -1347,11 +1384,78 @@ static void read_gemfile(struct depmap *map, const char *text, size_t len)
 
 /* ------------------------------------------------------------- manifests */
 
+/* The line of p, for problems. */
+static size_t line_of(const char *text, const char *p)
+{
+	size_t line = 1;
+
+	while ((text = memchr(text, '\n', (size_t)(p - text))))
+		line++, text++;
+	return line;
+}
+
+/*
+ * The deepest nesting of brackets and braces outside strings and comments,
+ * counted in one pass before any reader sees the text, so that no reader
+ * (jansson recurses) is handed 100,000 levels. False with the line of the
+ * first bracket past the limit.
+ */
+static bool depth_ok(const char *text, size_t len, bool toml, size_t *line)
+{
+	const char *p = text, *end = text + len;
+	int depth = 0;
+
+	while (p < end) {
+		if (*p == '"' || (toml && *p == '\'')) {
+			p = toml ? toml_string_end(p, end) : json_string_end(p, end);
+			continue;
+		}
+		if (toml && *p == '#') {
+			p = line_end(p, end);
+			continue;
+		}
+		if ((*p == '[' || *p == '{') && ++depth > DEPS_DEPTH_MAX) {
+			*line = line_of(text, p);
+			return false;
+		}
+		if ((*p == ']' || *p == '}') && depth > 0)
+			depth--;
+		p++;
+	}
+	return true;
+}
+
+/* What every side must be before a reader sees it (see deps.h). */
+static bool manifest_ok(struct depmap *map, const char *path, enum deps_ecosystem eco, const char *text,
+			size_t len)
+{
+	const char *nul = memchr(text, '\0', len), *base = base_name(path);
+	size_t line;
+
+	if (len > DEPS_MANIFEST_MAX)
+		return malformed(map, "larger than %d MiB", DEPS_MANIFEST_MAX / (1024 * 1024)), false;
+	if (nul)
+		return malformed(map, "a NUL byte, line %zu", line_of(text, nul)), false;
+	if (!utf8_valid(text, len)) {
+		const char *p = text;
+		uint32_t cp;
+		size_t n;
+
+		while ((n = utf8_decode(&cp, p, (size_t)(text + len - p))))
+			p += n;
+		return malformed(map, "not valid UTF-8, line %zu", line_of(text, p)), false;
+	}
+	if ((eco == ECO_NPM || !strcmp(base, "Cargo.toml") || !strcmp(base, "pyproject.toml")) &&
+	    !depth_ok(text, len, eco != ECO_NPM, &line))
+		return malformed(map, "nested deeper than %d levels, line %zu", DEPS_DEPTH_MAX, line), false;
+	return true;
+}
+
 static void read_manifest(struct depmap *map, const char *path, enum deps_ecosystem eco, const char *text,
 			  size_t len)
 {
 	map->eco = eco;
-	if (!text)
+	if (!text || !manifest_ok(map, path, eco, text, len))
 		return;
 	switch (eco) {
 	case ECO_NPM:

@@ -19,7 +19,20 @@
  * Lock files: package-lock.json, npm-shrinkwrap.json, yarn.lock,
  * pnpm-lock.yaml (npm); go.sum (Go); Cargo.lock (Cargo); Pipfile.lock,
  * poetry.lock (pip); Gemfile.lock (RubyGems).
+ *
+ * Manifests come from branches other people wrote, so each side is bounded
+ * before it is read: a side larger than DEPS_MANIFEST_MAX bytes, with a NUL
+ * byte, with bytes that are not UTF-8, nested (arrays, objects, inline
+ * tables) deeper than DEPS_DEPTH_MAX, declaring more than DEPS_ENTRIES_MAX
+ * dependencies, or a name or version longer than DEPS_SPEC_MAX bytes is
+ * named as unreadable (a problem naming the file, the side and the line)
+ * and its dependencies are left out; the other manifests are read as usual.
+ * Everything is linear in the size of the text.
  */
+#define DEPS_MANIFEST_MAX (1024 * 1024)
+#define DEPS_DEPTH_MAX 64
+#define DEPS_ENTRIES_MAX 5000
+#define DEPS_SPEC_MAX 256
 
 /* X(ID, name shown and stored, OSV's ecosystem name) */
 #define DEPS_ECOSYSTEMS(X) \
