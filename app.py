@@ -1,2 +1,2 @@
 def run(cmd):
-    return cmd
+    return eval(cmd)

@@ -129,6 +129,18 @@ static void rules_section(struct repo *repo)
 	rules_release(&set);
 }
 
+/* The terminal UI's theme as the settings give it (--theme and NO_COLOR aside). */
+static void theme_section(struct config *config)
+{
+	char *name = NULL;
+
+	if (config_get(&name, config, "revline.theme") == 0)
+		term_printf(stdout, "theme:      %s (REVLINE_THEME or revline.theme)\n", name);
+	else
+		printf("theme:      default-dark\n");
+	free(name);
+}
+
 /* The repository's .revline: trusted or not, and what of it does not count until it is. */
 static void revline_section(const struct config *config)
 {
@@ -182,6 +194,7 @@ int cmd_doctor(int argc, char **argv)
 	bad |= store_section(config);
 	rules_section(repo);
 	term_printf(stdout, "data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
+	theme_section(config);
 	linters_section(config);
 	buf_release(&dir);
 	config_free(config);

@@ -65,14 +65,9 @@ int term_width(const char *s)
 
 void term_pad(FILE *out, const char *s, int width)
 {
-	struct buf clean = BUF_INIT;
-	int pad = width;
+	int pad = width - term_width(s);
 
-	if (s && utf8_visible(&clean, s, strlen(s)) == 0 && clean.len) {
-		fwrite(clean.ptr, 1, clean.len, out);
-		pad -= chars(clean.ptr, clean.len);
-	}
+	term_puts(out, s);
 	while (pad-- > 0)
 		fputc(' ', out);
-	buf_release(&clean);
 }

@@ -443,6 +443,10 @@ static const char *fault_advice(int rc, int sys)
 		return " (the file is damaged or not revline's: move it aside and revline starts a new one, "
 		       "or point REVLINE_DB elsewhere)";
 	case SQLITE_IOERR:
+		/* errno is read after the fact and may be gone; a failed write is still a write. */
+		if (!sys && (rc == SQLITE_IOERR_WRITE || rc == SQLITE_IOERR_TRUNCATE || rc == SQLITE_IOERR_FSYNC))
+			return " (a write failed: the disk may be full or the file size limit, ulimit -f, "
+			       "reached; free space, or point REVLINE_DB at another disk)";
 		return errno_advice(sys);
 	}
 	return "";
@@ -452,16 +456,21 @@ static const char *fault_advice(int rc, int sys)
 static int db_error(struct store *store, int rc)
 {
 	const char *message;
-	int sys = sqlite3_system_errno(store->db);
+	int sys = sqlite3_system_errno(store->db), code = rc;
 
 	if (rc == SQLITE_NOMEM)
 		return error_nomem();
 	/* A bind error leaves no message on the connection; its code still reads well. */
-	message = sqlite3_errcode(store->db) == rc ? sqlite3_errmsg(store->db) : sqlite3_errstr(rc);
+	if (sqlite3_errcode(store->db) == rc) {
+		message = sqlite3_errmsg(store->db);
+		code = sqlite3_extended_errcode(store->db);
+	} else {
+		message = sqlite3_errstr(rc);
+	}
 	if ((rc & 0xff) == SQLITE_IOERR && sys)
 		return error_set(RL_EIO, "%s: %s: %s%s", store->path, message, strerror(sys),
-				 fault_advice(rc, sys));
-	return error_set(RL_EIO, "%s: %s%s", store->path, message, fault_advice(rc, sys));
+				 fault_advice(code, sys));
+	return error_set(RL_EIO, "%s: %s%s", store->path, message, fault_advice(code, sys));
 }
 
 static int exec(struct store *store, const char *sql)

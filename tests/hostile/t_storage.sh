@@ -48,12 +48,28 @@ fakellm_start "$TMP/script.json"
 export REVLINE_BASE_URL=$FAKELLM_URL/v1
 check=(check --rules "$TMP/rules" --rule one --rule two --rule three --no-cache --no-fix-detection --fail-on none)
 
-sql() { python3 -c 'import sqlite3, sys; print("\n".join("|".join(map(str, r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$db" "$1"; }
-last_id() { sql 'SELECT coalesce(max(id), 0) FROM checks'; }
+# One look at the database (python3's sqlite3, started once per look: it is
+# slow to start): the last check's id, the statuses of the checks after
+# $1, the rules with a stored result in the newest of them, and
+# integrity_check. Sets last, statuses, results and integrity.
+look() {
+	eval "$(python3 - "$db" "${1:-0}" <<'PY'
+import shlex, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+after = int(sys.argv[2])
+last = c.execute("SELECT coalesce(max(id), 0) FROM checks").fetchone()[0]
+statuses = [r[0] for r in c.execute("SELECT status FROM checks WHERE id > ? ORDER BY id", (after,))]
+results = [r[0] for r in c.execute("SELECT t.threadline_id FROM check_results r JOIN check_threadlines t "
+                                   "ON t.id = r.check_threadline_id WHERE t.check_id = ? ORDER BY 1", (last,))]
+integrity = c.execute("PRAGMA integrity_check").fetchone()[0]
+print("last=%d statuses=%s results=%s integrity=%s" % (last, shlex.quote(" ".join(statuses)),
+      shlex.quote(" ".join(results)), shlex.quote(integrity)))
+PY
+)"
+}
 
-# The database exists, healthy, before each fault is laid.
+# The database exists before the faults are laid.
 "$REVLINE" history >/dev/null
-[ -f "$db" ] && pass "revline history made the database" || fail "no database at $db"
 
 # Run revline with stdout and stderr through pipes, so that a file size
 # limit set for revline alone does not limit the files its output goes to;
@@ -65,8 +81,7 @@ piped() { # LIMIT_KB|- ARGS...
 	{ {
 		if [ "$limit" = - ]; then "$REVLINE" "$@" & else (ulimit -f "$limit" && exec "$REVLINE" "$@") & fi
 		echo $! >"$TMP/pid"
-		wait $!
-		echo $? >"$TMP/status"
+		if wait $!; then echo 0; else echo $?; fi >"$TMP/status"
 	} 2>&1 >&3 | cat >"$TMP/err"; } 3>&1 | cat >"$TMP/out"
 }
 run_piped() {
@@ -112,73 +127,70 @@ PY
 		fail "$1: JSON: $(head -c 600 "$TMP/out")"
 	fi
 }
-# No check after $1 is recorded complete (the fault is lifted by now).
-expect_none_complete() {
-	local rows
-	rows=$(sql "SELECT id || ':' || status FROM checks WHERE id > $1 AND status = 'complete'")
-	[ -z "$rows" ] && pass "$2: no check recorded complete" || fail "$2: recorded complete: $rows"
-}
-expect_healthy() {
-	local ok
-	ok=$(sql 'PRAGMA integrity_check')
-	[ "$ok" = ok ] && pass "$1: integrity_check ok" || fail "$1: integrity_check: $ok"
+# After a fault is lifted: a whole database, and no check since $1 recorded
+# complete (each is running, interrupted, partial or failed).
+expect_not_complete() { # BEFORE WHAT
+	look "$1"
+	[ "$integrity" = ok ] && pass "$2: integrity_check ok" || fail "$2: integrity_check: $integrity"
+	case " $statuses " in
+	*" complete "*) fail "$2: a check is recorded complete: $statuses" ;;
+	*) pass "$2: no check recorded complete (${statuses:-none recorded})" ;;
+	esac
 }
 
+look
+[ "$integrity" = ok ] && [ "$last" = 0 ] && pass "the database is new and whole" || fail "a new database: $last checks, $integrity"
+
 # Full from the start: nothing can be written past 1 KB.
+before=$last
 for format in text json; do
-	before=$(last_id)
 	run_piped 1 "${check[@]}" --format "$format"
 	expect_said "full disk ($format)" "ulimit -f" "$db"
 	if [ "$format" = text ]; then expect_text_results "full disk"; else expect_json_results "full disk" "$db"; fi
-	expect_none_complete "$before" "full disk ($format)"
 done
-expect_healthy "after the full disk"
+expect_not_complete "$before" "full disk"
 
 # Full in the middle: the limit is set on the running check once rule
 # one's result is stored (it is printed only after that); the results of
 # two and three cannot be written, nor can the end. The check stays
 # 'running' until the next revline marks it interrupted.
-before=$(last_id)
+before=$last
 rm -f "$TMP/out"
 piped - "${check[@]}" &
 piper=$!
-for _ in $(seq 1 300); do
-	grep -q '^attention  *one' "$TMP/out" 2>/dev/null && break
-	sleep 0.01
-done
-python3 -c 'import resource, sys; resource.prlimit(int(sys.argv[1]), resource.RLIMIT_FSIZE, (1024, 1024))' "$(cat "$TMP/pid")"
+for _ in $(seq 1 500); do grep -q '^attention  *one' "$TMP/out" 2>/dev/null && break; sleep 0.01; done
+prlimit --pid "$(cat "$TMP/pid")" --fsize=1024:1024
 wait "$piper" || true
 status=$(cat "$TMP/status")
 expect_said "disk full midway" "ulimit -f" "$db"
 expect_text_results "disk full midway"
-id=$(sql "SELECT id FROM checks WHERE id > $before")
-results=$(sql "SELECT t.threadline_id FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id WHERE t.check_id = ${id:-0}")
+expect_not_complete "$before" "disk full midway"
 [ "$results" = one ] && pass "disk full midway: rule one's result was stored before it was printed" ||
 	fail "disk full midway: stored results: '$results'"
-expect_none_complete "$before" "disk full midway"
 "$REVLINE" history >/dev/null
-[ "$(sql "SELECT status FROM checks WHERE id = ${id:-0}")" = interrupted ] &&
-	pass "disk full midway: the next revline marks the check interrupted" ||
-	fail "disk full midway: status $(sql "SELECT status FROM checks WHERE id = ${id:-0}") after the next open"
+look "$before"
+[ "$statuses" = interrupted ] && pass "disk full midway: the next revline marks the check interrupted" ||
+	fail "disk full midway: '$statuses' after the next open"
 
 # Read-only: the file and its directory. Root writes anyway unless the
 # capabilities that override permissions are dropped (CI runs as root).
 asuser=()
 [ "$(id -u)" = 0 ] && asuser=(setpriv --bounding-set=-dac_override,-dac_read_search --)
+before=$last
 chmod 0444 "$db"
 chmod 0555 "$TMP/db"
 for format in text json; do
-	before=$(last_id)
 	set +e
 	"${asuser[@]}" "$REVLINE" "${check[@]}" --format "$format" >"$TMP/out" 2>"$TMP/err"
 	status=$?
 	set -e
 	expect_said "read-only ($format)" "writable" "$db"
 	if [ "$format" = text ]; then expect_text_results "read-only"; else expect_json_results "read-only" "$db"; fi
-	[ "$(last_id)" = "$before" ] && pass "read-only ($format): nothing was written" || fail "read-only: a check was written"
 done
 chmod 0755 "$TMP/db"
 chmod 0600 "$db"
+look "$before"
+[ -z "$statuses" ] && pass "read-only: nothing was written" || fail "read-only: checks were written: $statuses"
 
 # Damaged: garbage bytes, and a real database cut in half.
 head -c 65536 /dev/urandom >"$TMP/garbage.db"
@@ -195,61 +207,72 @@ REVLINE_DB=$TMP/cut.db run_piped - "${check[@]}" --format json
 expect_said "database cut in half" "move it aside" "$TMP/cut.db"
 expect_json_results "database cut in half" "$TMP/cut.db"
 
-# Locked from the start: another process holds the write lock for the
-# whole check; revline waits its busy timeout (5 s) for it, then goes on
-# unstored.
-lock() { # start holding BEGIN EXCLUSIVE on the database until $TMP/unlock exists
-	rm -f "$TMP/unlock" "$TMP/held"
+# Locked: another process holds BEGIN EXCLUSIVE. It starts before revline
+# (python is slow to start) and takes the lock when $TMP/go appears, gives
+# it back when $TMP/unlock does.
+locker_start() {
+	rm -f "$TMP/go" "$TMP/unlock" "$TMP/ready" "$TMP/held"
 	python3 - "$db" "$TMP" <<'PY' &
 import os, sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
+at = lambda name: os.path.exists(os.path.join(sys.argv[2], name))
+open(os.path.join(sys.argv[2], "ready"), "w").close()
+while not at("go"):
+    time.sleep(0.005)
 c.execute("BEGIN EXCLUSIVE")
 open(os.path.join(sys.argv[2], "held"), "w").close()
-while not os.path.exists(os.path.join(sys.argv[2], "unlock")):
-    time.sleep(0.02)
+while not at("unlock"):
+    time.sleep(0.01)
 c.execute("ROLLBACK")
 PY
 	locker=$!
-	for _ in $(seq 1 300); do [ -e "$TMP/held" ] && break; sleep 0.01; done
+	for _ in $(seq 1 1000); do [ -e "$TMP/ready" ] && break; sleep 0.01; done
 }
+lock() { touch "$TMP/go"; for _ in $(seq 1 500); do [ -e "$TMP/held" ] && break; sleep 0.01; done; }
 unlock() { touch "$TMP/unlock"; wait "$locker" 2>/dev/null || true; locker=; }
-before=$(last_id)
+
+# Locked from the start, for the whole check: revline waits its busy
+# timeout (5 s), then goes on unstored.
+look
+before=$last
+locker_start
 lock
 run_piped - "${check[@]}" --format json
 unlock
 expect_said "locked" "let it finish" "$db"
 expect_json_results "locked" "database is locked"
-expect_none_complete "$before" "locked"
+expect_not_complete "$before" "locked"
 
 # Locked in the middle: the lock is taken once rule one is printed and
 # given back once revline has said it cannot store: the end of the check
 # is then written, as partial (its results are not all there).
-before=$(last_id)
+before=$last
+locker_start
 set +e
 "$REVLINE" "${check[@]}" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-for _ in $(seq 1 300); do grep -q '^attention  *one' "$TMP/out" 2>/dev/null && break; sleep 0.01; done
+for _ in $(seq 1 500); do grep -q '^attention  *one' "$TMP/out" 2>/dev/null && break; sleep 0.01; done
 lock
-for _ in $(seq 1 1000); do grep -q 'not stored' "$TMP/err" 2>/dev/null && break; sleep 0.01; done
+for _ in $(seq 1 1500); do grep -q 'not stored' "$TMP/err" 2>/dev/null && break; sleep 0.01; done
 unlock
 wait "$pid"
 status=$?
 set -e
 expect_said "locked midway" "let it finish" "$db"
 expect_text_results "locked midway"
-expect_none_complete "$before" "locked midway"
-[ "$(sql "SELECT status FROM checks WHERE id > $before")" = partial ] &&
-	pass "locked midway: the check is recorded partial" ||
-	fail "locked midway: recorded as '$(sql "SELECT status FROM checks WHERE id > $before")'"
+expect_not_complete "$before" "locked midway"
+[ "$statuses" = partial ] && [ "$results" = one ] &&
+	pass "locked midway: recorded partial, with rule one's result" ||
+	fail "locked midway: recorded '$statuses' with results '$results'"
 
-# With the faults lifted: the database is whole and a check is stored complete again.
-expect_healthy "after every fault"
-before=$(last_id)
+# With the faults lifted, a check is stored complete again.
+before=$last
 run "${check[@]}" --format json
 expect_status 0 "a healthy database: exit 0"
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["stored"] is True and d["store_error"] is None, d' "$TMP/out" &&
 	pass "json: \"stored\": true when it was" || fail "json stored for a healthy check: $(head -c 300 "$TMP/out")"
-[ "$(sql "SELECT status FROM checks WHERE id > $before")" = complete ] && pass "a healthy check is complete" ||
-	fail "a healthy check: $(sql "SELECT status FROM checks WHERE id > $before")"
+look "$before"
+[ "$statuses" = complete ] && [ "$results" = "one three two" ] && [ "$integrity" = ok ] &&
+	pass "a healthy check is complete, with its results" || fail "a healthy check: '$statuses', results '$results', $integrity"
 
 finish
