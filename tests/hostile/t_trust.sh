@@ -37,7 +37,7 @@ cat >"$TMP/user.json" <<EOF
 {"rules": [
  {"match_path": "/v1/query", "body": {}},
  {"match_path": "/models", "models": ["fake-model"]},
- {"latency_ms": 300, "answer": $answer}
+ {"latency_ms": 150, "answer": $answer}
 ]}
 EOF
 cp "$TMP/user.json" "$TMP/attacker.json"
@@ -151,7 +151,7 @@ expect_out "base URL: *$USER_URL/v1" "doctor pinged the user's server"
 # The terminal UI: the note before the screen is taken.
 echo ':save-display '"$TMP"'/tui.screen' >"$TMP/tui.script"
 set +e
-time REVLINE_SCRIPT=$TMP/tui.script REVLINE_SCREEN_SIZE=80x24 timeout 60 "$REVLINE" </dev/null >"$TMP/out" 2>"$TMP/err"
+REVLINE_SCRIPT=$TMP/tui.script REVLINE_SCREEN_SIZE=80x24 timeout 60 "$REVLINE" </dev/null >"$TMP/out" 2>"$TMP/err"
 status=$?
 set -e
 expect_status 0 "the terminal UI"
