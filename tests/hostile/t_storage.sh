@@ -40,8 +40,8 @@ printf 'def run(cmd):\n    return eval(cmd)\n' >app.py
 cat >"$TMP/script.json" <<'EOF'
 {"rules": [
  {"match": "Rule one:", "latency_ms": 50, "answer": {"status": "attention", "reasoning": "r", "findings": [{"file": "app.py", "line": 2, "severity": "major", "title": "Eval of input", "issue": "eval runs anything", "suggestion": "parse it", "verification": {"code_examined": "return eval(cmd)", "line_range_examined": [1, 2], "verification_method": "read run()", "checked_for_handling_elsewhere": true}}]}},
- {"match": "Rule two:", "latency_ms": 900, "answer": {"status": "compliant", "reasoning": "ok"}},
- {"match": "Rule three:", "latency_ms": 1000, "answer": {"status": "compliant", "reasoning": "ok"}}
+ {"match": "Rule two:", "latency_ms": 400, "answer": {"status": "compliant", "reasoning": "ok"}},
+ {"match": "Rule three:", "latency_ms": 500, "answer": {"status": "compliant", "reasoning": "ok"}}
 ], "default": {"answer": {"summary": "One eval.", "overallSeverity": "needs-work", "mustFix": [], "findings": [{"id": "m1", "severity": "major", "file": "app.py", "line": 2, "title": "Eval of input", "issue": "eval", "suggestion": "parse", "fromRules": ["one"], "sources": ["f1"]}]}}}
 EOF
 fakellm_start "$TMP/script.json"
