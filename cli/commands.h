@@ -18,7 +18,9 @@
 	  "rule (local pattern rules run offline), many at once. Text output streams a\n" \
 	  "line per rule as it settles, with its findings, then the merged report.\n" \
 	  "Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for\n" \
-	  "usage or configuration errors, 3 when the check failed as a whole.\n") \
+	  "usage or configuration errors, 3 when the check failed as a whole, 4 when\n" \
+	  "its results could not be stored (full, read-only, damaged or locked\n" \
+	  "database: they are printed all the same, and stderr says what to do).\n") \
 	X(detect_fixes, (&json_options, &global_options), \
 	  "revline detect-fixes CHECK_ID [--json]", \
 	  "find which violations of the check before CHECK_ID were fixed, and how", \
