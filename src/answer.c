@@ -347,8 +347,10 @@ static char *ref_issue(const char *reasoning, const struct ref *ref)
 	to = from + cut_point(reasoning + from, len - from, ANSWER_REF_ISSUE_MAX);
 	if (inside && (nl = memchr(reasoning + ref->at, '\n', to - ref->at)))
 		to = (size_t)(nl - reasoning);
-	if ((from && buf_puts(&out, "...") < 0) || buf_put(&out, reasoning + from, to - from) < 0 ||
-	    (to < len && buf_puts(&out, "...") < 0)) {
+	/* "..." where a line was cut, not where it ends. */
+	if ((from && reasoning[from - 1] != '\n' && buf_puts(&out, "...") < 0) ||
+	    buf_put(&out, reasoning + from, to - from) < 0 ||
+	    (to < len && reasoning[to] != '\n' && buf_puts(&out, "...") < 0)) {
 		buf_release(&out);
 		return NULL;
 	}
@@ -499,9 +501,9 @@ int answer_parse(struct map_answer *out, const char *text, size_t len, const str
 	/* Threadline-style: the references are the findings. */
 	if (out->status == RULE_ATTENTION && !list)
 		error = refs_to_findings(out, rule);
+done:
 	if (!error)
 		error = note_dropped(out);
-done:
 	json_decref(root);
 	if (error < 0)
 		answer_release(out);

@@ -454,21 +454,30 @@ static json_t *from_fences(const char *text, size_t len)
 	return NULL;
 }
 
+/* The most places in prose where a JSON value is looked for, per kind of bracket. */
+#define JSON_STARTS 32
+
 int llm_extract_json(json_t **out, const char *text, size_t len)
 {
 	const char *p;
 	char start[128];
 	size_t skip = 0;
+	int tries;
 
 	while (skip < len && isspace((unsigned char)text[skip]))
 		skip++;
 	if ((*out = try_parse(text + skip, len - skip)) || (*out = from_fences(text, len)))
 		return 0;
-	/* Prose around the JSON: try each '{' (then each '[') from the left. */
-	for (p = text; (p = memchr(p, '{', (size_t)(text + len - p))); p++)
+	/*
+	 * Prose around the JSON: try each '{' (then each '[') from the left,
+	 * the first JSON_STARTS of each. Each try may read to the end (and
+	 * 2,048 levels deep), so trying them all made "[[[[..." of 70 KB cost
+	 * half a minute; prose has a few brackets before its JSON, not dozens.
+	 */
+	for (p = text, tries = 0; tries < JSON_STARTS && (p = memchr(p, '{', (size_t)(text + len - p))); p++, tries++)
 		if ((*out = try_parse(p, (size_t)(text + len - p))))
 			return 0;
-	for (p = text; (p = memchr(p, '[', (size_t)(text + len - p))); p++)
+	for (p = text, tries = 0; tries < JSON_STARTS && (p = memchr(p, '[', (size_t)(text + len - p))); p++, tries++)
 		if ((*out = try_parse(p, (size_t)(text + len - p))))
 			return 0;
 	quote_start(start, sizeof(start), text, len);
