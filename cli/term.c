@@ -1,6 +1,7 @@
 /* The output boundary of the CLI's text: control characters made visible. */
 #include "term.h"
 #include "buf.h"
+#include "secret.h"
 #include "utf8.h"
 
 #include <stdarg.h>
@@ -12,8 +13,10 @@ void term_write(FILE *out, const char *s, size_t len)
 
 	if (!s)
 		return;
-	if (utf8_visible(&clean, s, len) == 0 && clean.len)
+	if (utf8_visible(&clean, s, len) == 0 && clean.len) {
+		secret_redact(&clean);
 		fwrite(clean.ptr, 1, clean.len, out);
+	}
 	buf_release(&clean);
 }
 

@@ -1,5 +1,6 @@
 #include "store.h"
 #include "config.h"
+#include "secret.h"
 #include "status.h"
 #include "utf8.h"
 
@@ -503,10 +504,14 @@ static int step_done(struct store *store, sqlite3_stmt *stmt)
 void store_bind_text(int *rc, sqlite3_stmt *stmt, const char *name, const char *value)
 {
 	int i = sqlite3_bind_parameter_index(stmt, name);
+	struct buf scrubbed = BUF_INIT;
 
 	if (*rc != SQLITE_OK)
 		return;
-	*rc = value ? sqlite3_bind_text(stmt, i, value, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(stmt, i);
+	/* No row keeps the API key, whatever text brought it (secret.h). */
+	*rc = value ? sqlite3_bind_text(stmt, i, secret_scrub(&scrubbed, value), -1, SQLITE_TRANSIENT) :
+		sqlite3_bind_null(stmt, i);
+	buf_release(&scrubbed);
 }
 
 void store_bind_int(int *rc, sqlite3_stmt *stmt, const char *name, int64_t value)
