@@ -149,9 +149,12 @@ static int revline_inspect(struct config_revline *file, bool *read, const struct
 				   "follow: not read (copy the settings into it)");
 		goto done;
 	}
-	if ((error = trust_hash(file->hash, text.ptr ? text.ptr : "", text.len)) < 0 ||
-	    (error = trust_check(&file->trust, file->path, file->hash)) < 0)
-		goto done;
+	/* No place for the records (no HOME) trusts nothing; the harmless keys still count. */
+	if (trust_hash(file->hash, text.ptr ? text.ptr : "", text.len) < 0 ||
+	    trust_check(&file->trust, file->path, file->hash) < 0) {
+		file->trust = TRUST_NONE;
+		error_clear();
+	}
 	*read = true;
 done:
 	buf_release(&text);

@@ -24,7 +24,11 @@
 #define SECRET_MARKER "[api key hidden]"
 #define SECRET_SHORT 8
 
-/* Remember a secret (the same one twice is kept once). NULL or "" is no secret. */
+/*
+ * Remember a secret (the same one twice is kept once). NULL or "" is no
+ * secret. Secrets are added as the settings are read, before any other
+ * thread could be redacting.
+ */
 int secret_add(const char *secret);
 
 /* Whether s (len bytes) holds a secret in any of its forms. */
