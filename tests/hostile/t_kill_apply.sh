@@ -1,9 +1,9 @@
 # Apply and its record cannot disagree. `revline fix ID --apply --yes` on
-# a file of several megabytes (so that the apply takes measurable time) is
-# killed with SIGKILL at instants spread over the whole apply: from the
-# moment the preview reaches stdout (the program flushes it just before it
-# applies) to the moment the apply would have ended, as a run that is not
-# killed measures it. After each kill the file is byte for byte the old one
+# a 50,000-line file is killed with SIGKILL at instants spread over the
+# whole apply, from the moment the preview reaches stdout (the program
+# flushes it just before it applies) to the moment the program ended in a
+# run that was not killed, and packed around the instant that run renamed
+# the file. After each kill the file is byte for byte the old one
 # and no fix is recorded applied (`revline undo` has nothing to undo), or
 # byte for byte the new one and `revline undo` restores the old bytes
 # exactly; no temporary file is left beside it. The runs that were killed
@@ -13,7 +13,7 @@
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
-RUNS=${KILL_APPLY_RUNS:-48}
+RUNS=${KILL_APPLY_RUNS:-40}
 mkdir -p "$TMP/data"
 ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
 export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db REVLINE_MODEL=fake-model
@@ -39,7 +39,7 @@ python3 - <<'PY'
 head = ('import os\nimport sys\n\n\ndef check(value):\n    """Return the arguments when value is missing."""\n'
         '    result = value\n    if value == None:\n        result = sys.argv\n    print(result)\n    return result\n')
 with open("app.py", "w") as f:
-    f.write(head + "".join("VALUE_%07d = %d\n" % (i, i) for i in range(400000)))
+    f.write(head + "".join("VALUE_%07d = %d\n" % (i, i) for i in range(50000)))
 PY
 cp app.py "$TMP/old"
 sed '8s/if value == None:/if value is None:/' "$TMP/old" >"$TMP/new"
@@ -49,17 +49,33 @@ expect_status 0 "signals --import"
 signal=$(sed -n 's/^#\([0-9]*\) .*E711.*/\1/p' <("$REVLINE" signals --all) | head -n 1)
 [ -n "$signal" ] || fail "no E711 signal"
 
-# killrun DELAY_US: run the apply, SIGKILL it DELAY_US after the preview is
-# flushed (-1: never); prints how long it ran after the preview, in us, and
-# whether it was killed.
+# python3 itself, not a version manager's shim: it starts once a run.
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+
+# killrun DELAY_US: run the apply and SIGKILL it DELAY_US after the preview
+# is flushed (-1: never; then it also watches app.py and says when it was
+# renamed over). Prints: how long it ran after the preview (us), killed or
+# ran, the exit status, the instant of the rename (us, or -1), and the
+# fixes recorded applied before the run and pending (applied, not
+# confirmed) after it, read-only so that nothing is settled.
 killrun() {
-	python3 - "$REVLINE" "$signal" "$1" <<'PY'
-import os, signal, subprocess, sys, time
-revline, sid, delay = sys.argv[1], sys.argv[2], int(sys.argv[3])
+	"$PYTHON" - "$REVLINE" "$signal" "$1" "$REVLINE_DB" <<'PY'
+import os, signal, sqlite3, subprocess, sys, time
+revline, sid, delay, dbpath = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+
+def count(where):
+    db = sqlite3.connect("file:" + dbpath + "?mode=ro", uri=True)
+    n = db.execute("SELECT count(*) FROM signal_fixes WHERE status = 'applied'" + where).fetchone()[0]
+    db.close()
+    return n
+
+applied = count("")
+ino = os.stat("app.py").st_ino
 p = subprocess.Popen([revline, "fix", sid, "--apply", "--yes"], stdout=subprocess.PIPE,
                      stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
 first = os.read(p.stdout.fileno(), 65536)
 start = time.perf_counter()
+killed, renamed = False, -1
 if delay >= 0:
     end = start + delay / 1e6
     while time.perf_counter() < end and p.poll() is None:
@@ -68,34 +84,47 @@ if delay >= 0:
     if killed:
         os.kill(p.pid, signal.SIGKILL)
 else:
-    killed = False
+    while p.poll() is None and renamed < 0:
+        if os.stat("app.py").st_ino != ino:
+            renamed = int((time.perf_counter() - start) * 1e6)
 while os.read(p.stdout.fileno(), 65536):
     pass
 p.wait()
-print(int((time.perf_counter() - start) * 1e6), "killed" if killed else "ran", p.returncode if first else "nopreview")
+print(int((time.perf_counter() - start) * 1e6), "killed" if killed else "ran",
+      p.returncode if first else "nopreview", renamed, applied, count(" AND applied_at IS NULL"))
 PY
 }
 
-# pending: how many fixes are recorded applied but not confirmed (read-only, settles nothing).
-pending() {
-	python3 -c "import sqlite3, sys; db = sqlite3.connect('file:' + sys.argv[1] + '?mode=ro', uri=True); print(db.execute(\"SELECT count(*) FROM signal_fixes WHERE status = 'applied' AND applied_at IS NULL\").fetchone()[0])" "$REVLINE_DB"
-}
-
 # Calibration: one apply that is not killed, then undone.
-read -r span _ code < <(killrun -1)
-[ "$code" = 0 ] && pass "an apply that is not killed succeeds (${span} us after the preview)" ||
+read -r span _ code renamed _ _ < <(killrun -1)
+[ "$code" = 0 ] && pass "an apply that is not killed succeeds (renamed ${renamed} us after the preview, ended at ${span} us)" ||
 	fail "calibration run: exit $code"
 cmp -s app.py "$TMP/new" && pass "and writes the fix" || fail "calibration: the file is not the fixed one"
 run undo
 expect_status 0 "and undo takes it back"
 cmp -s app.py "$TMP/old" || fail "calibration undo: the file is not the old one"
+[ "$renamed" -gt 0 ] || renamed=$((span / 2))
+
+# Half the kills spread over the whole apply, half packed around the
+# rename (from 4 ms before to 4 ms after), where the file changes and the
+# record must already say how to take it back.
+delay_of() {
+	local i=$1 half=$((RUNS / 2)) d
+	if [ "$i" -lt "$half" ]; then
+		d=$((span * i / (half - 1)))
+	else
+		d=$((renamed - 4000 + 8000 * (i - half) / (RUNS - half - 1)))
+	fi
+	echo $((d < 0 ? 0 : d))
+}
 
 old_files=0 new_files=0 pending_old=0 pending_new=0 finished=0
 for ((i = 0; i < RUNS; i++)); do
-	delay=$((span * i / (RUNS - 1)))
-	read -r _ how _ < <(killrun "$delay")
+	delay=$(delay_of "$i")
+	read -r _ how _ _ applied left < <(killrun "$delay")
 	[ "$how" = killed ] || finished=$((finished + 1))
-	left=$(pending)
+	# What the undo of the run before left: nothing recorded applied.
+	[ "$applied" = 0 ] || fail "run $i: $applied fix(es) still recorded applied after the last undo"
 	leftovers=$(find . -maxdepth 1 -name '.app.py.revline-*' | wc -l)
 	if cmp -s app.py "$TMP/old"; then
 		old_files=$((old_files + 1))
@@ -115,11 +144,8 @@ for ((i = 0; i < RUNS; i++)); do
 		fail "run $i (kill at ${delay} us): the file is neither the old one nor the fixed one"
 		cp "$TMP/old" app.py
 	fi
-	[ "$(pending)" = 0 ] || fail "run $i: a record is still pending after undo"
 	[ -z "$(find . -maxdepth 1 -name '.app.py.revline-*')" ] ||
 		fail "run $i: a temporary file is left beside app.py ($leftovers before undo)"
-	applied=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM signal_fixes WHERE status = 'applied'\").fetchone()[0])" "$REVLINE_DB")
-	[ "$applied" = 0 ] || fail "run $i: $applied fix(es) still recorded applied after undo"
 done
 pass "$RUNS kills: $old_files left the old file ($pending_old with the record pending), $new_files the fixed one ($pending_new pending), $finished ran to the end"
 [ $((pending_old + pending_new)) -gt 0 ] && pass "kills landed while the record was pending" ||
@@ -127,9 +153,10 @@ pass "$RUNS kills: $old_files left the old file ($pending_old with the record pe
 [ "$old_files" -gt 0 ] && [ "$new_files" -gt 0 ] && pass "kills landed before and after the write" ||
 	fail "the kills did not span the apply (old $old_files, new $new_files)"
 
-python3 - "$REVLINE_DB" <<'PY' && pass "interrupted applies are recorded as failed, saying why" || fail "the failed records"
+"$PYTHON" - "$REVLINE_DB" <<'PY' && pass "no fix left applied; interrupted applies failed, saying why" || fail "the records after the loop"
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
+assert db.execute("SELECT count(*) FROM signal_fixes WHERE status = 'applied'").fetchone()[0] == 0
 for status, error in db.execute("SELECT status, error FROM signal_fixes WHERE status = 'failed'"):
     assert error.startswith("interrupted before the file was written"), error
 PY
