@@ -29,6 +29,8 @@
 #define RULE_ID_MAX 128
 /* Rule directories are shallow; the bound only stops a pathological tree. */
 #define RULE_DEPTH_MAX 16
+/* Flow collections in the front matter nest at most this deep. */
+#define RULE_FLOW_DEPTH_MAX 32
 /*
  * Backtracking steps per line: a pattern that blows up on one long line
  * (minified code) gives up on that line instead of stalling the check.
@@ -563,6 +565,41 @@ static int offset_line(const struct parse *ps, const char *yaml, size_t len, siz
 	return line;
 }
 
+/*
+ * The line where flow collections ([ and {) outside quoted scalars and
+ * comments nest deeper than RULE_FLOW_DEPTH_MAX, or 0. libyaml walks every
+ * open level for each token, so 100,000 levels take it minutes: counted
+ * here first, in one pass.
+ */
+static int flow_too_deep(const char *yaml, size_t len)
+{
+	const char *p = yaml, *end = yaml + len;
+	int depth = 0, line = 1;
+
+	for (; p < end; p++) {
+		bool starts = p == yaml || strchr(" \t\n[{,:-", p[-1]);
+
+		if (*p == '\n')
+			line++;
+		else if (*p == '#' && starts)
+			while (p + 1 < end && p[1] != '\n')
+				p++;
+		else if ((*p == '"' || *p == '\'') && starts) {
+			char quote = *p;
+
+			for (p++; p < end && *p != quote; p++) {
+				line += *p == '\n';
+				if (quote == '"' && *p == '\\' && p + 1 < end)
+					p++;
+			}
+		} else if ((*p == '[' || *p == '{') && ++depth > RULE_FLOW_DEPTH_MAX)
+			return line;
+		else if ((*p == ']' || *p == '}') && depth > 0)
+			depth--;
+	}
+	return 0;
+}
+
 /* Read the fields; false when the YAML is not a mapping of them. */
 static bool read_yaml(struct parse *ps, const char *yaml, size_t len)
 {
@@ -570,7 +607,13 @@ static bool read_yaml(struct parse *ps, const char *yaml, size_t len)
 	yaml_document_t doc;
 	yaml_node_t *root;
 	bool mapping = false;
+	int deep;
 
+	if ((deep = flow_too_deep(yaml, len))) {
+		note(ps, deep - 1 + ps->yaml_line, true, "lists or maps nested deeper than %d levels: "
+		     "a rule's front matter is a few flat keys", RULE_FLOW_DEPTH_MAX);
+		return false;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		ps->error = error_nomem();
 		return false;
