@@ -114,7 +114,7 @@ expect_text_results() {
 	fi
 }
 expect_json_results() {
-	if python3 - "$TMP/out" "$2" <<'PY'; then
+	if python3 - "$TMP/out" "$2" 2>"$TMP/pyerr" <<'PY'; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["stored"] is False, d.get("stored")
@@ -124,7 +124,7 @@ assert any(f["title"] == "Eval of input" for f in d["findings"]), d["findings"]
 PY
 		pass "$1: the JSON has the results, \"stored\": false and why"
 	else
-		fail "$1: JSON: $(head -c 600 "$TMP/out")"
+		fail "$1: JSON: $(tail -n 1 "$TMP/pyerr"): $(head -c 400 "$TMP/out")"
 	fi
 }
 # After a fault is lifted: a whole database, and no check since $1 recorded
