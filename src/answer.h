@@ -39,7 +39,7 @@
 #define ANSWER_REFS_MAX         100
 #define ANSWER_REF_BYTES        1024
 #define ANSWER_FIELD_MAX        8192
-#define ANSWER_REF_ISSUE_MAX    1024
+#define ANSWER_REF_ISSUE_MAX    512
 
 struct map_answer {
 	enum rule_status status;        /* compliant, attention or not_relevant */
