@@ -199,7 +199,9 @@ int diff_text_files(char ***out, size_t *count, const struct diff *diff)
 	for (i = 0; i < diff->nfiles; i++) {
 		const struct diff_file *f = &diff->files[i];
 
-		if (f->status == DIFF_DELETED || (f->flags & DIFF_FILE_BINARY))
+		/* A link or a submodule is no text of ours: a linter would follow it anywhere. */
+		if (f->status == DIFF_DELETED || (f->flags & DIFF_FILE_BINARY) ||
+		    (f->new_mode & 0170000) == 0120000 || (f->new_mode & 0170000) == 0160000)
 			continue;
 		if (!((*out)[*count] = strdup(f->path)))
 			return error_nomem();

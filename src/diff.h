@@ -154,7 +154,10 @@ int diff_file_print_hunks(struct buf *out, struct diff *diff, size_t index,
 /* The changed paths (new paths; old paths too for renames when both is set). */
 int diff_extract_files(char ***out, size_t *count, const struct diff *diff, bool both);
 void diff_free_paths(char **paths, size_t count);
-/* The new paths of the text files still in the tree (neither deleted nor binary): what linters read. */
+/*
+ * The new paths of the text files still in the tree (neither deleted nor
+ * binary, nor a symbolic link or a submodule): what linters read.
+ */
 int diff_text_files(char ***out, size_t *count, const struct diff *diff);
 
 /* A new diff holding copies of the files whose path (or old path) is listed. */

@@ -1,4 +1,5 @@
 #include "prompt.h"
+#include "utf8.h"
 #include "datadir.h"
 #include "status.h"
 
@@ -143,6 +144,27 @@ static void trim_blank_lines(struct buf *b)
 		b->ptr[b->len] = '\0';
 }
 
+/*
+ * A request is JSON, which takes only UTF-8: a diff of a Latin-1 file, or a
+ * template saved so, is sent with its invalid bytes as U+FFFD rather than
+ * failing the rule.
+ */
+static int make_valid(struct buf *b)
+{
+	struct buf clean = BUF_INIT;
+	int error;
+
+	if (!b->len || utf8_valid(b->ptr, b->len))
+		return 0;
+	if ((error = utf8_sanitize(&clean, b->ptr, b->len)) < 0) {
+		buf_release(&clean);
+		return error;
+	}
+	buf_release(b);
+	*b = clean;
+	return 0;
+}
+
 int prompt_render_text(struct buf *system, struct buf *user, const char *text, size_t len,
 		       const char *path, const struct prompt_var *vars, size_t count)
 {
@@ -159,7 +181,9 @@ int prompt_render_text(struct buf *system, struct buf *user, const char *text, s
 		return error;
 	trim_blank_lines(system);
 	trim_blank_lines(user);
-	return 0;
+	if ((error = make_valid(system)) < 0)
+		return error;
+	return make_valid(user);
 }
 
 int prompt_render(struct buf *system, struct buf *user, const char *name,

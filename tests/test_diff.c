@@ -548,6 +548,30 @@ static void test_filters(void **state)
 	diff_free(diff);
 }
 
+/* Linters get text files only: never a link (it may lead to /dev/zero or ~/.ssh) or a submodule. */
+static void test_text_files_skip_links(void **state)
+{
+	const char *text =
+		"diff --git a/a.py b/a.py\nnew file mode 100644\nindex 0000000..1111111\n"
+		"--- /dev/null\n+++ b/a.py\n@@ -0,0 +1 @@\n+x = 1\n"
+		"diff --git a/key b/key\nnew file mode 120000\nindex 0000000..2222222\n"
+		"--- /dev/null\n+++ b/key\n@@ -0,0 +1 @@\n+/home/me/.ssh/id_rsa\n\\ No newline at end of file\n"
+		"diff --git a/sub b/sub\nnew file mode 160000\nindex 0000000..3333333\n"
+		"--- /dev/null\n+++ b/sub\n@@ -0,0 +1 @@\n+Subproject commit 3333333333333333333333333333333333333333\n";
+	struct diff *diff = NULL;
+	char **files = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(diff_from_text(&diff, text, strlen(text)), 0);
+	assert_int_equal(diff->nfiles, 3);
+	assert_int_equal(diff_text_files(&files, &n, diff), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(files[0], "a.py");
+	diff_free_paths(files, n);
+	diff_free(diff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_plain_unified),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_text_files_skip_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -36,6 +36,20 @@ static void test_placeholders_and_sections(void **state)
 	buf_release(&user);
 }
 
+/* A Latin-1 file's diff must not fail the rule: JSON takes only UTF-8. */
+static void test_invalid_utf8_is_replaced(void **state)
+{
+	const struct prompt_var vars[] = { { "diff", "+caf\xe9 \xc3\xa9\n" } };
+	struct buf sys = BUF_INIT, user = BUF_INIT;
+
+	(void)state;
+	render_ok(&sys, &user, "<<<system>>>\ns\xff\n<<<user>>>\n{{diff}}", vars, 1);
+	assert_string_equal(sys.ptr, "s\xef\xbf\xbd");
+	assert_string_equal(user.ptr, "+caf\xef\xbf\xbd \xc3\xa9");
+	buf_release(&sys);
+	buf_release(&user);
+}
+
 static void assert_render_error(const char *text, const char *message)
 {
 	const struct prompt_var vars[] = { { "known", "k" } };
@@ -132,6 +146,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_placeholders_and_sections),
 		cmocka_unit_test(test_errors_name_the_line),
+		cmocka_unit_test(test_invalid_utf8_is_replaced),
 		cmocka_unit_test(test_fence_is_longer_than_any_backtick_run),
 		cmocka_unit_test(test_shipped_templates),
 		cmocka_unit_test(test_user_override),
