@@ -1,9 +1,9 @@
 # Apply and its record cannot disagree. `revline fix ID --apply --yes` on
-# a 50,000-line file is killed with SIGKILL at instants spread over the
-# whole apply, from the moment the preview reaches stdout (the program
-# flushes it just before it applies) to the moment the program ended in a
-# run that was not killed, and packed around the instant that run renamed
-# the file. After each kill the file is byte for byte the old one
+# a 50,000-line file is killed with SIGKILL at instants spread over every
+# phase of the apply, each timed from the instant that starts it as seen
+# from outside: the preview on stdout (flushed just before the apply), the
+# temporary file appearing, the rename; packed 40 us apart after the
+# rename, where a record written after the file would be missing. After each kill the file is byte for byte the old one
 # and no fix is recorded applied (`revline undo` has nothing to undo), or
 # byte for byte the new one and `revline undo` restores the old bytes
 # exactly; no temporary file is left beside it. The runs that were killed
@@ -52,16 +52,20 @@ signal=$(sed -n 's/^#\([0-9]*\) .*E711.*/\1/p' <("$REVLINE" signals --all) | hea
 # python3 itself, not a version manager's shim: it starts once a run.
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 
-# killrun DELAY_US: run the apply and SIGKILL it DELAY_US after the preview
-# is flushed (-1: never; then it also watches app.py and says when it was
-# renamed over). Prints: how long it ran after the preview (us), killed or
-# ran, the exit status, the instant of the rename (us, or -1), and the
+# killrun ANCHOR DELAY_US: run the apply and SIGKILL it DELAY_US after an
+# instant of it, as seen from outside (busy-polling, a few microseconds):
+#   preview  the preview reaches stdout (flushed just before the apply);
+#   tmp      the temporary file appears beside app.py (the write starts);
+#   rename   app.py is another inode (the rename happened).
+# DELAY_US -1: never kill, and say when each instant came. Prints how long
+# it ran after the preview (us), killed or ran, the exit status, the
+# instants of tmp and rename after the preview (us, -1: not seen), and the
 # fixes recorded applied before the run and pending (applied, not
 # confirmed) after it, read-only so that nothing is settled.
 killrun() {
-	"$PYTHON" - "$REVLINE" "$signal" "$1" "$REVLINE_DB" <<'PY'
+	"$PYTHON" - "$REVLINE" "$signal" "$1" "$2" "$REVLINE_DB" <<'PY'
 import os, signal, sqlite3, subprocess, sys, time
-revline, sid, delay, dbpath = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+revline, sid, anchor, delay, dbpath = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 
 def count(where):
     db = sqlite3.connect("file:" + dbpath + "?mode=ro", uri=True)
@@ -69,59 +73,77 @@ def count(where):
     db.close()
     return n
 
+def tmp_seen():
+    return any(n.startswith(".app.py.revline-") for n in os.listdir("."))
+
 applied = count("")
 ino = os.stat("app.py").st_ino
 p = subprocess.Popen([revline, "fix", sid, "--apply", "--yes"], stdout=subprocess.PIPE,
                      stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
 first = os.read(p.stdout.fileno(), 65536)
 start = time.perf_counter()
-killed, renamed = False, -1
+at = {"tmp": -1, "rename": -1}
+killed = False
+# Watch the instants in order until the anchor (or, when calibrating, the end).
+for what in ("tmp", "rename"):
+    if anchor == "preview" and delay >= 0:
+        break
+    seen = tmp_seen if what == "tmp" else lambda: os.stat("app.py").st_ino != ino
+    while p.poll() is None and not seen():
+        pass
+    if p.poll() is None:
+        at[what] = int((time.perf_counter() - start) * 1e6)
+    if what == anchor and delay >= 0:
+        break
 if delay >= 0:
-    end = start + delay / 1e6
+    end = time.perf_counter() + delay / 1e6
     while time.perf_counter() < end and p.poll() is None:
         pass
     killed = p.poll() is None
     if killed:
         os.kill(p.pid, signal.SIGKILL)
-else:
-    while p.poll() is None and renamed < 0:
-        if os.stat("app.py").st_ino != ino:
-            renamed = int((time.perf_counter() - start) * 1e6)
 while os.read(p.stdout.fileno(), 65536):
     pass
 p.wait()
 print(int((time.perf_counter() - start) * 1e6), "killed" if killed else "ran",
-      p.returncode if first else "nopreview", renamed, applied, count(" AND applied_at IS NULL"))
+      p.returncode if first else "nopreview", at["tmp"], at["rename"], applied,
+      count(" AND applied_at IS NULL"))
 PY
 }
 
 # Calibration: one apply that is not killed, then undone.
-read -r span _ code renamed _ _ < <(killrun -1)
-[ "$code" = 0 ] && pass "an apply that is not killed succeeds (renamed ${renamed} us after the preview, ended at ${span} us)" ||
+read -r span _ code tmp_at renamed _ _ < <(killrun preview -1)
+[ "$code" = 0 ] && pass "an apply not killed succeeds (after the preview: temporary file at ${tmp_at} us, rename at ${renamed} us, end at ${span} us)" ||
 	fail "calibration run: exit $code"
 cmp -s app.py "$TMP/new" && pass "and writes the fix" || fail "calibration: the file is not the fixed one"
 run undo
 expect_status 0 "and undo takes it back"
 cmp -s app.py "$TMP/old" || fail "calibration undo: the file is not the old one"
-[ "$renamed" -gt 0 ] || renamed=$((span / 2))
+[ "$tmp_at" -gt 0 ] && [ "$renamed" -gt "$tmp_at" ] || fail "calibration: the temporary file and the rename were not seen"
 
-# Half the kills spread over the whole apply, half packed around the
-# rename (from 4 ms before to 4 ms after), where the file changes and the
-# record must already say how to take it back.
-delay_of() {
-	local i=$1 half=$((RUNS / 2)) d
-	if [ "$i" -lt "$half" ]; then
-		d=$((span * i / (half - 1)))
+# Every phase of the apply, each from the instant that starts it: a
+# quarter of the runs from the preview to the temporary file (reading,
+# checking, recording), a quarter over the write (written, synced), half
+# after the rename: 40 us apart first (where the record must already be
+# complete enough to undo), then spread to the end.
+plan() { # RUN -> ANCHOR DELAY_US
+	local i=$1 q=$((RUNS / 4)) j
+	if [ "$i" -lt "$q" ]; then
+		echo preview $((tmp_at * i / (q - 1)))
+	elif [ "$i" -lt $((2 * q)) ]; then
+		echo tmp $(((renamed - tmp_at) * (i - q) / (q - 1)))
+	elif [ "$i" -lt $((3 * q)) ]; then
+		echo rename $((40 * (i - 2 * q)))
 	else
-		d=$((renamed - 4000 + 8000 * (i - half) / (RUNS - half - 1)))
+		j=$((i - 3 * q))
+		echo rename $((40 * q + (span - renamed - 40 * q) * j / (RUNS - 3 * q - 1)))
 	fi
-	echo $((d < 0 ? 0 : d))
 }
 
 old_files=0 new_files=0 pending_old=0 pending_new=0 finished=0
 for ((i = 0; i < RUNS; i++)); do
-	delay=$(delay_of "$i")
-	read -r _ how _ _ applied left < <(killrun "$delay")
+	read -r anchor delay < <(plan "$i")
+	read -r _ how _ _ _ applied left < <(killrun "$anchor" "$delay")
 	[ "$how" = killed ] || finished=$((finished + 1))
 	# What the undo of the run before left: nothing recorded applied.
 	[ "$applied" = 0 ] || fail "run $i: $applied fix(es) still recorded applied after the last undo"
@@ -131,17 +153,17 @@ for ((i = 0; i < RUNS; i++)); do
 		[ "$left" = 0 ] || pending_old=$((pending_old + 1))
 		run undo
 		if [ "$status" != 1 ] || ! grep -q "no applied fix to undo" "$TMP/err"; then
-			fail "run $i (kill at ${delay} us): the old file, but undo says: $status $(cat "$TMP/err")"
+			fail "run $i (kill ${delay} us after the $anchor): the old file, but undo says: $status $(cat "$TMP/err")"
 		fi
 		cmp -s app.py "$TMP/old" || fail "run $i: undo changed the old file"
 	elif cmp -s app.py "$TMP/new"; then
 		new_files=$((new_files + 1))
 		[ "$left" = 0 ] || pending_new=$((pending_new + 1))
 		run undo
-		[ "$status" = 0 ] || fail "run $i (kill at ${delay} us): the fix is on disk, but undo says: $status $(cat "$TMP/err")"
-		cmp -s app.py "$TMP/old" || fail "run $i: after undo the file is not the old one"
+		[ "$status" = 0 ] || fail "run $i (kill ${delay} us after the $anchor): the fix is on disk, but undo says: $status $(cat "$TMP/err")"
+		cmp -s app.py "$TMP/old" || { fail "run $i: after undo the file is not the old one"; cp "$TMP/old" app.py; }
 	else
-		fail "run $i (kill at ${delay} us): the file is neither the old one nor the fixed one"
+		fail "run $i (kill ${delay} us after the $anchor): the file is neither the old one nor the fixed one"
 		cp "$TMP/old" app.py
 	fi
 	[ -z "$(find . -maxdepth 1 -name '.app.py.revline-*')" ] ||
