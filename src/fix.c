@@ -1116,8 +1116,11 @@ int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, i
 	if (!key)
 		return error_nomem();
 	/* An apply a kill left pending is one to undo too, once its file says it happened. */
-	if ((error = recover(&settled, store, 0, key)) < 0 ||
-	    (error = stored_find(&row.id, store, key, fix_id)) < 0 ||
+	if ((error = recover(&settled, store, 0, key)) < 0) {
+		error = error_set(error, "%s; nothing was undone", error_message());
+		goto done;
+	}
+	if ((error = stored_find(&row.id, store, key, fix_id)) < 0 ||
 	    (error = stored_undo_read(&row.undo, store, row.id)) < 0 ||
 	    (error = undo_recorded(&row)) < 0)
 		goto done;
