@@ -8,8 +8,9 @@ same run.
         [--runs 200] [--dir DIR]
 
 The driver (tests/bench/patch_bench.c, the CMake target patch_bench) times
-patch_apply in process: read the file, check its blob id, splice, write a
-temporary file, fsync, chmod, rename, fsync the directory. It also writes
+patch_apply in process: read the file, check its id (XXH64) against the
+snippet's, the id of the result (the undo record's), write a temporary
+file from three pieces, fsync, chmod, rename, fsync the directory. It also writes
 the preview diff, and `git apply` applies that very patch: each run is one
 `git apply` process, timed from the spawn to its exit. The file is put back
 between runs and synced, so that no run pays for the one before. Figures,
@@ -129,7 +130,7 @@ def main():
         for label, values in rows:
             print("  %-48s median %7.2f ms   p99 %7.2f ms" % (label, statistics.median(values), p99(values)))
             if values is ours:
-                print("  %-48s median %7.2f ms" % ("  of which CPU (two blob ids, splice, copies)",
+                print("  %-48s median %7.2f ms" % ("  of which CPU (read, two digests, write)",
                                                    statistics.median(cpu)))
         print("  ratio revline / git apply: median %.2f, p99 %.2f"
               % (statistics.median(ours) / statistics.median(theirs), p99(ours) / p99(theirs)))

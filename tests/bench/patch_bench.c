@@ -3,7 +3,8 @@
  * patch_apply, the snippet taken and the answer re-indented before) to the
  * file renamed on disk, over many runs, with the file put back between
  * them. libgit2 is held initialised, as the program holds it while a
- * repository is open.
+ * repository is open (patch_apply itself no longer uses it; the preview
+ * does).
  *
  *     patch_bench WORKDIR PATH FIRST LAST ANSWER RUNS PATCH_OUT
  *
