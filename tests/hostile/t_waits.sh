@@ -52,8 +52,9 @@ within() { # LOW_MS HIGH_MS WHAT
 }
 json() { python3 -c "import json,sys; d=json.load(open('$TMP/out')); $1"; }
 
-# A hang and a drip, with a deadline of 3 s and a request timeout of 120 s.
-timed check --rules "$TMP/rules" --rule fast --rule hang --rule drip --deadline 3 --no-cache --format json
+# A hang and a drip, with a deadline of 3 s and a request timeout of 20 s
+# (without the deadline the check would end at 20 s, and fail here then).
+timed check --rules "$TMP/rules" --rule fast --rule hang --rule drip --deadline 3 --timeout 20 --retries 0 --no-cache --format json
 within 2500 4500 "--deadline 3 ends a check held by a hang and a drip"
 expect_status 5 "a check its deadline cut exits 5"
 json '
@@ -83,17 +84,17 @@ assert last["status"] == "partial" and last["findings"] == 1, last
 
 # The setting does the same, in text: the fast rule's line is out.
 git config revline.deadline 2
-timed check --rules "$TMP/rules" --rule fast --rule drip --no-cache
+timed check --rules "$TMP/rules" --rule fast --rule drip --timeout 20 --retries 0 --no-cache
 git config --unset revline.deadline
 within 1500 3500 "revline.deadline 2 ends a check held by a drip"
 expect_status 5 "exit 5 with the setting"
 expect_out "Shell injection" "the rule that answered is in the text output"
 expect_out "deadline of 2 s passed" "the text output says why the drip rule timed out"
-REVLINE_DEADLINE=2 timed check --rules "$TMP/rules" --rule fast --rule hang --no-cache
+REVLINE_DEADLINE=2 timed check --rules "$TMP/rules" --rule fast --rule hang --timeout 20 --retries 0 --no-cache
 within 1500 3500 "REVLINE_DEADLINE 2 ends a check held by a hang"
 
 # Retry-After: 100000 is past a deadline of 30 s: no wait, the reason said.
-timed check --rules "$TMP/rules" --rule fast --rule limited --deadline 30 --no-cache --format json
+timed check --rules "$TMP/rules" --rule fast --rule limited --deadline 30 --retries 1 --no-cache --format json
 within 0 5000 "a Retry-After past the deadline is not waited for"
 expect_status 5 "exit 5: the deadline cut the rate-limited rule"
 json '
