@@ -517,10 +517,14 @@ static int submit(struct fix *fix)
 
 int fix_start(struct fix *fix)
 {
+	size_t settled;
 	int error;
 
 	if (!fix->opts.llm || fix->opts.llm->provider == PROVIDER_NONE)
 		return error_set(RL_ECONFIG, "asking for a fix needs an LLM: %s", llm_setup_hint);
+	/* A fix a kill left pending may be this file's: settled first (best effort). */
+	if (fix_recover(&settled, fix->opts.store, fix->opts.workdir) < 0)
+		error_clear();
 	if ((error = patch_read(&fix->text, fix->opts.workdir, fix->target.file)) < 0 ||
 	    (error = take_window(fix)) < 0 || (error = build_prompt(fix)) < 0 ||
 	    (error = sched_new(&fix->sched, &fix->opts.sched)) < 0 || (error = row_insert(fix)) < 0)
@@ -1037,6 +1041,14 @@ static int recover(size_t *settled, struct store *store, int64_t id, const char 
 	int error;
 
 	*settled = 0;
+	/* Without the lock first: most of the time there is nothing to settle. */
+	if ((error = pending_find(&rows, &n, store, id, key)) < 0 || !n) {
+		pending_rows_free(rows, n);
+		return error;
+	}
+	pending_rows_free(rows, n);
+	rows = NULL;
+	n = 0;
 	if ((error = store_begin(store)) < 0)
 		return error;
 	error = pending_find(&rows, &n, store, id, key);
