@@ -1,6 +1,7 @@
 /*
  * Model answers on arbitrary bytes: the map answer parser, the reduce
- * answer parser and the JSON extraction beneath both.
+ * answer parser and the JSON extraction beneath both. The answer's bounds
+ * (answer.h) hold whatever the bytes.
  */
 #include "answer.h"
 #include "llm.h"
@@ -11,6 +12,13 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A text field within ANSWER_FIELD_MAX and its "[... N bytes cut]" marker. */
+static void check_field(const char *s)
+{
+	if (s && strlen(s) > ANSWER_FIELD_MAX + 40)
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,10 +32,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (llm_extract_json(&value, (const char *)data, size) == 0)
 		json_decref(value);
 	if (answer_parse(&answer, (const char *)data, size, &rule) == 0) {
-		for (i = 0; i < answer.nfindings; i++)
-			if (!answer.findings[i].file || !answer.findings[i].rule_id ||
-			    answer.findings[i].end_line < answer.findings[i].line)
+		if (answer.nfindings > ANSWER_FINDINGS_MAX || answer.nrefs > ANSWER_REFS_MAX)
+			abort();
+		/* The reasoning may end with the notes of what was dropped. */
+		if (answer.reasoning && strlen(answer.reasoning) > ANSWER_FIELD_MAX + 200)
+			abort();
+		for (i = 0; i < answer.nrefs; i++)
+			if (strlen(answer.file_references[i]) > ANSWER_REF_BYTES + 40)
 				abort();
+		for (i = 0; i < answer.nfindings; i++) {
+			const struct finding *f = &answer.findings[i];
+
+			if (!f->file || !f->rule_id || f->end_line < f->line)
+				abort();
+			check_field(f->file);
+			check_field(f->title);
+			check_field(f->issue);
+			check_field(f->suggestion);
+			check_field(f->category);
+			check_field(f->evidence.code_examined);
+			check_field(f->evidence.method);
+			check_field(f->evidence.where_checked);
+		}
 		answer_release(&answer);
 	}
 	input[0] = (struct finding){ .rule_id = "r", .file = "a.c", .line = 3, .end_line = 3, .title = "t" };
