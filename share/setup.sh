@@ -18,7 +18,7 @@ build=${REVLINE_BUILD_DIR:-$src/build}
 packages=(
 	build-essential cmake pkg-config git ca-certificates
 	libncurses-dev libgit2-dev libcurl4-openssl-dev libjansson-dev
-	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev
+	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev libssl-dev libxxhash-dev
 	tmux python3 python3-jsonschema
 )
 # The linters whose output the tests read and run (ruff is not in Debian 12).

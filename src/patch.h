@@ -21,7 +21,7 @@
  * fsync of the directory. It refuses symlinks and any path that leads
  * outside the working tree (RL_EUSAGE). What it returns undoes the change
  * byte for byte. It reads the file once and hashes it twice (the check,
- * the id of the result) with a fast hash (digest.h), and writes the
+ * the id of the result) with a fast hash (XXH64, libxxhash), and writes the
  * result from three pieces, without copying it whole.
  *
  * How an answer is put back (patch_reindent), where it had to be decided:
@@ -47,7 +47,7 @@
  */
 
 /*
- * A file's id: "xxh64:HEX:SIZE" (digest.h), what revline compares a file
+ * A file's id: "xxh64:HEX:SIZE" (XXH64 of libxxhash, seed 0), what revline compares a file
  * with before it writes or undoes. Never shown to users and not a git id.
  * A record stored by an older revline holds the file's git blob id (40 hex
  * digits) instead; both kinds are understood wherever an id is checked.
