@@ -55,6 +55,7 @@ void depreview_free(struct depreview *dr)
 struct texts {
 	struct deps_file *files;
 	struct buf *bufs;               /* two per file: old, new */
+	char **whys;                    /* two per file: why that side could not be read */
 	size_t n;
 };
 
@@ -62,18 +63,25 @@ static void texts_release(struct texts *t)
 {
 	size_t i;
 
-	for (i = 0; i < 2 * t->n; i++)
+	for (i = 0; i < 2 * t->n; i++) {
 		buf_release(&t->bufs[i]);
+		free(t->whys[i]);
+	}
 	free(t->bufs);
+	free(t->whys);
 	free(t->files);
 }
 
-/* A side of a manifest, or NULL when it is not there (a new or deleted file). */
-static const char *side_read(struct depreview *dr, struct buf *out, const char *path, bool old_side,
-			     size_t *len)
+/*
+ * A side of a manifest, or NULL when it cannot be read (a FIFO, a link out
+ * of the tree, too large): *why says so, and the analysis names it.
+ */
+static const char *side_read(struct depreview *dr, struct buf *out, char **why, const char *path,
+			     bool old_side, size_t *len)
 {
 	if (repo_read(out, dr->repo, dr->target, path, old_side) < 0) {
 		*len = 0;
+		*why = strdup(error_message());
 		return NULL;
 	}
 	*len = out->len;
@@ -87,7 +95,8 @@ static int texts_read(struct texts *t, struct depreview *dr)
 
 	memset(t, 0, sizeof(*t));
 	if (!(t->files = calloc(dr->diff->nfiles + 1, sizeof(*t->files))) ||
-	    !(t->bufs = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->bufs))))
+	    !(t->bufs = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->bufs))) ||
+	    !(t->whys = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->whys))))
 		return error_nomem();
 	for (i = 0; i < dr->diff->nfiles; i++) {
 		const struct diff_file *f = &dr->diff->files[i];
@@ -97,13 +106,31 @@ static int texts_read(struct texts *t, struct depreview *dr)
 		d->path = f->path;
 		if (deps_file_kind(f->path, &eco) == DEPS_FILE_MANIFEST) {
 			if (f->status != DIFF_ADDED)
-				d->old_text = side_read(dr, &t->bufs[2 * t->n], f->old_path, true, &d->old_len);
+				d->old_text = side_read(dr, &t->bufs[2 * t->n], &t->whys[2 * t->n], f->old_path,
+							true, &d->old_len);
 			if (f->status != DIFF_DELETED)
-				d->new_text = side_read(dr, &t->bufs[2 * t->n + 1], f->path, false, &d->new_len);
+				d->new_text = side_read(dr, &t->bufs[2 * t->n + 1], &t->whys[2 * t->n + 1],
+							f->path, false, &d->new_len);
+			/* Half a manifest would make every dependency look added or removed. */
+			if (t->whys[2 * t->n] || t->whys[2 * t->n + 1])
+				d->old_text = d->new_text = NULL;
 		}
 		t->n++;
 	}
 	return 0;
+}
+
+/* The manifest sides that could not be read, among the analysis's problems. */
+static int unreadable_add(struct deps_analysis *analysis, const struct texts *t)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < 2 * t->n && !error; i++)
+		if (t->whys[i])
+			error = deps_problem_add(analysis, t->files[i / 2].path, i % 2 ? "new" : "old",
+						 t->whys[i]);
+	return error;
 }
 
 /* --- the phase ------------------------------------------------------------ */
@@ -140,7 +167,8 @@ int depreview_start(struct depreview *dr)
 	/* The commit messages name a bot's bumps (and carry its release notes). */
 	repo_intent(&messages, dr->repo, dr->target, 20);
 	if ((error = texts_read(&t, dr)) < 0 ||
-	    (error = deps_analyze(&dr->analysis, t.files, t.n, dr->repo->branch, messages.ptr)) < 0) {
+	    (error = deps_analyze(&dr->analysis, t.files, t.n, dr->repo->branch, messages.ptr)) < 0 ||
+	    (error = unreadable_add(&dr->analysis, &t)) < 0) {
 		texts_release(&t);
 		buf_release(&messages);
 		return error;

@@ -1740,7 +1740,7 @@ static int compare_sides(struct analysis *a, const struct deps_file *file, enum 
 	return error;
 }
 
-static int problem_add(struct deps_analysis *out, const char *path, const char *side, const char *why)
+int deps_problem_add(struct deps_analysis *out, const char *path, const char *side, const char *why)
 {
 	char **grown = realloc(out->problems, (out->nproblems + 1) * sizeof(*grown));
 	struct buf text = BUF_INIT;
@@ -1767,7 +1767,7 @@ static int compare_manifest(struct analysis *a, const struct deps_file *file, en
 		goto done;
 	/* A side that cannot be read would make every dependency look added or removed: said, and skipped. */
 	if (old.malformed || new.malformed) {
-		error = problem_add(a->out, file->path, old.malformed ? "old" : "new",
+		error = deps_problem_add(a->out, file->path, old.malformed ? "old" : "new",
 				    old.malformed ? old.why : new.why);
 		goto done;
 	}

@@ -174,6 +174,8 @@ struct deps_file {
 int deps_analyze(struct deps_analysis *out, const struct deps_file *files, size_t nfiles,
 		 const char *branch, const char *messages);
 void deps_analysis_release(struct deps_analysis *analysis);
+/* Name a manifest side that could not be read (side "old" or "new") among the analysis's problems. */
+int deps_problem_add(struct deps_analysis *out, const char *path, const char *side, const char *why);
 
 /*
  * The seed's merge confidence, again (after the advisories are in): low

@@ -25,6 +25,9 @@ printf 'def run():\n    pass\n' >app.py
 printf 'tracked\n' >data.txt
 printf 'context notes\n' >notes.txt
 printf '{"dependencies": {"left-pad": "1.0.0"}}\n' >package.json
+mkdir web
+printf '{"dependencies": {"left-pad": "1.0.0"}}\n' >web/package.json
+printf '{"dependencies": {"left-pad": "9.0.0"}}\n' >"$TMP/outside/package.json"
 git add -A && git commit -q -m base
 printf 'def run():\n    return 1\n' >app.py
 rm data.txt package.json
@@ -33,6 +36,8 @@ python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("sock")'
 ln -s /dev/zero zero
 ln -s "$TMP/outside/id_rsa" secret
 ln -s .git/config gitcfg
+rm web/package.json
+ln -s "$TMP/outside/package.json" web/package.json
 git config remote.origin.url https://user:gitcfg-TOKEN@example.com/x.git
 
 finding() { # FILE
@@ -72,6 +77,14 @@ for want in "pipe:is a FIFO, not a regular file: skipped" "sock:is a socket, not
 	*) fail "$file: verify_note '$got', expected '${want#*:}'" ;;
 	esac
 done
+deps=$(python3 -c "
+import json
+d = json.load(open('$TMP/out'))['dependencies']
+print(d['problems'], [p['manifest'] for p in d['packages'] if p['manifest'].startswith('web/')])")
+case "$deps" in
+*"web/package.json (new side): web/package.json: leads outside the working tree"*"[]") pass "a manifest that cannot be read is named, and none of its dependencies counted" ;;
+*) fail "dependencies: $deps" ;;
+esac
 [ "$(note app.py)" = "the quoted code is at line 2 of app.py (the answer said 1)" ] &&
 	pass "the regular file is still checked" || fail "app.py: $(note app.py)"
 
