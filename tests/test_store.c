@@ -1164,7 +1164,8 @@ static void test_locked_names_file(void **state)
 	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(store_check_begin(store, &check, &r), RL_EIO);
 	assert_int_equal(check, 0);
-	assert_true(asprintf(&message, "%s: database is locked", path) > 0);
+	assert_true(asprintf(&message, "%s: database is locked (another process held it longer than 5 s; "
+			     "let it finish and run again)", path) > 0);
 	assert_string_equal(error_message(), message);
 	free(message);
 	assert_int_equal(store_cache_put(store, "k", "p", "m", "a", 0, 0), RL_EIO);
