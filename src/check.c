@@ -320,14 +320,18 @@ static int file_reader_read(void *ctx, const char *path, bool old_side, struct b
 static void findings_verify(struct check *c, struct finding *f, size_t n)
 {
 	const struct file_reader reader = { file_reader_read, c };
+	struct evidence_files *files = NULL;
 	size_t i;
 
+	if (evidence_files_new(&files, &reader) < 0)
+		return;
 	for (i = 0; i < n; i++) {
-		evidence_check(&f[i], c->diff, &reader);
+		evidence_check(&f[i], c->diff, files);
 		finding_fingerprint(&f[i]);
 		if (storing(c) && feedback_suppressed(&f[i].suppressed, c->opts.store, f[i].fingerprint) < 0)
 			store_failed(c);
 	}
+	evidence_files_free(files);
 }
 
 static void rule_settle(struct check *c, size_t index)

@@ -9,7 +9,22 @@
 /* Lines without their whitespace. */
 struct lines {
 	char **text;
-	size_t count;
+	size_t count, cap;
+};
+
+/* One side of a file as read: its lines, or why it could not be read. */
+struct side {
+	char *path;
+	bool old_side;
+	int error;              /* 0, or the reader's status */
+	char *why;              /* the reader's message when error */
+	struct lines lines;
+};
+
+struct evidence_files {
+	struct file_reader reader;
+	struct side *sides;
+	size_t count, cap;
 };
 
 static void lines_release(struct lines *l)
@@ -38,11 +53,15 @@ static char *squeeze(const char *s, size_t len)
 
 static int lines_add(struct lines *l, const char *s, size_t len)
 {
-	char **grown = realloc(l->text, (l->count + 1) * sizeof(char *));
+	if (l->count == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		char **grown = realloc(l->text, cap * sizeof(char *));
 
-	if (!grown)
-		return error_nomem();
-	l->text = grown;
+		if (!grown)
+			return error_nomem();
+		l->text = grown;
+		l->cap = cap;
+	}
 	if (!(l->text[l->count] = squeeze(s, len)))
 		return error_nomem();
 	l->count++;
@@ -244,33 +263,97 @@ static long locate(const struct diff *diff, const char *path)
 	return hit;
 }
 
+int evidence_files_new(struct evidence_files **out, const struct file_reader *reader)
+{
+	if (!(*out = calloc(1, sizeof(**out))))
+		return error_nomem();
+	(*out)->reader = *reader;
+	return 0;
+}
+
+void evidence_files_free(struct evidence_files *files)
+{
+	size_t i;
+
+	if (!files)
+		return;
+	for (i = 0; i < files->count; i++) {
+		free(files->sides[i].path);
+		free(files->sides[i].why);
+		lines_release(&files->sides[i].lines);
+	}
+	free(files->sides);
+	free(files);
+}
+
+static int side_read(struct side *side, const struct file_reader *reader)
+{
+	struct buf text = BUF_INIT;
+	int error = reader->read(reader->ctx, side->path, side->old_side, &text);
+
+	if (error == RL_ENOMEM)
+		goto done;
+	if (error < 0) {
+		side->error = error;
+		error = (side->why = strdup(error_message())) ? 0 : error_nomem();
+		goto done;
+	}
+	error = lines_split(&side->lines, text.ptr ? text.ptr : "", text.len);
+done:
+	buf_release(&text);
+	return error;
+}
+
+/* The side, read and split the first time it is asked for. */
+static int side_get(const struct side **out, struct evidence_files *files, const char *path, bool old_side)
+{
+	struct side *side;
+	size_t i;
+	int error;
+
+	for (i = 0; i < files->count; i++)
+		if (files->sides[i].old_side == old_side && !strcmp(files->sides[i].path, path))
+			return *out = &files->sides[i], 0;
+	if (files->count == files->cap) {
+		size_t cap = files->cap ? 2 * files->cap : 8;
+		struct side *grown = realloc(files->sides, cap * sizeof(*grown));
+
+		if (!grown)
+			return error_nomem();
+		files->sides = grown;
+		files->cap = cap;
+	}
+	side = &files->sides[files->count];
+	memset(side, 0, sizeof(*side));
+	side->old_side = old_side;
+	if (!(side->path = strdup(path)))
+		return error_nomem();
+	files->count++;
+	if ((error = side_read(side, &files->reader)) < 0)
+		return error;
+	*out = side;
+	return 0;
+}
+
 /*
  * A side that does not exist has nothing to find; one that exists but was
  * not read (a FIFO, a link leading out of the working tree) is said in
  * skipped, so the note gives the reason rather than "not in the file".
  */
-static int search_side(const struct file_reader *reader, const char *path, bool old_side,
+static int search_side(struct evidence_files *files, const char *path, bool old_side,
 		       const struct lines *needle, int near, int *first, int *last, bool *found,
 		       struct buf *skipped)
 {
-	struct buf text = BUF_INIT;
-	struct lines file = { 0 };
+	const struct side *side = NULL;
 	int error;
 
 	*found = false;
-	if ((error = reader->read(reader->ctx, path, old_side, &text)) < 0) {
-		buf_release(&text);
-		if (error == RL_ENOMEM)
-			return error;
-		if (error != RL_ENOTFOUND && !skipped->len)
-			return buf_puts(skipped, error_message());
-		return 0;
-	}
-	if ((error = lines_split(&file, text.ptr ? text.ptr : "", text.len)) == 0)
-		*found = find_code(&file, needle, near, first, last);
-	lines_release(&file);
-	buf_release(&text);
-	return error;
+	if ((error = side_get(&side, files, path, old_side)) < 0)
+		return error;
+	if (side->error)
+		return side->error != RL_ENOTFOUND && !skipped->len ? buf_puts(skipped, side->why) : 0;
+	*found = find_code(&side->lines, needle, near, first, last);
+	return 0;
 }
 
 /* "line 7" or "lines 7-9". */
@@ -282,7 +365,7 @@ static void lines_text(char *out, size_t size, int first, int last)
 		snprintf(out, size, "lines %d-%d", first, last);
 }
 
-int evidence_check(struct finding *f, const struct diff *diff, const struct file_reader *reader)
+int evidence_check(struct finding *f, const struct diff *diff, struct evidence_files *files)
 {
 	struct lines needle = { 0 };
 	struct buf skipped = BUF_INIT;
@@ -311,7 +394,7 @@ int evidence_check(struct finding *f, const struct diff *diff, const struct file
 		goto done;
 	}
 	deleted = index >= 0 && diff->files[index].status == DIFF_DELETED;
-	if (!deleted && (error = search_side(reader, f->file, false, &needle, f->line, &first, &last,
+	if (!deleted && (error = search_side(files, f->file, false, &needle, f->line, &first, &last,
 					     &found, &skipped)) < 0)
 		goto done;
 	if (found) {
@@ -324,7 +407,7 @@ int evidence_check(struct finding *f, const struct diff *diff, const struct file
 		f->end_line = last;
 		goto done;
 	}
-	if ((error = search_side(reader, index >= 0 ? diff->files[index].old_path : f->file, true,
+	if ((error = search_side(files, index >= 0 ? diff->files[index].old_path : f->file, true,
 				 &needle, f->line, &first, &last, &found, &skipped)) < 0)
 		goto done;
 	lines_text(span, sizeof(span), first, last);

@@ -22,7 +22,17 @@ struct file_reader {
 	void *ctx;
 };
 
+/*
+ * The file sides the evidence checks of one answer read: each is read and
+ * split into lines once, however many findings quote it (an answer may
+ * hold 200 findings in one large file). The caller keeps it for an answer.
+ */
+struct evidence_files;
+
+int evidence_files_new(struct evidence_files **out, const struct file_reader *reader);
+void evidence_files_free(struct evidence_files *files);
+
 /* Sets verified and verify_note (and may correct file, line and end_line). */
-int evidence_check(struct finding *finding, const struct diff *diff, const struct file_reader *reader);
+int evidence_check(struct finding *finding, const struct diff *diff, struct evidence_files *files);
 
 #endif

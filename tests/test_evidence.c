@@ -13,9 +13,11 @@ static struct repo *repo;
 static struct target target;
 static struct diff *diff;
 
+/* ctx, when not NULL, counts the reads. */
 static int read_side(void *ctx, const char *path, bool old_side, struct buf *out)
 {
-	(void)ctx;
+	if (ctx)
+		(*(int *)ctx)++;
 	return repo_read(out, repo, &target, path, old_side);
 }
 
@@ -69,8 +71,35 @@ static struct finding make(const char *file, int line, const char *code)
 
 static void check(struct finding *f)
 {
-	assert_int_equal(evidence_check(f, diff, &reader), 0);
+	struct evidence_files *files;
+
+	assert_int_equal(evidence_files_new(&files, &reader), 0);
+	assert_int_equal(evidence_check(f, diff, files), 0);
 	assert_non_null(f->verify_note);
+	evidence_files_free(files);
+}
+
+/* An answer of many findings in one file reads each side of it once, however many quote it. */
+static void test_each_side_is_read_once(void **state)
+{
+	int reads = 0;
+	const struct file_reader counting = { read_side, &reads };
+	struct evidence_files *files;
+	struct finding f[40];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(evidence_files_new(&files, &counting), 0);
+	for (i = 0; i < 40; i++) {
+		f[i] = make("src/db.py", 1, i % 2 ? "return cur.fetchone()" : "no such code at all");
+		assert_int_equal(evidence_check(&f[i], diff, files), 0);
+	}
+	assert_true(f[1].verified);
+	assert_false(f[0].verified);
+	assert_int_equal(reads, 2);     /* the new side, and the old one for the code not found */
+	for (i = 0; i < 40; i++)
+		finding_release(&f[i]);
+	evidence_files_free(files);
 }
 
 static void test_genuine_code_is_verified_and_line_corrected(void **state)
@@ -183,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_genuine_code_is_verified_and_line_corrected),
+		cmocka_unit_test(test_each_side_is_read_once),
 		cmocka_unit_test(test_whitespace_markers_and_numbers_do_not_matter),
 		cmocka_unit_test(test_invented_code_is_not_verified),
 		cmocka_unit_test(test_file_outside_the_diff),
