@@ -50,10 +50,11 @@ static json_t *rules_json(const struct check *check)
 	for (i = 0; i < check_nresults(check); i++) {
 		const struct rule_result *r = check_result(check, i);
 
-		json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:b, s:i, s:I, s:o, s:I, s:s, s:I, s:I, s:I}",
+		json_array_append_new(list, json_pack("{s:o, s:o, s:s, s:b, s:i, s:I, s:o, s:I, s:I, s:s, s:I, s:I, s:I}",
 			"id", utf8_json(r->rule->id), "path", utf8_json(r->rule->path), "status", rule_status_name(r->status),
 			"cached", r->cached, "attempts", r->attempts, "duration_ms", (json_int_t)r->duration_ms,
 			"error", utf8_json(r->error), "findings", (json_int_t)r->nfindings,
+			"findings_dropped", (json_int_t)r->findings_dropped,
 			"kind", r->rule->kind == RULE_LOCAL ? "local" : "llm",
 			"tokens_in", (json_int_t)r->tokens_in, "tokens_out", (json_int_t)r->tokens_out,
 			"timeout_ms", (json_int_t)r->timeout_ms));

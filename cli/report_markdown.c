@@ -112,8 +112,15 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 	if (!n)
 		fputs("No issues found.\n\n", out);
 	rules_table(out, check);
-	fprintf(out, "\n<sub>check %lld, %s, %.1f s%s</sub>\n", (long long)check_id(check),
-		check_status(check), (double)check_duration_ms(check) / 1000.0,
-		rep->synthesized ? ", synthesized by the reduce call" : "");
+	if (check_store_error(check))
+		term_printf(out, "\n> **Not stored:** %s\n", check_store_error(check));
+	if (check_id(check))
+		fprintf(out, "\n<sub>check %lld, %s, %.1f s%s</sub>\n", (long long)check_id(check),
+			check_status(check), (double)check_duration_ms(check) / 1000.0,
+			rep->synthesized ? ", synthesized by the reduce call" : "");
+	else
+		fprintf(out, "\n<sub>check not stored, %s, %.1f s%s</sub>\n", check_status(check),
+			(double)check_duration_ms(check) / 1000.0,
+			rep->synthesized ? ", synthesized by the reduce call" : "");
 	return ferror(out) ? -1 : 0;
 }

@@ -1,5 +1,6 @@
 /* revline check's text output: a line per rule as it settles, then the report. */
 #include "report.h"
+#include "answer.h"
 #include "timeout.h"
 #include "commands.h"
 #include "term.h"
@@ -121,6 +122,9 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 		fprintf(out, " (%zu unverified, hidden)", hidden);
 	if (suppressed)
 		fprintf(out, " (%zu marked false positive before, hidden)", suppressed);
+	if (r->findings_dropped)
+		fprintf(out, " (%zu more in the answer, not kept: an answer keeps its first %d)",
+			r->findings_dropped, ANSWER_FINDINGS_MAX);
 	if (r->status == RULE_SKIPPED)
 		fputs("  no LLM configured", out);
 	else if (r->error)
@@ -204,8 +208,12 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		suppressed += hidden_count(check_result(check, i), o, true);
 	}
 	timeout_line(out, check);
-	fprintf(out, "\ncheck %lld %s in %.1fs: ", (long long)check_id(check), check_status(check),
-		(double)check_duration_ms(check) / 1000.0);
+	if (check_id(check))
+		fprintf(out, "\ncheck %lld %s in %.1fs: ", (long long)check_id(check), check_status(check),
+			(double)check_duration_ms(check) / 1000.0);
+	else
+		fprintf(out, "\ncheck (not stored) %s in %.1fs: ", check_status(check),
+			(double)check_duration_ms(check) / 1000.0);
 	counts_line(out, check);
 	fprintf(out, "; %zu finding%s", shown, shown == 1 ? "" : "s");
 	if (hidden)

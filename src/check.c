@@ -756,6 +756,7 @@ static void rule_collect(struct check *c, size_t index)
 				   k->part, k->parts, k->answer.reasoning);
 		else if (k->answer.reasoning)
 			buf_puts(&reasoning, k->answer.reasoning);
+		r->findings_dropped += k->answer.findings_dropped;
 		if (k->answer.nfindings &&
 		    (grown = realloc(r->findings, (r->nfindings + k->answer.nfindings) * sizeof(*grown)))) {
 			r->findings = grown;

@@ -46,6 +46,7 @@ struct rule_result {
 	size_t nrefs;
 	struct finding *findings;
 	size_t nfindings;
+	size_t findings_dropped;        /* over what an answer may hold (answer.h), counted */
 	long tokens_in, tokens_out;
 	long timeout_ms;                /* the longest a request of the rule may take (0: none made) */
 	int chunks;                     /* tasks the rule was split into */

@@ -702,7 +702,7 @@ static void test_load_path(void **state)
 
 	/* A path is never looked up in the theme directories. */
 	buf_clear(&errors);
-	assert_int_equal(theme_load(&theme, "./light", &errors), RL_EIO);
+	assert_int_equal(theme_load(&theme, "./light", &errors), RL_ENOTFOUND);
 	assert_string_equal(errors.ptr, "cannot load theme: ./light: No such file or directory; "
 			    "using the default theme\n");
 	assert_string_equal(theme.name, "default-dark");

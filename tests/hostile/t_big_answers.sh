@@ -126,6 +126,15 @@ python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["rules"][0]
 assert r["status"] == "error" and "holds no JSON" in r["error"], r' "$TMP/out" &&
 	pass "70 KB of [ is said to be no answer" || fail "brackets: $(head -c 500 "$TMP/out")"
 
+# What the caps left out is said in the outputs too, not only kept in the reasoning.
+run check --rules "$TMP/rules" --rule findings --no-fix-detection --fail-on none
+expect_status 0 "check of 2,000 findings, text"
+expect_out "[0-9][0-9]* more in the answer, not kept: an answer keeps its first 200" "the text output counts the findings over the cap"
+run check --rules "$TMP/rules" --rule findings --no-fix-detection --fail-on none --format json
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["rules"][0]
+assert r["findings"] == 200 and r["findings_dropped"] > 100, r' "$TMP/out" &&
+	pass "JSON counts them as findings_dropped" || fail "JSON: $(head -c 300 "$TMP/out")"
+
 # What the caps left out is counted where the rule's result is kept.
 python3 - "$TMP/revline.db" <<'EOF' && pass "the findings over the cap are counted in the stored reasoning" || fail "no count of the dropped findings"
 import sqlite3, sys
