@@ -18,6 +18,7 @@
  * that finds it passed settles whatever is left.
  */
 #include "sched.h"
+#include "secret.h"
 
 #include "buf.h"
 #include "config.h"
@@ -280,9 +281,12 @@ static void describe_http(char *out, size_t size, const struct task *task,
 			  const char *url, long http)
 {
 	char text[EXCERPT_MAX + 1];
+	struct buf tmp = BUF_INIT;
+	/* Redacted whole before it is cut: a cut could leave half a key that no redaction finds. */
+	const char *body = secret_scrub(&tmp, task->answer.ptr ? task->answer.ptr : "");
 
-	excerpt(text, sizeof(text), task->answer.ptr ? task->answer.ptr : "",
-		task->answer.len);
+	excerpt(text, sizeof(text), body, strlen(body));
+	buf_release(&tmp);
 	if (http >= 300 && http < 400)
 		say(out, size, "HTTP %ld from %s: a redirect, which revline "
 		    "does not follow; check the URL", http, url);

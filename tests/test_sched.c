@@ -8,6 +8,7 @@
 #include "fakellm/fakellm.h"
 
 #include "sched.h"
+#include "secret.h"
 #include "status.h"
 
 #include <netinet/in.h>
@@ -390,6 +391,25 @@ static void test_backoff_is_capped(void **state)
 	assert_true(gap_s(log, 3, 4) >= 0.074);
 	assert_true(gap_s(log, 3, 4) < 0.5);
 	json_decref(log);
+}
+
+/* A server that quotes the key back: the error's excerpt never holds it, nor half of it. */
+static void test_client_error_hides_the_key(void **state)
+{
+	struct fixture *fx = *state;
+	const struct sched_event *ev;
+	uint64_t id;
+
+	secret_add("sk-quoted-0123456789abcdef");
+	start(fx, "{\"rules\": [{\"status\": 401, \"error\": \"Incorrect API key provided: "
+		  "sk-quoted-0123456789abcdef. You can find your key at ...\"}]}");
+	id = add(fx, "denied", 0);
+	drive(fx);
+	ev = settled(fx, id);
+	assert_int_equal(ev->http_status, 401);
+	assert_null(strstr(ev->error, "sk-quoted"));
+	assert_non_null(strstr(ev->error, SECRET_MARKER));
+	secret_clear();
 }
 
 static void test_client_error_is_final(void **state)
@@ -1021,6 +1041,7 @@ int main(void)
 		T(test_server_errors_are_retried_with_backoff),
 		T(test_backoff_is_capped),
 		T(test_client_error_is_final),
+		T(test_client_error_hides_the_key),
 		T(test_bad_request_is_not_retried),
 		T(test_server_error_after_retries),
 		T(test_hang_times_out),
