@@ -63,6 +63,17 @@ expect_out() {
 	if grep -q -- "$pattern" "$TMP/out"; then pass "$what"; else fail "$what: no '$pattern' in: $(head -c 400 "$TMP/out")"; fi
 }
 
+# fake_llm_env: revline's data (the prompts) and database in $TMP, talking to
+# the fake server with its model and a test key; what the caller's
+# environment sets for another server, or a deadline, is cleared.
+fake_llm_env() {
+	mkdir -p "$TMP/data"
+	ln -sfn "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
+	export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db
+	export OPENAI_API_KEY=sk-test REVLINE_MODEL=fake-model
+	unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL REVLINE_OSV_URL REVLINE_DEADLINE
+}
+
 new_repo() {
 	local dir=$TMP/$1
 	mkdir -p "$dir"

@@ -16,9 +16,7 @@
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
 mkdir -p "$TMP/data/rules"
-ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
-export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db REVLINE_MODEL=fake-model OPENAI_API_KEY=sk-test
-unset ANTHROPIC_API_KEY REVLINE_PROVIDER OPENAI_BASE_URL REVLINE_OSV_URL
+fake_llm_env
 
 ESC=$(printf '\033')
 BEL=$(printf '\a')

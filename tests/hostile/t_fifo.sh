@@ -10,10 +10,7 @@
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
 mkdir -p "$TMP/data" "$TMP/rules" "$TMP/outside"
-ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
-export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db
-export OPENAI_API_KEY=sk-test REVLINE_MODEL=fake-model
-unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL REVLINE_OSV_URL
+fake_llm_env
 printf -- '---\nid: ctx\nseverity: major\ncontext_files: [pipe, sock, zero, secret, gitcfg, notes.txt]\n---\n# Context\n\nCheck the change.\n' \
 	>"$TMP/rules/ctx.md"
 mkfifo "$TMP/rules/fifo.md"

@@ -11,11 +11,8 @@
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
 mkdir -p "$TMP/data/rules"
-ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
+fake_llm_env
 printf -- '---\nid: deps\nseverity: major\npatterns: ["good/**"]\n---\n# Dependencies stay safe\n\nCheck the bumps.\n' >"$TMP/data/rules/deps.md"
-export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db
-export OPENAI_API_KEY=sk-test REVLINE_MODEL=fake-model
-unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL REVLINE_OSV_URL
 
 cat >"$TMP/gen.py" <<'EOF'
 import json, os, sys

@@ -11,10 +11,7 @@
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
 mkdir -p "$TMP/data" "$TMP/rules"
-ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
-export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db
-export OPENAI_API_KEY=sk-test REVLINE_MODEL=fake-model
-unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL REVLINE_OSV_URL REVLINE_DEADLINE
+fake_llm_env
 for id in fast hang drip limited; do
 	printf -- '---\nid: %s\nseverity: major\n---\n# The %s rule\n\nCheck the change.\n' "$id" "$id" >"$TMP/rules/$id.md"
 done
