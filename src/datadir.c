@@ -87,6 +87,18 @@ int datadir_user(struct buf *out, const char *kind)
 	return error_set(RL_ENOTFOUND, "neither XDG_CONFIG_HOME nor HOME is set");
 }
 
+int datadir_state(struct buf *out, const char *name)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+
+	buf_clear(out);
+	if (xdg && *xdg == '/')
+		return buf_printf(out, "%s/revline/%s", xdg, name);
+	if (home && *home)
+		return buf_printf(out, "%s/.local/share/revline/%s", home, name);
+	return error_set(RL_ENOTFOUND, "neither XDG_DATA_HOME nor HOME is set");
+}
+
 int datadir_file(struct buf *out, const char *kind, const char *name)
 {
 	int error;

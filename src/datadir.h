@@ -16,6 +16,12 @@
 int datadir_find(struct buf *out, const char *kind);
 /* The user's directory of a kind (which need not exist). */
 int datadir_user(struct buf *out, const char *kind);
+/*
+ * What revline keeps for the user (the database, the trust records):
+ * $XDG_DATA_HOME/revline/NAME, or ~/.local/share/revline/NAME when that is
+ * not set or not absolute (the XDG spec ignores a relative one).
+ */
+int datadir_state(struct buf *out, const char *name);
 /* The path of a named file of a kind: the user's first, then revline's. */
 int datadir_file(struct buf *out, const char *kind, const char *name);
 

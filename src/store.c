@@ -1,5 +1,6 @@
 #include "store.h"
 #include "config.h"
+#include "datadir.h"
 #include "secret.h"
 #include "status.h"
 #include "utf8.h"
@@ -1015,7 +1016,6 @@ static int put_configured(struct buf *out, const char *value)
 
 int store_default_path(struct buf *out, struct config *config)
 {
-	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
 	char *value = NULL;
 	int error;
 
@@ -1028,13 +1028,10 @@ int store_default_path(struct buf *out, struct config *config)
 	}
 	if (error != RL_ENOTFOUND)
 		return error;
-	/* The XDG spec: a relative XDG_DATA_HOME is invalid and ignored. */
-	if (xdg && *xdg == '/')
-		return buf_printf(out, "%s/revline/revline.db", xdg);
-	if (home && *home)
-		return buf_printf(out, "%s/.local/share/revline/revline.db", home);
-	return error_set(RL_ENOTFOUND, "no place for the database: neither XDG_DATA_HOME nor HOME "
-			 "is set (set REVLINE_DB)");
+	if (datadir_state(out, "revline.db") < 0)
+		return error_set(RL_ENOTFOUND, "no place for the database: neither XDG_DATA_HOME nor HOME "
+				 "is set (set REVLINE_DB)");
+	return 0;
 }
 
 /* Serialise and release a value built by the helpers below (NULL: memory ran out). */

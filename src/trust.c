@@ -33,7 +33,7 @@ int trust_record_path(struct buf *out, const char *path)
 	char name[TRUST_HASH_SIZE];
 	int error;
 
-	if ((error = datadir_user(out, "trust")) < 0 || (error = trust_hash(name, path, strlen(path))) < 0)
+	if ((error = datadir_state(out, "trust")) < 0 || (error = trust_hash(name, path, strlen(path))) < 0)
 		return error;
 	return buf_printf(out, "/%s", name);
 }

@@ -10,7 +10,7 @@
  * Which .revline files the user trusts, the way direnv's `allow` works:
  * `revline trust` records the SHA-256 of the file's content together with
  * the file's real path, one record per path, in the user's own revline
- * directory ($XDG_CONFIG_HOME/revline/trust/, named by the SHA-256 of the
+ * data directory ($XDG_DATA_HOME/revline/trust/, named by the SHA-256 of the
  * path). A file whose content changed since is untrusted again; nothing in
  * a repository can make itself trusted.
  */

@@ -28,6 +28,8 @@ static int setup(void **state)
 	snprintf(path, sizeof(path), "%s/.config", f->home);
 	setenv("HOME", f->home, 1);
 	setenv("XDG_CONFIG_HOME", path, 1);
+	snprintf(path, sizeof(path), "%s/.local/share", f->home);
+	setenv("XDG_DATA_HOME", path, 1);
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	unsetenv("REVLINE_BASE_URL");
 	unsetenv("REVLINE_THEME");

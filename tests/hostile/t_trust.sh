@@ -192,8 +192,8 @@ grep -q "has an \[include\] section, which revline does not follow" "$TMP/err" &
 run trust
 expect_status 0 "revline trust"
 expect_out "trusted as it is now" "trust says what it did"
-ls "$XDG_CONFIG_HOME/revline/trust/" | grep -q . && pass "the record is in the user's directory" ||
-	fail "no record under $XDG_CONFIG_HOME/revline/trust"
+ls "$XDG_DATA_HOME/revline/trust/" | grep -q . && pass "the record is in the user's directory" ||
+	fail "no record under $XDG_DATA_HOME/revline/trust"
 run trust --show
 expect_status 0 "trust --show: trusted"
 run check --rules "$TMP/rules" --rule r1 --no-fix-detection
