@@ -107,8 +107,13 @@ void report_markdown_deps(FILE *out, const struct check *check)
 		for (i = 0; i < a->npackages; i++) {
 			const struct deps_package *p = &a->packages[i];
 
-			term_printf(out, "| `%s` | %s | %s | %s | %s | %zu", p->name, deps_ecosystem_name(p->ecosystem),
-				    or_dash(p->from), or_dash(p->to), deps_bump_name(p->bump), p->nadvisories);
+			fputs("| `", out);
+			report_markdown_cell(out, p->name);
+			fprintf(out, "` | %s | ", deps_ecosystem_name(p->ecosystem));
+			report_markdown_cell(out, or_dash(p->from));
+			fputs(" | ", out);
+			report_markdown_cell(out, or_dash(p->to));
+			fprintf(out, " | %s | %zu", deps_bump_name(p->bump), p->nadvisories);
 			if (p->nadvisories)
 				fprintf(out, " (%zu open)", open_advisories(p));
 			fprintf(out, " | %s |\n", p->breaking ? "**yes**" : "no");

@@ -11,8 +11,7 @@
  * through term_* here too.
  */
 
-/* Text in a table cell: no newlines, no bars. */
-static void cell(FILE *out, const char *s)
+void report_markdown_cell(FILE *out, const char *s)
 {
 	struct buf text = BUF_INIT;
 
@@ -79,11 +78,11 @@ static void rules_table(FILE *out, const struct check *check)
 		const struct rule_result *r = check_result(check, i);
 
 		fputs("| `", out);
-		cell(out, r->rule->id);
+		report_markdown_cell(out, r->rule->id);
 		fprintf(out, "` | %s", rule_status_name(r->status));
 		if (r->error && r->status != RULE_SKIPPED) {
 			fputs(": ", out);
-			cell(out, r->error);
+			report_markdown_cell(out, r->error);
 		}
 		fprintf(out, " | %zu | %.1f s |\n", r->nfindings, (double)r->duration_ms / 1000.0);
 	}

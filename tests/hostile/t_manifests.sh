@@ -23,6 +23,7 @@ def w(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     open(path, "wb").write(data if isinstance(data, bytes) else data.encode())
 w("good/package.json", json.dumps({"dependencies": {"lodash": "4.17.21" if new else "4.17.20"}}))
+w("bar/package.json", json.dumps({"dependencies": {"evil|name": "2.0.0 | x" if new else "1.0.0"}}))
 w("good/go.mod", "module x\n\nrequire golang.org/x/net v0.%d.0\n" % (23 if new else 17))
 w("deep-array/package.json", '{"dependencies": {"a": "1.0.%d"}, "x": ' % new + "[" * D + "]" * D + "}")
 w("deep-object/package.json", '{"dependencies": {"a": "1.0.%d"}, "x": ' % new + '{"a":' * D + "1" + "}" * D + "}")
@@ -91,10 +92,16 @@ nul/package.json|old side): a NUL byte, line 1
 nul-req/requirements.txt|old side): a NUL byte, line 2
 utf8/requirements.txt|old side): not valid UTF-8, line 2
 EOF
-[ "$(json "' '.join(p['name'] + ':' + p['bump'] for p in d['packages'])")" = "golang.org/x/net:major lodash:patch" ] &&
+[ "$(json "' '.join(p['name'] + ':' + p['bump'] for p in d['packages'])")" = "evil|name:major golang.org/x/net:major lodash:patch" ] &&
 	pass "the good manifests' bumps are still shown" ||
 	fail "packages: $(json "[(p['name'], p['bump']) for p in d['packages']]")"
 n=$(json "len([a for p in d['packages'] for a in p['advisories'] if p['name'] == 'lodash'])")
 [ "$n" -gt 0 ] && [ "$n" -le 100 ] && pass "an answer of 40,000 advisories is cut to 100 ($n)" ||
 	fail "lodash has $n advisories"
+
+# A bar in a name or a version cannot break the markdown table.
+set +e
+timeout 60 "$REVLINE" check --base main --format markdown >"$TMP/out" 2>"$TMP/err"
+set -e
+expect_out '^| `evil\\|name` | npm | 1.0.0 | 2.0.0 \\| x | major |' "bars in the markdown table are escaped"
 finish
