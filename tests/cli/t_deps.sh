@@ -159,8 +159,12 @@ json "d['dependencies']['advisories_error']" | grep -Eq "failed|did not finish|t
 [ "$(json "d['dependencies']['merge_confidence']")" = medium ] && pass "the confidence comes from the bumps alone" ||
 	fail "confidence without advisories"
 
-# revline.advisories false: no lookup at all.
-: >"$FAKELLM_LOG"
+# revline.advisories false: no lookup at all. A server of its own: the
+# slow lookups the check above gave up on would still be logged by the old
+# one when their 8 s are up.
+fakellm_stop
+fakellm_start "$TMP/slow.json" || exit 1
+export REVLINE_BASE_URL=$FAKELLM_URL/v1 REVLINE_OSV_URL=$FAKELLM_URL
 git config revline.advisories false
 run check --base main --format json --no-cache
 expect_status 0 "check without advisories"
