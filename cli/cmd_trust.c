@@ -11,32 +11,15 @@
 
 static bool note_said;
 
-/* "which counts" for one key, "which count" for several. */
-static const char *verb_s(const char *keys)
-{
-	return strchr(keys, ',') ? "" : "s";
-}
-
 void trust_note(const struct config *config)
 {
-	const struct config_revline *file = config_revline(config);
+	struct buf note = BUF_INIT;
 
-	if (note_said || !file)
-		return;
-	if (file->unread) {
+	if (!note_said && config_revline_note(&note, config) == 0 && note.len) {
 		note_said = true;
-		term_printf(stderr, "revline: %s\n", file->unread);
-		return;
+		term_printf(stderr, "revline: %s\n", note.ptr);
 	}
-	if (file->trust == TRUST_TRUSTED || !file->sensitive)
-		return;
-	note_said = true;
-	if (file->trust == TRUST_CHANGED)
-		term_printf(stderr, "revline: .revline changed since you trusted it: %s count%s only once "
-			    "you trust it again: revline trust\n", file->sensitive, verb_s(file->sensitive));
-	else
-		term_printf(stderr, "revline: .revline sets %s, which count%s only once you trust it: "
-			    "revline trust\n", file->sensitive, verb_s(file->sensitive));
+	buf_release(&note);
 }
 
 void trust_note_before(const char *command)
@@ -105,7 +88,7 @@ static int trust(const struct config_revline *file)
 	term_printf(stdout, "%s: trusted as it is now (sha256 %.12s); it is untrusted again when it "
 		    "changes\n", file->path, file->hash);
 	if (file->sensitive)
-		term_printf(stdout, "settings: %s now count%s\n", file->sensitive, verb_s(file->sensitive));
+		term_printf(stdout, "settings: %s now count%s\n", file->sensitive, strchr(file->sensitive, ',') ? "" : "s");
 	return 0;
 }
 

@@ -165,6 +165,6 @@ int main(int argc, char **argv)
 		trust_note_before(cmd->name);
 		return cmd->run(argc - 1, argv + 1);
 	}
-	trust_note_before(NULL);
+	/* The terminal UI says it in its status bar. */
 	return cmd_tui(argc, argv);
 }

@@ -287,6 +287,25 @@ static int revline_get(char **out, struct config *config, const struct key_info 
 	return error;
 }
 
+int config_revline_note(struct buf *out, const struct config *config)
+{
+	const struct config_revline *file = config_revline(config);
+
+	buf_clear(out);
+	if (!file)
+		return 0;
+	if (file->unread)
+		return buf_puts(out, file->unread);
+	if (file->trust == TRUST_TRUSTED || !file->sensitive)
+		return 0;
+	/* The command first: a narrow status bar cuts the end. */
+	if (file->trust == TRUST_CHANGED)
+		return buf_printf(out, ".revline changed since you trusted it (revline trust to trust it "
+				  "again): ignoring %s", file->sensitive);
+	return buf_printf(out, ".revline is not trusted (revline trust to trust it): ignoring %s",
+			  file->sensitive);
+}
+
 int config_get(char **out, struct config *config, const char *key)
 {
 	const struct key_info *info = key_find(key);

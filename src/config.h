@@ -88,6 +88,12 @@ struct config_revline {
 
 /* NULL when there is no .revline (or outside a repository, or for a NULL config). */
 const struct config_revline *config_revline(const struct config *config);
+/*
+ * What the user should hear of the working tree's .revline, in one line
+ * (no newline), or nothing (out left empty): why it was not read, or which
+ * of its keys wait for `revline trust`. The front ends say it once.
+ */
+int config_revline_note(struct buf *out, const struct config *config);
 
 /* Where the working tree's .revline is (or would be): its real path. */
 int config_revline_path(struct buf *out, const struct repo *repo);

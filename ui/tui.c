@@ -806,6 +806,19 @@ static void theme_choose(struct tui *tui, const struct tui_options *options)
 	config_free(config);
 }
 
+/* What the repository's .revline may not do until trusted: said where the user looks. */
+static void revline_note(struct tui *tui)
+{
+	struct config *config = NULL;
+	struct buf note = BUF_INIT;
+
+	if (config_open(&config, tui->repo) == 0 && config_revline_note(&note, config) == 0 && note.len)
+		tui_message(tui, true, "%s", note.ptr);
+	buf_release(&note);
+	config_free(config);
+	error_clear();
+}
+
 static int views_init(struct tui *tui)
 {
 	int i;
@@ -864,6 +877,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 		return 2;
 	}
 	theme_choose(&tui, options);
+	revline_note(&tui);
 	review_init(&tui.review, &tui);
 	fixes_init(&tui.fixes, &tui);
 	tui_set_focus(&tui, &tui.views[VIEW_FILES]);

