@@ -4,7 +4,10 @@
 It speaks real HTTP on 127.0.0.1 (OpenAI-compatible chat completions,
 Anthropic messages, a model list, and any other path a rule names with a
 raw body, such as OSV's /v1/query), answers from a JSON script with latency
-and faults, and logs every request as JSON lines. Standard library only.
+and faults, and logs every request as JSON lines. Scripts can opt in to
+the providers' current behaviour: reasoning models' refusals, SSE
+streaming, structured output (forced tools), prompt caching with its
+usage counts and prefill latency. Standard library only.
 See README.md beside this file for the script format.
 
     fake_llm.py --script SCRIPT.json --log LOG.jsonl [--port 0] [--port-file F]
@@ -13,6 +16,8 @@ See README.md beside this file for the script format.
 """
 
 import argparse
+import fnmatch
+import hashlib
 import json
 import os
 import select
@@ -28,7 +33,8 @@ FAULTS = ("hang", "reset", "close", "truncate", "non_json", "wrong_shape",
           "reject_json_mode", "drip")
 RESPONSE_KEYS = {"latency_ms", "status", "headers", "answer", "answer_file",
                  "body", "content_type", "fault", "error", "finish_reason",
-                 "usage", "models", "drip_ms"}
+                 "usage", "models", "drip_ms", "chunk_chars", "chunk_ms",
+                 "reasoning_tokens"}
 # A drip promises this much and never gets there.
 DRIP_LENGTH = 1 << 30
 RULE_KEYS = RESPONSE_KEYS | {"match", "match_header", "match_path", "times",
@@ -43,6 +49,18 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
                500: "api_error", 503: "overloaded_error",
                529: "overloaded_error"}
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens"}
+SCRIPT_KEYS = {"rules", "default", "models", "comment", "model_rules",
+               "stream", "structured", "cache", "cache_fill",
+               "cache_min_tokens", "cache_step_tokens",
+               "prefill_ms_per_1k_tokens"}
+MODEL_RULE_KEYS = {"models", "reasoning", "refuse", "comment"}
+# What a model rule can refuse, in the order the checks are made.
+REFUSALS = ("temperature", "max_tokens", "reasoning_effort", "json_schema",
+            "json_object")
+CACHE_MODES = ("openai", "anthropic")
+CACHE_FILLS = ("complete", "first_byte")
+# Anthropic looks this many blocks back from a breakpoint for an entry.
+ANTHROPIC_LOOKBACK = 20
 
 
 class ScriptError(Exception):
@@ -67,6 +85,18 @@ def check_keys(what, spec, allowed):
     times = spec.get("times")
     if times is not None and (not isinstance(times, int) or times < 1):
         raise ScriptError(f"{what}: times must be a positive integer")
+    for key in ("chunk_chars", "reasoning_tokens"):
+        value = spec.get(key)
+        if value is not None and (not isinstance(value, int) or
+                                  isinstance(value, bool) or value < 0 or
+                                  (key == "chunk_chars" and value == 0)):
+            raise ScriptError(f"{what}: {key} must be a "
+                              f"{'positive' if key == 'chunk_chars' else 'non-negative'}"
+                              f" integer")
+    chunk_ms = spec.get("chunk_ms")
+    if chunk_ms is not None and (not isinstance(chunk_ms, (int, float)) or
+                                 isinstance(chunk_ms, bool) or chunk_ms < 0):
+        raise ScriptError(f"{what}: chunk_ms must be a non-negative number")
     match = spec.get("match")
     if match is not None and not isinstance(match, str) and not (
             isinstance(match, list) and match and
@@ -153,14 +183,39 @@ class Script:
                 spec = json.load(f)
             except ValueError as e:
                 raise ScriptError(f"{path}: {e}") from None
-        check_keys("script", spec, {"rules", "default", "models", "comment"})
+        check_keys("script", spec, SCRIPT_KEYS)
         base_dir = os.path.dirname(os.path.abspath(path))
         self.rules = [Rule(i, r, base_dir)
                       for i, r in enumerate(spec.get("rules") or [])]
         default = spec.get("default")
         self.default = Rule(-1, default, base_dir) if default else None
         self.models = spec.get("models") or ["fake-model"]
+        self.model_rules = [ModelRule(i, r) for i, r in
+                            enumerate(spec.get("model_rules") or [])]
+        for key in ("stream", "structured"):
+            if not isinstance(spec.get(key, False), bool):
+                raise ScriptError(f"script: {key} must be true or false")
+        self.stream = spec.get("stream", False)
+        self.structured = spec.get("structured", False)
+        self.cache = PromptCache.from_script(spec)
+        prefill = spec.get("prefill_ms_per_1k_tokens", 0)
+        if (not isinstance(prefill, (int, float)) or isinstance(prefill, bool)
+                or prefill < 0):
+            raise ScriptError("script: prefill_ms_per_1k_tokens must be a "
+                              "non-negative number")
+        self.prefill_ms_per_1k = prefill
         self.lock = threading.Lock()
+
+    def refusals(self, model):
+        """What the model rules matching this model refuse (a set)."""
+        refused = set()
+        for rule in self.model_rules:
+            if rule.matches(model):
+                refused |= rule.refuse
+        return refused
+
+    def reasoning(self, model):
+        return any(r.reasoning and r.matches(model) for r in self.model_rules)
 
     def select(self, req, other_path=False):
         """(rule index, step index, response), or None when nothing fits.
@@ -178,6 +233,277 @@ class Script:
                     not self.default.used_up()):
                 return (-1,) + self.default.take()
         return None
+
+
+class ModelRule:
+    """How the real API treats models whose name matches a pattern."""
+
+    def __init__(self, index, spec):
+        what = f"model_rules[{index}]"
+        check_keys(what, spec, MODEL_RULE_KEYS)
+        models = spec.get("models")
+        if isinstance(models, str):
+            models = [models]
+        if (not isinstance(models, list) or not models or
+                not all(isinstance(m, str) for m in models)):
+            raise ScriptError(f"{what}: models must be a pattern or a "
+                              f"non-empty list of patterns")
+        self.patterns = models
+        self.reasoning = spec.get("reasoning", False)
+        if not isinstance(self.reasoning, bool):
+            raise ScriptError(f"{what}: reasoning must be true or false")
+        refuse = spec.get("refuse", [])
+        if (not isinstance(refuse, list) or
+                not all(r in REFUSALS for r in refuse)):
+            raise ScriptError(f"{what}: refuse must be a list of "
+                              f"{', '.join(REFUSALS)}")
+        self.refuse = set(refuse)
+        if self.reasoning:
+            # OpenAI's reasoning models (o-series, gpt-5 family).
+            self.refuse |= {"temperature", "max_tokens"}
+
+    def matches(self, model):
+        return any(fnmatch.fnmatchcase(model or "", p) for p in self.patterns)
+
+
+def openai_refusal(param, code, message):
+    return {"error": {"message": message, "type": "invalid_request_error",
+                      "param": param, "code": code}}
+
+
+def refusal(req, refused):
+    """(what, error body) when a model rule refuses this request, else None.
+
+    The wording and shapes are the real servers': OpenAI for the reasoning
+    models' parameters, an older llama.cpp server for json_schema, LM
+    Studio for json_object.
+    """
+    body = req.json
+    temperature = body.get("temperature")
+    if ("temperature" in refused and isinstance(temperature, (int, float))
+            and not isinstance(temperature, bool) and temperature != 1):
+        shown = (int(temperature) if float(temperature).is_integer()
+                 else temperature)
+        return "temperature", openai_refusal(
+            "temperature", "unsupported_value",
+            f"Unsupported value: 'temperature' does not support {shown} "
+            f"with this model. Only the default (1) value is supported.")
+    if "max_tokens" in refused and body.get("max_tokens") is not None:
+        return "max_tokens", openai_refusal(
+            "max_tokens", "unsupported_parameter",
+            "Unsupported parameter: 'max_tokens' is not supported with this "
+            "model. Use 'max_completion_tokens' instead.")
+    if ("reasoning_effort" in refused and
+            body.get("reasoning_effort") is not None):
+        return "reasoning_effort", openai_refusal(
+            "reasoning_effort", "unsupported_parameter",
+            "Unsupported parameter: 'reasoning_effort' is not supported "
+            "with this model.")
+    kind = req.response_format_type
+    if kind == "json_schema" and "json_schema" in refused:
+        return "json_schema", {"error": {
+            "code": 400, "type": "invalid_request_error",
+            "message": 'response_format type must be one of "text" or '
+                       '"json_object", but got: json_schema'}}
+    if kind == "json_object" and "json_object" in refused:
+        return "json_object", {
+            "error": "'response_format.type' must be 'json_schema' or 'text'"}
+    return None
+
+
+# --- prompt caching ---------------------------------------------------------
+
+class PromptCache:
+    """The providers' prompt caches, by their published rules.
+
+    Prompts are sequences of pieces (role, identity, chars): a text block
+    counts its characters, anything else (an image, a tool result that is
+    not text) only its identity. Tokens are ceil(chars / 4) of a prefix, as
+    for the usage counts. Entries are partitioned by model, by what
+    precedes the messages on the real APIs (tools, response_format) and, for
+    OpenAI, by prompt_cache_key. An entry exists once a request carrying it
+    has been processed (cache_fill: its answer complete, or its first byte
+    sent), never while it is still being read: requests sent at the same
+    instant all miss.
+    """
+
+    def __init__(self, mode, min_tokens, step_tokens, fill):
+        self.mode = mode
+        self.min_tokens = min_tokens
+        self.step_tokens = step_tokens
+        self.fill = fill
+        self.lock = threading.Lock()
+        self.prompts = {}   # openai: partition -> [pieces, ...]
+        self.prefixes = set()  # anthropic: (partition, digest of a prefix)
+
+    @classmethod
+    def from_script(cls, spec):
+        mode = spec.get("cache")
+        extra = [k for k in ("cache_fill", "cache_min_tokens",
+                             "cache_step_tokens") if k in spec]
+        if mode is None:
+            if extra:
+                raise ScriptError(f"script: {extra[0]} without cache")
+            return None
+        if mode not in CACHE_MODES:
+            raise ScriptError(f"script: cache must be one of "
+                              f"{', '.join(CACHE_MODES)}")
+        fill = spec.get("cache_fill", "complete")
+        if fill not in CACHE_FILLS:
+            raise ScriptError(f"script: cache_fill must be one of "
+                              f"{', '.join(CACHE_FILLS)}")
+        numbers = {}
+        for key, default in (("cache_min_tokens", 1024),
+                             ("cache_step_tokens", 128)):
+            value = spec.get(key, default)
+            if (not isinstance(value, int) or isinstance(value, bool) or
+                    value < 1):
+                raise ScriptError(f"script: {key} must be a positive "
+                                  f"integer")
+            numbers[key] = value
+        if mode == "anthropic" and "cache_step_tokens" in spec:
+            raise ScriptError("script: cache_step_tokens is OpenAI's rule; "
+                              "Anthropic caches whole breakpoint prefixes")
+        return cls(mode, numbers["cache_min_tokens"],
+                   numbers["cache_step_tokens"], fill)
+
+    def lookup(self, req, total_tokens):
+        """(usage counts, fill) for a request; call fill() to store it."""
+        if self.mode == "openai":
+            return self.lookup_openai(req, total_tokens)
+        return self.lookup_anthropic(req, total_tokens)
+
+    def lookup_openai(self, req, total):
+        pieces, _ = prompt_pieces(req.json)
+        part = partition(req, ("tools", "tool_choice", "response_format"),
+                         req.json.get("prompt_cache_key"))
+        with self.lock:
+            best = max((common_chars(p, pieces) for p in
+                        self.prompts.get(part, ())), default=0)
+        hit = min(best // 4, total)
+        cached = 0
+        if hit >= self.min_tokens:
+            cached = hit - (hit - self.min_tokens) % self.step_tokens
+
+        def fill():
+            if total < self.min_tokens:
+                return
+            with self.lock:
+                stored = self.prompts.setdefault(part, [])
+                if pieces not in stored:
+                    stored.append(pieces)
+        return {"cached_tokens": cached, "uncached": total - cached}, fill
+
+    def lookup_anthropic(self, req, total):
+        pieces, breakpoints = prompt_pieces(req.json)
+        part = partition(req, ("tools", "tool_choice"), None)
+        digests = prefix_digests(part, pieces)
+        cum = [0]
+        for piece in pieces:
+            cum.append(cum[-1] + piece[2])
+
+        def tokens_upto(k):
+            return (cum[k] + 3) // 4
+
+        # A breakpoint after block i closes the prefix of i + 1 blocks.
+        ends = sorted({i + 1 for i in breakpoints
+                       if tokens_upto(i + 1) >= self.min_tokens})
+        read_end = 0
+        with self.lock:
+            for end in ends:
+                for k in range(end, max(end - ANTHROPIC_LOOKBACK, 0), -1):
+                    if (tokens_upto(k) >= self.min_tokens and
+                            digests[k] in self.prefixes):
+                        read_end = max(read_end, k)
+                        break
+        read = tokens_upto(read_end)
+        creation = tokens_upto(ends[-1]) - read if ends else 0
+        creation = max(creation, 0)
+        counts = {"cache_read_input_tokens": read,
+                  "cache_creation_input_tokens": creation,
+                  "input_tokens": max(total - read - creation, 0)}
+        counts["uncached"] = counts["input_tokens"] + creation
+
+        def fill():
+            with self.lock:
+                self.prefixes.update(digests[end] for end in ends)
+        return counts, fill
+
+
+def piece_of(role, block):
+    if isinstance(block, str):
+        return (role, block, len(block))
+    if isinstance(block, dict):
+        text = block.get("text")
+        if isinstance(text, str):
+            return (role, text, len(text))
+        same = {k: v for k, v in block.items() if k != "cache_control"}
+        return (role, json.dumps(same, sort_keys=True), 0)
+    return (role, json.dumps(block, sort_keys=True), 0)
+
+
+def prompt_pieces(body):
+    """The prompt as pieces in order, and the indices of breakpoints.
+
+    A breakpoint is a block with cache_control (Anthropic's rule; OpenAI
+    ignores them). A string content is one piece and carries none.
+    """
+    pieces, breakpoints = [], []
+
+    def add(role, content):
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("cache_control"):
+                    breakpoints.append(len(pieces))
+                pieces.append(piece_of(role, block))
+        elif content is not None:
+            pieces.append(piece_of(role, content))
+
+    add("system", body.get("system"))
+    for msg in body.get("messages") or []:
+        if isinstance(msg, dict):
+            add(str(msg.get("role")), msg.get("content"))
+    return pieces, breakpoints
+
+
+def partition(req, keys, cache_key):
+    """What must be equal, besides the prefix, for a hit."""
+    before = {k: strip_cache_control(req.json.get(k)) for k in keys
+              if k in req.json}
+    return (req.model, json.dumps(before, sort_keys=True),
+            cache_key if isinstance(cache_key, str) else None)
+
+
+def strip_cache_control(value):
+    if isinstance(value, list):
+        return [strip_cache_control(v) for v in value]
+    if isinstance(value, dict):
+        return {k: strip_cache_control(v) for k, v in value.items()
+                if k != "cache_control"}
+    return value
+
+
+def prefix_digests(part, pieces):
+    """digests[k]: the identity of the first k pieces in this partition."""
+    h = hashlib.sha256(json.dumps(part).encode("utf-8"))
+    digests = [h.hexdigest()]
+    for role, ident, _ in pieces:
+        h.update(json.dumps([role, ident]).encode("utf-8"))
+        digests.append(h.hexdigest())
+    return digests
+
+
+def common_chars(stored, pieces):
+    """Characters of the longest common prefix of two piece lists."""
+    total = 0
+    for a, b in zip(stored, pieces):
+        if a == b:
+            total += a[2]
+            continue
+        if a[0] == b[0] and a[2] and b[2]:
+            total += len(os.path.commonprefix([a[1], b[1]]))
+        break
+    return total
 
 
 # --- the log ----------------------------------------------------------------
@@ -250,8 +576,45 @@ class Request:
         self.model = body.get("model") if isinstance(body.get("model"),
                                                      str) else None
         self.response_format = "response_format" in body
+        rf = body.get("response_format")
+        self.response_format_type = (rf.get("type") if isinstance(rf, dict)
+                                     else None)
         self.stream = body.get("stream") is True
+        options = body.get("stream_options")
+        self.include_usage = (isinstance(options, dict) and
+                              options.get("include_usage") is True)
         self.prompt_chars = prompt_chars(body) or len(raw)
+        self.forced_tool = forced_tool(body)
+        self.structured = structured_request(rf, self.forced_tool)
+
+
+def forced_tool(body):
+    """The tool an Anthropic request forces (tool_choice), or None."""
+    choice = body.get("tool_choice")
+    tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+    if not isinstance(choice, dict):
+        return None
+    if choice.get("type") == "tool":
+        return next((t for t in tools if t.get("name") == choice.get("name")),
+                    None)
+    if choice.get("type") == "any" and len(tools) == 1:
+        return tools[0]
+    return None
+
+
+def structured_request(rf, tool):
+    """What the request asked for its answer's form, for the log."""
+    if isinstance(rf, dict) and rf.get("type") == "json_schema":
+        js = rf.get("json_schema") if isinstance(rf.get("json_schema"),
+                                                 dict) else {}
+        return {"kind": "json_schema", "name": js.get("name"),
+                "strict": js.get("strict"), "schema": js.get("schema")}
+    if isinstance(rf, dict) and rf.get("type"):
+        return {"kind": rf.get("type")}
+    if tool is not None:
+        return {"kind": "tool", "name": tool.get("name"),
+                "input_schema": tool.get("input_schema")}
+    return None
 
 
 def content_chars(content):
@@ -285,6 +648,16 @@ def endpoint_kind(path):
     return None
 
 
+def json_object_of(answer):
+    """The answer as a JSON object (a forced tool's input), else None."""
+    if isinstance(answer, str):
+        try:
+            answer = json.loads(answer)
+        except ValueError:
+            return None
+    return answer if isinstance(answer, dict) else None
+
+
 def answer_text(response):
     answer = response.get("answer", "")
     if isinstance(answer, str):
@@ -299,9 +672,11 @@ def usage_of(req, text, response):
     return usage
 
 
-def openai_answer(n, req, text, response):
-    usage = usage_of(req, text, response)
-    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+def openai_answer(n, req, text, response, usage=None):
+    if usage is None:
+        usage = usage_of(req, text, response)
+        usage["total_tokens"] = (usage["prompt_tokens"] +
+                                 usage["completion_tokens"])
     return {"id": f"chatcmpl-fake-{n}", "object": "chat.completion",
             "created": int(time.time()), "model": req.model or "fake-model",
             "choices": [{"index": 0,
@@ -311,16 +686,145 @@ def openai_answer(n, req, text, response):
             "usage": usage}
 
 
-def anthropic_answer(n, req, text, response):
-    usage = usage_of(req, text, response)
+def anthropic_answer(n, req, text, response, usage=None, tool_input=None):
+    if usage is None:
+        plain = usage_of(req, text, response)
+        usage = {"input_tokens": plain["prompt_tokens"],
+                 "output_tokens": plain["completion_tokens"]}
     reason = response.get("finish_reason", "stop")
+    content = [{"type": "text", "text": text}]
+    stop = STOP_REASONS.get(reason, reason)
+    if tool_input is not None:
+        content = [{"type": "tool_use", "id": f"toolu_fake_{n}",
+                    "name": req.forced_tool.get("name"),
+                    "input": tool_input}]
+        stop = "tool_use" if reason == "stop" else stop
     return {"id": f"msg_fake_{n}", "type": "message", "role": "assistant",
             "model": req.model or "fake-model",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": STOP_REASONS.get(reason, reason),
+            "content": content,
+            "stop_reason": stop,
             "stop_sequence": None,
-            "usage": {"input_tokens": usage["prompt_tokens"],
-                      "output_tokens": usage["completion_tokens"]}}
+            "usage": usage}
+
+
+def full_usage(script, req, kind, text, response, counts):
+    """The usage object as the real API reports it, with the details.
+
+    counts: the prompt cache's, or None. Plain answers (no cache, no
+    reasoning) keep the original shape.
+    """
+    reasoning = response.get("reasoning_tokens")
+    base = usage_of(req, text, response)
+    if reasoning:
+        base["completion_tokens"] += reasoning
+    detailed = (counts is not None or reasoning is not None or
+                (kind == "openai" and script.reasoning(req.model)))
+    if kind == "anthropic":
+        usage = {"input_tokens": base["prompt_tokens"]}
+        if counts is not None:
+            creation = counts["cache_creation_input_tokens"]
+            usage = {"input_tokens": counts["input_tokens"],
+                     "cache_creation_input_tokens": creation,
+                     "cache_read_input_tokens":
+                         counts["cache_read_input_tokens"],
+                     "cache_creation": {"ephemeral_5m_input_tokens": creation,
+                                        "ephemeral_1h_input_tokens": 0}}
+        usage["output_tokens"] = base["completion_tokens"]
+        if counts is not None:
+            usage["service_tier"] = "standard"
+        # usage_of mapped the OpenAI names; the others apply as they are.
+        return override(usage, response, skip=OPENAI_USAGE_NAMES)
+    usage = dict(base)
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    if detailed:
+        usage["prompt_tokens_details"] = {
+            "cached_tokens": counts["cached_tokens"] if counts else 0,
+            "audio_tokens": 0}
+        usage["completion_tokens_details"] = {
+            "reasoning_tokens": reasoning or 0, "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0}
+        usage = override(usage, response)
+    return usage
+
+
+OPENAI_USAGE_NAMES = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def override(usage, response, skip=()):
+    """The script's usage wins, nested objects key by key."""
+    for key, value in (response.get("usage") or {}).items():
+        if key in skip:
+            continue
+        if isinstance(value, dict) and isinstance(usage.get(key), dict):
+            usage[key] = dict(usage[key], **value)
+        else:
+            usage[key] = value
+    return usage
+
+
+def sse(event, data):
+    """One server-sent event: Anthropic names them, OpenAI does not."""
+    text = json.dumps(data) if not isinstance(data, str) else data
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {text}\n\n".encode("utf-8")
+
+
+def pieces_of(text, size):
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+def openai_events(n, req, text, response, usage, size):
+    """(event bytes, is a content delta) of a streamed chat completion."""
+    base = {"id": f"chatcmpl-fake-{n}", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": req.model or "fake-model"}
+
+    def chunk(delta, finish=None):
+        c = dict(base, choices=[{"index": 0, "delta": delta,
+                                 "finish_reason": finish}])
+        if req.include_usage:
+            c["usage"] = None
+        return sse(None, c)
+    events = [(chunk({"role": "assistant", "content": ""}), False)]
+    events += [(chunk({"content": p}), True) for p in pieces_of(text, size)
+               if p]
+    events.append((chunk({}, response.get("finish_reason", "stop")), False))
+    if req.include_usage:
+        events.append((sse(None, dict(base, choices=[], usage=usage)), False))
+    events.append((sse(None, "[DONE]"), False))
+    return events
+
+
+def anthropic_events(n, req, text, response, usage, size, tool_input):
+    message = anthropic_answer(n, req, text, response, usage, tool_input)
+    start = dict(message, content=[], stop_reason=None, stop_sequence=None,
+                 usage=dict(usage, output_tokens=1))
+    events = [(sse("message_start", {"type": "message_start",
+                                     "message": start}), False)]
+    if tool_input is not None:
+        block = dict(message["content"][0], input={})
+        delta, field, body = "input_json_delta", "partial_json", \
+            json.dumps(tool_input)
+    else:
+        block = {"type": "text", "text": ""}
+        delta, field, body = "text_delta", "text", text
+    events.append((sse("content_block_start", {
+        "type": "content_block_start", "index": 0,
+        "content_block": block}), False))
+    events.append((sse("ping", {"type": "ping"}), False))
+    events += [(sse("content_block_delta", {
+        "type": "content_block_delta", "index": 0,
+        "delta": {"type": delta, field: p}}), True)
+        for p in pieces_of(body, size) if p]
+    events.append((sse("content_block_stop", {"type": "content_block_stop",
+                                              "index": 0}), False))
+    events.append((sse("message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": message["stop_reason"],
+                  "stop_sequence": None},
+        "usage": usage}), False))
+    events.append((sse("message_stop", {"type": "message_stop"}), False))
+    return events
 
 
 def model_list(models):
@@ -505,7 +1009,9 @@ class Handler(BaseHTTPRequestHandler):
     def describe(self, rec, req):
         rec.update({
             "model": req.model, "response_format": req.response_format,
-            "stream": req.stream, "body_bytes": len(req.raw),
+            "stream": req.stream, "structured": req.structured,
+            "refused": None, "usage": None, "first_byte": None,
+            "body_bytes": len(req.raw),
             "authorization": "present" if ("authorization" in req.headers or
                                            "x-api-key" in req.headers)
             else "absent",
@@ -542,7 +1048,15 @@ class Handler(BaseHTTPRequestHandler):
         if kind != "models" and not isinstance(req.json, dict):
             return self.refuse(req, 400, "fake_llm: the request body is "
                                "not a JSON object")
-        chosen = self.server.script.select(req)
+        script = self.server.script
+        if kind == "openai" and script.model_rules:
+            refused = refusal(req, script.refusals(req.model))
+            if refused is not None:
+                # The real API refuses before anything else: no rule used.
+                rec["refused"] = refused[0]
+                self.send(400, encode(refused[1]))
+                return 400, None
+        chosen = script.select(req)
         if chosen is None:
             # 418: a 4xx the client will not retry, and plainly the script's.
             return self.refuse(req, 418, "fake_llm: no rule matches this "
@@ -570,6 +1084,15 @@ class Handler(BaseHTTPRequestHandler):
         rec["rule"], rec["step"], response = chosen
         fault = response.get("fault")
         rec["fault"] = fault
+        model_answer = (fault is None and kind in ("openai", "anthropic") and
+                        "body" not in response and
+                        200 <= response.get("status", 200) < 300)
+        cache = self.server.script.cache
+        looked_up = (None, None)
+        if model_answer and cache is not None and cache.mode == kind:
+            # The prompt is read now: an entry that a request still in
+            # progress will fill is not there yet.
+            looked_up = cache.lookup(req, tokens(req.prompt_chars))
         latency = response.get("latency_ms", 0)
         if latency:
             time.sleep(latency / 1000.0)
@@ -579,6 +1102,8 @@ class Handler(BaseHTTPRequestHandler):
         if fault in ("reset", "close"):
             self.drop(fault == "reset")
             return None, fault
+        if model_answer:
+            return self.answer_llm(n, req, rec, kind, response, looked_up)
         status, body, ctype = self.build(n, req, kind, response)
         headers = response.get("headers")
         if fault == "drip":
@@ -590,6 +1115,85 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send(status, body, ctype, headers)
         return status, fault
+
+    def answer_llm(self, n, req, rec, kind, response, looked_up):
+        """A model's answer: structured, cached, prefilled, maybe streamed."""
+        script = self.server.script
+        text = answer_text(response)
+        tool_input = None
+        if kind == "anthropic" and script.structured and req.forced_tool:
+            tool_input = json_object_of(response.get("answer", ""))
+            if tool_input is None:
+                return self.refuse(req, 418, f"fake_llm: rules[{rec['rule']}]"
+                                   f" answers a forced tool with something "
+                                   f"that is not a JSON object")
+            text = json.dumps(tool_input)
+        counts, fill = looked_up
+        usage = full_usage(script, req, kind, text, response, counts)
+        rec["usage"] = usage
+        if script.prefill_ms_per_1k:
+            uncached = (counts["uncached"] if counts else
+                        tokens(req.prompt_chars))
+            time.sleep(uncached * script.prefill_ms_per_1k / 1e6)
+
+        def first_byte():
+            rec["first_byte"] = time.monotonic()
+            if fill and script.cache.fill == "first_byte":
+                fill()
+
+        def last_byte():
+            # Before it goes out: a client that has the whole answer may
+            # send its next request at once, and must find the entry.
+            if fill and script.cache.fill == "complete":
+                fill()
+        headers = response.get("headers")
+        if req.stream and script.stream:
+            size = response.get("chunk_chars", 16)
+            if kind == "anthropic":
+                events = anthropic_events(n, req, text, response, usage, size,
+                                          tool_input)
+            else:
+                events = openai_events(n, req, text, response, usage, size)
+            self.stream_events(events, headers, response.get("chunk_ms", 0),
+                               first_byte, last_byte)
+        else:
+            if kind == "anthropic":
+                answer = anthropic_answer(n, req, text, response, usage,
+                                          tool_input)
+            else:
+                answer = openai_answer(n, req, text, response, usage)
+            first_byte()
+            last_byte()
+            self.send(response.get("status", 200), encode(answer),
+                      response.get("content_type", "application/json"),
+                      headers)
+        return response.get("status", 200), None
+
+    def stream_events(self, events, headers, chunk_ms, first_byte,
+                      last_byte):
+        """Server-sent events, one HTTP chunk each, chunk_ms before a delta."""
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; "
+                             "charset=utf-8")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            for name, value in (headers or {}).items():
+                self.send_header(name, str(value))
+            first_byte()
+            self.end_headers()
+            self.wfile.flush()
+            for i, (data, is_delta) in enumerate(events):
+                if is_delta and chunk_ms:
+                    time.sleep(chunk_ms / 1000.0)
+                if i == len(events) - 1:
+                    last_byte()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            raise ClientGone() from None
 
     def build(self, n, req, kind, response):
         """(status, body bytes, content type) of an answer that is sent."""

@@ -431,6 +431,562 @@ def test_bad_script(tmp):
           "a match that is neither a string nor strings is refused")
 
 
+# --- the 2026 APIs: refusals, streaming, structured output, prompt caching
+
+def post_json(s, path, body, headers=None, timeout=10):
+    r, data = s.post(path, json.dumps(body), headers, timeout)
+    try:
+        return r.status, json.loads(data)
+    except ValueError:
+        return r.status, data
+
+
+def read_sse(s, path, body, timeout=10):
+    """(response, [(event name, data, arrival time)]) of a streamed answer."""
+    c = s.conn(timeout)
+    c.request("POST", path, body=json.dumps(body),
+              headers={"Content-Type": "application/json"})
+    r = c.getresponse()
+    events, name = [], None
+    t0 = time.monotonic()
+    while True:
+        line = r.readline()
+        if not line:
+            break
+        line = line.decode().rstrip("\n")
+        if line.startswith("event: "):
+            name = line[len("event: "):]
+        elif line.startswith("data: "):
+            text = line[len("data: "):]
+            data = text if text == "[DONE]" else json.loads(text)
+            events.append((name, data, time.monotonic() - t0))
+            name = None
+    c.close()
+    return r, events
+
+
+def openai_body(model, content, extra=None, system="be brief"):
+    body = {"model": model, "messages": [
+        {"role": "system", "content": system},
+        {"role": "user", "content": content}]}
+    body.update(extra or {})
+    return body
+
+
+def error_of(data):
+    return data.get("error", {}) if isinstance(data, dict) else {}
+
+
+MODEL_RULES_SCRIPT = {
+    "model_rules": [
+        {"models": ["gpt-5*", "o[0-9]*"], "reasoning": True},
+        {"models": "gpt-4o*", "refuse": ["reasoning_effort"]},
+        {"models": "old-llamacpp", "refuse": ["json_schema"]},
+        {"models": "lmstudio-*", "refuse": ["json_object"]},
+    ],
+    "rules": [{"match": "counted", "times": 1, "answer": "first"}],
+    "default": {"answer": "ok"},
+}
+SCHEMA_FORMAT = {"type": "json_schema", "json_schema": {
+    "name": "verdict", "strict": True,
+    "schema": {"type": "object", "properties": {"status": {"type": "string"}},
+               "required": ["status"], "additionalProperties": False}}}
+
+
+def test_model_rules(tmp):
+    s = Server(tmp, MODEL_RULES_SCRIPT, "mr")
+    path = "/v1/chat/completions"
+    try:
+        st, a = post_json(s, path, openai_body("gpt-5-mini", "counted",
+                                               {"temperature": 0.2}))
+        check(st == 400 and a == {"error": {
+            "message": "Unsupported value: 'temperature' does not support "
+                       "0.2 with this model. Only the default (1) value is "
+                       "supported.",
+            "type": "invalid_request_error", "param": "temperature",
+            "code": "unsupported_value"}},
+            "reasoning model: temperature 0.2 refused as OpenAI does")
+        st, a = post_json(s, path, openai_body("o3", "x", {"temperature": 0}))
+        check(st == 400 and "does not support 0 with" in
+              error_of(a).get("message", ""), "temperature 0 is shown as 0")
+        st, a = post_json(s, path, openai_body("gpt-5-mini", "x",
+                                               {"max_tokens": 100}))
+        check(st == 400 and a == {"error": {
+            "message": "Unsupported parameter: 'max_tokens' is not supported "
+                       "with this model. Use 'max_completion_tokens' "
+                       "instead.",
+            "type": "invalid_request_error", "param": "max_tokens",
+            "code": "unsupported_parameter"}},
+            "reasoning model: max_tokens refused as OpenAI does")
+        st, a = post_json(s, path, openai_body(
+            "gpt-5-mini", "counted", {"temperature": 1,
+                                      "max_completion_tokens": 100,
+                                      "reasoning_effort": "low"}))
+        check(st == 200 and a["choices"][0]["message"]["content"] ==
+              "first", "reasoning model: temperature 1 and "
+              "max_completion_tokens accepted; the refusals used no rule")
+        u = a.get("usage", {})
+        check(u.get("completion_tokens_details", {}).get("reasoning_tokens")
+              == 0 and u.get("prompt_tokens_details", {}).get(
+                  "cached_tokens") == 0,
+              "reasoning model: usage with its details")
+        st, a = post_json(s, path, openai_body("gpt-4o-mini", "x",
+                                               {"temperature": 0.2,
+                                                "max_tokens": 5}))
+        check(st == 200 and "prompt_tokens_details" not in a["usage"],
+              "other models take temperature and max_tokens")
+        st, a = post_json(s, path, openai_body("gpt-4o-mini", "x",
+                                               {"reasoning_effort": "low"}))
+        check(st == 400 and error_of(a).get("param") == "reasoning_effort"
+              and error_of(a).get("code") == "unsupported_parameter",
+              "reasoning_effort refused by a model without reasoning")
+        st, a = post_json(s, path, openai_body(
+            "old-llamacpp", "x", {"response_format": SCHEMA_FORMAT}))
+        check(st == 400 and a == {"error": {
+            "code": 400, "type": "invalid_request_error",
+            "message": 'response_format type must be one of "text" or '
+                       '"json_object", but got: json_schema'}},
+            "a server without json_schema refuses it (llama.cpp's words)")
+        st, a = post_json(s, path, openai_body(
+            "old-llamacpp", "x", {"response_format": {"type":
+                                                      "json_object"}}))
+        check(st == 200, "that server takes json_object")
+        st, a = post_json(s, path, openai_body(
+            "lmstudio-qwen", "x", {"response_format": {"type":
+                                                       "json_object"}}))
+        check(st == 400 and a == {"error": "'response_format.type' must be "
+                                  "'json_schema' or 'text'"},
+              "a server without json_object refuses it (LM Studio's words)")
+        st, a = post_json(s, path, openai_body(
+            "lmstudio-qwen", "x", {"response_format": SCHEMA_FORMAT}))
+        check(st == 200, "that server takes json_schema")
+        st, a = post_json(s, "/v1/messages", openai_body(
+            "gpt-5-mini", "x", {"temperature": 0.2, "max_tokens": 5}))
+        check(st == 200, "model rules are for chat completions only")
+        recs = fake_llm.read_log(s.log)
+        check([r["refused"] for r in recs[:3]] ==
+              ["temperature", "temperature", "max_tokens"] and
+              all(r["rule"] is None and r["status"] == 400
+                  for r in recs[:3]) and recs[3]["refused"] is None,
+              "refusals logged, with no rule")
+    finally:
+        s.stop()
+    check(s.proc.stderr.read() == b"", "model rules: nothing on stderr")
+
+
+SLOW = "abcdefgh" * 5
+STREAM_SCRIPT = {
+    "stream": True, "structured": True,
+    "rules": [
+        {"match": "slowdrip", "answer": SLOW, "chunk_chars": 8,
+         "chunk_ms": 100},
+        {"match": "verdict", "answer": {"status": "compliant"}},
+        {"match": "not-an-object", "answer": "[1, 2]"},
+        {"match": "cut", "answer": "abc", "finish_reason": "length"},
+    ],
+    "default": {"answer": "hello streaming world"},
+}
+TOOL = {"name": "report", "description": "Report the outcome.",
+        "input_schema": {"type": "object",
+                         "properties": {"status": {"type": "string"}},
+                         "required": ["status"]}}
+
+
+def anthropic_body(content, extra=None):
+    body = {"model": "claude-haiku-4-5", "max_tokens": 100,
+            "system": "be brief",
+            "messages": [{"role": "user", "content": content}]}
+    body.update(extra or {})
+    return body
+
+
+def deltas(events):
+    return "".join(d["choices"][0]["delta"].get("content", "")
+                   for _, d, _ in events
+                   if isinstance(d, dict) and d.get("choices"))
+
+
+def test_stream(tmp):
+    s = Server(tmp, STREAM_SCRIPT, "st")
+    path = "/v1/chat/completions"
+    try:
+        st, plain = post_json(s, path, openai_body("m", "hi"))
+        r, ev = read_sse(s, path, openai_body("m", "hi", {"stream": True}))
+        check(r.status == 200 and r.getheader("Content-Type").startswith(
+            "text/event-stream") and
+            r.getheader("Transfer-Encoding") == "chunked",
+            "OpenAI stream: SSE, chunked")
+        check(ev[-1][1] == "[DONE]" and all(
+            d["object"] == "chat.completion.chunk" and "usage" not in d
+            for _, d, _ in ev[:-1]) and
+            ev[0][1]["choices"][0]["delta"] == {"role": "assistant",
+                                                "content": ""} and
+            ev[-2][1]["choices"][0] == {"index": 0, "delta": {},
+                                        "finish_reason": "stop"} and
+            deltas(ev) == "hello streaming world",
+            "OpenAI stream: role, content deltas, finish, [DONE]")
+        r, ev = read_sse(s, path, openai_body(
+            "m", "hi", {"stream": True,
+                        "stream_options": {"include_usage": True}}))
+        last = ev[-2][1]
+        check(last["choices"] == [] and last["usage"] == plain["usage"] and
+              all(d["usage"] is None for _, d, _ in ev[:-2]),
+              "OpenAI stream: include_usage gives a last chunk with usage")
+        r, ev = read_sse(s, path, openai_body("m", "cut", {"stream": True}))
+        check(ev[-2][1]["choices"][0]["finish_reason"] == "length",
+              "OpenAI stream: finish_reason length")
+        # A slow, steady model: a delta every 100 ms, the first at once.
+        r, ev = read_sse(s, path, openai_body("m", "slowdrip",
+                                              {"stream": True}))
+        times = [t for _, d, t in ev if isinstance(d, dict) and
+                 d.get("choices") and
+                 d["choices"][0]["delta"].get("content")]
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        check(deltas(ev) == SLOW and len(times) == 5 and ev[0][2] < 0.1
+              and all(g >= 0.08 for g in gaps),
+              f"stream drip: 5 deltas of 8 chars 100 ms apart "
+              f"(first {ev[0][2]:.2f} s, gaps {[round(g, 2) for g in gaps]})")
+
+        r, ev = read_sse(s, "/v1/messages",
+                         anthropic_body("hi", {"stream": True}))
+        names = [e for e, _, _ in ev]
+        check(names[:3] == ["message_start", "content_block_start", "ping"]
+              and set(names[3:-3]) == {"content_block_delta"} and
+              names[-3:] == ["content_block_stop", "message_delta",
+                             "message_stop"] and
+              all(d["type"] == e for e, d, _ in ev),
+              f"Anthropic stream: the events in order ({names})")
+        text = "".join(d["delta"]["text"] for e, d, _ in ev
+                       if e == "content_block_delta")
+        start = ev[0][1]["message"]
+        end = ev[-2][1]
+        check(text == "hello streaming world" and
+              start["content"] == [] and start["stop_reason"] is None and
+              start["usage"]["input_tokens"] > 0 and
+              end["delta"]["stop_reason"] == "end_turn" and
+              end["usage"]["output_tokens"] == (len(text) + 3) // 4,
+              "Anthropic stream: text deltas, usage in message_delta")
+        r, ev = read_sse(s, "/v1/messages", anthropic_body(
+            "verdict", {"stream": True, "tools": [TOOL],
+                        "tool_choice": {"type": "tool", "name": "report"}}))
+        block = ev[1][1]["content_block"]
+        partial = "".join(d["delta"]["partial_json"] for e, d, _ in ev
+                          if e == "content_block_delta")
+        check(block["type"] == "tool_use" and block["name"] == "report" and
+              block["input"] == {} and
+              json.loads(partial) == {"status": "compliant"} and
+              ev[-2][1]["delta"]["stop_reason"] == "tool_use",
+              "Anthropic stream: a forced tool as input_json_delta")
+    finally:
+        s.stop()
+    check(s.proc.stderr.read() == b"", "stream: nothing on stderr")
+
+
+def test_structured(tmp):
+    s = Server(tmp, STREAM_SCRIPT, "so")
+    try:
+        st, a = post_json(s, "/v1/chat/completions", openai_body(
+            "m", "verdict", {"response_format": SCHEMA_FORMAT}))
+        check(st == 200 and json.loads(a["choices"][0]["message"]
+                                       ["content"]) == {"status":
+                                                        "compliant"},
+              "json_schema: the answer as JSON text in message.content")
+        st, a = post_json(s, "/v1/messages", anthropic_body(
+            "verdict", {"tools": [TOOL],
+                        "tool_choice": {"type": "tool", "name": "report"}}))
+        check(st == 200 and a["content"] == [
+            {"type": "tool_use", "id": a["content"][0].get("id"),
+             "name": "report", "input": {"status": "compliant"}}] and
+            a["content"][0]["id"].startswith("toolu_") and
+            a["stop_reason"] == "tool_use" and
+            a["usage"]["output_tokens"] ==
+            (len(json.dumps({"status": "compliant"})) + 3) // 4,
+            "forced tool: the answer as tool_use input")
+        st, a = post_json(s, "/v1/messages", anthropic_body(
+            "verdict", {"tools": [TOOL], "tool_choice": {"type": "any"}}))
+        check(st == 200 and a["content"][0]["type"] == "tool_use",
+              "tool_choice any with one tool forces it")
+        st, a = post_json(s, "/v1/messages", anthropic_body(
+            "verdict", {"tools": [TOOL], "tool_choice": {"type": "auto"}}))
+        check(st == 200 and a["content"][0]["type"] == "text",
+              "tool_choice auto: text")
+        st, a = post_json(s, "/v1/messages", anthropic_body(
+            "not-an-object", {"tools": [TOOL], "tool_choice":
+                              {"type": "tool", "name": "report"}}))
+        check(st == 418 and "not a JSON object" in
+              a["error"]["message"],
+              "a forced tool answered with no object: the script's fault")
+        recs = fake_llm.read_log(s.log)
+        check(recs[0]["structured"] == {
+            "kind": "json_schema", "name": "verdict", "strict": True,
+            "schema": SCHEMA_FORMAT["json_schema"]["schema"]} and
+            recs[1]["structured"] == {"kind": "tool", "name": "report",
+                                      "input_schema": TOOL["input_schema"]}
+            and recs[3]["structured"] is None and
+            recs[1]["usage"] == {"input_tokens": (len("be brief") +
+                                                  len("verdict") + 3) // 4,
+                                 "output_tokens": ceil4(len(json.dumps(
+                                     {"status": "compliant"})))},
+            "structured requests and usage logged")
+    finally:
+        s.stop()
+
+
+def cached_of(a):
+    return a["usage"]["prompt_tokens_details"]["cached_tokens"]
+
+
+def ceil4(n):
+    return (n + 3) // 4
+
+
+SHARED = "".join(f"line {i:05d} of the shared change\n" for i in range(200))
+
+
+def test_cache_openai(tmp):
+    script = {"cache": "openai",
+              "rules": [{"match": "together", "latency_ms": 300,
+                         "answer": "{}"},
+                        {"match": "thinking", "answer": "{}",
+                         "reasoning_tokens": 50}],
+              "default": {"answer": "{}"}}
+    s = Server(tmp, script, "co")
+    path = "/v1/chat/completions"
+
+    def ask(user, extra=None, model="gpt-5-mini", system=SHARED):
+        t0 = time.monotonic()
+        st, a = post_json(s, path, openai_body(model, user, extra, system))
+        return a, time.monotonic() - t0
+    try:
+        u1, u2 = "rule-1 " + "y" * 400, "rule-2 " + "z" * 400
+        a, _ = ask(u1)
+        total = ceil4(len(SHARED) + len(u1))
+        check(cached_of(a) == 0 and a["usage"]["prompt_tokens"] == total and
+              a["usage"]["total_tokens"] == total +
+              a["usage"]["completion_tokens"],
+              "OpenAI cache: the first request misses")
+        a, _ = ask(u2)
+        hit = (len(SHARED) + len("rule-")) // 4
+        want = 1024 + (hit - 1024) // 128 * 128
+        check(cached_of(a) == want,
+              f"OpenAI cache: a shared prefix is cached in 128-token steps "
+              f"from 1024 ({cached_of(a)}, want {want})")
+        a, _ = ask(u1, model="gpt-5")
+        check(cached_of(a) == 0, "OpenAI cache: per model")
+        a, _ = ask(u1, {"prompt_cache_key": "check-1"})
+        check(cached_of(a) == 0, "OpenAI cache: prompt_cache_key partitions")
+        a, _ = ask(u2, {"prompt_cache_key": "check-1"})
+        check(cached_of(a) == want, "OpenAI cache: hit within the key")
+        a, _ = ask(u1, {"response_format": SCHEMA_FORMAT})
+        check(cached_of(a) == 0, "OpenAI cache: response_format precedes the "
+              "messages")
+        short = "a short system prompt"
+        a, _ = ask(u1, system=short)
+        a, _ = ask(u1, system=short)
+        check(cached_of(a) == 0, "OpenAI cache: never under 1024 tokens")
+        other = SHARED.replace("line", "LINE")
+        results = []
+        threads = [threading.Thread(target=lambda u: results.append(
+            ask("together " + u, system=other)[0]), args=(u,))
+            for u in ("a", "b")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        check([cached_of(a) for a in results] == [0, 0],
+              "OpenAI cache: requests at the same instant all miss")
+        a, _ = ask("together c", system=other)
+        check(cached_of(a) > 0, "OpenAI cache: filled once they completed")
+        a, _ = ask("thinking", system=short)
+        u = a["usage"]
+        check(u["completion_tokens"] == ceil4(2) + 50 and
+              u["completion_tokens_details"]["reasoning_tokens"] == 50,
+              "reasoning_tokens counted in completion_tokens and reported")
+    finally:
+        s.stop()
+    check(s.proc.stderr.read() == b"", "OpenAI cache: nothing on stderr")
+
+
+def test_prefill(tmp):
+    """Uncached prompt tokens cost time; cached ones do not."""
+    s = Server(tmp, {"cache": "openai", "prefill_ms_per_1k_tokens": 200,
+                     "default": {"answer": "{}"}}, "pf")
+    took = []
+    try:
+        for user in ("rule-1", "rule-2"):
+            t0 = time.monotonic()
+            st, a = post_json(s, "/v1/chat/completions",
+                              openai_body("m", user, None, SHARED))
+            took.append(time.monotonic() - t0)
+        # ~1750 tokens cold: 350 ms; warm: ~1664 cached, 17 ms.
+        check(took[0] >= 0.3 and took[1] < took[0] - 0.2,
+              f"prefill_ms_per_1k_tokens: uncached tokens only "
+              f"({took[0]:.2f} s cold, {took[1]:.2f} s warm)")
+    finally:
+        s.stop()
+
+
+def cache_fill_race(tmp, fill):
+    """What a second request gets while the first is still streaming."""
+    script = {"cache": "openai", "cache_fill": fill, "stream": True,
+              "rules": [{"match": "first", "answer": "x" * 40,
+                         "chunk_chars": 4, "chunk_ms": 50}],
+              "default": {"answer": "{}"}}
+    s = Server(tmp, script, f"fill-{fill}")
+    path = "/v1/chat/completions"
+    try:
+        c = s.conn(10)
+        c.request("POST", path, body=json.dumps(openai_body(
+            "m", "first", {"stream": True,
+                           "stream_options": {"include_usage": True}},
+            SHARED)), headers={"Content-Type": "application/json"})
+        r = c.getresponse()
+        r.readline()  # the first event: the prompt has been read
+        st, a = post_json(s, path, openai_body("m", "second", None, SHARED))
+        during = cached_of(a)
+        rest = r.read().decode()
+        c.close()
+        st, a = post_json(s, path, openai_body("m", "third", None, SHARED))
+        return during, cached_of(a), "[DONE]" in rest
+    finally:
+        s.stop()
+
+
+def test_cache_fill(tmp):
+    during, after, done = cache_fill_race(tmp, "complete")
+    check(during == 0 and after > 0 and done,
+          "cache_fill complete: a request during the stream misses")
+    during, after, done = cache_fill_race(tmp, "first_byte")
+    check(during > 0 and after == during and done,
+          "cache_fill first_byte: hit once the first byte went out")
+
+
+def anthropic_usage(s, system, messages, extra=None):
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 100,
+            "system": system, "messages": messages}
+    body.update(extra or {})
+    st, a = post_json(s, "/v1/messages", body)
+    return a["usage"]
+
+
+def block(text, bp=False):
+    b = {"type": "text", "text": text}
+    if bp:
+        b["cache_control"] = {"type": "ephemeral"}
+    return b
+
+
+def test_cache_anthropic(tmp):
+    s = Server(tmp, {"cache": "anthropic", "stream": True,
+                     "default": {"answer": "{}"}}, "ca")
+    try:
+        head = "You review changes. " * 10
+        system = [block(head), block(SHARED, bp=True)]
+        shared_t = ceil4(len(head) + len(SHARED))
+
+        def user(text):
+            return [{"role": "user", "content": text}]
+        r1 = "rule-1 " + "q" * 400
+        u = anthropic_usage(s, system, user(r1))
+        total = ceil4(len(head) + len(SHARED) + len(r1))
+        check(list(u) == ["input_tokens", "cache_creation_input_tokens",
+                          "cache_read_input_tokens", "cache_creation",
+                          "output_tokens", "service_tier"] and
+              u["cache_creation_input_tokens"] == shared_t and
+              u["cache_read_input_tokens"] == 0 and
+              u["input_tokens"] == total - shared_t and
+              u["cache_creation"]["ephemeral_5m_input_tokens"] == shared_t,
+              f"Anthropic cache: the first request writes up to its "
+              f"breakpoint ({u})")
+        r2 = "rule-2 " + "w" * 300
+        u = anthropic_usage(s, system, user(r2))
+        check(u["cache_read_input_tokens"] == shared_t and
+              u["cache_creation_input_tokens"] == 0 and
+              u["input_tokens"] == ceil4(len(head) + len(SHARED) + len(r2))
+              - shared_t, "Anthropic cache: the next one reads it")
+        u = anthropic_usage(s, [block(head), block(SHARED)], user(r2))
+        check(u["cache_read_input_tokens"] == 0 and
+              u["cache_creation_input_tokens"] == 0 and
+              u["input_tokens"] == ceil4(len(head) + len(SHARED) + len(r2)),
+              "Anthropic cache: nothing without a breakpoint")
+        # Two breakpoints: the instructions and the change.
+        diff = "diff --git " * 300
+        two = [{"role": "user", "content": [block(diff, bp=True),
+                                            block("rule-3")]}]
+        u = anthropic_usage(s, system, two)
+        upto_diff = ceil4(len(head) + len(SHARED) + len(diff))
+        check(u["cache_read_input_tokens"] == shared_t and
+              u["cache_creation_input_tokens"] == upto_diff - shared_t,
+              "Anthropic cache: reads the first breakpoint, writes to the "
+              "last")
+        two[0]["content"][1] = block("rule-4")
+        u = anthropic_usage(s, system, two)
+        check(u["cache_read_input_tokens"] == upto_diff and
+              u["cache_creation_input_tokens"] == 0,
+              "Anthropic cache: then reads to the last")
+        # A breakpoint later than the stored prefix finds it looking back.
+        later = [{"role": "user", "content": [block("extra " * 50, bp=True),
+                                              block("rule-5")]}]
+        u = anthropic_usage(s, [block(head), block(SHARED)], later)
+        check(u["cache_read_input_tokens"] == shared_t,
+              "Anthropic cache: a hit looking back from a later breakpoint")
+        u = anthropic_usage(s, system, user(r1), {"tools": [TOOL]})
+        check(u["cache_read_input_tokens"] == 0,
+              "Anthropic cache: tools precede the system prompt")
+        small = [block("tiny", bp=True)]
+        anthropic_usage(s, small, user(r1))
+        u = anthropic_usage(s, small, user(r1))
+        check(u["cache_read_input_tokens"] == 0 and
+              u["cache_creation_input_tokens"] == 0,
+              "Anthropic cache: nothing under the minimum")
+        r, ev = read_sse(s, "/v1/messages", {
+            "model": "claude-sonnet-4-5", "max_tokens": 100, "stream": True,
+            "system": system, "messages": user(r2)})
+        start = ev[0][1]["message"]["usage"]
+        check(start["cache_read_input_tokens"] == shared_t and
+              start["output_tokens"] == 1 and
+              ev[-2][1]["usage"]["cache_read_input_tokens"] == shared_t,
+              "Anthropic cache: streamed answers report the counts")
+    finally:
+        s.stop()
+    s = Server(tmp, {"cache": "anthropic", "cache_min_tokens": 4096,
+                     "default": {"answer": "{}"}}, "ca4096")
+    try:
+        system = [block(SHARED, bp=True)]
+        for _ in range(2):
+            u = anthropic_usage(s, system, [{"role": "user",
+                                             "content": "x"}])
+        check(u["cache_read_input_tokens"] == 0 and
+              u["cache_creation_input_tokens"] == 0,
+              "Anthropic cache: cache_min_tokens (Haiku 4.5's 4096)")
+    finally:
+        s.stop()
+
+
+def test_bad_2026_scripts(tmp):
+    path = os.path.join(tmp, "bad26.json")
+    for spec, words in (
+            ({"model_rules": [{"models": "x", "refuse": ["top_p"]}]},
+             "refuse must be"),
+            ({"model_rules": [{"refuse": ["temperature"]}]},
+             "models must be"),
+            ({"cache": "gemini"}, "cache must be"),
+            ({"cache_fill": "complete"}, "without cache"),
+            ({"cache": "openai", "cache_fill": "later"}, "cache_fill must"),
+            ({"stream": "yes"}, "stream must be"),
+            ({"rules": [{"chunk_chars": 0}]}, "chunk_chars must"),
+            ({"prefill_ms_per_1k_tokens": -1}, "prefill_ms_per_1k_tokens")):
+        with open(path, "w") as f:
+            json.dump(spec, f)
+        try:
+            fake_llm.Script(path)
+            said = "accepted"
+        except fake_llm.ScriptError as e:
+            said = str(e)
+        check(words in said, f"bad script refused: {json.dumps(spec)} "
+              f"({said})")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="revline-fakellm-")
     s = Server(tmp, SCRIPT)
@@ -452,6 +1008,14 @@ def main():
     test_no_default(tmp)
     test_other_paths(tmp)
     test_bad_script(tmp)
+    test_model_rules(tmp)
+    test_stream(tmp)
+    test_structured(tmp)
+    test_cache_openai(tmp)
+    test_prefill(tmp)
+    test_cache_fill(tmp)
+    test_cache_anthropic(tmp)
+    test_bad_2026_scripts(tmp)
     shutil.rmtree(tmp)
     print(f"{len(failures)} failure(s)" if failures else "all passed")
     return 1 if failures else 0
