@@ -67,7 +67,12 @@ status=$?
 took=$((($(date +%s%N) - start) / 1000000))
 set -e
 expect_status 0 "check of a branch of hostile manifests"
-[ "$took" -lt 10000 ] && pass "it ends in seconds ($took ms)" || fail "it took $took ms"
+# Before the bounds it took 25-32 s; AddressSanitizer makes everything
+# about three times slower, so its bound is wider (the normal build's keeps
+# the regression in sight).
+limit=10000
+ldd "$REVLINE" 2>/dev/null | grep -q libasan && limit=40000
+[ "$took" -lt "$limit" ] && pass "it ends in seconds ($took ms)" || fail "it took $took ms (bound: $limit ms)"
 [ "$(wc -c <"$TMP/out")" -lt 200000 ] && pass "the report stays small ($(wc -c <"$TMP/out") bytes)" ||
 	fail "the report is $(wc -c <"$TMP/out") bytes"
 
