@@ -9,6 +9,7 @@
 #include "datadir.h"
 #include "diff.h"
 #include "glob.h"
+#include "models.h"
 #include "status.h"
 
 #include <dirent.h>
@@ -38,7 +39,7 @@
 #define RULE_MATCH_LIMIT 1000000
 
 #define KNOWN_KEYS "id, name, version, severity, category, patterns (or applies-to), " \
-	"context_files (or context-files), model, pattern"
+	"context_files (or context-files), model, reasoning_effort, pattern"
 
 /* -------------------------------------------------------------------------
  * Problems
@@ -109,7 +110,7 @@ static const char *clip(char *dst, size_t size, const char *s)
 
 enum key {
 	KEY_ID, KEY_NAME, KEY_VERSION, KEY_SEVERITY, KEY_CATEGORY, KEY_PATTERNS,
-	KEY_CONTEXT, KEY_MODEL, KEY_PATTERN, KEY_COUNT
+	KEY_CONTEXT, KEY_MODEL, KEY_EFFORT, KEY_PATTERN, KEY_COUNT
 };
 
 /* Both seed formats' names, and the aliases. */
@@ -121,7 +122,7 @@ static const struct {
 	{ "severity", KEY_SEVERITY }, { "category", KEY_CATEGORY },
 	{ "patterns", KEY_PATTERNS }, { "applies-to", KEY_PATTERNS },
 	{ "context_files", KEY_CONTEXT }, { "context-files", KEY_CONTEXT },
-	{ "model", KEY_MODEL }, { "pattern", KEY_PATTERN },
+	{ "model", KEY_MODEL }, { "reasoning_effort", KEY_EFFORT }, { "pattern", KEY_PATTERN },
 };
 
 #define NKEYS (sizeof(key_names) / sizeof(key_names[0]))
@@ -291,6 +292,23 @@ static void set_severity(struct parse *ps, const yaml_node_t *node)
 	free(text);
 }
 
+/* An effort the model table knows; another is noted and left out (the configured one counts). */
+static void set_effort(struct parse *ps, const yaml_node_t *node)
+{
+	char *text;
+
+	if (!scalar_text(ps, "reasoning_effort", node, &text) || !text)
+		return;
+	if (!models_effort_known(text)) {
+		note(ps, node_line(ps, node), false, "reasoning_effort '%s' is not one of "
+		     MODELS_EFFORTS ": it is left out", CLIP(text));
+		free(text);
+		return;
+	}
+	free(ps->rule->reasoning_effort);
+	ps->rule->reasoning_effort = text;
+}
+
 /* An item of patterns: a well formed glob that can match something. */
 static bool check_glob(struct parse *ps, const char *key, const char *glob, int line)
 {
@@ -443,6 +461,7 @@ static void set_value(struct parse *ps, enum key key, const char *name, const ya
 	case KEY_SEVERITY: set_severity(ps, node); break;
 	case KEY_CATEGORY: set_text(ps, name, node, &rule->category); break;
 	case KEY_MODEL: set_text(ps, name, node, &rule->model); break;
+	case KEY_EFFORT: set_effort(ps, node); break;
 	case KEY_PATTERN: set_pattern(ps, node); break;
 	case KEY_PATTERNS:
 		set_list(ps, name, node, check_glob, &rule->patterns, &rule->npatterns);
@@ -735,6 +754,9 @@ static void finish(struct parse *ps, int close_line)
 	if (rule->kind == RULE_LOCAL && rule->model)
 		note(ps, ps->seen[KEY_MODEL], false, "model is not used: a rule with a pattern runs "
 		     "locally, without the LLM");
+	if (rule->kind == RULE_LOCAL && ps->seen[KEY_EFFORT])
+		note(ps, ps->seen[KEY_EFFORT], false, "reasoning_effort is not used: a rule with a "
+		     "pattern runs locally, without the LLM");
 	if (rule->kind == RULE_LOCAL && rule->ncontext)
 		note(ps, ps->seen[KEY_CONTEXT], false, "%s is not used: a rule with a pattern runs "
 		     "locally, without the LLM", ps->seen_as[KEY_CONTEXT]);
@@ -811,6 +833,7 @@ void rule_release(struct rule *rule)
 		free(rule->context_files[i]);
 	free(rule->context_files);
 	free(rule->model);
+	free(rule->reasoning_effort);
 	free(rule->pattern);
 	pcre2_code_free(rule->regex);
 	free(rule->body);
@@ -1017,7 +1040,8 @@ static int load_root(struct loader *ld, const char *source, const char *path,
 	ld->dir_start = ld->set->count;
 	ld->depth = 0;
 	if (stat(path, &st) < 0) {
-		if (named || errno != ENOENT)
+		/* ENOTDIR: .revline is the settings file, so .revline/rules cannot be there. */
+		if (named || (errno != ENOENT && errno != ENOTDIR))
 			error = problem_add(ld->set, shown_path, 0, true, "%s%s", named ? "--rules: " : "",
 					    errno == ENOENT ? "no such directory" : strerror(errno));
 		return error;
@@ -1226,7 +1250,7 @@ const char rules_example[] =
 	"context_files: []\n"
 	"\n"
 	"# A model for this rule alone, instead of the configured one:\n"
-	"# model: gpt-4o-mini\n"
+	"# model: gpt-5-mini\n"
 	"\n"
 	"# A PCRE2 expression here would make this a local rule, checked on added\n"
 	"# lines without the LLM (see the built-in conflict-markers rule):\n"

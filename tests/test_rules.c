@@ -147,6 +147,26 @@ static void test_threadline_format(void **state)
 	rule_release(&rule);
 }
 
+static void test_reasoning_effort(void **state)
+{
+	struct rule rule;
+
+	(void)state;
+	assert_int_equal(parse_expect(&rule, "---\nid: deep\nreasoning_effort: high\n---\nLook hard.\n", ""), 0);
+	assert_string_equal(rule.reasoning_effort, "high");
+	rule_release(&rule);
+	/* A value no model takes is left out, with a note; the rule still runs. */
+	assert_int_equal(parse_expect(&rule, "---\nid: deep\nreasoning_effort: extreme\n---\nLook.\n",
+				      "r.md:3: reasoning_effort 'extreme' is not one of minimal, low, medium or "
+				      "high: it is left out\n"), 0);
+	assert_null(rule.reasoning_effort);
+	rule_release(&rule);
+	assert_int_equal(parse_expect(&rule, "---\nid: local\npattern: TODO\nreasoning_effort: low\n---\nNo TODO.\n",
+				      "r.md:4: reasoning_effort is not used: a rule with a pattern runs locally, "
+				      "without the LLM\n"), 0);
+	rule_release(&rule);
+}
+
 static void test_rule_format(void **state)
 {
 	static const char seed[] =
@@ -398,13 +418,13 @@ static void test_warnings(void **state)
 				      "colour: blue\n---\nBody\n",
 		"r.md:3: unknown key 'severty' (did you mean 'severity'?), ignored; known keys: id, "
 		"name, version, severity, category, patterns (or applies-to), context_files (or "
-		"context-files), model, pattern\n"
+		"context-files), model, reasoning_effort, pattern\n"
 		"r.md:4: unknown key 'context_file' (did you mean 'context_files'?), ignored; known "
 		"keys: id, name, version, severity, category, patterns (or applies-to), context_files "
-		"(or context-files), model, pattern\n"
+		"(or context-files), model, reasoning_effort, pattern\n"
 		"r.md:5: unknown key 'colour', ignored (a typo?); known keys: id, name, version, "
 		"severity, category, patterns (or applies-to), context_files (or context-files), "
-		"model, pattern\n"), 0);
+		"model, reasoning_effort, pattern\n"), 0);
 	assert_string_equal(rule.id, "x");
 	assert_int_equal(rule.severity, SEV_MAJOR);  /* the misspelt key did nothing */
 	rule_release(&rule);
@@ -429,7 +449,7 @@ static void test_every_problem_reported(void **state)
 		"such as 'bad-id' (fatal)\n"
 		"r.md:3: severity 'high' is not one of critical, major, minor, nitpick (fatal)\n"
 		"r.md:4: unknown key 'level', ignored (a typo?); known keys: id, name, version, severity, "
-		"category, patterns (or applies-to), context_files (or context-files), model, pattern\n"
+		"category, patterns (or applies-to), context_files (or context-files), model, reasoning_effort, pattern\n"
 		"r.md:5: patterns: bad glob '[': unclosed '[' at column 1 (fatal)\n"
 		"r.md:6: the rule has no body: write the standard below the front matter (what to look "
 		"for, good and bad examples); the LLM reviews against it (fatal)\n"), RL_EPARSE);
@@ -479,6 +499,23 @@ static int teardown(void **state)
 	test_rmtree(xdg_home);
 	free(xdg_home);
 	return 0;
+}
+
+/* A .revline settings file means .revline/rules cannot be there: nothing to report. */
+static void test_revline_file_is_no_rules_folder(void **state)
+{
+	char *repo = test_tmpdir("rules-revline-file");
+	struct rule_set set = { 0 };
+
+	(void)state;
+	test_write_str(repo, ".revline", "[revline]\n\tconcurrency = 2\n");
+	write_rule(repo, "threadlines/mine.md", "mine");
+	load(&set, repo, NULL, 0, false, false);
+	assert_problems(&set, "");
+	assert_non_null(find(&set, "mine"));
+	rules_release(&set);
+	test_rmtree(repo);
+	free(repo);
 }
 
 static void test_search_order(void **state)
@@ -1006,6 +1043,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threadline_format),
 		cmocka_unit_test(test_rule_format),
+		cmocka_unit_test(test_reasoning_effort),
 		cmocka_unit_test(test_aliases_and_single_values),
 		cmocka_unit_test(test_local_rule),
 		cmocka_unit_test(test_crlf_bom_and_delimiters),
@@ -1019,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_every_problem_reported),
 		cmocka_unit_test(test_long_values_clipped),
 		cmocka_unit_test(test_search_order),
+		cmocka_unit_test(test_revline_file_is_no_rules_folder),
 		cmocka_unit_test(test_extra_dir_in_repository),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_recursive_and_skipped),
