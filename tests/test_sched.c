@@ -657,12 +657,14 @@ static void test_cancel_queued_and_running(void **state)
 {
 	struct fixture *fx = *state;
 	uint64_t slow, queued, fast;
-	double t0 = now_ms(), limit = t0 + 5000;
+	double t0, limit;
 	json_t *log;
 
 	fx->options.concurrency = 1;
 	start(fx, "{\"rules\": [{\"match\": \"slow\", \"answer\": \"late\", \"latency_ms\": 3000}],"
 	      " \"default\": {\"answer\": \"ok\"}}");
+	t0 = now_ms();          /* after the fake server's start, which a loaded machine makes slow */
+	limit = t0 + 5000;
 	slow = add(fx, "slow", 300);
 	queued = add(fx, "queued", 200);
 	fast = add(fx, "fast", 100);
@@ -908,7 +910,7 @@ static void test_deadline_ends_everything_left(void **state)
 {
 	struct fixture *fx = *state;
 	uint64_t hang, drip, fast, flaky, queued;
-	double t0 = now_ms();
+	double t0;
 
 	fx->options.timeout = 60;
 	fx->options.retries = 10;
@@ -921,6 +923,7 @@ static void test_deadline_ends_everything_left(void **state)
 	      " {\"match\": \"flaky\", \"status\": 500},"
 	      " {\"match\": \"queued\", \"fault\": \"hang\"}],"
 	      " \"default\": {\"answer\": \"in time\", \"latency_ms\": 100}}");
+	t0 = now_ms();   /* the deadline counts from sched_new, after the server is up */
 	hang = add(fx, "hang", 5);
 	drip = add(fx, "drip", 4);
 	flaky = add(fx, "flaky", 3);
@@ -985,11 +988,12 @@ static void test_retry_after_past_the_deadline(void **state)
 {
 	struct fixture *fx = *state;
 	const struct sched_event *ev;
-	double t0 = now_ms();
+	double t0;
 	uint64_t id;
 
 	fx->options.deadline = 5;
 	start(fx, "{\"rules\": [{\"status\": 429, \"headers\": {\"Retry-After\": \"100000\"}}]}");
+	t0 = now_ms();   /* after the fake server's start, which a loaded machine makes slow */
 	id = add(fx, "limited", 0);
 	drive(fx);
 	ev = settled(fx, id);
