@@ -648,7 +648,11 @@ static const char *model_of(const struct check *c, const struct rule *rule)
 
 static int chunk_submit(struct check *c, struct chunk *k, const char *model)
 {
-	return llm_submit(c->sched, c->opts.llm, model, k->system, k->user, k->json_mode, k->weight, k);
+	/* A map request asks with its rule's reasoning effort; the reduce, with the configured one. */
+	const char *effort = k == &c->reduce ? NULL : c->states[k->rule].result.rule->reasoning_effort;
+
+	return llm_submit(c->sched, c->opts.llm, model, k->system, k->user, k->json_mode, effort,
+			  k->weight, k);
 }
 
 static void chunk_answer(struct check *c, struct chunk *k, const char *text, size_t len);

@@ -512,7 +512,7 @@ static void fail(struct fix *fix, const char *why)
 static int submit(struct fix *fix)
 {
 	return llm_submit(fix->sched, fix->opts.llm, fix->opts.llm->model, fix->system, fix->user,
-			  fix->json_mode, strlen(fix->user), fix);
+			  fix->json_mode, NULL, strlen(fix->user), fix);
 }
 
 int fix_start(struct fix *fix)

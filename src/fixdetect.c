@@ -620,7 +620,7 @@ done:
 static int submit(struct fixdetect *fd, struct violation *v)
 {
 	return llm_submit(fd->sched, fd->opts.llm, fd->opts.llm->model, v->system, v->user, v->json_mode,
-			  strlen(v->user), v);
+			  NULL, strlen(v->user), v);
 }
 
 static const char *const fix_types[] = { "CODE_CHANGE", "THREADLINE_CHANGED", "THREADLINE_DELETED" };

@@ -2,6 +2,7 @@
 #include "llm.h"
 #include "sched.h"
 #include "config.h"
+#include "models.h"
 #include "secret.h"
 #include "status.h"
 
@@ -135,6 +136,16 @@ static bool config_false(struct config *config, const char *key)
 	return off;
 }
 
+static int load_effort(struct llm_config *c, struct config *config)
+{
+	if (config_get(&c->reasoning_effort, config, "revline.reasoningEffort") != 0)
+		return 0;
+	if (models_effort_known(c->reasoning_effort))
+		return 0;
+	return error_set(RL_ECONFIG, "revline.reasoningEffort is '%.40s': use " MODELS_EFFORTS,
+			 c->reasoning_effort);
+}
+
 int llm_config_load(struct llm_config *c, struct config *config)
 {
 	int error;
@@ -153,8 +164,7 @@ int llm_config_load(struct llm_config *c, struct config *config)
 		c->base_url = strdup(c->provider == PROVIDER_ANTHROPIC ? "https://api.anthropic.com/v1" :
 				     "https://api.openai.com/v1");
 	if (config_get(&c->model, config, "revline.model") != 0)
-		c->model = strdup(c->provider == PROVIDER_ANTHROPIC ? "claude-3-5-haiku-latest" :
-				  "gpt-4o-mini");
+		c->model = strdup(c->provider == PROVIDER_ANTHROPIC ? "claude-haiku-4-5" : "gpt-5-mini");
 	if (config_get(&c->reduce_model, config, "revline.reduceModel") != 0)
 		c->reduce_model = c->model ? strdup(c->model) : NULL;
 	if (!c->base_url || !c->model || !c->reduce_model) {
@@ -163,7 +173,8 @@ int llm_config_load(struct llm_config *c, struct config *config)
 	}
 	trim_slashes(c->base_url);
 	c->json_mode = !config_false(config, "revline.jsonMode");
-	if ((error = load_key(c, config)) < 0)
+	if ((error = load_effort(c, config)) < 0 || (error = models_load(&c->models)) < 0 ||
+	    (error = load_key(c, config)) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -176,6 +187,8 @@ void llm_config_release(struct llm_config *c)
 	free(c->base_url);
 	free(c->model);
 	free(c->reduce_model);
+	free(c->reasoning_effort);
+	models_free(c->models);
 	if (c->api_key) {
 		/* Do not leave the key in freed memory. */
 		volatile char *p = c->api_key;
@@ -201,31 +214,72 @@ static int add_header(struct llm_call *call, const char *fmt, const char *value)
 	return 0;
 }
 
-static json_t *openai_body(const struct llm_config *c, const char *model, const char *system,
-			   const char *user, bool json_mode)
+/* Set key to a new value; false when either could not be made (the body is then dropped). */
+static bool body_set(json_t *body, const char *key, json_t *value)
 {
-	json_t *body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:f}", "model", model,
-				 "messages", "role", "system", "content", system,
-				 "role", "user", "content", user, "temperature", 0.2);
+	return value && json_object_set_new(body, key, value) == 0;
+}
 
-	(void)c;
-	if (body && json_mode)
-		json_object_set_new(body, "response_format", json_pack("{s:s}", "type", "json_object"));
+/*
+ * The answer's cap. A reasoning model counts its hidden reasoning in it, so
+ * one that takes an effort gets room for both, as OpenAI advises.
+ */
+static long output_cap(const struct llm_config *c, const struct model_info *info)
+{
+	return info->reasoning_effort && c->max_tokens < LLM_REASONING_CAP ? LLM_REASONING_CAP :
+		c->max_tokens;
+}
+
+/* What the model's row allows: no temperature, the cap under its name, an effort. */
+static json_t *body_tune(json_t *body, const struct llm_config *c, const struct model_info *info,
+			 const char *effort)
+{
+	const char *cap = info->max_param == MODEL_MAX_COMPLETION_TOKENS ? "max_completion_tokens" :
+		"max_tokens";
+
+	if (!body)
+		return NULL;
+	if ((info->temperature && !body_set(body, "temperature", json_real(LLM_TEMPERATURE))) ||
+	    !body_set(body, cap, json_integer(output_cap(c, info))) ||
+	    (effort && info->reasoning_effort && !body_set(body, "reasoning_effort", json_string(effort)))) {
+		json_decref(body);
+		return NULL;
+	}
 	return body;
 }
 
-static json_t *anthropic_body(const struct llm_config *c, const char *model, const char *system,
-			      const char *user)
+static json_t *openai_body(const struct llm_config *c, const struct model_info *info, const char *model,
+			   const char *system, const char *user, bool json_mode, const char *effort)
 {
-	return json_pack("{s:s, s:I, s:s, s:[{s:s, s:s}], s:f}", "model", model,
-			 "max_tokens", (json_int_t)c->max_tokens, "system", system,
-			 "messages", "role", "user", "content", user, "temperature", 0.2);
+	json_t *body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}]}", "model", model,
+				 "messages", "role", "system", "content", system,
+				 "role", "user", "content", user);
+
+	/* The schema itself is not sent yet: a model that takes one takes JSON mode too. */
+	if (body && json_mode && info->structured != MODEL_STRUCTURED_NONE &&
+	    !body_set(body, "response_format", json_pack("{s:s}", "type", "json_object"))) {
+		json_decref(body);
+		return NULL;
+	}
+	return body_tune(body, c, info, effort);
+}
+
+/*
+ * Anthropic has no reasoning_effort: its extended thinking is a token
+ * budget that also forbids temperature, which revline does not ask for.
+ */
+static json_t *anthropic_body(const struct llm_config *c, const struct model_info *info,
+			      const char *model, const char *system, const char *user)
+{
+	return body_tune(json_pack("{s:s, s:s, s:[{s:s, s:s}]}", "model", model, "system", system,
+				   "messages", "role", "user", "content", user), c, info, NULL);
 }
 
 int llm_call_build(struct llm_call *out, const struct llm_config *c, const char *model,
-		   const char *system, const char *user, bool json_mode)
+		   const char *system, const char *user, bool json_mode, const char *effort)
 {
 	bool anthropic = c->provider == PROVIDER_ANTHROPIC;
+	const struct model_info *info;
 	json_t *body;
 	struct buf url = BUF_INIT;
 	int error = 0;
@@ -233,8 +287,10 @@ int llm_call_build(struct llm_call *out, const struct llm_config *c, const char 
 	memset(out, 0, sizeof(*out));
 	if (c->provider == PROVIDER_NONE)
 		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
-	body = anthropic ? anthropic_body(c, model, system, user) :
-		openai_body(c, model, system, user, json_mode && c->json_mode);
+	models_lookup(&info, c->models, provider_name(c->provider), model);
+	body = anthropic ? anthropic_body(c, info, model, system, user) :
+		openai_body(c, info, model, system, user, json_mode && c->json_mode,
+			    effort ? effort : c->reasoning_effort);
 	if (!body || !(out->body = json_dumps(body, JSON_COMPACT))) {
 		json_decref(body);
 		return error_set(RL_ERROR, "cannot build the request (is the prompt valid UTF-8?)");
@@ -545,14 +601,15 @@ int llm_ping(struct buf *message, const struct llm_config *c, long timeout_s)
 }
 
 int llm_submit(struct sched *sched, const struct llm_config *config, const char *model,
-	       const char *system, const char *user, bool json_mode, size_t weight, void *ctx)
+	       const char *system, const char *user, bool json_mode, const char *effort, size_t weight,
+	       void *ctx)
 {
 	struct sched_request req = { 0 };
 	struct llm_call call;
 	uint64_t task;
 	int error;
 
-	if ((error = llm_call_build(&call, config, model, system, user, json_mode)) < 0)
+	if ((error = llm_call_build(&call, config, model, system, user, json_mode, effort)) < 0)
 		return error;
 	req.url = call.url;
 	req.headers = (const char *const *)call.headers;

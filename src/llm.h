@@ -26,11 +26,12 @@ enum provider {
 const char *provider_name(enum provider provider);
 
 struct config;
+struct models;
 
 /*
  * The settings (DESIGN §10): REVLINE_PROVIDER (revline.provider),
  * REVLINE_BASE_URL or OPENAI_BASE_URL (revline.baseUrl), REVLINE_MODEL
- * (revline.model), revline.reduceModel, and the key from OPENAI_API_KEY or
+ * (revline.model), revline.reduceModel, revline.reasoningEffort, and the key from OPENAI_API_KEY or
  * ANTHROPIC_API_KEY or the output of revline.apiKeyCommand. Without a
  * provider setting, one is chosen from what is set (a key or a base URL);
  * with nothing set the provider is none. The key lives only in memory.
@@ -43,8 +44,15 @@ struct llm_config {
 	char *api_key;          /* NULL when none; never written anywhere */
 	const char *key_source; /* where the key came from, for `doctor` */
 	bool json_mode;         /* ask for a JSON response format (OpenAI) */
-	long max_tokens;        /* the answer's limit (Anthropic needs one) */
+	long max_tokens;        /* the answer's limit, always sent */
+	char *reasoning_effort; /* revline.reasoningEffort, or NULL (the model's default) */
+	struct models *models;  /* what each model takes (models.h) */
 };
+
+/* The temperature sent to a model that takes one: steady answers. */
+#define LLM_TEMPERATURE 0.2
+/* The cap for a model that reasons (its reasoning counts in it): OpenAI's advice. */
+#define LLM_REASONING_CAP 25000
 
 int llm_config_load(struct llm_config *out, struct config *config);
 void llm_config_release(struct llm_config *config);
@@ -52,7 +60,13 @@ void llm_config_release(struct llm_config *config);
 /* One line that says how to configure a provider. */
 extern const char llm_setup_hint[];
 
-/* An HTTP request for the scheduler. */
+/*
+ * An HTTP request for the scheduler. The body follows the model's row in
+ * the model table (models.h): temperature only where it is taken, the
+ * answer's cap always, as max_tokens or max_completion_tokens, and
+ * reasoning_effort (effort, else the configured one; NULL: none) only to
+ * a model that takes it.
+ */
 struct llm_call {
 	char *url;
 	char **headers;         /* "Name: value" (one may hold the key: never print them) */
@@ -62,7 +76,7 @@ struct llm_call {
 };
 
 int llm_call_build(struct llm_call *out, const struct llm_config *config, const char *model,
-		   const char *system, const char *user, bool json_mode);
+		   const char *system, const char *user, bool json_mode, const char *effort);
 void llm_call_release(struct llm_call *call);
 
 struct sched;
@@ -71,7 +85,8 @@ struct sched;
  * (the scheduler runs the heaviest first), its events carrying ctx.
  */
 int llm_submit(struct sched *sched, const struct llm_config *config, const char *model,
-	       const char *system, const char *user, bool json_mode, size_t weight, void *ctx);
+	       const char *system, const char *user, bool json_mode, const char *effort, size_t weight,
+	       void *ctx);
 
 /* What a 2xx answer carries. */
 struct llm_reply {

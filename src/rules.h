@@ -35,6 +35,7 @@ struct rule {
 	char **context_files;   /* repository paths sent with the rule */
 	size_t ncontext;
 	char *model;            /* a per-rule model, or NULL */
+	char *reasoning_effort; /* a per-rule reasoning_effort (models.h), or NULL */
 	char *pattern;          /* the local check's expression, or NULL */
 	void *regex;            /* compiled pattern (pcre2_code *) */
 	enum rule_kind kind;

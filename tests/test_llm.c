@@ -23,6 +23,9 @@ static int setup(void **state)
 	(void)state;
 	clear_env();
 	setenv("HOME", "/nonexistent-revline-home", 1);
+	unsetenv("XDG_CONFIG_HOME");
+	/* revline's own model table, from the source tree. */
+	setenv("REVLINE_DATADIR", TEST_SOURCE_DIR "/share", 1);
 	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
 	return 0;
 }
@@ -35,7 +38,7 @@ static void test_no_provider(void **state)
 	clear_env();
 	assert_int_equal(llm_config_load(&c, NULL), 0);
 	assert_int_equal(c.provider, PROVIDER_NONE);
-	assert_int_equal(llm_call_build(&(struct llm_call){ 0 }, &c, "m", "s", "u", true), RL_ECONFIG);
+	assert_int_equal(llm_call_build(&(struct llm_call){ 0 }, &c, "m", "s", "u", true, NULL), RL_ECONFIG);
 	assert_non_null(strstr(error_message(), "OPENAI_API_KEY"));
 	llm_config_release(&c);
 }
@@ -53,9 +56,9 @@ static void test_openai_from_key_and_base_url(void **state)
 	assert_int_equal(llm_config_load(&c, NULL), 0);
 	assert_int_equal(c.provider, PROVIDER_OPENAI);
 	assert_string_equal(c.base_url, "https://api.openai.com/v1");
-	assert_string_equal(c.model, "gpt-4o-mini");
+	assert_string_equal(c.model, "gpt-5-mini");
 	assert_string_equal(c.key_source, "OPENAI_API_KEY");
-	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user \"quoted\"", true), 0);
+	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user \"quoted\"", true, NULL), 0);
 	assert_string_equal(call.url, "https://api.openai.com/v1/chat/completions");
 	for (i = 0; i < call.nheaders; i++)
 		auth |= !strcmp(call.headers[i], "Authorization: Bearer sk-test-secret");
@@ -66,7 +69,7 @@ static void test_openai_from_key_and_base_url(void **state)
 	/* The key is in the header only, never in the body. */
 	assert_null(strstr(call.body, "sk-test-secret"));
 	llm_call_release(&call);
-	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user", false), 0);
+	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user", false, NULL), 0);
 	assert_null(strstr(call.body, "response_format"));
 	llm_call_release(&call);
 	llm_config_release(&c);
@@ -99,7 +102,8 @@ static void test_anthropic(void **state)
 	setenv("ANTHROPIC_API_KEY", "ak-secret", 1);
 	assert_int_equal(llm_config_load(&c, NULL), 0);
 	assert_int_equal(c.provider, PROVIDER_ANTHROPIC);
-	assert_int_equal(llm_call_build(&call, &c, c.model, "sys", "user", true), 0);
+	assert_string_equal(c.model, "claude-haiku-4-5");
+	assert_int_equal(llm_call_build(&call, &c, c.model, "sys", "user", true, NULL), 0);
 	assert_string_equal(call.url, "https://api.anthropic.com/v1/messages");
 	for (i = 0; i < call.nheaders; i++) {
 		key |= !strcmp(call.headers[i], "x-api-key: ak-secret");
@@ -108,6 +112,9 @@ static void test_anthropic(void **state)
 	assert_true(key && version);
 	assert_non_null(strstr(call.body, "\"max_tokens\":4096"));
 	assert_non_null(strstr(call.body, "\"system\":\"sys\""));
+	assert_non_null(strstr(call.body, "\"temperature\":0.2"));
+	/* Anthropic takes no reasoning_effort (its thinking is a token budget). */
+	assert_null(strstr(call.body, "reasoning_effort"));
 	llm_call_release(&call);
 	assert_int_equal(llm_reply_parse(&reply, PROVIDER_ANTHROPIC, body, strlen(body)), 0);
 	assert_string_equal(reply.text, "{\"status\":\"compliant\"}");
@@ -115,6 +122,100 @@ static void test_anthropic(void **state)
 	assert_int_equal(reply.tokens_out, 7);
 	llm_reply_release(&reply);
 	llm_config_release(&c);
+}
+
+/* The body a model gets, parsed, for the checks below. */
+static json_t *body_for(const struct llm_config *c, const char *model, const char *effort)
+{
+	struct llm_call call;
+	json_error_t error;
+	json_t *body;
+
+	assert_int_equal(llm_call_build(&call, c, model, "sys", "user", true, effort), 0);
+	body = json_loads(call.body, 0, &error);
+	assert_non_null(body);
+	llm_call_release(&call);
+	return body;
+}
+
+static void test_body_follows_the_model_table(void **state)
+{
+	struct llm_config c;
+	json_t *body;
+
+	(void)state;
+	clear_env();
+	setenv("OPENAI_API_KEY", "sk-test", 1);
+	assert_int_equal(llm_config_load(&c, NULL), 0);
+	assert_null(c.reasoning_effort);
+
+	/* A reasoning model: no temperature (HTTP 400 from OpenAI), max_completion_tokens. */
+	body = body_for(&c, "gpt-5-mini", NULL);
+	assert_null(json_object_get(body, "temperature"));
+	assert_null(json_object_get(body, "max_tokens"));
+	assert_int_equal(json_integer_value(json_object_get(body, "max_completion_tokens")),
+			 LLM_REASONING_CAP);
+	assert_null(json_object_get(body, "reasoning_effort"));
+	json_decref(body);
+	/* An effort is sent to a model that takes one. */
+	body = body_for(&c, "gpt-5-mini", "low");
+	assert_string_equal(json_string_value(json_object_get(body, "reasoning_effort")), "low");
+	json_decref(body);
+	body = body_for(&c, "o4-mini-2025-04-16", "high");
+	assert_string_equal(json_string_value(json_object_get(body, "reasoning_effort")), "high");
+	assert_null(json_object_get(body, "temperature"));
+	json_decref(body);
+
+	/* gpt-4o-mini keeps temperature and max_tokens, and gets no effort. */
+	body = body_for(&c, "gpt-4o-mini", "low");
+	assert_true(json_real_value(json_object_get(body, "temperature")) > 0.19);
+	assert_int_equal(json_integer_value(json_object_get(body, "max_tokens")), 4096);
+	assert_null(json_object_get(body, "max_completion_tokens"));
+	assert_null(json_object_get(body, "reasoning_effort"));
+	json_decref(body);
+
+	/* A model no row names: what revline always sent, and now a cap. */
+	body = body_for(&c, "fake-model", "high");
+	assert_true(json_real_value(json_object_get(body, "temperature")) > 0.19);
+	assert_int_equal(json_integer_value(json_object_get(body, "max_tokens")), 4096);
+	assert_null(json_object_get(body, "reasoning_effort"));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(body, "response_format"),
+							      "type")), "json_object");
+	json_decref(body);
+	llm_config_release(&c);
+
+	/* The configured effort, and a rule's that wins over it. */
+	{
+		char *dir = test_repo_new("llmeffort");
+		struct repo *repo = NULL;
+		struct config *config = NULL;
+
+		test_sh_ok(dir, "git config revline.reasoningEffort minimal");
+		assert_int_equal(repo_open(&repo, dir), 0);
+		assert_int_equal(config_open(&config, repo), 0);
+		assert_int_equal(llm_config_load(&c, config), 0);
+		assert_string_equal(c.reasoning_effort, "minimal");
+		body = body_for(&c, "gpt-5-nano", NULL);
+		assert_string_equal(json_string_value(json_object_get(body, "reasoning_effort")), "minimal");
+		json_decref(body);
+		body = body_for(&c, "gpt-5-nano", "medium");
+		assert_string_equal(json_string_value(json_object_get(body, "reasoning_effort")), "medium");
+		json_decref(body);
+		body = body_for(&c, "gpt-4.1", NULL);
+		assert_null(json_object_get(body, "reasoning_effort"));
+		json_decref(body);
+		llm_config_release(&c);
+		/* A value no model takes is refused, naming the key and the values. */
+		test_sh_ok(dir, "git config revline.reasoningEffort extreme");
+		config_free(config);
+		assert_int_equal(config_open(&config, repo), 0);
+		assert_int_equal(llm_config_load(&c, config), RL_ECONFIG);
+		assert_non_null(strstr(error_message(), "revline.reasoningEffort is 'extreme': use minimal"));
+		config_free(config);
+		repo_free(repo);
+		test_rmtree(dir);
+		free(dir);
+	}
 }
 
 static void test_provider_setting_and_key_command(void **state)
@@ -227,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_no_provider),
 		cmocka_unit_test(test_openai_from_key_and_base_url),
 		cmocka_unit_test(test_anthropic),
+		cmocka_unit_test(test_body_follows_the_model_table),
 		cmocka_unit_test(test_provider_setting_and_key_command),
 		cmocka_unit_test(test_reply_errors),
 		cmocka_unit_test(test_extract_json),
