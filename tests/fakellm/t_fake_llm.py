@@ -18,6 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SERVER = os.path.join(HERE, "fake_llm.py")
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 import fake_llm  # noqa: E402
 
 KEY = "sk-selftest-KEY-0000"
