@@ -63,6 +63,16 @@ expect_out() {
 	if grep -q -- "$pattern" "$TMP/out"; then pass "$what"; else fail "$what: no '$pattern' in: $(head -c 400 "$TMP/out")"; fi
 }
 
+# asan_build: whether $REVLINE was built with AddressSanitizer (its time and
+# memory bounds are wider). Not `ldd | grep -q`: grep leaving early makes
+# ldd die of SIGPIPE, which pipefail turns into "no".
+asan_build() {
+	case "$(ldd "$REVLINE" 2>/dev/null)" in
+	*libasan*) return 0 ;;
+	esac
+	return 1
+}
+
 # fake_llm_env: revline's data (the prompts) and database in $TMP, talking to
 # the fake server with its model and a test key; what the caller's
 # environment sets for another server, or a deadline, is cleared.

@@ -93,7 +93,7 @@ EOF
 }
 
 cpu_max=500 rss_max=32768
-if ldd "$REVLINE" 2>/dev/null | grep -q libasan; then
+if asan_build; then
 	cpu_max=2000 rss_max=131072
 fi
 

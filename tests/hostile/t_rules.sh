@@ -32,7 +32,7 @@ set -e
 # Well under a second in a normal build (the deep file alone took over
 # 20 s before); AddressSanitizer is some times slower.
 limit=1500
-ldd "$REVLINE" 2>/dev/null | grep -q libasan && limit=6000
+asan_build && limit=6000
 [ "$took" -lt "$limit" ] && pass "the rules load in $took ms" || fail "loading took $took ms (bound: $limit ms)"
 expect_out "rules/deep.md:4: lists or maps nested deeper than 32 levels" "the deep flow sequences are named with their line"
 expect_out "rules/big.md: is larger than 1 MiB: skipped" "the 10 MB rule is skipped by name"
