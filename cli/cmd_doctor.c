@@ -1,5 +1,6 @@
 /* revline doctor: what is configured, and whether it works. */
 #include "commands.h"
+#include "models.h"
 #include "config.h"
 #include "datadir.h"
 #include "llm.h"
@@ -141,6 +142,24 @@ static void theme_section(struct config *config)
 	free(name);
 }
 
+/* The model table: how many rows, and every bad row by path:line (it is skipped). */
+static void models_section(void)
+{
+	struct models *m = NULL;
+	size_t i;
+
+	if (models_load(&m) < 0) {
+		term_printf(stdout, "models:     %s\n", error_message());
+		return;
+	}
+	printf("models:     %zu rows (%zu table%s); %zu problem%s\n", m->count, m->npaths,
+	       m->npaths == 1 ? "" : "s", m->nproblems + m->dropped,
+	       m->nproblems + m->dropped == 1 ? "" : "s");
+	for (i = 0; i < m->nproblems; i++)
+		term_printf(stdout, "  %s\n", m->problems[i]);
+	models_free(m);
+}
+
 /* The repository's .revline: trusted or not, and what of it does not count until it is. */
 static void revline_section(const struct config *config)
 {
@@ -195,6 +214,7 @@ int cmd_doctor(int argc, char **argv)
 	rules_section(repo);
 	term_printf(stdout, "data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
 	theme_section(config);
+	models_section();
 	linters_section(config);
 	buf_release(&dir);
 	config_free(config);

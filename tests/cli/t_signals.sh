@@ -107,4 +107,12 @@ expect_status 2 "--tool without --import"
 run doctor
 expect_out "^  flake8 " "doctor lists the linters"
 expect_out "^  ruff  *\(not installed\|[^ ].*\)$" "with whether each is installed"
+
+# A bad row of the user's model table is named by doctor with its file and line.
+mkdir -p "$XDG_CONFIG_HOME/revline"
+printf 'gpt-9*\topenai\tno\n' >"$XDG_CONFIG_HOME/revline/models.tsv"
+run doctor
+expect_out "^models: .*; 1 problem$" "doctor counts the model table's problems"
+expect_out "^  .*/revline/models.tsv:1: 3 columns where 11 are needed" "and names the bad row by file and line"
+rm "$XDG_CONFIG_HOME/revline/models.tsv"
 finish
