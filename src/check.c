@@ -643,7 +643,7 @@ done:
 
 static const char *model_of(const struct check *c, const struct rule *rule)
 {
-	return rule && rule->model ? rule->model : c->opts.llm->model;
+	return rule && rule->model ? rule->model : c->opts.llm->map_model;
 }
 
 static int chunk_submit(struct check *c, struct chunk *k, const char *model)

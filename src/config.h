@@ -48,6 +48,7 @@
 	X("revline.baseUrl",       "REVLINE_BASE_URL",    CONFIG_SENSITIVE) \
 	X("revline.apiKeyCommand", NULL,                  CONFIG_SENSITIVE) \
 	X("revline.model",         "REVLINE_MODEL",       CONFIG_SENSITIVE) \
+	X("revline.mapModel",      NULL,                  CONFIG_SENSITIVE) \
 	X("revline.reduceModel",   NULL,                  CONFIG_SENSITIVE) \
 	X("revline.advisories",    NULL,                  CONFIG_SENSITIVE) \
 	X("revline.osvUrl",        "REVLINE_OSV_URL",     CONFIG_SENSITIVE) \

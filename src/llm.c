@@ -165,9 +165,11 @@ int llm_config_load(struct llm_config *c, struct config *config)
 				     "https://api.openai.com/v1");
 	if (config_get(&c->model, config, "revline.model") != 0)
 		c->model = strdup(c->provider == PROVIDER_ANTHROPIC ? "claude-haiku-4-5" : "gpt-5-mini");
+	if (config_get(&c->map_model, config, "revline.mapModel") != 0)
+		c->map_model = c->model ? strdup(c->model) : NULL;
 	if (config_get(&c->reduce_model, config, "revline.reduceModel") != 0)
 		c->reduce_model = c->model ? strdup(c->model) : NULL;
-	if (!c->base_url || !c->model || !c->reduce_model) {
+	if (!c->base_url || !c->model || !c->map_model || !c->reduce_model) {
 		error = error_nomem();
 		goto fail;
 	}
@@ -186,6 +188,7 @@ void llm_config_release(struct llm_config *c)
 {
 	free(c->base_url);
 	free(c->model);
+	free(c->map_model);
 	free(c->reduce_model);
 	free(c->reasoning_effort);
 	models_free(c->models);

@@ -31,7 +31,8 @@ struct models;
 /*
  * The settings (DESIGN §10): REVLINE_PROVIDER (revline.provider),
  * REVLINE_BASE_URL or OPENAI_BASE_URL (revline.baseUrl), REVLINE_MODEL
- * (revline.model), revline.reduceModel, revline.reasoningEffort, and the key from OPENAI_API_KEY or
+ * (revline.model), revline.mapModel, revline.reduceModel (both default to the
+ * model), revline.reasoningEffort, and the key from OPENAI_API_KEY or
  * ANTHROPIC_API_KEY or the output of revline.apiKeyCommand. Without a
  * provider setting, one is chosen from what is set (a key or a base URL);
  * with nothing set the provider is none. The key lives only in memory.
@@ -40,7 +41,8 @@ struct llm_config {
 	enum provider provider;
 	char *base_url;         /* without a trailing slash */
 	char *model;
-	char *reduce_model;
+	char *map_model;        /* the rules' requests (a cheap model), unless a rule names one */
+	char *reduce_model;     /* the reduce step's (the best model) */
 	char *api_key;          /* NULL when none; never written anywhere */
 	const char *key_source; /* where the key came from, for `doctor` */
 	bool json_mode;         /* ask for a JSON response format (OpenAI) */
