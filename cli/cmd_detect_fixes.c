@@ -19,7 +19,7 @@
 int detect_fixes_run(struct fixdetect **out, struct store *store, int64_t check_id,
 		     struct llm_config *llm, const struct sched_options *sched)
 {
-	struct fixdetect_options opts = { llm, *sched, false };
+	struct fixdetect_options opts = { .llm = llm, .sched = *sched };
 	struct fixdetect_event ev;
 	int error;
 

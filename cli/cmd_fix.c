@@ -85,11 +85,13 @@ static int parse_args(struct fix_args *a, int argc, char **argv)
 
 static int fix_make(struct fix **out, struct workspace *ws, const struct fix_args *a)
 {
-	struct fix_options opts = { ws->workdir, ws->store, &ws->llm, { 0 }, ws->config, NULL };
+	struct fix_options opts = { .workdir = ws->workdir, .store = ws->store, .llm = &ws->llm,
+				    .config = ws->config };
 	struct signal signal;
 	int error;
 
-	if ((error = sched_options_load(&opts.sched, ws->config)) < 0)
+	if ((error = sched_options_load(&opts.sched, ws->config)) < 0 ||
+	    (error = asker_options_load(&opts.ask, ws->config)) < 0)
 		return error;
 	if (a->finding)
 		return fix_new_finding(out, &opts, a->id);

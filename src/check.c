@@ -1,6 +1,7 @@
 /* One review: rules, tasks, answers, evidence, reduce, storage, events. */
 #include "check.h"
 #include "answer.h"
+#include "ask.h"
 #include "config.h"
 #include "depreview.h"
 #include "evidence.h"
@@ -17,23 +18,23 @@
 #include <time.h>
 
 #define DEFAULT_BUDGET 24000
-#define MAP_SCHEMA "map-1"
-#define REDUCE_SCHEMA "reduce-1"
+/* What a map request holds besides the change and the rule (the template's instructions), in bytes. */
+#define MAP_FIXED_BYTES 6000
 
+/* One request: a part of the change asked about one rule, or the reduce call. */
 struct chunk {
 	struct check *check;
 	size_t rule;
 	int part, parts;
-	char *system, *user;
-	char key[41];           /* the cache key */
-	bool json_mode;
+	char *system, *shared, *tail;
 	bool settled;
 	bool cached;
 	enum rule_status status;
 	struct map_answer answer;
 	char *error;
 	int attempts;
-	long tokens_in, tokens_out;
+	long tokens_in, tokens_cached, tokens_cache_write, tokens_out;
+	long streamed;          /* events of the streamed answer so far */
 	size_t weight;
 };
 
@@ -42,6 +43,19 @@ struct rule_state {
 	struct chunk **chunks;
 	size_t nchunks, settled;
 	int64_t started_ms;
+	char *context, *examples;       /* the rule's context files and past reviews, for its prompts */
+};
+
+/*
+ * The change cut into parts that fit a request, once for the whole check:
+ * every rule asked about a part gets the same bytes first (the part, its
+ * files, the dependencies), so that prompt caches can reuse them.
+ */
+struct part {
+	char *diff;             /* fenced */
+	char *files;            /* "a.c, b.c" (at most 20 named) */
+	size_t *file;           /* the diff's files in it */
+	size_t nfiles;
 };
 
 struct check {
@@ -52,8 +66,11 @@ struct check {
 	struct rule_set rules;
 	struct rule_state *states;
 	size_t nstates, unsettled;
-	struct sched *sched;
-	int sched_nfds;
+	struct asker *asker;
+	int asker_nfds;
+	struct part *parts;
+	size_t nparts;
+	bool planned;
 	struct depreview *deps;         /* the dependency phase; the rules start when it is done */
 	int deps_nfds;
 	bool rules_started;
@@ -162,7 +179,8 @@ int check_options_load(struct check_options *options, struct config *config)
 	long budget;
 	int error;
 
-	if ((error = sched_options_load(&options->sched, config)) < 0)
+	if ((error = sched_options_load(&options->sched, config)) < 0 ||
+	    (error = asker_options_load(&options->ask, config)) < 0)
 		return error;
 	if ((error = config_get_integer(&budget, config, "revline.tokenBudget", 1000, 10000000)) == 0)
 		options->token_budget = budget;
@@ -203,7 +221,8 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 static void chunk_release(struct chunk *k)
 {
 	free(k->system);
-	free(k->user);
+	free(k->shared);
+	free(k->tail);
 	free(k->error);
 	answer_release(&k->answer);
 }
@@ -214,14 +233,22 @@ void check_free(struct check *c)
 
 	if (!c)
 		return;
-	sched_free(c->sched);
+	asker_free(c->asker);
 	depreview_free(c->deps);
+	for (i = 0; i < c->nparts; i++) {
+		free(c->parts[i].diff);
+		free(c->parts[i].files);
+		free(c->parts[i].file);
+	}
+	free(c->parts);
 	for (i = 0; i < c->nstates; i++) {
 		for (k = 0; k < c->states[i].nchunks; k++) {
 			chunk_release(c->states[i].chunks[k]);
 			free(c->states[i].chunks[k]);
 		}
 		free(c->states[i].chunks);
+		free(c->states[i].context);
+		free(c->states[i].examples);
 		rule_result_release(&c->states[i].result);
 	}
 	free(c->states);
@@ -418,22 +445,6 @@ static int run_local(struct check *c, size_t index)
 	return settle_as(c, index, r->nfindings ? RULE_ATTENTION : RULE_COMPLIANT, NULL);
 }
 
-static void cache_key(char out[41], const char *schema, const struct llm_config *llm,
-		      const char *model, const char *system, const char *user)
-{
-	struct buf text = BUF_INIT;
-	git_oid oid;
-
-	buf_printf(&text, "%s%c%s%c%s%c%s%c", schema, 0, provider_name(llm->provider), 0,
-		   llm->base_url ? llm->base_url : "", 0, model, 0);
-	buf_puts(&text, system);
-	buf_putc(&text, '\0');
-	buf_puts(&text, user);
-	git_odb_hash(&oid, text.ptr, text.len, GIT_OBJECT_BLOB);
-	git_oid_tostr(out, 41, &oid);
-	buf_release(&text);
-}
-
 /* Context files, each fenced under its path. */
 static int context_text(struct buf *out, struct check *c, const struct rule *rule)
 {
@@ -529,52 +540,90 @@ static int plan_chunks(struct plan *p, size_t budget)
 	return 0;
 }
 
-static int chunk_diff(struct buf *text, struct buf *files, struct diff *diff, const struct plan *p,
-		      size_t k)
+/* A part of the change: its pieces' hunks, fenced, and the files in it. */
+static int part_make(struct part *out, struct diff *diff, const struct plan *p, size_t k)
+{
+	struct buf text = BUF_INIT, files = BUF_INIT, fenced = BUF_INIT;
+	size_t i, n = 0;
+	int error = 0;
+
+	if (!(out->file = calloc(p->starts[k + 1] - p->starts[k] + 1, sizeof(size_t))))
+		return error_nomem();
+	for (i = p->starts[k]; i < p->starts[k + 1] && !error; i++) {
+		const struct piece *piece = &p->pieces[i];
+
+		error = diff_file_print_hunks(&text, diff, piece->file, piece->first, piece->count);
+		if (error || (i > p->starts[k] && piece->file == p->pieces[i - 1].file))
+			continue;
+		out->file[out->nfiles++] = piece->file;
+		if (n++ < 20)
+			error = buf_printf(&files, "%s%s", n > 1 ? ", " : "", diff->files[piece->file].path);
+	}
+	if (!error && n > 20)
+		error = buf_printf(&files, " and %zu more", n - 20);
+	if (!error)
+		error = prompt_fence(&fenced, "diff", text.ptr ? text.ptr : "", text.len);
+	if (!error) {
+		out->diff = buf_detach(&fenced);
+		out->files = buf_detach(&files);
+		error = out->diff && out->files ? 0 : error_nomem();
+	}
+	buf_release(&text);
+	buf_release(&files);
+	buf_release(&fenced);
+	return error;
+}
+
+/* The files of a part the rule applies to, named ("" when it applies to all of them). */
+static int part_rule_files(struct buf *out, bool *any, struct check *c, const struct part *part,
+			   const struct rule *rule)
 {
 	size_t i, n = 0;
 	int error = 0;
 
-	for (i = p->starts[k]; i < p->starts[k + 1] && !error; i++) {
-		const struct piece *piece = &p->pieces[i];
-
-		error = diff_file_print_hunks(text, diff, piece->file, piece->first, piece->count);
-		if (!error && (i == p->starts[k] || piece->file != p->pieces[i - 1].file) && n++ < 20)
-			error = buf_printf(files, "%s%s", n > 1 ? ", " : "", diff->files[piece->file].path);
-	}
-	if (!error && n > 20)
-		error = buf_printf(files, " and %zu more", n - 20);
+	for (i = 0; i < part->nfiles; i++)
+		n += rule_wants(rule, &c->diff->files[part->file[i]]);
+	*any = n > 0;
+	if (n == part->nfiles)
+		return 0;
+	for (i = 0, n = 0; i < part->nfiles && !error; i++)
+		if (rule_wants(rule, &c->diff->files[part->file[i]]) && n++ < 40)
+			error = buf_printf(out, "%s%s", n > 1 ? ", " : "", c->diff->files[part->file[i]].path);
 	return error;
 }
 
-static int chunk_prompt(struct chunk *k, struct check *c, const struct rule *rule, const char *diff_text,
-			const char *files, const char *context, const char *examples)
+static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_state *s, const struct part *part,
+			const char *rule_files)
 {
-	struct buf sys = BUF_INIT, user = BUF_INIT, fenced = BUF_INIT;
-	char part[64] = "";
+	const struct rule *rule = s->result.rule;
+	struct buf sys = BUF_INIT, shared = BUF_INIT, tail = BUF_INIT;
+	char chunk[64] = "";
 	int error;
 
 	if (k->parts > 1)
-		snprintf(part, sizeof(part), "part %d of %d", k->part, k->parts);
-	if ((error = prompt_fence(&fenced, "diff", diff_text, strlen(diff_text))) == 0) {
-		const struct prompt_var vars[] = {
-			{ "rule_id", rule->id }, { "rule_name", rule->name },
-			{ "severity", severity_name(rule->severity) }, { "category", rule->category },
-			{ "rule_body", rule->body }, { "intent", c->intent }, { "chunk", part },
-			{ "files", files }, { "diff", fenced.ptr }, { "context_files", context },
-			{ "examples", examples }, { "dependencies", depreview_section(c->deps) },
-		};
+		snprintf(chunk, sizeof(chunk), "part %d of %d", k->part, k->parts);
+	const struct prompt_var vars[] = {
+		{ "rule_id", rule->id }, { "rule_name", rule->name },
+		{ "severity", severity_name(rule->severity) }, { "category", rule->category },
+		{ "rule_body", rule->body }, { "intent", c->intent }, { "chunk", chunk },
+		{ "files", part->files }, { "diff", part->diff }, { "context_files", s->context },
+		{ "examples", s->examples }, { "dependencies", depreview_section(c->deps) },
+		{ "rule_files", rule_files },
+	};
 
-		error = prompt_render(&sys, &user, "map", vars, sizeof(vars) / sizeof(vars[0]));
-	}
+	error = prompt_render_parts(&sys, &shared, &tail, "map", vars, sizeof(vars) / sizeof(vars[0]));
 	if (!error) {
 		k->system = buf_detach(&sys);
-		k->user = buf_detach(&user);
-		k->weight = strlen(k->system) + strlen(k->user);
+		k->shared = shared.len ? buf_detach(&shared) : NULL;
+		k->tail = buf_detach(&tail);
+		if (!k->system || !k->tail)
+			error = error_nomem();
+		else
+			k->weight = strlen(k->system) + (k->shared ? strlen(k->shared) : 0) + strlen(k->tail);
 	}
 	buf_release(&sys);
-	buf_release(&user);
-	buf_release(&fenced);
+	buf_release(&shared);
+	buf_release(&tail);
 	return error;
 }
 
@@ -589,55 +638,132 @@ static int chunk_add(struct rule_state *s, struct chunk *k)
 	return 0;
 }
 
-/* The tasks of an LLM rule: its diff (split when over the budget) and context. */
+/* Whether the rule is asked of the LLM in this check: an LLM rule, a provider, a file it applies to. */
+static bool asks_llm(struct check *c, const struct rule *rule)
+{
+	size_t i;
+
+	if (rule->kind == RULE_LOCAL || c->opts.llm->provider == PROVIDER_NONE)
+		return false;
+	for (i = 0; i < c->diff->nfiles; i++)
+		if (rule_wants(rule, &c->diff->files[i]))
+			return true;
+	return false;
+}
+
+/* The rule's own prompt material: its context files and what past reviews of it taught. */
+static int rule_material(struct check *c, struct rule_state *s)
+{
+	struct buf context = BUF_INIT, examples = BUF_INIT;
+	int error;
+
+	if (s->context || s->examples)
+		return 0;
+	if ((error = context_text(&context, c, s->result.rule)) < 0)
+		goto done;
+	/* Past feedback teaches; failing to find it never stops the review. */
+	if (storing(c) && feedback_prompt_examples(&examples, c->opts.store, c->diff, s->result.rule) < 0)
+		buf_clear(&examples);
+	s->context = buf_detach(&context);
+	s->examples = buf_detach(&examples);
+done:
+	buf_release(&context);
+	buf_release(&examples);
+	return error;
+}
+
+/* How much of the change fits a request: the budget less the largest rule's own part. */
+static size_t plan_budget(struct check *c)
+{
+	size_t i, most = 0;
+	long fixed;
+
+	for (i = 0; i < c->nstates; i++) {
+		struct rule_state *s = &c->states[i];
+		size_t bytes;
+
+		if (!asks_llm(c, s->result.rule) || rule_material(c, s) < 0)
+			continue;
+		bytes = strlen(s->result.rule->body) + (s->context ? strlen(s->context) : 0) +
+			(s->examples ? strlen(s->examples) : 0);
+		most = bytes > most ? bytes : most;
+	}
+	fixed = llm_tokens(most + MAP_FIXED_BYTES);
+	return (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
+}
+
+/* The parts of the change, once: the files any LLM rule of the check applies to. */
+static int plan_check(struct check *c)
+{
+	struct plan p = { 0 };
+	size_t i, r, budget;
+	int error = 0;
+
+	if (c->planned)
+		return 0;
+	c->planned = true;
+	budget = plan_budget(c);
+	for (i = 0; i < c->diff->nfiles && !error; i++) {
+		for (r = 0; r < c->nstates; r++)
+			if (asks_llm(c, c->states[r].result.rule) &&
+			    rule_wants(c->states[r].result.rule, &c->diff->files[i]))
+				break;
+		if (r < c->nstates && (error = diff_file_load(c->diff, i)) == 0)
+			error = plan_file(&p, c->diff, i, budget);
+	}
+	if (!error && p.npieces && (error = plan_chunks(&p, budget)) == 0 &&
+	    !(c->parts = calloc(p.nchunks + 1, sizeof(*c->parts))))
+		error = error_nomem();
+	for (i = 0; i < p.nchunks && !error; i++, c->nparts++)
+		error = part_make(&c->parts[i], c->diff, &p, i);
+	free(p.pieces);
+	free(p.starts);
+	return error;
+}
+
+/* The requests of an LLM rule: one per part of the change with a file it applies to. */
 static int plan_rule(struct check *c, size_t index)
 {
 	struct rule_state *s = &c->states[index];
-	const struct rule *rule = s->result.rule;
-	struct buf context = BUF_INIT, examples = BUF_INIT;
-	struct plan p = { 0 };
-	size_t i, budget;
-	long fixed;
-	int error = 0;
+	size_t i, n = 0;
+	int error;
 
-	if ((error = context_text(&context, c, rule)) < 0)
-		goto done;
-	/* Past feedback teaches; failing to find it never stops the review. */
-	if (storing(c) && feedback_prompt_examples(&examples, c->opts.store, c->diff, rule) < 0)
-		buf_clear(&examples);
-	fixed = llm_tokens(strlen(rule->body) + context.len + examples.len + 6000);
-	budget = (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
-	for (i = 0; i < c->diff->nfiles && !error; i++)
-		if (rule_wants(rule, &c->diff->files[i]) && (error = diff_file_load(c->diff, i)) == 0)
-			error = plan_file(&p, c->diff, i, budget);
-	if (error || (error = plan_chunks(&p, budget)) < 0)
-		goto done;
-	for (i = 0; i < p.nchunks && !error; i++) {
-		struct buf text = BUF_INIT, files = BUF_INIT;
-		struct chunk *k = calloc(1, sizeof(*k));
+	if ((error = plan_check(c)) < 0 || (error = rule_material(c, s)) < 0)
+		return error;
+	for (i = 0; i < c->nparts; i++) {
+		bool any;
+		struct buf files = BUF_INIT;
 
-		if (!k) {
-			error = error_nomem();
-			break;
+		error = part_rule_files(&files, &any, c, &c->parts[i], s->result.rule);
+		buf_release(&files);
+		if (error < 0)
+			return error;
+		n += any;
+	}
+	for (i = 0; i < c->nparts && !error; i++) {
+		struct buf files = BUF_INIT;
+		struct chunk *k;
+		bool any;
+
+		if ((error = part_rule_files(&files, &any, c, &c->parts[i], s->result.rule)) < 0 || !any) {
+			buf_release(&files);
+			continue;
 		}
-		*k = (struct chunk){ .check = c, .rule = index, .part = (int)i + 1,
-				     .parts = (int)p.nchunks, .json_mode = true };
-		if ((error = chunk_add(s, k)) < 0) {
+		if (!(k = calloc(1, sizeof(*k))) || (error = chunk_add(s, k)) < 0) {
 			free(k);
-			break;
+			buf_release(&files);
+			return error < 0 ? error : error_nomem();
 		}
-		if ((error = chunk_diff(&text, &files, c->diff, &p, i)) == 0)
-			error = chunk_prompt(k, c, rule, text.ptr ? text.ptr : "", files.ptr,
-					     context.len ? context.ptr : NULL, examples.len ? examples.ptr : NULL);
-		buf_release(&text);
+		*k = (struct chunk){ .check = c, .rule = index, .part = (int)s->nchunks, .parts = (int)n };
+		/* The part's number is the change's, so that every rule's part k begins alike. */
+		if (c->nparts > 1) {
+			k->part = (int)i + 1;
+			k->parts = (int)c->nparts;
+		}
+		error = chunk_prompt(k, c, s, &c->parts[i], files.len ? files.ptr : NULL);
 		buf_release(&files);
 	}
 	s->result.chunks = (int)s->nchunks;
-done:
-	free(p.pieces);
-	free(p.starts);
-	buf_release(&context);
-	buf_release(&examples);
 	return error;
 }
 
@@ -648,31 +774,15 @@ static const char *model_of(const struct check *c, const struct rule *rule)
 
 static int chunk_submit(struct check *c, struct chunk *k, const char *model)
 {
+	uint64_t id;
 	/* A map request asks with its rule's reasoning effort; the reduce, with the configured one. */
-	const char *effort = k == &c->reduce ? NULL : c->states[k->rule].result.rule->reasoning_effort;
+	struct ask_spec spec = {
+		k == &c->reduce ? SCHEMA_REDUCE : SCHEMA_MAP, model,
+		k == &c->reduce ? NULL : c->states[k->rule].result.rule->reasoning_effort,
+		k->system, k->shared, k->tail, k->weight, c->opts.no_cache, k,
+	};
 
-	return llm_submit(c->sched, c->opts.llm, model, k->system, k->user, k->json_mode, effort,
-			  k->weight, k);
-}
-
-static void chunk_answer(struct check *c, struct chunk *k, const char *text, size_t len);
-
-/* A cached answer settles a chunk at once, without a request. */
-static bool chunk_from_cache(struct check *c, struct chunk *k)
-{
-	char *answer = NULL;
-	long in = 0, out = 0;
-
-	if (c->opts.no_cache || !storing(c) ||
-	    store_cache_get(c->opts.store, k->key, &answer, &in, &out) < 0)
-		return false;
-	k->cached = true;
-	k->tokens_in = in;
-	k->tokens_out = out;
-	c->stats.cache_hits++;
-	chunk_answer(c, k, answer, strlen(answer));
-	free(answer);
-	return true;
+	return ask_submit(c->asker, &id, &spec);
 }
 
 static void rule_collect(struct check *c, size_t index);
@@ -903,15 +1013,11 @@ static void reduce_start(struct check *c)
 		reduce_fall_back(c, error_message());
 		goto done;
 	}
-	c->reduce = (struct chunk){ .check = c, .json_mode = true };
+	c->reduce = (struct chunk){ .check = c };
 	c->reduce.system = buf_detach(&sys);
-	c->reduce.user = buf_detach(&user);
-	c->reduce.weight = strlen(c->reduce.system) + strlen(c->reduce.user);
-	cache_key(c->reduce.key, REDUCE_SCHEMA, c->opts.llm, c->opts.llm->reduce_model,
-		  c->reduce.system, c->reduce.user);
+	c->reduce.tail = buf_detach(&user);
+	c->reduce.weight = strlen(c->reduce.system) + strlen(c->reduce.tail);
 	c->reducing = true;
-	if (chunk_from_cache(c, &c->reduce))
-		goto done;
 	if (chunk_submit(c, &c->reduce, c->opts.llm->reduce_model) < 0) {
 		reduce_fall_back(c, error_message());
 		goto done;
@@ -962,15 +1068,9 @@ static int start_rule(struct check *c, size_t index)
 	if ((error = plan_rule(c, index)) < 0)
 		return settle_as(c, index, RULE_ERROR, error_message());
 	rule_timeout(c, index);
-	for (k = 0; k < s->nchunks; k++) {
-		struct chunk *ch = s->chunks[k];
-
-		cache_key(ch->key, MAP_SCHEMA, c->opts.llm, model_of(c, rule), ch->system, ch->user);
-		if (chunk_from_cache(c, ch))
-			continue;
-		if ((error = chunk_submit(c, ch, model_of(c, rule))) < 0)
-			chunk_fail(c, ch, RULE_ERROR, error_message());
-	}
+	for (k = 0; k < s->nchunks; k++)
+		if ((error = chunk_submit(c, s->chunks[k], model_of(c, rule))) < 0)
+			chunk_fail(c, s->chunks[k], RULE_ERROR, error_message());
 	return 0;
 }
 
@@ -1049,15 +1149,10 @@ int check_start(struct check *c)
 	timeout_pick(c);
 	/* The deadline bounds the whole check: what preparing it took is spent. */
 	c->opts.sched.deadline_spent = (double)(now_ms(CLOCK_MONOTONIC) - c->started_ms) / 1000.0;
-	if ((error = sched_new(&c->sched, &c->opts.sched)) < 0)
+	if ((error = asker_new(&c->asker, c->opts.llm, &c->opts.sched, &c->opts.ask,
+			       storing(c) ? c->opts.store : NULL)) < 0)
 		return error;
 	return depreview_done(c->deps) ? rules_begin(c) : 0;
-}
-
-static struct chunk *event_chunk(struct check *c, const struct sched_event *ev)
-{
-	(void)c;
-	return ev->user;
 }
 
 static void on_started(struct check *c, struct chunk *k)
@@ -1074,91 +1169,85 @@ static void on_started(struct check *c, struct chunk *k)
 	}
 }
 
-static void on_done(struct check *c, struct chunk *k, const struct sched_event *ev)
+static void on_done(struct check *c, struct chunk *k, const struct ask_event *ev)
 {
-	struct llm_reply reply;
-	const char *model = k == &c->reduce ? c->opts.llm->reduce_model :
-		model_of(c, c->states[k->rule].result.rule);
-
-	/* An answer over its bound (answer.h) is neither read nor kept. */
-	if (llm_reply_parse(&reply, c->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0 ||
-	    answer_size_check(strlen(reply.text)) < 0) {
-		llm_reply_release(&reply);
-		if (k == &c->reduce)
-			reduce_fall_back(c, error_message());
-		else
-			chunk_fail(c, k, RULE_ERROR, error_message());
-		return;
+	k->cached = ev->cached;
+	k->tokens_in += ev->usage.in;
+	k->tokens_cached += ev->usage.cached;
+	k->tokens_cache_write += ev->usage.cache_write;
+	k->tokens_out += ev->usage.out;
+	if (ev->cached) {
+		c->stats.cache_hits++;
+	} else {
+		c->stats.tokens_in += ev->usage.in;
+		c->stats.tokens_out += ev->usage.out;
 	}
-	k->tokens_in += reply.tokens_in;
-	k->tokens_out += reply.tokens_out;
-	c->stats.tokens_in += reply.tokens_in;
-	c->stats.tokens_out += reply.tokens_out;
-	if (storing(c) && store_cache_put(c->opts.store, k->key, provider_name(c->opts.llm->provider),
-					     model, reply.text, reply.tokens_in, reply.tokens_out) < 0)
-		store_failed(c);
-	chunk_answer(c, k, reply.text, strlen(reply.text));
-	llm_reply_release(&reply);
+	chunk_answer(c, k, ev->text, strlen(ev->text));
 }
 
-static void on_failed(struct check *c, struct chunk *k, const struct sched_event *ev)
+static void on_failed(struct check *c, struct chunk *k, const struct ask_event *ev)
 {
-	struct buf why = BUF_INIT;
-	enum rule_status status = ev->status == SCHED_TIMEOUT ? RULE_TIMEOUT : RULE_ERROR;
-
-	/* A server that does not take the JSON response format gets one more try without it. */
-	if (ev->status == SCHED_HTTP_ERROR && k->json_mode && c->opts.llm->json_mode &&
-	    llm_rejects_json_mode(ev->http_status, ev->body)) {
-		k->json_mode = false;
-		if (chunk_submit(c, k, k == &c->reduce ? c->opts.llm->reduce_model :
-				 model_of(c, c->states[k->rule].result.rule)) == 0)
-			return;
-	}
-	if (ev->status == SCHED_HTTP_ERROR)
-		llm_error_text(&why, ev->http_status, ev->body, ev->body_len);
-	else if (ev->status == SCHED_CANCELLED)
-		buf_puts(&why, "cancelled");
-	else
-		buf_puts(&why, ev->error);
 	if (k == &c->reduce) {
 		struct buf reason = BUF_INIT;
 
-		buf_printf(&reason, "the reduce call failed: %s", why.ptr);
+		buf_printf(&reason, "the reduce call failed: %s", ev->error);
 		reduce_fall_back(c, reason.ptr);
 		buf_release(&reason);
-	} else {
-		chunk_fail(c, k, status, why.ptr);
+		return;
 	}
-	buf_release(&why);
+	chunk_fail(c, k, ev->status == ASK_TIMEOUT ? RULE_TIMEOUT : RULE_ERROR, ev->error);
 }
 
-static void handle_event(struct check *c, const struct sched_event *ev)
+/* A rule's streamed answers so far, summed over its requests. */
+static void on_progress(struct check *c, struct chunk *k, const struct ask_event *ev)
 {
-	struct chunk *k = event_chunk(c, ev);
+	struct rule_state *s;
+	size_t i;
 
-	if (ev->status == SCHED_STARTED) {
+	k->streamed = ev->streamed;
+	if (k == &c->reduce)
+		return;
+	s = &c->states[k->rule];
+	for (i = 0, s->result.tokens_streamed = 0; i < s->nchunks; i++)
+		s->result.tokens_streamed += s->chunks[i]->streamed;
+	event_push(c, CHECK_RULE_PROGRESS, k->rule);
+}
+
+static void handle_event(struct check *c, const struct ask_event *ev)
+{
+	struct chunk *k = ev->user;
+
+	if (ev->status == ASK_STARTED) {
 		on_started(c, k);
+		return;
+	}
+	if (ev->status == ASK_PROGRESS) {
+		on_progress(c, k, ev);
 		return;
 	}
 	k->attempts += ev->attempts;
 	c->stats.requests += ev->attempts;
-	if (ev->status == SCHED_DONE)
+	if (ev->store_failed) {
+		store_failed(c);
+		asker_drop_store(c->asker);
+	}
+	if (ev->status == ASK_DONE)
 		on_done(c, k, ev);
 	else
 		on_failed(c, k, ev);
 }
 
-/* The scheduler's events, after sending what took the freed slots. */
+/* The request cycle's events, after sending what took the freed slots. */
 static int drain(struct check *c, int error)
 {
-	struct sched_event ev;
+	struct ask_event ev;
 
 	/* New requests go out before the slower work on the answers. */
-	if (!error && sched_timeout(c->sched) == 0)
-		error = sched_step(c->sched, NULL, 0);
-	while (sched_next(c->sched, &ev)) {
+	if (!error && sched_timeout(asker_sched(c->asker)) == 0)
+		error = asker_step(c->asker, NULL, 0);
+	while (asker_next(c->asker, &ev)) {
 		handle_event(c, &ev);
-		sched_event_release(&ev);
+		ask_event_release(&ev);
 		check_advance(c);
 	}
 	return error;
@@ -1175,7 +1264,7 @@ static int deps_stepped(struct check *c)
 /* The deadline passed while the advisories were looked up: the rules start, to time out at once. */
 static void deps_deadline(struct check *c)
 {
-	if (!c->rules_started && sched_deadline_left_ms(c->sched) == 0)
+	if (!c->rules_started && sched_deadline_left_ms(asker_sched(c->asker)) == 0)
 		depreview_cancel(c->deps);
 }
 
@@ -1183,27 +1272,27 @@ int check_step(struct check *c, const struct pollfd *fds, int n)
 {
 	int error;
 
-	if (!c->sched || c->done)
+	if (!c->asker || c->done)
 		return 0;
 	if (!c->rules_started) {
-		depreview_step(c->deps, fds + c->sched_nfds, n - c->sched_nfds < c->deps_nfds ?
-			       n - c->sched_nfds : c->deps_nfds);
+		depreview_step(c->deps, fds + c->asker_nfds, n - c->asker_nfds < c->deps_nfds ?
+			       n - c->asker_nfds : c->deps_nfds);
 		deps_deadline(c);
 		if ((error = deps_stepped(c)) < 0)
 			return error;
 	}
-	return drain(c, sched_step(c->sched, fds, c->sched_nfds < n ? c->sched_nfds : n));
+	return drain(c, asker_step(c->asker, fds, c->asker_nfds < n ? c->asker_nfds : n));
 }
 
 int check_fds(struct check *c, struct pollfd *out, int max)
 {
-	c->sched_nfds = c->deps_nfds = 0;
-	if (!c->sched || c->done)
+	c->asker_nfds = c->deps_nfds = 0;
+	if (!c->asker || c->done)
 		return 0;
-	c->sched_nfds = sched_fds(c->sched, out, max);
+	c->asker_nfds = asker_fds(c->asker, out, max);
 	if (!c->rules_started)
-		c->deps_nfds = depreview_fds(c->deps, out + c->sched_nfds, max - c->sched_nfds);
-	return c->sched_nfds + c->deps_nfds;
+		c->deps_nfds = depreview_fds(c->deps, out + c->asker_nfds, max - c->asker_nfds);
+	return c->asker_nfds + c->deps_nfds;
 }
 
 static int sooner(int a, int b)
@@ -1215,28 +1304,28 @@ int check_timeout(struct check *c)
 {
 	if (c->next_event < c->nevents)
 		return 0;
-	if (!c->sched || c->done)
+	if (!c->asker || c->done)
 		return -1;
-	return c->rules_started ? sched_timeout(c->sched) :
-		sooner(sooner(sched_timeout(c->sched), depreview_timeout(c->deps)),
-		       (int)sched_deadline_left_ms(c->sched));
+	return c->rules_started ? asker_timeout(c->asker) :
+		sooner(sooner(asker_timeout(c->asker), depreview_timeout(c->deps)),
+		       (int)sched_deadline_left_ms(asker_sched(c->asker)));
 }
 
 int check_wait(struct check *c, int max_ms)
 {
-	if (!c->sched || c->done || c->next_event < c->nevents)
+	if (!c->asker || c->done || c->next_event < c->nevents)
 		return 0;
 	if (!c->rules_started) {
-		depreview_wait(c->deps, sooner(max_ms, (int)sched_deadline_left_ms(c->sched)));
+		depreview_wait(c->deps, sooner(max_ms, (int)sched_deadline_left_ms(asker_sched(c->asker))));
 		deps_deadline(c);
 		return deps_stepped(c);
 	}
-	return drain(c, sched_wait(c->sched, max_ms));
+	return drain(c, asker_wait(c->asker, max_ms));
 }
 
 void check_cancel(struct check *c)
 {
-	if (c->done || !c->sched)
+	if (c->done || !c->asker)
 		return;
 	c->cancelled = true;
 	/* Cancelled while the advisories were looked up: the rules start, to be cancelled at once. */
@@ -1244,7 +1333,7 @@ void check_cancel(struct check *c)
 		depreview_cancel(c->deps);
 		deps_stepped(c);
 	}
-	sched_cancel_all(c->sched);
+	asker_cancel_all(c->asker);
 	drain(c, 0);
 }
 
@@ -1318,6 +1407,11 @@ const struct rule_result *check_result(const struct check *c, size_t index)
 	return &c->states[index].result;
 }
 
+long check_rule_streamed(const struct check *c, size_t index)
+{
+	return c->states[index].result.tokens_streamed;
+}
+
 long check_rule_elapsed_ms(const struct check *c, size_t index)
 {
 	const struct rule_state *s = &c->states[index];
@@ -1372,7 +1466,7 @@ const char *check_store_error(const struct check *c)
 
 bool check_deadline_passed(const struct check *c)
 {
-	return c->sched && sched_deadline_passed(c->sched);
+	return c->asker && sched_deadline_passed(asker_sched(c->asker));
 }
 
 bool check_stored(const struct check *c)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "diff.h"
+#include "ask.h"
 #include "llm.h"
 #include "repo.h"
 #include "result.h"
@@ -37,6 +38,7 @@ struct check_options {
 	const char *environment;        /* "local" by default */
 	struct llm_config *llm;         /* the provider (none is fine) */
 	struct sched_options sched;
+	struct asker_options ask;       /* streaming, warming the prompt cache */
 	struct store *store;            /* where results go (NULL: nowhere) */
 	const char *store_error;        /* why there is no store (it would not open), for the report */
 	bool no_advisories;             /* revline.advisories false: no OSV lookups */
@@ -55,6 +57,7 @@ int check_options_load(struct check_options *options, struct config *config);
 enum check_event_kind {
 	CHECK_DEPENDENCIES,     /* the dependency analysis is ready (only when it found something) */
 	CHECK_RULE_STARTED,     /* a rule's first request began */
+	CHECK_RULE_PROGRESS,    /* more of a rule's streamed answer came (check_rule_streamed) */
 	CHECK_RULE_SETTLED,     /* a rule has its result (any status) */
 	CHECK_REDUCE_STARTED,   /* every rule settled; the reduce call began */
 	CHECK_STORE_FAILED,     /* storing failed, once: check_store_error says why; the check goes on unstored */
@@ -103,6 +106,8 @@ int check_retry(struct check *check);
 /* What it has so far. */
 size_t check_nresults(const struct check *check);
 const struct rule_result *check_result(const struct check *check, size_t index);
+/* The events of a rule's streamed answers received so far (about a token each). */
+long check_rule_streamed(const struct check *check, size_t index);
 /* How long a running rule has been running, in ms (0 before it starts). */
 long check_rule_elapsed_ms(const struct check *check, size_t index);
 const struct rule_set *check_rules(const struct check *check);

@@ -39,6 +39,8 @@
 	X("revline.timeout",       "REVLINE_TIMEOUT",     CONFIG_HARMLESS) \
 	X("revline.retries",       "REVLINE_RETRIES",     CONFIG_HARMLESS) \
 	X("revline.deadline",      "REVLINE_DEADLINE",    CONFIG_HARMLESS) \
+	X("revline.ceiling",       NULL,                  CONFIG_HARMLESS) \
+	X("revline.stream",        NULL,                  CONFIG_HARMLESS) \
 	X("revline.tokenBudget",   NULL,                  CONFIG_HARMLESS) \
 	X("revline.reduce",        NULL,                  CONFIG_HARMLESS) \
 	X("revline.jsonMode",      NULL,                  CONFIG_HARMLESS) \

@@ -35,9 +35,8 @@ struct fix {
 	int64_t id;
 	char *error, *explanation, *preview;
 	struct buf replacement;
-	bool json_mode;
 	char *system, *user;
-	struct sched *sched;
+	struct asker *asker;
 	struct lint *lint;
 	enum fix_recheck recheck;
 	char *recheck_detail;
@@ -83,7 +82,6 @@ static int fix_alloc(struct fix **out, const struct fix_options *options)
 	if (!fix)
 		return error_nomem();
 	fix->opts = *options;
-	fix->json_mode = true;
 	return 0;
 }
 
@@ -189,7 +187,7 @@ void fix_free(struct fix *fix)
 {
 	if (!fix)
 		return;
-	sched_free(fix->sched);
+	asker_free(fix->asker);
 	lint_free(fix->lint);
 	editwin_table_free(fix->own_table);
 	target_release(&fix->target);
@@ -509,10 +507,14 @@ static void fail(struct fix *fix, const char *why)
 
 /* --- asking --------------------------------------------------------------- */
 
+/* Asked afresh each time (the user asks again for another fix); the answer is still kept. */
 static int submit(struct fix *fix)
 {
-	return llm_submit(fix->sched, fix->opts.llm, fix->opts.llm->model, fix->system, fix->user,
-			  fix->json_mode, NULL, strlen(fix->user), fix);
+	struct ask_spec spec = { SCHEMA_FIX, fix->opts.llm->model, NULL, fix->system, NULL, fix->user,
+				 strlen(fix->system) + strlen(fix->user), true, fix };
+	uint64_t id;
+
+	return ask_submit(fix->asker, &id, &spec);
 }
 
 int fix_start(struct fix *fix)
@@ -527,7 +529,8 @@ int fix_start(struct fix *fix)
 		error_clear();
 	if ((error = patch_read(&fix->text, fix->opts.workdir, fix->target.file)) < 0 ||
 	    (error = take_window(fix)) < 0 || (error = build_prompt(fix)) < 0 ||
-	    (error = sched_new(&fix->sched, &fix->opts.sched)) < 0 || (error = row_insert(fix)) < 0)
+	    (error = asker_new(&fix->asker, fix->opts.llm, &fix->opts.sched, &fix->opts.ask, NULL)) < 0 ||
+	    (error = row_insert(fix)) < 0)
 		return error;
 	fix->state = FIX_ASKING;
 	if ((error = submit(fix)) < 0)
@@ -571,33 +574,14 @@ done:
 	buf_release(&preview);
 }
 
-static void on_event(struct fix *fix, const struct sched_event *ev)
+static void on_event(struct fix *fix, const struct ask_event *ev)
 {
-	struct llm_reply reply;
-	struct buf why = BUF_INIT;
-
-	if (ev->status == SCHED_STARTED || fix->state != FIX_ASKING)
+	if (ev->status == ASK_STARTED || ev->status == ASK_PROGRESS || fix->state != FIX_ASKING)
 		return;
-	if (ev->status == SCHED_DONE) {
-		if (llm_reply_parse(&reply, fix->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0) {
-			fail(fix, error_message());
-			return;
-		}
-		propose(fix, reply.text);
-		llm_reply_release(&reply);
-		return;
-	}
-	if (ev->status == SCHED_HTTP_ERROR && fix->json_mode && llm_rejects_json_mode(ev->http_status, ev->body)) {
-		fix->json_mode = false;
-		if (submit(fix) == 0)
-			return;
-	}
-	if (ev->status == SCHED_HTTP_ERROR)
-		llm_error_text(&why, ev->http_status, ev->body, ev->body_len);
+	if (ev->status == ASK_DONE)
+		propose(fix, ev->text);
 	else
-		buf_puts(&why, ev->error);
-	fail(fix, why.ptr ? why.ptr : "the request failed");
-	buf_release(&why);
+		fail(fix, ev->error);
 }
 
 /* --- rechecking ----------------------------------------------------------- */
@@ -696,11 +680,11 @@ static void recheck_start(struct fix *fix)
 
 static void drain(struct fix *fix)
 {
-	struct sched_event ev;
+	struct ask_event ev;
 
-	while (fix->sched && sched_next(fix->sched, &ev)) {
+	while (fix->asker && asker_next(fix->asker, &ev)) {
 		on_event(fix, &ev);
-		sched_event_release(&ev);
+		ask_event_release(&ev);
 	}
 	if (fix->lint && lint_done(fix->lint))
 		recheck_finish(fix);
@@ -709,14 +693,14 @@ static void drain(struct fix *fix)
 int fix_fds(struct fix *fix, struct pollfd *out, int max)
 {
 	if (fix->state == FIX_ASKING)
-		return sched_fds(fix->sched, out, max);
+		return asker_fds(fix->asker, out, max);
 	return fix->lint ? lint_fds(fix->lint, out, max) : 0;
 }
 
 int fix_timeout(struct fix *fix)
 {
 	if (fix->state == FIX_ASKING)
-		return sched_timeout(fix->sched);
+		return asker_timeout(fix->asker);
 	return fix->lint ? lint_timeout(fix->lint) : -1;
 }
 
@@ -725,7 +709,7 @@ int fix_step(struct fix *fix, const struct pollfd *fds, int n)
 	int error = 0;
 
 	if (fix->state == FIX_ASKING)
-		error = sched_step(fix->sched, fds, n);
+		error = asker_step(fix->asker, fds, n);
 	else if (fix->lint)
 		error = lint_step(fix->lint, fds, n);
 	drain(fix);
@@ -737,7 +721,7 @@ int fix_wait(struct fix *fix, int max_ms)
 	int error = 0;
 
 	if (fix->state == FIX_ASKING)
-		error = sched_wait(fix->sched, max_ms);
+		error = asker_wait(fix->asker, max_ms);
 	else if (fix->lint)
 		error = lint_wait(fix->lint, max_ms);
 	drain(fix);
@@ -752,7 +736,7 @@ bool fix_busy(const struct fix *fix)
 void fix_cancel(struct fix *fix)
 {
 	if (fix->state == FIX_ASKING) {
-		sched_cancel_all(fix->sched);
+		asker_cancel_all(fix->asker);
 		fail(fix, "cancelled");
 	}
 	if (fix->lint) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ask.h"
 #include "llm.h"
 #include "sched.h"
 
@@ -71,6 +72,7 @@ struct fix_options {
 	struct store *store;
 	struct llm_config *llm;
 	struct sched_options sched;
+	struct asker_options ask;
 	struct config *config;          /* linter commands (revline.lint.NAME); may be NULL */
 	const struct editwin_table *table;      /* NULL: the shipped table */
 };

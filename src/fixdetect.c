@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FIXDETECT_SCHEMA "fixdetect-1"
 /* Each filtered diff in a prompt is cut here; the cut is said. */
 #define DIFF_MAX (48 * 1024)
 
@@ -49,7 +48,7 @@ struct fixdetect {
 	struct violation *violations;
 	size_t count, unsettled, fixed, errors, deterministic, calls;
 	json_t *error_log;
-	struct sched *sched;
+	struct asker *asker;
 	struct fixdetect_event *events;
 	size_t nevents, next_event, events_alloc;
 	int64_t started_ms;
@@ -107,7 +106,7 @@ void fixdetect_free(struct fixdetect *fd)
 
 	if (!fd)
 		return;
-	sched_free(fd->sched);
+	asker_free(fd->asker);
 	for (i = 0; i < fd->count; i++)
 		violation_release(&fd->violations[i]);
 	free(fd->violations);
@@ -288,7 +287,6 @@ static int load_violations(struct fixdetect *fd)
 		v->rule_path = column_text(stmt, 2);
 		v->rule_version = column_text(stmt, 3);
 		v->reasoning = column_text(stmt, 5);
-		v->json_mode = true;
 		refs = column_text(stmt, 4);
 		error = !v->rule_id || !v->rule_path ? error_nomem() : violation_files(fd, v, refs);
 		free(refs);
@@ -619,8 +617,11 @@ done:
 
 static int submit(struct fixdetect *fd, struct violation *v)
 {
-	return llm_submit(fd->sched, fd->opts.llm, fd->opts.llm->model, v->system, v->user, v->json_mode,
-			  NULL, strlen(v->user), v);
+	struct ask_spec spec = { SCHEMA_FIXDETECT, fd->opts.llm->model, NULL, v->system, NULL, v->user,
+				 strlen(v->system) + strlen(v->user), fd->opts.no_cache, v };
+	uint64_t id;
+
+	return ask_submit(fd->asker, &id, &spec);
 }
 
 static const char *const fix_types[] = { "CODE_CHANGE", "THREADLINE_CHANGED", "THREADLINE_DELETED" };
@@ -670,27 +671,10 @@ failed:
 	settle(fd, index, OUTCOME_FAILED);
 }
 
-static void cache_key(char out[41], const struct llm_config *llm, const char *system, const char *user)
-{
-	struct buf text = BUF_INIT;
-	git_oid oid;
-
-	buf_printf(&text, "%s%c%s%c%s%c%s%c", FIXDETECT_SCHEMA, 0, provider_name(llm->provider), 0,
-		   llm->base_url ? llm->base_url : "", 0, llm->model, 0);
-	buf_puts(&text, system);
-	buf_putc(&text, '\0');
-	buf_puts(&text, user);
-	git_odb_hash(&oid, text.ptr, text.len, GIT_OBJECT_BLOB);
-	git_oid_tostr(out, 41, &oid);
-	buf_release(&text);
-}
-
 static void ask(struct fixdetect *fd, size_t index, const struct stored_rule *prev,
 		const struct stored_rule *cur)
 {
 	struct violation *v = &fd->violations[index];
-	char *answer = NULL;
-	long in, out;
 
 	v->method = "llm_analysis";
 	if (fd->opts.llm->provider == PROVIDER_NONE) {
@@ -703,18 +687,10 @@ static void ask(struct fixdetect *fd, size_t index, const struct stored_rule *pr
 		settle(fd, index, OUTCOME_FAILED);
 		return;
 	}
-	cache_key(v->key, fd->opts.llm, v->system, v->user);
-	if (!fd->opts.no_cache && store_cache_get(fd->store, v->key, &answer, &in, &out) == 0) {
-		judge(fd, index, answer, strlen(answer));
-		free(answer);
-		return;
-	}
 	if (submit(fd, v) < 0) {
 		v->error = strdup(error_message());
 		settle(fd, index, OUTCOME_FAILED);
-		return;
 	}
-	fd->calls++;
 }
 
 /* What needs no call is decided here; the rest is asked. */
@@ -834,7 +810,7 @@ int fixdetect_start(struct fixdetect *fd)
 	if ((error = load_diff(fd, fd->check_id, &fd->diff)) < 0 ||
 	    (error = load_diff(fd, fd->previous_id, &fd->previous_diff)) < 0 ||
 	    (error = load_violations(fd)) < 0 ||
-	    (error = sched_new(&fd->sched, &fd->opts.sched)) < 0)
+	    (error = asker_new(&fd->asker, fd->opts.llm, &fd->opts.sched, &fd->opts.ask, fd->store)) < 0)
 		return error;
 	for (i = 0; i < fd->count && !error; i++)
 		error = decide(fd, i);
@@ -842,55 +818,29 @@ int fixdetect_start(struct fixdetect *fd)
 	return error;
 }
 
-static void on_done(struct fixdetect *fd, struct violation *v, const struct sched_event *ev)
-{
-	size_t index = (size_t)(v - fd->violations);
-	struct llm_reply reply;
-
-	if (llm_reply_parse(&reply, fd->opts.llm->provider, ev->body ? ev->body : "", ev->body_len) < 0) {
-		v->error = strdup(error_message());
-		settle(fd, index, OUTCOME_FAILED);
-		return;
-	}
-	store_cache_put(fd->store, v->key, provider_name(fd->opts.llm->provider), fd->opts.llm->model,
-			reply.text, reply.tokens_in, reply.tokens_out);
-	judge(fd, index, reply.text, strlen(reply.text));
-	llm_reply_release(&reply);
-}
-
-static void on_event(struct fixdetect *fd, const struct sched_event *ev)
+static void on_event(struct fixdetect *fd, const struct ask_event *ev)
 {
 	struct violation *v = ev->user;
-	struct buf why = BUF_INIT;
 
-	if (ev->status == SCHED_STARTED)
+	if (ev->status == ASK_STARTED || ev->status == ASK_PROGRESS)
 		return;
 	v->attempts += ev->attempts;
-	if (ev->status == SCHED_DONE) {
-		on_done(fd, v, ev);
+	fd->calls += !ev->cached;
+	if (ev->status == ASK_DONE) {
+		judge(fd, (size_t)(v - fd->violations), ev->text, strlen(ev->text));
 		return;
 	}
-	if (ev->status == SCHED_HTTP_ERROR && v->json_mode &&
-	    llm_rejects_json_mode(ev->http_status, ev->body)) {
-		v->json_mode = false;
-		if (submit(fd, v) == 0)
-			return;
-	}
-	if (ev->status == SCHED_HTTP_ERROR)
-		llm_error_text(&why, ev->http_status, ev->body, ev->body_len);
-	else
-		buf_puts(&why, ev->error);
-	v->error = buf_detach(&why);
+	v->error = strdup(ev->error);
 	settle(fd, (size_t)(v - fd->violations), OUTCOME_FAILED);
 }
 
 static int drain(struct fixdetect *fd, int error)
 {
-	struct sched_event ev;
+	struct ask_event ev;
 
-	while (sched_next(fd->sched, &ev)) {
+	while (asker_next(fd->asker, &ev)) {
 		on_event(fd, &ev);
-		sched_event_release(&ev);
+		ask_event_release(&ev);
 	}
 	advance(fd);
 	return error;
@@ -898,28 +848,28 @@ static int drain(struct fixdetect *fd, int error)
 
 int fixdetect_step(struct fixdetect *fd, const struct pollfd *fds, int n)
 {
-	if (!fd->sched || fd->done)
+	if (!fd->asker || fd->done)
 		return 0;
-	return drain(fd, sched_step(fd->sched, fds, n));
+	return drain(fd, asker_step(fd->asker, fds, n));
 }
 
 int fixdetect_wait(struct fixdetect *fd, int max_ms)
 {
-	if (!fd->sched || fd->done || fd->next_event < fd->nevents)
+	if (!fd->asker || fd->done || fd->next_event < fd->nevents)
 		return 0;
-	return drain(fd, sched_wait(fd->sched, max_ms));
+	return drain(fd, asker_wait(fd->asker, max_ms));
 }
 
 int fixdetect_fds(struct fixdetect *fd, struct pollfd *out, int max)
 {
-	return fd->sched && !fd->done ? sched_fds(fd->sched, out, max) : 0;
+	return fd->asker && !fd->done ? asker_fds(fd->asker, out, max) : 0;
 }
 
 int fixdetect_timeout(struct fixdetect *fd)
 {
 	if (fd->next_event < fd->nevents)
 		return 0;
-	return fd->sched && !fd->done ? sched_timeout(fd->sched) : -1;
+	return fd->asker && !fd->done ? asker_timeout(fd->asker) : -1;
 }
 
 bool fixdetect_done(const struct fixdetect *fd)

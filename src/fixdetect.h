@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ask.h"
 #include "llm.h"
 #include "sched.h"
 #include "store.h"
@@ -66,6 +67,7 @@ struct violation {
 struct fixdetect_options {
 	struct llm_config *llm;         /* provider none: only deterministic decisions */
 	struct sched_options sched;
+	struct asker_options ask;
 	bool no_cache;
 };
 

@@ -1,6 +1,5 @@
 /* LLM providers: settings, requests, answers, and JSON inside answers. */
 #include "llm.h"
-#include "sched.h"
 #include "config.h"
 #include "models.h"
 #include "secret.h"
@@ -203,7 +202,7 @@ void llm_config_release(struct llm_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int add_header(struct llm_call *call, const char *fmt, const char *value)
+int llm_call_header(struct llm_call *call, const char *fmt, const char *value)
 {
 	char **headers = realloc(call->headers, (call->nheaders + 1) * sizeof(char *));
 	struct buf line = BUF_INIT;
@@ -215,107 +214,6 @@ static int add_header(struct llm_call *call, const char *fmt, const char *value)
 		return RL_ENOMEM;
 	call->headers[call->nheaders++] = buf_detach(&line);
 	return 0;
-}
-
-/* Set key to a new value; false when either could not be made (the body is then dropped). */
-static bool body_set(json_t *body, const char *key, json_t *value)
-{
-	return value && json_object_set_new(body, key, value) == 0;
-}
-
-/*
- * The answer's cap. A reasoning model counts its hidden reasoning in it, so
- * one that takes an effort gets room for both, as OpenAI advises.
- */
-static long output_cap(const struct llm_config *c, const struct model_info *info)
-{
-	return info->reasoning_effort && c->max_tokens < LLM_REASONING_CAP ? LLM_REASONING_CAP :
-		c->max_tokens;
-}
-
-/* What the model's row allows: no temperature, the cap under its name, an effort. */
-static json_t *body_tune(json_t *body, const struct llm_config *c, const struct model_info *info,
-			 const char *effort)
-{
-	const char *cap = info->max_param == MODEL_MAX_COMPLETION_TOKENS ? "max_completion_tokens" :
-		"max_tokens";
-
-	if (!body)
-		return NULL;
-	if ((info->temperature && !body_set(body, "temperature", json_real(LLM_TEMPERATURE))) ||
-	    !body_set(body, cap, json_integer(output_cap(c, info))) ||
-	    (effort && info->reasoning_effort && !body_set(body, "reasoning_effort", json_string(effort)))) {
-		json_decref(body);
-		return NULL;
-	}
-	return body;
-}
-
-static json_t *openai_body(const struct llm_config *c, const struct model_info *info, const char *model,
-			   const char *system, const char *user, bool json_mode, const char *effort)
-{
-	json_t *body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}]}", "model", model,
-				 "messages", "role", "system", "content", system,
-				 "role", "user", "content", user);
-
-	/* The schema itself is not sent yet: a model that takes one takes JSON mode too. */
-	if (body && json_mode && info->structured != MODEL_STRUCTURED_NONE &&
-	    !body_set(body, "response_format", json_pack("{s:s}", "type", "json_object"))) {
-		json_decref(body);
-		return NULL;
-	}
-	return body_tune(body, c, info, effort);
-}
-
-/*
- * Anthropic has no reasoning_effort: its extended thinking is a token
- * budget that also forbids temperature, which revline does not ask for.
- */
-static json_t *anthropic_body(const struct llm_config *c, const struct model_info *info,
-			      const char *model, const char *system, const char *user)
-{
-	return body_tune(json_pack("{s:s, s:s, s:[{s:s, s:s}]}", "model", model, "system", system,
-				   "messages", "role", "user", "content", user), c, info, NULL);
-}
-
-int llm_call_build(struct llm_call *out, const struct llm_config *c, const char *model,
-		   const char *system, const char *user, bool json_mode, const char *effort)
-{
-	bool anthropic = c->provider == PROVIDER_ANTHROPIC;
-	const struct model_info *info;
-	json_t *body;
-	struct buf url = BUF_INIT;
-	int error = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (c->provider == PROVIDER_NONE)
-		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
-	models_lookup(&info, c->models, provider_name(c->provider), model);
-	body = anthropic ? anthropic_body(c, info, model, system, user) :
-		openai_body(c, info, model, system, user, json_mode && c->json_mode,
-			    effort ? effort : c->reasoning_effort);
-	if (!body || !(out->body = json_dumps(body, JSON_COMPACT))) {
-		json_decref(body);
-		return error_set(RL_ERROR, "cannot build the request (is the prompt valid UTF-8?)");
-	}
-	json_decref(body);
-	out->body_len = strlen(out->body);
-	if ((error = buf_printf(&url, "%s/%s", c->base_url, anthropic ? "messages" : "chat/completions")) < 0)
-		goto fail;
-	out->url = buf_detach(&url);
-	if ((error = add_header(out, "Content-Type: %s", "application/json")) < 0)
-		goto fail;
-	if (anthropic) {
-		if ((error = add_header(out, "anthropic-version: %s", "2023-06-01")) < 0 ||
-		    (c->api_key && (error = add_header(out, "x-api-key: %s", c->api_key)) < 0))
-			goto fail;
-	} else if (c->api_key && (error = add_header(out, "Authorization: Bearer %s", c->api_key)) < 0) {
-		goto fail;
-	}
-	return 0;
-fail:
-	llm_call_release(out);
-	return error;
 }
 
 void llm_call_release(struct llm_call *call)
@@ -347,33 +245,6 @@ static void quote_start(char *out, size_t size, const char *text, size_t len)
 		strcat(out, "...");
 }
 
-static json_int_t usage_value(json_t *usage, const char *key)
-{
-	json_t *v = json_object_get(usage, key);
-
-	return json_is_integer(v) ? json_integer_value(v) : 0;
-}
-
-static const char *reply_text(json_t *root, enum provider provider)
-{
-	json_t *content;
-	size_t i;
-
-	if (provider == PROVIDER_ANTHROPIC) {
-		content = json_object_get(root, "content");
-		for (i = 0; json_is_array(content) && i < json_array_size(content); i++) {
-			json_t *part = json_array_get(content, i);
-
-			if (json_is_string(json_object_get(part, "text")))
-				return json_string_value(json_object_get(part, "text"));
-		}
-		return NULL;
-	}
-	content = json_object_get(json_object_get(json_array_get(json_object_get(root, "choices"), 0),
-						  "message"), "content");
-	return json_is_string(content) ? json_string_value(content) : NULL;
-}
-
 /*
  * The start of a server's body, for a message: from the body with the key
  * taken out first, so that the cut cannot leave a part of it.
@@ -389,72 +260,6 @@ static void quote_body(char *out, size_t size, const char *body, size_t len)
 	secret_redact(&clean);
 	quote_start(out, size, clean.ptr, clean.len);
 	buf_release(&clean);
-}
-
-/* The answer's text, with the key the server may have echoed taken out. */
-static int reply_text_copy(char **out, const char *text)
-{
-	struct buf copy = BUF_INIT;
-
-	*out = NULL;
-	if (buf_puts(&copy, text) < 0)
-		return RL_ENOMEM;
-	secret_redact(&copy);
-	*out = buf_detach(&copy);
-	return *out ? 0 : error_nomem();
-}
-
-int llm_reply_parse(struct llm_reply *out, enum provider provider, const char *body, size_t len)
-{
-	json_error_t jerr;
-	json_t *root = json_loadb(body, len, 0, &jerr), *usage;
-	const char *text;
-	char start[128];
-	int error;
-
-	memset(out, 0, sizeof(*out));
-	if (!root) {
-		quote_body(start, sizeof(start), body, len);
-		return error_set(RL_EPARSE, "the server's answer is not JSON: \"%s\"", start);
-	}
-	if (!(text = reply_text(root, provider))) {
-		json_decref(root);
-		quote_body(start, sizeof(start), body, len);
-		return error_set(RL_EPARSE, "the server's answer has no %s: \"%s\"",
-				 provider == PROVIDER_ANTHROPIC ? "content text" : "choices[0].message.content",
-				 start);
-	}
-	usage = json_object_get(root, "usage");
-	out->tokens_in = (long)(provider == PROVIDER_ANTHROPIC ? usage_value(usage, "input_tokens") :
-				usage_value(usage, "prompt_tokens"));
-	out->tokens_out = (long)(provider == PROVIDER_ANTHROPIC ? usage_value(usage, "output_tokens") :
-				 usage_value(usage, "completion_tokens"));
-	error = reply_text_copy(&out->text, text);
-	json_decref(root);
-	return error;
-}
-
-void llm_reply_release(struct llm_reply *reply)
-{
-	free(reply->text);
-	memset(reply, 0, sizeof(*reply));
-}
-
-static bool contains_icase(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; s && *s; s++)
-		if (!strncasecmp(s, needle, n))
-			return true;
-	return false;
-}
-
-bool llm_rejects_json_mode(long http_status, const char *body)
-{
-	return http_status >= 400 && http_status < 500 && body &&
-		(contains_icase(body, "response_format") || contains_icase(body, "json_object") ||
-		 contains_icase(body, "json mode"));
 }
 
 void llm_error_text(struct buf *out, long http_status, const char *body, size_t len)
@@ -600,27 +405,5 @@ int llm_ping(struct buf *message, const struct llm_config *c, long timeout_s)
 		memset(auth.ptr, 0, auth.len);
 	buf_release(&auth);
 	buf_release(&url);
-	return error;
-}
-
-int llm_submit(struct sched *sched, const struct llm_config *config, const char *model,
-	       const char *system, const char *user, bool json_mode, const char *effort, size_t weight,
-	       void *ctx)
-{
-	struct sched_request req = { 0 };
-	struct llm_call call;
-	uint64_t task;
-	int error;
-
-	if ((error = llm_call_build(&call, config, model, system, user, json_mode, effort)) < 0)
-		return error;
-	req.url = call.url;
-	req.headers = (const char *const *)call.headers;
-	req.nheaders = call.nheaders;
-	req.body = call.body;
-	req.body_len = call.body_len;
-	req.weight = weight;
-	error = sched_add(sched, &task, &req, ctx);
-	llm_call_release(&call);
 	return error;
 }

@@ -8,8 +8,8 @@
 #include "buf.h"
 
 /*
- * LLM providers: one request and one response shape each. The transport
- * is the scheduler's; this module only builds requests and reads answers.
+ * LLM providers and their settings. Each provider's request and answer
+ * shapes are its backend's (provider.h); the request cycle is ask.h's.
  * X(ID, name).
  */
 #define PROVIDER_LIST(X) \
@@ -62,13 +62,7 @@ void llm_config_release(struct llm_config *config);
 /* One line that says how to configure a provider. */
 extern const char llm_setup_hint[];
 
-/*
- * An HTTP request for the scheduler. The body follows the model's row in
- * the model table (models.h): temperature only where it is taken, the
- * answer's cap always, as max_tokens or max_completion_tokens, and
- * reasoning_effort (effort, else the configured one; NULL: none) only to
- * a model that takes it.
- */
+/* An HTTP request as the request cycle (ask.h) hands it to the scheduler. */
 struct llm_call {
 	char *url;
 	char **headers;         /* "Name: value" (one may hold the key: never print them) */
@@ -77,34 +71,9 @@ struct llm_call {
 	size_t body_len;
 };
 
-int llm_call_build(struct llm_call *out, const struct llm_config *config, const char *model,
-		   const char *system, const char *user, bool json_mode, const char *effort);
+/* Add the header fmt % value ("x-api-key: %s"). */
+int llm_call_header(struct llm_call *call, const char *fmt, const char *value);
 void llm_call_release(struct llm_call *call);
-
-struct sched;
-/*
- * Build the call and add it to the scheduler as one request of this weight
- * (the scheduler runs the heaviest first), its events carrying ctx.
- */
-int llm_submit(struct sched *sched, const struct llm_config *config, const char *model,
-	       const char *system, const char *user, bool json_mode, const char *effort, size_t weight,
-	       void *ctx);
-
-/* What a 2xx answer carries. */
-struct llm_reply {
-	char *text;
-	long tokens_in, tokens_out;
-};
-
-/*
- * Read a provider's answer body. RL_EPARSE with a message that quotes the
- * start of the body when it is not JSON or not the provider's shape.
- */
-int llm_reply_parse(struct llm_reply *out, enum provider provider, const char *body, size_t len);
-void llm_reply_release(struct llm_reply *reply);
-
-/* Whether an error answer says the server does not take the JSON response format. */
-bool llm_rejects_json_mode(long http_status, const char *body);
 
 /* The error message an HTTP error body carries, for the user ("model not found"). */
 void llm_error_text(struct buf *out, long http_status, const char *body, size_t len);

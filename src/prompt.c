@@ -165,42 +165,80 @@ static int make_valid(struct buf *b)
 	return 0;
 }
 
-int prompt_render_text(struct buf *system, struct buf *user, const char *text, size_t len,
-		       const char *path, const struct prompt_var *vars, size_t count)
+static int render_parts(struct buf *system, struct buf *user, struct buf *tail, const char *text,
+			size_t len, const char *path, const struct prompt_var *vars, size_t count)
 {
 	struct render r = { path, text, text + len, vars, count };
 	const char *sys = marker(text, len, "<<<system>>>"), *usr = marker(text, len, "<<<user>>>");
+	const char *rule = marker(text, len, "<<<rule>>>"), *end = text + len;
 	int error;
 
 	if (!sys || !usr || usr < sys)
 		return error_set(RL_EPARSE, "%s: a template needs a <<<system>>> line and then a "
 				 "<<<user>>> line", path);
+	if (rule && rule < usr)
+		return error_set(RL_EPARSE, "%s: the <<<rule>>> line must come after the <<<user>>> line",
+				 path);
 	sys += strlen("<<<system>>>");
 	if ((error = render_span(&r, system, sys, usr)) < 0 ||
-	    (error = render_span(&r, user, usr + strlen("<<<user>>>"), text + len)) < 0)
+	    (error = render_span(&r, user, usr + strlen("<<<user>>>"), rule ? rule : end)) < 0 ||
+	    (rule && (error = render_span(&r, tail, rule + strlen("<<<rule>>>"), end)) < 0))
 		return error;
 	trim_blank_lines(system);
 	trim_blank_lines(user);
-	if ((error = make_valid(system)) < 0)
+	trim_blank_lines(tail);
+	if ((error = make_valid(system)) < 0 || (error = make_valid(user)) < 0)
 		return error;
-	return make_valid(user);
+	return make_valid(tail);
+}
+
+int prompt_render_text(struct buf *system, struct buf *user, const char *text, size_t len,
+		       const char *path, const struct prompt_var *vars, size_t count)
+{
+	struct buf tail = BUF_INIT;
+	int error = render_parts(system, user, &tail, text, len, path, vars, count);
+
+	if (!error && tail.len)
+		error = buf_printf(user, "%s%s", user->len ? "\n\n" : "", tail.ptr);
+	buf_release(&tail);
+	return error;
+}
+
+static int template_read(struct buf *text, struct buf *path, const char *name)
+{
+	struct buf file = BUF_INIT;
+	int error;
+
+	if ((error = buf_printf(&file, "%s.md", name)) == 0 &&
+	    (error = datadir_file(path, "prompts", file.ptr)) == 0)
+		error = buf_read_file(text, path->ptr);
+	buf_release(&file);
+	return error;
 }
 
 int prompt_render(struct buf *system, struct buf *user, const char *name,
 		  const struct prompt_var *vars, size_t count)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT, file = BUF_INIT;
+	struct buf path = BUF_INIT, text = BUF_INIT;
 	int error;
 
-	if ((error = buf_printf(&file, "%s.md", name)) < 0 ||
-	    (error = datadir_file(&path, "prompts", file.ptr)) < 0 ||
-	    (error = buf_read_file(&text, path.ptr)) < 0)
-		goto done;
-	error = prompt_render_text(system, user, text.ptr, text.len, path.ptr, vars, count);
-done:
+	if ((error = template_read(&text, &path, name)) == 0)
+		error = prompt_render_text(system, user, text.ptr, text.len, path.ptr, vars, count);
 	buf_release(&path);
 	buf_release(&text);
-	buf_release(&file);
+	return error;
+}
+
+int prompt_render_parts(struct buf *system, struct buf *shared, struct buf *tail, const char *name,
+			const struct prompt_var *vars, size_t count)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int error;
+
+	if ((error = template_read(&text, &path, name)) == 0)
+		error = render_parts(system, shared, tail, text.ptr, text.len, path.ptr, vars, count);
+	buf_release(&path);
+	buf_release(&text);
 	return error;
 }
 

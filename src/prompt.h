@@ -16,6 +16,12 @@
  *   <<<user>>>
  *   ... the user message ...
  *
+ * A template may end with a third part, after a line <<<rule>>>: what is a
+ * request's own when several share the <<<user>>> part (the map step's
+ * rule, after the change every rule of a check is asked about), so that
+ * prompt caches can reuse the shared part. prompt_render appends it to
+ * the user message; prompt_render_parts keeps it apart.
+ *
  * {{name}} is replaced by a variable's value; {{#name}} ... {{/name}} is
  * kept only when the variable is set and not empty. Code (diffs, snippets,
  * context files) is passed already fenced, see prompt_fence.
@@ -29,6 +35,9 @@ struct prompt_var {
 /* Render the named template. Errors name the template file and line. */
 int prompt_render(struct buf *system, struct buf *user, const char *name,
 		  const struct prompt_var *vars, size_t count);
+/* The system message, the shared part of the user message, and the part after <<<rule>>> ("" without one). */
+int prompt_render_parts(struct buf *system, struct buf *shared, struct buf *tail, const char *name,
+			const struct prompt_var *vars, size_t count);
 /* The same for template text (path is only for messages). */
 int prompt_render_text(struct buf *system, struct buf *user, const char *text, size_t len,
 		       const char *path, const struct prompt_var *vars, size_t count);

@@ -48,6 +48,7 @@ struct rule_result {
 	size_t nfindings;
 	size_t findings_dropped;        /* over what an answer may hold (answer.h), counted */
 	long tokens_in, tokens_out;
+	long tokens_streamed;           /* of its answers streaming now (progress), not stored */
 	long timeout_ms;                /* the longest a request of the rule may take (0: none made) */
 	int chunks;                     /* tasks the rule was split into */
 	int chunks_done;

@@ -62,7 +62,9 @@ struct task {
 	char *body;
 	size_t body_len;
 	size_t weight;
-	long timeout_ms;
+	long timeout_ms;        /* the whole request's; a streamed one's idle time */
+	long ceiling_ms;        /* a streamed request's whole time */
+	bool stream;            /* timed by its idle time, under the ceiling */
 	bool deadline_bound;    /* this attempt's timeout is the time left before the deadline */
 	CURL *easy;
 	struct buf answer;
@@ -70,6 +72,7 @@ struct task {
 	int attempts;
 	long last_http;         /* of the last finished attempt */
 	int64_t first_start;
+	int64_t attempt_start;
 	int64_t ready_at;       /* 0 when queued; when a waiting task may go */
 	char curl_error[CURL_ERROR_SIZE];
 };
@@ -171,6 +174,7 @@ void sched_options_init(struct sched_options *options)
 	options->retry_after_max = SCHED_RETRY_AFTER_MAX_S;
 	options->deadline = 0;
 	options->deadline_spent = 0;
+	options->ceiling = SCHED_REQUEST_TIMEOUT_MAX_S;
 }
 
 int sched_options_load(struct sched_options *options, struct config *config)
@@ -196,6 +200,10 @@ int sched_options_load(struct sched_options *options, struct config *config)
 		return error;
 	if ((error = config_get_number(&s, config, "revline.deadline", 0, 86400)) == 0)
 		options->deadline = s;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get_number(&s, config, "revline.ceiling", 1, SCHED_REQUEST_TIMEOUT_MAX_S)) == 0)
+		options->ceiling = s;
 	else if (error != RL_ENOTFOUND)
 		return error;
 	return 0;
@@ -313,6 +321,14 @@ static bool is_tls_failure(CURLcode rc)
 		rc == CURLE_SSL_ISSUER_ERROR || rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH;
 }
 
+static int64_t now_ms(void);
+
+/* The longest a streamed request may take in all. */
+static long task_ceiling_ms(const struct task *task)
+{
+	return task->ceiling_ms;
+}
+
 static void describe_transfer(char *out, size_t size, const struct task *task,
 			      const char *url, const struct attempt *a)
 {
@@ -329,6 +345,14 @@ static void describe_transfer(char *out, size_t size, const struct task *task,
 				 task->timeout_ms < CONNECT_TIMEOUT_MS ?
 				 task->timeout_ms : CONNECT_TIMEOUT_MS);
 		say(out, size, "could not connect to %s within %s s", url, secs);
+	} else if (a->result == CURLE_OPERATION_TIMEDOUT && task->stream &&
+		   now_ms() - task->attempt_start + 1000 < task_ceiling_ms(task)) {
+		seconds_for_user(secs, sizeof(secs), task->timeout_ms);
+		say(out, size, "no byte from %s for %s s", url, secs);
+	} else if (a->result == CURLE_OPERATION_TIMEDOUT && task->stream) {
+		seconds_for_user(secs, sizeof(secs), task_ceiling_ms(task));
+		say(out, size, "the answer was still coming after %s s, the ceiling of a request "
+		    "(revline.ceiling)", secs);
 	} else if (a->result == CURLE_OPERATION_TIMEDOUT) {
 		seconds_for_user(secs, sizeof(secs), task->timeout_ms);
 		say(out, size, "no answer within %s s", secs);
@@ -472,6 +496,10 @@ static int task_new(struct task **out, const struct sched_options *options,
 	task->user = user;
 	task->weight = request->weight;
 	task->timeout_ms = sched_task_timeout_ms(options, request->weight);
+	task->stream = request->stream;
+	task->ceiling_ms = (long)(options->ceiling * 1000.0 + 0.5);
+	if (task->stream && task->timeout_ms > task->ceiling_ms)
+		task->timeout_ms = task->ceiling_ms;
 	task->url = strdup(request->url);
 	task->body = malloc(request->body_len + 1);
 	if (!task->url || !task->body) {
@@ -571,7 +599,9 @@ static int task_make_easy(struct task *task)
  */
 static int task_set_timeouts(struct sched *sched, struct task *task, int64_t now)
 {
-	long ms = task->timeout_ms;
+	long ms = task->stream ? task->ceiling_ms : task->timeout_ms;
+	/* A streamed answer is cut when no byte came for its idle time (1 byte/s over it). */
+	long idle_s = task->stream ? (task->timeout_ms + 999) / 1000 : 0;
 
 	task->deadline_bound = false;
 	if (sched->deadline_at && sched->deadline_at - now < ms) {
@@ -579,6 +609,8 @@ static int task_set_timeouts(struct sched *sched, struct task *task, int64_t now
 		task->deadline_bound = true;
 	}
 	if (curl_easy_setopt(task->easy, CURLOPT_TIMEOUT_MS, ms) ||
+	    curl_easy_setopt(task->easy, CURLOPT_LOW_SPEED_LIMIT, idle_s ? 1L : 0L) ||
+	    curl_easy_setopt(task->easy, CURLOPT_LOW_SPEED_TIME, idle_s) ||
 	    curl_easy_setopt(task->easy, CURLOPT_CONNECTTIMEOUT_MS,
 			     ms < CONNECT_TIMEOUT_MS ? ms : CONNECT_TIMEOUT_MS))
 		return error_set(RL_ERROR, "libcurl refused the timeout of a request");
@@ -650,6 +682,7 @@ static int task_start(struct sched *sched, struct task *task, int64_t now)
 	task->state = TASK_RUNNING;
 	sched->running++;
 	task->attempts++;
+	task->attempt_start = now;
 	if (task->attempts == 1) {
 		task->first_start = now;
 		event_push(sched, task, SCHED_STARTED);
@@ -1227,6 +1260,19 @@ int sched_step(struct sched *sched, const struct pollfd *fds, int n)
 	expire_at_deadline(sched);
 	start_ready(sched);
 	return error;
+}
+
+int sched_peek(const char **body, size_t *len, struct sched *sched, uint64_t id)
+{
+	struct task *task = task_find(sched, id);
+
+	*body = NULL;
+	*len = 0;
+	if (!task || task->state != TASK_RUNNING)
+		return RL_ENOTFOUND;
+	*body = task->answer.ptr;
+	*len = task->answer.len;
+	return 0;
 }
 
 bool sched_next(struct sched *sched, struct sched_event *out)

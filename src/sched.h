@@ -51,6 +51,8 @@ struct sched_options {
 				 * the default) */
 	double deadline_spent;  /* seconds of it already gone at sched_new (a check's
 				 * preparation), so that it bounds the whole check */
+	double ceiling;         /* seconds a streamed request may take in all
+				 * (default and most SCHED_REQUEST_TIMEOUT_MAX_S) */
 };
 
 /*
@@ -65,7 +67,8 @@ void sched_options_init(struct sched_options *options);
 
 /*
  * The defaults, then the settings revline.concurrency (1-64),
- * revline.timeout (seconds), revline.retries (0-10) and revline.deadline
+ * revline.timeout (seconds; a streamed request's idle time), revline.retries
+ * (0-10), revline.ceiling (seconds, 1-900) and revline.deadline
  * (seconds, 0 for none); RL_ECONFIG names a bad one. config may be NULL.
  */
 struct config;
@@ -78,6 +81,9 @@ struct sched_request {
 	const char *body;               /* POSTed as is; copied */
 	size_t body_len;
 	size_t weight;                  /* the prompt's size in bytes: order and timeout */
+	bool stream;                    /* the answer streams: its timeout is an idle
+					 * time (no byte for that long), the whole
+					 * request bounded by the ceiling */
 };
 
 enum sched_status {
@@ -120,6 +126,13 @@ int sched_step(struct sched *sched, const struct pollfd *fds, int n);
 /* The next event, if any; release it with sched_event_release. */
 bool sched_next(struct sched *sched, struct sched_event *out);
 void sched_event_release(struct sched_event *event);
+
+/*
+ * What a running task's current attempt has received so far (a streamed
+ * answer's first events): valid until the next sched_step. RL_ENOTFOUND
+ * when the task is not running.
+ */
+int sched_peek(const char **body, size_t *len, struct sched *sched, uint64_t id);
 
 /* Tasks not settled yet (queued, running or waiting to retry). */
 size_t sched_pending(const struct sched *sched);

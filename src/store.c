@@ -380,6 +380,14 @@ static const char *const migrations[] = {
 	"	advisories TEXT NOT NULL DEFAULT '[]' CHECK (json_type(advisories) = 'array')\n"
 	");\n"
 	"CREATE INDEX check_packages_check ON check_packages (check_id);\n",
+	/* 5: what a server refused of a model (ask.h), so that the next run leaves it out at once. */
+	"CREATE TABLE llm_refusals (\n"
+	"	server TEXT NOT NULL,\n"
+	"	model TEXT NOT NULL,\n"
+	"	param TEXT NOT NULL,\n"
+	"	refused_at INTEGER NOT NULL,\n"
+	"	PRIMARY KEY (server, model, param)\n"
+	");\n",
 };
 
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -1629,6 +1637,44 @@ int store_cache_put(struct store *store, const char *key, const char *provider,
 done:
 	sqlite3_finalize(stmt);
 	return tx_end(store, error);
+}
+
+int store_refusal_put(struct store *store, const char *server, const char *model, const char *param)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = tx_begin(store)) < 0)
+		return error;
+	if ((error = prepare(store, &stmt, "INSERT OR REPLACE INTO llm_refusals (server, model, param, "
+			     "refused_at) VALUES (:server, :model, :param, :now)")) < 0)
+		goto done;
+	store_bind_text(&rc, stmt, ":server", server);
+	store_bind_text(&rc, stmt, ":model", model);
+	store_bind_text(&rc, stmt, ":param", param);
+	store_bind_int(&rc, stmt, ":now", now_ms());
+	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+done:
+	sqlite3_finalize(stmt);
+	return tx_end(store, error);
+}
+
+int store_refusals_get(struct buf *out, struct store *store, const char *server, const char *model)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = prepare(store, &stmt, "SELECT param FROM llm_refusals WHERE server = :server AND "
+			     "model = :model ORDER BY param")) < 0)
+		return error;
+	store_bind_text(&rc, stmt, ":server", server);
+	store_bind_text(&rc, stmt, ":model", model);
+	while (rc == SQLITE_OK && !error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		error = buf_printf(out, "%s%s", out->len ? "," : "", (const char *)sqlite3_column_text(stmt, 0));
+	if (!error && rc != SQLITE_DONE)
+		error = db_error(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
 }
 
 int store_begin(struct store *store)

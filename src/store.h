@@ -96,6 +96,13 @@ int store_cache_put(struct store *store, const char *key, const char *provider,
 		    const char *model, const char *answer, long tokens_in, long tokens_out);
 
 /*
+ * What a server refused of a model by name (ask.h): param is "temperature",
+ * "json_schema"...; get gives them comma-separated ("" when none).
+ */
+int store_refusal_put(struct store *store, const char *server, const char *model, const char *param);
+int store_refusals_get(struct buf *out, struct store *store, const char *server, const char *model);
+
+/*
  * For modules with queries of their own (history, feedback, fixdetect):
  * the SQLite handle, a write transaction under the store's lock (BEGIN
  * IMMEDIATE; store_end commits, or rolls back when error is set, and

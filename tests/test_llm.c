@@ -1,12 +1,28 @@
 /* Providers: settings, requests, answers, JSON in answers. */
 #include "testlib.h"
 
+#include "ask.h"
 #include "config.h"
 #include "llm.h"
 #include "status.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The request a question is first sent as (json: revline.jsonMode). */
+static int build(struct llm_call *call, struct llm_config *c, const char *model, const char *user,
+		 bool json, const char *effort)
+{
+	struct ask_spec spec = { SCHEMA_MAP, model, effort, "sys", NULL, user, 10, false, NULL };
+	struct asker_options whole = { .no_stream = true };
+	bool was = c->json_mode;
+	int error;
+
+	c->json_mode = json;
+	error = ask_call_build(call, c, &whole, &spec);
+	c->json_mode = was;
+	return error;
+}
 
 static void clear_env(void)
 {
@@ -38,7 +54,7 @@ static void test_no_provider(void **state)
 	clear_env();
 	assert_int_equal(llm_config_load(&c, NULL), 0);
 	assert_int_equal(c.provider, PROVIDER_NONE);
-	assert_int_equal(llm_call_build(&(struct llm_call){ 0 }, &c, "m", "s", "u", true, NULL), RL_ECONFIG);
+	assert_int_equal(build(&(struct llm_call){ 0 }, &c, "m", "u", true, NULL), RL_ECONFIG);
 	assert_non_null(strstr(error_message(), "OPENAI_API_KEY"));
 	llm_config_release(&c);
 }
@@ -58,7 +74,7 @@ static void test_openai_from_key_and_base_url(void **state)
 	assert_string_equal(c.base_url, "https://api.openai.com/v1");
 	assert_string_equal(c.model, "gpt-5-mini");
 	assert_string_equal(c.key_source, "OPENAI_API_KEY");
-	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user \"quoted\"", true, NULL), 0);
+	assert_int_equal(build(&call, &c, "gpt-x", "user \"quoted\"", true, NULL), 0);
 	assert_string_equal(call.url, "https://api.openai.com/v1/chat/completions");
 	for (i = 0; i < call.nheaders; i++)
 		auth |= !strcmp(call.headers[i], "Authorization: Bearer sk-test-secret");
@@ -69,7 +85,7 @@ static void test_openai_from_key_and_base_url(void **state)
 	/* The key is in the header only, never in the body. */
 	assert_null(strstr(call.body, "sk-test-secret"));
 	llm_call_release(&call);
-	assert_int_equal(llm_call_build(&call, &c, "gpt-x", "sys", "user", false, NULL), 0);
+	assert_int_equal(build(&call, &c, "gpt-x", "user", false, NULL), 0);
 	assert_null(strstr(call.body, "response_format"));
 	llm_call_release(&call);
 	llm_config_release(&c);
@@ -91,7 +107,7 @@ static void test_anthropic(void **state)
 {
 	struct llm_config c;
 	struct llm_call call;
-	struct llm_reply reply;
+	struct reading reply;
 	const char *body = "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"status\\\":\\\"compliant\\\"}\"}],"
 		"\"usage\":{\"input_tokens\":120,\"output_tokens\":7}}";
 	size_t i;
@@ -103,7 +119,7 @@ static void test_anthropic(void **state)
 	assert_int_equal(llm_config_load(&c, NULL), 0);
 	assert_int_equal(c.provider, PROVIDER_ANTHROPIC);
 	assert_string_equal(c.model, "claude-haiku-4-5");
-	assert_int_equal(llm_call_build(&call, &c, c.model, "sys", "user", true, NULL), 0);
+	assert_int_equal(build(&call, &c, c.model, "user", true, NULL), 0);
 	assert_string_equal(call.url, "https://api.anthropic.com/v1/messages");
 	for (i = 0; i < call.nheaders; i++) {
 		key |= !strcmp(call.headers[i], "x-api-key: ak-secret");
@@ -116,11 +132,11 @@ static void test_anthropic(void **state)
 	/* Anthropic takes no reasoning_effort (its thinking is a token budget). */
 	assert_null(strstr(call.body, "reasoning_effort"));
 	llm_call_release(&call);
-	assert_int_equal(llm_reply_parse(&reply, PROVIDER_ANTHROPIC, body, strlen(body)), 0);
-	assert_string_equal(reply.text, "{\"status\":\"compliant\"}");
-	assert_int_equal(reply.tokens_in, 120);
-	assert_int_equal(reply.tokens_out, 7);
-	llm_reply_release(&reply);
+	assert_int_equal(ask_read_body(&reply, &provider_anthropic, body, strlen(body)), 0);
+	assert_string_equal(reply.text.ptr, "{\"status\":\"compliant\"}");
+	assert_int_equal(reply.usage.in, 120);
+	assert_int_equal(reply.usage.out, 7);
+	reading_release(&reply);
 	llm_config_release(&c);
 }
 
@@ -131,7 +147,7 @@ static json_t *body_for(const struct llm_config *c, const char *model, const cha
 	json_error_t error;
 	json_t *body;
 
-	assert_int_equal(llm_call_build(&call, c, model, "sys", "user", true, effort), 0);
+	assert_int_equal(build(&call, (struct llm_config *)c, model, "user", true, effort), 0);
 	body = json_loads(call.body, 0, &error);
 	assert_non_null(body);
 	llm_call_release(&call);
@@ -262,23 +278,22 @@ static void test_provider_setting_and_key_command(void **state)
 
 static void test_reply_errors(void **state)
 {
-	struct llm_reply reply;
+	struct reading reply;
 	struct buf text = BUF_INIT;
 	const char *ok = "{\"choices\":[{\"message\":{\"content\":\"hi\"}}],\"usage\":{\"prompt_tokens\":3,"
 		"\"completion_tokens\":1}}";
 
 	(void)state;
-	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, ok, strlen(ok)), 0);
-	assert_string_equal(reply.text, "hi");
-	assert_int_equal(reply.tokens_in, 3);
-	llm_reply_release(&reply);
-	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, "<html>oops</html>", 17), RL_EPARSE);
+	assert_int_equal(ask_read_body(&reply, &provider_openai, ok, strlen(ok)), 0);
+	assert_string_equal(reply.text.ptr, "hi");
+	assert_int_equal(reply.usage.in, 3);
+	reading_release(&reply);
+	assert_int_equal(ask_read_body(&reply, &provider_openai, "<html>oops</html>", 17), RL_EPARSE);
 	assert_string_equal(error_message(), "the server's answer is not JSON: \"<html>oops</html>\"");
-	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, "{\"id\":1}", 8), RL_EPARSE);
+	reading_release(&reply);
+	assert_int_equal(ask_read_body(&reply, &provider_openai, "{\"id\":1}", 8), RL_EPARSE);
 	assert_non_null(strstr(error_message(), "choices[0].message.content"));
-	assert_true(llm_rejects_json_mode(400, "{\"error\":{\"message\":\"response_format is not supported\"}}"));
-	assert_false(llm_rejects_json_mode(500, "response_format"));
-	assert_false(llm_rejects_json_mode(401, "{\"error\":{\"message\":\"bad key\"}}"));
+	reading_release(&reply);
 	{
 		const char *body = "{\"error\":{\"message\":\"model 'x' not found\"}}";
 

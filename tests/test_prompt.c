@@ -96,15 +96,20 @@ static void test_shipped_templates(void **state)
 		{ "chunk", "part 1 of 2" }, { "files", "a.c" }, { "diff", "```diff\n+x\n```\n" },
 		{ "context_files", NULL }, { "examples", NULL },
 		{ "dependencies", "## Dependencies\n\nDo not review lock files line by line." },
+		{ "rule_files", NULL },
 	};
-	struct buf sys = BUF_INIT, user = BUF_INIT;
+	struct buf sys = BUF_INIT, user = BUF_INIT, shared = BUF_INIT, tail = BUF_INIT;
 
 	(void)state;
 	assert_int_equal(prompt_render(&sys, &user, "map", map, sizeof(map) / sizeof(map[0])), 0);
 	/* The dependency section, when the change has one, goes in after the diff. */
 	assert_non_null(strstr(user.ptr, "## Dependencies"));
 	assert_true(strstr(user.ptr, "## Dependencies") > strstr(user.ptr, "+x"));
-	assert_non_null(strstr(sys.ptr, "injection"));
+	/* Cache-friendly: the rule comes last, after the change, and nowhere before it. */
+	assert_null(strstr(sys.ptr, "injection"));
+	assert_non_null(strstr(user.ptr, "# Rule injection: No injection"));
+	assert_true(strstr(user.ptr, "# Rule injection") > strstr(user.ptr, "## Dependencies"));
+	assert_true(strstr(user.ptr, "BODY") > strstr(user.ptr, "No evidence, no finding."));
 	assert_non_null(strstr(user.ptr, "understand the intent first"));
 	assert_non_null(strstr(user.ptr, "What the diff is for"));
 	assert_non_null(strstr(user.ptr, "code_examined"));
@@ -112,8 +117,18 @@ static void test_shipped_templates(void **state)
 	assert_non_null(strstr(user.ptr, "This is part 1 of 2 of the change"));
 	assert_null(strstr(user.ptr, "Context files"));
 	assert_null(strstr(user.ptr, "{{"));
+	/* Kept apart, the shared part holds nothing of the rule, and the two make the whole. */
+	buf_clear(&sys);
+	assert_int_equal(prompt_render_parts(&sys, &shared, &tail, "map", map, sizeof(map) / sizeof(map[0])), 0);
+	assert_null(strstr(shared.ptr, "injection"));
+	assert_null(strstr(shared.ptr, "BODY"));
+	assert_non_null(strstr(tail.ptr, "BODY"));
+	assert_int_equal(strncmp(user.ptr, shared.ptr, shared.len), 0);
+	assert_string_equal(user.ptr + shared.len + 2, tail.ptr);
 	buf_release(&sys);
 	buf_release(&user);
+	buf_release(&shared);
+	buf_release(&tail);
 }
 
 static void test_user_override(void **state)

@@ -1,6 +1,7 @@
 /* Secrets never leave: the registry, its forms, and the boundaries that use it. */
 #include "testlib.h"
 
+#include "ask.h"
 #include "llm.h"
 #include "secret.h"
 #include "status.h"
@@ -123,21 +124,22 @@ static void test_server_text(void **state)
 		KEY " is in the code\\\"}\"}}]}";
 	const char *refusal = "{\"error\":{\"message\":\"Incorrect API key provided: " KEY "\"}}";
 	const char *raw = "<html>bad key " KEY "</html>";
-	struct llm_reply reply;
+	struct reading reply;
 	struct buf why = BUF_INIT;
 
 	(void)state;
 	assert_int_equal(secret_add(KEY), 0);
-	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, answer, strlen(answer)), 0);
-	assert_string_equal(reply.text, "{\"reasoning\": \"the key " SECRET_MARKER " is in the code\"}");
-	llm_reply_release(&reply);
+	assert_int_equal(ask_read_body(&reply, &provider_openai, answer, strlen(answer)), 0);
+	assert_string_equal(reply.text.ptr, "{\"reasoning\": \"the key " SECRET_MARKER " is in the code\"}");
+	reading_release(&reply);
 	llm_error_text(&why, 401, refusal, strlen(refusal));
 	assert_string_equal(why.ptr, "HTTP 401: Incorrect API key provided: " SECRET_MARKER);
 	buf_clear(&why);
 	llm_error_text(&why, 500, raw, strlen(raw));
 	assert_string_equal(why.ptr, "HTTP 500: <html>bad key " SECRET_MARKER "</html>");
 	buf_release(&why);
-	assert_int_equal(llm_reply_parse(&reply, PROVIDER_OPENAI, raw, strlen(raw)), RL_EPARSE);
+	assert_int_equal(ask_read_body(&reply, &provider_openai, raw, strlen(raw)), RL_EPARSE);
+	reading_release(&reply);
 	assert_null(strstr(error_message(), "sk-test"));
 	assert_non_null(strstr(error_message(), SECRET_MARKER));
 }

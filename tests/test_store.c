@@ -246,7 +246,7 @@ static void test_schema_created(void **state)
 		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
 		"checks", "feedback",
 		"feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
-		"feedback_fts_idx", "findings", "fix_detection_runs", "llm_cache", "repos",
+		"feedback_fts_idx", "findings", "fix_detection_runs", "llm_cache", "llm_refusals", "repos",
 		"signal_fixes", "signal_runs", "signals", "sqlite_sequence", "violation_fixes",
 	};
 	static const char *const indexes[] = {
@@ -267,7 +267,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 4);
+	assert_int_equal(store_version(store), 5);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -278,7 +278,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 4);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 5);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -305,7 +305,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 4);
+	assert_int_equal(store_version(store), 5);
 	store_close(store);
 }
 
@@ -325,7 +325,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 4);
+	assert_int_equal(store_version(store), 5);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -349,7 +349,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -357,10 +357,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 5"));
+	assert_non_null(strstr(error_message(), "version 6"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 5);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 6);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -756,7 +756,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(db);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 4);
+	assert_int_equal(store_version(store), 5);
 	db = store_db(store);
 	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
 	for (i = 0; i < NDUMPS; i++) {

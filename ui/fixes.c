@@ -339,6 +339,8 @@ static int options_fill(struct fixes *fx, struct fix_options *opts)
 	opts->store = r->store;
 	opts->llm = &r->llm;
 	opts->config = r->config;
+	if (asker_options_load(&opts->ask, r->config) < 0)
+		return error_status();
 	return sched_options_load(&opts->sched, r->config);
 }
 

@@ -69,13 +69,13 @@ static void dirty_panes(struct tui *tui)
 /* Fix detection runs in this process once the check is done, so history shows it live. */
 static void fixes_start(struct review *r)
 {
-	struct fixdetect_options opts = { &r->llm, { 0 }, false };
+	struct fixdetect_options opts = { .llm = &r->llm };
 
 	fixdetect_free(r->fixes);
 	r->fixes = NULL;
 	if (!r->store || !check_id(r->check))
 		return;
-	if (sched_options_load(&opts.sched, r->config) < 0 ||
+	if (sched_options_load(&opts.sched, r->config) < 0 || asker_options_load(&opts.ask, r->config) < 0 ||
 	    fixdetect_new(&r->fixes, r->store, check_id(r->check), &opts) < 0 ||
 	    fixdetect_start(r->fixes) < 0) {
 		tui_message(r->tui, true, "fix detection: %s", error_message());

@@ -1,0 +1,1021 @@
+/* The request cycle (ask.h). */
+#include "ask.h"
+#include "answer.h"
+#include "config.h"
+#include "secret.h"
+#include "status.h"
+#include "store.h"
+
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* What a server may refuse by name, in the order a refusal is matched: X(ID, name). */
+#define REFUSED_LIST(X) \
+	X(REFUSED_TEMPERATURE,           "temperature") \
+	X(REFUSED_MAX_TOKENS,            "max_tokens") \
+	X(REFUSED_MAX_COMPLETION_TOKENS, "max_completion_tokens") \
+	X(REFUSED_EFFORT,                "reasoning_effort") \
+	X(REFUSED_CACHE_KEY,             "prompt_cache_key") \
+	X(REFUSED_STREAM_OPTIONS,        "stream_options") \
+	X(REFUSED_STREAM,                "stream") \
+	X(REFUSED_CACHE_CONTROL,         "cache_control") \
+	X(REFUSED_JSON_SCHEMA,           "json_schema") \
+	X(REFUSED_JSON_OBJECT,           "json_object")
+
+enum refused_bit {
+#define REFUSED_ENUM(id, name) id##_BIT,
+	REFUSED_LIST(REFUSED_ENUM)
+#undef REFUSED_ENUM
+	REFUSED_COUNT
+};
+
+static const char *const refused_names[] = {
+#define REFUSED_NAME(id, name) name,
+	REFUSED_LIST(REFUSED_NAME)
+#undef REFUSED_NAME
+};
+
+#define BIT(id) (1u << id##_BIT)
+
+/* A question is asked again without a refused parameter at most this often. */
+#define REFUSALS_MAX 6
+
+struct quirk {
+	char *model;
+	unsigned refused;
+};
+
+struct ask {
+	uint64_t id, task;      /* task: the scheduler's, 0 while none runs */
+	void *user;
+	enum schema_kind kind;
+	char *model, *effort, *system, *shared, *tail;
+	char key[41];           /* the result cache's */
+	char group[17];         /* the shared part's hash, "" without one */
+	size_t weight;
+	unsigned refused;       /* left out of this question */
+	int attempts, refusals;
+	size_t seen;            /* bytes of the stream counted */
+	long streamed;
+	bool started, got_byte, held, warming, stream;
+};
+
+struct asker {
+	const struct llm_config *llm;
+	const struct provider_ops *ops;
+	struct asker_options options;
+	struct sched *sched;
+	struct store *store;
+	struct ask **live;
+	size_t nlive, live_cap;
+	struct ask_event *events;
+	size_t events_head, nevents, events_cap;
+	struct quirk *quirks;
+	size_t nquirks;
+	char **warmed;          /* shared parts whose first question got its first byte */
+	size_t nwarmed;
+	uint64_t last_id;
+};
+
+static const char *const warm_names[] = {
+#define WARM_NAME(id, name) name,
+	WARM_LIST(WARM_NAME)
+#undef WARM_NAME
+};
+
+int asker_options_load(struct asker_options *out, struct config *config)
+{
+	char *value = NULL;
+	size_t i;
+	int error = 0;
+
+	bool stream = true;
+
+	memset(out, 0, sizeof(*out));
+	if (!config)
+		return 0;
+	if ((error = config_get_bool(&stream, config, "revline.stream")) < 0 && error != RL_ENOTFOUND)
+		return error;
+	out->no_stream = !stream;
+	if (config_get(&value, config, "revline.warmCache") != 0)
+		return 0;
+	for (i = 0; i < sizeof(warm_names) / sizeof(warm_names[0]); i++)
+		if (!strcasecmp(value, warm_names[i]))
+			out->warm = (enum warm_mode)i;
+	if (i == sizeof(warm_names) / sizeof(warm_names[0]) && strcasecmp(value, warm_names[out->warm]))
+		error = error_set(RL_ECONFIG, "revline.warmCache is '%.40s': use auto, true or false", value);
+	free(value);
+	return error;
+}
+
+/* --- events ---------------------------------------------------------------- */
+
+static struct ask_event *event_push(struct asker *a, const struct ask *q, enum ask_status status)
+{
+	struct ask_event *ev;
+
+	if (a->events_head + a->nevents == a->events_cap) {
+		if (a->events_head) {
+			memmove(a->events, a->events + a->events_head, a->nevents * sizeof(*a->events));
+			a->events_head = 0;
+		} else {
+			size_t n = a->events_cap ? a->events_cap * 2 : 32;
+			struct ask_event *grown = realloc(a->events, n * sizeof(*grown));
+
+			if (!grown)
+				return NULL;
+			a->events = grown;
+			a->events_cap = n;
+		}
+	}
+	ev = &a->events[a->events_head + a->nevents++];
+	memset(ev, 0, sizeof(*ev));
+	ev->id = q->id;
+	ev->user = q->user;
+	ev->status = status;
+	ev->attempts = q->attempts;
+	ev->streamed = q->streamed;
+	return ev;
+}
+
+bool asker_next(struct asker *a, struct ask_event *out)
+{
+	if (!a->nevents)
+		return false;
+	*out = a->events[a->events_head++];
+	if (--a->nevents == 0)
+		a->events_head = 0;
+	return true;
+}
+
+void ask_event_release(struct ask_event *event)
+{
+	if (event) {
+		free(event->text);
+		event->text = NULL;
+	}
+}
+
+/* --- questions ----------------------------------------------------------- */
+
+static void ask_free(struct ask *q)
+{
+	if (!q)
+		return;
+	free(q->model);
+	free(q->effort);
+	free(q->system);
+	free(q->shared);
+	free(q->tail);
+	free(q);
+}
+
+static int live_add(struct asker *a, struct ask *q)
+{
+	if (a->nlive == a->live_cap) {
+		size_t n = a->live_cap ? a->live_cap * 2 : 16;
+		struct ask **grown = realloc(a->live, n * sizeof(*grown));
+
+		if (!grown)
+			return error_nomem();
+		a->live = grown;
+		a->live_cap = n;
+	}
+	a->live[a->nlive++] = q;
+	return 0;
+}
+
+static void live_remove(struct asker *a, struct ask *q)
+{
+	size_t i;
+
+	for (i = 0; i < a->nlive; i++)
+		if (a->live[i] == q) {
+			memmove(a->live + i, a->live + i + 1, (a->nlive - i - 1) * sizeof(*a->live));
+			a->nlive--;
+			break;
+		}
+	ask_free(q);
+}
+
+static struct ask *live_by_task(struct asker *a, uint64_t task)
+{
+	size_t i;
+
+	for (i = 0; i < a->nlive; i++)
+		if (a->live[i]->task == task)
+			return a->live[i];
+	return NULL;
+}
+
+static void hash_text(char out[41], const char *const *parts, size_t n)
+{
+	struct buf text = BUF_INIT;
+	git_oid oid;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		buf_puts(&text, parts[i] ? parts[i] : "");
+		buf_putc(&text, '\0');
+	}
+	git_odb_hash(&oid, text.ptr ? text.ptr : "", text.len, GIT_OBJECT_BLOB);
+	git_oid_tostr(out, 41, &oid);
+	buf_release(&text);
+}
+
+/* The result cache's key: what was asked, of whom, how. */
+static void cache_key(struct asker *a, struct ask *q)
+{
+	const char *parts[] = { schema_kind_name(q->kind), provider_name(a->llm->provider),
+				a->llm->base_url, q->model, q->effort, q->system, q->shared, q->tail };
+
+	hash_text(q->key, parts, sizeof(parts) / sizeof(parts[0]));
+}
+
+/* --- refusals, remembered per server and model -------------------------- */
+
+static struct quirk *quirk_find(struct asker *a, const char *model)
+{
+	size_t i;
+
+	for (i = 0; i < a->nquirks; i++)
+		if (!strcmp(a->quirks[i].model, model))
+			return &a->quirks[i];
+	return NULL;
+}
+
+static unsigned refused_from_names(const char *names)
+{
+	unsigned bits = 0;
+	size_t i;
+
+	for (i = 0; i < REFUSED_COUNT; i++) {
+		size_t n = strlen(refused_names[i]);
+		const char *p = names;
+
+		while ((p = strstr(p, refused_names[i]))) {
+			if ((p == names || p[-1] == ',') && (p[n] == ',' || !p[n]))
+				bits |= 1u << i;
+			p += n;
+		}
+	}
+	return bits;
+}
+
+/* What this run, or an earlier one (the store), learnt the model refuses. */
+static unsigned quirk_get(struct asker *a, const char *model)
+{
+	struct quirk *found = quirk_find(a, model), *grown;
+	struct buf names = BUF_INIT;
+	unsigned bits = 0;
+
+	if (found)
+		return found->refused;
+	if (a->store && store_refusals_get(&names, a->store, a->llm->base_url, model) == 0 && names.len)
+		bits = refused_from_names(names.ptr);
+	buf_release(&names);
+	if ((grown = realloc(a->quirks, (a->nquirks + 1) * sizeof(*grown)))) {
+		a->quirks = grown;
+		if ((grown[a->nquirks].model = strdup(model)))
+			grown[a->nquirks++].refused = bits;
+	}
+	return bits;
+}
+
+static void quirk_learn(struct asker *a, const char *model, unsigned bit)
+{
+	struct quirk *q;
+	size_t i;
+
+	quirk_get(a, model);
+	if ((q = quirk_find(a, model)))
+		q->refused |= bit;
+	for (i = 0; i < REFUSED_COUNT; i++)
+		if (bit == 1u << i && a->store)
+			store_refusal_put(a->store, a->llm->base_url, model, refused_names[i]);
+}
+
+static bool is_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Whether text names word as a word of its own ('stream', not 'streaming' nor 'stream_options'). */
+static bool names_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = text;
+
+	while (text && (p = strcasestr(p, word))) {
+		if ((p == text || !is_word_char(p[-1])) && !is_word_char(p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static bool names_structured(const char *text)
+{
+	return strcasestr(text, "response_format") || strcasestr(text, "json_schema") ||
+		strcasestr(text, "json_object") || strcasestr(text, "json mode") ||
+		strcasestr(text, "tool_choice") || names_word(text, "tools");
+}
+
+/* The parameters a question sends, as refused bits. */
+static unsigned sent_bits(const struct question *q)
+{
+	unsigned bits = 0;
+
+	bits |= q->temperature ? BIT(REFUSED_TEMPERATURE) : 0;
+	bits |= !strcmp(q->cap_param, "max_tokens") ? BIT(REFUSED_MAX_TOKENS) :
+		BIT(REFUSED_MAX_COMPLETION_TOKENS);
+	bits |= q->effort ? BIT(REFUSED_EFFORT) : 0;
+	bits |= q->cache_key ? BIT(REFUSED_CACHE_KEY) : 0;
+	bits |= q->stream && q->stream_usage ? BIT(REFUSED_STREAM_OPTIONS) : 0;
+	bits |= q->stream ? BIT(REFUSED_STREAM) : 0;
+	bits |= q->shared && q->cache_breakpoint ? BIT(REFUSED_CACHE_CONTROL) : 0;
+	return bits;
+}
+
+/*
+ * The parameter a 400 (or 422) answer refuses by name, of those the
+ * question sent: the error's param field first, then its message. The
+ * structured output is named in many ways ('response_format.type' must
+ * be 'json_schema' or 'text', said LM Studio of a json_object): whatever
+ * the words, it is the mode that was sent that is refused.
+ */
+static unsigned refusal_of(const struct question *q, long http, const char *body, size_t len)
+{
+	json_t *root, *err;
+	const char *param = NULL, *msg = NULL;
+	unsigned sent = sent_bits(q), found = 0;
+	size_t i;
+
+	if ((http != 400 && http != 422) || !body)
+		return 0;
+	root = json_loadb(body, len, 0, NULL);
+	err = json_object_get(root, "error");
+	param = json_string_value(json_object_get(err, "param"));
+	msg = json_is_string(err) ? json_string_value(err) :
+		json_string_value(json_object_get(json_is_object(err) ? err : root, "message"));
+	if (!msg)
+		msg = json_is_string(json_object_get(root, "detail")) ?
+			json_string_value(json_object_get(root, "detail")) : NULL;
+	for (i = 0; i < REFUSED_COUNT && !found; i++)
+		if ((sent & (1u << i)) && param && !strcmp(param, refused_names[i]))
+			found = 1u << i;
+	if (!found && q->structured != MODEL_STRUCTURED_NONE &&
+	    ((param && names_structured(param)) || (msg && names_structured(msg))))
+		found = q->structured == MODEL_STRUCTURED_JSON_SCHEMA ? BIT(REFUSED_JSON_SCHEMA) :
+			BIT(REFUSED_JSON_OBJECT);
+	for (i = 0; i < REFUSED_COUNT && !found && msg; i++)
+		if ((sent & (1u << i)) && names_word(msg, refused_names[i]))
+			found = 1u << i;
+	json_decref(root);
+	return found;
+}
+
+/* --- building a question ------------------------------------------------ */
+
+/* The answer's cap: a model that reasons counts its reasoning in it (OpenAI's advice). */
+static long output_cap(const struct llm_config *c, const struct model_info *info)
+{
+	return info->reasoning_effort && c->max_tokens < LLM_REASONING_CAP ? LLM_REASONING_CAP :
+		c->max_tokens;
+}
+
+static enum model_structured structured_mode(const struct llm_config *llm, const struct model_info *info,
+					     unsigned refused)
+{
+	enum model_structured mode = llm->json_mode ? info->structured : MODEL_STRUCTURED_NONE;
+
+	if (mode == MODEL_STRUCTURED_JSON_SCHEMA && (refused & BIT(REFUSED_JSON_SCHEMA)))
+		mode = MODEL_STRUCTURED_JSON_OBJECT;
+	/* Anthropic has no JSON mode: the forced tool or the prompt alone. */
+	if (mode == MODEL_STRUCTURED_JSON_OBJECT &&
+	    ((refused & BIT(REFUSED_JSON_OBJECT)) || llm->provider == PROVIDER_ANTHROPIC))
+		mode = MODEL_STRUCTURED_NONE;
+	return mode;
+}
+
+static const char *cap_param(const struct model_info *info, unsigned refused)
+{
+	bool completion = info->max_param == MODEL_MAX_COMPLETION_TOKENS;
+
+	if (completion && (refused & BIT(REFUSED_MAX_COMPLETION_TOKENS)))
+		completion = false;
+	else if (!completion && (refused & BIT(REFUSED_MAX_TOKENS)))
+		completion = true;
+	return completion ? "max_completion_tokens" : "max_tokens";
+}
+
+static void question_make(struct question *out, char cache_key[32], const struct llm_config *llm,
+			  const struct ask *q, const struct model_info *info)
+{
+	unsigned refused = q->refused;
+	bool anthropic = llm->provider == PROVIDER_ANTHROPIC;
+
+	memset(out, 0, sizeof(*out));
+	out->model = q->model;
+	out->system = q->system;
+	out->shared = q->shared;
+	out->tail = q->tail;
+	out->schema_name = schema_name(q->kind);
+	out->schema = schema_get(q->kind);
+	out->structured = structured_mode(llm, info, refused);
+	out->temperature = info->temperature && !(refused & BIT(REFUSED_TEMPERATURE));
+	out->cap_param = cap_param(info, refused);
+	out->cap = output_cap(llm, info);
+	out->effort = info->reasoning_effort && !(refused & BIT(REFUSED_EFFORT)) ? q->effort : NULL;
+	snprintf(cache_key, 32, "revline-%s", q->group);
+	out->cache_key = !anthropic && q->shared && !(refused & BIT(REFUSED_CACHE_KEY)) ? cache_key : NULL;
+	out->cache_breakpoint = anthropic && !(refused & BIT(REFUSED_CACHE_CONTROL));
+	out->stream = q->stream && !(refused & BIT(REFUSED_STREAM));
+	out->stream_usage = !anthropic && !(refused & BIT(REFUSED_STREAM_OPTIONS));
+}
+
+static int call_build(struct llm_call *call, struct question *question, const struct llm_config *llm,
+		      const struct ask *q)
+{
+	const struct provider_ops *ops = llm->provider == PROVIDER_ANTHROPIC ? &provider_anthropic :
+		&provider_openai;
+	const struct model_info *info;
+	char key[32];
+	json_t *body = NULL;
+	struct buf url = BUF_INIT;
+	int error;
+
+	memset(call, 0, sizeof(*call));
+	models_lookup(&info, llm->models, provider_name(llm->provider), q->model);
+	question_make(question, key, llm, q, info);
+	if ((error = ops->body(&body, question)) < 0)
+		return error;
+	call->body = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
+	if (!call->body)
+		return error_set(RL_ERROR, "cannot build the request (is the prompt valid UTF-8?)");
+	call->body_len = strlen(call->body);
+	question->cache_key = NULL;     /* key[] ends here */
+	if ((error = buf_printf(&url, "%s/%s", llm->base_url, ops->path)) < 0)
+		goto fail;
+	call->url = buf_detach(&url);
+	if ((error = llm_call_header(call, "Content-Type: %s", "application/json")) < 0 ||
+	    (error = ops->headers(call, llm->api_key)) < 0)
+		goto fail;
+	return 0;
+fail:
+	llm_call_release(call);
+	return error;
+}
+
+/* Hand the question to the scheduler. */
+static int send_question(struct asker *a, struct ask *q)
+{
+	struct sched_request req = { 0 };
+	struct question question;
+	struct llm_call call;
+	int error;
+
+	q->refused |= quirk_get(a, q->model);
+	if ((error = call_build(&call, &question, a->llm, q)) < 0)
+		return error;
+	req.url = call.url;
+	req.headers = (const char *const *)call.headers;
+	req.nheaders = call.nheaders;
+	req.body = call.body;
+	req.body_len = call.body_len;
+	req.weight = q->weight;
+	req.stream = question.stream;
+	q->seen = 0;
+	q->held = false;
+	error = sched_add(a->sched, &q->task, &req, q);
+	llm_call_release(&call);
+	return error;
+}
+
+/* --- warming the prompt cache -------------------------------------------- */
+
+static bool warmed(const struct asker *a, const char *group)
+{
+	size_t i;
+
+	for (i = 0; i < a->nwarmed; i++)
+		if (!strcmp(a->warmed[i], group))
+			return true;
+	return false;
+}
+
+/* Whether warming pays for this question: a cache the shared part reaches. */
+static bool warm_wanted(const struct asker *a, const struct ask *q)
+{
+	const struct model_info *info;
+
+	if (!q->shared || a->options.warm == WARM_OFF)
+		return false;
+	if (a->options.warm == WARM_ON)
+		return true;
+	models_lookup(&info, a->llm->models, provider_name(a->llm->provider), q->model);
+	return q->stream && info->cache_min > 0 && llm_tokens(strlen(q->shared)) >= info->cache_min;
+}
+
+/* The shared part is in the provider's cache: the questions waiting for it go. */
+static int warm_release(struct asker *a, const char *group)
+{
+	char **grown;
+	size_t i;
+	int error = 0;
+
+	if (warmed(a, group))
+		return 0;
+	if (!(grown = realloc(a->warmed, (a->nwarmed + 1) * sizeof(*grown))) ||
+	    !(grown[a->nwarmed] = strdup(group)))
+		return error_nomem();
+	a->warmed = grown;
+	a->nwarmed++;
+	for (i = 0; i < a->nlive && !error; i++)
+		if (a->live[i]->held && !strcmp(a->live[i]->group, group))
+			error = send_question(a, a->live[i]);
+	return error;
+}
+
+/* Whether another question of its group is warming the cache now. */
+static bool warm_pending(const struct asker *a, const struct ask *q)
+{
+	size_t i;
+
+	for (i = 0; i < a->nlive; i++)
+		if (a->live[i] != q && a->live[i]->warming && !strcmp(a->live[i]->group, q->group))
+			return true;
+	return false;
+}
+
+/* --- submitting ---------------------------------------------------------- */
+
+static int from_cache(struct asker *a, struct ask *q, bool *hit)
+{
+	struct ask_event *ev;
+	char *answer = NULL;
+	long in = 0, out = 0;
+
+	*hit = false;
+	if (!a->store || store_cache_get(a->store, q->key, &answer, &in, &out) < 0)
+		return 0;
+	if (!(ev = event_push(a, q, ASK_DONE))) {
+		free(answer);
+		return error_nomem();
+	}
+	ev->text = answer;
+	ev->cached = true;
+	ev->usage.in = in;
+	ev->usage.out = out;
+	*hit = true;
+	return 0;
+}
+
+static int ask_copy(struct ask *q, const struct ask_spec *spec, const struct llm_config *llm)
+{
+	const char *effort = spec->effort ? spec->effort : llm->reasoning_effort;
+
+	q->kind = spec->kind;
+	q->user = spec->user;
+	q->weight = spec->weight;
+	if (!(q->model = strdup(spec->model)) || (effort && !(q->effort = strdup(effort))) ||
+	    !(q->system = strdup(spec->system)) || !(q->tail = strdup(spec->tail)) ||
+	    (spec->shared && !(q->shared = strdup(spec->shared))))
+		return error_nomem();
+	if (q->shared) {
+		char hash[41];
+		const char *parts[] = { q->model, q->system, q->shared };
+
+		hash_text(hash, parts, 3);
+		memcpy(q->group, hash, 16);
+	}
+	return 0;
+}
+
+int ask_submit(struct asker *a, uint64_t *id, const struct ask_spec *spec)
+{
+	struct ask *q = calloc(1, sizeof(*q));
+	bool hit = false;
+	int error;
+
+	*id = 0;
+	if (!q)
+		return error_nomem();
+	if (a->llm->provider == PROVIDER_NONE) {
+		ask_free(q);
+		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
+	}
+	if ((error = ask_copy(q, spec, a->llm)) < 0)
+		goto fail;
+	q->id = ++a->last_id;
+	q->stream = !a->options.no_stream;
+	cache_key(a, q);
+	if (!spec->no_cache && (error = from_cache(a, q, &hit)) < 0)
+		goto fail;
+	if (hit) {
+		*id = q->id;
+		ask_free(q);
+		return 0;
+	}
+	if ((error = live_add(a, q)) < 0)
+		goto fail;
+	*id = q->id;
+	if (warm_wanted(a, q) && !warmed(a, q->group) && warm_pending(a, q)) {
+		q->held = true;
+		return 0;
+	}
+	q->warming = warm_wanted(a, q) && !warmed(a, q->group);
+	if ((error = send_question(a, q)) < 0) {
+		live_remove(a, q);
+		*id = 0;
+	}
+	return error;
+fail:
+	ask_free(q);
+	return error;
+}
+
+int ask_call_build(struct llm_call *out, const struct llm_config *llm, const struct asker_options *options,
+		   const struct ask_spec *spec)
+{
+	struct question question;
+	struct ask q = { 0 };
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (llm->provider == PROVIDER_NONE)
+		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
+	q.stream = !options || !options->no_stream;
+	if ((error = ask_copy(&q, spec, llm)) == 0)
+		error = call_build(out, &question, llm, &q);
+	free(q.model);
+	free(q.effort);
+	free(q.system);
+	free(q.shared);
+	free(q.tail);
+	return error;
+}
+
+/* --- reading answers ----------------------------------------------------- */
+
+static int read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len);
+
+/* The answer's text, with the key a server may have echoed taken out. */
+int ask_read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len)
+{
+	int error = read_body(out, ops, body, len);
+
+	if (!error)
+		secret_redact(&out->text);
+	return error;
+}
+
+/* One "data:" payload of a stream. */
+static int read_event(struct reading *r, const struct provider_ops *ops, const char *event,
+		      const char *data, size_t len)
+{
+	json_t *value;
+	int error;
+
+	if (len == 6 && !memcmp(data, "[DONE]", 6))
+		return 0;
+	if (!(value = json_loadb(data, len, 0, NULL)))
+		return error_set(RL_EPARSE, "the stream holds an event that is not JSON: \"%.60s\"", data);
+	error = ops->event(r, event, value);
+	json_decref(value);
+	return error;
+}
+
+/* Server-sent events: "event:" and "data:" lines, a blank line between events. */
+static int read_stream(struct reading *r, const struct provider_ops *ops, const char *body, size_t len)
+{
+	const char *p = body, *end = body + len;
+	char event[64] = "";
+	int error = 0;
+
+	while (p < end && !error) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+		size_t n = (size_t)(eol - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!n) {
+			event[0] = '\0';
+		} else if (n > 6 && !memcmp(p, "event:", 6)) {
+			size_t skip = p[6] == ' ' ? 7 : 6;
+
+			snprintf(event, sizeof(event), "%.*s", (int)(n - skip), p + skip);
+		} else if (n >= 5 && !memcmp(p, "data:", 5)) {
+			size_t skip = n > 5 && p[5] == ' ' ? 6 : 5;
+
+			error = read_event(r, ops, event[0] ? event : NULL, p + skip, n - skip);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return error;
+}
+
+static int read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len)
+{
+	size_t skip = 0;
+	json_t *root;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	while (skip < len && (body[skip] == ' ' || body[skip] == '\n' || body[skip] == '\r'))
+		skip++;
+	if (skip == len || body[skip] != '{') {
+		if (!(skip + 5 <= len && !memcmp(body + skip, "data:", 5)) && !memmem(body, len, "\ndata:", 6) &&
+		    !(skip + 6 <= len && !memcmp(body + skip, "event:", 6)))
+			return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.100s\"", body + skip);
+		if ((error = read_stream(out, ops, body, len)) < 0)
+			return error;
+		return out->text.len ? 0 :
+			error_set(RL_EPARSE, "the streamed answer ended without any text");
+	}
+	/* A server that does not stream answers whole. */
+	if (!(root = json_loadb(body + skip, len - skip, 0, NULL)))
+		return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.80s\"", body + skip);
+	error = ops->whole(out, root);
+	json_decref(root);
+	return error;
+}
+
+
+void reading_release(struct reading *r)
+{
+	buf_release(&r->text);
+	free(r->error);
+	memset(r, 0, sizeof(*r));
+}
+
+static void settle_error(struct asker *a, struct ask *q, enum ask_status status, long http,
+			 const char *why)
+{
+	struct ask_event *ev = event_push(a, q, status);
+
+	if (ev) {
+		ev->http_status = http;
+		snprintf(ev->error, sizeof(ev->error), "%s", why);
+	}
+	if (q->warming)
+		warm_release(a, q->group);
+	live_remove(a, q);
+}
+
+static void on_done(struct asker *a, struct ask *q, const struct sched_event *sev)
+{
+	struct reading r;
+	struct ask_event *ev;
+	bool store_failed = false;
+
+	if (ask_read_body(&r, a->ops, sev->body ? sev->body : "", sev->body_len) < 0 ||
+	    answer_size_check(r.text.len) < 0) {
+		reading_release(&r);
+		settle_error(a, q, ASK_ERROR, sev->http_status, error_message());
+		return;
+	}
+	if (a->store && store_cache_put(a->store, q->key, provider_name(a->llm->provider), q->model,
+					r.text.ptr, r.usage.in, r.usage.out) < 0)
+		store_failed = true;
+	if ((ev = event_push(a, q, ASK_DONE))) {
+		ev->text = buf_detach(&r.text);
+		ev->usage = r.usage;
+		ev->store_failed = store_failed;
+		ev->http_status = sev->http_status;
+	}
+	reading_release(&r);
+	if (q->warming)
+		warm_release(a, q->group);
+	live_remove(a, q);
+}
+
+/* A refused parameter: asked again without it, once, and remembered. */
+static bool retry_refused(struct asker *a, struct ask *q, const struct sched_event *sev)
+{
+	const struct model_info *info;
+	struct question question;
+	char key[32];
+	unsigned bit;
+
+	if (sev->status != SCHED_HTTP_ERROR || q->refusals >= REFUSALS_MAX)
+		return false;
+	models_lookup(&info, a->llm->models, provider_name(a->llm->provider), q->model);
+	question_make(&question, key, a->llm, q, info);
+	if (!(bit = refusal_of(&question, sev->http_status, sev->body, sev->body_len)) || (q->refused & bit))
+		return false;
+	q->refused |= bit;
+	q->refusals++;
+	quirk_learn(a, q->model, bit);
+	q->task = 0;
+	return send_question(a, q) == 0;
+}
+
+static void on_settled(struct asker *a, struct ask *q, const struct sched_event *sev)
+{
+	struct buf why = BUF_INIT;
+
+	q->attempts += sev->attempts;
+	q->task = 0;
+	if (sev->status == SCHED_DONE) {
+		on_done(a, q, sev);
+		return;
+	}
+	if (retry_refused(a, q, sev))
+		return;
+	if (sev->status == SCHED_HTTP_ERROR)
+		llm_error_text(&why, sev->http_status, sev->body, sev->body_len);
+	else
+		buf_puts(&why, sev->status == SCHED_CANCELLED ? "cancelled" : sev->error);
+	settle_error(a, q, sev->status == SCHED_TIMEOUT ? ASK_TIMEOUT :
+		     sev->status == SCHED_CANCELLED ? ASK_CANCELLED : ASK_ERROR,
+		     sev->http_status, why.ptr ? why.ptr : "failed");
+	buf_release(&why);
+}
+
+static void on_sched_event(struct asker *a, const struct sched_event *sev)
+{
+	struct ask *q = live_by_task(a, sev->task);
+
+	if (!q)
+		return;
+	if (sev->status != SCHED_STARTED) {
+		on_settled(a, q, sev);
+		return;
+	}
+	if (!q->started) {
+		q->started = true;
+		event_push(a, q, ASK_STARTED);
+	}
+}
+
+/* Complete "data:" lines in text[from, to): the stream's events, about a token each. */
+static long count_events(const char *text, size_t from, size_t to, size_t *seen)
+{
+	const char *p = text + from, *end = text + to, *nl;
+	long n = 0;
+
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		bool done = nl - p >= 12 && !memcmp(p, "data: [DONE]", 12);
+
+		if (nl - p >= 5 && !memcmp(p, "data:", 5) && !done)
+			n++;
+		p = nl + 1;
+	}
+	*seen = (size_t)(p - text);
+	return n;
+}
+
+/* What the running streams brought since the last step. */
+static int watch_streams(struct asker *a)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < a->nlive && !error; i++) {
+		struct ask *q = a->live[i];
+		const char *body;
+		size_t len;
+		long n;
+
+		if (!q->task || sched_peek(&body, &len, a->sched, q->task) < 0 || len <= q->seen)
+			continue;
+		q->got_byte = true;
+		if (q->warming)
+			error = warm_release(a, q->group);
+		if ((n = count_events(body, q->seen, len, &q->seen)) > 0) {
+			q->streamed += n;
+			if (!event_push(a, q, ASK_PROGRESS))
+				error = error_nomem();
+		}
+	}
+	return error;
+}
+
+static int drain(struct asker *a, int error)
+{
+	struct sched_event sev;
+
+	if (!error)
+		error = watch_streams(a);
+	while (sched_next(a->sched, &sev)) {
+		on_sched_event(a, &sev);
+		sched_event_release(&sev);
+	}
+	return error;
+}
+
+/* --- the loop ------------------------------------------------------------ */
+
+int asker_new(struct asker **out, const struct llm_config *llm, const struct sched_options *sched,
+	      const struct asker_options *options, struct store *store)
+{
+	struct asker *a = calloc(1, sizeof(*a));
+	int error;
+
+	*out = NULL;
+	if (!a)
+		return error_nomem();
+	a->llm = llm;
+	a->ops = llm->provider == PROVIDER_ANTHROPIC ? &provider_anthropic : &provider_openai;
+	a->store = store;
+	if (options)
+		a->options = *options;
+	if ((error = sched_new(&a->sched, sched)) < 0) {
+		free(a);
+		return error;
+	}
+	*out = a;
+	return 0;
+}
+
+void asker_free(struct asker *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	sched_free(a->sched);
+	for (i = 0; i < a->nlive; i++)
+		ask_free(a->live[i]);
+	for (i = a->events_head; i < a->events_head + a->nevents; i++)
+		ask_event_release(&a->events[i]);
+	for (i = 0; i < a->nquirks; i++)
+		free(a->quirks[i].model);
+	for (i = 0; i < a->nwarmed; i++)
+		free(a->warmed[i]);
+	free(a->warmed);
+	free(a->quirks);
+	free(a->live);
+	free(a->events);
+	free(a);
+}
+
+void asker_drop_store(struct asker *a)
+{
+	a->store = NULL;
+}
+
+void ask_cancel(struct asker *a, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < a->nlive; i++) {
+		struct ask *q = a->live[i];
+
+		if (q->id != id)
+			continue;
+		if (q->task)
+			sched_cancel(a->sched, q->task);
+		else
+			settle_error(a, q, ASK_CANCELLED, 0, "cancelled");
+		return;
+	}
+}
+
+void asker_cancel_all(struct asker *a)
+{
+	size_t i = a->nlive;
+
+	while (i-- > 0)
+		if (i < a->nlive && !a->live[i]->task)
+			settle_error(a, a->live[i], ASK_CANCELLED, 0, "cancelled");
+	sched_cancel_all(a->sched);
+	drain(a, 0);
+}
+
+int asker_fds(struct asker *a, struct pollfd *out, int max)
+{
+	return sched_fds(a->sched, out, max);
+}
+
+int asker_timeout(struct asker *a)
+{
+	return a->nevents ? 0 : sched_timeout(a->sched);
+}
+
+int asker_step(struct asker *a, const struct pollfd *fds, int n)
+{
+	return drain(a, sched_step(a->sched, fds, n));
+}
+
+int asker_wait(struct asker *a, int max_ms)
+{
+	if (a->nevents)
+		return 0;
+	return drain(a, sched_wait(a->sched, max_ms));
+}
+
+size_t asker_pending(const struct asker *a)
+{
+	return a->nlive;
+}
+
+struct sched *asker_sched(struct asker *a)
+{
+	return a->sched;
+}

@@ -1,0 +1,139 @@
+#ifndef REVLINE_ASK_H
+#define REVLINE_ASK_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "llm.h"
+#include "provider.h"
+#include "schema.h"
+#include "sched.h"
+
+/*
+ * The request cycle: one LLM question from its prompt to the answer's
+ * text, for the map and reduce steps, fixes and fix detection alike.
+ *
+ * A question is first looked up in the result cache (the store's
+ * llm_cache). Otherwise its body is built for the model's row in the
+ * model table (models.h) by the provider's backend (provider.h): the
+ * answer's schema as structured output, an output cap always, streamed
+ * (server-sent events) unless revline.stream is false. The scheduler
+ * (sched.h) sends it with its retries, backoff and Retry-After. A server
+ * that refuses a parameter by name with HTTP 400 (temperature, max_tokens,
+ * reasoning_effort, json_schema, json_object, stream...) is asked once
+ * more without it, and that is remembered for the server and model: for
+ * this run, and in the store for the next (store_refusal_*). Structured
+ * output falls back json_schema -> json_object -> the prompt alone.
+ *
+ * Questions that begin with the same shared part (a check's map requests)
+ * are laid out for prompt caches: the shared part first, the rest after;
+ * OpenAI gets a prompt_cache_key per shared part, Anthropic a cache_control
+ * breakpoint after it. A provider writes its cache only once it has read
+ * a prompt, so with warming on, the first question of each shared part
+ * goes alone and the others of that part wait for its first streamed
+ * byte.
+ *
+ * It never blocks: the caller's loop polls asker_fds, waits at most
+ * asker_timeout, and calls asker_step; events come from asker_next.
+ */
+
+struct store;
+struct asker;
+
+/* When to warm the prompt cache first: X(ID, setting). */
+#define WARM_LIST(X) \
+	X(WARM_AUTO, "auto") \
+	X(WARM_ON,   "true") \
+	X(WARM_OFF,  "false")
+
+enum warm_mode {
+#define WARM_ENUM(id, name) id,
+	WARM_LIST(WARM_ENUM)
+#undef WARM_ENUM
+};
+
+/* All zero: the defaults. */
+struct asker_options {
+	bool no_stream;         /* revline.stream false */
+	enum warm_mode warm;    /* revline.warmCache (default auto: where the
+				 * model's row gives a cacheable minimum the
+				 * shared part reaches) */
+};
+
+struct config;
+/* The defaults, then revline.stream and revline.warmCache; RL_ECONFIG names a bad one. */
+int asker_options_load(struct asker_options *out, struct config *config);
+
+struct ask_spec {
+	enum schema_kind kind;  /* the answer's schema, and the cache key's */
+	const char *model;
+	const char *effort;     /* NULL: the configured one */
+	const char *system;
+	const char *shared;     /* the part shared with other questions, or NULL */
+	const char *tail;       /* the question's own part (the whole user message when no shared) */
+	size_t weight;          /* the prompt's bytes: the scheduler's order and timeout */
+	bool no_cache;          /* do not read the result cache (the answer is still kept) */
+	void *user;
+};
+
+enum ask_status {
+	ASK_STARTED,            /* not settled: its first transfer began */
+	ASK_PROGRESS,           /* not settled: more of the streamed answer came */
+	ASK_DONE,               /* the answer's text */
+	ASK_ERROR,              /* an HTTP error, a refused request, a broken answer... */
+	ASK_TIMEOUT,
+	ASK_CANCELLED,
+};
+
+struct ask_event {
+	uint64_t id;
+	void *user;
+	enum ask_status status;
+	char *text;             /* ASK_DONE: the answer (the JSON text for a forced tool) */
+	struct usage usage;     /* ASK_DONE: what it billed (a cached answer: what it billed then) */
+	bool cached;            /* ASK_DONE from the result cache: no request made */
+	int attempts;           /* transfers made, refusals' retries included */
+	long streamed;          /* events of the answer received so far (about a token each) */
+	long http_status;
+	bool store_failed;      /* keeping the answer in the store failed (error_message says why) */
+	char error[320];        /* what went wrong, for the user */
+};
+
+/* llm and store (may be NULL) must outlive the asker. */
+int asker_new(struct asker **out, const struct llm_config *llm, const struct sched_options *sched,
+	      const struct asker_options *options, struct store *store);
+/* Cancels everything; no more events. */
+void asker_free(struct asker *asker);
+/* Stop reading and writing the store (after it failed). */
+void asker_drop_store(struct asker *asker);
+
+/*
+ * Ask. A cached answer settles at once (its ASK_DONE is the next event).
+ * *id identifies the question in its events.
+ */
+int ask_submit(struct asker *asker, uint64_t *id, const struct ask_spec *spec);
+void ask_cancel(struct asker *asker, uint64_t id);
+void asker_cancel_all(struct asker *asker);
+
+int asker_fds(struct asker *asker, struct pollfd *out, int max);
+int asker_timeout(struct asker *asker);
+int asker_step(struct asker *asker, const struct pollfd *fds, int n);
+int asker_wait(struct asker *asker, int max_ms);
+bool asker_next(struct asker *asker, struct ask_event *out);
+void ask_event_release(struct ask_event *event);
+
+/* Questions not settled. */
+size_t asker_pending(const struct asker *asker);
+/* The scheduler underneath, for its deadline and timeouts. */
+struct sched *asker_sched(struct asker *asker);
+
+/* The request a question would be sent as, for the first time (for tests and benchmarks). */
+int ask_call_build(struct llm_call *out, const struct llm_config *llm, const struct asker_options *options,
+		   const struct ask_spec *spec);
+
+/* The text of a streamed or whole answer body, by the provider's shape (for tests and fuzzing). */
+int ask_read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len);
+
+#endif
