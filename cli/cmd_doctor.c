@@ -59,19 +59,20 @@ static void linters_section(struct config *config)
 }
 
 /* One step's model, and the setting that chose it. */
-static void model_line(const char *step, const char *model, const char *base, const char *key)
+static void model_line(const char *step, const char *model, const char *base, const char *key,
+		       const char *note)
 {
 	if (strcmp(model, base))
-		term_printf(stdout, "  %-9s %s (%s)\n", step, model, key);
+		term_printf(stdout, "  %-9s %s (%s%s)\n", step, model, key, note);
 	else
-		term_printf(stdout, "  %-9s %s (the model; %s sets another)\n", step, model, key);
+		term_printf(stdout, "  %-9s %s (the model; %s sets another%s)\n", step, model, key, note);
 }
 
 /* Which model each step asks: the rules (map), the reduce step, fixes and fix detection. */
 static void models_split(const struct llm_config *llm)
 {
-	model_line("map:", llm->map_model, llm->model, "revline.mapModel; a rule's own model wins");
-	model_line("reduce:", llm->reduce_model, llm->model, "revline.reduceModel");
+	model_line("map:", llm->map_model, llm->model, "revline.mapModel", "; a rule's own model wins");
+	model_line("reduce:", llm->reduce_model, llm->model, "revline.reduceModel", "");
 	term_printf(stdout, "  %-9s %s (revline.model; fixes and fix detection)\n", "fix:", llm->model);
 }
 
@@ -149,8 +150,10 @@ static void rules_runs(const struct rule_set *set, const struct rules_options *r
 	if (user)
 		printf("%zu of yours, ", user);
 	printf("%zu built-in local, %zu built-in LLM", on[1], on[0]);
-	if (off[0] || off[1])
-		printf("; off: %zu built-in LLM, %zu built-in local", off[0], off[1]);
+	if (off[0])
+		printf("; off: %zu built-in LLM", off[0]);
+	if (off[1])
+		printf("%s%zu built-in local", off[0] ? ", " : "; off: ", off[1]);
 	printf("\n  policy:   %s\n", rules_policy_text(ro, set->own));
 }
 

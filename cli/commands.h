@@ -127,13 +127,13 @@
 	  "let this repository's .revline set what sends data, runs or names a path", \
 	  "A .revline comes with the repository, so whoever wrote the branch wrote it.\n" \
 	  "Until you trust it, its settings that send data, run commands or name paths\n" \
-	  "(revline.baseUrl, provider, model, reduceModel, apiKeyCommand, lint.NAME,\n" \
-	  "db, osvUrl, advisories, a theme given as a path) are ignored, and said so\n" \
-	  "once on stderr; the rest count. 'revline trust' records the SHA-256 of the\n" \
-	  "file as it is now with its path in $XDG_CONFIG_HOME/revline/trust/; when the\n" \
-	  "file changes it is untrusted again. --show says the state, --revoke forgets\n" \
-	  "it. Exit status: 0 when done (--show: when trusted), 1 when there is no\n" \
-	  ".revline to trust (--show: when not trusted), 2 for usage errors.\n") \
+	  "(revline.baseUrl, provider, model, mapModel, reduceModel, apiKeyCommand,\n" \
+	  "lint.NAME, db, osvUrl, advisories, a theme given as a path) are ignored, and\n" \
+	  "said so once on stderr; the rest count. 'revline trust' records the SHA-256\n" \
+	  "of the file as it is now with its path in $XDG_CONFIG_HOME/revline/trust/;\n" \
+	  "when the file changes it is untrusted again. --show says the state, --revoke\n" \
+	  "forgets it. Exit status: 0 when done (--show: when trusted), 1 when there is\n" \
+	  "no .revline to trust (--show: when not trusted), 2 for usage errors.\n") \
 	X(undo, (&json_options, &global_options), \
 	  "revline undo [FIX_ID]", \
 	  "take back an applied fix, byte for byte", \
