@@ -126,6 +126,7 @@ static bool check_option(struct check_args *a, int id, const char *value)
 	case OPT_RULES: return list_add(&a->rule_dirs, &a->nrule_dirs, value) == 0;
 	case OPT_RULE: return list_add(&a->rule_ids, &a->nrule_ids, value) == 0;
 	case OPT_NO_CACHE: a->opts.no_cache = true; return true;
+	case OPT_NO_BUILTIN: a->opts.no_builtin = true; return true;
 	case OPT_CONCURRENCY:
 		if (!number_arg(&n, value, 1, 64, "--concurrency"))
 			return false;

@@ -58,6 +58,24 @@ static void linters_section(struct config *config)
 	}
 }
 
+/* One step's model, and the setting that chose it. */
+static void model_line(const char *step, const char *model, const char *base, const char *key,
+		       const char *note)
+{
+	if (strcmp(model, base))
+		term_printf(stdout, "  %-9s %s (%s%s)\n", step, model, key, note);
+	else
+		term_printf(stdout, "  %-9s %s (the model; %s sets another%s)\n", step, model, key, note);
+}
+
+/* Which model each step asks: the rules (map), the reduce step, fixes and fix detection. */
+static void models_split(const struct llm_config *llm)
+{
+	model_line("map:", llm->map_model, llm->model, "revline.mapModel", "; a rule's own model wins");
+	model_line("reduce:", llm->reduce_model, llm->model, "revline.reduceModel", "");
+	term_printf(stdout, "  %-9s %s (revline.model; fixes and fix detection)\n", "fix:", llm->model);
+}
+
 static int provider_section(struct config *config)
 {
 	struct llm_config llm;
@@ -73,8 +91,8 @@ static int provider_section(struct config *config)
 		llm_config_release(&llm);
 		return 0;
 	}
-	term_printf(stdout, "provider:   %s, model %s (reduce: %s)\n", provider_name(llm.provider), llm.model,
-		    llm.reduce_model);
+	term_printf(stdout, "provider:   %s, model %s\n", provider_name(llm.provider), llm.model);
+	models_split(&llm);
 	term_printf(stdout, "base URL:   %s\n", llm.base_url);
 	printf("API key:    %s\n", llm.api_key ? llm.key_source : "none (fine for a local server)");
 	printf("JSON mode:  %s\n", llm.json_mode ? "asked for (dropped when the server refuses it)" : "off");
@@ -110,15 +128,44 @@ static int store_section(struct config *config)
 	return bad;
 }
 
-static void rules_section(struct repo *repo)
+/* What a check would run under revline.builtinRules: the counts, then the policy in words. */
+static void rules_runs(const struct rule_set *set, const struct rules_options *ro)
 {
-	struct rules_options ro = { NULL, 0, repo ? repo->workdir : NULL, false, false };
+	size_t i, own = 0, user = 0, on[2] = { 0 }, off[2] = { 0 };
+
+	for (i = 0; i < set->count; i++) {
+		const struct rule *r = &set->rules[i];
+		bool local = r->kind == RULE_LOCAL;
+
+		if (!strcmp(r->source, "user"))
+			user++;
+		else if (strcmp(r->source, "built-in"))
+			own++;
+		else if (rule_why_on(r->why))
+			on[local]++;
+		else
+			off[local]++;
+	}
+	printf("  runs:     %zu of the repository's, ", own);
+	if (user)
+		printf("%zu of yours, ", user);
+	printf("%zu built-in local, %zu built-in LLM", on[1], on[0]);
+	if (off[0])
+		printf("; off: %zu built-in LLM", off[0]);
+	if (off[1])
+		printf("%s%zu built-in local", off[0] ? ", " : "; off: ", off[1]);
+	printf("\n  policy:   %s\n", rules_policy_text(ro, set->own));
+}
+
+static int rules_section(struct repo *repo, struct config *config)
+{
+	struct rules_options ro = { .workdir = repo ? repo->workdir : NULL, .keep_off = true };
 	struct rule_set set = { 0 };
 	size_t i, local = 0, fatal = 0;
 
-	if (rules_load(&set, &ro) < 0) {
+	if (rules_builtin_load(&ro.builtin, config) < 0 || rules_load(&set, &ro) < 0) {
 		term_printf(stdout, "rules:      error: %s\n", error_message());
-		return;
+		return 1;
 	}
 	for (i = 0; i < set.count; i++)
 		local += set.rules[i].kind == RULE_LOCAL;
@@ -127,7 +174,9 @@ static void rules_section(struct repo *repo)
 	printf("rules:      %zu (%zu LLM, %zu local pattern); %zu problem%s, %zu skipped "
 	       "(revline rules --lint)\n", set.count, set.count - local, local, set.nproblems,
 	       set.nproblems == 1 ? "" : "s", fatal);
+	rules_runs(&set, &ro);
 	rules_release(&set);
+	return 0;
 }
 
 /* The terminal UI's theme as the settings give it (--theme and NO_COLOR aside). */
@@ -211,7 +260,7 @@ int cmd_doctor(int argc, char **argv)
 	revline_section(config);
 	bad |= provider_section(config);
 	bad |= store_section(config);
-	rules_section(repo);
+	bad |= rules_section(repo, config);
 	term_printf(stdout, "data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
 	theme_section(config);
 	models_section();

@@ -1,5 +1,6 @@
 /* revline rules: list the rules a check would use, or lint the rule files. */
 #include "commands.h"
+#include "config.h"
 #include "rules.h"
 #include "status.h"
 #include "term.h"
@@ -11,23 +12,30 @@
 #include <string.h>
 
 /*
- * The working tree's root, or NULL outside a repository (then only the
- * user's and the built-in rules are read, which is still useful).
+ * The repository, or NULL outside one (then only the user's and the
+ * built-in rules are read, which is still useful).
  */
-static char *workdir_find(void)
+static struct repo *repo_find(void)
 {
 	struct repo *repo = NULL;
-	char *workdir = NULL;
 
-	if (repo_open(&repo, NULL) == 0) {
-		if (repo->workdir)
-			workdir = strdup(repo->workdir);
-	} else if (error_status() != RL_ENOTREPO) {
+	if (repo_open(&repo, NULL) < 0 && error_status() != RL_ENOTREPO)
 		cli_error("%s; reading only the user's and the built-in rules", error_message());
-	}
-	repo_free(repo);
 	error_clear();
-	return workdir;
+	return repo;
+}
+
+/* revline.builtinRules, as a check would read it; false (said) when it is bad. */
+static bool policy_load(struct rules_options *options, struct repo *repo)
+{
+	struct config *config = NULL;
+	bool ok = config_open(&config, repo) == 0 &&
+		  rules_builtin_load(&options->builtin, config) == 0;
+
+	if (!ok)
+		cli_error("%s", error_message());
+	config_free(config);
+	return ok;
 }
 
 /* A rule file's path and what is wrong in it (which may quote the file): through term_*. */
@@ -96,6 +104,8 @@ static json_t *rule_json(const struct rule *rule)
 	json_object_set_new(obj, "patterns", json_list(rule->patterns, rule->npatterns));
 	json_object_set_new(obj, "context_files", json_list(rule->context_files, rule->ncontext));
 	json_object_set_new(obj, "version", utf8_json(rule->version));
+	json_object_set_new(obj, "active", json_boolean(rule_why_on(rule->why)));
+	json_object_set_new(obj, "why", json_string(rule_why_text(rule->why)));
 	return obj;
 }
 
@@ -143,14 +153,29 @@ static int widest(int width, const char *s)
 	return n > width ? n : width;
 }
 
+/* Why each rule that does not run is off, after the table: "ID: why". */
+static void off_text(const struct rule_set *set)
+{
+	size_t i;
+
+	if (set->off)
+		putchar('\n');
+	for (i = 0; i < set->count; i++) {
+		if (rule_why_on(set->rules[i].why))
+			continue;
+		term_puts(stdout, set->rules[i].id);
+		printf(": %s\n", rule_why_text(set->rules[i].why));
+	}
+}
+
 /*
  * An aligned table; the patterns come last as they are the longest. Every
- * column but the kind comes from a rule file or its path: shown through
- * term_*, counted as shown.
+ * column but the kind and whether it is active comes from a rule file or
+ * its path: shown through term_*, counted as shown.
  */
 static int list_text(const struct rule_set *set)
 {
-	int w[6] = { 2, 5, 8, 5, 6, 4 };
+	int w[7] = { 2, 5, 8, 5, 6, 6, 4 };
 	struct buf patterns = BUF_INIT;
 	size_t i;
 
@@ -165,24 +190,26 @@ static int list_text(const struct rule_set *set)
 		w[2] = widest(w[2], severity_name(r->severity));
 		w[3] = widest(w[3], r->model ? r->model : "-");
 		w[4] = widest(w[4], r->source);
-		w[5] = widest(w[5], r->path);
+		w[6] = widest(w[6], r->path);
 	}
-	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  PATTERNS\n", w[0], "ID", w[1], "KIND",
-	       w[2], "SEVERITY", w[3], "MODEL", w[4], "SOURCE", w[5], "PATH");
+	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  PATTERNS\n", w[0], "ID", w[1], "KIND",
+	       w[2], "SEVERITY", w[3], "MODEL", w[4], "SOURCE", w[5], "ACTIVE", w[6], "PATH");
 	for (i = 0; i < set->count; i++) {
 		const struct rule *r = &set->rules[i];
-		const char *cols[6] = { r->id, r->kind == RULE_LOCAL ? "local" : "llm", severity_name(r->severity),
-					r->model ? r->model : "-", r->source, r->path };
+		const char *cols[7] = { r->id, r->kind == RULE_LOCAL ? "local" : "llm", severity_name(r->severity),
+					r->model ? r->model : "-", r->source, rule_why_on(r->why) ? "yes" : "no",
+					r->path };
 		size_t k;
 
 		patterns_text(&patterns, r);
-		for (k = 0; k < 6; k++) {
+		for (k = 0; k < 7; k++) {
 			term_pad(stdout, cols[k], w[k]);
 			fputs("  ", stdout);
 		}
 		term_puts(stdout, patterns.ptr ? patterns.ptr : "");
 		putchar('\n');
 	}
+	off_text(set);
 	buf_release(&patterns);
 	return 0;
 }
@@ -259,12 +286,12 @@ static int lint(const struct rule_set *set, bool json)
 int cmd_rules(int argc, char **argv)
 {
 	struct opt_parser p = { argc, argv, 1, false, command_options("rules") };
-	struct rules_options options = { 0 };
+	struct rules_options options = { .keep_off = true };
 	struct rule_set set = { 0 };
 	const char **dirs = calloc((size_t)argc, sizeof(*dirs));
 	const struct rule_problem **sorted = NULL;
 	bool json = false, check = false;
-	char *workdir = NULL;
+	struct repo *repo = NULL;
 	const char *value;
 	int id, rc = 0;
 	size_t i;
@@ -284,6 +311,8 @@ int cmd_rules(int argc, char **argv)
 			json = true;
 		} else if (id == OPT_RULES) {
 			dirs[options.nextra++] = value;
+		} else if (id == OPT_NO_BUILTIN) {
+			options.no_builtin = true;
 		} else {
 			cli_error("unexpected argument '%s' (see 'revline help rules')",
 				  p.argv[p.index - 1]);
@@ -292,7 +321,12 @@ int cmd_rules(int argc, char **argv)
 		}
 	}
 	options.extra_dirs = dirs;
-	options.workdir = workdir = workdir_find();
+	repo = repo_find();
+	options.workdir = repo ? repo->workdir : NULL;
+	if (!policy_load(&options, repo)) {
+		rc = 2;
+		goto done;
+	}
 	if (rules_load(&set, &options) < 0) {
 		cli_error("%s", error_message());
 		rc = 3;
@@ -313,7 +347,7 @@ done:
 		rc = 3;
 	free(sorted);
 	rules_release(&set);
-	free(workdir);
+	repo_free(repo);
 	free(dirs);
 	return rc;
 }

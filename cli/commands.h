@@ -15,8 +15,10 @@
 	  "revline check [TARGET] [--format FORMAT] [--output FILE] [--fail-on SEVERITY] ...", \
 	  "review the diff against the rules, headless", \
 	  "Reviews the target's diff against every rule that applies, one LLM call per\n" \
-	  "rule (local pattern rules run offline), many at once. Text output streams a\n" \
-	  "line per rule as it settles, with its findings, then the merged report.\n" \
+	  "rule (local pattern rules run offline), many at once. When the repository\n" \
+	  "has rules of its own, the built-in LLM rules do not run (revline.builtinRules;\n" \
+	  "'revline rules' says which run). Text output streams a line per rule as it\n" \
+	  "settles, with its findings, then the merged report.\n" \
 	  "Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for\n" \
 	  "usage or configuration errors, 3 when the check failed as a whole, 4 when\n" \
 	  "its results could not be stored (full, read-only, damaged or locked\n" \
@@ -34,8 +36,9 @@
 	X(doctor, (&global_options), \
 	  "revline doctor", \
 	  "say what is configured and whether it works", \
-	  "Shows the repository, the LLM provider and whether it answers, the database,\n" \
-	  "the rules, and which linters are installed. Exit 1 when something is broken.\n") \
+	  "Shows the repository, the LLM provider, its models (map, reduce, fix) and\n" \
+	  "whether it answers, the database, the rules and which of them a check runs,\n" \
+	  "and which linters are installed. Exit 1 when something is broken.\n") \
 	X(diff, (&target_options, &diff_options, &json_options, &global_options), \
 	  "revline diff [TARGET] [--stat | --name-status | --json]", \
 	  "print the diff that revline reviews", \
@@ -91,13 +94,15 @@
 	  "Writes threadlines/example.md at the root of the working tree: a rule with\n" \
 	  "every field explained, to edit or copy. Refuses when the file exists.\n") \
 	X(rules, (&rules_options, &rule_dir_options, &json_options, &global_options), \
-	  "revline rules [--lint] [--json] [--rules DIR]...", \
+	  "revline rules [--lint] [--json] [--rules DIR]... [--no-builtin]", \
 	  "list the review rules, or check them with --lint", \
 	  "Lists every rule revline would use: --rules directories, then threadlines/,\n" \
 	  ".revline/rules/ and .github/cr-rules/ in the repository, then\n" \
 	  "$XDG_CONFIG_HOME/revline/rules/, then the built-in rules; the first rule\n" \
-	  "with an id wins. Problems in rule files go to stderr. With --lint, prints\n" \
-	  "every problem and exits 1 when there is any.\n") \
+	  "with an id wins. Each says whether a check runs it and, when not, why:\n" \
+	  "when the repository has rules of its own, the built-in LLM rules are off\n" \
+	  "unless revline.builtinRules is all. Problems in rule files go to stderr.\n" \
+	  "With --lint, prints every problem and exits 1 when there is any.\n") \
 	X(signals, (&signals_options, &target_options, &json_options, &global_options), \
 	  "revline signals [--run [--linter NAME]] [--all] [--json] [TARGET]\n" \
 	  "       revline signals --import FILE [--tool NAME] [--format FORMAT]", \
@@ -122,13 +127,13 @@
 	  "let this repository's .revline set what sends data, runs or names a path", \
 	  "A .revline comes with the repository, so whoever wrote the branch wrote it.\n" \
 	  "Until you trust it, its settings that send data, run commands or name paths\n" \
-	  "(revline.baseUrl, provider, model, reduceModel, apiKeyCommand, lint.NAME,\n" \
-	  "db, osvUrl, advisories, a theme given as a path) are ignored, and said so\n" \
-	  "once on stderr; the rest count. 'revline trust' records the SHA-256 of the\n" \
-	  "file as it is now with its path in $XDG_CONFIG_HOME/revline/trust/; when the\n" \
-	  "file changes it is untrusted again. --show says the state, --revoke forgets\n" \
-	  "it. Exit status: 0 when done (--show: when trusted), 1 when there is no\n" \
-	  ".revline to trust (--show: when not trusted), 2 for usage errors.\n") \
+	  "(revline.baseUrl, provider, model, mapModel, reduceModel, apiKeyCommand,\n" \
+	  "lint.NAME, db, osvUrl, advisories, a theme given as a path) are ignored, and\n" \
+	  "said so once on stderr; the rest count. 'revline trust' records the SHA-256\n" \
+	  "of the file as it is now with its path in $XDG_CONFIG_HOME/revline/trust/;\n" \
+	  "when the file changes it is untrusted again. --show says the state, --revoke\n" \
+	  "forgets it. Exit status: 0 when done (--show: when trusted), 1 when there is\n" \
+	  "no .revline to trust (--show: when not trusted), 2 for usage errors.\n") \
 	X(undo, (&json_options, &global_options), \
 	  "revline undo [FIX_ID]", \
 	  "take back an applied fix, byte for byte", \

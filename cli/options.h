@@ -32,7 +32,8 @@
 	X(OPT_LINT, "lint", 0, NULL, "check the rule files: print every problem, exit 1 if any")
 
 #define RULE_DIR_OPTIONS(X) \
-	X(OPT_RULES, "rules", 0, "DIR", "also read rules from DIR (repeatable; searched first)")
+	X(OPT_RULES,      "rules",      0, "DIR", "also read rules from DIR (repeatable; searched first)") \
+	X(OPT_NO_BUILTIN, "no-builtin", 0, NULL,  "no built-in rule (as revline.builtinRules=none)")
 
 #define HISTORY_OPTIONS(X) \
 	X(OPT_LIMIT, "limit", 0, "N", "show the N newest checks (default 20; 0: all)")

@@ -190,6 +190,8 @@ int check_options_load(struct check_options *options, struct config *config)
 		options->no_reduce = !reduce;
 	else if (error != RL_ENOTFOUND)
 		return error;
+	if ((error = rules_builtin_load(&options->builtin_rules, config)) < 0)
+		return error;
 	return advisories_load(options, config);
 }
 
@@ -1127,7 +1129,9 @@ static int deps_begin(struct check *c)
 
 int check_start(struct check *c)
 {
-	struct rules_options ro = { c->opts.rule_dirs, c->opts.nrule_dirs, c->repo->workdir, false, false };
+	struct rules_options ro = { c->opts.rule_dirs, c->opts.nrule_dirs, c->repo->workdir, false,
+				    c->opts.builtin_rules, c->opts.no_builtin, c->opts.rule_ids,
+				    c->opts.nrule_ids, false };
 	struct buf intent = BUF_INIT;
 	size_t i;
 	int error;

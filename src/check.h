@@ -28,8 +28,10 @@
 struct check_options {
 	const char *const *rule_dirs;   /* --rules DIR, searched first */
 	size_t nrule_dirs;
-	const char *const *rule_ids;    /* --rule ID: only these */
+	const char *const *rule_ids;    /* --rule ID: only these (whatever the built-in policy) */
 	size_t nrule_ids;
+	enum rules_builtin builtin_rules;       /* revline.builtinRules (rules.h) */
+	bool no_builtin;                /* --no-builtin: no built-in rule */
 	bool no_cache;                  /* ask again even when the cache has the answer */
 	bool no_reduce;                 /* the programmatic reduce only */
 	bool show_unverified;           /* unverified findings go into the report too */
@@ -47,7 +49,8 @@ struct check_options {
 
 /*
  * The settings that shape a check: revline.tokenBudget, revline.reduce,
- * revline.advisories and revline.osvUrl (REVLINE_OSV_URL) when set, and
+ * revline.builtinRules, revline.advisories and revline.osvUrl
+ * (REVLINE_OSV_URL) when set, and
  * the scheduler's (options->sched gets sched_options_load).
  * RL_ECONFIG names a bad setting.
  */

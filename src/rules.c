@@ -6,6 +6,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include "rules.h"
+#include "config.h"
 #include "datadir.h"
 #include "diff.h"
 #include "glob.h"
@@ -1102,6 +1103,149 @@ static int absolute_path(struct buf *out, const char *path)
 
 static const char *const repository_dirs[] = { "threadlines", ".revline/rules", ".github/cr-rules" };
 
+/* -------------------------------------------------------------------------
+ * Which built-in rules run
+ */
+
+static const char *const builtin_names[] = { "auto", "all", "local", "none" };
+
+const char *rules_builtin_name(enum rules_builtin builtin)
+{
+	return builtin_names[builtin];
+}
+
+int rules_builtin_load(enum rules_builtin *out, struct config *config)
+{
+	char *value = NULL;
+	size_t i;
+	int error;
+
+	*out = RULES_BUILTIN_AUTO;
+	if ((error = config_get(&value, config, "revline.builtinRules")) == RL_ENOTFOUND)
+		return 0;
+	if (error < 0)
+		return error;
+	for (i = 0; i < 4 && strcasecmp(value, builtin_names[i]); i++)
+		;
+	if (i < 4)
+		*out = (enum rules_builtin)i;
+	else
+		error = error_set(RL_ECONFIG, "revline.builtinRules is '%.40s': it takes "
+				  RULES_BUILTIN_VALUES " (git config revline.builtinRules, or .revline)",
+				  value);
+	free(value);
+	return error;
+}
+
+static bool is_builtin(const struct rule *rule)
+{
+	return rule->source && !strcmp(rule->source, "built-in");
+}
+
+static bool is_named(const struct rule *rule, const struct rules_options *options)
+{
+	size_t i;
+
+	for (i = 0; i < options->nnamed; i++)
+		if (!strcmp(options->named[i], rule->id))
+			return true;
+	return false;
+}
+
+enum rule_why rules_policy(const struct rule *rule, const struct rules_options *options, bool own)
+{
+	if (!is_builtin(rule))
+		return RULE_ON;
+	if (is_named(rule, options))
+		return RULE_ON_NAMED;
+	if (options->no_builtin)
+		return RULE_OFF_FLAG;
+	switch (options->builtin) {
+	case RULES_BUILTIN_ALL:
+		return RULE_ON_ALL;
+	case RULES_BUILTIN_NONE:
+		return RULE_OFF_NONE;
+	case RULES_BUILTIN_LOCAL:
+		return rule->kind == RULE_LOCAL ? RULE_ON_LOCAL : RULE_OFF_LOCAL;
+	case RULES_BUILTIN_AUTO:
+		break;
+	}
+	if (!own)
+		return RULE_ON_NO_OWN;
+	return rule->kind == RULE_LOCAL ? RULE_ON_LOCAL : RULE_OFF_OWN;
+}
+
+bool rule_why_on(enum rule_why why)
+{
+	return why < RULE_OFF_OWN;
+}
+
+const char *rule_why_text(enum rule_why why)
+{
+	switch (why) {
+	case RULE_ON: return "on";
+	case RULE_ON_NAMED: return "on: named by --rule";
+	case RULE_ON_NO_OWN: return "built-in, on: the repository has no rules of its own";
+	case RULE_ON_LOCAL: return "built-in local pattern rule, on (it needs no LLM)";
+	case RULE_ON_ALL: return "built-in, on: revline.builtinRules=all";
+	case RULE_OFF_OWN:
+		return "built-in LLM rule, off: the repository has rules of its own "
+		       "(revline.builtinRules=all to run it)";
+	case RULE_OFF_LOCAL: return "built-in LLM rule, off: revline.builtinRules=local";
+	case RULE_OFF_NONE: return "built-in rule, off: revline.builtinRules=none";
+	case RULE_OFF_FLAG: return "built-in rule, off: --no-builtin";
+	}
+	return "";
+}
+
+const char *rules_policy_text(const struct rules_options *options, bool own)
+{
+	if (options->no_builtin)
+		return "--no-builtin: no built-in rule runs";
+	switch (options->builtin) {
+	case RULES_BUILTIN_ALL: return "revline.builtinRules=all: every built-in rule runs";
+	case RULES_BUILTIN_LOCAL:
+		return "revline.builtinRules=local: only the built-in local pattern rules run";
+	case RULES_BUILTIN_NONE: return "revline.builtinRules=none: no built-in rule runs";
+	case RULES_BUILTIN_AUTO: break;
+	}
+	return own ? "the repository has rules of its own, so the built-in LLM rules are off "
+		     "(revline.builtinRules=all runs them)" :
+		     "the repository has no rules of its own, so every built-in rule runs";
+}
+
+/* Whether the repository gave a rule: from its folders, or --rules. */
+static bool rules_own(const struct rule_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->count; i++)
+		if (!strcmp(set->rules[i].source, "repository") || !strcmp(set->rules[i].source, "--rules"))
+			return true;
+	return false;
+}
+
+/* Mark every rule; leave out the ones turned off unless they are to be listed. */
+static void policy_apply(struct rule_set *set, const struct rules_options *options)
+{
+	size_t i, n = 0;
+
+	set->own = rules_own(set);
+	set->off = 0;
+	for (i = 0; i < set->count; i++) {
+		struct rule *rule = &set->rules[i];
+
+		rule->why = rules_policy(rule, options, set->own);
+		if (!rule_why_on(rule->why))
+			set->off++;
+		if (!rule_why_on(rule->why) && !options->keep_off)
+			rule_release(rule);
+		else
+			set->rules[n++] = *rule;
+	}
+	set->count = n;
+}
+
 int rules_load(struct rule_set *out, const struct rules_options *options)
 {
 	struct loader ld = { out, NULL, 0, 0 };
@@ -1125,11 +1269,12 @@ int rules_load(struct rule_set *out, const struct rules_options *options)
 	}
 	if (!error && !options->no_user && datadir_user(&path, "rules") == 0)
 		error = load_root(&ld, "user", path.ptr, path.ptr, false);
-	if (!error && !options->no_builtin && datadir_find(&path, "rules") == 0 &&
-	    !(error = absolute_path(&path, path.ptr)))
+	if (!error && datadir_find(&path, "rules") == 0 && !(error = absolute_path(&path, path.ptr)))
 		error = load_root(&ld, "built-in", path.ptr, path.ptr, false);
-	if (!error)
+	if (!error) {
+		policy_apply(out, options);
 		error_clear();  /* a missing user or built-in directory is not a failure */
+	}
 	buf_release(&path);
 	buf_release(&shown);
 	return error;

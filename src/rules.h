@@ -24,6 +24,22 @@ enum rule_kind {
 	RULE_LOCAL,             /* a PCRE2 pattern on added lines */
 };
 
+/*
+ * Whether a loaded rule runs, and why (rules_policy). Only built-in rules
+ * are ever off: the policy only narrows what revline brings of its own.
+ */
+enum rule_why {
+	RULE_ON,                /* not a built-in rule */
+	RULE_ON_NAMED,          /* named by --rule, whatever the policy */
+	RULE_ON_NO_OWN,         /* built-in; the repository has no rules of its own */
+	RULE_ON_LOCAL,          /* a built-in local pattern rule (auto or local) */
+	RULE_ON_ALL,            /* built-in; revline.builtinRules=all */
+	RULE_OFF_OWN,           /* a built-in LLM rule; the repository has rules of its own */
+	RULE_OFF_LOCAL,         /* a built-in LLM rule; revline.builtinRules=local */
+	RULE_OFF_NONE,          /* built-in; revline.builtinRules=none */
+	RULE_OFF_FLAG,          /* built-in; --no-builtin */
+};
+
 struct rule {
 	char *id;
 	char *name;             /* the id when the file has none */
@@ -43,6 +59,7 @@ struct rule {
 	char *content;          /* the whole file, as read */
 	char *path;             /* where it was read from, as shown to users */
 	const char *source;     /* "--rules", "repository", "user" or "built-in" */
+	enum rule_why why;      /* whether it runs under the built-in policy, and why */
 };
 
 /* A problem found in a rule file: "path:line: message". */
@@ -58,7 +75,24 @@ struct rule_set {
 	size_t count;
 	struct rule_problem *problems;
 	size_t nproblems;
+	bool own;               /* the repository (or --rules) gave at least one rule */
+	size_t off;             /* how many rules the policy turned off (kept or not) */
 };
+
+/*
+ * Which of revline's own rules run: revline.builtinRules. By default
+ * (auto) every one, unless the repository has rules of its own (in its
+ * rule folders, or --rules): then only the built-in local pattern rules,
+ * which cost nothing, and no built-in LLM rule.
+ */
+enum rules_builtin {
+	RULES_BUILTIN_AUTO,
+	RULES_BUILTIN_ALL,
+	RULES_BUILTIN_LOCAL,
+	RULES_BUILTIN_NONE,
+};
+
+#define RULES_BUILTIN_VALUES "auto, all, local or none"
 
 /* Where rules are looked for, in order; an earlier directory wins by id. */
 struct rules_options {
@@ -66,8 +100,28 @@ struct rules_options {
 	size_t nextra;
 	const char *workdir;            /* the repository's working tree, or NULL */
 	bool no_user;                   /* leave out $XDG_CONFIG_HOME/revline/rules */
-	bool no_builtin;                /* leave out revline's own rules */
+	enum rules_builtin builtin;     /* revline.builtinRules */
+	bool no_builtin;                /* --no-builtin: no built-in rule, whatever builtin says */
+	const char *const *named;       /* --rule ID: these run whatever the policy */
+	size_t nnamed;
+	bool keep_off;                  /* keep the rules turned off, marked (to list them) */
 };
+
+/*
+ * revline.builtinRules into *out (auto when it is not set); RL_ECONFIG,
+ * naming the key and the values it takes, when it is something else.
+ */
+struct config;
+int rules_builtin_load(enum rules_builtin *out, struct config *config);
+const char *rules_builtin_name(enum rules_builtin builtin);
+
+/* Whether a loaded rule runs under the options' policy, and why; own: the repository has rules of its own. */
+enum rule_why rules_policy(const struct rule *rule, const struct rules_options *options, bool own);
+bool rule_why_on(enum rule_why why);
+/* In words, for a list: "built-in LLM rule, off: the repository has rules of its own (...)". */
+const char *rule_why_text(enum rule_why why);
+/* The policy as a whole, in a sentence (for doctor). */
+const char *rules_policy_text(const struct rules_options *options, bool own);
 
 /*
  * Load every rule: --rules directories, then threadlines/, .revline/rules/
@@ -75,8 +129,9 @@ struct rules_options {
  * $XDG_CONFIG_HOME/revline/rules/, then the built-in rules/. A rule with an
  * id already loaded from an earlier directory is left out (that is how a
  * repository overrides a built-in rule). A bad rule file is recorded as a
- * problem and skipped; it never stops the others. Returns 0 unless memory
- * ran out.
+ * problem and skipped; it never stops the others. Then the built-in policy
+ * (rules_policy) marks every rule; the rules it turns off are left out,
+ * unless options->keep_off. Returns 0 unless memory ran out.
  */
 int rules_load(struct rule_set *out, const struct rules_options *options);
 void rules_release(struct rule_set *set);

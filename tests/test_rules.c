@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "diff.h"
+#include "repo.h"
 #include "rules.h"
 #include "status.h"
 
@@ -88,11 +90,16 @@ static void write_rule(const char *dir, const char *rel, const char *id)
 	free(text);
 }
 
-/* Rules found in dirs only: no user or built-in rules unless asked. */
+/*
+ * Rules found in dirs only: no user or built-in rules unless asked (then
+ * every built-in rule, as revline.builtinRules=all).
+ */
 static void load(struct rule_set *set, const char *workdir, const char *const *extra,
 		 size_t nextra, bool user, bool builtin)
 {
-	struct rules_options options = { extra, nextra, workdir, !user, !builtin };
+	struct rules_options options = { .extra_dirs = extra, .nextra = nextra, .workdir = workdir,
+					 .no_user = !user, .builtin = RULES_BUILTIN_ALL,
+					 .no_builtin = !builtin };
 
 	assert_int_equal(rules_load(set, &options), 0);
 }
@@ -837,6 +844,224 @@ static void load_builtin(struct rule_set *set)
 	assert_problems(set, "");
 }
 
+/* -------------------------------------------------------------------------
+ * Which built-in rules run
+ */
+
+/* Every case of the policy, on rules made by hand. */
+static void test_policy(void **state)
+{
+	static const char *const named[] = { "named" };
+	static const struct {
+		const char *source, *id;
+		enum rule_kind kind;
+		enum rules_builtin builtin;
+		bool no_builtin, own;
+		enum rule_why want;
+	} cases[] = {
+		/* The default: all, until the repository has rules of its own. */
+		{ "built-in", "x", RULE_LLM, RULES_BUILTIN_AUTO, false, false, RULE_ON_NO_OWN },
+		{ "built-in", "x", RULE_LOCAL, RULES_BUILTIN_AUTO, false, false, RULE_ON_NO_OWN },
+		{ "built-in", "x", RULE_LLM, RULES_BUILTIN_AUTO, false, true, RULE_OFF_OWN },
+		{ "built-in", "x", RULE_LOCAL, RULES_BUILTIN_AUTO, false, true, RULE_ON_LOCAL },
+		/* all, local, none: whether the repository has rules or not. */
+		{ "built-in", "x", RULE_LLM, RULES_BUILTIN_ALL, false, true, RULE_ON_ALL },
+		{ "built-in", "x", RULE_LOCAL, RULES_BUILTIN_ALL, false, false, RULE_ON_ALL },
+		{ "built-in", "x", RULE_LLM, RULES_BUILTIN_LOCAL, false, false, RULE_OFF_LOCAL },
+		{ "built-in", "x", RULE_LOCAL, RULES_BUILTIN_LOCAL, false, true, RULE_ON_LOCAL },
+		{ "built-in", "x", RULE_LLM, RULES_BUILTIN_NONE, false, false, RULE_OFF_NONE },
+		{ "built-in", "x", RULE_LOCAL, RULES_BUILTIN_NONE, false, true, RULE_OFF_NONE },
+		/* --no-builtin wins over the setting; --rule ID over both. */
+		{ "built-in", "x", RULE_LOCAL, RULES_BUILTIN_ALL, true, false, RULE_OFF_FLAG },
+		{ "built-in", "named", RULE_LLM, RULES_BUILTIN_AUTO, false, true, RULE_ON_NAMED },
+		{ "built-in", "named", RULE_LLM, RULES_BUILTIN_NONE, true, false, RULE_ON_NAMED },
+		/* Only built-in rules are ever off. */
+		{ "repository", "x", RULE_LLM, RULES_BUILTIN_NONE, true, true, RULE_ON },
+		{ "--rules", "x", RULE_LLM, RULES_BUILTIN_LOCAL, false, true, RULE_ON },
+		{ "user", "x", RULE_LLM, RULES_BUILTIN_AUTO, false, true, RULE_ON },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule rule = { .id = (char *)cases[i].id, .kind = cases[i].kind,
+				     .source = cases[i].source };
+		struct rules_options o = { .builtin = cases[i].builtin, .no_builtin = cases[i].no_builtin,
+					   .named = named, .nnamed = 1 };
+		enum rule_why got = rules_policy(&rule, &o, cases[i].own);
+
+		if (got != cases[i].want)
+			fail_msg("case %zu: %s %s rule, builtinRules=%s%s, own %d: %s, expected %s", i,
+				 cases[i].source, cases[i].kind == RULE_LLM ? "LLM" : "local",
+				 rules_builtin_name(cases[i].builtin), cases[i].no_builtin ? " --no-builtin" : "",
+				 cases[i].own, rule_why_text(got), rule_why_text(cases[i].want));
+		assert_int_equal(rule_why_on(got), got < RULE_OFF_OWN);
+	}
+	assert_true(rule_why_on(RULE_ON_LOCAL));
+	assert_false(rule_why_on(RULE_OFF_OWN));
+	assert_string_equal(rule_why_text(RULE_OFF_OWN), "built-in LLM rule, off: the repository has "
+			    "rules of its own (revline.builtinRules=all to run it)");
+	assert_string_equal(rule_why_text(RULE_OFF_NONE), "built-in rule, off: revline.builtinRules=none");
+}
+
+/* The counts of a loaded set: on and off, by kind, and the built-in ones marked. */
+static void count_rules(const struct rule_set *set, size_t *own, size_t *llm_on, size_t *local_on,
+			size_t *off)
+{
+	size_t i;
+
+	*own = *llm_on = *local_on = *off = 0;
+	for (i = 0; i < set->count; i++) {
+		const struct rule *r = &set->rules[i];
+
+		if (strcmp(r->source, "built-in"))
+			(*own)++;
+		else if (!rule_why_on(r->why))
+			(*off)++;
+		else if (r->kind == RULE_LLM)
+			(*llm_on)++;
+		else
+			(*local_on)++;
+	}
+}
+
+static void policy_load(struct rule_set *set, const char *workdir, const char *const *extra,
+			size_t nextra, enum rules_builtin builtin, bool keep_off)
+{
+	struct rules_options o = { .extra_dirs = extra, .nextra = nextra, .workdir = workdir,
+				   .no_user = false, .builtin = builtin, .keep_off = keep_off };
+
+	assert_int_equal(rules_load(set, &o), 0);
+}
+
+/* rules_load applies the policy: the rules it turns off are left out, or kept marked. */
+static void test_policy_load(void **state)
+{
+	char *bare = test_tmpdir("policy-bare"), *repo = test_tmpdir("policy-repo");
+	char *extra = test_tmpdir("policy-extra");
+	const char *dirs[] = { extra };
+	struct rule_set set = { 0 };
+	size_t own, llm, local, off;
+	const struct rules_options named_opts = { .workdir = repo, .named = (const char *[]){ "injection" },
+						  .nnamed = 1 };
+	char *user = tmp_path(xdg_home, "revline/rules");
+
+	(void)state;
+	/* No rules of its own (a user's rule is not the repository's): every built-in rule. */
+	test_rmtree(user);
+	write_rule(xdg_home, "revline/rules/personal.md", "personal");
+	policy_load(&set, bare, NULL, 0, RULES_BUILTIN_AUTO, false);
+	count_rules(&set, &own, &llm, &local, &off);
+	assert_false(set.own);
+	assert_int_equal(own, 1);
+	assert_int_equal(llm, 8);
+	assert_int_equal(local, 6);
+	assert_int_equal(set.off, 0);
+	assert_int_equal(find(&set, "error-handling")->why, RULE_ON_NO_OWN);
+	rules_release(&set);
+
+	/* A rule of its own: the built-in LLM rules are left out, the local ones stay. */
+	write_rule(repo, ".revline/rules/ours.md", "ours");
+	policy_load(&set, repo, NULL, 0, RULES_BUILTIN_AUTO, false);
+	count_rules(&set, &own, &llm, &local, &off);
+	assert_true(set.own);
+	assert_int_equal(own, 2);
+	assert_int_equal(llm, 0);
+	assert_int_equal(local, 6);
+	assert_int_equal(set.off, 8);
+	assert_null(rules_find(&set, "error-handling"));
+	assert_int_equal(find(&set, "conflict-markers")->why, RULE_ON_LOCAL);
+	assert_int_equal(find(&set, "ours")->why, RULE_ON);
+	rules_release(&set);
+
+	/* Listed: kept, and marked why. */
+	policy_load(&set, repo, NULL, 0, RULES_BUILTIN_AUTO, true);
+	count_rules(&set, &own, &llm, &local, &off);
+	assert_int_equal(off, 8);
+	assert_int_equal(set.off, 8);
+	assert_int_equal(find(&set, "error-handling")->why, RULE_OFF_OWN);
+	rules_release(&set);
+
+	/* Each setting. */
+	policy_load(&set, repo, NULL, 0, RULES_BUILTIN_ALL, false);
+	count_rules(&set, &own, &llm, &local, &off);
+	assert_true(llm == 8 && local == 6 && set.off == 0);
+	rules_release(&set);
+	policy_load(&set, bare, NULL, 0, RULES_BUILTIN_LOCAL, false);
+	count_rules(&set, &own, &llm, &local, &off);
+	assert_true(llm == 0 && local == 6 && set.off == 8);
+	rules_release(&set);
+	policy_load(&set, bare, NULL, 0, RULES_BUILTIN_NONE, true);
+	count_rules(&set, &own, &llm, &local, &off);
+	assert_true(own == 1 && llm == 0 && local == 0 && off == 14 && set.off == 14);
+	assert_int_equal(find(&set, "conflict-markers")->why, RULE_OFF_NONE);
+	rules_release(&set);
+
+	/* --rules counts as rules of its own. */
+	write_rule(extra, "given.md", "given");
+	policy_load(&set, bare, dirs, 1, RULES_BUILTIN_AUTO, false);
+	assert_true(set.own);
+	assert_null(rules_find(&set, "injection"));
+	rules_release(&set);
+
+	/* A rule named by --rule runs whatever the policy. */
+	assert_int_equal(rules_load(&set, &named_opts), 0);
+	assert_int_equal(find(&set, "injection")->why, RULE_ON_NAMED);
+	assert_null(rules_find(&set, "error-handling"));
+	rules_release(&set);
+
+	test_rmtree(user);
+	test_rmtree(bare);
+	test_rmtree(repo);
+	test_rmtree(extra);
+	free(user);
+	free(bare);
+	free(repo);
+	free(extra);
+}
+
+/* revline.builtinRules from git config: each value, any case; another is a clear error. */
+static void test_policy_setting(void **state)
+{
+	static const char *const values[] = { "auto", "all", "LOCAL", "None" };
+	char *dir = test_repo_new("policy-setting");
+	struct repo *repo = NULL;
+	struct config *config = NULL;
+	enum rules_builtin got;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(repo_open(&repo, dir), 0);
+	assert_int_equal(config_open(&config, repo), 0);
+	got = RULES_BUILTIN_NONE;
+	assert_int_equal(rules_builtin_load(&got, config), 0);
+	assert_int_equal(got, RULES_BUILTIN_AUTO);
+	config_free(config);
+	for (i = 0; i < 4; i++) {
+		test_sh_ok(dir, "git config revline.builtinRules %s", values[i]);
+		assert_int_equal(config_open(&config, repo), 0);
+		assert_int_equal(rules_builtin_load(&got, config), 0);
+		assert_int_equal(got, (enum rules_builtin)i);
+		config_free(config);
+	}
+	/* A .revline sets it too, untrusted: it only chooses among revline's own rules. */
+	test_sh_ok(dir, "git config --unset revline.builtinRules");
+	test_write_str(dir, ".revline", "[revline]\n\tbuiltinRules = local\n");
+	assert_int_equal(config_open(&config, repo), 0);
+	assert_int_equal(rules_builtin_load(&got, config), 0);
+	assert_int_equal(got, RULES_BUILTIN_LOCAL);
+	config_free(config);
+	test_write_str(dir, ".revline", "[revline]\n\tbuiltinRules = some\n");
+	assert_int_equal(config_open(&config, repo), 0);
+	assert_int_equal(rules_builtin_load(&got, config), RL_ECONFIG);
+	assert_string_equal(error_message(), "revline.builtinRules is 'some': it takes auto, all, "
+			    "local or none (git config revline.builtinRules, or .revline)");
+	config_free(config);
+	repo_free(repo);
+	test_rmtree(dir);
+	free(dir);
+}
+
 static void test_builtin_rules_clean(void **state)
 {
 	static const char *const expected[] = {
@@ -1064,6 +1289,9 @@ int main(void)
 		cmocka_unit_test(test_unreadable_and_large),
 		cmocka_unit_test(test_applies),
 		cmocka_unit_test(test_match_local),
+		cmocka_unit_test(test_policy),
+		cmocka_unit_test(test_policy_load),
+		cmocka_unit_test(test_policy_setting),
 		cmocka_unit_test(test_builtin_rules_clean),
 		cmocka_unit_test(test_builtin_conflict_markers),
 		cmocka_unit_test(test_builtin_keys),

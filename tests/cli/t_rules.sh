@@ -27,17 +27,17 @@ mkdir -p "$TMP/plain"
 cd "$TMP/plain"
 run rules
 expect_status 0 "rules outside a repository"
-expect_out '^ID  *KIND  *SEVERITY  *MODEL  *SOURCE  *PATH  *PATTERNS$' "rules prints a header"
-expect_out '^error-handling  *llm  *major  *-  *built-in  */.*/rules/error-handling\.md  ' \
+expect_out '^ID  *KIND  *SEVERITY  *MODEL  *SOURCE  *ACTIVE  *PATH  *PATTERNS$' "rules prints a header"
+expect_out '^error-handling  *llm  *major  *-  *built-in  *yes  */.*/rules/error-handling\.md  ' \
 	"rules lists a built-in LLM rule"
-expect_out '^conflict-markers  *local  *critical  *-  *built-in  .*(every file)$' \
+expect_out '^conflict-markers  *local  *critical  *-  *built-in  *yes  .*(every file)$' \
 	"rules lists a built-in local rule"
 if [ -s "$TMP/err" ]; then fail "built-in rules give problems: $(cat "$TMP/err")"; else pass "built-in rules load cleanly"; fi
 
 run rules --json
 expect_status 0 "rules --json"
 expect_json 'isinstance(doc, list) and len(doc) >= 10' "--json is an array of the rules"
-expect_json 'all(set(r) >= {"id", "name", "path", "source", "kind", "severity", "category", "model", "patterns", "context_files", "version"} for r in doc)' \
+expect_json 'all(set(r) >= {"id", "name", "path", "source", "kind", "severity", "category", "model", "patterns", "context_files", "version", "active", "why"} for r in doc)' \
 	"every rule has every field"
 expect_json 'all(r["source"] == "built-in" and r["kind"] in ("llm", "local") for r in doc)' \
 	"sources and kinds"
@@ -67,7 +67,7 @@ printf -- '---\nid: seed\nname: Proper Error Handling\nseverity: major\ncategory
 cd src
 run rules --json
 expect_status 0 "rules --json in a repository subdirectory"
-expect_json '[r for r in doc if r["id"] == "error-handling"][0] == {"id": "error-handling", "name": "error-handling", "path": "threadlines/errors.md", "source": "repository", "kind": "llm", "severity": "minor", "category": None, "model": None, "pattern": None, "patterns": ["src/**/*.c"], "context_files": ["docs/errors.md"], "version": "2.1"}' \
+expect_json '[r for r in doc if r["id"] == "error-handling"][0] == {"id": "error-handling", "name": "error-handling", "path": "threadlines/errors.md", "source": "repository", "kind": "llm", "severity": "minor", "category": None, "model": None, "pattern": None, "patterns": ["src/**/*.c"], "context_files": ["docs/errors.md"], "version": "2.1", "active": True, "why": "on"}' \
 	"a repository rule overrides the built-in one, with every field"
 expect_json '[r for r in doc if r["id"] == "no-todo"][0]["kind"] == "local"' "a rule with a pattern is local"
 expect_json '[r for r in doc if r["id"] == "no-todo"][0]["path"] == "threadlines/security/todo.md"' "rules are read recursively"
