@@ -89,3 +89,21 @@ int usage_text(struct buf *out, const struct usage *u)
 		return error;
 	return buf_printf(out, ", %s out, %s", tokens_out, cost);
 }
+
+int usage_stats_text(struct buf *out, const struct check_stats *st)
+{
+	struct usage usage;
+	int error;
+
+	usage_of_stats(&usage, st);
+	if (!st->requests && !st->cache_hits && !usage_billed(&usage))
+		return buf_puts(out, "no LLM request");
+	if ((error = buf_printf(out, "%ld request%s, ", st->requests, st->requests == 1 ? "" : "s")) < 0)
+		return error;
+	if (st->cache_hits)
+		error = buf_printf(out, "%ld answer%s from the cache (no cost); ", st->cache_hits,
+				   st->cache_hits == 1 ? "" : "s");
+	else
+		error = buf_puts(out, "none from the cache; ");
+	return error < 0 ? error : usage_text(out, &usage);
+}

@@ -47,4 +47,13 @@ void usage_cost_text(char *out, size_t size, double cost_usd);
 /* The whole line, appended: tokens in (cached, cache writes when any), out, cost. */
 int usage_text(struct buf *out, const struct usage *usage);
 
+/*
+ * A check's requests and what they billed, appended: "14 requests, 2
+ * answers from the cache (no cost); 12,345 tokens in (9,984 cached),
+ * 1,234 out, ~$0.0042" (cached tokens: the provider's prompt cache;
+ * answers from the cache: revline's own, which bill nothing), or "no LLM
+ * request" when there was none.
+ */
+int usage_stats_text(struct buf *out, const struct check_stats *stats);
+
 #endif

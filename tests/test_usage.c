@@ -100,6 +100,31 @@ static void test_of_result_and_stats(void **state)
 	assert_true(u.cost_usd < 0);
 }
 
+static void assert_stats_text(const struct check_stats *st, const char *want)
+{
+	struct buf text = BUF_INIT;
+
+	assert_int_equal(usage_stats_text(&text, st), 0);
+	assert_string_equal(text.ptr, want);
+	buf_release(&text);
+}
+
+static void test_stats_text(void **state)
+{
+	struct check_stats asked = { .requests = 14, .cache_hits = 2, .tokens_in = 12345,
+				     .tokens_cached = 9984, .tokens_out = 1234, .cost_usd = 0.0042 };
+	struct check_stats one = { .requests = 1, .tokens_in = 10, .tokens_out = 2, .cost_usd = -1 };
+	struct check_stats all_cached = { .cache_hits = 1, .cost_usd = 0 };
+	struct check_stats local = { .cost_usd = -1 };
+
+	(void)state;
+	assert_stats_text(&asked, "14 requests, 2 answers from the cache (no cost); "
+			  "12,345 tokens in (9,984 cached), 1,234 out, ~$0.0042");
+	assert_stats_text(&one, "1 request, none from the cache; 10 tokens in (0 cached), 2 out, cost unknown");
+	assert_stats_text(&all_cached, "0 requests, 1 answer from the cache (no cost); 0 tokens in, 0 out, $0");
+	assert_stats_text(&local, "no LLM request");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +132,7 @@ int main(void)
 		cmocka_unit_test(test_costs),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_of_result_and_stats),
+		cmocka_unit_test(test_stats_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -146,6 +146,17 @@ static void totals_rows(struct lines *l, const struct history_stats *s)
 		  s->timed, s->timed == 1 ? "" : "es");
 }
 
+/* What the checks billed, and how many of them at a cost not known. */
+static void usage_rows(struct lines *l, const struct history_stats *s)
+{
+	struct buf text = BUF_INIT;
+
+	if (usage_text(&text, &s->usage) == 0 && s->unpriced && s->usage.cost_usd >= 0)
+		buf_printf(&text, " (and %ld check%s of unknown cost)", s->unpriced, s->unpriced == 1 ? "" : "s");
+	total_row(l, "Billed", "%s", text.ptr ? text.ptr : "");
+	buf_release(&text);
+}
+
 static void charts_rows(struct lines *l, const struct history_stats *s, int width)
 {
 	struct bar times[BUCKET_COUNT], types[FIX_TYPE_COUNT];
@@ -215,6 +226,7 @@ static void stats_prepare(struct view *view)
 		lines_add(&sv->lines, STYLE_RULE_FAILED, "Cannot read the statistics: %s", sv->error);
 	} else {
 		totals_rows(&sv->lines, &sv->stats);
+		usage_rows(&sv->lines, &sv->stats);
 		charts_rows(&sv->lines, &sv->stats, view->width);
 		rules_rows(&sv->lines, &sv->stats);
 	}
