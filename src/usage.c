@@ -68,16 +68,15 @@ void usage_cost_text(char *out, size_t size, double cost)
 		snprintf(out, size, "~$%.2f", cost);
 }
 
-int usage_text(struct buf *out, const struct usage *u)
+int usage_tokens_text(struct buf *out, const struct usage *u)
 {
-	char in[32], cached[32], written[32], tokens_out[32], cost[32];
+	char in[32], cached[32], written[32], tokens_out[32];
 	int error;
 
 	usage_count_text(in, sizeof(in), u->tokens_in);
 	usage_count_text(cached, sizeof(cached), u->tokens_cached);
 	usage_count_text(written, sizeof(written), u->tokens_cache_write);
 	usage_count_text(tokens_out, sizeof(tokens_out), u->tokens_out);
-	usage_cost_text(cost, sizeof(cost), u->cost_usd);
 	if ((error = buf_printf(out, "%s tokens in", in)) < 0)
 		return error;
 	if (u->tokens_cache_write > 0)
@@ -85,9 +84,18 @@ int usage_text(struct buf *out, const struct usage *u)
 				   u->tokens_cache_write == 1 ? "" : "s");
 	else if (u->tokens_in > 0)
 		error = buf_printf(out, " (%s cached)", cached);
-	if (error < 0)
+	return error < 0 ? error : buf_printf(out, ", %s out", tokens_out);
+}
+
+int usage_text(struct buf *out, const struct usage *u)
+{
+	char cost[32];
+	int error;
+
+	usage_cost_text(cost, sizeof(cost), u->cost_usd);
+	if ((error = usage_tokens_text(out, u)) < 0)
 		return error;
-	return buf_printf(out, ", %s out, %s", tokens_out, cost);
+	return buf_printf(out, ", %s", cost);
 }
 
 int usage_stats_text(struct buf *out, const struct check_stats *st)

@@ -46,6 +46,8 @@ void usage_cost_text(char *out, size_t size, double cost_usd);
 
 /* The whole line, appended: tokens in (cached, cache writes when any), out, cost. */
 int usage_text(struct buf *out, const struct usage *usage);
+/* The same without the cost: "12,345 tokens in (9,984 cached), 1,234 out". */
+int usage_tokens_text(struct buf *out, const struct usage *usage);
 
 /*
  * A check's requests and what they billed, appended: "14 requests, 2

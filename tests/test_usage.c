@@ -67,12 +67,16 @@ static void test_text(void **state)
 	struct usage anthropic = { 20000, 15000, 4000, 500, 0.01 };
 	struct usage one_write = { 10, 0, 1, 2, -1 };
 	struct usage none = { 0, 0, 0, 0, 0 };
+	struct buf text = BUF_INIT;
 
 	(void)state;
 	assert_text(&openai, "12,345 tokens in (9,984 cached), 1,234 out, ~$0.0042");
 	assert_text(&anthropic, "20,000 tokens in (15,000 cached, 4,000 cache writes), 500 out, ~$0.0100");
 	assert_text(&one_write, "10 tokens in (0 cached, 1 cache write), 2 out, cost unknown");
 	assert_text(&none, "0 tokens in, 0 out, $0");
+	assert_int_equal(usage_tokens_text(&text, &anthropic), 0);
+	assert_string_equal(text.ptr, "20,000 tokens in (15,000 cached, 4,000 cache writes), 500 out");
+	buf_release(&text);
 	assert_true(usage_billed(&openai));
 	assert_false(usage_billed(&none));
 }

@@ -146,15 +146,21 @@ static void totals_rows(struct lines *l, const struct history_stats *s)
 		  s->timed, s->timed == 1 ? "" : "es");
 }
 
-/* What the checks billed, and how many of them at a cost not known. */
+/* What the checks billed, the cost estimated from the model table, and how many checks at a cost not known. */
 static void usage_rows(struct lines *l, const struct history_stats *s)
 {
 	struct buf text = BUF_INIT;
+	char cost[32];
 
-	if (usage_text(&text, &s->usage) == 0 && s->unpriced && s->usage.cost_usd >= 0)
-		buf_printf(&text, " (and %ld check%s of unknown cost)", s->unpriced, s->unpriced == 1 ? "" : "s");
-	total_row(l, "Billed", "%s", text.ptr ? text.ptr : "");
+	if (usage_tokens_text(&text, &s->usage) == 0)
+		total_row(l, "Tokens", "%s", text.ptr);
 	buf_release(&text);
+	usage_cost_text(cost, sizeof(cost), s->usage.cost_usd);
+	if (s->unpriced && s->usage.cost_usd >= 0)
+		total_row(l, "Est. cost", "%s (and %ld check%s of unknown cost)", cost, s->unpriced,
+			  s->unpriced == 1 ? "" : "s");
+	else
+		total_row(l, "Est. cost", "%s", cost);
 }
 
 static void charts_rows(struct lines *l, const struct history_stats *s, int width)
