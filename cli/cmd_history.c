@@ -5,6 +5,7 @@
 #include "status.h"
 #include "store.h"
 #include "term.h"
+#include "usage.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -102,9 +103,29 @@ static void check_duration(char *out, size_t size, int64_t ms)
 		history_duration_text(out, size, (double)ms / 1000);
 }
 
+json_t *history_usage_json(json_t *object, const struct usage *u)
+{
+	json_object_set_new(object, "tokens_in", json_integer(u->tokens_in));
+	json_object_set_new(object, "tokens_cached", json_integer(u->tokens_cached));
+	json_object_set_new(object, "tokens_cache_write", json_integer(u->tokens_cache_write));
+	json_object_set_new(object, "tokens_out", json_integer(u->tokens_out));
+	json_object_set_new(object, "cost_usd", u->cost_usd >= 0 ? json_real(u->cost_usd) : json_null());
+	return object;
+}
+
+void history_cost_text(char *out, size_t size, const struct usage *u)
+{
+	if (!usage_billed(u) && u->cost_usd <= 0)
+		snprintf(out, size, "-");
+	else if (u->cost_usd < 0)
+		snprintf(out, size, "unknown");
+	else
+		usage_cost_text(out, size, u->cost_usd);
+}
+
 static json_t *check_json(const struct history_check *c)
 {
-	return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:i, s:i, s:i, s:o}",
+	return history_usage_json(json_pack("{s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:i, s:i, s:i, s:o}",
 			 "id", (json_int_t)c->id, "created_ms", (json_int_t)c->created_ms,
 			 "created_at", history_time_json(c->created_ms),
 			 "finished_ms", c->finished_ms ? json_integer(c->finished_ms) : json_null(),
@@ -114,7 +135,7 @@ static json_t *check_json(const struct history_check *c)
 			 "duration_ms", c->duration_ms >= 0 ? json_integer(c->duration_ms) : json_null(),
 			 "rules", (int)c->rules, "findings", (int)c->findings,
 			 "attention", (int)c->attention,
-			 "overall_severity", utf8_json(c->overall_severity));
+			 "overall_severity", utf8_json(c->overall_severity)), &c->usage);
 }
 
 static int checks_json(const struct history_check *checks, size_t count)
@@ -149,7 +170,7 @@ static void checks_text(const struct history_check *checks, size_t count)
 {
 	int branch = max_width(checks, count, 0, 6), status = max_width(checks, count, 1, 6);
 	int severity = max_width(checks, count, 2, 8);
-	char when[32], took[32];
+	char when[32], took[32], in[32], cached[32], out[32], cost[32];
 	size_t i;
 
 	printf("%6s  %-16s  ", "ID", "WHEN");
@@ -158,7 +179,7 @@ static void checks_text(const struct history_check *checks, size_t count)
 	history_put(stdout, "STATUS", status);
 	printf("  %7s  %5s  %8s  %9s  ", "TIME", "RULES", "FINDINGS", "ATTENTION");
 	history_put(stdout, "SEVERITY", severity);
-	printf("  TARGET\n");
+	printf("  %9s  %9s  %7s  %8s  TARGET\n", "TOKENS IN", "CACHED", "OUT", "COST");
 	for (i = 0; i < count; i++) {
 		const struct history_check *c = &checks[i];
 
@@ -170,7 +191,11 @@ static void checks_text(const struct history_check *checks, size_t count)
 		history_put(stdout, c->status, status);
 		printf("  %7s  %5ld  %8ld  %9ld  ", took, c->rules, c->findings, c->attention);
 		history_put(stdout, c->overall_severity, severity);
-		printf("  ");
+		usage_count_text(in, sizeof(in), c->usage.tokens_in);
+		usage_count_text(cached, sizeof(cached), c->usage.tokens_cached);
+		usage_count_text(out, sizeof(out), c->usage.tokens_out);
+		history_cost_text(cost, sizeof(cost), &c->usage);
+		printf("  %9s  %9s  %7s  %8s  ", in, cached, out, cost);
 		history_put(stdout, c->target, 0);
 		printf("\n");
 	}

@@ -3,6 +3,7 @@
 #include "history.h"
 #include "status.h"
 #include "store.h"
+#include "usage.h"
 #include "utf8.h"
 
 #include <jansson.h>
@@ -67,17 +68,26 @@ static json_t *rules_json(const struct history_stats *s)
 	return list;
 }
 
+/* What the checks billed; cost_usd over those that know theirs (null when none does). */
+static json_t *usage_json(const struct history_stats *s)
+{
+	json_t *usage = history_usage_json(json_object(), &s->usage);
+
+	json_object_set_new(usage, "checks_cost_unknown", json_integer(s->unpriced));
+	return usage;
+}
+
 static int stats_json(const struct history_stats *s, const char *repo)
 {
 	int common = most_common_type(s);
 
-	return history_json_out(json_pack("{s:o, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o}",
+	return history_json_out(json_pack("{s:o, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
 		"repo", utf8_json(repo), "checks", (int)s->checks, "violations", (int)s->violations,
 		"fixes", (int)s->fixes, "incorrect_fixes", (int)s->incorrect, "fix_rate", s->fix_rate,
 		"time_to_fix", times_json(s), "fix_types", types_json(s),
 		"most_common_fix_type", common < 0 ? json_null() :
 		json_string(history_fix_type_name((enum history_fix_type)common)),
-		"rules", rules_json(s)));
+		"rules", rules_json(s), "usage", usage_json(s)));
 }
 
 static void times_text(const struct history_stats *s)
@@ -128,6 +138,32 @@ static void rules_text(const struct history_stats *s)
 	}
 }
 
+static void usage_text_rows(const struct history_stats *s)
+{
+	const struct usage *u = &s->usage;
+	char in[32], cached[32], written[32], out[32], cost[32];
+
+	usage_count_text(in, sizeof(in), u->tokens_in);
+	usage_count_text(cached, sizeof(cached), u->tokens_cached);
+	usage_count_text(written, sizeof(written), u->tokens_cache_write);
+	usage_count_text(out, sizeof(out), u->tokens_out);
+	printf("%-22s %6s", "tokens in", in);
+	if (u->tokens_cache_write)
+		printf("  (%s cached, %s cache writes)", cached, written);
+	else if (u->tokens_in)
+		printf("  (%s cached)", cached);
+	printf("\n%-22s %6s\n", "tokens out", out);
+	usage_cost_text(cost, sizeof(cost), u->cost_usd);
+	if (u->cost_usd < 0)
+		printf("%-22s unknown (%ld check%s billed tokens at no known price)\n", "estimated cost",
+		       s->unpriced, s->unpriced == 1 ? "" : "s");
+	else if (s->unpriced)
+		printf("%-22s %6s  (and %ld check%s of unknown cost)\n", "estimated cost", cost,
+		       s->unpriced, s->unpriced == 1 ? "" : "s");
+	else
+		printf("%-22s %6s\n", "estimated cost", cost);
+}
+
 static void stats_text(const struct history_stats *s, const char *repo)
 {
 	int i, common = most_common_type(s);
@@ -148,6 +184,7 @@ static void stats_text(const struct history_stats *s, const char *repo)
 		printf("fix types\n");
 	for (i = 0; i < FIX_TYPE_COUNT; i++)
 		printf("  %-20s %6ld\n", history_fix_type_name((enum history_fix_type)i), s->fix_types[i]);
+	usage_text_rows(s);
 	rules_text(s);
 }
 

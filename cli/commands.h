@@ -171,6 +171,11 @@ struct json_t *history_time_json(int64_t ms);
 int history_text_width(const char *s);
 void history_put(FILE *fp, const char *s, int width);
 int history_json_out(struct json_t *doc);
+/* A usage's fields set in a JSON object (cost_usd null when not known); the object. */
+struct usage;
+struct json_t *history_usage_json(struct json_t *object, const struct usage *usage);
+/* A cost in a table: "-" when nothing was billed, "unknown", or usage_cost_text's "~$0.0042". */
+void history_cost_text(char *out, size_t size, const struct usage *usage);
 
 /*
  * Before a command runs, and before the terminal UI takes the screen: say

@@ -42,6 +42,14 @@ static json_t *finding_json(const struct finding *f)
 			 "fingerprint", f->fingerprint, "suppressed", f->suppressed);
 }
 
+/* What tokens_in and tokens_out leave out: cached tokens, cache writes, the cost (null: not known). */
+static void usage_set(json_t *object, long cached, long cache_write, double cost_usd)
+{
+	json_object_set_new(object, "tokens_cached", json_integer(cached));
+	json_object_set_new(object, "tokens_cache_write", json_integer(cache_write));
+	json_object_set_new(object, "cost_usd", cost_usd >= 0 ? json_real(cost_usd) : json_null());
+}
+
 static json_t *rules_json(const struct check *check)
 {
 	json_t *list = json_array();
@@ -58,6 +66,7 @@ static json_t *rules_json(const struct check *check)
 			"kind", r->rule->kind == RULE_LOCAL ? "local" : "llm",
 			"tokens_in", (json_int_t)r->tokens_in, "tokens_out", (json_int_t)r->tokens_out,
 			"timeout_ms", (json_int_t)r->timeout_ms));
+		usage_set(json_array_get(list, i), r->tokens_cached, r->tokens_cache_write, r->cost_usd);
 	}
 	return list;
 }
@@ -102,6 +111,7 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 
 	if (!doc)
 		return -1;
+	usage_set(json_object_get(doc, "stats"), st->tokens_cached, st->tokens_cache_write, st->cost_usd);
 	if (rep->fallback_reason)
 		json_object_set_new(doc, "reduce_fallback", utf8_json(rep->fallback_reason));
 	if (o->fixes)

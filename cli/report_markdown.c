@@ -2,6 +2,7 @@
 #include "report.h"
 #include "prompt.h"
 #include "term.h"
+#include "usage.h"
 
 #include <string.h>
 
@@ -92,6 +93,7 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 		    const struct target *target, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
+	struct buf usage = BUF_INIT;
 	size_t i, n = 0;
 
 	term_printf(out, "## revline review: %s\n\n", rep->overall_severity ? rep->overall_severity : "clean");
@@ -114,12 +116,16 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 	if (check_store_error(check))
 		term_printf(out, "\n> **Not stored:** %s\n", check_store_error(check));
 	if (check_id(check))
-		fprintf(out, "\n<sub>check %lld, %s, %.1f s%s</sub>\n", (long long)check_id(check),
+		fprintf(out, "\n<sub>check %lld, %s, %.1f s%s", (long long)check_id(check),
 			check_status(check), (double)check_duration_ms(check) / 1000.0,
 			rep->synthesized ? ", synthesized by the reduce call" : "");
 	else
-		fprintf(out, "\n<sub>check not stored, %s, %.1f s%s</sub>\n", check_status(check),
+		fprintf(out, "\n<sub>check not stored, %s, %.1f s%s", check_status(check),
 			(double)check_duration_ms(check) / 1000.0,
 			rep->synthesized ? ", synthesized by the reduce call" : "");
+	if (usage_stats_text(&usage, check_stats(check)) == 0)
+		fprintf(out, "; %s", usage.ptr);
+	fputs("</sub>\n", out);
+	buf_release(&usage);
 	return ferror(out) ? -1 : 0;
 }

@@ -109,6 +109,19 @@ static json_t *result_json(const struct check *check, const struct finding *f)
 	return result;
 }
 
+/* What the run's requests billed: the run's property bag (costUsd null when not known). */
+static json_t *usage_json(const struct check *check)
+{
+	const struct check_stats *st = check_stats(check);
+
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "requests", (json_int_t)st->requests,
+			 "cacheHits", (json_int_t)st->cache_hits, "tokensIn", (json_int_t)st->tokens_in,
+			 "tokensCached", (json_int_t)st->tokens_cached,
+			 "tokensCacheWrite", (json_int_t)st->tokens_cache_write,
+			 "tokensOut", (json_int_t)st->tokens_out,
+			 "costUsd", st->cost_usd >= 0 ? json_real(st->cost_usd) : json_null());
+}
+
 /* The results were not stored: said on the invocation, as SARIF says what went wrong with a run. */
 static void store_notification(json_t *doc, const struct check *check)
 {
@@ -144,6 +157,7 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 			"invocations", "executionSuccessful", strcmp(check_status(check), "failed") != 0);
 	if (!doc)
 		return -1;
+	json_object_set_new(json_array_get(json_object_get(doc, "runs"), 0), "properties", usage_json(check));
 	store_notification(doc, check);
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
 	json_decref(doc);

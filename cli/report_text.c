@@ -4,6 +4,7 @@
 #include "timeout.h"
 #include "commands.h"
 #include "term.h"
+#include "usage.h"
 
 #include <string.h>
 
@@ -115,7 +116,7 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 	fprintf(out, "%s%-13s%s ", status_color(r->status, o), rule_status_name(r->status), reset(o));
 	term_printf(out, "%-30s %7s", r->rule->id, time);
 	if (r->cached)
-		fputs("  cached", out);
+		fputs("  cached (no cost)", out);
 	if (r->nfindings)
 		fprintf(out, "  %zu finding%s", r->nfindings, r->nfindings == 1 ? "" : "s");
 	if (hidden)
@@ -175,6 +176,16 @@ static void timeout_line(FILE *out, const struct check *check)
 		term_printf(out, "\nrequests' timeout: %.0f s (%s)\n", t->chosen, t->reason);
 }
 
+static void usage_line(FILE *out, const struct check_stats *st)
+{
+	struct buf text = BUF_INIT;
+
+	if (usage_stats_text(&text, st) == 0)
+		fprintf(out, "; %s", text.ptr);
+	fputc('\n', out);
+	buf_release(&text);
+}
+
 void report_text_end(FILE *out, const struct check *check, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
@@ -221,8 +232,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 	if (suppressed)
 		fprintf(out, ", %zu suppressed as false positives (--show-suppressed shows them)",
 			suppressed);
-	fprintf(out, "; %ld request%s, %ld from the cache, %ld tokens in, %ld out\n", st->requests,
-		st->requests == 1 ? "" : "s", st->cache_hits, st->tokens_in, st->tokens_out);
+	usage_line(out, st);
 	if (o->fixes)
 		detect_fixes_print(out, o->fixes);
 	if (any_skipped(check))

@@ -554,14 +554,24 @@ static bool warm_pending(const struct asker *a, const struct ask *q)
 
 /* --- submitting ---------------------------------------------------------- */
 
+/* What the tokens cost at the model's prices (negative when the table has none). */
+static void usage_price(struct usage *usage, const struct llm_config *llm, const char *model)
+{
+	const struct model_info *info;
+
+	models_lookup(&info, llm->models, provider_name(llm->provider), model);
+	usage->cost_usd = models_cost(info, usage->tokens_in, usage->tokens_cached,
+				      usage->tokens_cache_write, usage->tokens_out);
+}
+
 static int from_cache(struct asker *a, struct ask *q, bool *hit)
 {
 	struct ask_event *ev;
+	struct usage usage = { 0 };
 	char *answer = NULL;
-	long in = 0, out = 0;
 
 	*hit = false;
-	if (!a->store || store_cache_get(a->store, q->key, &answer, &in, &out) < 0)
+	if (!a->store || store_cache_fetch(a->store, q->key, &answer, &usage) < 0)
 		return 0;
 	if (!(ev = event_push(a, q, ASK_DONE))) {
 		free(answer);
@@ -569,8 +579,8 @@ static int from_cache(struct asker *a, struct ask *q, bool *hit)
 	}
 	ev->text = answer;
 	ev->cached = true;
-	ev->usage.in = in;
-	ev->usage.out = out;
+	ev->usage = usage;
+	usage_price(&ev->usage, a->llm, q->model);
 	*hit = true;
 	return 0;
 }
@@ -779,8 +789,9 @@ static void on_done(struct asker *a, struct ask *q, const struct sched_event *se
 		settle_error(a, q, ASK_ERROR, sev->http_status, error_message());
 		return;
 	}
-	if (a->store && store_cache_put(a->store, q->key, provider_name(a->llm->provider), q->model,
-					r.text.ptr, r.usage.in, r.usage.out) < 0)
+	usage_price(&r.usage, a->llm, q->model);
+	if (a->store && store_cache_keep(a->store, q->key, provider_name(a->llm->provider), q->model,
+					 r.text.ptr, &r.usage) < 0)
 		store_failed = true;
 	if ((ev = event_push(a, q, ASK_DONE))) {
 		ev->text = buf_detach(&r.text);

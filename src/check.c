@@ -34,6 +34,7 @@ struct chunk {
 	char *error;
 	int attempts;
 	long tokens_in, tokens_cached, tokens_cache_write, tokens_out;
+	double cost_usd;        /* estimated; negative when the table has no price */
 	long streamed;          /* events of the streamed answer so far */
 	size_t weight;
 };
@@ -861,7 +862,10 @@ static void rule_collect(struct check *c, size_t index)
 		cached &= k->cached;
 		r->attempts += k->attempts;
 		r->tokens_in += k->tokens_in;
+		r->tokens_cached += k->tokens_cached;
+		r->tokens_cache_write += k->tokens_cache_write;
 		r->tokens_out += k->tokens_out;
+		r->cost_usd = r->cost_usd < 0 || k->cost_usd < 0 ? -1 : r->cost_usd + k->cost_usd;
 		if (k->error && s->nchunks > 1)
 			buf_printf(&errors, "%spart %d of %d: %s", errors.len ? "; " : "", k->part,
 				   k->parts, k->error);
@@ -1173,18 +1177,28 @@ static void on_started(struct check *c, struct chunk *k)
 	}
 }
 
+/* Costs add up; one not known makes the sum not known. */
+static double cost_add(double sum, double cost)
+{
+	return sum < 0 || cost < 0 ? -1 : sum + cost;
+}
+
 static void on_done(struct check *c, struct chunk *k, const struct ask_event *ev)
 {
 	k->cached = ev->cached;
-	k->tokens_in += ev->usage.in;
-	k->tokens_cached += ev->usage.cached;
-	k->tokens_cache_write += ev->usage.cache_write;
-	k->tokens_out += ev->usage.out;
+	k->tokens_in += ev->usage.tokens_in;
+	k->tokens_cached += ev->usage.tokens_cached;
+	k->tokens_cache_write += ev->usage.tokens_cache_write;
+	k->tokens_out += ev->usage.tokens_out;
+	k->cost_usd = cost_add(k->cost_usd, ev->usage.cost_usd);
 	if (ev->cached) {
 		c->stats.cache_hits++;
 	} else {
-		c->stats.tokens_in += ev->usage.in;
-		c->stats.tokens_out += ev->usage.out;
+		c->stats.tokens_in += ev->usage.tokens_in;
+		c->stats.tokens_cached += ev->usage.tokens_cached;
+		c->stats.tokens_cache_write += ev->usage.tokens_cache_write;
+		c->stats.tokens_out += ev->usage.tokens_out;
+		c->stats.cost_usd = cost_add(c->stats.cost_usd, ev->usage.cost_usd);
 	}
 	chunk_answer(c, k, ev->text, strlen(ev->text));
 }

@@ -142,6 +142,26 @@ done:
 	return error;
 }
 
+/*
+ * What check c billed: tokens in, out, cached, cache writes, cost (NULL:
+ * not known). A check that has not finished (running, interrupted) has no
+ * totals yet: its results that did not come from the cache are summed,
+ * and its cost is not known when one of them that billed tokens has none.
+ */
+#define LIVE_CHECK "c.status IN ('running', 'interrupted')"
+#define LIVE_SUM(expr) \
+	"(SELECT " expr " FROM check_results r JOIN check_threadlines t ON " \
+	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND r.cached = 0)"
+#define LIVE_OR(column) \
+	"CASE WHEN " LIVE_CHECK " THEN " LIVE_SUM("coalesce(sum(r." column "), 0)") " ELSE c." column " END"
+#define LIVE_COST \
+	"CASE WHEN " LIVE_CHECK " THEN " \
+	LIVE_SUM("CASE WHEN sum(r.cost_usd IS NULL AND r.tokens_in + r.tokens_out > 0) > 0 " \
+		 "THEN NULL ELSE coalesce(sum(r.cost_usd), 0) END") " ELSE c.cost_usd END"
+#define CHECK_USAGE \
+	LIVE_OR("tokens_in") ", " LIVE_OR("tokens_out") ", " LIVE_OR("tokens_cached") ", " \
+	LIVE_OR("tokens_cache_write") ", " LIVE_COST
+
 /* The checks: the rules and attention counts are live, so an interrupted check has them too. */
 static const char checks_sql[] =
 	"SELECT c.id, c.created_at, c.finished_at, c.duration_ms, c.branch, c.target, c.status, "
@@ -150,9 +170,20 @@ static const char checks_sql[] =
 	"CASE WHEN c.status IN ('running', 'interrupted') THEN (SELECT count(*) FROM findings f "
 	"WHERE f.check_id = c.id AND f.reduced = 0) ELSE c.finding_count END, "
 	"(SELECT count(*) FROM check_results r JOIN check_threadlines t ON "
-	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND r.status = 'attention') "
+	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND r.status = 'attention'), "
+	CHECK_USAGE " "
 	"FROM checks c JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo "
 	"ORDER BY c.created_at DESC, c.id DESC LIMIT :limit";
+
+/* The five columns of CHECK_USAGE from col on. */
+static void usage_read(struct usage *u, sqlite3_stmt *stmt, int col)
+{
+	u->tokens_in = (long)sqlite3_column_int64(stmt, col);
+	u->tokens_out = (long)sqlite3_column_int64(stmt, col + 1);
+	u->tokens_cached = (long)sqlite3_column_int64(stmt, col + 2);
+	u->tokens_cache_write = (long)sqlite3_column_int64(stmt, col + 3);
+	u->cost_usd = store_column_cost(stmt, col + 4);
+}
 
 static int check_read(void *item, sqlite3_stmt *stmt)
 {
@@ -166,6 +197,7 @@ static int check_read(void *item, sqlite3_stmt *stmt)
 	c->rules = (long)sqlite3_column_int64(stmt, 8);
 	c->findings = (long)sqlite3_column_int64(stmt, 9);
 	c->attention = (long)sqlite3_column_int64(stmt, 10);
+	usage_read(&c->usage, stmt, 11);
 	if (!column_dup(&c->branch, stmt, 4) || !column_dup(&c->target, stmt, 5) ||
 	    !column_dup(&c->status, stmt, 6) || !column_dup(&c->overall_severity, stmt, 7))
 		return error_nomem();
@@ -678,6 +710,39 @@ static void rates_compute(struct history_stats *stats)
 		qsort(stats->rules, stats->nrules, sizeof(*stats->rules), compare_rules);
 }
 
+/*
+ * The checks' usage summed: the cost over the checks that know theirs,
+ * the number of checks that billed tokens without one, and of those with one.
+ */
+static const char usage_sql[] =
+	"SELECT coalesce(sum(i), 0), coalesce(sum(o), 0), coalesce(sum(ca), 0), coalesce(sum(w), 0), "
+	"sum(cost), coalesce(sum(cost IS NULL AND i + o > 0), 0), "
+	"coalesce(sum(cost IS NOT NULL AND i + o > 0), 0) FROM (SELECT "
+	LIVE_OR("tokens_in") " AS i, " LIVE_OR("tokens_out") " AS o, " LIVE_OR("tokens_cached") " AS ca, "
+	LIVE_OR("tokens_cache_write") " AS w, " LIVE_COST " AS cost FROM checks c WHERE c.repo_id = :repo)";
+
+static int usage_total(struct history_stats *stats, struct store *store, int64_t repo)
+{
+	sqlite3_stmt *stmt = NULL;
+	bool row = false;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt, usage_sql)) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":repo", repo);
+	if (rc != SQLITE_OK)
+		error = store_fail(store, rc);
+	else if (!(error = step_row(store, stmt, &row)) && row) {
+		usage_read(&stats->usage, stmt, 0);
+		stats->unpriced = (long)sqlite3_column_int64(stmt, 5);
+		/* No cost known (NULL), or none of the checks that billed knows one: the total is not known. */
+		if (stats->usage.cost_usd < 0 || (stats->unpriced && !sqlite3_column_int64(stmt, 6)))
+			stats->usage.cost_usd = stats->unpriced ? -1 : 0;
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
 static int stats_read(struct history_stats *stats, struct store *store, const char *path)
 {
 	struct history_fix *fixes = NULL;
@@ -691,7 +756,8 @@ static int stats_read(struct history_stats *stats, struct store *store, const ch
 		return error;
 	if (!(error = rule_counts(stats, store, repo, COUNT_VIOLATIONS)) &&
 	    !(error = rule_counts(stats, store, repo, COUNT_FINDINGS)) &&
-	    !(error = rule_counts(stats, store, repo, COUNT_FALSE_POSITIVES)))
+	    !(error = rule_counts(stats, store, repo, COUNT_FALSE_POSITIVES)) &&
+	    !(error = usage_total(stats, store, repo)))
 		error = fix_figures(stats, fixes, nfixes);
 	history_fixes_free(fixes, nfixes);
 	return error;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "usage.h"
 
 /*
  * The history of one repository, read from the store: its checks, the
@@ -32,6 +33,9 @@
  *    in the repository, at most one per finding, and only when it is still
  *    the latest word on that finding (a later accept or reject lifts it);
  *    false-positive rate: false positives / findings, 0 without findings.
+ *  - Usage: a check's tokens and estimated cost as its requests billed
+ *    them (answers from revline's cache bill nothing); a cost not known
+ *    is NULL in the store and negative here.
  */
 
 /* A check as history lists it. */
@@ -47,6 +51,12 @@ struct history_check {
 	long rules;                     /* rules taking part */
 	long findings;                  /* the report's findings (the rules' own without one) */
 	long attention;                 /* rules whose result is 'attention' */
+	/*
+	 * What its requests billed (cost negative when not known). A running
+	 * or interrupted check has no totals yet: its rules' results that were
+	 * not answered from the cache are summed.
+	 */
+	struct usage usage;
 };
 
 /* The fix feedback in force on a fix: the latest fix_correct or fix_incorrect. */
@@ -113,6 +123,15 @@ struct history_stats {
 	long fix_types[FIX_TYPE_COUNT];
 	struct history_rule_stats *rules;       /* most violations first, then by id */
 	size_t nrules;
+	/*
+	 * What the checks billed, as history_check counts each: the cost is
+	 * the sum over the checks whose cost is known, negative when none of
+	 * the checks that billed tokens has one; unpriced counts the checks
+	 * that billed tokens at a cost not known (made before revline kept
+	 * costs, or of a model without prices).
+	 */
+	struct usage usage;
+	long unpriced;
 };
 
 /* The store's key of a repository path: the path without trailing slashes. */

@@ -408,3 +408,42 @@ int models_lookup(const struct model_info **out, const struct models *m, const c
 	}
 	return 0;
 }
+
+/*
+ * Anthropic bills a write to its prompt cache at 1.25 times the input
+ * price (the 5-minute cache, which a cache_control breakpoint asks for by
+ * default; the 1-hour cache costs twice the input price). OpenAI's
+ * automatic cache writes nothing billed apart.
+ */
+#define CACHE_WRITE_FACTOR 1.25
+
+/* The price of count tokens at per_million USD; 0 for none, negative when needed and not known. */
+static double priced(long count, double per_million)
+{
+	if (count <= 0)
+		return 0;
+	return per_million < 0 ? -1 : (double)count * per_million / 1e6;
+}
+
+double models_cost(const struct model_info *info, long tokens_in, long tokens_cached,
+		   long tokens_cache_write, long tokens_out)
+{
+	long uncached = tokens_in - tokens_cached - tokens_cache_write;
+	double parts[4], sum = 0;
+	size_t i;
+
+	/* A server that counts the cache apart from the input (or badly) leaves no uncached part. */
+	if (uncached < 0)
+		uncached = 0;
+	parts[0] = priced(uncached, info->price_input);
+	parts[1] = priced(tokens_cached, info->price_cached);
+	parts[2] = priced(tokens_cache_write, info->price_input < 0 ? -1 :
+			  info->price_input * CACHE_WRITE_FACTOR);
+	parts[3] = priced(tokens_out, info->price_output);
+	for (i = 0; i < 4; i++) {
+		if (parts[i] < 0)
+			return -1;
+		sum += parts[i];
+	}
+	return sum;
+}

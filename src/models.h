@@ -84,6 +84,17 @@ void models_free(struct models *m);
 int models_lookup(const struct model_info **out, const struct models *m, const char *provider,
 		  const char *model);
 
+/*
+ * What a request billed, in USD, at the row's prices: the uncached input
+ * (tokens_in less the cached tokens and the cache writes, which tokens_in
+ * includes) at price_input, tokens read from the prompt cache at
+ * price_cached, tokens written to it at 1.25 x price_input, the output at
+ * price_output. Negative when a price that is needed (for a count that is
+ * not 0) is not known.
+ */
+double models_cost(const struct model_info *info, long tokens_in, long tokens_cached,
+		   long tokens_cache_write, long tokens_out);
+
 /* The row of a model no row names. */
 extern const struct model_info models_default;
 

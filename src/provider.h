@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "llm.h"
 #include "models.h"
+#include "usage.h"
 
 /*
  * The providers, one file each behind one interface, as curl's lib/vtls
@@ -34,11 +35,6 @@ struct question {
 	bool cache_breakpoint;  /* Anthropic: cache_control after the shared part */
 	bool stream;
 	bool stream_usage;      /* OpenAI: stream_options.include_usage */
-};
-
-/* What an answer billed: all input tokens, of which read from / written to the prompt cache; output. */
-struct usage {
-	long in, cached, cache_write, out;
 };
 
 /* An answer being read: its text (or the forced tool's JSON) and usage. */

@@ -81,16 +81,16 @@ static void read_usage(struct usage *out, json_t *usage)
 	if (!json_is_object(usage))
 		return;
 	in = json_object_get(usage, "input_tokens") ? count(usage, "input_tokens") :
-		out->in - out->cached - out->cache_write;
+		out->tokens_in - out->tokens_cached - out->tokens_cache_write;
 	read = json_object_get(usage, "cache_read_input_tokens") ?
-		count(usage, "cache_read_input_tokens") : out->cached;
+		count(usage, "cache_read_input_tokens") : out->tokens_cached;
 	written = json_object_get(usage, "cache_creation_input_tokens") ?
-		count(usage, "cache_creation_input_tokens") : out->cache_write;
-	out->in = in + read + written;
-	out->cached = read;
-	out->cache_write = written;
+		count(usage, "cache_creation_input_tokens") : out->tokens_cache_write;
+	out->tokens_in = in + read + written;
+	out->tokens_cached = read;
+	out->tokens_cache_write = written;
 	if (json_object_get(usage, "output_tokens"))
-		out->out = count(usage, "output_tokens");
+		out->tokens_out = count(usage, "output_tokens");
 }
 
 /* The text blocks, or the forced tool's input as JSON text. */

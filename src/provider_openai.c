@@ -69,9 +69,9 @@ static void read_usage(struct usage *out, json_t *usage)
 {
 	if (!json_is_object(usage))
 		return;
-	out->in = count(usage, "prompt_tokens");
-	out->cached = count(json_object_get(usage, "prompt_tokens_details"), "cached_tokens");
-	out->out = count(usage, "completion_tokens");
+	out->tokens_in = count(usage, "prompt_tokens");
+	out->tokens_cached = count(json_object_get(usage, "prompt_tokens_details"), "cached_tokens");
+	out->tokens_out = count(usage, "completion_tokens");
 }
 
 /* A structured-output model may decline: message.refusal instead of content. */

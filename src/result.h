@@ -47,8 +47,18 @@ struct rule_result {
 	struct finding *findings;
 	size_t nfindings;
 	size_t findings_dropped;        /* over what an answer may hold (answer.h), counted */
+	/*
+	 * What the rule's requests billed (of a cached answer: what it billed
+	 * when it was asked; it costs nothing now). tokens_in is every input
+	 * token, those read from the provider's prompt cache (tokens_cached)
+	 * and written to it (tokens_cache_write, Anthropic's
+	 * cache_creation_input_tokens) included. cost_usd is estimated from
+	 * share/models.tsv (models_cost), negative when not known.
+	 */
 	long tokens_in, tokens_out;
 	long tokens_streamed;           /* of its answers streaming now (progress), not stored */
+	long tokens_cached, tokens_cache_write;
+	double cost_usd;
 	long timeout_ms;                /* the longest a request of the rule may take (0: none made) */
 	int chunks;                     /* tasks the rule was split into */
 	int chunks_done;
@@ -70,11 +80,14 @@ struct report {
 
 void report_release(struct report *report);
 
+/* The check's requests, and what they billed (as in struct rule_result; answers from the cache bill nothing). */
 struct check_stats {
 	long requests;
 	long cache_hits;
 	long tokens_in;
 	long tokens_out;
+	long tokens_cached, tokens_cache_write;
+	double cost_usd;                /* estimated; negative when not known */
 };
 
 #endif

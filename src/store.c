@@ -3,6 +3,7 @@
 #include "datadir.h"
 #include "secret.h"
 #include "status.h"
+#include "usage.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -380,7 +381,29 @@ static const char *const migrations[] = {
 	"	advisories TEXT NOT NULL DEFAULT '[]' CHECK (json_type(advisories) = 'array')\n"
 	");\n"
 	"CREATE INDEX check_packages_check ON check_packages (check_id);\n",
-	/* 5: what a server refused of a model (ask.h), so that the next run leaves it out at once. */
+	/*
+	 * 5: what requests billed beside tokens in and out (usage.h): input
+	 * tokens read from the provider's prompt cache and written to it, and
+	 * the cost estimated from the model table, NULL when not known (rows
+	 * from before this version). A cached answer keeps the tokens it
+	 * billed when it was asked.
+	 */
+	"ALTER TABLE checks ADD COLUMN tokens_cached INTEGER NOT NULL DEFAULT 0 CHECK (tokens_cached >= 0);\n"
+	"ALTER TABLE checks ADD COLUMN tokens_cache_write INTEGER NOT NULL DEFAULT 0\n"
+	"	CHECK (tokens_cache_write >= 0);\n"
+	"ALTER TABLE checks ADD COLUMN cost_usd REAL CHECK (cost_usd >= 0);\n"
+	"ALTER TABLE check_results ADD COLUMN tokens_cached INTEGER NOT NULL DEFAULT 0\n"
+	"	CHECK (tokens_cached >= 0);\n"
+	"ALTER TABLE check_results ADD COLUMN tokens_cache_write INTEGER NOT NULL DEFAULT 0\n"
+	"	CHECK (tokens_cache_write >= 0);\n"
+	"ALTER TABLE check_results ADD COLUMN cost_usd REAL CHECK (cost_usd >= 0);\n"
+	"ALTER TABLE signal_fixes ADD COLUMN tokens_cached INTEGER NOT NULL DEFAULT 0\n"
+	"	CHECK (tokens_cached >= 0);\n"
+	"ALTER TABLE signal_fixes ADD COLUMN cost_usd REAL CHECK (cost_usd >= 0);\n"
+	"ALTER TABLE llm_cache ADD COLUMN tokens_cached INTEGER NOT NULL DEFAULT 0 CHECK (tokens_cached >= 0);\n"
+	"ALTER TABLE llm_cache ADD COLUMN tokens_cache_write INTEGER NOT NULL DEFAULT 0\n"
+	"	CHECK (tokens_cache_write >= 0);\n",
+	/* 6: what a server refused of a model (ask.h), so that the next run leaves it out at once. */
 	"CREATE TABLE llm_refusals (\n"
 	"	server TEXT NOT NULL,\n"
 	"	model TEXT NOT NULL,\n"
@@ -527,6 +550,21 @@ void store_bind_int(int *rc, sqlite3_stmt *stmt, const char *name, int64_t value
 {
 	if (*rc == SQLITE_OK)
 		*rc = sqlite3_bind_int64(stmt, sqlite3_bind_parameter_index(stmt, name), value);
+}
+
+void store_bind_cost(int *rc, sqlite3_stmt *stmt, const char *name, double cost_usd)
+{
+	int i = sqlite3_bind_parameter_index(stmt, name);
+
+	if (*rc != SQLITE_OK)
+		return;
+	/* Negative (or NaN): not known. */
+	*rc = cost_usd >= 0 ? sqlite3_bind_double(stmt, i, cost_usd) : sqlite3_bind_null(stmt, i);
+}
+
+double store_column_cost(sqlite3_stmt *stmt, int col)
+{
+	return sqlite3_column_type(stmt, col) == SQLITE_NULL ? -1 : sqlite3_column_double(stmt, col);
 }
 
 /* A rowid, or NULL for 0 (a merged finding has no rule row). */
@@ -1390,9 +1428,10 @@ static int result_insert(struct store *store, int64_t threadline, const struct r
 	if ((error = prepare(store, &stmt,
 			     "INSERT INTO check_results (check_threadline_id, status, reasoning, "
 			     "file_references, error, cached, attempts, duration_ms, tokens_in, "
-			     "tokens_out, chunks, created_at) VALUES (:threadline, :status, "
-			     ":reasoning, :refs, :error, :cached, :attempts, :duration, :tokens_in, "
-			     ":tokens_out, :chunks, :now)")) < 0)
+			     "tokens_out, tokens_cached, tokens_cache_write, cost_usd, chunks, "
+			     "created_at) VALUES (:threadline, :status, :reasoning, :refs, :error, "
+			     ":cached, :attempts, :duration, :tokens_in, :tokens_out, :tokens_cached, "
+			     ":tokens_cache_write, :cost_usd, :chunks, :now)")) < 0)
 		goto done;
 	store_bind_int(&rc, stmt, ":threadline", threadline);
 	store_bind_text(&rc, stmt, ":status", rule_status_name(r->status));
@@ -1404,6 +1443,9 @@ static int result_insert(struct store *store, int64_t threadline, const struct r
 	store_bind_int(&rc, stmt, ":duration", r->duration_ms);
 	store_bind_int(&rc, stmt, ":tokens_in", r->tokens_in);
 	store_bind_int(&rc, stmt, ":tokens_out", r->tokens_out);
+	store_bind_int(&rc, stmt, ":tokens_cached", r->tokens_cached);
+	store_bind_int(&rc, stmt, ":tokens_cache_write", r->tokens_cache_write);
+	store_bind_cost(&rc, stmt, ":cost_usd", r->cost_usd);
 	store_bind_int(&rc, stmt, ":chunks", r->chunks);
 	store_bind_int(&rc, stmt, ":now", now);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
@@ -1475,7 +1517,8 @@ static int finish_check_args(struct store *store, const char *status, const stru
 static int check_update(struct store *store, int64_t check_id, const char *status, long duration_ms,
 			const struct check_stats *stats, const struct report *report, int64_t now)
 {
-	static const struct check_stats none;
+	/* No statistics: nothing is known of what was billed. */
+	static const struct check_stats none = { .cost_usd = -1 };
 	sqlite3_stmt *stmt = NULL;
 	char *must_fix = NULL;
 	int error, rc = SQLITE_OK;
@@ -1493,7 +1536,9 @@ static int check_update(struct store *store, int64_t check_id, const char *statu
 			     "overall_severity = :overall, must_fix = coalesce(:must_fix, '[]'), "
 			     "synthesized = :synthesized, fallback_reason = :fallback, "
 			     "requests = :requests, cache_hits = :cache_hits, tokens_in = :tokens_in, "
-			     "tokens_out = :tokens_out WHERE id = :id")) < 0)
+			     "tokens_out = :tokens_out, tokens_cached = :tokens_cached, "
+			     "tokens_cache_write = :tokens_cache_write, cost_usd = :cost_usd "
+			     "WHERE id = :id")) < 0)
 		goto done;
 	store_bind_int(&rc, stmt, ":id", check_id);
 	store_bind_text(&rc, stmt, ":status", status);
@@ -1511,6 +1556,9 @@ static int check_update(struct store *store, int64_t check_id, const char *statu
 	store_bind_int(&rc, stmt, ":cache_hits", stats->cache_hits);
 	store_bind_int(&rc, stmt, ":tokens_in", stats->tokens_in);
 	store_bind_int(&rc, stmt, ":tokens_out", stats->tokens_out);
+	store_bind_int(&rc, stmt, ":tokens_cached", stats->tokens_cached);
+	store_bind_int(&rc, stmt, ":tokens_cache_write", stats->tokens_cache_write);
+	store_bind_cost(&rc, stmt, ":cost_usd", stats->cost_usd);
 	if ((error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt)) < 0)
 		goto done;
 	if (!sqlite3_changes(store->db))
@@ -1544,15 +1592,14 @@ int store_check_finish(struct store *store, int64_t check_id, const char *status
 	return error;
 }
 
-static int cache_read(struct store *store, const char *key, char **answer,
-		      long *tokens_in, long *tokens_out)
+static int cache_read(struct store *store, const char *key, char **answer, struct usage *usage)
 {
 	sqlite3_stmt *stmt = NULL;
 	const unsigned char *text;
 	int error, rc = SQLITE_OK;
 
-	if ((error = prepare(store, &stmt, "SELECT answer, tokens_in, tokens_out FROM llm_cache "
-			     "WHERE key = :key")) < 0)
+	if ((error = prepare(store, &stmt, "SELECT answer, tokens_in, tokens_out, tokens_cached, "
+			     "tokens_cache_write FROM llm_cache WHERE key = :key")) < 0)
 		return error;
 	store_bind_text(&rc, stmt, ":key", key);
 	if (rc == SQLITE_OK)
@@ -1570,10 +1617,12 @@ static int cache_read(struct store *store, const char *key, char **answer,
 		error = error_nomem();
 		goto done;
 	}
-	if (tokens_in)
-		*tokens_in = (long)sqlite3_column_int64(stmt, 1);
-	if (tokens_out)
-		*tokens_out = (long)sqlite3_column_int64(stmt, 2);
+	usage->tokens_in = (long)sqlite3_column_int64(stmt, 1);
+	usage->tokens_out = (long)sqlite3_column_int64(stmt, 2);
+	usage->tokens_cached = (long)sqlite3_column_int64(stmt, 3);
+	usage->tokens_cache_write = (long)sqlite3_column_int64(stmt, 4);
+	/* Not kept: the model table prices the tokens (the row names the model). */
+	usage->cost_usd = -1;
 done:
 	sqlite3_finalize(stmt);
 	return error;
@@ -1595,15 +1644,17 @@ static int cache_touch(struct store *store, const char *key, int64_t now)
 }
 
 /* A write transaction from the start: a read upgraded to a write may fail busy without waiting. */
-int store_cache_get(struct store *store, const char *key, char **answer,
-		    long *tokens_in, long *tokens_out)
+int store_cache_fetch(struct store *store, const char *key, char **answer, struct usage *usage)
 {
+	struct usage unused;
 	int error;
 
 	*answer = NULL;
+	if (!usage)
+		usage = &unused;
 	if ((error = tx_begin(store)) < 0)
 		return error;
-	if (!(error = cache_read(store, key, answer, tokens_in, tokens_out)))
+	if (!(error = cache_read(store, key, answer, usage)))
 		error = cache_touch(store, key, now_ms());
 	if ((error = tx_end(store, error)) < 0) {
 		free(*answer);
@@ -1612,8 +1663,8 @@ int store_cache_get(struct store *store, const char *key, char **answer,
 	return error;
 }
 
-int store_cache_put(struct store *store, const char *key, const char *provider,
-		    const char *model, const char *answer, long tokens_in, long tokens_out)
+int store_cache_keep(struct store *store, const char *key, const char *provider,
+		     const char *model, const char *answer, const struct usage *usage)
 {
 	sqlite3_stmt *stmt = NULL;
 	int64_t now = now_ms();
@@ -1623,15 +1674,18 @@ int store_cache_put(struct store *store, const char *key, const char *provider,
 		return error;
 	if ((error = prepare(store, &stmt,
 			     "INSERT OR REPLACE INTO llm_cache (key, provider, model, answer, "
-			     "tokens_in, tokens_out, created_at, last_used_at, hits) VALUES (:key, "
-			     ":provider, :model, :answer, :tokens_in, :tokens_out, :now, :now, 0)")) < 0)
+			     "tokens_in, tokens_out, tokens_cached, tokens_cache_write, created_at, "
+			     "last_used_at, hits) VALUES (:key, :provider, :model, :answer, :tokens_in, "
+			     ":tokens_out, :tokens_cached, :tokens_cache_write, :now, :now, 0)")) < 0)
 		goto done;
 	store_bind_text(&rc, stmt, ":key", key);
 	store_bind_text(&rc, stmt, ":provider", provider);
 	store_bind_text(&rc, stmt, ":model", model);
 	store_bind_text(&rc, stmt, ":answer", answer);
-	store_bind_int(&rc, stmt, ":tokens_in", tokens_in);
-	store_bind_int(&rc, stmt, ":tokens_out", tokens_out);
+	store_bind_int(&rc, stmt, ":tokens_in", usage->tokens_in);
+	store_bind_int(&rc, stmt, ":tokens_out", usage->tokens_out);
+	store_bind_int(&rc, stmt, ":tokens_cached", usage->tokens_cached);
+	store_bind_int(&rc, stmt, ":tokens_cache_write", usage->tokens_cache_write);
 	store_bind_int(&rc, stmt, ":now", now);
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 done:
@@ -1675,6 +1729,27 @@ int store_refusals_get(struct buf *out, struct store *store, const char *server,
 		error = db_error(store, rc);
 	sqlite3_finalize(stmt);
 	return error;
+}
+
+int store_cache_get(struct store *store, const char *key, char **answer,
+		    long *tokens_in, long *tokens_out)
+{
+	struct usage usage = { 0 };
+	int error = store_cache_fetch(store, key, answer, &usage);
+
+	if (!error && tokens_in)
+		*tokens_in = usage.tokens_in;
+	if (!error && tokens_out)
+		*tokens_out = usage.tokens_out;
+	return error;
+}
+
+int store_cache_put(struct store *store, const char *key, const char *provider,
+		    const char *model, const char *answer, long tokens_in, long tokens_out)
+{
+	struct usage usage = { .tokens_in = tokens_in, .tokens_out = tokens_out };
+
+	return store_cache_keep(store, key, provider, model, answer, &usage);
 }
 
 int store_begin(struct store *store)

@@ -20,6 +20,7 @@
 
 struct store;
 struct config;
+struct usage;
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -89,7 +90,16 @@ int store_check_finish(struct store *store, int64_t check_id, const char *status
 int store_check_timeout(struct store *store, int64_t check_id, double base, double chosen, const char *reason);
 int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms);
 
-/* The LLM cache: an answer by key, or RL_ENOTFOUND. */
+/*
+ * The LLM cache: an answer by key, or RL_ENOTFOUND, with what it billed
+ * when it was asked (usage may be NULL; its cost is not kept, so it comes
+ * back negative: the model table prices the tokens). An answer taken from
+ * the cache bills nothing.
+ */
+int store_cache_fetch(struct store *store, const char *key, char **answer, struct usage *usage);
+int store_cache_keep(struct store *store, const char *key, const char *provider,
+		     const char *model, const char *answer, const struct usage *usage);
+/* The same with tokens in and out only (the older calls; they keep no cached tokens). */
 int store_cache_get(struct store *store, const char *key, char **answer,
 		    long *tokens_in, long *tokens_out);
 int store_cache_put(struct store *store, const char *key, const char *provider,
@@ -123,6 +133,9 @@ int store_prepare(struct store *store, struct sqlite3_stmt **out, const char *sq
  */
 void store_bind_text(int *rc, struct sqlite3_stmt *stmt, const char *name, const char *value);
 void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_t value);
+/* An estimated cost (usage.h): NULL when negative, not known; and read back, NULL as -1. */
+void store_bind_cost(int *rc, struct sqlite3_stmt *stmt, const char *name, double cost_usd);
+double store_column_cost(struct sqlite3_stmt *stmt, int col);
 int store_fail(struct store *store, int rc);
 int64_t store_now_ms(void);
 

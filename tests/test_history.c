@@ -872,6 +872,114 @@ static void test_interrupted_in_history(void **state)
 	store_close(store);
 }
 
+/* A settled result of rule with what it billed; cached: from revline's cache. */
+static void usage_put(struct store *store, int64_t check, const struct rule *rule, bool cached,
+		      long in, long cached_in, long out, double cost)
+{
+	int64_t threadline = 0;
+	struct rule_result res = {
+		.rule = rule, .status = RULE_COMPLIANT, .cached = cached, .tokens_in = in,
+		.tokens_cached = cached_in, .tokens_out = out, .cost_usd = cost,
+	};
+
+	assert_int_equal(store_rule_add(store, &threadline, check, rule), 0);
+	res.id = threadline;
+	if (store_result_put(store, check, &res) < 0)
+		fail_msg("store_result_put: %s", error_message());
+}
+
+static void assert_cost(double actual, double expected)
+{
+	if (actual < expected - 1e-12 || actual > expected + 1e-12)
+		fail_msg("cost %.12f, expected %.12f", actual, expected);
+}
+
+/*
+ * What checks billed: a finished check's totals as stored; a running one's
+ * summed from its results, those from revline's cache left out; a cost not
+ * known makes the check's unknown, and is counted apart in the total.
+ *
+ *     A  complete  10,000 in (8,000 cached), 500 out, $0.002
+ *     B  complete  3,000 in (1,000 cache writes), 100 out, cost not known
+ *     C  complete  nothing billed (finished without statistics)
+ *     D  running   errors: 400 in (100 cached), 40 out, $0.0001; sql: cached (999 in, 99 out)
+ *     E  running   errors: 50 in, 5 out, cost not known
+ */
+static void test_usage(void **state)
+{
+	struct store *store = open_ok();
+	struct rule errors = rule_make("errors"), sql = rule_make("sql");
+	struct check_stats a = { .requests = 3, .tokens_in = 10000, .tokens_cached = 8000,
+				 .tokens_out = 500, .cost_usd = 0.002 };
+	struct check_stats b = { .requests = 1, .tokens_in = 3000, .tokens_cache_write = 1000,
+				 .tokens_out = 100, .cost_usd = -1 };
+	struct history_check *checks = NULL;
+	struct history_stats st;
+	int64_t id[5];
+	size_t count = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++)
+		id[i] = check_begin(store, tmp, T0 + i * MINUTE);
+	assert_int_equal(store_check_finish(store, id[0], "complete", 1, &a, NULL), 0);
+	assert_int_equal(store_check_finish(store, id[1], "complete", 1, &b, NULL), 0);
+	assert_int_equal(store_check_finish(store, id[2], "complete", 1, NULL, NULL), 0);
+	usage_put(store, id[3], &errors, false, 400, 100, 40, 0.0001);
+	usage_put(store, id[3], &sql, true, 999, 0, 99, 0.5);
+	usage_put(store, id[4], &errors, false, 50, 0, 5, -1);
+
+	assert_int_equal(history_checks(&checks, &count, store, tmp, 0), 0);
+	assert_int_equal(count, 5);
+	/* Newest first: E, D, C, B, A. */
+	assert_string_equal(checks[0].status, "running");
+	assert_int_equal(checks[0].usage.tokens_in, 50);
+	assert_true(checks[0].usage.cost_usd < 0);
+	assert_int_equal(checks[1].usage.tokens_in, 400);
+	assert_int_equal(checks[1].usage.tokens_cached, 100);
+	assert_int_equal(checks[1].usage.tokens_out, 40);
+	assert_cost(checks[1].usage.cost_usd, 0.0001);
+	assert_int_equal(checks[2].usage.tokens_in, 0);
+	assert_true(checks[2].usage.cost_usd < 0);
+	assert_false(usage_billed(&checks[2].usage));
+	assert_int_equal(checks[3].usage.tokens_in, 3000);
+	assert_int_equal(checks[3].usage.tokens_cache_write, 1000);
+	assert_int_equal(checks[3].usage.tokens_out, 100);
+	assert_true(checks[3].usage.cost_usd < 0);
+	assert_int_equal(checks[4].usage.tokens_in, 10000);
+	assert_int_equal(checks[4].usage.tokens_cached, 8000);
+	assert_int_equal(checks[4].usage.tokens_cache_write, 0);
+	assert_int_equal(checks[4].usage.tokens_out, 500);
+	assert_cost(checks[4].usage.cost_usd, 0.002);
+	history_checks_free(checks, count);
+
+	/* The total: the known costs of A and D; B and E billed at a cost not known. */
+	assert_int_equal(history_stats(&st, store, tmp), 0);
+	assert_int_equal(st.usage.tokens_in, 10000 + 3000 + 400 + 50);
+	assert_int_equal(st.usage.tokens_cached, 8000 + 100);
+	assert_int_equal(st.usage.tokens_cache_write, 1000);
+	assert_int_equal(st.usage.tokens_out, 500 + 100 + 40 + 5);
+	assert_cost(st.usage.cost_usd, 0.0021);
+	assert_int_equal(st.unpriced, 2);
+	history_stats_release(&st);
+
+	/* Once no check that billed knows its cost, neither does the total. */
+	sql_ok(store, "UPDATE checks SET cost_usd = NULL WHERE id = %lld", (long long)id[0]);
+	sql_ok(store, "UPDATE check_results SET cost_usd = NULL");
+	assert_int_equal(history_stats(&st, store, tmp), 0);
+	assert_true(st.usage.cost_usd < 0);
+	assert_int_equal(st.unpriced, 4);
+	history_stats_release(&st);
+
+	/* A repository without checks billed nothing, at no cost. */
+	assert_int_equal(history_stats(&st, store, "/never/seen"), 0);
+	assert_int_equal(st.usage.tokens_in, 0);
+	assert_cost(st.usage.cost_usd, 0);
+	assert_int_equal(st.unpriced, 0);
+	history_stats_release(&st);
+	store_close(store);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -887,6 +995,7 @@ int main(void)
 		cmocka_unit_test(test_repo_key),
 		cmocka_unit_test_setup_teardown(test_mark_interrupted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted_in_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

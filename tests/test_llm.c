@@ -134,8 +134,8 @@ static void test_anthropic(void **state)
 	llm_call_release(&call);
 	assert_int_equal(ask_read_body(&reply, &provider_anthropic, body, strlen(body)), 0);
 	assert_string_equal(reply.text.ptr, "{\"status\":\"compliant\"}");
-	assert_int_equal(reply.usage.in, 120);
-	assert_int_equal(reply.usage.out, 7);
+	assert_int_equal(reply.usage.tokens_in, 120);
+	assert_int_equal(reply.usage.tokens_out, 7);
 	reading_release(&reply);
 	llm_config_release(&c);
 }
@@ -286,7 +286,7 @@ static void test_reply_errors(void **state)
 	(void)state;
 	assert_int_equal(ask_read_body(&reply, &provider_openai, ok, strlen(ok)), 0);
 	assert_string_equal(reply.text.ptr, "hi");
-	assert_int_equal(reply.usage.in, 3);
+	assert_int_equal(reply.usage.tokens_in, 3);
 	reading_release(&reply);
 	assert_int_equal(ask_read_body(&reply, &provider_openai, "<html>oops</html>", 17), RL_EPARSE);
 	assert_string_equal(error_message(), "the server's answer is not JSON: \"<html>oops</html>\"");

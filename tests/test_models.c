@@ -247,6 +247,51 @@ static void test_shipped_table(void **state)
 	buf_release(&text);
 }
 
+static void assert_usd(double got, double want)
+{
+	if (got < want - 1e-12 || got > want + 1e-12)
+		fail_msg("cost %.12f, expected %.12f", got, want);
+}
+
+/*
+ * The cost of a request by hand: gpt-5-mini bills 0.25 / 0.025 / 2.00 USD
+ * per million input / cached / output tokens, claude-haiku-4-5 1.00 / 0.10
+ * / 5.00 with cache writes at 1.25 x 1.00.
+ */
+static void test_cost(void **state)
+{
+	struct models *m = parse(
+		"gpt-5-mini\topenai\tno\tmax_completion_tokens\tjson_schema\tyes\t400000\t1024\t0.25\t0.025\t2.00\n"
+		"claude-haiku-4-5*\tanthropic\tyes\tmax_tokens\tjson_schema\tno\t200000\t4096\t1\t0.10\t5\n"
+		"half*\tany\tyes\tmax_tokens\tjson_schema\tno\t-\t-\t0.5\t-\t1.5\n"
+		"free*\tany\tyes\tmax_tokens\tjson_schema\tno\t-\t-\t0\t0\t0\n");
+	const struct model_info *mini = lookup(m, "openai", "gpt-5-mini");
+	const struct model_info *haiku = lookup(m, "anthropic", "claude-haiku-4-5");
+	const struct model_info *half = lookup(m, "openai", "half-model");
+
+	(void)state;
+	/* 12,345 in of which 9,984 cached, 1,234 out: 2,361 x 0.25 + 9,984 x 0.025 + 1,234 x 2.00, per million. */
+	assert_usd(models_cost(mini, 12345, 9984, 0, 1234), (2361 * 0.25 + 9984 * 0.025 + 1234 * 2.00) / 1e6);
+	assert_usd(models_cost(mini, 1000000, 0, 0, 0), 0.25);
+	assert_usd(models_cost(mini, 0, 0, 0, 1000000), 2.00);
+	assert_usd(models_cost(mini, 0, 0, 0, 0), 0);
+	/* Anthropic: 20,000 in = 1,000 uncached + 15,000 read + 4,000 written (at 1.25 USD). */
+	assert_usd(models_cost(haiku, 20000, 15000, 4000, 500),
+		   (1000 * 1.00 + 15000 * 0.10 + 4000 * 1.25 + 500 * 5.00) / 1e6);
+	/* More cached than in (a server that counts apart): no uncached part, never a negative one. */
+	assert_usd(models_cost(mini, 100, 300, 0, 0), 300 * 0.025 / 1e6);
+	/* A price that is needed and not known makes the cost unknown; one not needed does not. */
+	assert_usd(models_cost(half, 1000, 0, 0, 1000), (1000 * 0.5 + 1000 * 1.5) / 1e6);
+	assert_true(models_cost(half, 1000, 10, 0, 1000) < 0);
+	assert_usd(models_cost(half, 1000, 0, 10, 0), (990 * 0.5 + 10 * 0.5 * 1.25) / 1e6);
+	assert_true(models_cost(&models_default, 1, 0, 0, 0) < 0);
+	assert_true(models_cost(&models_default, 0, 0, 0, 1) < 0);
+	assert_usd(models_cost(&models_default, 0, 0, 0, 0), 0);
+	/* A local model priced at 0 costs 0, not an unknown. */
+	assert_usd(models_cost(lookup(m, "openai", "free-model"), 5000, 100, 0, 500), 0);
+	models_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_load_user_rows_first),
 		cmocka_unit_test(test_shipped_table),
+		cmocka_unit_test(test_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

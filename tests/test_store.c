@@ -8,6 +8,7 @@
 #include "config.h"
 #include "status.h"
 #include "store.h"
+#include "usage.h"
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -267,7 +268,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 5);
+	assert_int_equal(store_version(store), 6);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -278,7 +279,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 5);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 6);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -305,7 +306,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 5);
+	assert_int_equal(store_version(store), 6);
 	store_close(store);
 }
 
@@ -325,7 +326,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 5);
+	assert_int_equal(store_version(store), 6);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -349,7 +350,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -357,10 +358,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 6"));
+	assert_non_null(strstr(error_message(), "version 7"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 6);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 7);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -708,9 +709,12 @@ static const char *const v1_dumps[] = {
 	/* The columns of version 1 (4 added timeout_ms). */
 	"SELECT id, check_id, threadline_id, threadline_file_path, threadline_version, threadline_content, "
 	"threadline_patterns, context_files, kind, model, severity, source FROM check_threadlines ORDER BY id",
-	"SELECT * FROM check_results ORDER BY id",
+	/* 5 added the cached tokens, cache writes and cost. */
+	"SELECT id, check_threadline_id, status, reasoning, file_references, error, cached, attempts, "
+	"duration_ms, tokens_in, tokens_out, chunks, created_at FROM check_results ORDER BY id",
 	"SELECT * FROM findings ORDER BY id",
-	"SELECT * FROM llm_cache ORDER BY key",
+	"SELECT key, provider, model, answer, tokens_in, tokens_out, created_at, last_used_at, hits "
+	"FROM llm_cache ORDER BY key",
 };
 
 #define NDUMPS (sizeof(v1_dumps) / sizeof(v1_dumps[0]))
@@ -756,7 +760,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(db);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 5);
+	assert_int_equal(store_version(store), 6);
 	db = store_db(store);
 	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
 	for (i = 0; i < NDUMPS; i++) {
@@ -770,6 +774,18 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE pid IS NULL AND pid_start IS NULL", 0), 3);
 	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE id = 2 AND status = 'interrupted' "
 				"AND finished_at IS NOT NULL", 0), 1);
+	/* Old rows billed no cached token that is known, at a cost not known. */
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE tokens_cached = 0 AND "
+				"tokens_cache_write = 0 AND cost_usd IS NULL", 0), 3);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results WHERE tokens_cached = 0 AND "
+				"tokens_cache_write = 0 AND cost_usd IS NULL", 0),
+			 int_of(db, "SELECT count(*) FROM check_results", 0));
+	assert_int_equal(int_of(db, "SELECT count(*) FROM llm_cache WHERE tokens_cached = 0 AND "
+				"tokens_cache_write = 0", 0), int_of(db, "SELECT count(*) FROM llm_cache", 0));
+	assert_int_equal(int_of(db, "SELECT count(*) FROM pragma_table_info('signal_fixes') WHERE "
+				"name IN ('tokens_cached', 'cost_usd')", 0), 2);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE checks SET cost_usd = -1 WHERE id = 1",
+					  NULL, NULL, NULL), SQLITE_OK);
 	assert_int_not_equal(sqlite3_exec(db, "UPDATE checks SET status = 'bogus' WHERE id = 1",
 					  NULL, NULL, NULL), SQLITE_OK);
 	assert_non_null(strstr(sqlite3_errmsg(db), "CHECK constraint failed"));
@@ -859,8 +875,8 @@ static void check_round_trip_results(sqlite3 *db, int64_t id_a, int64_t id_b)
 {
 	static const char *const refs[] = { "src/a.c", "src/b.c" };
 	const char *sql = "SELECT status, reasoning, file_references, error, cached, attempts, "
-		"duration_ms, tokens_in, tokens_out, chunks, created_at FROM check_results "
-		"WHERE check_threadline_id = ?1";
+		"duration_ms, tokens_in, tokens_out, chunks, created_at, tokens_cached, "
+		"tokens_cache_write, cost_usd FROM check_results WHERE check_threadline_id = ?1";
 	sqlite3_stmt *stmt = row_of(db, sql, id_a);
 	int64_t now = (int64_t)time(NULL) * 1000;
 
@@ -875,6 +891,9 @@ static void check_round_trip_results(sqlite3 *db, int64_t id_a, int64_t id_b)
 	assert_int_equal(sqlite3_column_int(stmt, 8), 300);
 	assert_int_equal(sqlite3_column_int(stmt, 9), 3);
 	assert_in_range(sqlite3_column_int64(stmt, 10), now - 60000, now + 60000);
+	assert_int_equal(sqlite3_column_int(stmt, 11), 1024);
+	assert_int_equal(sqlite3_column_int(stmt, 12), 128);
+	assert_true(sqlite3_column_double(stmt, 13) == 0.00375);
 	sqlite3_finalize(stmt);
 
 	stmt = row_of(db, sql, id_b);
@@ -882,6 +901,8 @@ static void check_round_trip_results(sqlite3 *db, int64_t id_a, int64_t id_b)
 	assert_col_text(stmt, 1, NULL);
 	assert_col_strings(stmt, 2, NULL, 0);
 	assert_int_equal(sqlite3_column_int(stmt, 4), 1);
+	assert_int_equal(sqlite3_column_int(stmt, 11), 0);
+	assert_int_equal(sqlite3_column_type(stmt, 13), SQLITE_NULL);
 	sqlite3_finalize(stmt);
 }
 
@@ -948,7 +969,8 @@ static void test_check_round_trip(void **state)
 	struct rule a = rule_llm(), b = rule_local();
 	struct finding fa[2], merged[1];
 	struct rule_result ra = { 0 }, rb = { 0 };
-	struct check_stats stats = { .requests = 7, .cache_hits = 2, .tokens_in = 9000, .tokens_out = 800 };
+	struct check_stats stats = { .requests = 7, .cache_hits = 2, .tokens_in = 9000, .tokens_out = 800,
+				     .tokens_cached = 6144, .tokens_cache_write = 1024, .cost_usd = 0.0125 };
 	struct report report = { 0 };
 	int64_t check, id_a = 0, id_b = 0;
 	sqlite3_stmt *stmt;
@@ -972,10 +994,11 @@ static void test_check_round_trip(void **state)
 		.rule = &a, .id = id_a, .status = RULE_ATTENTION, .attempts = 2, .duration_ms = 4321,
 		.reasoning = "two allocations are unchecked", .file_references = refs_a, .nrefs = 2,
 		.findings = fa, .nfindings = 2, .tokens_in = 1500, .tokens_out = 300, .chunks = 3,
-		.chunks_done = 3,
+		.chunks_done = 3, .tokens_cached = 1024, .tokens_cache_write = 128, .cost_usd = 0.00375,
 	};
-	/* Found by the rule's id when the caller did not keep the row id. */
-	rb = (struct rule_result){ .rule = &b, .status = RULE_COMPLIANT, .cached = true, .chunks = 1 };
+	/* Found by the rule's id when the caller did not keep the row id; its cost is not known. */
+	rb = (struct rule_result){ .rule = &b, .status = RULE_COMPLIANT, .cached = true, .chunks = 1,
+				   .cost_usd = -1 };
 	assert_int_equal(store_result_put(store, check, &ra), 0);
 	assert_int_equal(store_result_put(store, check, &rb), 0);
 	assert_true(fa[0].id > 0 && fa[1].id > fa[0].id);
@@ -1006,7 +1029,8 @@ static void test_check_round_trip(void **state)
 
 	stmt = row_of(db, "SELECT status, finished_at - created_at > 0, duration_ms, rule_count, "
 		      "finding_count, summary, overall_severity, must_fix, synthesized, fallback_reason, "
-		      "requests, cache_hits, tokens_in, tokens_out FROM checks WHERE id = ?1", check);
+		      "requests, cache_hits, tokens_in, tokens_out, tokens_cached, tokens_cache_write, "
+		      "cost_usd FROM checks WHERE id = ?1", check);
 	assert_col_text(stmt, 0, "complete");
 	assert_int_equal(sqlite3_column_int(stmt, 1), 1);
 	assert_int_equal(sqlite3_column_int(stmt, 2), 5678);
@@ -1021,6 +1045,9 @@ static void test_check_round_trip(void **state)
 	assert_int_equal(sqlite3_column_int(stmt, 11), 2);
 	assert_int_equal(sqlite3_column_int(stmt, 12), 9000);
 	assert_int_equal(sqlite3_column_int(stmt, 13), 800);
+	assert_int_equal(sqlite3_column_int(stmt, 14), 6144);
+	assert_int_equal(sqlite3_column_int(stmt, 15), 1024);
+	assert_true(sqlite3_column_double(stmt, 16) == 0.0125);
 	sqlite3_finalize(stmt);
 	sqlite3_close(db);
 	store_close(store);
@@ -1392,6 +1419,46 @@ static void test_cache(void **state)
 	free(path);
 }
 
+/* The cache keeps the cached tokens and cache writes an answer billed when it was asked. */
+static void test_cache_usage(void **state)
+{
+	char *path = path_in("revline.db"), *answer = NULL;
+	struct store *store = open_ok(path);
+	struct usage kept = { .tokens_in = 12345, .tokens_cached = 9984, .tokens_cache_write = 256,
+			      .tokens_out = 1234, .cost_usd = 0.5 }, back = { 0 };
+	long in = 0, out = 0;
+
+	(void)state;
+	assert_int_equal(store_cache_fetch(store, "k", &answer, &back), RL_ENOTFOUND);
+	assert_null(answer);
+	assert_int_equal(store_cache_keep(store, "k", "openai", "gpt-5-mini", "{}", &kept), 0);
+	assert_int_equal(store_cache_fetch(store, "k", &answer, &back), 0);
+	assert_string_equal(answer, "{}");
+	free(answer);
+	assert_int_equal(back.tokens_in, 12345);
+	assert_int_equal(back.tokens_cached, 9984);
+	assert_int_equal(back.tokens_cache_write, 256);
+	assert_int_equal(back.tokens_out, 1234);
+	/* The cost is not kept: the model table prices the tokens again. */
+	assert_true(back.cost_usd < 0);
+	assert_int_equal(store_cache_fetch(store, "k", &answer, NULL), 0);
+	free(answer);
+	/* The older calls read the same row, and write one without cached tokens. */
+	assert_int_equal(store_cache_get(store, "k", &answer, &in, &out), 0);
+	free(answer);
+	assert_int_equal(in, 12345);
+	assert_int_equal(out, 1234);
+	assert_int_equal(store_cache_put(store, "k", "openai", "gpt-5-mini", "{}", 10, 2), 0);
+	assert_int_equal(store_cache_fetch(store, "k", &answer, &back), 0);
+	free(answer);
+	assert_int_equal(back.tokens_in, 10);
+	assert_int_equal(back.tokens_cached, 0);
+	assert_int_equal(back.tokens_cache_write, 0);
+	assert_int_equal(int_of(store_db(store), "SELECT hits FROM llm_cache WHERE key = 'k'", 0), 1);
+	store_close(store);
+	free(path);
+}
+
 static char *saved_env(const char *name)
 {
 	const char *value = getenv(name);
@@ -1542,6 +1609,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash_keeps_results, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_usage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diff_bytes_survive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_columns_stay_valid, setup, teardown),

@@ -6,6 +6,7 @@
 #include "draw.h"
 #include "tui.h"
 #include "timeout.h"
+#include "usage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,18 @@ static void finding_rows(struct evidence_view *ev, struct view *view, const stru
 	line(ev, STYLE_LABEL, "Impact finding (outside the diff): %s", e->impact ? "yes" : "no");
 }
 
+/* What the rule's requests billed; a cached answer billed it when it was asked, and nothing now. */
+static void usage_row(struct evidence_view *ev, const struct rule_result *res)
+{
+	struct buf text = BUF_INIT;
+	struct usage usage;
+
+	usage_of_result(&usage, res);
+	if (usage_text(&text, &usage) == 0)
+		line(ev, STYLE_DEFAULT, "%s%s", res->cached ? "no cost now; when asked: " : "", text.ptr);
+	buf_release(&text);
+}
+
 static void rule_rows(struct evidence_view *ev, struct view *view, size_t index)
 {
 	const struct check *c = view->tui->review.check;
@@ -177,11 +190,12 @@ static void rule_rows(struct evidence_view *ev, struct view *view, size_t index)
 		line(ev, STYLE_FILE_HEADER, "%s", rule->id);
 	line(ev, STYLE_DEFAULT, "%s, %s rule, %s; %s", rule_status_name(res->status),
 	     rule->kind == RULE_LOCAL ? "local" : "LLM", severity_name(rule->severity), rule->path);
-	if (rule_status_settled(res->status) && res->status != RULE_NOT_RELEVANT && res->status != RULE_SKIPPED)
-		line(ev, STYLE_DEFAULT, "%.1fs, %d request%s%s, %ld tokens in, %ld out, %zu finding%s",
-		     res->duration_ms / 1000.0, res->attempts, res->attempts == 1 ? "" : "s",
-		     res->cached ? " (cached)" : "", res->tokens_in, res->tokens_out, res->nfindings,
-		     res->nfindings == 1 ? "" : "s");
+	if (rule_status_settled(res->status) && res->status != RULE_NOT_RELEVANT && res->status != RULE_SKIPPED) {
+		line(ev, STYLE_DEFAULT, "%.1fs, %d request%s%s, %zu finding%s", res->duration_ms / 1000.0,
+		     res->attempts, res->attempts == 1 ? "" : "s", res->cached ? " (cached)" : "",
+		     res->nfindings, res->nfindings == 1 ? "" : "s");
+		usage_row(ev, res);
+	}
 	if (res->timeout_ms)
 		line(ev, STYLE_DEFAULT, "a request may take %lds (%s)", (res->timeout_ms + 999) / 1000,
 		     check_timeout_choice(c)->reason);

@@ -146,6 +146,23 @@ static void totals_rows(struct lines *l, const struct history_stats *s)
 		  s->timed, s->timed == 1 ? "" : "es");
 }
 
+/* What the checks billed, the cost estimated from the model table, and how many checks at a cost not known. */
+static void usage_rows(struct lines *l, const struct history_stats *s)
+{
+	struct buf text = BUF_INIT;
+	char cost[32];
+
+	if (usage_tokens_text(&text, &s->usage) == 0)
+		total_row(l, "Tokens", "%s", text.ptr);
+	buf_release(&text);
+	usage_cost_text(cost, sizeof(cost), s->usage.cost_usd);
+	if (s->unpriced && s->usage.cost_usd >= 0)
+		total_row(l, "Est. cost", "%s (and %ld check%s of unknown cost)", cost, s->unpriced,
+			  s->unpriced == 1 ? "" : "s");
+	else
+		total_row(l, "Est. cost", "%s", cost);
+}
+
 static void charts_rows(struct lines *l, const struct history_stats *s, int width)
 {
 	struct bar times[BUCKET_COUNT], types[FIX_TYPE_COUNT];
@@ -215,6 +232,7 @@ static void stats_prepare(struct view *view)
 		lines_add(&sv->lines, STYLE_RULE_FAILED, "Cannot read the statistics: %s", sv->error);
 	} else {
 		totals_rows(&sv->lines, &sv->stats);
+		usage_rows(&sv->lines, &sv->stats);
 		charts_rows(&sv->lines, &sv->stats, view->width);
 		rules_rows(&sv->lines, &sv->stats);
 	}

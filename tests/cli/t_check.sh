@@ -118,6 +118,10 @@ json 'assert d["stats"]["requests"] == 0 and d["stats"]["cache_hits"] >= 3, d["s
 json '
 for k in ("check_id","status","repo","branch","base","head","duration_ms","rules","findings","summary","overall_severity","stats"):
     assert k in d, k
+for r in d["rules"] + [d["stats"]]:
+    for k in ("tokens_in", "tokens_cached", "tokens_cache_write", "tokens_out"):
+        assert isinstance(r[k], int) and r[k] >= 0, (k, r)
+    assert r["cost_usd"] is None or r["cost_usd"] >= 0, r
 for r in d["rules"]:
     for k in ("id","path","status","cached","attempts","duration_ms","error","findings"):
         assert k in r, k
@@ -126,6 +130,11 @@ for k in ("id","rule_id","file","line","end_line","severity","title","issue","su
     assert k in f, k
 assert f["verified"] and f["line"] == 5 and f["from_rules"] == ["slow"] and f["id"] > 0, f
 assert d["overall_severity"] == "critical"' && pass "json has every field" || fail "json fields: $(head -c 600 "$TMP/out")"
+run check --rules "$rules" --rule fast --rule slow --rule invented --fail-on none
+grep -Eq '^compliant +fast +[0-9.]+s  cached \(no cost\)' "$TMP/out" &&
+	pass "text: a rule answered from the cache costs nothing" || fail "cached rule line: $(cat "$TMP/out")"
+grep -Eq '; 0 requests, [0-9]+ answers from the cache \(no cost\); 0 tokens in, 0 out, \$0$' "$TMP/out" &&
+	pass "text: a check answered from the cache billed nothing" || fail "cached check's usage: $(tail -2 "$TMP/out")"
 run check --rules "$rules" --rule fast --no-cache --format json
 [ "$(requests)" -gt "$after" ] && pass "--no-cache asks again" || fail "--no-cache made no request"
 
@@ -144,11 +153,17 @@ for r in run["results"]:
     assert r["partialFingerprints"]
 lines = sorted(r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in run["results"])
 assert lines == [4, 5], lines
+usage = run["properties"]
+for k in ("requests", "cacheHits", "tokensIn", "tokensCached", "tokensCacheWrite", "tokensOut"):
+    assert isinstance(usage[k], int) and usage[k] >= 0, (k, usage)
+assert usage["costUsd"] is None or usage["costUsd"] >= 0, usage
 PY
 run check --rules "$rules" --rule slow --format markdown --output "$TMP/review.md" --fail-on none
 expect_status 0 "markdown to --output"
 grep -q "^## revline review: critical" "$TMP/review.md" && grep -q "<details><summary>Evidence" "$TMP/review.md" &&
 	pass "markdown written to the --output file" || fail "markdown: $(head -c 300 "$TMP/review.md")"
+grep -Eq '^<sub>check [0-9]+, complete, [0-9.]+ s.*; [0-9]+ requests?, .*; [0-9,]+ tokens in.*, [0-9,]+ out, (~?\$|<\$|cost unknown).*</sub>$' "$TMP/review.md" &&
+	pass "markdown: what the check billed, in its last line" || fail "markdown usage: $(tail -3 "$TMP/review.md")"
 
 # Concurrency: ten rules at --concurrency 3 never run more than three at once.
 conc=$(printf -- '--rule conc%s ' 0 1 2 3 4 5 6 7 8 9)

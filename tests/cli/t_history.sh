@@ -54,13 +54,14 @@ expect_status 0 "check 4, on another branch"
 # history: newest first, every branch of the repository.
 run history
 expect_status 0 "history"
-[ "$(sed -n 1p "$TMP/out" | tr -s ' ')" = " ID WHEN BRANCH STATUS TIME RULES FINDINGS ATTENTION SEVERITY TARGET" ] &&
+[ "$(sed -n 1p "$TMP/out" | tr -s ' ')" = " ID WHEN BRANCH STATUS TIME RULES FINDINGS ATTENTION SEVERITY TOKENS IN CACHED OUT COST TARGET" ] &&
 	pass "history has a header" || fail "history header: $(sed -n 1p "$TMP/out")"
 [ "$(awk 'NR > 1 { print $1 }' "$TMP/out" | tr '\n' ' ')" = "4 3 2 1 " ] &&
 	pass "history lists the four checks, newest first" || fail "history: $(cat "$TMP/out")"
 # Check 4's report merged its two TODO findings into one.
-grep -Eq '^ +4  [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}  other +complete +[0-9.]+ s +2 +1 +1  needs-work +HEAD' "$TMP/out" &&
-	pass "a history line: time, branch, status, duration, rules, findings, attention, severity, target" ||
+# Local rules make no request: no token billed, no cost.
+grep -Eq '^ +4  [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}  other +complete +[0-9.]+ s +2 +1 +1  needs-work +0 +0 +0 +-  HEAD' "$TMP/out" &&
+	pass "a history line: time, branch, status, duration, rules, findings, attention, severity, tokens, cost, target" ||
 	fail "history line of check 4: $(cat "$TMP/out")"
 grep -Eq '^ +3  .*  main +complete .* 2 +0 +0  clean' "$TMP/out" &&
 	pass "a clean check reads clean" || fail "history line of check 3: $(cat "$TMP/out")"
@@ -73,8 +74,10 @@ json '
 assert [c["id"] for c in d] == [4, 3, 2, 1], d
 for c in d:
     for k in ("id", "created_ms", "created_at", "finished_ms", "finished_at", "branch", "target",
-              "status", "duration_ms", "rules", "findings", "attention", "overall_severity"):
+              "status", "duration_ms", "rules", "findings", "attention", "overall_severity",
+              "tokens_in", "tokens_cached", "tokens_cache_write", "tokens_out", "cost_usd"):
         assert k in c, k
+    assert (c["tokens_in"], c["tokens_cached"], c["tokens_cache_write"], c["tokens_out"]) == (0, 0, 0, 0), c
     assert c["status"] == "complete" and c["rules"] == 2, c
     assert c["created_at"].endswith("Z") and "T" in c["created_at"], c
     assert c["finished_ms"] >= c["created_ms"] and c["duration_ms"] >= 0, c
@@ -186,6 +189,47 @@ assert r["fixme"]["fix_rate"] == 1.0 and r["fixme"]["false_positive_rate"] == 0,
 assert d["repo"] == "'"$repo"'", d["repo"]
 ' && pass "stats --json: the same figures" || fail "stats --json: $(head -c 1200 "$TMP/out")"
 
+# What checks billed, as a check that asked an LLM stores it (the four
+# checks above asked none): check 4 12,345 tokens in of which 9,984 read
+# from the provider's prompt cache, 1,234 out, $0.0042; check 3 3,000 in of
+# which 1,000 written to the cache, 100 out, at a cost not known.
+sql <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE checks SET tokens_in = 12345, tokens_cached = 9984, tokens_out = 1234, cost_usd = 0.0042 WHERE id = 4")
+db.execute("UPDATE checks SET tokens_in = 3000, tokens_cache_write = 1000, tokens_out = 100, cost_usd = NULL WHERE id = 3")
+db.commit()
+PY
+run history
+grep -Eq '^ +4  .*  needs-work +12,345 +9,984 +1,234 +~\$0\.0042  HEAD' "$TMP/out" &&
+	pass "history: a check's tokens in, cached and out, and its estimated cost" || fail "history usage of check 4: $(cat "$TMP/out")"
+grep -Eq '^ +3  .*  clean +3,000 +0 +100 +unknown  HEAD' "$TMP/out" &&
+	pass "history: a check whose cost is not known says so" || fail "history usage of check 3: $(cat "$TMP/out")"
+run history --json
+json '
+c = {x["id"]: x for x in d}
+assert (c[4]["tokens_in"], c[4]["tokens_cached"], c[4]["tokens_cache_write"], c[4]["tokens_out"], c[4]["cost_usd"]) == (12345, 9984, 0, 1234, 0.0042), c[4]
+assert (c[3]["tokens_in"], c[3]["tokens_cache_write"], c[3]["cost_usd"]) == (3000, 1000, None), c[3]
+assert c[2]["tokens_in"] == 0 and c[2]["cost_usd"] in (0, None), c[2]
+' && pass "history --json: tokens and cost, null when not known" || fail "history --json usage: $(head -c 1500 "$TMP/out")"
+run stats
+expect_out "^tokens in  *15,345  (9,984 cached, 1,000 cache writes)$" "stats: tokens in, cached and written to the cache"
+expect_out "^tokens out  *1,334$" "stats: tokens out"
+expect_out "^estimated cost  *~\$0.0042  (and 1 check of unknown cost)$" "stats: the known cost, and the check of unknown cost"
+run stats --json
+json '
+assert d["usage"] == {"tokens_in": 15345, "tokens_cached": 9984, "tokens_cache_write": 1000, "tokens_out": 1334,
+                      "cost_usd": 0.0042, "checks_cost_unknown": 1}, d["usage"]
+' && pass "stats --json: the usage" || fail "stats --json usage: $(head -c 1500 "$TMP/out")"
+sql <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE checks SET cost_usd = NULL WHERE id = 4")
+db.commit()
+PY
+run stats
+expect_out "^estimated cost  *unknown (2 checks billed tokens at no known price)$" "stats: no cost known, none made up"
+
 # Outside a repository there is no history to show.
 cd "$TMP"
 run history
@@ -226,6 +270,9 @@ wait $two && s2=0 || s2=$?
 run history --json --limit 2
 json 'assert [(c["id"], c["status"], c["rules"]) for c in d] == [(6, "complete", 2), (5, "complete", 2)], d' &&
 	pass "both checks are complete in history" || fail "two checks: $(head -c 600 "$TMP/out")"
+# The tokens the fake server's answers counted (its usage), summed by the check.
+json 'assert all(c["tokens_in"] > 0 and c["tokens_out"] > 0 for c in d), d' &&
+	pass "history: an LLM check's tokens" || fail "LLM check tokens: $(head -c 600 "$TMP/out")"
 
 # A check killed halfway: the local rule's result arrived, the LLM rule hangs.
 "${llm_env[@]}" "$REVLINE" check --rules "$rules" --rules "$llm" --rule todo --rule hang --no-cache \

@@ -121,6 +121,18 @@ db.execute("PRAGMA foreign_keys = ON")
 repo_id = db.execute("INSERT INTO repos (path, name, created_at) VALUES (?, ?, ?)",
                      (repo_key, os.path.basename(repo_key), ms(2, 9, 0))).lastrowid
 
+# What each check billed: tokens in (of which read from the prompt cache)
+# and out, priced as gpt-5-mini (0.25 / 0.025 / 2.00 USD per million);
+# check 4's cost is not known (a model without prices).
+USAGE = {1: (48210, 0, 2980), 2: (47900, 40960, 2510), 3: (52300, 44032, 3120),
+         4: (15400, 9216, 1020), 5: (14800, 12288, 930), 6: (47650, 40960, 2400),
+         7: (47600, 41984, 2380)}
+
+
+def cost(tokens_in, cached, tokens_out):
+    return ((tokens_in - cached) * 0.25 + cached * 0.025 + tokens_out * 2.00) / 1e6
+
+
 threadline = {}       # (check, rule) -> check_threadlines id
 first_finding = {}    # (check, rule) -> the first finding's id
 for check_id, created, branch, status, duration, results in CHECKS:
@@ -132,6 +144,11 @@ for check_id, created, branch, status, duration, results in CHECKS:
         "?, ?, ?, ?, ?, ?)",
         (check_id, repo_id, branch, status, created, created + duration, duration, len(results),
          findings))
+    tokens_in, cached, tokens_out = USAGE[check_id]
+    db.execute("UPDATE checks SET tokens_in = ?, tokens_cached = ?, tokens_out = ?, cost_usd = ? "
+               "WHERE id = ?", (tokens_in, cached, tokens_out,
+                                None if check_id == 4 else cost(tokens_in, cached, tokens_out),
+                                check_id))
     for rule, (result, n) in results.items():
         severity, body = RULES[rule]
         row = db.execute(
