@@ -175,6 +175,7 @@ static int parse_args(struct check_args *a, int argc, char **argv)
 static void progress(const struct check *c, bool clear)
 {
 	size_t i, settled = 0, running = 0, n = check_nresults(c);
+	long streamed = 0;
 
 	if (!isatty(STDERR_FILENO))
 		return;
@@ -187,9 +188,12 @@ static void progress(const struct check *c, bool clear)
 
 		settled += rule_status_settled(s);
 		running += s == RULE_RUNNING;
+		streamed += s == RULE_RUNNING ? check_rule_streamed(c, i) : 0;
 	}
-	fprintf(stderr, "\r\033[Krevline: %zu/%zu rules, %zu running, %.1fs", settled, n, running,
-		(double)check_duration_ms(c) / 1000.0);
+	fprintf(stderr, "\r\033[Krevline: %zu/%zu rules, %zu running", settled, n, running);
+	if (streamed)
+		fprintf(stderr, " (%ld tokens received)", streamed);
+	fprintf(stderr, ", %.1fs", (double)check_duration_ms(c) / 1000.0);
 	fflush(stderr);
 }
 

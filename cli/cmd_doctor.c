@@ -3,6 +3,7 @@
 #include "models.h"
 #include "config.h"
 #include "datadir.h"
+#include "ask.h"
 #include "llm.h"
 #include "rules.h"
 #include "status.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A program's version: the first line of `PROG --version` with a digit in it. */
 static void version_of(char *out, size_t size, const char *command)
@@ -76,13 +78,56 @@ static void models_split(const struct llm_config *llm)
 	term_printf(stdout, "  %-9s %s (revline.model; fixes and fix detection)\n", "fix:", llm->model);
 }
 
+/* How a model is asked, from its row of the model table. */
+static void model_asking(const struct llm_config *llm, const struct asker_options *ask, const char *model)
+{
+	static const char *const structured[] = { "the prompt alone", "json_object", "json_schema" };
+	const struct model_info *info;
+
+	models_lookup(&info, llm->models, provider_name(llm->provider), model);
+	term_printf(stdout, "  %-9s %s%s, %s, %s%s (%s:%d)\n", "asking:", ask->no_stream ? "whole" : "streamed",
+		    llm->json_mode ? "" : "; revline.jsonMode false",
+		    structured[llm->json_mode ? info->structured : MODEL_STRUCTURED_NONE],
+		    info->temperature ? "temperature" : "no temperature",
+		    info->reasoning_effort ? ", reasoning_effort" : "", info->path, info->line);
+}
+
+/* What servers refused, as the request cycle learnt it (it leaves those out). */
+static void refusals_lines(const struct llm_config *llm, struct config *config)
+{
+	const char *models[] = { llm->map_model, llm->reduce_model, llm->model };
+	struct buf path = BUF_INIT, names = BUF_INIT;
+	struct store *store = NULL;
+	size_t i;
+
+	/* Only a database that is there: the store section says the rest. */
+	if (store_default_path(&path, config) < 0 || access(path.ptr, F_OK) != 0 ||
+	    store_open(&store, path.ptr) < 0) {
+		error_clear();
+		buf_release(&path);
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		if ((i && !strcmp(models[i], models[0])) || (i == 2 && !strcmp(models[2], models[1])))
+			continue;
+		buf_clear(&names);
+		if (store_refusals_get(&names, store, llm->base_url, models[i]) == 0 && names.len)
+			term_printf(stdout, "  %-9s %s refused %s (left out since; revline.db's llm_refusals)\n",
+				    "refused:", models[i], names.ptr);
+	}
+	store_close(store);
+	buf_release(&names);
+	buf_release(&path);
+}
+
 static int provider_section(struct config *config)
 {
 	struct llm_config llm;
+	struct asker_options ask;
 	struct buf msg = BUF_INIT;
 	int ok = 0;
 
-	if (llm_config_load(&llm, config) < 0) {
+	if (llm_config_load(&llm, config) < 0 || asker_options_load(&ask, config) < 0) {
 		term_printf(stdout, "provider:   error: %s\n", error_message());
 		return 1;
 	}
@@ -93,9 +138,10 @@ static int provider_section(struct config *config)
 	}
 	term_printf(stdout, "provider:   %s, model %s\n", provider_name(llm.provider), llm.model);
 	models_split(&llm);
+	model_asking(&llm, &ask, llm.map_model);
+	refusals_lines(&llm, config);
 	term_printf(stdout, "base URL:   %s\n", llm.base_url);
 	printf("API key:    %s\n", llm.api_key ? llm.key_source : "none (fine for a local server)");
-	printf("JSON mode:  %s\n", llm.json_mode ? "asked for (dropped when the server refuses it)" : "off");
 	if (llm_ping(&msg, &llm, 10) == 0) {
 		term_printf(stdout, "answers:    yes, %s\n", msg.ptr);
 	} else {

@@ -97,9 +97,10 @@ int asker_options_load(struct asker_options *out, struct config *config)
 	memset(out, 0, sizeof(*out));
 	if (!config)
 		return 0;
-	if ((error = config_get_bool(&stream, config, "revline.stream")) < 0 && error != RL_ENOTFOUND)
+	if ((error = config_get_bool(&stream, config, "revline.stream")) == 0)
+		out->no_stream = !stream;
+	else if (error != RL_ENOTFOUND)
 		return error;
-	out->no_stream = !stream;
 	if (config_get(&value, config, "revline.warmCache") != 0)
 		return 0;
 	for (i = 0; i < sizeof(warm_names) / sizeof(warm_names[0]); i++)

@@ -224,8 +224,13 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 	case RULE_RUNNING:
 		ms = check_rule_elapsed_ms(r->check, i);
 		*style = STYLE_RULE_RUNNING;
-		/* With the most it may take: the adaptive timeout shows. */
-		snprintf(out, size, "%s running %lds/%lds", draw_spinner(ms), ms / 1000, (res->timeout_ms + 999) / 1000);
+		/* With the most it may take (the adaptive timeout), and what has streamed in. */
+		if (check_rule_streamed(r->check, i) > 0)
+			snprintf(out, size, "%s running %lds, %ld tok", draw_spinner(ms), ms / 1000,
+				 check_rule_streamed(r->check, i));
+		else
+			snprintf(out, size, "%s running %lds/%lds", draw_spinner(ms), ms / 1000,
+				 (res->timeout_ms + 999) / 1000);
 		break;
 	case RULE_COMPLIANT:
 		*style = STYLE_RULE_OK;
