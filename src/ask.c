@@ -142,6 +142,18 @@ static struct ask_event *event_push(struct asker *a, const struct ask *q, enum a
 	return ev;
 }
 
+/* An answer into the result cache; the first failure stops the asker's use of the store. */
+static void keep(struct asker *a, struct ask_event *ev)
+{
+	if (!ev->keep_model || !a->store)
+		return;
+	if (store_cache_keep(a->store, ev->keep_key, provider_name(a->llm->provider), ev->keep_model,
+			     ev->text, &ev->usage) < 0) {
+		ev->store_failed = true;
+		a->store = NULL;
+	}
+}
+
 bool asker_next(struct asker *a, struct ask_event *out)
 {
 	if (!a->nevents)
@@ -149,6 +161,7 @@ bool asker_next(struct asker *a, struct ask_event *out)
 	*out = a->events[a->events_head++];
 	if (--a->nevents == 0)
 		a->events_head = 0;
+	keep(a, out);
 	return true;
 }
 
@@ -156,7 +169,9 @@ void ask_event_release(struct ask_event *event)
 {
 	if (event) {
 		free(event->text);
+		free(event->keep_model);
 		event->text = NULL;
+		event->keep_model = NULL;
 	}
 }
 
@@ -782,7 +797,6 @@ static void on_done(struct asker *a, struct ask *q, const struct sched_event *se
 {
 	struct reading r;
 	struct ask_event *ev;
-	bool store_failed = false;
 
 	if (ask_read_body(&r, a->ops, sev->body ? sev->body : "", sev->body_len) < 0 ||
 	    answer_size_check(r.text.len) < 0) {
@@ -791,14 +805,12 @@ static void on_done(struct asker *a, struct ask *q, const struct sched_event *se
 		return;
 	}
 	usage_price(&r.usage, a->llm, q->model);
-	if (a->store && store_cache_keep(a->store, q->key, provider_name(a->llm->provider), q->model,
-					 r.text.ptr, &r.usage) < 0)
-		store_failed = true;
 	if ((ev = event_push(a, q, ASK_DONE))) {
 		ev->text = buf_detach(&r.text);
 		ev->usage = r.usage;
-		ev->store_failed = store_failed;
 		ev->http_status = sev->http_status;
+		ev->keep_model = strdup(q->model);
+		memcpy(ev->keep_key, q->key, sizeof(ev->keep_key));
 	}
 	reading_release(&r);
 	if (q->warming)

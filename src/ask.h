@@ -97,7 +97,10 @@ struct ask_event {
 	int attempts;           /* transfers made, refusals' retries included */
 	long streamed;          /* events of the answer received so far (about a token each) */
 	long http_status;
-	bool store_failed;      /* keeping the answer in the store failed (error_message says why) */
+	bool store_failed;      /* keeping the answer in the store failed (error_message says why);
+				 * the asker then stops using the store */
+	char *keep_model;       /* ASK_DONE, answered now: kept as the event is taken (internal) */
+	char keep_key[41];
 	char error[320];        /* what went wrong, for the user */
 };
 
@@ -121,6 +124,11 @@ int asker_fds(struct asker *asker, struct pollfd *out, int max);
 int asker_timeout(struct asker *asker);
 int asker_step(struct asker *asker, const struct pollfd *fds, int n);
 int asker_wait(struct asker *asker, int max_ms);
+/*
+ * The next event. An answer is kept in the result cache as its event is
+ * taken, not as it arrives, so that a store that hangs (locked) holds the
+ * events taken after it, not those that arrived with it.
+ */
 bool asker_next(struct asker *asker, struct ask_event *out);
 void ask_event_release(struct ask_event *event);
 

@@ -348,7 +348,7 @@ static void describe_transfer(char *out, size_t size, const struct task *task,
 	} else if (a->result == CURLE_OPERATION_TIMEDOUT && task->stream &&
 		   now_ms() - task->attempt_start + 1000 < task_ceiling_ms(task)) {
 		seconds_for_user(secs, sizeof(secs), task->timeout_ms);
-		say(out, size, "no byte from %s for %s s", url, secs);
+		say(out, size, "no byte for %s s (the answer stalled)", secs);
 	} else if (a->result == CURLE_OPERATION_TIMEDOUT && task->stream) {
 		seconds_for_user(secs, sizeof(secs), task_ceiling_ms(task));
 		say(out, size, "the answer was still coming after %s s, the ceiling of a request "

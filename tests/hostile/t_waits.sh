@@ -3,8 +3,10 @@
 # deadline (--deadline, revline.deadline, REVLINE_DEADLINE): the check ends
 # on time, partial, with exit status 5, the rules caught are timeouts that
 # say so, and the rule that answered is in the output and in the history.
-# Without a deadline the request's own timeout cuts the drip (libcurl's
-# CURLOPT_TIMEOUT_MS bounds the whole transfer). A 429 asking to retry in
+# Without a deadline a streamed request's ceiling (revline.ceiling) cuts the
+# drip, which its idle timeout (--timeout: no byte for that long) never does;
+# a request that is not streamed (revline.stream false) is cut at --timeout
+# (libcurl's CURLOPT_TIMEOUT_MS bounds the whole transfer). A 429 asking to retry in
 # 100,000 s is not waited for when that is past the deadline.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
@@ -107,8 +109,21 @@ assert rs["limited"]["attempts"] == 1 and rs["fast"]["status"] == "attention"
 ' && pass "the rate-limited rule failed at once, saying the server asked for 100000 s" ||
 	fail "Retry-After: $(head -c 800 "$TMP/out")"
 
-# No deadline: the request's own timeout cuts the drip (2 s, a little more for the prompt's size).
+# No deadline, streamed: a byte a second is never idle for --timeout 2; the ceiling cuts it.
+git config revline.ceiling 3
 timed check --rules "$TMP/rules" --rule fast --rule drip --timeout 2 --retries 0 --no-cache --format json
+git config --unset revline.ceiling
+within 2500 6000 "without a deadline the ceiling cuts a streamed drip"
+expect_status 0 "a drip cut by the ceiling makes a partial check (exit 0 under --fail-on major)"
+json '
+rs = {r["id"]: r for r in d["rules"]}
+assert rs["drip"]["status"] == "timeout" and "the ceiling of a request" in rs["drip"]["error"], rs["drip"]
+' && pass "the drip rule timed out at the ceiling, saying so" || fail "drip: $(head -c 800 "$TMP/out")"
+
+# Not streamed: the request's own timeout cuts the drip (2 s, a little more for the prompt's size).
+git config revline.stream false
+timed check --rules "$TMP/rules" --rule fast --rule drip --timeout 2 --retries 0 --no-cache --format json
+git config --unset revline.stream
 within 1500 5000 "without a deadline the request timeout cuts a drip"
 expect_status 0 "a drip that timed out on its own makes a partial check (exit 0 under --fail-on major)"
 json '
