@@ -89,10 +89,9 @@ static const char *const warm_names[] = {
 int asker_options_load(struct asker_options *out, struct config *config)
 {
 	char *value = NULL;
+	bool stream = true;
 	size_t i;
 	int error = 0;
-
-	bool stream = true;
 
 	memset(out, 0, sizeof(*out));
 	if (!config)
@@ -101,12 +100,15 @@ int asker_options_load(struct asker_options *out, struct config *config)
 		out->no_stream = !stream;
 	else if (error != RL_ENOTFOUND)
 		return error;
-	if (config_get(&value, config, "revline.warmCache") != 0)
+	if ((error = config_get(&value, config, "revline.warmCache")) == RL_ENOTFOUND)
 		return 0;
-	for (i = 0; i < sizeof(warm_names) / sizeof(warm_names[0]); i++)
-		if (!strcasecmp(value, warm_names[i]))
-			out->warm = (enum warm_mode)i;
-	if (i == sizeof(warm_names) / sizeof(warm_names[0]) && strcasecmp(value, warm_names[out->warm]))
+	if (error < 0)
+		return error;
+	for (i = 0; i < sizeof(warm_names) / sizeof(warm_names[0]) && strcasecmp(value, warm_names[i]); i++)
+		;
+	if (i < sizeof(warm_names) / sizeof(warm_names[0]))
+		out->warm = (enum warm_mode)i;
+	else
 		error = error_set(RL_ECONFIG, "revline.warmCache is '%.40s': use auto, true or false", value);
 	free(value);
 	return error;

@@ -617,8 +617,9 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 	error = prompt_render_parts(&sys, &shared, &tail, "map", vars, sizeof(vars) / sizeof(vars[0]));
 	if (!error) {
 		k->system = buf_detach(&sys);
-		k->shared = shared.len ? buf_detach(&shared) : NULL;
-		k->tail = buf_detach(&tail);
+		/* A template of the user's without <<<rule>>> shares nothing: all of it is the request's own. */
+		k->shared = tail.len && shared.len ? buf_detach(&shared) : NULL;
+		k->tail = tail.len ? buf_detach(&tail) : buf_detach(&shared);
 		if (!k->system || !k->tail)
 			error = error_nomem();
 		else

@@ -41,6 +41,7 @@
 	X("revline.deadline",      "REVLINE_DEADLINE",    CONFIG_HARMLESS) \
 	X("revline.ceiling",       NULL,                  CONFIG_HARMLESS) \
 	X("revline.stream",        NULL,                  CONFIG_HARMLESS) \
+	X("revline.warmCache",     NULL,                  CONFIG_HARMLESS) \
 	X("revline.tokenBudget",   NULL,                  CONFIG_HARMLESS) \
 	X("revline.reduce",        NULL,                  CONFIG_HARMLESS) \
 	X("revline.jsonMode",      NULL,                  CONFIG_HARMLESS) \

@@ -529,7 +529,8 @@ int fix_start(struct fix *fix)
 		error_clear();
 	if ((error = patch_read(&fix->text, fix->opts.workdir, fix->target.file)) < 0 ||
 	    (error = take_window(fix)) < 0 || (error = build_prompt(fix)) < 0 ||
-	    (error = asker_new(&fix->asker, fix->opts.llm, &fix->opts.sched, &fix->opts.ask, NULL)) < 0 ||
+	    (error = asker_new(&fix->asker, fix->opts.llm, &fix->opts.sched, &fix->opts.ask,
+			       fix->opts.store)) < 0 ||
 	    (error = row_insert(fix)) < 0)
 		return error;
 	fix->state = FIX_ASKING;
