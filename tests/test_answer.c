@@ -354,7 +354,12 @@ static void test_hostile_shapes_are_fast(void **state)
 		t0 = now_s();
 		if (answer_parse(&a, text.ptr, text.len, &rule) == 0)
 			answer_release(&a);
-		if (now_s() - t0 > 1.0)
+		/*
+		 * A guard against the quadratic search that took half a minute,
+		 * not a speed target (bench_answer.sh measures): a loaded machine
+		 * under ASan takes over a second, never ten.
+		 */
+		if (now_s() - t0 > 10.0)
 			fail_msg("'%s' x %zu bytes took %.2f s", shapes[i], text.len, now_s() - t0);
 	}
 	buf_release(&text);
