@@ -1374,6 +1374,8 @@ static void rule_reset(struct check *c, size_t index)
 		free(s->chunks[k]);
 	}
 	free(s->chunks);
+	free(s->context);
+	free(s->examples);
 	rule_result_release(&s->result);
 	memset(s, 0, sizeof(*s));
 	s->result.rule = rule;
