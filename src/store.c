@@ -1723,7 +1723,9 @@ int store_refusals_get(struct buf *out, struct store *store, const char *server,
 		return error;
 	store_bind_text(&rc, stmt, ":server", server);
 	store_bind_text(&rc, stmt, ":model", model);
-	while (rc == SQLITE_OK && !error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+	if (rc != SQLITE_OK)
+		error = db_error(store, rc);
+	while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
 		error = buf_printf(out, "%s%s", out->len ? "," : "", (const char *)sqlite3_column_text(stmt, 0));
 	if (!error && rc != SQLITE_DONE)
 		error = db_error(store, rc);
