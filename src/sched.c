@@ -73,6 +73,7 @@ struct task {
 	long last_http;         /* of the last finished attempt */
 	int64_t first_start;
 	int64_t attempt_start;
+	int64_t last_byte;      /* a streamed attempt's last byte received, or its start */
 	int64_t ready_at;       /* 0 when queued; when a waiting task may go */
 	char curl_error[CURL_ERROR_SIZE];
 };
@@ -532,6 +533,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 		task->write_failure = WRITE_NOMEM;
 		return 0;
 	}
+	task->last_byte = now_ms();
 	return len;
 }
 
@@ -592,16 +594,19 @@ static int task_make_easy(struct task *task)
 }
 
 /*
- * The attempt's time: the task's timeout, or the time left before the
- * deadline when that is shorter. CURLOPT_TIMEOUT_MS bounds the whole
- * transfer, connecting and reading alike, so a server that drips a byte a
- * second is cut there as surely as one that never answers.
+ * The attempt's time: the task's timeout (a streamed one's ceiling), or
+ * the time left before the deadline when that is shorter.
+ * CURLOPT_TIMEOUT_MS bounds the whole transfer, connecting and reading
+ * alike, so a server that drips a byte a second is cut there as surely as
+ * one that never answers. A streamed answer's idle time is watched here
+ * (cut_idle), not with libcurl's low-speed limit: that one averages the
+ * speed over the last seconds, the request's upload included, so that a
+ * server that never answered was cut seconds after its idle time, and a
+ * pause longer than it went unnoticed after a burst.
  */
 static int task_set_timeouts(struct sched *sched, struct task *task, int64_t now)
 {
 	long ms = task->stream ? task->ceiling_ms : task->timeout_ms;
-	/* A streamed answer is cut when no byte came for its idle time (1 byte/s over it). */
-	long idle_s = task->stream ? (task->timeout_ms + 999) / 1000 : 0;
 
 	task->deadline_bound = false;
 	if (sched->deadline_at && sched->deadline_at - now < ms) {
@@ -609,8 +614,6 @@ static int task_set_timeouts(struct sched *sched, struct task *task, int64_t now
 		task->deadline_bound = true;
 	}
 	if (curl_easy_setopt(task->easy, CURLOPT_TIMEOUT_MS, ms) ||
-	    curl_easy_setopt(task->easy, CURLOPT_LOW_SPEED_LIMIT, idle_s ? 1L : 0L) ||
-	    curl_easy_setopt(task->easy, CURLOPT_LOW_SPEED_TIME, idle_s) ||
 	    curl_easy_setopt(task->easy, CURLOPT_CONNECTTIMEOUT_MS,
 			     ms < CONNECT_TIMEOUT_MS ? ms : CONNECT_TIMEOUT_MS))
 		return error_set(RL_ERROR, "libcurl refused the timeout of a request");
@@ -683,6 +686,7 @@ static int task_start(struct sched *sched, struct task *task, int64_t now)
 	sched->running++;
 	task->attempts++;
 	task->attempt_start = now;
+	task->last_byte = now;
 	if (task->attempts == 1) {
 		task->first_start = now;
 		event_push(sched, task, SCHED_STARTED);
@@ -923,6 +927,32 @@ static void collect_finished(struct sched *sched)
 		task->state = TASK_WAITING;
 		sched->running--;
 		task_finished(sched, task, result);
+	}
+}
+
+/* When a running streamed attempt's idle time runs out, or -1. */
+static int64_t idle_at(const struct task *task)
+{
+	return task->state == TASK_RUNNING && task->stream ? task->last_byte + task->timeout_ms : -1;
+}
+
+/* A streamed answer from which no byte came for its idle time is cut: the attempt timed out. */
+static void cut_idle(struct sched *sched)
+{
+	int64_t now = now_ms();
+	size_t i = 0;
+
+	while (i < sched->ntasks) {
+		struct task *task = sched->tasks[i];
+
+		if (idle_at(task) < 0 || now < idle_at(task)) {
+			i++;
+			continue;
+		}
+		/* It is no longer running: it settles (and leaves the table) or waits to retry. */
+		task_stop(sched, task);
+		task->deadline_bound = false;
+		task_finished(sched, task, CURLE_OPERATION_TIMEDOUT);
 	}
 }
 
@@ -1232,12 +1262,15 @@ static int64_t earliest(int64_t a, int64_t b)
 int sched_timeout(struct sched *sched)
 {
 	int64_t now = now_ms();
+	size_t i;
 	int64_t at = earliest(next_start_at(sched), sched->timer_at);
 
 	if (sched->fds_short && sched->nsockets)
 		at = earliest(at, now + UNLISTED_POLL_MS);
 	if (sched->deadline_at && sched->ntasks)
 		at = earliest(at, sched->deadline_at);
+	for (i = 0; i < sched->ntasks; i++)
+		at = earliest(at, idle_at(sched->tasks[i]));
 	if (at < 0)
 		return -1;
 	if (at <= now)
@@ -1257,6 +1290,7 @@ int sched_step(struct sched *sched, const struct pollfd *fds, int n)
 		error = multi_act(sched, CURL_SOCKET_TIMEOUT, 0);
 	/* Finished transfers free their slots for the next tasks at once. */
 	collect_finished(sched);
+	cut_idle(sched);
 	expire_at_deadline(sched);
 	start_ready(sched);
 	return error;
