@@ -712,7 +712,8 @@ static int read_event(struct reading *r, const struct provider_ops *ops, const c
 	if (len == 6 && !memcmp(data, "[DONE]", 6))
 		return 0;
 	if (!(value = json_loadb(data, len, 0, NULL)))
-		return error_set(RL_EPARSE, "the stream holds an event that is not JSON: \"%.60s\"", data);
+		return error_set(RL_EPARSE, "the stream holds an event that is not JSON: \"%.*s\"",
+				 (int)(len < 60 ? len : 60), data);
 	error = ops->event(r, event, value);
 	json_decref(value);
 	return error;
@@ -759,7 +760,8 @@ static int read_body(struct reading *out, const struct provider_ops *ops, const 
 	if (skip == len || body[skip] != '{') {
 		if (!(skip + 5 <= len && !memcmp(body + skip, "data:", 5)) && !memmem(body, len, "\ndata:", 6) &&
 		    !(skip + 6 <= len && !memcmp(body + skip, "event:", 6)))
-			return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.100s\"", body + skip);
+			return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.*s\"",
+					 (int)(len - skip < 100 ? len - skip : 100), body + skip);
 		if ((error = read_stream(out, ops, body, len)) < 0)
 			return error;
 		return out->text.len ? 0 :
@@ -767,7 +769,8 @@ static int read_body(struct reading *out, const struct provider_ops *ops, const 
 	}
 	/* A server that does not stream answers whole. */
 	if (!(root = json_loadb(body + skip, len - skip, 0, NULL)))
-		return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.80s\"", body + skip);
+		return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.*s\"",
+				 (int)(len - skip < 80 ? len - skip : 80), body + skip);
 	error = ops->whole(out, root);
 	json_decref(root);
 	return error;
