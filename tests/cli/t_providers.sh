@@ -91,6 +91,9 @@ run check --rules "$rules" --rule alpha --no-cache --format json
 expect_status 0 "the next check of that model"
 expect_requests "the next check sends no temperature at all (remembered in the store)" '
 assert len(R) == 1 and not refused() and not sent(R[0], "temperature"), [r["body"].keys() for r in R]'
+run doctor
+grep -q "refused: *my-proxy-model refused temperature" "$TMP/out" &&
+	pass "doctor says what the server refused" || fail "doctor: $(grep -i refus "$TMP/out")"
 
 mark
 REVLINE_DB=$TMP/fresh.db run check --rules "$rules" --rule alpha --format json
