@@ -105,7 +105,8 @@ static int openai_event(struct reading *out, const char *event, json_t *data)
 	json_t *piece = json_object_get(delta, "content"), *err = json_object_get(data, "error");
 
 	(void)event;
-	if (err) {
+	/* Some servers (Foundry Local) put "error": null in every chunk. */
+	if (err && !json_is_null(err)) {
 		json_t *msg = json_is_object(err) ? json_object_get(err, "message") : err;
 
 		return error_set(RL_ERROR, "the server broke off the answer: %.200s",

@@ -235,6 +235,13 @@ static void test_openai_stream(void **state)
 	assert_int_equal(r.usage.tokens_out, 9);
 	reading_release(&r);
 
+	/* "error": null (Foundry Local's chunks) is no error. */
+	assert_int_equal(read_text(&r, &provider_openai,
+				   "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}],\"error\":null}\n\n"
+				   "data: [DONE]\n\n"), 0);
+	assert_string_equal(r.text.ptr, "ok");
+	reading_release(&r);
+
 	/* An error in the middle of the stream, a refusal, a stream without text. */
 	assert_int_equal(read_text(&r, &provider_openai,
 				   "data: {\"choices\":[{\"delta\":{\"content\":\"{\"}}]}\n\n"
