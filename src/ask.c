@@ -526,7 +526,12 @@ static bool warmed(const struct asker *a, const char *group)
 	return false;
 }
 
-/* Whether warming pays for this question: a cache the shared part reaches. */
+/*
+ * Whether the first question of its shared part goes alone: where a cache
+ * the shared part reaches pays for it, and for a model the table does not
+ * know, so that what its server refuses is learnt from one question, not
+ * refused to all of them at once.
+ */
 static bool warm_wanted(const struct asker *a, const struct ask *q)
 {
 	const struct model_info *info;
@@ -536,6 +541,8 @@ static bool warm_wanted(const struct asker *a, const struct ask *q)
 	if (a->options.warm == WARM_ON)
 		return true;
 	models_lookup(&info, a->llm->models, provider_name(a->llm->provider), q->model);
+	if (q->stream && info == &models_default)
+		return true;
 	return q->stream && info->cache_min > 0 && llm_tokens(strlen(q->shared)) >= info->cache_min;
 }
 
@@ -914,13 +921,14 @@ static int watch_streams(struct asker *a)
 		if (!q->task || sched_peek(&body, &len, a->sched, q->task) < 0 || len <= q->seen)
 			continue;
 		q->got_byte = true;
+		if ((n = count_events(body, q->seen, len, &q->seen)) <= 0)
+			continue;
+		/* The answer began (not an error's body): the prompt is read, and was taken. */
 		if (q->warming)
 			error = warm_release(a, q->group);
-		if ((n = count_events(body, q->seen, len, &q->seen)) > 0) {
-			q->streamed += n;
-			if (!event_push(a, q, ASK_PROGRESS))
-				error = error_nomem();
-		}
+		q->streamed += n;
+		if (!error && !event_push(a, q, ASK_PROGRESS))
+			error = error_nomem();
 	}
 	return error;
 }
