@@ -7,10 +7,20 @@
 #include "store.h"
 
 #include <git2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* What a server may refuse by name, in the order a refusal is matched: X(ID, name). */
 #define REFUSED_LIST(X) \
@@ -42,6 +52,17 @@ static const char *const refused_names[] = {
 
 /* A question is asked again without a refused parameter at most this often. */
 #define REFUSALS_MAX 6
+/*
+ * The questions held for a warming one go at its first streamed event, or
+ * once it has had about the time a provider takes to read its shared part
+ * (WARM_HOLD_PER_1K ms per 1,000 tokens, from WARM_HOLD_MIN to
+ * WARM_HOLD_MAX ms), whichever comes first: a warming question that hangs,
+ * or a reasoning model that thinks long before its first token, delays the
+ * others by that much at most.
+ */
+#define WARM_HOLD_PER_1K 100
+#define WARM_HOLD_MIN 500
+#define WARM_HOLD_MAX 5000
 
 struct quirk {
 	char *model;
@@ -61,6 +82,8 @@ struct ask {
 	size_t seen;            /* bytes of the stream counted */
 	long streamed;
 	bool started, got_byte, held, warming, stream;
+	int64_t sent_ms;        /* when its current transfer began (monotonic) */
+	long hold_ms;           /* warming: the longest the others wait for it */
 };
 
 struct asker {
@@ -555,14 +578,19 @@ static int warm_release(struct asker *a, const char *group)
 
 	if (warmed(a, group))
 		return 0;
-	if (!(grown = realloc(a->warmed, (a->nwarmed + 1) * sizeof(*grown))) ||
-	    !(grown[a->nwarmed] = strdup(group)))
+	if (!(grown = realloc(a->warmed, (a->nwarmed + 1) * sizeof(*grown))))
 		return error_nomem();
 	a->warmed = grown;
+	if (!(grown[a->nwarmed] = strdup(group)))
+		return error_nomem();
 	a->nwarmed++;
-	for (i = 0; i < a->nlive && !error; i++)
-		if (a->live[i]->held && !strcmp(a->live[i]->group, group))
+	for (i = 0; i < a->nlive && !error; i++) {
+		if (strcmp(a->live[i]->group, group))
+			continue;
+		a->live[i]->warming = false;
+		if (a->live[i]->held)
 			error = send_question(a, a->live[i]);
+	}
 	return error;
 }
 
@@ -664,6 +692,9 @@ int ask_submit(struct asker *a, uint64_t *id, const struct ask_spec *spec)
 		return 0;
 	}
 	q->warming = warm_wanted(a, q) && !warmed(a, q->group);
+	q->hold_ms = llm_tokens(strlen(q->shared ? q->shared : "")) * WARM_HOLD_PER_1K / 1000;
+	q->hold_ms = q->hold_ms < WARM_HOLD_MIN ? WARM_HOLD_MIN : q->hold_ms > WARM_HOLD_MAX ? WARM_HOLD_MAX :
+		q->hold_ms;
 	if ((error = send_question(a, q)) < 0) {
 		live_remove(a, q);
 		*id = 0;
@@ -883,10 +914,43 @@ static void on_sched_event(struct asker *a, const struct sched_event *sev)
 		on_settled(a, q, sev);
 		return;
 	}
+	q->sent_ms = now_ms();
 	if (!q->started) {
 		q->started = true;
 		event_push(a, q, ASK_STARTED);
 	}
+}
+
+/* Milliseconds until a warming question's hold runs out, or -1 when none is warming. */
+static int64_t warm_hold_left(const struct asker *a)
+{
+	int64_t left = -1, now = now_ms();
+	size_t i;
+
+	for (i = 0; i < a->nlive; i++) {
+		const struct ask *q = a->live[i];
+		int64_t l;
+
+		if (!q->warming || !q->sent_ms)
+			continue;
+		l = q->sent_ms + q->hold_ms - now;
+		l = l < 0 ? 0 : l;
+		left = left < 0 || l < left ? l : left;
+	}
+	return left;
+}
+
+/* The holds that ran out let their questions go. */
+static int warm_expire(struct asker *a)
+{
+	int64_t now = now_ms();
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < a->nlive && !error; i++)
+		if (a->live[i]->warming && a->live[i]->sent_ms && now - a->live[i]->sent_ms >= a->live[i]->hold_ms)
+			error = warm_release(a, a->live[i]->group);
+	return error;
 }
 
 /* Complete "data:" lines in text[from, to): the stream's events, about a token each. */
@@ -939,6 +1003,8 @@ static int drain(struct asker *a, int error)
 
 	if (!error)
 		error = watch_streams(a);
+	if (!error)
+		error = warm_expire(a);
 	while (sched_next(a->sched, &sev)) {
 		on_sched_event(a, &sev);
 		sched_event_release(&sev);
@@ -1032,7 +1098,12 @@ int asker_fds(struct asker *a, struct pollfd *out, int max)
 
 int asker_timeout(struct asker *a)
 {
-	return a->nevents ? 0 : sched_timeout(a->sched);
+	int64_t hold = warm_hold_left(a);
+	int t = sched_timeout(a->sched);
+
+	if (a->nevents)
+		return 0;
+	return hold < 0 ? t : t < 0 || hold < t ? (int)hold : t;
 }
 
 int asker_step(struct asker *a, const struct pollfd *fds, int n)
@@ -1042,8 +1113,12 @@ int asker_step(struct asker *a, const struct pollfd *fds, int n)
 
 int asker_wait(struct asker *a, int max_ms)
 {
+	int64_t hold = warm_hold_left(a);
+
 	if (a->nevents)
 		return 0;
+	if (hold >= 0 && (max_ms < 0 || hold < max_ms))
+		max_ms = (int)hold;
 	return drain(a, sched_wait(a->sched, max_ms));
 }
 

@@ -1733,27 +1733,6 @@ int store_refusals_get(struct buf *out, struct store *store, const char *server,
 	return error;
 }
 
-int store_cache_get(struct store *store, const char *key, char **answer,
-		    long *tokens_in, long *tokens_out)
-{
-	struct usage usage = { 0 };
-	int error = store_cache_fetch(store, key, answer, &usage);
-
-	if (!error && tokens_in)
-		*tokens_in = usage.tokens_in;
-	if (!error && tokens_out)
-		*tokens_out = usage.tokens_out;
-	return error;
-}
-
-int store_cache_put(struct store *store, const char *key, const char *provider,
-		    const char *model, const char *answer, long tokens_in, long tokens_out)
-{
-	struct usage usage = { .tokens_in = tokens_in, .tokens_out = tokens_out };
-
-	return store_cache_keep(store, key, provider, model, answer, &usage);
-}
-
 int store_begin(struct store *store)
 {
 	return tx_begin(store);

@@ -99,11 +99,6 @@ int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms);
 int store_cache_fetch(struct store *store, const char *key, char **answer, struct usage *usage);
 int store_cache_keep(struct store *store, const char *key, const char *provider,
 		     const char *model, const char *answer, const struct usage *usage);
-/* The same with tokens in and out only (the older calls; they keep no cached tokens). */
-int store_cache_get(struct store *store, const char *key, char **answer,
-		    long *tokens_in, long *tokens_out);
-int store_cache_put(struct store *store, const char *key, const char *provider,
-		    const char *model, const char *answer, long tokens_in, long tokens_out);
 
 /*
  * What a server refused of a model by name (ask.h): param is "temperature",
