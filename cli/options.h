@@ -50,7 +50,7 @@
 	X(OPT_RULE,            "rule",            0, "ID",     "run only this rule (repeatable)") \
 	X(OPT_NO_CACHE,        "no-cache",        0, NULL,     "ask the LLM again even when the answer is cached") \
 	X(OPT_CONCURRENCY,     "concurrency",     0, "N",      "requests at once (default 5)") \
-	X(OPT_TIMEOUT,         "timeout",         0, "S",      "seconds a small request may take; grows with its size (default 120)") \
+	X(OPT_TIMEOUT,         "timeout",         0, "S",      "seconds a streamed answer may stall (no byte); grows with the request (default 120)") \
 	X(OPT_RETRIES,         "retries",         0, "N",      "further attempts after a failed request (default 2)") \
 	X(OPT_DEADLINE,        "deadline",        0, "S",      "end the check after S seconds: what is still running times out, what arrived is kept") \
 	X(OPT_SHOW_SUPPRESSED, "show-suppressed", 0, NULL,     "also show findings marked false positive before") \
