@@ -165,6 +165,7 @@ struct editwin_row {
 	unsigned context;       /* always */
 	unsigned conditional;   /* only when the message calls for it */
 	char *why;
+	bool deletes;           /* the fix may delete the signal's own lines */
 	int line;               /* in the table's file */
 };
 
@@ -173,7 +174,7 @@ struct editwin_table {
 	size_t count, alloc;
 };
 
-enum { COL_TOOLS, COL_CODE, COL_WINDOW, COL_CONTEXT, COL_WHY, NCOLS };
+enum { COL_TOOLS, COL_CODE, COL_WINDOW, COL_CONTEXT, COL_WHY, COL_FIX, NCOLS };
 
 struct field {
 	const char *p, *e;
@@ -246,17 +247,21 @@ static bool next_item(struct field *item, struct field *f)
 
 static int split_row(struct field cols[NCOLS], const struct reader *rd, const char *p, const char *e)
 {
+	static const char none[] = "-";
 	const char *tab;
-	int n = 1;
+	int n = 1, i;
 
 	for (tab = p; (tab = memchr(tab, '\t', (size_t)(e - tab))); tab++)
 		n++;
-	if (n != NCOLS)
-		return row_error(rd, "expected 5 columns separated by tabs (tools, code, window, "
-				 "context, why), found %d", n);
-	for (n = 0; n < NCOLS; n++) {
-		tab = n + 1 < NCOLS ? memchr(p, '\t', (size_t)(e - p)) : e;
-		cols[n] = trimmed(p, tab);
+	if (n != NCOLS && n != NCOLS - 1)
+		return row_error(rd, "expected 5 or 6 columns separated by tabs (tools, code, window, "
+				 "context, why, and fix when it says delete), found %d", n);
+	/* The fix column is optional: none is "-". */
+	cols[COL_FIX].p = none;
+	cols[COL_FIX].e = none + 1;
+	for (i = 0; i < n; i++) {
+		tab = i + 1 < n ? memchr(p, '\t', (size_t)(e - p)) : e;
+		cols[i] = trimmed(p, tab);
 		p = tab + 1;
 	}
 	return 0;
@@ -426,6 +431,20 @@ static void row_release(struct editwin_row *row)
 	free(row->why);
 }
 
+/* The fix column: delete (the fix may delete the signal's own lines), or -. */
+static int parse_fix(struct editwin_row *row, const struct reader *rd, struct field f)
+{
+	size_t len = (size_t)(f.e - f.p);
+
+	if ((len == 1 && *f.p == '-') || !len)
+		return 0;
+	if (len == 6 && !strncmp(f.p, "delete", 6)) {
+		row->deletes = true;
+		return 0;
+	}
+	return row_error(rd, "unknown fix '%.*s' (delete or -)", shown(&f), f.p);
+}
+
 static int parse_row(struct editwin_row *row, const struct reader *rd, const char *p, const char *e)
 {
 	struct field cols[NCOLS];
@@ -443,6 +462,8 @@ static int parse_row(struct editwin_row *row, const struct reader *rd, const cha
 		return error;
 	if (cols[COL_WHY].p == cols[COL_WHY].e)
 		return row_error(rd, "the why column is empty: say why this window");
+	if ((error = parse_fix(row, rd, cols[COL_FIX])) < 0)
+		return error;
 	row->why = strndup(cols[COL_WHY].p, (size_t)(cols[COL_WHY].e - cols[COL_WHY].p));
 	return row->why ? 0 : error_nomem();
 }
@@ -652,6 +673,7 @@ void editwin_lookup(struct editwin_spec *out, const struct editwin_table *table,
 	out->kind = row->kind;
 	out->lines = row->lines;
 	out->why = row->why;
+	out->deletes = row->deletes;
 	out->known = true;
 	out->context |= row->context;
 	for (i = 0; i < NCONDITIONS && message; i++)

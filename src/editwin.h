@@ -67,6 +67,7 @@ struct editwin_spec {
 	int lines;              /* for EDITWIN_LINES: N of +-N (before the minimum) */
 	unsigned context;       /* enum editwin_context flags, the standard context included */
 	const char *why;        /* the table's rationale (the table owns it); NULL for the +-3 default */
+	bool deletes;           /* the fix may delete the signal's own lines (an unused import) */
 	bool known;             /* false: the code is not in the table */
 };
 

@@ -9,6 +9,7 @@
 #include "status.h"
 #include "store.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,9 @@ struct fix {
 	char *system, *user;
 	struct asker *asker;
 	struct lint *lint;
+	struct lint *base;              /* the linter on the file as it was, while asking */
+	int nask;                       /* of fix_fds' descriptors, the asker's */
+	bool deletes;                   /* the signal's row says its fix may delete its lines */
 	enum fix_recheck recheck;
 	char *recheck_detail;
 	struct patch_undo undo;
@@ -189,6 +193,7 @@ void fix_free(struct fix *fix)
 		return;
 	asker_free(fix->asker);
 	lint_free(fix->lint);
+	lint_free(fix->base);
 	editwin_table_free(fix->own_table);
 	target_release(&fix->target);
 	editwin_release(&fix->win);
@@ -253,9 +258,10 @@ static int take_window(struct fix *fix)
 		if (spec.kind == EDITWIN_SKIP)
 			return error_set(RL_EUSAGE, "%s %s is not fixed by revline: %s", t->tool, t->code,
 					 spec.why ? spec.why : "its edit window is too wide");
+		fix->deletes = spec.deletes;
 	} else {
 		/* A finding: its own lines, with the minimum around them. */
-		spec = (struct editwin_spec){ EDITWIN_LINES, 0, EDITWIN_STANDARD_CONTEXT, NULL, false };
+		spec = (struct editwin_spec){ EDITWIN_LINES, 0, EDITWIN_STANDARD_CONTEXT, NULL, false, false };
 	}
 	if ((error = editwin_build(&fix->win, &spec, t->file, fix->text.ptr, fix->text.len, t->line,
 				   t->end_line, t->message ? t->message : t->issue)) < 0)
@@ -517,6 +523,33 @@ static int submit(struct fix *fix)
 	return ask_submit(fix->asker, &id, &spec);
 }
 
+/*
+ * The signal's linter on the file as it is, while the fix is asked for:
+ * the recheck compares the whole file's signals after the apply with
+ * these. Best effort: without them only the fixed lines are compared.
+ */
+static void baseline_start(struct fix *fix)
+{
+	const char *files[1] = { fix->target.file };
+
+	if (!fix->target.tool || linter_of_name(fix->target.tool) < 0)
+		return;
+	if (lint_new(&fix->base, fix->opts.workdir, fix->opts.config, files, 1, fix->target.tool) < 0 ||
+	    lint_start(fix->base) < 0) {
+		error_clear();
+		lint_free(fix->base);
+		fix->base = NULL;
+	}
+}
+
+/* What the linter said of the file before the apply, or NULL. */
+static const struct signal_list *baseline(const struct fix *fix)
+{
+	const struct lint_result *r = fix->base && lint_done(fix->base) ? lint_result(fix->base, 0) : NULL;
+
+	return r && r->status == LINT_DONE ? &r->signals : NULL;
+}
+
 int fix_start(struct fix *fix)
 {
 	size_t settled;
@@ -536,7 +569,56 @@ int fix_start(struct fix *fix)
 	fix->state = FIX_ASKING;
 	if ((error = submit(fix)) < 0)
 		fail(fix, error_message());
+	else
+		baseline_start(fix);
 	return error;
+}
+
+static bool blank(const char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!strchr(" \t\r\n\f\v", p[i]))
+			return false;
+	return true;
+}
+
+/* Whether lines first..last of the text hold nothing but blanks. */
+static bool lines_blank(const struct fix *fix, int first, int last)
+{
+	size_t from, to;
+
+	return first > last || !patch_lines(&from, &to, fix->text.ptr, fix->text.len, first, last) ||
+	       blank(fix->text.ptr + from, to - from);
+}
+
+/*
+ * An answer that deletes the whole edit window (an empty fixed_code) is
+ * refused, unless the signal's row says its fix may delete its lines and
+ * the window holds nothing else: an unused import alone in its window may
+ * go, a whole import block for one unused name may not.
+ */
+static bool destructive(const struct fix *fix)
+{
+	const struct target *t = &fix->target;
+	int last = t->end_line > t->line ? t->end_line : t->line;
+
+	if (!blank(fix->replacement.ptr ? fix->replacement.ptr : "", fix->replacement.len) ||
+	    lines_blank(fix, fix->win.first, fix->win.last))
+		return false;
+	if (fix->deletes && lines_blank(fix, fix->win.first, t->line - 1) &&
+	    lines_blank(fix, last + 1, fix->win.last))
+		return false;
+	if (fix->deletes)
+		error_set(RL_EUSAGE, "refused: the answer deletes the whole edit window (%s) for one %s at line "
+			  "%d; only the signal's own lines may go (ask again)", fix->window,
+			  t->code ? t->code : "problem", t->line);
+	else
+		error_set(RL_EUSAGE, "refused: the answer deletes the whole edit window (%s), and %s does not "
+			  "call for a deletion (ask again)", fix->window, t->code && *t->code ? t->code :
+			  "this problem");
+	return true;
 }
 
 /* The answer: {"fixed_code", "explanation"}, into the file's shape and a diff. */
@@ -560,6 +642,10 @@ static void propose(struct fix *fix, const char *text)
 	if (patch_reindent(&fix->replacement, &fix->snippet, json_string_value(code), json_string_length(code)) < 0 ||
 	    patch_preview(&preview, &fix->snippet, fix->text.ptr, fix->text.len,
 			  fix->replacement.ptr ? fix->replacement.ptr : "", fix->replacement.len) < 0) {
+		fail(fix, error_message());
+		goto done;
+	}
+	if (destructive(fix)) {
 		fail(fix, error_message());
 		goto done;
 	}
@@ -599,38 +685,103 @@ static int region_last(const struct fix *fix)
 	return fix->win.first + (lines ? lines - 1 : 0);
 }
 
-/* What the linter says of the fixed lines now, against what it said before. */
-static void recheck_judge(struct fix *fix, const struct signal_list *now)
+/* Where a line before the fix is after it: lines below the window move by the change in its length. */
+static int line_after(const struct fix *fix, int line)
 {
-	int first = fix->win.first, last = region_last(fix);
-	struct buf detail = BUF_INIT, fresh = BUF_INIT;
-	bool still = false;
+	return line > fix->win.last ? line + region_last(fix) - fix->win.last : line;
+}
+
+static bool in_window(const struct fix *fix, int line, bool after)
+{
+	return line >= fix->win.first && line <= (after ? region_last(fix) : fix->win.last);
+}
+
+static bool is_target(const struct fix *fix, const struct signal *s)
+{
+	return !strcmp(s->code, fix->target.code) && !strcmp(s->message, fix->target.message);
+}
+
+/*
+ * A signal now that was there before: the same code and message, at the
+ * same place once lines are shifted, or anywhere in the rewritten window
+ * when both are in it. Each signal before answers for one now.
+ */
+static bool was_there(const struct fix *fix, const struct signal_list *before, bool *used, const struct signal *s)
+{
+	bool inside = in_window(fix, s->line, true);
 	size_t i;
 
+	for (i = 0; i < before->count; i++) {
+		const struct signal *b = &before->items[i];
+
+		if (used[i] || strcmp(b->file, s->file) || strcmp(b->code, s->code) || strcmp(b->message, s->message))
+			continue;
+		if (inside ? in_window(fix, b->line, false) : line_after(fix, b->line) == s->line) {
+			used[i] = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+#define RECHECK_LISTED 5        /* new signals named in the detail; the rest are counted */
+
+/*
+ * What the linter says of the whole file now, against what it said before
+ * the apply (the baseline): the signal is still there when it is reported
+ * in the rewritten lines as often as before; any signal that was not there
+ * before is new, wherever it is. Without a baseline only the rewritten
+ * lines are looked at, and the detail says so.
+ */
+static void recheck_judge(struct fix *fix, const struct signal_list *now)
+{
+	const struct signal_list *before = baseline(fix);
+	const struct target *t = &fix->target;
+	bool *used = before && before->count ? calloc(before->count, sizeof(*used)) : NULL;
+	struct buf detail = BUF_INIT, fresh = BUF_INIT;
+	size_t i, nfresh = 0, was = 0, is = 0;
+
+	if (before && before->count && !used)
+		before = NULL;
+	for (i = 0; before && i < before->count; i++)
+		was += !strcmp(before->items[i].file, t->file) && in_window(fix, before->items[i].line, false) &&
+		       is_target(fix, &before->items[i]);
 	for (i = 0; i < now->count; i++) {
 		const struct signal *s = &now->items[i];
 
-		if (strcmp(s->file, fix->target.file) || s->line < first || s->line > last)
+		if (strcmp(s->file, t->file))
 			continue;
-		if (!strcmp(s->code, fix->target.code))
-			still = true;
-		else
-			buf_printf(&fresh, "%s%s line %d: %s", fresh.len ? "; " : "", s->code, s->line, s->message);
+		if (in_window(fix, s->line, true) && (before ? is_target(fix, s) : !strcmp(s->code, t->code)))
+			is++;
+		if (before ? was_there(fix, before, used, s) :
+		    !in_window(fix, s->line, true) || !strcmp(s->code, t->code))
+			continue;
+		if (++nfresh <= RECHECK_LISTED)
+			buf_printf(&fresh, "%s%s at line %d (%s)", nfresh > 1 ? ", " : "", *s->code ? s->code : "?",
+				   s->line, s->message);
 	}
-	if (still) {
+	if (nfresh > RECHECK_LISTED)
+		buf_printf(&fresh, " and %zu more", nfresh - RECHECK_LISTED);
+	if (is && is >= (was ? was : 1)) {
 		fix->recheck = RECHECK_STILL;
-		buf_printf(&detail, "%s still reports %s in lines %d-%d", fix->target.tool, fix->target.code,
-			   first, last);
-	} else if (fresh.len) {
+		buf_printf(&detail, "%s still reports %s in lines %d-%d", t->tool, t->code, fix->win.first,
+			   region_last(fix));
+		if (nfresh)
+			buf_printf(&detail, ", and %zu new problem%s: %s", nfresh, nfresh == 1 ? "" : "s", fresh.ptr);
+	} else if (nfresh) {
 		fix->recheck = RECHECK_NEW;
-		buf_printf(&detail, "%s is gone; new: %s", fix->target.code, fresh.ptr);
+		buf_printf(&detail, "%s no longer reports %s at line %d, but reports %zu new problem%s: %s",
+			   t->tool, t->code, t->line, nfresh, nfresh == 1 ? "" : "s", fresh.ptr);
 	} else {
 		fix->recheck = RECHECK_GONE;
-		buf_printf(&detail, "%s no longer reports %s", fix->target.tool, fix->target.code);
+		buf_printf(&detail, "%s no longer reports %s at line %d", t->tool, t->code, t->line);
 	}
+	if (!before)
+		buf_puts(&detail, " (only the fixed lines were compared: the linter's run before the fix failed)");
 	free(fix->recheck_detail);
 	fix->recheck_detail = buf_detach(&detail);
 	buf_release(&fresh);
+	free(used);
 }
 
 static void recheck_finish(struct fix *fix)
@@ -691,47 +842,79 @@ static void drain(struct fix *fix)
 		recheck_finish(fix);
 }
 
+static bool base_running(const struct fix *fix)
+{
+	return fix->base && !lint_done(fix->base);
+}
+
 int fix_fds(struct fix *fix, struct pollfd *out, int max)
 {
-	if (fix->state == FIX_ASKING)
-		return asker_fds(fix->asker, out, max);
-	return fix->lint ? lint_fds(fix->lint, out, max) : 0;
+	int n = 0;
+
+	fix->nask = fix->state == FIX_ASKING ? asker_fds(fix->asker, out, max) : 0;
+	if (fix->nask < 0)
+		return fix->nask;
+	if (fix->lint)
+		n = lint_fds(fix->lint, out + fix->nask, max - fix->nask);
+	else if (base_running(fix))
+		n = lint_fds(fix->base, out + fix->nask, max - fix->nask);
+	return n < 0 ? n : fix->nask + n;
+}
+
+static int min_timeout(int a, int b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
 int fix_timeout(struct fix *fix)
 {
-	if (fix->state == FIX_ASKING)
-		return asker_timeout(fix->asker);
-	return fix->lint ? lint_timeout(fix->lint) : -1;
+	int t = fix->state == FIX_ASKING ? asker_timeout(fix->asker) : -1;
+
+	if (fix->lint)
+		return min_timeout(t, lint_timeout(fix->lint));
+	return base_running(fix) ? min_timeout(t, lint_timeout(fix->base)) : t;
 }
 
 int fix_step(struct fix *fix, const struct pollfd *fds, int n)
 {
-	int error = 0;
+	int nask = fix->nask < n ? fix->nask : n, error = 0;
 
+	fix->nask = 0;
 	if (fix->state == FIX_ASKING)
-		error = asker_step(fix->asker, fds, n);
-	else if (fix->lint)
-		error = lint_step(fix->lint, fds, n);
+		error = asker_step(fix->asker, fds, nask);
+	if (fix->lint)
+		error = lint_step(fix->lint, fds + nask, n - nask);
+	else if (base_running(fix) && lint_step(fix->base, fds + nask, n - nask) < 0)
+		error_clear();  /* best effort: the recheck then compares the fixed lines only */
 	drain(fix);
 	return error;
 }
 
 int fix_wait(struct fix *fix, int max_ms)
 {
-	int error = 0;
+	struct pollfd fds[64];
+	int n, t, error = 0;
 
-	if (fix->state == FIX_ASKING)
-		error = asker_wait(fix->asker, max_ms);
-	else if (fix->lint)
-		error = lint_wait(fix->lint, max_ms);
-	drain(fix);
-	return error;
+	if (!base_running(fix)) {
+		if (fix->state == FIX_ASKING)
+			error = asker_wait(fix->asker, max_ms);
+		else if (fix->lint)
+			error = lint_wait(fix->lint, max_ms);
+		drain(fix);
+		return error;
+	}
+	if ((n = fix_fds(fix, fds, (int)(sizeof(fds) / sizeof(fds[0])))) < 0)
+		return n;
+	t = min_timeout(fix_timeout(fix), max_ms);
+	if (poll(fds, (nfds_t)n, t) < 0 && errno != EINTR)
+		return error_set(RL_EIO, "poll: %s", strerror(errno));
+	return fix_step(fix, fds, n);
 }
 
+/* Asking, rechecking, or reading the file's signals before a proposal can be applied. */
 bool fix_busy(const struct fix *fix)
 {
-	return fix->state == FIX_ASKING || fix->lint != NULL;
+	return fix->state == FIX_ASKING || fix->lint != NULL || (fix->state == FIX_PROPOSED && base_running(fix));
 }
 
 void fix_cancel(struct fix *fix)
@@ -740,6 +923,8 @@ void fix_cancel(struct fix *fix)
 		asker_cancel_all(fix->asker);
 		fail(fix, "cancelled");
 	}
+	if (base_running(fix))
+		lint_cancel(fix->base);
 	if (fix->lint) {
 		lint_cancel(fix->lint);
 		recheck_finish(fix);
@@ -820,6 +1005,12 @@ int fix_apply(struct fix *fix)
 	if (fix->state != FIX_PROPOSED && fix->state != FIX_REJECTED && fix->state != FIX_UNDONE)
 		return error_set(RL_EUSAGE, "there is no proposed fix to apply (it is %s)",
 				 state_names[fix->state]);
+	/* The file's signals before: usually read while the fix was asked for. */
+	while (base_running(fix))
+		if (lint_wait(fix->base, -1) < 0) {
+			error_clear();
+			lint_cancel(fix->base);
+		}
 	patch_undo_release(&fix->undo);
 	if ((error = patch_prepare(&pending, &fix->undo, fix->opts.workdir, &fix->snippet,
 				   fix->replacement.ptr ? fix->replacement.ptr : "", fix->replacement.len)) < 0)

@@ -42,7 +42,7 @@ static int at(const char *text, const char *needle)
 
 static struct editwin_spec spec_of(enum editwin_kind kind, int lines, unsigned context)
 {
-	struct editwin_spec spec = { kind, lines, context, NULL, true };
+	struct editwin_spec spec = { kind, lines, context, NULL, false, true };
 
 	return spec;
 }
@@ -244,8 +244,13 @@ static void test_lookup_tools_prefixes_and_default(void **state)
 	editwin_lookup(&spec, shipped, "flake8", "F401", "'os' imported but unused");
 	assert_true(spec.known);
 	assert_int_equal(spec.kind, EDITWIN_IMPORTS);
+	/* An unused import may be deleted; a comparison to None may not. */
+	assert_true(spec.deletes);
+	editwin_lookup(&spec, shipped, "flake8", "E711", "comparison to None");
+	assert_false(spec.deletes);
 	editwin_lookup(&spec, shipped, "mypy", "F401", "");
 	assert_false(spec.known);
+	assert_false(spec.deletes);
 	/* Tools and codes compare without case. */
 	editwin_lookup(&spec, shipped, "Ruff", "up035", "");
 	assert_true(spec.known);
@@ -353,11 +358,13 @@ static void test_malformed_rows_name_file_and_line(void **state)
 
 	(void)state;
 	assert_parse_error("# c\n\nruff\tF401\timports\n",
-			   "signals/t.tsv:3: expected 5 columns separated by tabs (tools, code, window, "
-			   "context, why), found 3");
+			   "signals/t.tsv:3: expected 5 or 6 columns separated by tabs (tools, code, window, "
+			   "context, why, and fix when it says delete), found 3");
+	assert_parse_error("ruff\tF401\timports\t-\twhy\tdelete\textra\n",
+			   "signals/t.tsv:1: expected 5 or 6 columns separated by tabs (tools, code, window, "
+			   "context, why, and fix when it says delete), found 7");
 	assert_parse_error("ruff\tF401\timports\t-\twhy\textra\n",
-			   "signals/t.tsv:1: expected 5 columns separated by tabs (tools, code, window, "
-			   "context, why), found 6");
+			   "signals/t.tsv:1: unknown fix 'extra' (delete or -)");
 	assert_parse_error("ruff\tF401\tblock\t-\twhy\n",
 			   "signals/t.tsv:1: unknown window 'block' (lines:N, function, imports, try or skip)");
 	assert_parse_error("ruff\tF401\tlines:0\t-\twhy\n",
