@@ -190,6 +190,18 @@ static int json_out(const struct fix *fix)
 	return history_json_out(o);
 }
 
+/* Not a success when the linter says the file got worse. */
+static const char *applied_how(const struct fix *fix)
+{
+	if (!fix_recheck_detail(fix))
+		return "";
+	switch (fix_recheck(fix)) {
+	case RECHECK_NEW: return ", but the file got worse: ";
+	case RECHECK_STILL: return ", but the problem is not fixed: ";
+	default: return "; ";
+	}
+}
+
 int cmd_fix(int argc, char **argv)
 {
 	struct fix_args a = { 0 };
@@ -230,8 +242,8 @@ int cmd_fix(int argc, char **argv)
 		if (fix_explanation(fix) && *fix_explanation(fix))
 			term_printf(stdout, "\n%s\n", fix_explanation(fix));
 		term_printf(stdout, "\nfix %lld applied to %s%s%s (undo: revline undo %lld)\n", (long long)fix_id(fix),
-			    fix_file(fix), fix_recheck_detail(fix) ? "; " : "",
-			    fix_recheck_detail(fix) ? fix_recheck_detail(fix) : "", (long long)fix_id(fix));
+			    fix_file(fix), applied_how(fix), fix_recheck_detail(fix) ? fix_recheck_detail(fix) : "",
+			    (long long)fix_id(fix));
 	} else if (!a.apply) {
 		text_out(fix);
 	}

@@ -219,7 +219,8 @@ static void entry_say(struct fixes *fx, struct fixes_entry *e)
 		tui_message(fx->tui, true, "Fix %lld failed: %s (Enter asks again)", (long long)fix_id(fix),
 			    fix_error(fix) ? fix_error(fix) : "no answer");
 	else if (state == FIX_APPLIED && recheck >= RECHECK_GONE && e->seen_recheck == RECHECK_RUNNING)
-		tui_message(fx->tui, recheck == RECHECK_STILL, "Fix %lld applied: %s (u undoes it)",
+		tui_message(fx->tui, recheck == RECHECK_STILL || recheck == RECHECK_NEW,
+			    "Fix %lld applied: %s (u undoes it)",
 			    (long long)fix_id(fix), fix_recheck_detail(fix) ? fix_recheck_detail(fix) :
 			    fix_recheck_name(recheck));
 	e->seen = state;
