@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "fix.h"
 #include "status.h"
+#include "term.h"
 #include "workspace.h"
 
 #include <errno.h>
@@ -9,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int parse_args(int64_t *id, bool *json, int argc, char **argv)
+static int parse_args(int64_t *id, bool *json, bool *list, int argc, char **argv)
 {
 	struct opt_parser p = { argc, argv, 1, false, command_options("undo") };
 	const char *value, *given = NULL;
@@ -21,8 +22,8 @@ static int parse_args(int64_t *id, bool *json, int argc, char **argv)
 			return 2;
 		if (opt == OPT_HELP)
 			return help_show("undo") == 0 ? -1 : 2;
-		if (opt == OPT_JSON) {
-			*json = true;
+		if (opt == OPT_JSON || opt == OPT_LIST) {
+			*(opt == OPT_JSON ? json : list) = true;
 			continue;
 		}
 		if (opt != OPT_POSITIONAL || given) {
@@ -30,6 +31,10 @@ static int parse_args(int64_t *id, bool *json, int argc, char **argv)
 			return 2;
 		}
 		given = value;
+	}
+	if (given && *list) {
+		cli_error("--list lists the fixes; undo one with 'revline undo FIX_ID'");
+		return 2;
 	}
 	if (!given)
 		return 0;
@@ -42,17 +47,67 @@ static int parse_args(int64_t *id, bool *json, int argc, char **argv)
 	return 0;
 }
 
+static json_t *record_json(const struct fix_record *r)
+{
+	return json_pack("{s:I, s:s, s:s?, s:s?, s:s?, s:s?, s:i, s:i, s:o, s:s?, s:s?}", "id", (json_int_t)r->id,
+			 "file", r->file, "tool", r->tool, "code", r->code, "message", r->message, "window", r->window,
+			 "first_line", r->first, "last_line", r->last, "applied_at", history_time_json(r->applied_at),
+			 "recheck", r->recheck >= RECHECK_GONE ? fix_recheck_name(r->recheck) : NULL,
+			 "recheck_detail", r->recheck_detail);
+}
+
+/* The applied fixes, newest first: what 'revline undo FIX_ID' takes. */
+static int list_out(const struct fix_record *records, size_t count, bool json)
+{
+	json_t *doc;
+	char when[32];
+	size_t i;
+
+	if (json) {
+		doc = json_array();
+		for (i = 0; doc && i < count; i++)
+			json_array_append_new(doc, record_json(&records[i]));
+		return history_json_out(doc);
+	}
+	for (i = 0; i < count; i++) {
+		const struct fix_record *r = &records[i];
+
+		history_local_time(when, sizeof(when), r->applied_at);
+		term_printf(stdout, "#%-5lld %s  %s:%d-%d  %s %s  %s\n", (long long)r->id, when, r->file, r->first,
+			    r->last, r->tool ? r->tool : "finding", r->code ? r->code : "", r->message ? r->message : "");
+		if (r->recheck_detail)
+			term_printf(stdout, "       %s\n", r->recheck_detail);
+	}
+	if (!count)
+		fprintf(stderr, "revline: no applied fix in this repository\n");
+	else
+		fprintf(stderr, "%zu applied fix%s: 'revline undo FIX_ID' takes one back\n", count,
+			count == 1 ? "" : "es");
+	return 0;
+}
+
 int cmd_undo(int argc, char **argv)
 {
 	struct workspace ws;
 	int64_t id = 0, undone = 0;
-	bool json = false;
+	struct fix_record *records = NULL;
+	size_t count = 0;
+	bool json = false, list = false;
 	int rc;
 
-	if ((rc = parse_args(&id, &json, argc, argv)) != 0)
+	if ((rc = parse_args(&id, &json, &list, argc, argv)) != 0)
 		return rc < 0 ? 0 : rc;
 	if ((rc = workspace_open(&ws)) != 0)
 		goto done;
+	if (list) {
+		if (fix_applied(&records, &count, ws.store, ws.workdir) < 0) {
+			cli_error("%s", error_message());
+			rc = 2;
+		} else {
+			rc = list_out(records, count, json);
+		}
+		goto done;
+	}
 	if (fix_undo_stored(&undone, ws.store, ws.workdir, id) < 0) {
 		cli_error("%s", error_message());
 		rc = error_status() == RL_ECONFLICT || error_status() == RL_ENOTFOUND ? 1 : 2;
@@ -63,6 +118,7 @@ int cmd_undo(int argc, char **argv)
 	else
 		printf("fix %lld undone: the file is as it was before it\n", (long long)undone);
 done:
+	fix_records_free(records, count);
 	workspace_close(&ws);
 	return rc;
 }

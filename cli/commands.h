@@ -134,12 +134,13 @@
 	  "when the file changes it is untrusted again. --show says the state, --revoke\n" \
 	  "forgets it. Exit status: 0 when done (--show: when trusted), 1 when there is\n" \
 	  "no .revline to trust (--show: when not trusted), 2 for usage errors.\n") \
-	X(undo, (&json_options, &global_options), \
-	  "revline undo [FIX_ID]", \
+	X(undo, (&undo_options, &json_options, &global_options), \
+	  "revline undo [FIX_ID] | --list", \
 	  "take back an applied fix, byte for byte", \
 	  "Puts the file back exactly as it was before the fix (the latest applied fix\n" \
 	  "of this repository without FIX_ID). Refuses when the file changed since the\n" \
-	  "fix was applied.\n")
+	  "fix was applied. --list lists the applied fixes of every session, newest\n" \
+	  "first, with their ids, to pick one.\n")
 
 #define COMMAND_DECL(name, tables, usage, summary, description) \
 	int cmd_##name(int argc, char **argv);

@@ -19,6 +19,7 @@ static const struct opt history_list[] = { HISTORY_OPTIONS(OPT_ENTRY) };
 static const struct opt fixes_list[] = { FIXES_OPTIONS(OPT_ENTRY) };
 static const struct opt signals_list[] = { SIGNALS_OPTIONS(OPT_ENTRY) };
 static const struct opt fix_list[] = { FIX_OPTIONS(OPT_ENTRY) };
+static const struct opt undo_list[] = { UNDO_OPTIONS(OPT_ENTRY) };
 static const struct opt trust_list[] = { TRUST_OPTIONS(OPT_ENTRY) };
 
 #define TABLE(list) { list, sizeof(list) / sizeof(list[0]) }
@@ -35,6 +36,7 @@ const struct opt_table history_options = TABLE(history_list);
 const struct opt_table fixes_options = TABLE(fixes_list);
 const struct opt_table signals_options = TABLE(signals_list);
 const struct opt_table fix_options = TABLE(fix_list);
+const struct opt_table undo_options = TABLE(undo_list);
 const struct opt_table trust_options = TABLE(trust_list);
 
 /* Every error line: its message often carries a server's, a rule's or a file's words. */

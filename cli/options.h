@@ -74,6 +74,9 @@
 	X(OPT_LINTER,        "linter", 0, "NAME",   "with --run: only this linter (ruff, flake8, mypy, bandit, shellcheck, cppcheck)") \
 	X(OPT_ALL,           "all",    0, NULL,     "list every current signal, not only those on changed lines")
 
+#define UNDO_OPTIONS(X) \
+	X(OPT_LIST, "list", 0, NULL, "list the applied fixes (of every session), newest first, instead of undoing one")
+
 #define FIX_OPTIONS(X) \
 	X(OPT_FINDING, "finding", 0,   "FINDING_ID", "fix a finding of a check instead of a signal") \
 	X(OPT_APPLY,   "apply",   0,   NULL,         "write the fix to the file (asks first on a terminal)") \
@@ -102,6 +105,7 @@ enum opt_id {
 	FIXES_OPTIONS(OPT_ENUM)
 	SIGNALS_OPTIONS(OPT_ENUM)
 	FIX_OPTIONS(OPT_ENUM)
+	UNDO_OPTIONS(OPT_ENUM)
 	TRUST_OPTIONS(OPT_ENUM)
 	TUI_OPTIONS(OPT_ENUM)
 #undef OPT_ENUM
@@ -144,7 +148,7 @@ extern const struct opt_table global_options, target_options, diff_options, json
 extern const struct opt_table rules_options, rule_dir_options, check_options, tui_options;
 extern const struct opt_table feedback_options;
 extern const struct opt_table history_options, fixes_options;
-extern const struct opt_table signals_options, fix_options, trust_options;
+extern const struct opt_table signals_options, fix_options, trust_options, undo_options;
 
 /* Take a target option or a range into spec; false when id is not one. */
 bool target_option(struct target_spec *spec, int id, const char *value);

@@ -1329,6 +1329,84 @@ static int name_index(const char *const *names, size_t count, const unsigned cha
 	return 0;
 }
 
+void fix_records_free(struct fix_record *records, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		free(records[i].file);
+		free(records[i].tool);
+		free(records[i].code);
+		free(records[i].message);
+		free(records[i].window);
+		free(records[i].recheck_detail);
+	}
+	free(records);
+}
+
+static int record_read(struct fix_record *r, sqlite3_stmt *stmt)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(stmt, 0);
+	r->file = column_text(stmt, 1);
+	r->tool = column_text(stmt, 2);
+	r->code = column_text(stmt, 3);
+	r->message = column_text(stmt, 4);
+	r->window = column_text(stmt, 5);
+	r->first = sqlite3_column_int(stmt, 6);
+	r->last = sqlite3_column_int(stmt, 7);
+	r->applied_at = sqlite3_column_int64(stmt, 8);
+	r->recheck = (enum fix_recheck)name_index(recheck_names, sizeof(recheck_names) / sizeof(*recheck_names),
+						  sqlite3_column_text(stmt, 9));
+	r->recheck_detail = column_text(stmt, 10);
+	return r->file ? 0 : error_nomem();
+}
+
+int fix_applied(struct fix_record **out, size_t *count, struct store *store, const char *workdir)
+{
+	char *key = history_repo_key(workdir);
+	struct fix_record *rows = NULL, *more;
+	sqlite3_stmt *stmt = NULL;
+	size_t cap = 0, settled;
+	int error, rc = SQLITE_DONE;
+
+	*out = NULL;
+	*count = 0;
+	if (!key)
+		return error_nomem();
+	if (recover(&settled, store, 0, key) < 0)
+		error_clear();
+	if ((error = store_prepare(store, &stmt, "SELECT f.id, f.file, f.tool, f.code, f.message, f.window, "
+				   "f.first_line, f.last_line, f.applied_at, f.recheck, f.recheck_detail FROM signal_fixes f "
+				   "JOIN repos r ON r.id = f.repo_id WHERE r.path = ?1 AND f.status = 'applied' AND "
+				   "f.applied_at IS NOT NULL ORDER BY f.applied_at DESC, f.id DESC")) < 0)
+		goto done;
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+	while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (*count == cap) {
+			cap = cap ? 2 * cap : 8;
+			if (!(more = realloc(rows, cap * sizeof(*rows)))) {
+				error = error_nomem();
+				break;
+			}
+			rows = more;
+		}
+		error = record_read(&rows[(*count)++], stmt);
+	}
+	if (!error && rc != SQLITE_DONE)
+		error = store_fail(store, rc);
+done:
+	sqlite3_finalize(stmt);
+	free(key);
+	if (error < 0) {
+		fix_records_free(rows, *count);
+		rows = NULL;
+		*count = 0;
+	}
+	*out = rows;
+	return error;
+}
+
 static int latest_read(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id,
 		       bool settling)
 {

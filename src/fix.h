@@ -138,6 +138,24 @@ int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, 
  */
 int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, int64_t fix_id);
 
+/* An applied fix of the store, as fix_applied lists it. */
+struct fix_record {
+	int64_t id;
+	char *file, *tool, *code, *message, *window;
+	int first, last;        /* the lines the fix rewrote (before it) */
+	int64_t applied_at;     /* ms since the epoch */
+	enum fix_recheck recheck;
+	char *recheck_detail;
+};
+
+/*
+ * The fixes of the repository at workdir that are applied (across
+ * sessions: what fix_undo_stored can take back), newest first. Pending
+ * applies are settled first.
+ */
+int fix_applied(struct fix_record **out, size_t *count, struct store *store, const char *workdir);
+void fix_records_free(struct fix_record *records, size_t count);
+
 /*
  * Settle the applies a kill left pending (of the repository at workdir;
  * NULL: of every repository) from their files: a file that holds the fix

@@ -487,12 +487,31 @@ int fixes_reject(struct fixes *fx, struct fixes_entry *e)
 	return 0;
 }
 
+/*
+ * This session's fix applied last and still applied, or NULL: what u
+ * undoes when the fix shown is not applied (the fixed signal may have
+ * left the list, and the cursor with it). An apply sets started_us.
+ */
+static struct fixes_entry *last_applied(struct fixes *fx)
+{
+	struct fixes_entry *last = NULL;
+	size_t i;
+
+	for (i = 0; i < fx->nentries; i++)
+		if (fix_state(fx->entries[i].fix) == FIX_APPLIED &&
+		    (!last || fx->entries[i].started_us >= last->started_us))
+			last = &fx->entries[i];
+	return last;
+}
+
 int fixes_undo(struct fixes *fx, struct fixes_entry *e)
 {
 	int error;
 
+	if ((!e || fix_state(e->fix) != FIX_APPLIED) && last_applied(fx))
+		e = last_applied(fx);
 	if (!e) {
-		tui_message(fx->tui, true, "No fix here to undo");
+		tui_message(fx->tui, true, "No applied fix to undo here: s shows the signals and their fixes");
 		return RL_EUSAGE;
 	}
 	if ((error = fix_undo(e->fix)) < 0) {

@@ -37,14 +37,14 @@
 	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \
 	X(REQ_RETRY,        "Review",   "Run again the rules that failed or timed out", 'R') \
 	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
-	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings", 'v') \
+	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings; signals: all or changed lines", 'v') \
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
 	X(REQ_ACCEPT,       "Review",   "Accept the finding; in the signals or fix pane, apply the fix", 'a') \
 	X(REQ_REJECT,       "Review",   "Reject the finding; in the signals or fix pane, reject the fix", 'x') \
 	X(REQ_SIGNALS,      "Fixes",    "Signals: linter diagnostics and their fixes (again: back)", 's') \
 	X(REQ_LINT,         "Fixes",    "Run the installed linters on the changed files", 'L') \
 	X(REQ_FIX_FINDING,  "Fixes",    "Ask for a fix of the finding (Enter does for a signal)", 'F') \
-	X(REQ_UNDO,         "Fixes",    "Undo the fix shown (an applied one)", 'u') \
+	X(REQ_UNDO,         "Fixes",    "Undo the fix shown, else the one applied last", 'u') \
 	X(REQ_DEPS,         "Review",   "Dependencies: bumps, advisories, merge confidence", 'D') \
 	X(REQ_HISTORY,      "History",  "History: checks, their violations and fixes", 'H') \
 	X(REQ_STATS,        "History",  "Statistics: time to fix, fix types, rules", 'S') \

@@ -511,7 +511,7 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 					   view == &tui->views[VIEW_FIX] || !tui_review_shown(tui)))
 			return tui->views[VIEW_FIX].ops->request(&tui->views[VIEW_FIX], request);
 		if (request == REQ_UNDO) {
-			tui_message(tui, true, "No fix to undo here: s shows the signals and their fixes");
+			fixes_undo(&tui->fixes, NULL);
 			return true;
 		}
 		/* fall through */

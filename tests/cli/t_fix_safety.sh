@@ -70,6 +70,16 @@ run fix "$(id_of F401 alone.py)" --apply --yes
 expect_status 0 "an unused import alone in its window may be deleted"
 grep -q "import os" alone.py && fail "alone.py still imports os: $(cat alone.py)" || pass "the import is gone"
 
+alone=$(sed -n 's/.*fix \([0-9]*\) applied to alone.py.*/\1/p' "$TMP/out")
+
+# --- the applied fixes, to pick one to undo ------------------------------------
+run undo --list
+expect_status 0 "undo --list"
+expect_out "^#$alone .* alone.py:1-3  flake8 F401  'os' imported but unused" "the applied fix is listed with its id and place"
+grep -q "block.py" "$TMP/out" && fail "a refused fix is listed: $(cat "$TMP/out")" || pass "refused fixes are not"
+run undo --list 3
+expect_status 2 "--list with an id"
+
 python3 - "$REVLINE_DB" <<'PY' && pass "the refusals are failed fixes, with their reason" || fail "signal_fixes rows"
 import sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute("SELECT file, status, error FROM signal_fixes ORDER BY id").fetchall()
@@ -94,4 +104,17 @@ import sqlite3, sys
 row = sqlite3.connect(sys.argv[1]).execute("SELECT recheck, recheck_detail FROM signal_fixes ORDER BY id DESC LIMIT 1").fetchone()
 assert row[0] == "new_signals" and "F821" in row[1], row
 PY
+worse=$(sed -n 's/.*fix \([0-9]*\) applied to worse.py.*/\1/p' "$TMP/out")
+run undo --list --json
+python3 -c "
+import json; d = json.load(open('$TMP/out'))
+assert [f['id'] for f in d] == [$worse, $alone], d
+assert d[0]['recheck'] == 'new_signals' and 'F821' in d[0]['recheck_detail'], d[0]
+" && pass "undo --list --json: newest first, with the recheck" || fail "list json: $(cat "$TMP/out")"
+run undo "$alone"
+expect_status 0 "an older fix picked from the list is undone"
+printf 'import os\n\n\n' | cmp -s - alone.py && pass "alone.py is as it was" || fail "alone.py: $(cat alone.py)"
+run undo --list
+expect_out "^#$worse " "the other is still listed"
+grep -q "^#$alone " "$TMP/out" && fail "the undone fix is still listed" || pass "the undone one is not"
 finish
