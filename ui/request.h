@@ -37,7 +37,7 @@
 	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \
 	X(REQ_RETRY,        "Review",   "Run again the rules that failed or timed out", 'R') \
 	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
-	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings; signals: all or changed lines", 'v') \
+	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings, or all signals", 'v') \
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
 	X(REQ_ACCEPT,       "Review",   "Accept the finding; in the signals or fix pane, apply the fix", 'a') \
 	X(REQ_REJECT,       "Review",   "Reject the finding; in the signals or fix pane, reject the fix", 'x') \
