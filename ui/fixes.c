@@ -544,6 +544,25 @@ int fixes_undo_stored(struct fixes *fx, int64_t fix_id)
 	return 0;
 }
 
+int fixes_undo_id(struct fixes *fx, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < fx->nentries; i++)
+		if (fix_id(fx->entries[i].fix) == id && fix_state(fx->entries[i].fix) == FIX_APPLIED)
+			return fixes_undo(fx, &fx->entries[i]);
+	return fixes_undo_stored(fx, id);
+}
+
+int fixes_applied(struct fixes *fx, struct fix_record **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	if (!store_of(fx) || !workdir_of(fx))
+		return error_set(RL_ECONFIG, "no database: the applied fixes are kept there");
+	return fix_applied(out, count, store_of(fx), workdir_of(fx));
+}
+
 /* --- setup ---------------------------------------------------------------- */
 
 int fixes_init(struct fixes *fx, struct tui *tui)

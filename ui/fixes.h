@@ -78,6 +78,10 @@ int fixes_reject(struct fixes *fixes, struct fixes_entry *entry);
 int fixes_undo(struct fixes *fixes, struct fixes_entry *entry);
 /* Undo a fix applied in an earlier session (from the store). */
 int fixes_undo_stored(struct fixes *fixes, int64_t fix_id);
+/* Undo a fix by id: this session's through its entry, an earlier one's from the store. */
+int fixes_undo_id(struct fixes *fixes, int64_t fix_id);
+/* The repository's applied fixes, newest first (fix_applied). */
+int fixes_applied(struct fixes *fixes, struct fix_record **out, size_t *count);
 
 /*
  * A fix's state in a word or two ("proposed", "⠋ asking 3s", "fixed",

@@ -45,6 +45,7 @@
 	X(REQ_LINT,         "Fixes",    "Run the installed linters on the changed files", 'L') \
 	X(REQ_FIX_FINDING,  "Fixes",    "Ask for a fix of the finding (Enter does for a signal)", 'F') \
 	X(REQ_UNDO,         "Fixes",    "Undo the fix shown, else the one applied last", 'u') \
+	X(REQ_APPLIED,      "Fixes",    "Applied fixes of every session: pick one to undo", 'U') \
 	X(REQ_DEPS,         "Review",   "Dependencies: bumps, advisories, merge confidence", 'D') \
 	X(REQ_HISTORY,      "History",  "History: checks, their violations and fixes", 'H') \
 	X(REQ_STATS,        "History",  "Statistics: time to fix, fix types, rules", 'S') \

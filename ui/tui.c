@@ -487,6 +487,9 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 	case REQ_DEPS:
 		tui_overlay(tui, &tui->views[VIEW_DEPS]);
 		return true;
+	case REQ_APPLIED:
+		tui_overlay(tui, &tui->views[VIEW_APPLIED]);
+		return true;
 	case REQ_FIX_CORRECT: case REQ_FIX_INCORRECT:
 		tui_message(tui, true, "Fixes are marked in history: H, a check, then a fixed violation");
 		return true;

@@ -24,6 +24,7 @@
 	X(VIEW_HISTORY,  history_view_ops) \
 	X(VIEW_STATS,    stats_view_ops) \
 	X(VIEW_DEPS,     deps_view_ops) \
+	X(VIEW_APPLIED,  applied_view_ops) \
 	X(VIEW_EMPTY,    empty_view_ops)
 
 enum view_id {
