@@ -16,9 +16,12 @@
  * prompt (share/prompts/fix.md) with the dedented snippet and its context,
  * and asks the LLM through the scheduler, without blocking; the answer
  * ({"fixed_code", "explanation"}) is put back into the file's shape (patch)
- * and shown as a diff. fix_apply writes it (refused when the file changed
+ * and shown as a diff; an answer that deletes the whole edit window fails,
+ * unless the signal's row says delete and the window holds only the
+ * signal's lines. fix_apply writes it (refused when the file changed
  * since, RL_ECONFLICT) and then runs the signal's linter on the file again,
- * also without blocking, to tell whether the signal is gone. Every step is
+ * also without blocking, to tell whether the signal is gone and what is
+ * new anywhere in the file. Every step is
  * a row of signal_fixes: asked, proposed or failed, applied, rejected,
  * undone; an applied fix is undone byte for byte from that row.
  *
@@ -120,7 +123,12 @@ int fix_undo(struct fix *fix);
 
 enum fix_recheck fix_recheck(const struct fix *fix);
 const char *fix_recheck_name(enum fix_recheck recheck);
-/* The linter's words after the apply ("F401 gone; new: E501 line 12 ..."), or NULL. */
+/*
+ * The linter's words after the apply, or NULL: "flake8 no longer reports
+ * F401 at line 3, but reports 2 new problems: F821 at line 51 (undefined
+ * name 'm40'), ...". The whole file's signals are compared with those of
+ * a run before the apply (started with the ask; an apply waits for it).
+ */
 const char *fix_recheck_detail(const struct fix *fix);
 
 /* The latest fix of a signal (finding_id 0) or of a finding (signal_id 0); RL_ENOTFOUND when none. */
