@@ -32,6 +32,7 @@
 	X(REQ_PREV,         "Diff",     "Previous hunk, or previous match after a search", 'N') \
 	X(REQ_NEXT_FILE,    "Diff",     "Next file",                           ']') \
 	X(REQ_PREV_FILE,    "Diff",     "Previous file",                       '[') \
+	X(REQ_RELOAD,       "Diff",     "Read the diff again (changes are also seen as they happen)", KEY_F(5)) \
 	X(REQ_ENTER,        "Panes",    "Open the selected file's diff, or a finding's line", '\n', '\r', KEY_ENTER) \
 	X(REQ_SWITCH_PANE,  "Panes",    "Go to the next pane",                 KEY_TAB) \
 	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \

@@ -5,6 +5,7 @@
 #include "repo.h"
 #include "script.h"
 #include "status.h"
+#include "watch.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -140,19 +141,17 @@ static void focus_keep(struct tui *tui)
 		      n > 1 && tui->focus != &tui->views[VIEW_FILES] ? list[1] : list[0]);
 }
 
-void tui_diff_reload(struct tui *tui, const char *path, int line)
+/* Show a diff made again: path (NULL: the file shown) at line. */
+static void diff_adopt(struct tui *tui, struct diff *diff, const char *path, int line, int row)
 {
-	struct diff *diff = NULL, **grown;
+	struct diff **grown;
 	char *keep = NULL;
 	long index;
 
 	if (!path && tui->file < tui->diff->nfiles)
 		path = tui->diff->files[tui->file].path;
-	if (path && !(keep = strdup(path)))
-		return;
-	if (repo_diff(&diff, tui->repo, tui->target) < 0 ||
+	if ((path && !(keep = strdup(path))) ||
 	    !(grown = realloc(tui->diffs, (tui->ndiffs + 1) * sizeof(*grown)))) {
-		tui_message(tui, true, "The file changed, but the diff cannot be read again: %s", error_message());
 		diff_free(diff);
 		free(keep);
 		return;
@@ -170,12 +169,41 @@ void tui_diff_reload(struct tui *tui, const char *path, int line)
 	tui->views[VIEW_FILES].lineno = tui->views[VIEW_FILES].offset = 0;
 	if (diff->nfiles)
 		view_select(&tui->views[VIEW_FILES], tui->file);
-	if (index >= 0 && line > 0)
+	if (index >= 0 && line > 0) {
 		tui->goto_line = line;
+		tui->goto_row = row;
+	}
 	free(keep);
+	watch_reset(tui->watch);
 	tui_layout(tui);
 	focus_keep(tui);
 	redraw_all(tui);
+}
+
+void tui_diff_reload(struct tui *tui, const char *path, int line)
+{
+	struct diff *diff = NULL;
+
+	if (repo_diff(&diff, tui->repo, tui->target) < 0) {
+		tui_message(tui, true, "The file changed, but the diff cannot be read again: %s", error_message());
+		diff_free(diff);
+		return;
+	}
+	diff_adopt(tui, diff, path, line, 0);
+}
+
+int tui_diff_refresh(struct tui *tui, struct diff *diff)
+{
+	int row = 0, line = diff_view_place(&tui->views[VIEW_DIFF], &row);
+
+	if (!diff && repo_diff(&diff, tui->repo, tui->target) < 0) {
+		tui_message(tui, true, "The working tree changed, but the diff cannot be read again: %s",
+			    error_message());
+		diff_free(diff);
+		return -1;
+	}
+	diff_adopt(tui, diff, NULL, line, line > 0 ? row + 1 : 0);
+	return 0;
 }
 
 void tui_show_line(struct tui *tui, const char *path, int line)
@@ -469,6 +497,19 @@ static void fix_finding(struct tui *tui)
 	tui_set_focus(tui, &tui->views[VIEW_FIX]);
 }
 
+/* c: a diff whose files changed since it was read is read again first, and the user told. */
+static void check_start_fresh(struct tui *tui)
+{
+	bool stale = watch_stale(tui->watch) && tui_diff_refresh(tui, NULL) == 0;
+
+	if (review_start(&tui->review) < 0)
+		return;
+	tui_layout(tui);
+	redraw_all(tui);
+	if (stale)
+		tui_message(tui, false, "Files changed since the diff was read: the check is of the diff read again");
+}
+
 static bool global_request(struct tui *tui, struct view *view, enum request request)
 {
 	switch (request) {
@@ -497,10 +538,12 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 			focus_next(tui);
 		return true;
 	case REQ_CHECK:
-		if (review_start(&tui->review) == 0) {
-			tui_layout(tui);
-			redraw_all(tui);
-		}
+		check_start_fresh(tui);
+		return true;
+	case REQ_RELOAD:
+		if (tui_diff_refresh(tui, NULL) == 0)
+			tui_message(tui, false, "The diff is read again (%zu file%s)", tui->diff->nfiles,
+				    tui->diff->nfiles == 1 ? "" : "s");
 		return true;
 	case REQ_RETRY:
 		review_retry(&tui->review);
@@ -886,6 +929,11 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 		tui.input = loop_add(&tui.loop, &input);
 	tui.counter = loop_add(&tui.loop, &counter);
 	loop_wake(tui.counter);
+	if (watch_new(&tui.watch, &tui) == 0) {
+		struct loop_source watcher = watch_source(tui.watch);
+
+		loop_add(&tui.loop, &watcher);
+	}
 	if (options && options->check && review_start(&tui.review) == 0)
 		tui_layout(&tui);
 	run_loop(&tui);
@@ -897,6 +945,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	/* Fixes first: a fix cancelled on the way out is stored as such. */
 	fixes_release(&tui.fixes);
 	review_release(&tui.review);
+	watch_free(tui.watch);
 	for (i = 0; i < (int)tui.ndiffs; i++)
 		diff_free(tui.diffs[i]);
 	free(tui.diffs);
