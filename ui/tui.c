@@ -393,6 +393,24 @@ static void note_done(struct tui *tui, const char *note)
 			    (long long)f->id);
 }
 
+/*
+ * Search the view; a match reached by going past the end (or the start)
+ * says so, as less, vim and tig do. The diff pane's place is a file and a line.
+ */
+static bool search_step(struct tui *tui, struct view *view, int direction)
+{
+	bool diff = view == &tui->views[VIEW_DIFF];
+	size_t file = diff ? tui->file : 0, line = view->lineno;
+
+	if (!view_search(view, direction))
+		return false;
+	if (diff && tui->file != file ? (direction > 0) == (tui->file < file) :
+	    direction > 0 ? view->lineno <= line : view->lineno >= line)
+		tui_message(tui, false, direction > 0 ? "search hit BOTTOM, continuing at TOP" :
+			    "search hit TOP, continuing at BOTTOM");
+	return true;
+}
+
 static void search_run(struct tui *tui, const char *needle)
 {
 	struct view *view = active_view(tui);
@@ -407,7 +425,7 @@ static void search_run(struct tui *tui, const char *needle)
 	view_dirty(&tui->views[VIEW_DIFF]);
 	if (!tui->search.active)
 		return;
-	if (!view_search(view, 1)) {
+	if (!search_step(tui, view, 1)) {
 		tui_message(tui, true, "No match for '%s'", needle);
 		tui->search.active = false;
 	}
@@ -618,7 +636,7 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 		/* Without a search, n and N move by hunks from the files pane too. */
 		if (!tui->search.active && view == &tui->views[VIEW_FILES])
 			return tui->views[VIEW_DIFF].ops->request(&tui->views[VIEW_DIFF], request);
-		if (tui->search.active && !view_search(view, request == REQ_NEXT ? 1 : -1))
+		if (tui->search.active && !search_step(tui, view, request == REQ_NEXT ? 1 : -1))
 			tui_message(tui, true, "No match for '%s'", tui->search.needle);
 		return tui->search.active;
 	case REQ_REDRAW:
