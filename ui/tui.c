@@ -237,13 +237,19 @@ void tui_open_file(struct tui *tui, size_t index)
 	view_dirty(&tui->views[VIEW_DIFF]);
 }
 
+/* A review's four panes side by side need 100 columns; below, they are stacked. */
+static bool side_by_side(const struct tui *tui)
+{
+	return COLS >= (lower_shown(tui) ? 100 : 70);
+}
+
 /* The line between the panes side by side: no window covers it. */
 static void separator_draw(struct tui *tui)
 {
 	const struct view *files = &tui->views[VIEW_FILES];
 	int y, x = files->width;
 
-	if (tui->overlay || (diff_empty(tui) && !lower_shown(tui)) || COLS < 70)
+	if (tui->overlay || (diff_empty(tui) && !lower_shown(tui)) || !side_by_side(tui))
 		return;
 	for (y = 0; y < LINES - 1; y++) {
 		wmove(stdscr, y, x);
@@ -300,7 +306,7 @@ void tui_layout(struct tui *tui)
 		full->focused = true;
 		return;
 	}
-	if (cols >= 70) {
+	if (side_by_side(tui)) {
 		/* Findings need more room than file names. */
 		files_w = cols * (review ? 42 : 30) / 100;
 		files_w = files_w < 24 ? 24 : files_w > (review ? 72 : 50) ? (review ? 72 : 50) : files_w;
