@@ -220,6 +220,18 @@ void tui_show_line(struct tui *tui, const char *path, int line)
 	tui_set_focus(tui, &tui->views[VIEW_DIFF]);
 }
 
+void tui_peek_line(struct tui *tui, const char *path, int line)
+{
+	long index = path ? diff_find_file(tui->diff, path) : -1;
+
+	if (index < 0)
+		return;
+	tui_open_file(tui, (size_t)index);
+	tui->goto_line = line > 0 ? line : 1;
+	tui->goto_row = 0;
+	view_dirty(&tui->views[VIEW_DIFF]);
+}
+
 void tui_overlay(struct tui *tui, struct view *view)
 {
 	tui->overlay = view;

@@ -136,6 +136,8 @@ int tui_diff_refresh(struct tui *tui, struct diff *diff);
 int diff_view_place(struct view *view, int *row);
 /* Show a file's line in the diff pane (a finding's place), focusing it. */
 void tui_show_line(struct tui *tui, const char *path, int line);
+/* The same without the focus: the diff pane follows a selection (a signal); nothing when not in the diff. */
+void tui_peek_line(struct tui *tui, const char *path, int line);
 /* Ask for text in the status bar (a note), then call the handler. */
 void tui_prompt_note(struct tui *tui, const struct finding *finding);
 

@@ -175,6 +175,8 @@ static void signals_selected(struct view *view)
 
 	sv->selected = s ? s->id : 0;
 	view_dirty(&view->tui->views[VIEW_FIX]);
+	if (s && view->focused)
+		tui_peek_line(view->tui, s->file, s->line);
 }
 
 static bool signals_matches(struct view *view, size_t line, const char *needle, bool icase)
