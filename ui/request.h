@@ -33,12 +33,14 @@
 	X(REQ_NEXT_FILE,    "Diff",     "Next file",                           ']') \
 	X(REQ_PREV_FILE,    "Diff",     "Previous file",                       '[') \
 	X(REQ_RELOAD,       "Diff",     "Read the diff again (changes are also seen as they happen)", KEY_F(5)) \
+	X(REQ_EDIT,         "Diff",     "Open the file at the line in $VISUAL or $EDITOR", 'e') \
 	X(REQ_ENTER,        "Panes",    "Open the selected file's diff, or a finding's line", '\n', '\r', KEY_ENTER) \
 	X(REQ_SWITCH_PANE,  "Panes",    "Go to the next pane",                 KEY_TAB) \
 	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \
 	X(REQ_RETRY,        "Review",   "Run again the rules that failed or timed out", 'R') \
 	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
 	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings", 'v') \
+	X(REQ_COPY,         "Review",   "Copy the finding as Markdown (to the clipboard, OSC 52)", 'y') \
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
 	X(REQ_ACCEPT,       "Review",   "Accept the finding; in the signals or fix pane, apply the fix", 'a') \
 	X(REQ_REJECT,       "Review",   "Reject the finding; in the signals or fix pane, reject the fix", 'x') \

@@ -5,6 +5,7 @@
 #include "repo.h"
 #include "script.h"
 #include "status.h"
+#include "outside.h"
 #include "watch.h"
 
 #include <stdarg.h>
@@ -381,6 +382,11 @@ static void redraw_all(struct tui *tui)
 	tui->status_dirty = true;
 }
 
+void tui_redraw(struct tui *tui)
+{
+	redraw_all(tui);
+}
+
 static void prompt_start(struct tui *tui, enum prompt_kind kind)
 {
 	tui->prompting = true;
@@ -575,6 +581,12 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 		return true;
 	case REQ_CHECK:
 		check_start_fresh(tui);
+		return true;
+	case REQ_EDIT:
+		outside_edit(tui);
+		return true;
+	case REQ_COPY:
+		outside_copy(tui);
 		return true;
 	case REQ_RELOAD:
 		if (tui_diff_refresh(tui, NULL) == 0)

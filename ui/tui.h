@@ -110,6 +110,8 @@ void tui_message(struct tui *tui, bool error, const char *fmt, ...)
 void tui_key(struct tui *tui, int key);
 /* Redraw what is dirty and update the terminal. */
 void tui_draw(struct tui *tui);
+/* Draw everything again (after another program had the terminal). */
+void tui_redraw(struct tui *tui);
 /* Lay the windows out for the current terminal size. */
 void tui_layout(struct tui *tui);
 void tui_set_focus(struct tui *tui, struct view *view);
