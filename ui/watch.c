@@ -31,6 +31,7 @@ struct watch {
 	int fd;                 /* inotify, or -1 */
 	int *wds;
 	size_t nwds;
+	int git_wd;             /* the git directory's: only its index and HEAD matter */
 	uint64_t stamp;         /* of the diff's files when the diff was made */
 	int64_t due_us;         /* when to look again after events, or 0 */
 	int64_t poll_us;        /* the next stat check without inotify */
@@ -86,18 +87,19 @@ static bool watched(const struct tui *tui)
 }
 
 #ifdef HAVE_INOTIFY
-static void watch_dir(struct watch *w, const char *dir)
+static int watch_dir(struct watch *w, const char *dir)
 {
 	int *grown, wd;
 
 	if (w->nwds == WATCH_MAX_DIRS)
-		return;
+		return -1;
 	wd = inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
 			       IN_DELETE | IN_ONLYDIR);
 	if (wd < 0 || !(grown = realloc(w->wds, (w->nwds + 1) * sizeof(*grown))))
-		return;
+		return -1;
 	w->wds = grown;
 	w->wds[w->nwds++] = wd;
+	return wd;
 }
 
 /* The directories of the diff's files, the top of the tree and the git directory. */
@@ -111,8 +113,7 @@ static void watch_dirs(struct watch *w)
 		inotify_rm_watch(w->fd, w->wds[i]);
 	w->nwds = 0;
 	watch_dir(w, tui->repo->workdir);
-	if (tui->repo->gitdir)
-		watch_dir(w, tui->repo->gitdir);
+	w->git_wd = tui->repo->gitdir ? watch_dir(w, tui->repo->gitdir) : -1;
 	for (i = 0; i < tui->diff->nfiles; i++) {
 		const char *path = tui->diff->files[i].path, *slash = strrchr(path, '/');
 
@@ -132,7 +133,7 @@ static bool name_matters(const struct watch *w, const struct inotify_event *ev)
 	const char *name = ev->len ? ev->name : "";
 	size_t len = strlen(name);
 
-	if (w->nwds > 1 && ev->wd == w->wds[1] && w->tui->repo->gitdir)
+	if (ev->wd == w->git_wd)
 		return !strcmp(name, "index") || !strcmp(name, "HEAD");
 	if (!len || name[len - 1] == '~' || !strncmp(name, ".#", 2) || !strcmp(name, "4913"))
 		return false;
