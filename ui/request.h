@@ -44,11 +44,11 @@
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
 	X(REQ_ACCEPT,       "Review",   "Accept the finding; in the signals or fix pane, apply the fix", 'a') \
 	X(REQ_REJECT,       "Review",   "Reject the finding; in the signals or fix pane, reject the fix", 'x') \
+	X(REQ_DEPS,         "Review",   "Dependencies: bumps, advisories, merge confidence", 'D') \
 	X(REQ_SIGNALS,      "Fixes",    "Signals: linter diagnostics and their fixes (again: back)", 's') \
 	X(REQ_LINT,         "Fixes",    "Run the installed linters on the changed files", 'L') \
 	X(REQ_FIX_FINDING,  "Fixes",    "Ask for a fix of the finding (Enter does for a signal)", 'F') \
 	X(REQ_UNDO,         "Fixes",    "Undo the fix shown (an applied one)", 'u') \
-	X(REQ_DEPS,         "Review",   "Dependencies: bumps, advisories, merge confidence", 'D') \
 	X(REQ_HISTORY,      "History",  "History: checks, their violations and fixes", 'H') \
 	X(REQ_STATS,        "History",  "Statistics: time to fix, fix types, rules", 'S') \
 	X(REQ_BACK,         "History",  "Back a level in history",             KEY_BACKSPACE, 127, KEY_CTRL('h')) \
