@@ -10,6 +10,7 @@
 #include "utf8.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -57,25 +58,37 @@ static const char *editor(void)
 static int editor_run(const char *path, int line, int *status)
 {
 	struct buf command = BUF_INIT;
+	void (*old_int)(int), (*old_quit)(int);
 	char plus[24];
-	pid_t pid;
+	pid_t pid, got;
+	int error;
 
 	snprintf(plus, sizeof(plus), "+%d", line > 0 ? line : 1);
 	if (buf_printf(&command, "%s \"$@\"", editor()) < 0)
 		return error_nomem();
+	/* A Ctrl-C in the editor is the editor's, as git has it. */
+	old_int = signal(SIGINT, SIG_IGN);
+	old_quit = signal(SIGQUIT, SIG_IGN);
 	if ((pid = fork()) < 0) {
+		error = errno;
+		signal(SIGINT, old_int);
+		signal(SIGQUIT, old_quit);
 		buf_release(&command);
-		return error_set(RL_ERROR, "cannot start the editor: %s", strerror(errno));
+		return error_set(RL_ERROR, "cannot start the editor: %s", strerror(error));
 	}
 	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		execl("/bin/sh", "sh", "-c", command.ptr, editor(), plus, path, (char *)NULL);
 		_exit(127);
 	}
 	buf_release(&command);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return error_set(RL_ERROR, "the editor: %s", strerror(errno));
-	return 0;
+	while ((got = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	error = got < 0 ? errno : 0;
+	signal(SIGINT, old_int);
+	signal(SIGQUIT, old_quit);
+	return error ? error_set(RL_ERROR, "the editor: %s", strerror(error)) : 0;
 }
 
 void outside_edit(struct tui *tui)
