@@ -193,6 +193,20 @@ int draw_str_cut(WINDOW *win, int width, const char *s, attr_t attrs)
 		draw_str(win, 1, utf8_locale() ? "\xe2\x80\xa6" : "~", attrs);
 }
 
+int draw_str_mid(WINDOW *win, int width, const char *s, attr_t attrs)
+{
+	size_t len = strlen(s);
+	int head;
+
+	if (width < 5 || text_width(s, len) <= width)
+		return draw_str_cut(win, width, s, attrs);
+	/* The start and the end say most of an id: "debug-l…python". */
+	head = width / 2;
+	head = draw_str(win, head, s, attrs);
+	head += draw_str(win, 1, utf8_locale() ? "\xe2\x80\xa6" : "~", attrs);
+	return head + draw_str(win, width - head, s + text_tail(s, len, width - head), attrs);
+}
+
 void draw_fill(WINDOW *win, int width, attr_t attrs)
 {
 	struct run run = { .win = win };

@@ -31,6 +31,8 @@ int draw_text(WINDOW *win, int width, int skip, const char *s, size_t len,
 int draw_str(WINDOW *win, int width, const char *s, attr_t attrs);
 /* Same, ending with an ellipsis when s is cut (titles, the status bar). */
 int draw_str_cut(WINDOW *win, int width, const char *s, attr_t attrs);
+/* Same, cut in the middle (rule ids, paths: their start and end are kept). */
+int draw_str_mid(WINDOW *win, int width, const char *s, attr_t attrs);
 /* Fill width columns with spaces. */
 void draw_fill(WINDOW *win, int width, attr_t attrs);
 /* A spinner's frame after ms milliseconds (braille dots, or |/-\ without UTF-8). */

@@ -32,21 +32,24 @@
 	X(REQ_PREV,         "Diff",     "Previous hunk, or previous match after a search", 'N') \
 	X(REQ_NEXT_FILE,    "Diff",     "Next file",                           ']') \
 	X(REQ_PREV_FILE,    "Diff",     "Previous file",                       '[') \
+	X(REQ_RELOAD,       "Diff",     "Read the diff again (changes are also seen as they happen)", KEY_F(5)) \
+	X(REQ_EDIT,         "Diff",     "Open the file at the line in $VISUAL or $EDITOR", 'e') \
 	X(REQ_ENTER,        "Panes",    "Open the selected file's diff, or a finding's line", '\n', '\r', KEY_ENTER) \
 	X(REQ_SWITCH_PANE,  "Panes",    "Go to the next pane",                 KEY_TAB) \
 	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \
 	X(REQ_RETRY,        "Review",   "Run again the rules that failed or timed out", 'R') \
 	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
 	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings, or all signals", 'v') \
+	X(REQ_COPY,         "Review",   "Copy the finding as Markdown (to the clipboard, OSC 52)", 'y') \
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \
 	X(REQ_ACCEPT,       "Review",   "Accept the finding; in the signals or fix pane, apply the fix", 'a') \
 	X(REQ_REJECT,       "Review",   "Reject the finding; in the signals or fix pane, reject the fix", 'x') \
+	X(REQ_DEPS,         "Review",   "Dependencies: bumps, advisories, merge confidence", 'D') \
 	X(REQ_SIGNALS,      "Fixes",    "Signals: linter diagnostics and their fixes (again: back)", 's') \
 	X(REQ_LINT,         "Fixes",    "Run the installed linters on the changed files", 'L') \
 	X(REQ_FIX_FINDING,  "Fixes",    "Ask for a fix of the finding (Enter does for a signal)", 'F') \
 	X(REQ_UNDO,         "Fixes",    "Undo the fix shown, else the one applied last", 'u') \
 	X(REQ_APPLIED,      "Fixes",    "Applied fixes of every session: pick one to undo", 'U') \
-	X(REQ_DEPS,         "Review",   "Dependencies: bumps, advisories, merge confidence", 'D') \
 	X(REQ_HISTORY,      "History",  "History: checks, their violations and fixes", 'H') \
 	X(REQ_STATS,        "History",  "Statistics: time to fix, fix types, rules", 'S') \
 	X(REQ_BACK,         "History",  "Back a level in history",             KEY_BACKSPACE, 127, KEY_CTRL('h')) \

@@ -16,6 +16,7 @@ struct script {
 	struct buf text;
 	size_t pos;
 	size_t lineno;
+	unsigned serial;        /* the diff's when a file was last written (wait-reload) */
 };
 
 int script_load(struct script **out, const char *path)
@@ -110,6 +111,8 @@ static bool rule_settled(struct tui *tui, const char *id)
 
 static bool condition(struct tui *tui, const char *what, const char *arg)
 {
+	if (!strcmp(what, "wait-reload"))
+		return tui->diff_serial != tui->script->serial;
 	if (!strcmp(what, "wait-rule"))
 		return rule_settled(tui, arg);
 	if (!strcmp(what, "wait-check"))
@@ -141,6 +144,29 @@ static void run_until(struct script *script, struct tui *tui, const char *what, 
 		script_fail(script, tui, "timed out waiting");
 }
 
+/*
+ * append PATH TEXT: a line added to a file of the working tree, as an
+ * editor in another terminal would; wait-reload then waits for the UI to
+ * read the diff again.
+ */
+static void append_line(struct script *script, struct tui *tui, const char *arg)
+{
+	const char *text = strchr(arg, ' ');
+	char path[1024];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%.*s", text ? (int)(text - arg) : (int)strlen(arg), arg);
+	script->serial = tui->diff_serial;
+	if (!(fp = fopen(path, "a")) || fprintf(fp, "%s\n", text ? text + 1 : "") < 0) {
+		if (fp)
+			fclose(fp);
+		script_fail(script, tui, "cannot append to the file");
+		return;
+	}
+	if (fclose(fp) != 0)
+		script_fail(script, tui, "cannot append to the file");
+}
+
 static void run_command(struct script *script, struct tui *tui, const char *s, size_t len)
 {
 	char cmd[64] = "", arg[1024] = "";
@@ -163,11 +189,16 @@ static void run_command(struct script *script, struct tui *tui, const char *s, s
 	} else if (!strcmp(cmd, "wait-check") || !strcmp(cmd, "wait-fixes") || !strcmp(cmd, "wait-fix") ||
 		   !strcmp(cmd, "wait-lint")) {
 		run_until(script, tui, cmd, arg, 0);
+	} else if (!strcmp(cmd, "append") && *arg) {
+		append_line(script, tui, arg);
+	} else if (!strcmp(cmd, "wait-reload")) {
+		run_until(script, tui, cmd, arg, 0);
 	} else if (!strcmp(cmd, "sleep") && atoi(arg) > 0) {
 		run_until(script, tui, NULL, NULL, atoi(arg));
 	} else {
 		script_fail(script, tui, "unknown script command (save-display, save-attrs, resize, "
-			    "wait-rule ID, wait-check, wait-fixes, wait-fix, wait-lint, sleep MS)");
+			    "wait-rule ID, wait-check, wait-fixes, wait-fix, wait-lint, sleep MS, "
+			    "append PATH TEXT, wait-reload)");
 	}
 }
 

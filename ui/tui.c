@@ -5,6 +5,8 @@
 #include "repo.h"
 #include "script.h"
 #include "status.h"
+#include "outside.h"
+#include "watch.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,14 +117,35 @@ void tui_set_focus(struct tui *tui, struct view *view)
 		view_dirty(list[i]);
 }
 
+/* The main keys of a pane, said in the status bar when Tab goes to it (as lazygit shows them). */
+static const char *pane_keys(const struct tui *tui, const struct view *view)
+{
+	if (view == &tui->views[VIEW_FILES])
+		return "Files: Enter diff  ] [ next/prev  c check  s signals  / search  ? help";
+	if (view == &tui->views[VIEW_DIFF])
+		return "Diff: n N hunks  ] [ files  e edit  F5 reload  c check  / search";
+	if (view == &tui->views[VIEW_FINDINGS])
+		return "Findings: Enter line  a accept  x reject  f false positive  y copy  F fix";
+	if (view == &tui->views[VIEW_EVIDENCE])
+		return "Evidence: j k scroll  a x f judge the finding  y copy  F fix";
+	if (view == &tui->views[VIEW_SIGNALS])
+		return "Signals: Enter ask a fix  a x apply/reject  u undo  v all  L lint  e edit";
+	if (view == &tui->views[VIEW_FIX])
+		return "Fix: a apply  x reject  u undo  Esc close";
+	return NULL;
+}
+
 static void focus_next(struct tui *tui)
 {
 	struct view *list[4];
 	size_t i, n = panes(tui, list);
+	const char *keys;
 
 	for (i = 0; i < n && list[i] != tui->focus; i++)
 		;
 	tui_set_focus(tui, list[(i + 1) % n]);
+	if ((keys = pane_keys(tui, tui->focus)))
+		tui_message(tui, false, "%s", keys);
 }
 
 static void redraw_all(struct tui *tui);
@@ -140,19 +163,17 @@ static void focus_keep(struct tui *tui)
 		      n > 1 && tui->focus != &tui->views[VIEW_FILES] ? list[1] : list[0]);
 }
 
-void tui_diff_reload(struct tui *tui, const char *path, int line)
+/* Show a diff made again: path (NULL: the file shown) at line. */
+static void diff_adopt(struct tui *tui, struct diff *diff, const char *path, int line, int row)
 {
-	struct diff *diff = NULL, **grown;
+	struct diff **grown;
 	char *keep = NULL;
 	long index;
 
 	if (!path && tui->file < tui->diff->nfiles)
 		path = tui->diff->files[tui->file].path;
-	if (path && !(keep = strdup(path)))
-		return;
-	if (repo_diff(&diff, tui->repo, tui->target) < 0 ||
+	if ((path && !(keep = strdup(path))) ||
 	    !(grown = realloc(tui->diffs, (tui->ndiffs + 1) * sizeof(*grown)))) {
-		tui_message(tui, true, "The file changed, but the diff cannot be read again: %s", error_message());
 		diff_free(diff);
 		free(keep);
 		return;
@@ -170,12 +191,41 @@ void tui_diff_reload(struct tui *tui, const char *path, int line)
 	tui->views[VIEW_FILES].lineno = tui->views[VIEW_FILES].offset = 0;
 	if (diff->nfiles)
 		view_select(&tui->views[VIEW_FILES], tui->file);
-	if (index >= 0 && line > 0)
+	if (index >= 0 && line > 0) {
 		tui->goto_line = line;
+		tui->goto_row = row;
+	}
 	free(keep);
+	watch_reset(tui->watch);
 	tui_layout(tui);
 	focus_keep(tui);
 	redraw_all(tui);
+}
+
+void tui_diff_reload(struct tui *tui, const char *path, int line)
+{
+	struct diff *diff = NULL;
+
+	if (repo_diff(&diff, tui->repo, tui->target) < 0) {
+		tui_message(tui, true, "The file changed, but the diff cannot be read again: %s", error_message());
+		diff_free(diff);
+		return;
+	}
+	diff_adopt(tui, diff, path, line, 0);
+}
+
+int tui_diff_refresh(struct tui *tui, struct diff *diff)
+{
+	int row = 0, line = diff_view_place(&tui->views[VIEW_DIFF], &row);
+
+	if (!diff && repo_diff(&diff, tui->repo, tui->target) < 0) {
+		tui_message(tui, true, "The working tree changed, but the diff cannot be read again: %s",
+			    error_message());
+		diff_free(diff);
+		return -1;
+	}
+	diff_adopt(tui, diff, NULL, line, line > 0 ? row + 1 : 0);
+	return 0;
 }
 
 void tui_show_line(struct tui *tui, const char *path, int line)
@@ -190,6 +240,18 @@ void tui_show_line(struct tui *tui, const char *path, int line)
 	tui->goto_line = line > 0 ? line : 1;
 	view_dirty(&tui->views[VIEW_DIFF]);
 	tui_set_focus(tui, &tui->views[VIEW_DIFF]);
+}
+
+void tui_peek_line(struct tui *tui, const char *path, int line)
+{
+	long index = path ? diff_find_file(tui->diff, path) : -1;
+
+	if (index < 0)
+		return;
+	tui_open_file(tui, (size_t)index);
+	tui->goto_line = line > 0 ? line : 1;
+	tui->goto_row = 0;
+	view_dirty(&tui->views[VIEW_DIFF]);
 }
 
 void tui_overlay(struct tui *tui, struct view *view)
@@ -209,13 +271,19 @@ void tui_open_file(struct tui *tui, size_t index)
 	view_dirty(&tui->views[VIEW_DIFF]);
 }
 
+/* A review's four panes side by side need 100 columns; below, they are stacked. */
+static bool side_by_side(const struct tui *tui)
+{
+	return COLS >= (lower_shown(tui) ? 100 : 70);
+}
+
 /* The line between the panes side by side: no window covers it. */
 static void separator_draw(struct tui *tui)
 {
 	const struct view *files = &tui->views[VIEW_FILES];
 	int y, x = files->width;
 
-	if (tui->overlay || (diff_empty(tui) && !lower_shown(tui)) || COLS < 70)
+	if (tui->overlay || (diff_empty(tui) && !lower_shown(tui)) || !side_by_side(tui))
 		return;
 	for (y = 0; y < LINES - 1; y++) {
 		wmove(stdscr, y, x);
@@ -272,7 +340,7 @@ void tui_layout(struct tui *tui)
 		full->focused = true;
 		return;
 	}
-	if (cols >= 70) {
+	if (side_by_side(tui)) {
 		/* Findings need more room than file names. */
 		files_w = cols * (review ? 42 : 30) / 100;
 		files_w = files_w < 24 ? 24 : files_w > (review ? 72 : 50) ? (review ? 72 : 50) : files_w;
@@ -335,6 +403,11 @@ static void redraw_all(struct tui *tui)
 	tui->status_dirty = true;
 }
 
+void tui_redraw(struct tui *tui)
+{
+	redraw_all(tui);
+}
+
 static void prompt_start(struct tui *tui, enum prompt_kind kind)
 {
 	tui->prompting = true;
@@ -365,6 +438,24 @@ static void note_done(struct tui *tui, const char *note)
 			    (long long)f->id);
 }
 
+/*
+ * Search the view; a match reached by going past the end (or the start)
+ * says so, as less, vim and tig do. The diff pane's place is a file and a line.
+ */
+static bool search_step(struct tui *tui, struct view *view, int direction)
+{
+	bool diff = view == &tui->views[VIEW_DIFF];
+	size_t file = diff ? tui->file : 0, line = view->lineno;
+
+	if (!view_search(view, direction))
+		return false;
+	if (diff && tui->file != file ? (direction > 0) == (tui->file < file) :
+	    direction > 0 ? view->lineno <= line : view->lineno >= line)
+		tui_message(tui, false, direction > 0 ? "search hit BOTTOM, continuing at TOP" :
+			    "search hit TOP, continuing at BOTTOM");
+	return true;
+}
+
 static void search_run(struct tui *tui, const char *needle)
 {
 	struct view *view = active_view(tui);
@@ -379,7 +470,7 @@ static void search_run(struct tui *tui, const char *needle)
 	view_dirty(&tui->views[VIEW_DIFF]);
 	if (!tui->search.active)
 		return;
-	if (!view_search(view, 1)) {
+	if (!search_step(tui, view, 1)) {
 		tui_message(tui, true, "No match for '%s'", needle);
 		tui->search.active = false;
 	}
@@ -469,6 +560,19 @@ static void fix_finding(struct tui *tui)
 	tui_set_focus(tui, &tui->views[VIEW_FIX]);
 }
 
+/* c: a diff whose files changed since it was read is read again first, and the user told. */
+static void check_start_fresh(struct tui *tui)
+{
+	bool stale = watch_stale(tui->watch) && tui_diff_refresh(tui, NULL) == 0;
+
+	if (review_start(&tui->review) < 0)
+		return;
+	tui_layout(tui);
+	redraw_all(tui);
+	if (stale)
+		tui_message(tui, false, "Files changed since the diff was read: the check is of the diff read again");
+}
+
 static bool global_request(struct tui *tui, struct view *view, enum request request)
 {
 	switch (request) {
@@ -500,10 +604,18 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 			focus_next(tui);
 		return true;
 	case REQ_CHECK:
-		if (review_start(&tui->review) == 0) {
-			tui_layout(tui);
-			redraw_all(tui);
-		}
+		check_start_fresh(tui);
+		return true;
+	case REQ_EDIT:
+		outside_edit(tui);
+		return true;
+	case REQ_COPY:
+		outside_copy(tui);
+		return true;
+	case REQ_RELOAD:
+		if (tui_diff_refresh(tui, NULL) == 0)
+			tui_message(tui, false, "The diff is read again (%zu file%s)", tui->diff->nfiles,
+				    tui->diff->nfiles == 1 ? "" : "s");
 		return true;
 	case REQ_RETRY:
 		review_retry(&tui->review);
@@ -578,7 +690,7 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 		/* Without a search, n and N move by hunks from the files pane too. */
 		if (!tui->search.active && view == &tui->views[VIEW_FILES])
 			return tui->views[VIEW_DIFF].ops->request(&tui->views[VIEW_DIFF], request);
-		if (tui->search.active && !view_search(view, request == REQ_NEXT ? 1 : -1))
+		if (tui->search.active && !search_step(tui, view, request == REQ_NEXT ? 1 : -1))
 			tui_message(tui, true, "No match for '%s'", tui->search.needle);
 		return tui->search.active;
 	case REQ_REDRAW:
@@ -889,6 +1001,11 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 		tui.input = loop_add(&tui.loop, &input);
 	tui.counter = loop_add(&tui.loop, &counter);
 	loop_wake(tui.counter);
+	if (watch_new(&tui.watch, &tui) == 0) {
+		struct loop_source watcher = watch_source(tui.watch);
+
+		loop_add(&tui.loop, &watcher);
+	}
 	if (options && options->check && review_start(&tui.review) == 0)
 		tui_layout(&tui);
 	run_loop(&tui);
@@ -900,6 +1017,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	/* Fixes first: a fix cancelled on the way out is stored as such. */
 	fixes_release(&tui.fixes);
 	review_release(&tui.review);
+	watch_free(tui.watch);
 	for (i = 0; i < (int)tui.ndiffs; i++)
 		diff_free(tui.diffs[i]);
 	free(tui.diffs);

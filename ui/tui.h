@@ -70,11 +70,13 @@ struct tui {
 	int exit_status;        /* what tui_run returns (2 when a script failed) */
 	size_t file;            /* the file shown in the diff pane */
 	int goto_line;          /* a new line for the diff pane to show next, or 0 */
+	int goto_row;           /* the screen row to show it on, plus 1 (0: a third down) */
 	size_t counted;         /* background counting: next file to count */
 	struct search search;
 	struct loop loop;
 	struct loop_source *input;
 	struct loop_source *counter;
+	struct watch *watch;    /* of the working tree (watch.c) */
 	struct script *script;
 	/* The status bar's transient message and the search prompt. */
 	char message[512];
@@ -109,6 +111,8 @@ void tui_message(struct tui *tui, bool error, const char *fmt, ...)
 void tui_key(struct tui *tui, int key);
 /* Redraw what is dirty and update the terminal. */
 void tui_draw(struct tui *tui);
+/* Draw everything again (after another program had the terminal). */
+void tui_redraw(struct tui *tui);
 /* Lay the windows out for the current terminal size. */
 void tui_layout(struct tui *tui);
 void tui_set_focus(struct tui *tui, struct view *view);
@@ -125,8 +129,18 @@ bool tui_fix_shown(const struct tui *tui);
  * again and the diff pane shows path (NULL: the file it shows) at line.
  */
 void tui_diff_reload(struct tui *tui, const char *path, int line);
+/*
+ * The working tree changed under the UI (an editor): the diff is made again
+ * (diff: one already made, or NULL) and the diff pane keeps its place, the
+ * same file and the nearest line.
+ */
+int tui_diff_refresh(struct tui *tui, struct diff *diff);
+/* The new-side line at the diff pane's cursor (0: none) and its screen row. */
+int diff_view_place(struct view *view, int *row);
 /* Show a file's line in the diff pane (a finding's place), focusing it. */
 void tui_show_line(struct tui *tui, const char *path, int line);
+/* The same without the focus: the diff pane follows a selection (a signal); nothing when not in the diff. */
+void tui_peek_line(struct tui *tui, const char *path, int line);
 /* Ask for text in the status bar (a note), then call the handler. */
 void tui_prompt_note(struct tui *tui, const struct finding *finding);
 

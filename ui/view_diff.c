@@ -102,7 +102,7 @@ static void goto_line(struct view *view, int line)
 {
 	struct diff_view *dv = view->data;
 	const struct diff_file *file = &view->tui->diff->files[dv->file];
-	size_t i, best = 0;
+	size_t i, best = 0, row;
 	bool found = false;
 
 	for (i = 0; i < dv->nrows && !found; i++) {
@@ -116,7 +116,31 @@ static void goto_line(struct view *view, int line)
 	if (!found)
 		return;
 	view_select(view, best);
-	view_scroll_to(view, best > (size_t)view->height / 3 ? best - (size_t)view->height / 3 : 0);
+	/* A diff read again keeps the line on its row; a finding's goes a third down. */
+	row = view->tui->goto_row > 0 ? (size_t)view->tui->goto_row - 1 : (size_t)view->height / 3;
+	view_scroll_to(view, best > row ? best - row : 0);
+}
+
+int diff_view_place(struct view *view, int *row)
+{
+	struct diff_view *dv = view->data;
+	const struct tui *tui = view->tui;
+	const struct diff_file *file;
+	size_t i;
+
+	*row = (int)(view->lineno - view->offset);
+	if (!dv->built || dv->file != tui->file || dv->serial != tui->diff_serial ||
+	    dv->file >= tui->diff->nfiles || view->lineno >= dv->nrows || dv->rows[view->lineno].kind == ROW_HEADER)
+		return 0;
+	file = &tui->diff->files[dv->file];
+	/* The cursor's new line, or the next one (a deleted line, a hunk header), or the last before. */
+	for (i = view->lineno; i < dv->nrows; i++)
+		if (dv->rows[i].kind == ROW_LINE && file->lines[dv->rows[i].index].new_lineno > 0)
+			return file->lines[dv->rows[i].index].new_lineno;
+	for (i = view->lineno < dv->nrows ? view->lineno : dv->nrows; i-- > 0;)
+		if (dv->rows[i].kind == ROW_LINE && file->lines[dv->rows[i].index].new_lineno > 0)
+			return file->lines[dv->rows[i].index].new_lineno;
+	return 0;
 }
 
 static void diff_build(struct view *view);
@@ -126,7 +150,7 @@ static void diff_refresh(struct view *view)
 	diff_build(view);
 	if (view->tui->goto_line && view->tui->file < view->tui->diff->nfiles) {
 		goto_line(view, view->tui->goto_line);
-		view->tui->goto_line = 0;
+		view->tui->goto_line = view->tui->goto_row = 0;
 	}
 }
 

@@ -22,6 +22,7 @@ struct evidence_view {
 	struct erow *rows;
 	size_t nrows, alloc;
 	const void *shown;      /* the finding or rule shown, to keep the scroll */
+	int width;              /* of the pane, for wrapping */
 };
 
 static void rows_clear(struct evidence_view *ev)
@@ -50,6 +51,32 @@ static void row_add(struct evidence_view *ev, enum style style, bool code, const
 		ev->nrows++;
 }
 
+/* A line longer than the pane goes on in rows indented by two, broken at spaces. */
+static void line_wrap(struct evidence_view *ev, enum style style, const char *text)
+{
+	const char *p = text;
+	bool more = false;
+
+	while (*p) {
+		size_t len = strlen(p), cut = len, c;
+		int room = ev->width - (more ? 2 : 0), total = text_width(p, len);
+		char row[1100];
+
+		if (room >= 16 && total > room) {
+			cut = text_tail(p, len, total - room);
+			for (c = cut; c > 0 && p[c] != ' '; c--)
+				;
+			cut = c > 0 ? c : cut;
+		}
+		snprintf(row, sizeof(row), "%s%.*s", more ? "  " : "", (int)cut, p);
+		row_add(ev, style, false, row, strlen(row));
+		p += cut;
+		while (*p == ' ')
+			p++;
+		more = true;
+	}
+}
+
 static void line(struct evidence_view *ev, enum style style, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -61,7 +88,7 @@ static void line(struct evidence_view *ev, enum style style, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	row_add(ev, style, false, text, strlen(text));
+	line_wrap(ev, style, text);
 }
 
 /* Prose wrapped at the pane's width, after an indent. */
@@ -219,6 +246,7 @@ static void evidence_prepare(struct view *view)
 		(const void *)check_result(tui->review.check, rule) : NULL;
 
 	rows_clear(ev);
+	ev->width = view->width;
 	if (f)
 		finding_rows(ev, view, f);
 	else if (shown)

@@ -280,6 +280,13 @@ static int draw_part(struct view *view, int used, const char *text, attr_t attrs
 	return used + draw_str(view->win, view->width - used, text, attrs);
 }
 
+static int place_width(int room, const char *place)
+{
+	int w = text_width(place, strlen(place));
+
+	return w <= room / 2 ? w : room / 2 > 10 ? room / 2 : 10;
+}
+
 static void draw_finding(struct view *view, const struct finding *f, bool selected, attr_t cursor)
 {
 	const struct review *r = &view->tui->review;
@@ -289,7 +296,9 @@ static void draw_finding(struct view *view, const struct finding *f, bool select
 	snprintf(sev, sizeof(sev), "  %-8s ", severity_name(f->severity));
 	used = draw_part(view, used, sev, selected ? cursor : theme_attr(severity_style(f->severity)));
 	snprintf(place, sizeof(place), "%s:%d  ", f->file, f->line);
-	used = draw_part(view, used, place, selected ? cursor : theme_attr(STYLE_LINE_NUMBER));
+	/* In a narrow pane the place gives way (its middle goes), not the title. */
+	used += draw_str_mid(view->win, place_width(view->width - used, place), place,
+			     selected ? cursor : theme_attr(STYLE_LINE_NUMBER));
 	used = draw_part(view, used, f->title ? f->title : "", selected ? cursor : theme_attr(STYLE_DEFAULT));
 	if (!f->verified)
 		used = draw_part(view, used, " (unverified)", selected ? cursor : theme_attr(STYLE_RULE_MUTED));
@@ -321,7 +330,7 @@ static void findings_draw_line(struct view *view, size_t line, int row, bool sel
 		int w = fv->id_width < view->width ? fv->id_width : view->width;
 
 		state_text(state, sizeof(state), &view->tui->review, fr->rule, &style);
-		used = draw_str_cut(view->win, w - 1, res->rule->id, selected ? cursor : theme_attr(STYLE_DEFAULT));
+		used = draw_str_mid(view->win, w - 1, res->rule->id, selected ? cursor : theme_attr(STYLE_DEFAULT));
 		draw_fill(view->win, w - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
 		used = w;
 		used += draw_str(view->win, view->width - used, state, selected ? cursor : theme_attr(style));

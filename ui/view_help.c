@@ -16,12 +16,32 @@ struct help_view {
 	int keywidth;
 };
 
+static bool group_seen(const struct request_info *table, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(table[j].group, table[i].group))
+			return true;
+	return false;
+}
+
+static void help_add(struct help_view *hv, const struct request_info *info)
+{
+	struct buf keys = BUF_INIT;
+
+	hv->lines[hv->count++].info = info;
+	request_keys_text(&keys, info);
+	if ((int)keys.len > hv->keywidth)
+		hv->keywidth = (int)keys.len;
+	buf_release(&keys);
+}
+
 static int help_init(struct view *view)
 {
 	struct help_view *hv = calloc(1, sizeof(*hv));
 	const struct request_info *table;
-	const char *group = NULL;
-	size_t n, i;
+	size_t n, i, k;
 
 	if (!hv)
 		return -1;
@@ -30,20 +50,16 @@ static int help_init(struct view *view)
 		free(hv);
 		return -1;
 	}
+	/* Each group once, its keys together, in the order the groups first come. */
 	for (i = 0; i < n; i++) {
-		struct buf keys = BUF_INIT;
-
-		if (!group || strcmp(group, table[i].group)) {
-			if (group)
-				hv->count++;  /* a blank line between groups */
-			group = table[i].group;
-			hv->lines[hv->count++].group = group;
-		}
-		hv->lines[hv->count++].info = &table[i];
-		request_keys_text(&keys, &table[i]);
-		if ((int)keys.len > hv->keywidth)
-			hv->keywidth = (int)keys.len;
-		buf_release(&keys);
+		if (group_seen(table, i))
+			continue;
+		if (hv->count)
+			hv->count++;  /* a blank line between groups */
+		hv->lines[hv->count++].group = table[i].group;
+		for (k = i; k < n; k++)
+			if (!strcmp(table[k].group, table[i].group))
+				help_add(hv, &table[k]);
 	}
 	view->data = hv;
 	view->lines = hv->count;

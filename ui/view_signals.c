@@ -54,16 +54,18 @@ static void signal_row(struct lines *l, struct fixes *fx, size_t index, int plac
 	lines_add(l, STYLE_DEFAULT, "%.*s", (int)strcspn(s->message, "\n"), s->message);
 }
 
-static void empty_row(struct lines *l, const struct fixes *fx)
+/* The hint wraps: at 80 columns the pane is narrower than it. */
+static void empty_row(struct lines *l, const struct fixes *fx, int width)
 {
-	lines_row(l, -1);
-	lines_add(l, STYLE_DEFAULT, " ");
+	char text[160];
+
 	if (fx->signals.count)
-		lines_add(l, STYLE_EMPTY_TITLE, "No signals on the changed lines (v shows all %zu)",
-			  fx->signals.count);
+		snprintf(text, sizeof(text), "No signals on the changed lines (v shows all %zu)",
+			 fx->signals.count);
 	else
-		lines_add(l, STYLE_EMPTY_TITLE, "No signals yet: L runs the linters "
-			  "(revline signals --import FILE reads their output)");
+		snprintf(text, sizeof(text), "No signals yet: L runs the linters "
+			 "(revline signals --import FILE reads their output)");
+	lines_wrap(l, STYLE_EMPTY_TITLE, text, 1, width - 1);
 }
 
 static void signals_prepare(struct view *view)
@@ -77,7 +79,7 @@ static void signals_prepare(struct view *view)
 	for (i = 0; i < fx->nshown; i++)
 		signal_row(&sv->lines, fx, fx->shown[i], place_w);
 	if (!fx->nshown)
-		empty_row(&sv->lines, fx);
+		empty_row(&sv->lines, fx, view->width);
 	view->lines = sv->lines.nrows;
 	/* The cursor stays on its signal when the list changes. */
 	for (i = 0; i < fx->nshown; i++)
@@ -173,6 +175,8 @@ static void signals_selected(struct view *view)
 
 	sv->selected = s ? s->id : 0;
 	view_dirty(&view->tui->views[VIEW_FIX]);
+	if (s && view->focused)
+		tui_peek_line(view->tui, s->file, s->line);
 }
 
 static bool signals_matches(struct view *view, size_t line, const char *needle, bool icase)

@@ -247,7 +247,7 @@ static void stats_draw_line(struct view *view, size_t line, int row, bool select
 
 static void stats_title(struct view *view, struct buf *out)
 {
-	buf_printf(out, "Statistics: %s  (q: close)", view->tui->repo->name);
+	buf_printf(out, "Statistics of repository %s  (q: close)", view->tui->repo->name);
 }
 
 static bool stats_request(struct view *view, enum request request)
