@@ -191,6 +191,9 @@ int check_options_load(struct check_options *options, struct config *config)
 		options->no_reduce = !reduce;
 	else if (error != RL_ENOTFOUND)
 		return error;
+	if ((error = config_get_bool(&options->allow_partial, config, "revline.allowPartial")) < 0 &&
+	    error != RL_ENOTFOUND)
+		return error;
 	if ((error = rules_builtin_load(&options->builtin_rules, config)) < 0)
 		return error;
 	return advisories_load(options, config);
@@ -933,9 +936,19 @@ static int reduce_collect(struct check *c)
 	return error;
 }
 
+/* Rule files too broken to load: each is a rule the check skipped. */
+static size_t rules_broken(const struct check *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->rules.nproblems; i++)
+		n += c->rules.problems[i].fatal;
+	return n;
+}
+
 static const char *final_status(const struct check *c)
 {
-	size_t i, ok = 0, bad = 0, skipped = 0;
+	size_t i, ok = 0, bad = 0, skipped = rules_broken(c);
 
 	if (c->cancelled)
 		return "cancelled";
@@ -949,6 +962,30 @@ static const char *final_status(const struct check *c)
 	if (bad && !ok)
 		return "failed";
 	return bad || skipped ? "partial" : "complete";
+}
+
+size_t check_not_run(const struct check *c, size_t *total)
+{
+	size_t i, n = rules_broken(c);
+
+	*total = c->nstates + n;
+	for (i = 0; i < c->nstates; i++) {
+		enum rule_status s = c->states[i].result.status;
+
+		n += s == RULE_ERROR || s == RULE_TIMEOUT || s == RULE_SKIPPED;
+	}
+	return n;
+}
+
+int check_incomplete_text(struct buf *out, const struct check *c)
+{
+	size_t total, n = check_not_run(c, &total);
+
+	buf_clear(out);
+	if (!n)
+		return 0;
+	return buf_printf(out, "%zu of %zu rule%s did not run: review incomplete", n, total,
+			  total == 1 ? "" : "s");
 }
 
 /*

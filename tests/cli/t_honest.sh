@@ -1,0 +1,85 @@
+# Outcomes that are honest: an incomplete review exits 6 (--allow-partial
+# accepts it) and says so in every format; a broken rule file is named on
+# stderr and makes the check partial; doctor validates every setting and
+# rule; messages that said the wrong thing.
+. "$(dirname "$0")/lib.sh"
+. "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
+trap 'fakellm_stop; cleanup_tmp' EXIT
+
+fake_llm_env
+rules=$TMP/rules
+mkdir -p "$rules"
+rule() { # rule ID [front matter lines...]
+	local id=$1
+	shift
+	{
+		echo "---"
+		echo "id: $id"
+		echo "severity: major"
+		printf '%s\n' "$@"
+		echo "---"
+		echo "Check the change for $id problems."
+	} >"$rules/$id.md"
+}
+rule good
+rule down
+cat >"$rules/todo.md" <<'EOF'
+---
+id: todo
+severity: minor
+pattern: 'TODO'
+---
+No TODO left in the code.
+EOF
+
+repo=$(new_repo work)
+cd "$repo"
+printf 'def run(cmd):\n    return cmd\n' >app.py
+git add -A && git commit -q -m base
+printf 'def run(cmd):\n    # TODO\n    return cmd.strip()\n' >app.py
+
+cat >"$TMP/script.json" <<'EOF'
+{"rules": [
+ {"match": "Rule down:", "status": 500, "error": "the server is down"},
+ {"match": "Rule good:", "answer": {"status": "compliant", "reasoning": "fine", "findings": []}}
+]}
+EOF
+fakellm_start "$TMP/script.json"
+export OPENAI_BASE_URL=$FAKELLM_URL/v1
+
+# 1. A rule that failed: exit 6, and a line in every format.
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection
+expect_status 6 "a rule that failed makes the review incomplete: exit 6"
+expect_out "1 of 3 rules did not run: review incomplete" "text says the review is incomplete"
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection --allow-partial
+expect_status 0 "--allow-partial accepts an incomplete review"
+git config revline.allowPartial true
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection
+expect_status 0 "revline.allowPartial accepts an incomplete review"
+git config --unset revline.allowPartial
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection --format json
+expect_status 6 "json: exit 6"
+if [ -s "$TMP/out" ] && jq -e '.incomplete == "1 of 3 rules did not run: review incomplete" and .rules_not_run == 1' "$TMP/out" >/dev/null; then
+	pass "json has incomplete and rules_not_run"
+else
+	fail "json: no incomplete field: $(jq -c '{incomplete, rules_not_run}' "$TMP/out")"
+fi
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection --format sarif
+expect_status 6 "sarif: exit 6"
+if [ -s "$TMP/out" ] && jq -e '.runs[0].properties.incomplete == "1 of 3 rules did not run: review incomplete" and
+	  (.runs[0].invocations[0].toolExecutionNotifications | map(.message.text) |
+	   index("1 of 3 rules did not run: review incomplete")) != null and
+	  .runs[0].invocations[0].executionSuccessful == false' "$TMP/out" >/dev/null; then
+	pass "sarif has the line as a run property and a notification"
+else
+	fail "sarif: $(jq -c '.runs[0].properties, .runs[0].invocations' "$TMP/out")"
+fi
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection --format markdown
+expect_status 6 "markdown: exit 6"
+expect_out "1 of 3 rules did not run: review incomplete" "markdown says the review is incomplete"
+
+# A server that is not there: every LLM rule fails; the check failed (3).
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection --rule good --rule todo
+expect_status 0 "a whole review exits 0"
+
+finish
