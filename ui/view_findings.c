@@ -112,6 +112,16 @@ static void rules_rows(struct findings_view *fv, struct view *view)
 	}
 }
 
+/* "8 of 14 rules did not run: review incomplete", as check says it. */
+static void incomplete_row(struct findings_view *fv, const struct check *check)
+{
+	struct buf text = BUF_INIT;
+
+	if (check_incomplete_text(&text, check) == 0 && text.len)
+		text_row(fv, STYLE_RULE_FAILED, " %s", text.ptr);
+	buf_release(&text);
+}
+
 static void report_rows(struct findings_view *fv, struct view *view)
 {
 	const struct review *r = &view->tui->review;
@@ -124,6 +134,7 @@ static void report_rows(struct findings_view *fv, struct view *view)
 	}
 	text_row(fv, STYLE_LABEL, " %s, overall %s", rep->synthesized ? "Synthesized report" :
 		 "Merged by revline", rep->overall_severity ? rep->overall_severity : "clean");
+	incomplete_row(fv, r->check);
 	if (rep->summary)
 		wrapped_rows(fv, rep->summary, view->width, STYLE_DEFAULT);
 	if (rep->fallback_reason)
