@@ -82,4 +82,18 @@ expect_out "1 of 3 rules did not run: review incomplete" "markdown says the revi
 run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection --rule good --rule todo
 expect_status 0 "a whole review exits 0"
 
+# 4. A broken rule file: named on stderr, the check partial (exit 6), not complete.
+mkdir -p "$TMP/broken"
+cp "$rules/todo.md" "$TMP/broken/"
+printf -- '---\nid: team\nseverity: blocker\n---\nA team rule.\n' >"$TMP/broken/team.md"
+run check --no-builtin --rules "$TMP/broken" --no-fix-detection
+expect_status 6 "a broken rule file makes the check incomplete"
+if grep -q "^$TMP/broken/team.md:3: .*severity 'blocker'" "$TMP/err"; then
+	pass "the broken rule is named path:line on stderr"
+else
+	fail "no path:line for the broken rule on stderr: $(cat "$TMP/err")"
+fi
+expect_out "check [0-9]* partial" "the check is partial, not complete"
+expect_out "1 of 2 rules did not run: review incomplete" "the broken rule counts as a rule that did not run"
+
 finish
