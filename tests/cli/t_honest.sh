@@ -96,4 +96,30 @@ fi
 expect_out "check [0-9]* partial" "the check is partial, not complete"
 expect_out "1 of 2 rules did not run: review incomplete" "the broken rule counts as a rule that did not run"
 
+# 5. doctor reads every setting and rule as the commands do, and fails on a problem.
+doc=$(new_repo doctor)
+(
+	cd "$doc"
+	unset OPENAI_API_KEY OPENAI_BASE_URL REVLINE_MODEL
+	run doctor
+	expect_status 0 "doctor passes a sound setup"
+	expect_out "^settings:   ok" "doctor says the settings are fine"
+	git config revline.concurrency lots
+	run doctor
+	expect_status 1 "doctor fails on revline.concurrency = lots"
+	expect_out "settings:   error: revline.concurrency is 'lots'" "doctor names the bad setting"
+	git config --unset revline.concurrency
+	git config revline.tokenBudget 12
+	run doctor
+	expect_status 1 "doctor fails on a setting only check reads"
+	expect_out "revline.tokenBudget" "doctor names revline.tokenBudget"
+	git config --unset revline.tokenBudget
+	mkdir -p .revline/rules
+	cp "$TMP/broken/team.md" .revline/rules/
+	run doctor
+	expect_status 1 "doctor fails on a broken rule"
+	expect_out "^  .revline/rules/team.md:3: .*blocker\|team.md:3: .*blocker" "doctor names the broken rule path:line"
+	exit "$failures"
+) || failures=$((failures + 1))
+
 finish
