@@ -122,4 +122,16 @@ doc=$(new_repo doctor)
 	exit "$failures"
 ) || failures=$((failures + 1))
 
+# 7. A mistyped command is guessed; --help names a manual that is there.
+run chek
+expect_status 2 "revline chek is no command"
+expect_err_line "'chek' is not a revline command; did you mean check?" "revline chek: did you mean check?"
+run --help
+man=$(sed -n "s/.*the manual: 'man \([^']*\)'.*/\1/p" "$TMP/out")
+case $man in
+revline) pass "--help: the installed manual" ;;
+/*) [ -f "$man" ] && pass "--help names a manual that exists: $man" || fail "--help names $man, which is not there" ;;
+*) fail "--help names no manual: $(tail -2 "$TMP/out")" ;;
+esac
+
 finish
