@@ -263,6 +263,12 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 		break;
 	default:
 		*style = STYLE_RULE_FAILED;
+		/* Stopped by the user: not a failure of the rule or the server. */
+		if (res->error && !strcmp(res->error, "cancelled")) {
+			*style = STYLE_RULE_MUTED;
+			snprintf(out, size, "- cancelled");
+			break;
+		}
 		snprintf(out, size, "%s %s: %s", utf8() ? "\xe2\x9c\x97" : "x",
 			 res->status == RULE_TIMEOUT ? "timed out" : "failed", res->error ? res->error : "");
 		break;
