@@ -1072,10 +1072,10 @@ done:
 	buf_release(&user);
 }
 
-/* After every state change: when the last rule settles, reduce. */
+/* After every state change: when the last rule settles, reduce (local rules may settle before the others start). */
 static void check_advance(struct check *c)
 {
-	if (!c->unsettled && !c->reducing && !c->done)
+	if (c->rules_started && !c->unsettled && !c->reducing && !c->done)
 		reduce_start(c);
 }
 
@@ -1130,9 +1130,22 @@ static int rules_begin(struct check *c)
 	if (depreview_found(c->deps))
 		event_push(c, CHECK_DEPENDENCIES, 0);
 	for (i = 0; i < c->nstates && !error; i++)
-		error = start_rule(c, i);
+		if (c->states[i].result.status == RULE_QUEUED)
+			error = start_rule(c, i);
 	if (!error)
 		check_advance(c);
+	return error;
+}
+
+/* Local pattern rules need no advisory and no server: they run at once, while the advisories are looked up. */
+static int locals_begin(struct check *c)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < c->nstates && !error; i++)
+		if (c->states[i].result.rule->kind == RULE_LOCAL)
+			error = start_rule(c, i);
 	return error;
 }
 
@@ -1197,6 +1210,8 @@ int check_start(struct check *c)
 	c->opts.sched.deadline_spent = (double)(now_ms(CLOCK_MONOTONIC) - c->started_ms) / 1000.0;
 	if ((error = asker_new(&c->asker, c->opts.llm, &c->opts.sched, &c->opts.ask,
 			       storing(c) ? c->opts.store : NULL)) < 0)
+		return error;
+	if ((error = locals_begin(c)) < 0)
 		return error;
 	return depreview_done(c->deps) ? rules_begin(c) : 0;
 }

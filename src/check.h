@@ -82,8 +82,8 @@ void check_free(struct check *check);
 
 /*
  * Load the rules, store the check, analyse its dependency changes and look
- * up their advisories (at most 15 s, fail-open; the rules start when that
- * is done), choose the requests' timeout from the change (timeout.h),
+ * up their advisories (at most 15 s, fail-open; local pattern rules run at
+ * once, the LLM rules start when that is done), choose the requests' timeout from the change (timeout.h),
  * settle what needs no request (rules
  * matching no changed file, local pattern rules, cached answers, LLM rules
  * without a provider) and queue the rest. RL_EUSAGE for an unknown --rule.

@@ -41,7 +41,8 @@ printf 'def run(cmd):\n    # TODO\n    return cmd.strip()\n' >app.py
 cat >"$TMP/script.json" <<'EOF'
 {"rules": [
  {"match": "Rule down:", "status": 500, "error": "the server is down"},
- {"match": "Rule good:", "answer": {"status": "compliant", "reasoning": "fine", "findings": []}}
+ {"match": "Rule good:", "answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
+ {"match_path": "/v1/query", "latency_ms": 1500, "body": {}}
 ]}
 EOF
 fakellm_start "$TMP/script.json"
@@ -119,6 +120,28 @@ doc=$(new_repo doctor)
 	run doctor
 	expect_status 1 "doctor fails on a broken rule"
 	expect_out "^  .revline/rules/team.md:3: .*blocker\|team.md:3: .*blocker" "doctor names the broken rule path:line"
+	exit "$failures"
+) || failures=$((failures + 1))
+
+# 7. Local pattern rules run at once, not after the advisory lookup.
+deps=$(new_repo deps)
+(
+	cd "$deps"
+	printf '{\n  "dependencies": {\n    "lodash": "4.17.20"\n  }\n}\n' >package.json
+	printf 'let a = 1;\n' >app.js
+	git add -A && git commit -q -m base
+	printf '{\n  "dependencies": {\n    "lodash": "4.17.21"\n  }\n}\n' >package.json
+	printf 'let a = 1; // TODO\n' >app.js
+	export REVLINE_OSV_URL=$FAKELLM_URL
+	run check --no-builtin --rules "$TMP/broken" --rule todo --no-fix-detection --fail-on none --allow-partial
+	expect_status 0 "a local rule with a dependency change"
+	todo=$(grep -n "^attention *todo" "$TMP/out" | cut -d: -f1)
+	deps=$(grep -n "^Dependencies (" "$TMP/out" | cut -d: -f1)
+	if [ -n "$todo" ] && [ -n "$deps" ] && [ "$todo" -lt "$deps" ]; then
+		pass "the local rule settled before the advisories came"
+	else
+		fail "local rule line $todo, dependencies line $deps: $(cat "$TMP/out")"
+	fi
 	exit "$failures"
 ) || failures=$((failures + 1))
 
