@@ -836,13 +836,25 @@ static void settle_error(struct asker *a, struct ask *q, enum ask_status status,
 	live_remove(a, q);
 }
 
+/* An answer the output cap cut off is no answer: say so, and what to set. */
+static int cut_off_error(const struct asker *a, const struct ask *q)
+{
+	const struct model_info *info;
+	long cap;
+
+	models_lookup(&info, a->llm->models, provider_name(a->llm->provider), q->model);
+	cap = output_cap(a->llm, info);
+	return error_set(RL_EPARSE, "the model hit its output limit (%ld tokens) before the answer was "
+			 "complete: raise it (git config revline.maxTokens %ld) or narrow the rule", cap, cap * 2);
+}
+
 static void on_done(struct asker *a, struct ask *q, const struct sched_event *sev)
 {
 	struct reading r;
 	struct ask_event *ev;
 
 	if (ask_read_body(&r, a->ops, sev->body ? sev->body : "", sev->body_len) < 0 ||
-	    answer_size_check(r.text.len) < 0) {
+	    answer_size_check(r.text.len) < 0 || (r.truncated && cut_off_error(a, q) < 0)) {
 		reading_release(&r);
 		settle_error(a, q, ASK_ERROR, sev->http_status, error_message());
 		return;

@@ -45,6 +45,7 @@
 	X("revline.tokenBudget",   NULL,                  CONFIG_HARMLESS) \
 	X("revline.reduce",        NULL,                  CONFIG_HARMLESS) \
 	X("revline.jsonMode",      NULL,                  CONFIG_HARMLESS) \
+	X("revline.maxTokens",     NULL,                  CONFIG_HARMLESS) \
 	X("revline.reasoningEffort", NULL,                CONFIG_HARMLESS) \
 	X("revline.builtinRules",  NULL,                  CONFIG_HARMLESS) \
 	X("revline.allowPartial",  NULL,                  CONFIG_HARMLESS) \

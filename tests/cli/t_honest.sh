@@ -41,6 +41,7 @@ printf 'def run(cmd):\n    # TODO\n    return cmd.strip()\n' >app.py
 cat >"$TMP/script.json" <<'EOF'
 {"rules": [
  {"match": "Rule down:", "status": 500, "error": "the server is down"},
+ {"match": "Rule cut:", "answer": "{\"status\": \"attention\", \"reasoning\": \"the", "finish_reason": "length"},
  {"match": "Rule good:", "answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
  {"match_path": "/v1/query", "latency_ms": 1500, "body": {}}
 ]}
@@ -122,6 +123,28 @@ doc=$(new_repo doctor)
 	expect_out "^  .revline/rules/team.md:3: .*blocker\|team.md:3: .*blocker" "doctor names the broken rule path:line"
 	exit "$failures"
 ) || failures=$((failures + 1))
+
+# 7. An answer cut off by the output cap says so, and what to set.
+mkdir -p "$TMP/cut"
+cp "$rules/good.md" "$TMP/cut/cut.md"
+sed -i 's/good/cut/' "$TMP/cut/cut.md"
+for stream in true false; do
+	git config revline.stream $stream
+	run check --no-builtin --rules "$TMP/cut" --rule cut --no-fix-detection --format json
+	if [ -s "$TMP/out" ] && jq -e '.rules[0].error | test("^the model hit its output limit \\(4096 tokens\\).*revline.maxTokens")' "$TMP/out" >/dev/null; then
+		pass "a cut-off answer (stream $stream) names the output limit and revline.maxTokens"
+	else
+		fail "cut-off answer (stream $stream): $(jq -c '.rules' "$TMP/out")"
+	fi
+done
+git config --unset revline.stream
+git config revline.maxTokens 9000
+run check --no-builtin --rules "$TMP/cut" --rule cut --no-fix-detection --format json --no-cache
+jq -e '.rules[0].error | test("\\(9000 tokens\\)")' "$TMP/out" >/dev/null &&
+	pass "revline.maxTokens sets the cap" || fail "maxTokens: $(jq -c '.rules' "$TMP/out")"
+fakellm_requests | grep -Eq '"max_(completion_)?tokens": ?9000' &&
+	pass "the request carries revline.maxTokens" || fail "no max tokens 9000 in the requests"
+git config --unset revline.maxTokens
 
 # 7. Local pattern rules run at once, not after the advisory lookup.
 deps=$(new_repo deps)
