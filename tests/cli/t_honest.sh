@@ -146,6 +146,29 @@ fakellm_requests | grep -Eq '"max_(completion_)?tokens": ?9000' &&
 	pass "the request carries revline.maxTokens" || fail "no max tokens 9000 in the requests"
 git config --unset revline.maxTokens
 
+# 7. A false positive is no violation in history and stats.
+fp=$(new_repo fp)
+(
+	cd "$fp"
+	printf 'x = 1\n' >a.py
+	git add -A && git commit -q -m base
+	printf 'x = 1  # TODO\n' >a.py
+	run check --no-builtin --rules "$TMP/broken" --rule todo --no-fix-detection --fail-on none --format json
+	id=$(jq -r '.findings[0].id' "$TMP/out")
+	run history --json
+	[ "$(jq '.[0].attention' "$TMP/out")" = 1 ] && pass "before feedback: one violation" ||
+		fail "history before: $(jq -c '.[0]' "$TMP/out")"
+	run feedback "$id" --false-positive
+	expect_status 0 "the finding is marked false positive"
+	run history --json
+	[ "$(jq '.[0].attention' "$TMP/out")" = 0 ] && pass "history: a false positive is no violation" ||
+		fail "history after: $(jq -c '.[0]' "$TMP/out")"
+	run stats --json
+	[ "$(jq '.violations' "$TMP/out")" = 0 ] && pass "stats: a false positive is no violation" ||
+		fail "stats after: $(head -c 300 "$TMP/out")"
+	exit "$failures"
+) || failures=$((failures + 1))
+
 # 7. Local pattern rules run at once, not after the advisory lookup.
 deps=$(new_repo deps)
 (
