@@ -33,7 +33,7 @@ static json_t *finding_json(const struct finding *f)
 	char *const one[] = { f->rule_id };
 
 	return json_pack("{s:I, s:o, s:o, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:s, s:b}",
-			 "id", (json_int_t)f->id, "rule_id", utf8_json(f->rule_id), "file", utf8_json(f->file),
+			 "id", (json_int_t)finding_shown_id(f), "rule_id", utf8_json(f->rule_id), "file", utf8_json(f->file),
 			 "line", f->line, "end_line", f->end_line, "severity", severity_name(f->severity),
 			 "category", utf8_json(f->category), "title", utf8_json(f->title), "issue", utf8_json(f->issue),
 			 "suggestion", utf8_json(f->suggestion), "verified", f->verified,

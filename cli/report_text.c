@@ -72,8 +72,8 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 		fprintf(out, "-%d", f->end_line);
 	term_printf(out, "  %s", f->title ? f->title : "");
 	/* The id is what `revline feedback` takes. */
-	if (f->id)
-		fprintf(out, "  #%lld", (long long)f->id);
+	if (finding_shown_id(f))
+		fprintf(out, "  #%lld", (long long)finding_shown_id(f));
 	if (f->suppressed)
 		fputs("  (marked false positive before)", out);
 	if (f->nfrom > 1) {

@@ -153,15 +153,24 @@ fp=$(new_repo fp)
 	printf 'x = 1\n' >a.py
 	git add -A && git commit -q -m base
 	printf 'x = 1  # TODO\n' >a.py
+	run check --no-builtin --rules "$TMP/broken" --rule todo --no-fix-detection --fail-on none
+	ids=$(grep -o '#[0-9][0-9]*' "$TMP/out" | sort -u)
+	[ "$(grep -c '#[0-9]' "$TMP/out")" = 2 ] && [ "$(echo "$ids" | wc -l)" = 1 ] &&
+		pass "the streamed line and the report give the finding one id ($ids)" ||
+		fail "ids in one check: $(grep '#[0-9]' "$TMP/out")"
 	run check --no-builtin --rules "$TMP/broken" --rule todo --no-fix-detection --fail-on none --format json
 	id=$(jq -r '.findings[0].id' "$TMP/out")
+	[ "$(jq '[.findings[].id] | length' "$TMP/out")" = 1 ] && [ "$id" -gt 0 ] &&
+		pass "json: the finding's id ($id)" || fail "json ids: $(jq -c '.findings' "$TMP/out")"
 	run history --json
-	[ "$(jq '.[0].attention' "$TMP/out")" = 1 ] && pass "before feedback: one violation" ||
+	[ "$(jq '.[0].attention' "$TMP/out")" = 1 ] && [ "$(jq '.[1].attention' "$TMP/out")" = 1 ] &&
+		pass "before feedback: one violation a check" ||
 		fail "history before: $(jq -c '.[0]' "$TMP/out")"
 	run feedback "$id" --false-positive
 	expect_status 0 "the finding is marked false positive"
 	run history --json
-	[ "$(jq '.[0].attention' "$TMP/out")" = 0 ] && pass "history: a false positive is no violation" ||
+	[ "$(jq '.[0].attention' "$TMP/out")" = 0 ] && [ "$(jq '.[1].attention' "$TMP/out")" = 0 ] &&
+		pass "history: a false positive is no violation" ||
 		fail "history after: $(jq -c '.[0]' "$TMP/out")"
 	run stats --json
 	[ "$(jq '.violations' "$TMP/out")" = 0 ] && pass "stats: a false positive is no violation" ||
