@@ -1075,6 +1075,26 @@ void asker_drop_store(struct asker *a)
 	a->store = NULL;
 }
 
+int ask_attempt(int *attempt, long *elapsed_ms, struct asker *a, uint64_t id)
+{
+	size_t i;
+	int error;
+
+	*attempt = 0;
+	*elapsed_ms = -1;
+	for (i = 0; i < a->nlive; i++) {
+		const struct ask *q = a->live[i];
+
+		if (q->id != id || !q->task)
+			continue;
+		if ((error = sched_attempt(attempt, elapsed_ms, a->sched, q->task)) < 0)
+			return error;
+		*attempt += q->attempts;
+		return 0;
+	}
+	return RL_ENOTFOUND;
+}
+
 void ask_cancel(struct asker *a, uint64_t id)
 {
 	size_t i;

@@ -37,6 +37,7 @@ struct chunk {
 	double cost_usd;        /* estimated; negative when the table has no price */
 	long streamed;          /* events of the streamed answer so far */
 	size_t weight;
+	uint64_t ask;           /* its question's id (ask_attempt), 0 before it is asked */
 };
 
 struct rule_state {
@@ -789,7 +790,11 @@ static int chunk_submit(struct check *c, struct chunk *k, const char *model)
 		k->system, k->shared, k->tail, k->weight, c->opts.no_cache, k,
 	};
 
-	return ask_submit(c->asker, &id, &spec);
+	int error = ask_submit(c->asker, &id, &spec);
+
+	if (!error)
+		k->ask = id;
+	return error;
 }
 
 static void rule_collect(struct check *c, size_t index);
@@ -1490,6 +1495,27 @@ long check_rule_elapsed_ms(const struct check *c, size_t index)
 	const struct rule_state *s = &c->states[index];
 
 	return s->started_ms ? (long)(now_ms(CLOCK_MONOTONIC) - s->started_ms) : 0;
+}
+
+bool check_rule_attempt(const struct check *c, size_t index, int *attempt, int *of, long *elapsed_ms)
+{
+	const struct rule_state *s = &c->states[index];
+	size_t k;
+
+	*attempt = 0;
+	*elapsed_ms = -1;
+	*of = c->opts.sched.retries + 1;
+	for (k = 0; k < s->nchunks; k++) {
+		int n;
+		long ms;
+
+		if (s->chunks[k]->settled || !s->chunks[k]->ask ||
+		    ask_attempt(&n, &ms, c->asker, s->chunks[k]->ask) < 0 || n <= *attempt)
+			continue;
+		*attempt = n;
+		*elapsed_ms = ms;
+	}
+	return *attempt > 1;
 }
 
 const struct rule_set *check_rules(const struct check *c)

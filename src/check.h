@@ -114,6 +114,12 @@ const struct rule_result *check_result(const struct check *check, size_t index);
 long check_rule_streamed(const struct check *check, size_t index);
 /* How long a running rule has been running, in ms (0 before it starts). */
 long check_rule_elapsed_ms(const struct check *check, size_t index);
+/*
+ * Whether a running rule is retrying: the attempt its request is at (the
+ * furthest of its chunks'), of how many (the retries and one), and how
+ * long that attempt has gone (ms; -1 while it waits to go again).
+ */
+bool check_rule_attempt(const struct check *check, size_t index, int *attempt, int *of, long *elapsed_ms);
 const struct rule_set *check_rules(const struct check *check);
 const struct report *check_report(const struct check *check);
 const struct check_stats *check_stats(const struct check *check);

@@ -221,6 +221,23 @@ static void findings_selected(struct view *view)
 	view_dirty(&view->tui->views[VIEW_EVIDENCE]);
 }
 
+/* A retried rule: "attempt 2/3, 12s/24s", the attempt's own time against its timeout. */
+static bool retry_text(char *out, size_t size, const struct check *check, size_t i, long ms)
+{
+	const struct rule_result *res = check_result(check, i);
+	int attempt, of;
+	long took;
+
+	if (!check_rule_attempt(check, i, &attempt, &of, &took))
+		return false;
+	if (took < 0)
+		snprintf(out, size, "%s attempt %d/%d, waiting to retry", draw_spinner(ms), attempt, of);
+	else
+		snprintf(out, size, "%s attempt %d/%d, %lds/%lds", draw_spinner(ms), attempt, of, took / 1000,
+			 (res->timeout_ms + 999) / 1000);
+	return true;
+}
+
 static const char *state_text(char *out, size_t size, const struct review *r, size_t i, enum style *style)
 {
 	const struct rule_result *res = check_result(r->check, i);
@@ -235,6 +252,8 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 	case RULE_RUNNING:
 		ms = check_rule_elapsed_ms(r->check, i);
 		*style = STYLE_RULE_RUNNING;
+		if (retry_text(out, size, r->check, i, ms))
+			break;
 		/* With the most it may take (the adaptive timeout), and what has streamed in. */
 		if (check_rule_streamed(r->check, i) > 0)
 			snprintf(out, size, "%s running %lds, %ld tok", draw_spinner(ms), ms / 1000,
