@@ -141,7 +141,9 @@ static bool broken_rule_message(struct review *r, const char *before)
 			p = &rules->problems[i];
 	if (!p)
 		return false;
-	snprintf(line, sizeof(line), p->line > 0 ? ":%d" : "", p->line);
+	line[0] = '\0';
+	if (p->line > 0)
+		snprintf(line, sizeof(line), ":%d", p->line);
 	tui_message(r->tui, true, "%s%s%s: %s (rule skipped%s; revline rules --lint)", before, p->path,
 		    line, p->message, fatal > 1 ? ", and more" : "");
 	return true;
