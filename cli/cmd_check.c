@@ -27,6 +27,7 @@ struct check_args {
 	bool show_suppressed;
 	bool wait_fixes;        /* --wait-fix-detection */
 	bool no_fixes;          /* --no-fix-detection */
+	bool allow_partial;     /* --allow-partial */
 	int concurrency, retries;       /* from the flags; 0 and -1 when not given */
 	double timeout;                 /* 0 when not given */
 	double deadline;                /* 0 when not given */
@@ -123,6 +124,7 @@ static bool check_option(struct check_args *a, int id, const char *value)
 	case OPT_SHOW_SUPPRESSED: a->show_suppressed = true; return true;
 	case OPT_WAIT_FIX_DETECTION: a->wait_fixes = true; return true;
 	case OPT_NO_FIX_DETECTION: a->no_fixes = true; return true;
+	case OPT_ALLOW_PARTIAL: a->allow_partial = true; return true;
 	case OPT_RULES: return list_add(&a->rule_dirs, &a->nrule_dirs, value) == 0;
 	case OPT_RULE: return list_add(&a->rule_ids, &a->nrule_ids, value) == 0;
 	case OPT_NO_CACHE: a->opts.no_cache = true; return true;
@@ -238,6 +240,15 @@ static void drive(struct check *c, FILE *out, const struct check_args *a, const 
 	progress(c, true);
 }
 
+/* What is wrong in the rule files, before the review: a broken rule is skipped, and the check is partial. */
+static void rules_problems(const struct rule_set *rules)
+{
+	size_t i;
+
+	for (i = 0; i < rules->nproblems; i++)
+		rule_problem_print(stderr, &rules->problems[i]);
+}
+
 static int fail_status(const struct check *c, const struct check_args *a, const struct report_options *ro)
 {
 	const struct report *rep = check_report(c);
@@ -249,6 +260,8 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
 		return 4;
 	if (check_deadline_passed(c))
 		return 5;
+	if (!strcmp(check_status(c), "partial") && !a->opts.allow_partial)
+		return 6;
 	for (i = 0; a->fail_on >= 0 && i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], ro) && (int)rep->findings[i].severity >= a->fail_on)
 			return 1;
@@ -317,6 +330,8 @@ static int settings_load(struct check_args *a, struct config *config)
 		a->opts.sched.deadline = a->deadline;
 	if (a->retries >= 0)
 		a->opts.sched.retries = a->retries;
+	if (a->allow_partial)
+		a->opts.allow_partial = true;
 	return 0;
 }
 
@@ -388,6 +403,7 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 		rc = error == RL_EUSAGE ? 2 : 3;
 		goto done;
 	}
+	rules_problems(check_rules(c));
 	signal(SIGINT, on_interrupt);
 	drive(c, out, a, &ro);
 	signal(SIGINT, SIG_DFL);

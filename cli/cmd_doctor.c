@@ -4,6 +4,8 @@
 #include "config.h"
 #include "datadir.h"
 #include "ask.h"
+#include "check.h"
+#include "sched.h"
 #include "llm.h"
 #include "rules.h"
 #include "status.h"
@@ -220,9 +222,33 @@ static int rules_section(struct repo *repo, struct config *config)
 	printf("rules:      %zu (%zu LLM, %zu local pattern); %zu problem%s, %zu skipped "
 	       "(revline rules --lint)\n", set.count, set.count - local, local, set.nproblems,
 	       set.nproblems == 1 ? "" : "s", fatal);
+	for (i = 0; i < set.nproblems; i++) {
+		fputs("  ", stdout);
+		rule_problem_print(stdout, &set.problems[i]);
+	}
 	rules_runs(&set, &ro);
 	rules_release(&set);
-	return 0;
+	return fatal ? 1 : 0;
+}
+
+/* Every setting, read by the code the commands read it with: the first bad one of each reader. */
+static int settings_section(struct config *config)
+{
+	struct sched_options sched;
+	struct asker_options ask;
+	struct check_options check = { 0 };
+	int bad = 0;
+
+	if (sched_options_load(&sched, config) < 0 && ++bad)
+		term_printf(stdout, "settings:   error: %s\n", error_message());
+	if (asker_options_load(&ask, config) < 0 && ++bad)
+		term_printf(stdout, "settings:   error: %s\n", error_message());
+	/* It reads the two above again: only what they did not say. */
+	if (!bad && check_options_load(&check, config) < 0 && ++bad)
+		term_printf(stdout, "settings:   error: %s\n", error_message());
+	if (!bad)
+		printf("settings:   ok (git config --get-regexp '^revline\\.' lists them)\n");
+	return bad ? 1 : 0;
 }
 
 /* The terminal UI's theme as the settings give it (--theme and NO_COLOR aside). */
@@ -304,6 +330,8 @@ int cmd_doctor(int argc, char **argv)
 		bad = 1;
 	}
 	revline_section(config);
+	if (config)
+		bad |= settings_section(config);
 	bad |= provider_section(config);
 	bad |= store_section(config);
 	bad |= rules_section(repo, config);

@@ -39,7 +39,7 @@ static bool policy_load(struct rules_options *options, struct repo *repo)
 }
 
 /* A rule file's path and what is wrong in it (which may quote the file): through term_*. */
-static void problem_print(FILE *fp, const struct rule_problem *p)
+void rule_problem_print(FILE *fp, const struct rule_problem *p)
 {
 	term_puts(fp, p->path);
 	if (p->line > 0)
@@ -276,7 +276,7 @@ static int lint(const struct rule_set *set, bool json)
 			rc = 3;
 	} else {
 		for (i = 0; i < set->nproblems; i++)
-			problem_print(stdout, sorted[i]);
+			rule_problem_print(stdout, sorted[i]);
 		lint_summary(set, files, skipped);
 	}
 	free(sorted);
@@ -339,7 +339,7 @@ int cmd_rules(int argc, char **argv)
 	/* Problems do not stop the listing: the rules that loaded are still used. */
 	sorted = problems_sorted(&set);
 	for (i = 0; sorted && i < set.nproblems; i++)
-		problem_print(stderr, sorted[i]);
+		rule_problem_print(stderr, sorted[i]);
 	if ((json ? list_json(&set) : list_text(&set)) < 0)
 		rc = 3;
 done:

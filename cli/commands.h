@@ -23,8 +23,10 @@
 	  "usage or configuration errors, 3 when the check failed as a whole, 4 when\n" \
 	  "its results could not be stored (full, read-only, damaged or locked\n" \
 	  "database: they are printed all the same, and stderr says what to do), 5\n" \
-	  "when its --deadline passed before every rule settled (3 wins over 4, 4\n" \
-	  "over 5, 5 over 1).\n") \
+	  "when its --deadline passed before every rule settled, 6 when the review is\n" \
+	  "incomplete: a rule errored, timed out or was skipped, or a rule file is\n" \
+	  "broken (--allow-partial or revline.allowPartial accepts it) (3 wins over\n" \
+	  "4, 4 over 5, 5 over 6, 6 over 1).\n") \
 	X(detect_fixes, (&json_options, &global_options), \
 	  "revline detect-fixes CHECK_ID [--json]", \
 	  "find which violations of the check before CHECK_ID were fixed, and how", \
@@ -190,6 +192,10 @@ struct config;
 void trust_note(const struct config *config);
 
 /* The terminal UI: revline [TARGET]. */
+/* A rule file's problem as "path:line: message" (cmd_rules.c; check's stderr too). */
+struct rule_problem;
+void rule_problem_print(FILE *fp, const struct rule_problem *p);
+
 int cmd_tui(int argc, char **argv);
 
 /* The options of the terminal UI (revline without a command). */

@@ -2,6 +2,11 @@
 #include "commands.h"
 #include "options.h"
 #include "request.h"
+#include "datadir.h"
+#include "term.h"
+#include "utf8.h"
+
+#include <stdint.h>
 
 #include <locale.h>
 #include <signal.h>
@@ -55,11 +60,48 @@ static const struct command *command_find(const char *name)
 	return NULL;
 }
 
+/* "'chek' is not a revline command; did you mean check?" when one is close. */
+static void unknown_command(const char *name)
+{
+	size_t i, d, best = SIZE_MAX, len = strlen(name);
+	const char *guess = NULL;
+	char shown[32];
+
+	for (i = 0; i < NCOMMANDS; i++)
+		if ((d = text_distance(name, len, commands[i].name)) < best) {
+			best = d;
+			guess = commands[i].name;
+		}
+	if (!guess || best > (len > 4 ? 2u : 1u)) {
+		cli_error("'%s' is not a revline command (see 'revline --help')", name);
+		return;
+	}
+	snprintf(shown, sizeof(shown), "%s", guess);
+	for (i = 0; shown[i]; i++)
+		shown[i] = shown[i] == '_' ? '-' : shown[i];
+	cli_error("'%s' is not a revline command; did you mean %s? (see 'revline --help')", name, shown);
+}
+
 const struct opt_table *const *command_options(const char *name)
 {
 	const struct command *cmd = name ? command_find(name) : NULL;
 
 	return cmd ? cmd->tables : tui_tables;
+}
+
+/* Where the manual is: 'man revline' when man finds the installed one, else its path. */
+static void man_line(void)
+{
+	struct buf path = BUF_INIT;
+	bool installed;
+
+	if (datadir_man(&path, &installed) < 0)
+		printf("'man revline' (it is share/man/revline.1 in the sources).\n");
+	else if (installed)
+		printf("'man revline'.\n");
+	else
+		term_printf(stdout, "'man %s'.\n", path.ptr);
+	buf_release(&path);
 }
 
 static void overview(void)
@@ -87,7 +129,8 @@ static void overview(void)
 		printf("  %-13s %s\n", name, commands[i].summary);
 	}
 	printf("\nSee 'revline help COMMAND' for one command, 'revline help keys' for the keys\n"
-	       "of the terminal UI, and 'man revline'.\n");
+	       "of the terminal UI, and the manual: ");
+	man_line();
 }
 
 int help_show(const char *name)
@@ -99,7 +142,7 @@ int help_show(const char *name)
 		return 0;
 	}
 	if (!(cmd = command_find(name))) {
-		cli_error("'%s' is not a revline command (see 'revline --help')", name);
+		unknown_command(name);
 		return 2;
 	}
 	printf("usage: %s\n\n%s\n%s", cmd->usage, cmd->summary, cmd->description);
@@ -159,7 +202,7 @@ int main(int argc, char **argv)
 		return help_show(NULL);
 	if (argc >= 2 && argv[1][0] != '-' && !strstr(argv[1], "..")) {
 		if (!(cmd = command_find(argv[1]))) {
-			cli_error("'%s' is not a revline command (see 'revline --help')", argv[1]);
+			unknown_command(argv[1]);
 			return 2;
 		}
 		trust_note_before(cmd->name);

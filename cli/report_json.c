@@ -33,7 +33,7 @@ static json_t *finding_json(const struct finding *f)
 	char *const one[] = { f->rule_id };
 
 	return json_pack("{s:I, s:o, s:o, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:s, s:b}",
-			 "id", (json_int_t)f->id, "rule_id", utf8_json(f->rule_id), "file", utf8_json(f->file),
+			 "id", (json_int_t)finding_shown_id(f), "rule_id", utf8_json(f->rule_id), "file", utf8_json(f->file),
 			 "line", f->line, "end_line", f->end_line, "severity", severity_name(f->severity),
 			 "category", utf8_json(f->category), "title", utf8_json(f->title), "issue", utf8_json(f->issue),
 			 "suggestion", utf8_json(f->suggestion), "verified", f->verified,
@@ -88,6 +88,18 @@ static json_t *side_json(const char *label, const char *oid)
 	return json_pack("{s:o, s:o}", "label", utf8_json(label), "oid", *oid ? utf8_json(oid) : json_null());
 }
 
+/* "incomplete": "8 of 14 rules did not run: review incomplete" (null when every rule ran), and the count. */
+static void incomplete_set(json_t *doc, const struct check *check)
+{
+	struct buf text = BUF_INIT;
+	size_t total, n = check_not_run(check, &total);
+
+	check_incomplete_text(&text, check);
+	json_object_set_new(doc, "incomplete", n && text.ptr ? json_string(text.ptr) : json_null());
+	json_object_set_new(doc, "rules_not_run", json_integer((json_int_t)n));
+	buf_release(&text);
+}
+
 int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		const struct target *target, const struct report_options *o)
 {
@@ -121,6 +133,7 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 	/* The results reach the output either way; these say whether they are also kept. */
 	json_object_set_new(doc, "stored", json_boolean(check_stored(check)));
 	json_object_set_new(doc, "store_error", utf8_json(check_store_error(check)));
+	incomplete_set(doc, check);
 	json_object_set_new(doc, "unverified_hidden",
 			    json_integer((json_int_t)(o->show_unverified ? 0 : check_unverified(check))));
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;

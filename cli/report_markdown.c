@@ -93,11 +93,13 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 		    const struct target *target, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
-	struct buf usage = BUF_INIT;
+	struct buf usage = BUF_INIT, incomplete = BUF_INIT;
 	size_t i, n = 0;
 
 	term_printf(out, "## revline review: %s\n\n", rep->overall_severity ? rep->overall_severity : "clean");
 	term_printf(out, "%s on `%s`, %s\n\n", repo->name, repo->branch, target->description);
+	if (check_incomplete_text(&incomplete, check) == 0 && incomplete.len)
+		fprintf(out, "> **%s** (the rules table says which and why)\n\n", incomplete.ptr);
 	if (rep->summary)
 		term_printf(out, "%s\n\n", rep->summary);
 	if (rep->nmust_fix) {
@@ -127,5 +129,6 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 		fprintf(out, "; %s", usage.ptr);
 	fputs("</sub>\n", out);
 	buf_release(&usage);
+	buf_release(&incomplete);
 	return ferror(out) ? -1 : 0;
 }

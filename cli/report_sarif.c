@@ -122,18 +122,37 @@ static json_t *usage_json(const struct check *check)
 			 "costUsd", st->cost_usd >= 0 ? json_real(st->cost_usd) : json_null());
 }
 
-/* The results were not stored: said on the invocation, as SARIF says what went wrong with a run. */
-static void store_notification(json_t *doc, const struct check *check)
+/*
+ * What went wrong with the run, said on the invocation as SARIF says it:
+ * rules that did not run (also the run's property "incomplete"), results
+ * that were not stored.
+ */
+static void notifications_set(json_t *doc, const struct check *check)
 {
-	json_t *invocation = json_array_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
-							    "invocations"), 0);
+	json_t *run = json_array_get(json_object_get(doc, "runs"), 0);
+	json_t *invocation = json_array_get(json_object_get(run, "invocations"), 0);
+	json_t *list = json_array();
+	struct buf text = BUF_INIT;
 
-	if (check_stored(check) || !invocation)
+	if (!invocation || !list) {
+		json_decref(list);
 		return;
-	json_object_set_new(invocation, "toolExecutionNotifications",
-			    json_pack("[{s:s, s:{s:s}, s:o}]", "level", "error", "descriptor", "id", "store",
-				      "message", text_of(check_store_error(check) ? check_store_error(check) :
-							 "the results were not stored")));
+	}
+	if (check_incomplete_text(&text, check) == 0 && text.len) {
+		json_object_set_new(json_object_get(run, "properties"), "incomplete", json_string(text.ptr));
+		json_object_set_new(invocation, "executionSuccessful", json_false());
+		json_array_append_new(list, json_pack("{s:s, s:{s:s}, s:o}", "level", "error", "descriptor", "id",
+						      "incomplete", "message", text_of(text.ptr)));
+	}
+	if (!check_stored(check))
+		json_array_append_new(list, json_pack("{s:s, s:{s:s}, s:o}", "level", "error", "descriptor", "id",
+						      "store", "message",
+						      text_of(check_store_error(check) ? check_store_error(check) :
+							      "the results were not stored")));
+	if (json_array_size(list))
+		json_object_set(invocation, "toolExecutionNotifications", list);
+	json_decref(list);
+	buf_release(&text);
 }
 
 int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
@@ -158,7 +177,7 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 	if (!doc)
 		return -1;
 	json_object_set_new(json_array_get(json_object_get(doc, "runs"), 0), "properties", usage_json(check));
-	store_notification(doc, check);
+	notifications_set(doc, check);
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
 	json_decref(doc);
 	return rc;

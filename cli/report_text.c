@@ -72,8 +72,8 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 		fprintf(out, "-%d", f->end_line);
 	term_printf(out, "  %s", f->title ? f->title : "");
 	/* The id is what `revline feedback` takes. */
-	if (f->id)
-		fprintf(out, "  #%lld", (long long)f->id);
+	if (finding_shown_id(f))
+		fprintf(out, "  #%lld", (long long)finding_shown_id(f));
 	if (f->suppressed)
 		fputs("  (marked false positive before)", out);
 	if (f->nfrom > 1) {
@@ -186,6 +186,16 @@ static void usage_line(FILE *out, const struct check_stats *st)
 	buf_release(&text);
 }
 
+/* "8 of 14 rules did not run: review incomplete", under the overall severity. */
+static void incomplete_line(FILE *out, const struct check *check)
+{
+	struct buf text = BUF_INIT;
+
+	if (check_incomplete_text(&text, check) == 0 && text.len)
+		fprintf(out, "  %s\n", text.ptr);
+	buf_release(&text);
+}
+
 void report_text_end(FILE *out, const struct check *check, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
@@ -203,6 +213,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 	if (rep->summary)
 		indented(out, "  ", rep->summary);
 	term_printf(out, "  overall: %s\n", rep->overall_severity ? rep->overall_severity : "clean");
+	incomplete_line(out, check);
 	if (rep->nmust_fix) {
 		fputs("  must fix:\n", out);
 		for (i = 0; i < rep->nmust_fix; i++)

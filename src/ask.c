@@ -836,13 +836,25 @@ static void settle_error(struct asker *a, struct ask *q, enum ask_status status,
 	live_remove(a, q);
 }
 
+/* An answer the output cap cut off is no answer: say so, and what to set. */
+static int cut_off_error(const struct asker *a, const struct ask *q)
+{
+	const struct model_info *info;
+	long cap;
+
+	models_lookup(&info, a->llm->models, provider_name(a->llm->provider), q->model);
+	cap = output_cap(a->llm, info);
+	return error_set(RL_EPARSE, "the model hit its output limit (%ld tokens) before the answer was "
+			 "complete: raise it (git config revline.maxTokens %ld) or narrow the rule", cap, cap * 2);
+}
+
 static void on_done(struct asker *a, struct ask *q, const struct sched_event *sev)
 {
 	struct reading r;
 	struct ask_event *ev;
 
 	if (ask_read_body(&r, a->ops, sev->body ? sev->body : "", sev->body_len) < 0 ||
-	    answer_size_check(r.text.len) < 0) {
+	    answer_size_check(r.text.len) < 0 || (r.truncated && cut_off_error(a, q) < 0)) {
 		reading_release(&r);
 		settle_error(a, q, ASK_ERROR, sev->http_status, error_message());
 		return;
@@ -1061,6 +1073,26 @@ void asker_free(struct asker *a)
 void asker_drop_store(struct asker *a)
 {
 	a->store = NULL;
+}
+
+int ask_attempt(int *attempt, long *elapsed_ms, struct asker *a, uint64_t id)
+{
+	size_t i;
+	int error;
+
+	*attempt = 0;
+	*elapsed_ms = -1;
+	for (i = 0; i < a->nlive; i++) {
+		const struct ask *q = a->live[i];
+
+		if (q->id != id || !q->task)
+			continue;
+		if ((error = sched_attempt(attempt, elapsed_ms, a->sched, q->task)) < 0)
+			return error;
+		*attempt += q->attempts;
+		return 0;
+	}
+	return RL_ENOTFOUND;
 }
 
 void ask_cancel(struct asker *a, uint64_t id)

@@ -117,6 +117,12 @@ void asker_drop_store(struct asker *asker);
  * *id identifies the question in its events.
  */
 int ask_submit(struct asker *asker, uint64_t *id, const struct ask_spec *spec);
+/*
+ * Which attempt a question is at (its transfers, refusals' retries
+ * included, 1 for the first) and how long the running one has gone (ms;
+ * -1 while it waits). RL_ENOTFOUND when it is not being asked.
+ */
+int ask_attempt(int *attempt, long *elapsed_ms, struct asker *asker, uint64_t id);
 void ask_cancel(struct asker *asker, uint64_t id);
 void asker_cancel_all(struct asker *asker);
 

@@ -37,6 +37,7 @@ struct chunk {
 	double cost_usd;        /* estimated; negative when the table has no price */
 	long streamed;          /* events of the streamed answer so far */
 	size_t weight;
+	uint64_t ask;           /* its question's id (ask_attempt), 0 before it is asked */
 };
 
 struct rule_state {
@@ -190,6 +191,9 @@ int check_options_load(struct check_options *options, struct config *config)
 	if ((error = config_get_bool(&reduce, config, "revline.reduce")) == 0)
 		options->no_reduce = !reduce;
 	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get_bool(&options->allow_partial, config, "revline.allowPartial")) < 0 &&
+	    error != RL_ENOTFOUND)
 		return error;
 	if ((error = rules_builtin_load(&options->builtin_rules, config)) < 0)
 		return error;
@@ -786,7 +790,11 @@ static int chunk_submit(struct check *c, struct chunk *k, const char *model)
 		k->system, k->shared, k->tail, k->weight, c->opts.no_cache, k,
 	};
 
-	return ask_submit(c->asker, &id, &spec);
+	int error = ask_submit(c->asker, &id, &spec);
+
+	if (!error)
+		k->ask = id;
+	return error;
 }
 
 static void rule_collect(struct check *c, size_t index);
@@ -933,9 +941,19 @@ static int reduce_collect(struct check *c)
 	return error;
 }
 
+/* Rule files too broken to load: each is a rule the check skipped. */
+static size_t rules_broken(const struct check *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->rules.nproblems; i++)
+		n += c->rules.problems[i].fatal;
+	return n;
+}
+
 static const char *final_status(const struct check *c)
 {
-	size_t i, ok = 0, bad = 0, skipped = 0;
+	size_t i, ok = 0, bad = 0, skipped = rules_broken(c);
 
 	if (c->cancelled)
 		return "cancelled";
@@ -949,6 +967,30 @@ static const char *final_status(const struct check *c)
 	if (bad && !ok)
 		return "failed";
 	return bad || skipped ? "partial" : "complete";
+}
+
+size_t check_not_run(const struct check *c, size_t *total)
+{
+	size_t i, n = rules_broken(c);
+
+	*total = c->nstates + n;
+	for (i = 0; i < c->nstates; i++) {
+		enum rule_status s = c->states[i].result.status;
+
+		n += s == RULE_ERROR || s == RULE_TIMEOUT || s == RULE_SKIPPED;
+	}
+	return n;
+}
+
+int check_incomplete_text(struct buf *out, const struct check *c)
+{
+	size_t total, n = check_not_run(c, &total);
+
+	buf_clear(out);
+	if (!n)
+		return 0;
+	return buf_printf(out, "%zu of %zu rule%s did not run: review incomplete", n, total,
+			  total == 1 ? "" : "s");
 }
 
 /*
@@ -1035,10 +1077,10 @@ done:
 	buf_release(&user);
 }
 
-/* After every state change: when the last rule settles, reduce. */
+/* After every state change: when the last rule settles, reduce (local rules may settle before the others start). */
 static void check_advance(struct check *c)
 {
-	if (!c->unsettled && !c->reducing && !c->done)
+	if (c->rules_started && !c->unsettled && !c->reducing && !c->done)
 		reduce_start(c);
 }
 
@@ -1093,9 +1135,22 @@ static int rules_begin(struct check *c)
 	if (depreview_found(c->deps))
 		event_push(c, CHECK_DEPENDENCIES, 0);
 	for (i = 0; i < c->nstates && !error; i++)
-		error = start_rule(c, i);
+		if (c->states[i].result.status == RULE_QUEUED)
+			error = start_rule(c, i);
 	if (!error)
 		check_advance(c);
+	return error;
+}
+
+/* Local pattern rules need no advisory and no server: they run at once, while the advisories are looked up. */
+static int locals_begin(struct check *c)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < c->nstates && !error; i++)
+		if (c->states[i].result.rule->kind == RULE_LOCAL)
+			error = start_rule(c, i);
 	return error;
 }
 
@@ -1160,6 +1215,8 @@ int check_start(struct check *c)
 	c->opts.sched.deadline_spent = (double)(now_ms(CLOCK_MONOTONIC) - c->started_ms) / 1000.0;
 	if ((error = asker_new(&c->asker, c->opts.llm, &c->opts.sched, &c->opts.ask,
 			       storing(c) ? c->opts.store : NULL)) < 0)
+		return error;
+	if ((error = locals_begin(c)) < 0)
 		return error;
 	return depreview_done(c->deps) ? rules_begin(c) : 0;
 }
@@ -1438,6 +1495,27 @@ long check_rule_elapsed_ms(const struct check *c, size_t index)
 	const struct rule_state *s = &c->states[index];
 
 	return s->started_ms ? (long)(now_ms(CLOCK_MONOTONIC) - s->started_ms) : 0;
+}
+
+bool check_rule_attempt(const struct check *c, size_t index, int *attempt, int *of, long *elapsed_ms)
+{
+	const struct rule_state *s = &c->states[index];
+	size_t k;
+
+	*attempt = 0;
+	*elapsed_ms = -1;
+	*of = c->opts.sched.retries + 1;
+	for (k = 0; k < s->nchunks; k++) {
+		int n;
+		long ms;
+
+		if (s->chunks[k]->settled || !s->chunks[k]->ask ||
+		    ask_attempt(&n, &ms, c->asker, s->chunks[k]->ask) < 0 || n <= *attempt)
+			continue;
+		*attempt = n;
+		*elapsed_ms = ms;
+	}
+	return *attempt > 1;
 }
 
 const struct rule_set *check_rules(const struct check *c)

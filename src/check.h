@@ -43,13 +43,14 @@ struct check_options {
 	struct asker_options ask;       /* streaming, warming the prompt cache */
 	struct store *store;            /* where results go (NULL: nowhere) */
 	const char *store_error;        /* why there is no store (it would not open), for the report */
+	bool allow_partial;             /* revline.allowPartial: an incomplete review is accepted (for the front end) */
 	bool no_advisories;             /* revline.advisories false: no OSV lookups */
 	char osv_url[512];              /* revline.osvUrl or REVLINE_OSV_URL; "" for OSV's own */
 };
 
 /*
  * The settings that shape a check: revline.tokenBudget, revline.reduce,
- * revline.builtinRules, revline.advisories and revline.osvUrl
+ * revline.builtinRules, revline.allowPartial, revline.advisories and revline.osvUrl
  * (REVLINE_OSV_URL) when set, and
  * the scheduler's (options->sched gets sched_options_load).
  * RL_ECONFIG names a bad setting.
@@ -81,8 +82,8 @@ void check_free(struct check *check);
 
 /*
  * Load the rules, store the check, analyse its dependency changes and look
- * up their advisories (at most 15 s, fail-open; the rules start when that
- * is done), choose the requests' timeout from the change (timeout.h),
+ * up their advisories (at most 15 s, fail-open; local pattern rules run at
+ * once, the LLM rules start when that is done), choose the requests' timeout from the change (timeout.h),
  * settle what needs no request (rules
  * matching no changed file, local pattern rules, cached answers, LLM rules
  * without a provider) and queue the rest. RL_EUSAGE for an unknown --rule.
@@ -113,6 +114,12 @@ const struct rule_result *check_result(const struct check *check, size_t index);
 long check_rule_streamed(const struct check *check, size_t index);
 /* How long a running rule has been running, in ms (0 before it starts). */
 long check_rule_elapsed_ms(const struct check *check, size_t index);
+/*
+ * Whether a running rule is retrying: the attempt its request is at (the
+ * furthest of its chunks'), of how many (the retries and one), and how
+ * long that attempt has gone (ms; -1 while it waits to go again).
+ */
+bool check_rule_attempt(const struct check *check, size_t index, int *attempt, int *of, long *elapsed_ms);
 const struct rule_set *check_rules(const struct check *check);
 const struct report *check_report(const struct check *check);
 const struct check_stats *check_stats(const struct check *check);
@@ -132,6 +139,14 @@ bool check_stored(const struct check *check);
  * cut the check short: the rules it caught are RULE_TIMEOUT, saying so.
  */
 bool check_deadline_passed(const struct check *check);
+/*
+ * The rules that did not run (error, timeout, skipped, and rule files too
+ * broken to load, see check_rules' problems), and *total of how many
+ * (those files included); 0 when the review is whole.
+ */
+size_t check_not_run(const struct check *check, size_t *total);
+/* "8 of 14 rules did not run: review incomplete", or "" when every rule ran. */
+int check_incomplete_text(struct buf *out, const struct check *check);
 /* How many findings of settled rules are hidden (unverified) right now. */
 size_t check_unverified(const struct check *check);
 

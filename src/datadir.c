@@ -22,8 +22,8 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* DIR/../share/revline of the running program. */
-static int beside_program(struct buf *out)
+/* DIR/../REL of the running program. */
+static int beside_program_rel(struct buf *out, const char *rel)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -37,7 +37,13 @@ static int beside_program(struct buf *out)
 	*slash = '\0';
 	if ((slash = strrchr(exe, '/')))
 		*slash = '\0';
-	return buf_printf(out, "%s/%s", exe, REVLINE_DATADIR_REL);
+	return buf_printf(out, "%s/%s", exe, rel);
+}
+
+/* DIR/../share/revline of the running program. */
+static int beside_program(struct buf *out)
+{
+	return beside_program_rel(out, REVLINE_DATADIR_REL);
 }
 
 static int try_dir(struct buf *out, const char *kind)
@@ -112,4 +118,26 @@ int datadir_file(struct buf *out, const char *kind, const char *name)
 	if (is_file(out->ptr))
 		return 0;
 	return error_set(RL_ENOTFOUND, "no %s named '%s' (looked in %s)", kind, name, out->ptr);
+}
+
+int datadir_man(struct buf *out, bool *installed)
+{
+	int error;
+
+	*installed = false;
+	buf_clear(out);
+	if (beside_program_rel(out, REVLINE_MANDIR_REL) == 0 && buf_puts(out, "/man1/revline.1") == 0 &&
+	    is_file(out->ptr)) {
+		*installed = strcmp(out->ptr, REVLINE_MANDIR_INSTALL "/man1/revline.1") == 0;
+		return 0;
+	}
+	buf_clear(out);
+	if ((error = buf_printf(out, "%s/man1/revline.1", REVLINE_MANDIR_INSTALL)) < 0)
+		return error;
+	if (is_file(out->ptr)) {
+		*installed = true;
+		return 0;
+	}
+	buf_clear(out);
+	return RL_ENOTFOUND;
 }

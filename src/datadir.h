@@ -3,6 +3,8 @@
 
 #include "buf.h"
 
+#include <stdbool.h>
+
 /*
  * revline's data files (themes, rules, prompts) are found, in order:
  *   $REVLINE_DATADIR/KIND
@@ -24,5 +26,12 @@ int datadir_user(struct buf *out, const char *kind);
 int datadir_state(struct buf *out, const char *name);
 /* The path of a named file of a kind: the user's first, then revline's. */
 int datadir_file(struct buf *out, const char *kind, const char *name);
+/*
+ * The manual, revline.1: beside the program (DIR/../share/man/man1, an
+ * install or the build tree, which stages it there), else where the
+ * install prefix puts it; *installed: it is the one the install put
+ * (where `man revline` finds it). RL_ENOTFOUND when neither has it.
+ */
+int datadir_man(struct buf *out, bool *installed);
 
 #endif

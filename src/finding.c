@@ -125,3 +125,8 @@ void finding_fingerprint(struct finding *f)
 	git_oid_tostr(f->fingerprint, sizeof(f->fingerprint), &oid);
 	buf_release(&text);
 }
+
+int64_t finding_shown_id(const struct finding *f)
+{
+	return f->origin ? f->origin : f->id;
+}

@@ -24,6 +24,7 @@ struct evidence {
 
 struct finding {
 	int64_t id;                     /* in the store; 0 until stored */
+	int64_t origin;                 /* a report's finding: the rule's own finding it was made from (0: none) */
 	char *rule_id;
 	char *file;
 	int line, end_line;             /* end_line is line when not given */
@@ -43,6 +44,12 @@ struct finding {
 
 void finding_release(struct finding *finding);
 void findings_free(struct finding *findings, size_t count);
+/*
+ * The id a check shows for a finding, one per finding in its output: a
+ * report's finding shows the rule's own finding it was made from (origin),
+ * as the rule's streamed line did; else its own id (0: not stored).
+ */
+int64_t finding_shown_id(const struct finding *finding);
 /* A deep copy. */
 int finding_copy(struct finding *out, const struct finding *from);
 

@@ -162,6 +162,21 @@ done:
 	LIVE_OR("tokens_in") ", " LIVE_OR("tokens_out") ", " LIVE_OR("tokens_cached") ", " \
 	LIVE_OR("tokens_cache_write") ", " LIVE_COST
 
+/*
+ * A violation: a rule result 'attention' (of check_threadlines t, results r)
+ * that is not all false positive: it has no finding, or one finding that
+ * was neither suppressed (marked false positive before the check) nor
+ * marked false positive since (the latest finding feedback on it, or on a
+ * finding with its fingerprint: the report's merged copy, a later check's).
+ */
+#define VIOLATION \
+	"(r.status = 'attention' AND (NOT EXISTS (SELECT 1 FROM findings f WHERE " \
+	"f.check_threadline_id = t.id) OR EXISTS (SELECT 1 FROM findings f WHERE " \
+	"f.check_threadline_id = t.id AND f.suppressed = 0 AND (SELECT l.kind FROM feedback l " \
+	"WHERE (l.finding_id = f.id OR l.fingerprint = f.fingerprint) AND " \
+	"l.kind IN ('false_positive', 'accept', 'reject') " \
+	"ORDER BY l.created_at DESC, l.id DESC LIMIT 1) IS NOT 'false_positive')))"
+
 /* The checks: the rules and attention counts are live, so an interrupted check has them too. */
 static const char checks_sql[] =
 	"SELECT c.id, c.created_at, c.finished_at, c.duration_ms, c.branch, c.target, c.status, "
@@ -170,7 +185,7 @@ static const char checks_sql[] =
 	"CASE WHEN c.status IN ('running', 'interrupted') THEN (SELECT count(*) FROM findings f "
 	"WHERE f.check_id = c.id AND f.reduced = 0) ELSE c.finding_count END, "
 	"(SELECT count(*) FROM check_results r JOIN check_threadlines t ON "
-	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND r.status = 'attention'), "
+	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND " VIOLATION "), "
 	CHECK_USAGE " "
 	"FROM checks c JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo "
 	"ORDER BY c.created_at DESC, c.id DESC LIMIT :limit";
@@ -556,7 +571,7 @@ static const char *const rule_count_sql[] = {
 	[COUNT_VIOLATIONS] =
 	"SELECT t.threadline_id, count(*) FROM check_results r JOIN check_threadlines t ON "
 	"t.id = r.check_threadline_id JOIN checks c ON c.id = t.check_id "
-	"WHERE c.repo_id = :repo AND r.status = 'attention' GROUP BY t.threadline_id",
+	"WHERE c.repo_id = :repo AND " VIOLATION " GROUP BY t.threadline_id",
 	[COUNT_FINDINGS] =
 	"SELECT f.rule_id, count(*) FROM findings f JOIN checks c ON c.id = f.check_id "
 	"WHERE c.repo_id = :repo AND f.reduced = 0 AND f.rule_id IS NOT NULL GROUP BY f.rule_id",

@@ -17,7 +17,9 @@
  *
  * Definitions:
  *  - A violation is a check_results row with status 'attention': one per
- *    rule per check.
+ *    rule per check, unless every finding of it is a false positive
+ *    (suppressed when the check ran, or marked false positive since, as
+ *    the latest word on it).
  *  - A fix is a violation_fixes row, unless the latest fix feedback on it
  *    (fix_correct or fix_incorrect) is fix_incorrect: such a fix is
  *    counted apart (incorrect) and nowhere else.

@@ -147,6 +147,7 @@ static int load_effort(struct llm_config *c, struct config *config)
 
 int llm_config_load(struct llm_config *c, struct config *config)
 {
+	long cap;
 	int error;
 
 	memset(c, 0, sizeof(*c));
@@ -174,6 +175,10 @@ int llm_config_load(struct llm_config *c, struct config *config)
 	}
 	trim_slashes(c->base_url);
 	c->json_mode = !config_false(config, "revline.jsonMode");
+	if ((error = config_get_integer(&cap, config, "revline.maxTokens", 256, 1000000)) == 0)
+		c->max_tokens = cap;
+	else if (error != RL_ENOTFOUND)
+		goto fail;
 	if ((error = load_effort(c, config)) < 0 || (error = models_load(&c->models)) < 0 ||
 	    (error = load_key(c, config)) < 0)
 		goto fail;

@@ -42,6 +42,7 @@ struct reading {
 	struct buf text;
 	struct usage usage;
 	char *error;            /* an error the server sent in the stream, or a refusal */
+	bool truncated;         /* cut off by the output cap (finish_reason length, stop_reason max_tokens) */
 };
 
 struct provider_ops {

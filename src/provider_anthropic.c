@@ -94,6 +94,14 @@ static void read_usage(struct usage *out, json_t *usage)
 }
 
 /* The text blocks, or the forced tool's input as JSON text. */
+/* The answer stopped at the output cap (a message, or a message_delta's delta). */
+static bool cut_off(json_t *object)
+{
+	const char *why = json_string_value(json_object_get(object, "stop_reason"));
+
+	return why && !strcmp(why, "max_tokens");
+}
+
 static int anthropic_whole(struct reading *out, json_t *root)
 {
 	json_t *content = json_object_get(root, "content"), *part;
@@ -101,6 +109,7 @@ static int anthropic_whole(struct reading *out, json_t *root)
 	int error = 0;
 
 	read_usage(&out->usage, json_object_get(root, "usage"));
+	out->truncated = cut_off(root);
 	if (!json_is_array(content))
 		return error_set(RL_EPARSE, "the server's answer has no content");
 	json_array_foreach(content, i, part) {
@@ -136,8 +145,10 @@ static int anthropic_event(struct reading *out, const char *event, json_t *data)
 	}
 	if (!strcmp(type, "message_start"))
 		read_usage(&out->usage, json_object_get(json_object_get(data, "message"), "usage"));
-	else if (!strcmp(type, "message_delta"))
+	else if (!strcmp(type, "message_delta")) {
+		out->truncated |= cut_off(delta);
 		read_usage(&out->usage, json_object_get(data, "usage"));
+	}
 	else if (!strcmp(type, "content_block_delta") && json_is_string(json_object_get(delta, "text")))
 		return buf_puts(&out->text, json_string_value(json_object_get(delta, "text")));
 	else if (!strcmp(type, "content_block_delta") &&

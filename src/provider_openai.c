@@ -86,12 +86,22 @@ static int refusal(struct reading *out, json_t *message)
 	return error_set(RL_EPARSE, "the model declined to answer: %.200s", json_string_value(why));
 }
 
+/* The answer stopped at the output cap. */
+static bool cut_off(json_t *choice)
+{
+	const char *why = json_string_value(json_object_get(choice, "finish_reason"));
+
+	return why && !strcmp(why, "length");
+}
+
 static int openai_whole(struct reading *out, json_t *root)
 {
-	json_t *message = json_object_get(json_array_get(json_object_get(root, "choices"), 0), "message");
+	json_t *choice = json_array_get(json_object_get(root, "choices"), 0);
+	json_t *message = json_object_get(choice, "message");
 	json_t *content = json_object_get(message, "content");
 
 	read_usage(&out->usage, json_object_get(root, "usage"));
+	out->truncated = cut_off(choice);
 	if (!json_is_string(content))
 		return refusal(out, message) < 0 ? RL_EPARSE :
 			error_set(RL_EPARSE, "the server's answer has no choices[0].message.content");
@@ -101,10 +111,12 @@ static int openai_whole(struct reading *out, json_t *root)
 /* A chat.completion.chunk: a piece of the text; the last one may carry the usage. */
 static int openai_event(struct reading *out, const char *event, json_t *data)
 {
-	json_t *delta = json_object_get(json_array_get(json_object_get(data, "choices"), 0), "delta");
+	json_t *choice = json_array_get(json_object_get(data, "choices"), 0);
+	json_t *delta = json_object_get(choice, "delta");
 	json_t *piece = json_object_get(delta, "content"), *err = json_object_get(data, "error");
 
 	(void)event;
+	out->truncated |= cut_off(choice);
 	/* Some servers (Foundry Local) put "error": null in every chunk. */
 	if (err && !json_is_null(err)) {
 		json_t *msg = json_is_object(err) ? json_object_get(err, "message") : err;

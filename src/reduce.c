@@ -185,6 +185,7 @@ static int merged_from(struct finding *out, json_t *m, const size_t *src, size_t
 	/* The verified place and the evidence are the source's; the words are the synthesis'. */
 	if ((error = finding_copy(out, &f[p])) < 0)
 		return error;
+	out->origin = finding_shown_id(&f[p]);
 	out->id = 0;
 	if ((error = set_str(&out->title, json_object_get(m, "title"))) < 0 ||
 	    (error = set_str(&out->issue, json_object_get(m, "issue"))) < 0 ||
@@ -246,6 +247,7 @@ static int copy_into(struct report *r, const struct finding *from)
 	struct finding f;
 	int error = finding_copy(&f, from);
 
+	f.origin = finding_shown_id(from);
 	if (!error && !f.nfrom)
 		error = strings_add(&f.from_rules, &f.nfrom, f.rule_id);
 	if (!error && (error = report_add(r, &f)) < 0)

@@ -6,6 +6,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include "rules.h"
+#include "utf8.h"
 #include "config.h"
 #include "datadir.h"
 #include "diff.h"
@@ -474,37 +475,6 @@ static void set_value(struct parse *ps, enum key key, const char *name, const ya
 	}
 }
 
-/* Edit distance, ignoring case and '-' against '_', to guess a typo. */
-static size_t key_distance(const char *a, size_t alen, const char *b)
-{
-	size_t row[32], blen = strlen(b), i, j;
-
-	if (alen >= 24 || blen >= 31)
-		return SIZE_MAX;
-	for (j = 0; j <= blen; j++)
-		row[j] = j;
-	for (i = 1; i <= alen; i++) {
-		size_t diag = row[0];
-		char x = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? a[i - 1] + 32 : a[i - 1];
-
-		row[0] = i;
-		for (j = 1; j <= blen; j++) {
-			size_t up = row[j];
-			bool same = x == b[j - 1] || (x == '_' && b[j - 1] == '-') ||
-				    (x == '-' && b[j - 1] == '_');
-			size_t best = diag + !same;
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[blen];
-}
-
 static void unknown_key(struct parse *ps, const yaml_node_t *key, int line)
 {
 	const char *name = (const char *)key->data.scalar.value;
@@ -513,7 +483,7 @@ static void unknown_key(struct parse *ps, const yaml_node_t *key, int line)
 	char shown[64];
 
 	for (i = 0; i < NKEYS; i++) {
-		size_t d = key_distance(name, len, key_names[i].name);
+		size_t d = text_distance(name, len, key_names[i].name);
 
 		if (d < best) {
 			best = d;

@@ -1309,6 +1309,23 @@ int sched_peek(const char **body, size_t *len, struct sched *sched, uint64_t id)
 	return 0;
 }
 
+int sched_attempt(int *attempt, long *elapsed_ms, struct sched *sched, uint64_t id)
+{
+	struct task *task = task_find(sched, id);
+
+	*attempt = 0;
+	*elapsed_ms = -1;
+	if (!task)
+		return RL_ENOTFOUND;
+	if (task->state == TASK_RUNNING) {
+		*attempt = task->attempts;
+		*elapsed_ms = (long)(now_ms() - task->attempt_start);
+	} else {
+		*attempt = task->attempts + 1;
+	}
+	return 0;
+}
+
 bool sched_next(struct sched *sched, struct sched_event *out)
 {
 	if (!sched->nevents)

@@ -134,6 +134,13 @@ void sched_event_release(struct sched_event *event);
  */
 int sched_peek(const char **body, size_t *len, struct sched *sched, uint64_t id);
 
+/*
+ * Which attempt a task is at (1 for the first) and how long the running
+ * one has gone, in ms (-1 while it waits to retry or is queued).
+ * RL_ENOTFOUND when the task is settled or unknown.
+ */
+int sched_attempt(int *attempt, long *elapsed_ms, struct sched *sched, uint64_t id);
+
 /* Tasks not settled yet (queued, running or waiting to retry). */
 size_t sched_pending(const struct sched *sched);
 /* Transfers running now (never more than the concurrency). */

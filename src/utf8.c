@@ -173,3 +173,33 @@ json_t *utf8_json(const char *s)
 {
 	return s ? utf8_jsonn(s, strlen(s)) : json_null();
 }
+
+size_t text_distance(const char *a, size_t alen, const char *b)
+{
+	size_t row[32], blen = strlen(b), i, j;
+
+	if (alen >= 24 || blen >= 31)
+		return SIZE_MAX;
+	for (j = 0; j <= blen; j++)
+		row[j] = j;
+	for (i = 1; i <= alen; i++) {
+		size_t diag = row[0];
+		char x = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? a[i - 1] + 32 : a[i - 1];
+
+		row[0] = i;
+		for (j = 1; j <= blen; j++) {
+			size_t up = row[j];
+			bool same = x == b[j - 1] || (x == '_' && b[j - 1] == '-') ||
+				    (x == '-' && b[j - 1] == '_');
+			size_t best = diag + !same;
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[blen];
+}

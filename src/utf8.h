@@ -35,4 +35,11 @@ json_t *utf8_jsonn(const char *s, size_t len);
 /* Append the base64 form of the bytes to out. */
 int base64_encode(struct buf *out, const unsigned char *s, size_t len);
 
+/*
+ * Edit distance between a (alen bytes, as typed) and b, ignoring a's case
+ * and '-' against '_', to guess a typo ("did you mean"); SIZE_MAX for words
+ * over 23 bytes.
+ */
+size_t text_distance(const char *a, size_t alen, const char *b);
+
 #endif

@@ -128,13 +128,38 @@ int review_stats_write(const struct review *r, const char *path)
 	return fclose(fp) == 0 ? rc : -1;
 }
 
+/* A rule file the check skipped, "path:line: message", said in the status bar; false when none. */
+static bool broken_rule_message(struct review *r, const char *before)
+{
+	const struct rule_set *rules = check_rules(r->check);
+	size_t i, fatal = 0;
+	const struct rule_problem *p = NULL;
+	char line[16];
+
+	for (i = 0; i < rules->nproblems; i++)
+		if (rules->problems[i].fatal && fatal++ == 0)
+			p = &rules->problems[i];
+	if (!p)
+		return false;
+	line[0] = '\0';
+	if (p->line > 0)
+		snprintf(line, sizeof(line), ":%d", p->line);
+	tui_message(r->tui, true, "%s%s%s: %s (rule skipped%s; revline rules --lint)", before, p->path,
+		    line, p->message, fatal > 1 ? ", and more" : "");
+	return true;
+}
+
 /* "Check 4 partial: 3 findings, 1 rule failed (R retries it; r shows the report)". */
 static void done_message(struct review *r)
 {
 	struct review_counts n;
 	size_t found = check_report(r->check)->nfindings;
+	char before[64];
 
 	review_count(r, &n);
+	snprintf(before, sizeof(before), "Check %lld %s: ", (long long)check_id(r->check), check_status(r->check));
+	if (!check_store_error(r->check) && !n.failed && broken_rule_message(r, before))
+		return;
 	if (check_store_error(r->check))
 		tui_message(r->tui, true, "Check %s: %zu finding%s, NOT STORED: %s", check_status(r->check),
 			    found, found == 1 ? "" : "s", check_store_error(r->check));
@@ -254,6 +279,7 @@ int review_start(struct review *r)
 		r->check = NULL;
 		return error_status();
 	}
+	broken_rule_message(r, "");
 	source_add(r);
 	memset(&tui->loop.stats, 0, sizeof(tui->loop.stats));
 	check_events(r, now_us());

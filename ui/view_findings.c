@@ -112,6 +112,16 @@ static void rules_rows(struct findings_view *fv, struct view *view)
 	}
 }
 
+/* "8 of 14 rules did not run: review incomplete", as check says it. */
+static void incomplete_row(struct findings_view *fv, const struct check *check)
+{
+	struct buf text = BUF_INIT;
+
+	if (check_incomplete_text(&text, check) == 0 && text.len)
+		text_row(fv, STYLE_RULE_FAILED, " %s", text.ptr);
+	buf_release(&text);
+}
+
 static void report_rows(struct findings_view *fv, struct view *view)
 {
 	const struct review *r = &view->tui->review;
@@ -124,6 +134,7 @@ static void report_rows(struct findings_view *fv, struct view *view)
 	}
 	text_row(fv, STYLE_LABEL, " %s, overall %s", rep->synthesized ? "Synthesized report" :
 		 "Merged by revline", rep->overall_severity ? rep->overall_severity : "clean");
+	incomplete_row(fv, r->check);
 	if (rep->summary)
 		wrapped_rows(fv, rep->summary, view->width, STYLE_DEFAULT);
 	if (rep->fallback_reason)
@@ -210,6 +221,23 @@ static void findings_selected(struct view *view)
 	view_dirty(&view->tui->views[VIEW_EVIDENCE]);
 }
 
+/* A retried rule: "attempt 2/3, 12s/24s", the attempt's own time against its timeout. */
+static bool retry_text(char *out, size_t size, const struct check *check, size_t i, long ms)
+{
+	const struct rule_result *res = check_result(check, i);
+	int attempt, of;
+	long took;
+
+	if (!check_rule_attempt(check, i, &attempt, &of, &took))
+		return false;
+	if (took < 0)
+		snprintf(out, size, "%s attempt %d/%d, waiting to retry", draw_spinner(ms), attempt, of);
+	else
+		snprintf(out, size, "%s attempt %d/%d, %lds/%lds", draw_spinner(ms), attempt, of, took / 1000,
+			 (res->timeout_ms + 999) / 1000);
+	return true;
+}
+
 static const char *state_text(char *out, size_t size, const struct review *r, size_t i, enum style *style)
 {
 	const struct rule_result *res = check_result(r->check, i);
@@ -224,6 +252,8 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 	case RULE_RUNNING:
 		ms = check_rule_elapsed_ms(r->check, i);
 		*style = STYLE_RULE_RUNNING;
+		if (retry_text(out, size, r->check, i, ms))
+			break;
 		/* With the most it may take (the adaptive timeout), and what has streamed in. */
 		if (check_rule_streamed(r->check, i) > 0)
 			snprintf(out, size, "%s running %lds, %ld tok", draw_spinner(ms), ms / 1000,
@@ -252,6 +282,12 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 		break;
 	default:
 		*style = STYLE_RULE_FAILED;
+		/* Stopped by the user: not a failure of the rule or the server. */
+		if (res->error && !strcmp(res->error, "cancelled")) {
+			*style = STYLE_RULE_MUTED;
+			snprintf(out, size, "- cancelled");
+			break;
+		}
 		snprintf(out, size, "%s %s: %s", utf8() ? "\xe2\x9c\x97" : "x",
 			 res->status == RULE_TIMEOUT ? "timed out" : "failed", res->error ? res->error : "");
 		break;

@@ -196,7 +196,7 @@ assert a["status"] == 429 and b["status"] == 200 and b["start"] - a["end"] >= 0.
 run check --rules "$rules" --rule hang --rule fast --timeout 1 --retries 0 --format json
 json 'rs = {r["id"]: r for r in d["rules"]}; assert rs["hang"]["status"] == "timeout", rs; assert rs["fast"]["status"] == "compliant"; assert d["status"] == "partial"' &&
 	pass "hung rule timed out, check partial, the other rule kept" || fail "hang: $(head -c 500 "$TMP/out")"
-expect_status 0 "a partial check with no finding exits 0"
+expect_status 6 "a partial check exits 6: the review is incomplete"
 
 # Ctrl-C cancels: what arrived is kept, reported and stored.
 "$REVLINE" check --rules "$rules" --rule hang --rule fast --no-cache --format json >"$TMP/out" 2>"$TMP/err" &
@@ -285,7 +285,7 @@ git config --unset revline.concurrency
 # Without a provider: LLM rules skipped with one line, local rules still run.
 printf '<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> branch\n' >>app.py
 env -u OPENAI_API_KEY -u REVLINE_BASE_URL "$REVLINE" check --rules "$rules" --rule markers --rule fast >"$TMP/out" 2>&1 && status=0 || status=$?
-expect_status 1 "no provider: the local rule still finds the markers"
+expect_status 6 "no provider: the skipped LLM rule makes the review incomplete (6 over 1)"
 expect_out "^skipped *fast" "the LLM rule is skipped"
 [ "$(grep -c 'OPENAI_API_KEY' "$TMP/out")" = 1 ] && pass "one line says how to configure a provider" ||
 	fail "configuration hint: $(cat "$TMP/out")"
