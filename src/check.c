@@ -78,7 +78,10 @@ struct check {
 	size_t nparts;
 	bool planned;
 	bool prepared;          /* rules loaded, files scoped */
-	char **skip;            /* per file of the diff: why no rule sees it (NULL: reviewed) */
+	int prepare_error;      /* preparing failed: the status and its message */
+	char prepare_message[512];
+	char **skip;            /* per file of the diff: why no LLM rule sees it (NULL: reviewed) */
+	bool *skip_local;       /* and the local pattern rules neither (revline.ignore) */
 	char **ignore;          /* revline.ignore's patterns */
 	size_t nignore;
 	char **notes;           /* what the check left out or cut, said in every report */
@@ -301,6 +304,7 @@ void check_free(struct check *c)
 	for (i = 0; c->skip && i < c->diff->nfiles; i++)
 		free(c->skip[i]);
 	free(c->skip);
+	free(c->skip_local);
 	scope_patterns_free(c->ignore, c->nignore);
 	scope_patterns_free(c->notes, c->nnotes);
 	for (i = 0; i < c->nstates; i++) {
@@ -390,11 +394,17 @@ done:
 	return error;
 }
 
-/* The files of the diff a rule looks at: matching, not binary, not lock files, not left out. */
+/*
+ * The files of the diff a rule looks at: matching, not binary, not lock
+ * files, not left out (generated and vendored files only of LLM rules: a
+ * local pattern rule costs nothing).
+ */
 static bool rule_wants(const struct check *c, const struct rule *rule, const struct diff_file *f)
 {
+	size_t i = (size_t)(f - c->diff->files);
+
 	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path) ||
-	    (c->skip && c->skip[f - c->diff->files]))
+	    (c->skip && c->skip[i] && (rule->kind != RULE_LOCAL || c->skip_local[i])))
 		return false;
 	return rule_applies(rule, f->path) || (f->old_path != f->path && rule_applies(rule, f->old_path));
 }
@@ -1277,7 +1287,7 @@ static int ignore_load(struct check *c)
 	return error;
 }
 
-/* Why no rule is asked about a file: revline.ignore, .gitattributes, its content; NULL when none. */
+/* Why no LLM rule is asked about a file: revline.ignore, .gitattributes, its content; NULL when none. */
 static int file_scope(char **out, struct check *c, size_t i)
 {
 	const struct diff_file *f = &c->diff->files[i];
@@ -1289,8 +1299,10 @@ static int file_scope(char **out, struct check *c, size_t i)
 	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path))
 		return 0;
 	if (c->nignore && (glob_match_list((const char *const *)c->ignore, c->nignore, f->path) ||
-			   glob_match_list((const char *const *)c->ignore, c->nignore, f->old_path)))
+			   glob_match_list((const char *const *)c->ignore, c->nignore, f->old_path))) {
 		why = "ignored (revline.ignore)";
+		c->skip_local[i] = true;
+	}
 	else if ((error = repo_linguist(&attr, c->repo, f->path)) < 0)
 		return error;
 	else if (attr)
@@ -1308,12 +1320,13 @@ static int file_scope(char **out, struct check *c, size_t i)
 /* Which files of the change the rules see; the others are named in the notes. */
 static int files_scope(struct check *c)
 {
-	size_t i, n = 0;
+	size_t i;
 	int error;
 
 	if ((error = ignore_load(c)) < 0)
 		return error;
-	if (!(c->skip = calloc(c->diff->nfiles + 1, sizeof(*c->skip))))
+	if (!(c->skip = calloc(c->diff->nfiles + 1, sizeof(*c->skip))) ||
+	    !(c->skip_local = calloc(c->diff->nfiles + 1, sizeof(*c->skip_local))))
 		return error_nomem();
 	for (i = 0; i < c->diff->nfiles; i++) {
 		char *note;
@@ -1322,8 +1335,8 @@ static int files_scope(struct check *c)
 			return error;
 		if (!c->skip[i])
 			continue;
-		n++;
-		if (asprintf(&note, "%s: %s, not reviewed", c->diff->files[i].path, c->skip[i]) < 0)
+		if (asprintf(&note, "%s: %s, %s", c->diff->files[i].path, c->skip[i],
+			     c->skip_local[i] ? "not reviewed" : "not sent to the LLM") < 0)
 			note = NULL;
 		if ((error = note_add(c, note)) < 0)
 			return error;
@@ -1344,11 +1357,16 @@ int check_prepare(struct check *c)
 
 	if (c->prepared)
 		return 0;
+	/* What failed once (half done) fails again the same way: check_estimate, then check_start. */
+	if (c->prepare_error)
+		return error_set(c->prepare_error, "%s", c->prepare_message);
 	if ((error = rules_load(&c->rules, &ro)) < 0 || (error = rules_select(c)) < 0 ||
-	    (error = files_scope(c)) < 0)
+	    (error = files_scope(c)) < 0 ||
+	    (!(c->states = calloc(c->rules.count + 1, sizeof(*c->states))) && (error = error_nomem()) < 0)) {
+		c->prepare_error = error;
+		snprintf(c->prepare_message, sizeof(c->prepare_message), "%s", error_message());
 		return error;
-	if (!(c->states = calloc(c->rules.count + 1, sizeof(*c->states))))
-		return error_nomem();
+	}
 	for (i = 0; i < c->rules.count; i++) {
 		c->states[i].result.rule = &c->rules.rules[i];
 		c->states[i].result.status = RULE_QUEUED;

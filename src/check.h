@@ -84,9 +84,10 @@ void check_free(struct check *check);
 
 /*
  * Load the rules and decide which files of the change they see: paths
- * matched by revline.ignore, files .gitattributes marks linguist-generated
- * or linguist-vendored, and generated or minified files (scope.h) are left
- * out, each named in a note. check_start does it when it was not done.
+ * matched by revline.ignore are left out of every rule; files
+ * .gitattributes marks linguist-generated or linguist-vendored, and
+ * generated or minified files (scope.h), of the LLM rules; each is named
+ * in a note. check_start does it when it was not done.
  * RL_ECONFIG when revline.ignore cannot be read or holds a bad pattern.
  */
 int check_prepare(struct check *check);

@@ -36,6 +36,7 @@
 	X(REQ_SWITCH_PANE,  "Panes",    "Go to the next pane",                 KEY_TAB) \
 	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \
 	X(REQ_RETRY,        "Review",   "Run again the rules that failed or timed out", 'R') \
+	X(REQ_UNTRACKED,    "Review",   "Include untracked files in the diff, or leave them out again", 'U') \
 	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
 	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings", 'v') \
 	X(REQ_FALSE_POSITIVE, "Review", "Mark the finding a false positive (a note is asked)", 'f') \

@@ -58,7 +58,7 @@ git add -N schema_pb2.py
 before=$(requests)
 run check --rules "$rules" --fail-on none
 expect_status 0 "a check with a 200,000-line generated file"
-expect_out 'schema_pb2.py: generated ("@generated" in its first lines), not reviewed' "the generated file is named as not reviewed"
+expect_out 'schema_pb2.py: generated ("@generated" in its first lines), not sent to the LLM' "the generated file is named as not sent"
 read -r most big <<<"$(largest "$before")"
 if [ "$big" -lt 100000 ]; then pass "no request carries the generated file ($big bytes at most)"; else fail "a request of $big bytes"; fi
 run check --rules "$rules" --fail-on none --format json --no-cache
@@ -98,10 +98,10 @@ python3 -c 'open("lib/bundle.js", "w").write("var a=" + "1+" * 4000 + "1;\n")'
 git add -N vendor/dep.js lib/app.min.js lib/bundle.js .gitattributes
 before=$(requests)
 run check --rules "$rules" --fail-on none --no-cache
-expect_out 'schema_pb2.py: generated (linguist-generated in .gitattributes), not reviewed' "linguist-generated is left out"
-expect_out 'vendor/dep.js: vendored (linguist-vendored in .gitattributes), not reviewed' "linguist-vendored is left out"
-expect_out 'lib/app.min.js: minified (by its name), not reviewed' "a .min.js is left out"
-expect_out 'lib/bundle.js: minified (line 1 has 8,008 characters), not reviewed' "a file with a very long line is left out"
+expect_out 'schema_pb2.py: generated (linguist-generated in .gitattributes), not sent to the LLM' "linguist-generated is left out"
+expect_out 'vendor/dep.js: vendored (linguist-vendored in .gitattributes), not sent to the LLM' "linguist-vendored is left out"
+expect_out 'lib/app.min.js: minified (by its name), not sent to the LLM' "a .min.js is left out"
+expect_out 'lib/bundle.js: minified (line 1 has 8,008 characters), not sent to the LLM' "a file with a very long line is left out"
 if sent "$before" 'b/schema_pb2.py\|b/vendor/dep.js\|b/lib/app.min.js\|b/lib/bundle.js'; then
 	fail "a left-out file went to the server"
 else
