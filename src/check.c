@@ -577,16 +577,18 @@ static size_t piece_bytes(const struct diff_file *f, uint32_t first, uint32_t co
 	return bytes;
 }
 
-/* How many of a hunk's first lines fit the budget with the file's header. */
-static uint32_t hunk_fit(const struct diff_file *f, uint32_t h, size_t budget)
+/* How many of a hunk's first lines fit the budget with the file's header, and their bytes. */
+static uint32_t hunk_fit(size_t *bytes, const struct diff_file *f, uint32_t h, size_t budget)
 {
-	size_t bytes = f->header_len + f->header2_len + f->hunks[h].header_len + 1;
+	size_t line;
 	uint32_t l;
 
+	*bytes = f->header_len + f->header2_len + f->hunks[h].header_len + 1;
 	for (l = 0; l < f->hunks[h].nlines; l++) {
-		bytes += f->lines[f->hunks[h].first_line + l].len + 2;
-		if (bytes > budget)
+		line = f->lines[f->hunks[h].first_line + l].len + 2;
+		if (*bytes + line > budget)
 			break;
+		*bytes += line;
 	}
 	return l;
 }
@@ -596,7 +598,8 @@ static int plan_cut(struct check *c, struct plan *p, size_t index, uint32_t h, s
 {
 	const struct diff_file *f = &c->diff->files[index];
 	const struct diff_hunk *hunk = &f->hunks[h];
-	uint32_t keep = hunk_fit(f, h, budget);
+	size_t bytes;
+	uint32_t keep = hunk_fit(&bytes, f, h, budget);
 	char total[32], kept[32];
 	char *note;
 
@@ -607,7 +610,7 @@ static int plan_cut(struct check *c, struct plan *p, size_t index, uint32_t h, s
 		note = NULL;
 	if (note_add(c, note) < 0)
 		return RL_ENOMEM;
-	return plan_add_piece(p, (struct piece){ index, h, 1, piece_bytes(f, h, 1), true, keep });
+	return plan_add_piece(p, (struct piece){ index, h, 1, bytes, true, keep });
 }
 
 /*
@@ -1391,8 +1394,10 @@ int check_estimate(long *tokens, struct check *c)
 		struct rule_state *s = &c->states[r];
 		size_t own;
 
-		if (!asks_llm(c, s->result.rule) || (error = rule_material(c, s)) < 0)
+		if (!asks_llm(c, s->result.rule))
 			continue;
+		if ((error = rule_material(c, s)) < 0)
+			return error;
 		own = strlen(s->result.rule->body) + (s->context ? strlen(s->context) : 0) +
 			(s->examples ? strlen(s->examples) : 0) + MAP_FIXED_BYTES;
 		for (i = 0; i < c->nparts; i++) {
@@ -1410,7 +1415,7 @@ int check_estimate(long *tokens, struct check *c)
 	/* Planned again when the rules start, with the dependencies' section known; the cuts are said then. */
 	parts_free(c);
 	notes_drop_cuts(c);
-	return error < 0 ? error : 0;
+	return 0;
 }
 
 int check_start(struct check *c)
