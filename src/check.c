@@ -628,7 +628,7 @@ static int plan_file(struct check *c, struct plan *p, size_t index, size_t budge
 		return plan_add_piece(p, (struct piece){ index, 0, f->nhunks, piece_bytes(f, 0, f->nhunks), false, 0 });
 	for (h = 0; h < f->nhunks && !error; h++) {
 		one = piece_bytes(f, h, 1) - head;
-		if (head + one > budget || head + run + one > budget) {
+		if (head + run + one > budget) {
 			if (h > first)
 				error = plan_add_piece(p, (struct piece){ index, first, h - first, head + run, false, 0 });
 			first = h;

@@ -81,6 +81,31 @@ if sent "$before" 'cut to fit the request: the hunk of schema_pb2.py at line 1 h
 else
 	fail "the prompt does not say the hunk was cut"
 fi
+
+# A file of many hunks, one of them alone over the budget: the others whole, that one cut.
+python3 -c '
+with open("table.txt", "w") as f:
+    for i in range(3000):
+        f.write("row %d\n" % i)
+'
+git add table.txt && git commit -q -m table -- table.txt
+python3 -c '
+rows = ["row %d\n" % i for i in range(3000)]
+rows[10] = "row ten, changed\n"
+rows[2990] = "row 2990, changed\n"
+rows[1500:1500] = ["inserted %d: lorem ipsum dolor sit amet, consectetur adipiscing elit\n" % i for i in range(20000)]
+open("table.txt", "w").write("".join(rows))
+'
+before=$(requests)
+run check --rules "$rules" --fail-on none --no-cache
+expect_out 'table.txt: hunk at line 1498 cut to fit the budget (20,006 lines, the first' "the one big hunk is cut"
+read -r most big <<<"$(largest "$before")"
+if [ "$most" -le 24000 ]; then pass "many hunks: every request within the budget ($most tokens)"; else fail "many hunks: $most tokens"; fi
+if sent "$before" 'row ten, changed' && grep -q 'row 2990, changed' "$TMP/sent"; then
+	pass "the small hunks around it are sent whole"
+else
+	fail "a small hunk is missing from the requests"
+fi
 git config revline.tokenBudget 5000
 before=$(requests)
 run check --rules "$rules" --fail-on none --no-cache
