@@ -2,7 +2,9 @@
 #include "commands.h"
 #include "config.h"
 #include "fixdetect.h"
+#include "models.h"
 #include "report.h"
+#include "usage.h"
 #include "status.h"
 
 #include <errno.h>
@@ -28,6 +30,7 @@ struct check_args {
 	bool wait_fixes;        /* --wait-fix-detection */
 	bool no_fixes;          /* --no-fix-detection */
 	bool allow_partial;     /* --allow-partial */
+	bool yes;               /* --yes: whatever the estimate */
 	int concurrency, retries;       /* from the flags; 0 and -1 when not given */
 	double timeout;                 /* 0 when not given */
 	double deadline;                /* 0 when not given */
@@ -125,6 +128,7 @@ static bool check_option(struct check_args *a, int id, const char *value)
 	case OPT_WAIT_FIX_DETECTION: a->wait_fixes = true; return true;
 	case OPT_NO_FIX_DETECTION: a->no_fixes = true; return true;
 	case OPT_ALLOW_PARTIAL: a->allow_partial = true; return true;
+	case OPT_CHECK_YES: a->yes = true; return true;
 	case OPT_RULES: return list_add(&a->rule_dirs, &a->nrule_dirs, value) == 0;
 	case OPT_RULE: return list_add(&a->rule_ids, &a->nrule_ids, value) == 0;
 	case OPT_NO_CACHE: a->opts.no_cache = true; return true;
@@ -268,6 +272,41 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
 	return 0;
 }
 
+/*
+ * revline.confirmTokens: a check whose map requests would send more is
+ * refused with the estimate, its cost at the map model's price, and how to
+ * go on. 0 to go on, 2 when refused, 3 when it cannot be estimated.
+ */
+static int confirm(struct check *c, const struct check_args *a, const struct llm_config *llm)
+{
+	const struct model_info *info;
+	char count[32], limit[32], cost[32], price_text[256];
+	double price;
+	long tokens;
+
+	if (a->yes || a->opts.confirm_tokens <= 0 || llm->provider == PROVIDER_NONE)
+		return 0;
+	if (check_estimate(&tokens, c) < 0) {
+		cli_error("%s", error_message());
+		return error_status() == RL_ECONFIG ? 2 : 3;
+	}
+	if (tokens <= a->opts.confirm_tokens)
+		return 0;
+	models_lookup(&info, llm->models, provider_name(llm->provider), llm->map_model);
+	usage_count_text(count, sizeof(count), tokens);
+	usage_count_text(limit, sizeof(limit), a->opts.confirm_tokens);
+	price = models_cost(info, tokens, 0, 0, 0);
+	usage_cost_text(cost, sizeof(cost), price);
+	if (price < 0)
+		snprintf(price_text, sizeof(price_text), "%s's price is not known", llm->map_model);
+	else
+		snprintf(price_text, sizeof(price_text), "%s of input at %s's price", cost, llm->map_model);
+	cli_error("this check would send about %s tokens (%s), over revline.confirmTokens (%s): "
+		  "nothing was sent; run it with --yes, or raise revline.confirmTokens",
+		  count, price_text, limit);
+	return 2;
+}
+
 static int write_format(FILE *out, struct check *c, struct repo *repo, struct target *t,
 			const struct check_args *a, const struct report_options *ro)
 {
@@ -392,6 +431,8 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 		rc = 3;
 		goto done;
 	}
+	if ((rc = confirm(c, a, &llm)) != 0)
+		goto done;
 	if (!(out = output_open(a->output, &tmp))) {
 		rc = 2;
 		goto done;
@@ -400,7 +441,7 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 	if ((error = check_start(c)) < 0) {
 		cli_error("%s", error_message());
 		output_close(out, a->output, tmp, false);
-		rc = error == RL_EUSAGE ? 2 : 3;
+		rc = error == RL_EUSAGE || error == RL_ECONFIG ? 2 : 3;
 		goto done;
 	}
 	rules_problems(check_rules(c));

@@ -54,6 +54,7 @@
 	X(OPT_RETRIES,         "retries",         0, "N",      "further attempts after a failed request (default 2)") \
 	X(OPT_DEADLINE,        "deadline",        0, "S",      "end the check after S seconds: what is still running times out, what arrived is kept") \
 	X(OPT_ALLOW_PARTIAL,   "allow-partial",   0, NULL,     "an incomplete review (a rule that did not run) does not exit 6") \
+	X(OPT_CHECK_YES,       "yes",             'y', NULL,    "run even when the estimate is over revline.confirmTokens") \
 	X(OPT_SHOW_SUPPRESSED, "show-suppressed", 0, NULL,     "also show findings marked false positive before") \
 	X(OPT_WAIT_FIX_DETECTION, "wait-fix-detection", 0, NULL, "run fix detection before exiting and report it") \
 	X(OPT_NO_FIX_DETECTION, "no-fix-detection", 0, NULL,   "do not look for fixes of the previous check's violations")

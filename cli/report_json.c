@@ -83,6 +83,17 @@ static json_t *findings_json(const struct check *check, const struct report_opti
 	return list;
 }
 
+/* What the check left out or cut, one sentence each. */
+static json_t *notes_json(const struct check *check)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < check_nnotes(check); i++)
+		json_array_append_new(list, utf8_json(check_note(check, i)));
+	return list;
+}
+
 static json_t *side_json(const char *label, const char *oid)
 {
 	return json_pack("{s:o, s:o}", "label", utf8_json(label), "oid", *oid ? utf8_json(oid) : json_null());
@@ -130,6 +141,8 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		json_object_set_new(doc, "fix_detection", detect_fixes_json(o->fixes));
 	json_object_set_new(doc, "dependencies", report_json_deps(check));
 	json_object_set_new(doc, "timeout", report_json_timeout(check));
+	json_object_set_new(doc, "notes", notes_json(check));
+	json_object_set_new(doc, "untracked_not_reviewed", json_integer((json_int_t)check_untracked(check)));
 	/* The results reach the output either way; these say whether they are also kept. */
 	json_object_set_new(doc, "stored", json_boolean(check_stored(check)));
 	json_object_set_new(doc, "store_error", utf8_json(check_store_error(check)));

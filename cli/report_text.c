@@ -176,6 +176,20 @@ static void timeout_line(FILE *out, const struct check *check)
 		term_printf(out, "\nrequests' timeout: %.0f s (%s)\n", t->chosen, t->reason);
 }
 
+/* What the check left out or cut, and the untracked files it did not see. */
+static void scope_lines(FILE *out, const struct check *check)
+{
+	size_t i, n = check_untracked(check);
+
+	if (check_nnotes(check))
+		fputs("\nLeft out or cut:\n", out);
+	for (i = 0; i < check_nnotes(check); i++)
+		term_printf(out, "  %s\n", check_note(check, i));
+	if (n)
+		fprintf(out, "%s%zu untracked file%s not reviewed (--untracked)\n",
+			check_nnotes(check) ? "" : "\n", n, n == 1 ? "" : "s");
+}
+
 static void usage_line(FILE *out, const struct check_stats *st)
 {
 	struct buf text = BUF_INIT;
@@ -230,6 +244,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		suppressed += hidden_count(check_result(check, i), o, true);
 	}
 	timeout_line(out, check);
+	scope_lines(out, check);
 	if (check_id(check))
 		fprintf(out, "\ncheck %lld %s in %.1fs: ", (long long)check_id(check), check_status(check),
 			(double)check_duration_ms(check) / 1000.0);

@@ -6,12 +6,16 @@
 #include "depreview.h"
 #include "evidence.h"
 #include "feedback.h"
+#include "glob.h"
 #include "prompt.h"
 #include "reduce.h"
+#include "scope.h"
 #include "status.h"
 #include "timeout.h"
+#include "usage.h"
 
 #include <git2.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +60,7 @@ struct rule_state {
 struct part {
 	char *diff;             /* fenced */
 	char *files;            /* "a.c, b.c" (at most 20 named) */
+	char *cut;              /* what of it was cut to fit the budget, for the prompt; NULL when nothing */
 	size_t *file;           /* the diff's files in it */
 	size_t nfiles;
 };
@@ -73,6 +78,17 @@ struct check {
 	struct part *parts;
 	size_t nparts;
 	bool planned;
+	bool prepared;          /* rules loaded, files scoped */
+	int prepare_error;      /* preparing failed: the status and its message */
+	char prepare_message[512];
+	char **skip;            /* per file of the diff: why no LLM rule sees it (NULL: reviewed) */
+	bool *skip_local;       /* and the local pattern rules neither (revline.ignore) */
+	char **ignore;          /* revline.ignore's patterns */
+	size_t nignore;
+	char **notes;           /* what the check left out or cut, said in every report */
+	size_t nnotes;
+	size_t nscope_notes;    /* the first ones, about files; the others are cuts of the plan */
+	size_t untracked;       /* untracked files the target leaves out */
 	struct depreview *deps;         /* the dependency phase; the rules start when it is done */
 	int deps_nfds;
 	bool rules_started;
@@ -179,6 +195,7 @@ int check_options_load(struct check_options *options, struct config *config)
 {
 	bool reduce;
 	long budget;
+	char *ignore = NULL;
 	int error;
 
 	if ((error = sched_options_load(&options->sched, config)) < 0 ||
@@ -197,6 +214,16 @@ int check_options_load(struct check_options *options, struct config *config)
 		return error;
 	if ((error = rules_builtin_load(&options->builtin_rules, config)) < 0)
 		return error;
+	if ((error = config_get_integer(&budget, config, "revline.confirmTokens", 1, LONG_MAX)) == 0)
+		options->confirm_tokens = budget;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get(&ignore, config, "revline.ignore")) == 0) {
+		snprintf(options->ignore_file, sizeof(options->ignore_file), "%s", ignore);
+		free(ignore);
+	} else if (error != RL_ENOTFOUND) {
+		return error;
+	}
 	return advisories_load(options, config);
 }
 
@@ -225,6 +252,41 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 	return 0;
 }
 
+static void parts_free(struct check *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nparts; i++) {
+		free(c->parts[i].diff);
+		free(c->parts[i].files);
+		free(c->parts[i].cut);
+		free(c->parts[i].file);
+	}
+	free(c->parts);
+	c->parts = NULL;
+	c->nparts = 0;
+	c->planned = false;
+}
+
+static int note_add(struct check *c, char *note)
+{
+	char **grown;
+
+	if (!note || !(grown = realloc(c->notes, (c->nnotes + 1) * sizeof(*grown)))) {
+		free(note);
+		return error_nomem();
+	}
+	c->notes = grown;
+	c->notes[c->nnotes++] = note;
+	return 0;
+}
+
+static void notes_drop_cuts(struct check *c)
+{
+	while (c->nnotes > c->nscope_notes)
+		free(c->notes[--c->nnotes]);
+}
+
 static void chunk_release(struct chunk *k)
 {
 	free(k->system);
@@ -242,12 +304,13 @@ void check_free(struct check *c)
 		return;
 	asker_free(c->asker);
 	depreview_free(c->deps);
-	for (i = 0; i < c->nparts; i++) {
-		free(c->parts[i].diff);
-		free(c->parts[i].files);
-		free(c->parts[i].file);
-	}
-	free(c->parts);
+	parts_free(c);
+	for (i = 0; c->skip && i < c->diff->nfiles; i++)
+		free(c->skip[i]);
+	free(c->skip);
+	free(c->skip_local);
+	scope_patterns_free(c->ignore, c->nignore);
+	scope_patterns_free(c->notes, c->nnotes);
 	for (i = 0; i < c->nstates; i++) {
 		for (k = 0; k < c->states[i].nchunks; k++) {
 			chunk_release(c->states[i].chunks[k]);
@@ -335,10 +398,17 @@ done:
 	return error;
 }
 
-/* The files of the diff a rule looks at: matching, not binary, not lock files. */
-static bool rule_wants(const struct rule *rule, const struct diff_file *f)
+/*
+ * The files of the diff a rule looks at: matching, not binary, not lock
+ * files, not left out (generated and vendored files only of LLM rules: a
+ * local pattern rule costs nothing).
+ */
+static bool rule_wants(const struct check *c, const struct rule *rule, const struct diff_file *f)
 {
-	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path))
+	size_t i = (size_t)(f - c->diff->files);
+
+	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path) ||
+	    (c->skip && c->skip[i] && (rule->kind != RULE_LOCAL || c->skip_local[i])))
 		return false;
 	return rule_applies(rule, f->path) || (f->old_path != f->path && rule_applies(rule, f->old_path));
 }
@@ -439,7 +509,7 @@ static int run_local(struct check *c, size_t index)
 	int error;
 
 	for (i = 0; i < c->diff->nfiles && !ctx.error; i++) {
-		if (!rule_wants(r->rule, &c->diff->files[i]))
+		if (!rule_wants(c, r->rule, &c->diff->files[i]))
 			continue;
 		if ((error = diff_file_load(c->diff, i)) < 0)
 			return error;
@@ -476,6 +546,8 @@ struct piece {
 	size_t file;
 	uint32_t first, count;  /* hunks */
 	size_t bytes;
+	bool cut;               /* one hunk over the budget: only its first keep lines */
+	uint32_t keep;
 };
 
 struct plan {
@@ -509,24 +581,73 @@ static size_t piece_bytes(const struct diff_file *f, uint32_t first, uint32_t co
 	return bytes;
 }
 
-/* A file too big for one task is cut into runs of hunks that fit. */
-static int plan_file(struct plan *p, struct diff *diff, size_t index, size_t budget)
+/* How many of a hunk's first lines fit the budget with the file's header, and their bytes. */
+static uint32_t hunk_fit(size_t *bytes, const struct diff_file *f, uint32_t h, size_t budget)
 {
-	const struct diff_file *f = &diff->files[index];
-	size_t total = piece_bytes(f, 0, f->nhunks);
-	uint32_t first = 0, h;
+	size_t line;
+	uint32_t l;
 
-	if (total <= budget || f->nhunks <= 1)
-		return plan_add_piece(p, (struct piece){ index, 0, f->nhunks, total });
-	for (h = 1; h <= f->nhunks; h++) {
-		if (h < f->nhunks && piece_bytes(f, first, h + 1 - first) <= budget)
-			continue;
-		if (plan_add_piece(p, (struct piece){ index, first, h - first,
-						      piece_bytes(f, first, h - first) }) < 0)
-			return RL_ENOMEM;
-		first = h;
+	*bytes = f->header_len + f->header2_len + f->hunks[h].header_len + 1;
+	for (l = 0; l < f->hunks[h].nlines; l++) {
+		line = f->lines[f->hunks[h].first_line + l].len + 2;
+		if (*bytes + line > budget)
+			break;
+		*bytes += line;
 	}
-	return 0;
+	return l;
+}
+
+/* A hunk alone over the budget: its first lines, and a note saying what was cut. */
+static int plan_cut(struct check *c, struct plan *p, size_t index, uint32_t h, size_t budget)
+{
+	const struct diff_file *f = &c->diff->files[index];
+	const struct diff_hunk *hunk = &f->hunks[h];
+	size_t bytes;
+	uint32_t keep = hunk_fit(&bytes, f, h, budget);
+	char total[32], kept[32];
+	char *note;
+
+	usage_count_text(total, sizeof(total), (long)hunk->nlines);
+	usage_count_text(kept, sizeof(kept), (long)keep);
+	if (asprintf(&note, "%s: hunk at line %u cut to fit the budget (%s lines, the first %s sent)",
+		     f->path, hunk->new_start ? hunk->new_start : hunk->old_start, total, kept) < 0)
+		note = NULL;
+	if (note_add(c, note) < 0)
+		return RL_ENOMEM;
+	return plan_add_piece(p, (struct piece){ index, h, 1, bytes, true, keep });
+}
+
+/*
+ * A file too big for one task is cut into runs of hunks that fit; a hunk
+ * that alone does not fit is cut to its first lines.
+ */
+static int plan_file(struct check *c, struct plan *p, size_t index, size_t budget)
+{
+	const struct diff_file *f = &c->diff->files[index];
+	size_t head = f->header_len + f->header2_len, run = 0, one;
+	uint32_t first = 0, h;
+	int error = 0;
+
+	if (piece_bytes(f, 0, f->nhunks) <= budget)
+		return plan_add_piece(p, (struct piece){ index, 0, f->nhunks, piece_bytes(f, 0, f->nhunks), false, 0 });
+	for (h = 0; h < f->nhunks && !error; h++) {
+		one = piece_bytes(f, h, 1) - head;
+		if (head + run + one > budget) {
+			if (h > first)
+				error = plan_add_piece(p, (struct piece){ index, first, h - first, head + run, false, 0 });
+			first = h;
+			run = 0;
+		}
+		if (!error && head + one > budget) {
+			error = plan_cut(c, p, index, h, budget);
+			first = h + 1;
+			continue;
+		}
+		run += one;
+	}
+	if (!error && first < f->nhunks)
+		error = plan_add_piece(p, (struct piece){ index, first, f->nhunks - first, head + run, false, 0 });
+	return error;
 }
 
 /* Pieces grouped into chunks under the budget, in diff order. */
@@ -548,9 +669,19 @@ static int plan_chunks(struct plan *p, size_t budget)
 }
 
 /* A part of the change: its pieces' hunks, fenced, and the files in it. */
+/* What the prompt says of a cut hunk. */
+static int cut_text(struct buf *out, struct diff *diff, const struct piece *piece)
+{
+	const struct diff_hunk *hunk = &diff->files[piece->file].hunks[piece->first];
+
+	return buf_printf(out, "%sthe hunk of %s at line %u has %u lines; only the first %u are shown",
+			  out->len ? "; " : "", diff->files[piece->file].path,
+			  hunk->new_start ? hunk->new_start : hunk->old_start, hunk->nlines, piece->keep);
+}
+
 static int part_make(struct part *out, struct diff *diff, const struct plan *p, size_t k)
 {
-	struct buf text = BUF_INIT, files = BUF_INIT, fenced = BUF_INIT;
+	struct buf text = BUF_INIT, files = BUF_INIT, fenced = BUF_INIT, cut = BUF_INIT;
 	size_t i, n = 0;
 	int error = 0;
 
@@ -559,7 +690,12 @@ static int part_make(struct part *out, struct diff *diff, const struct plan *p, 
 	for (i = p->starts[k]; i < p->starts[k + 1] && !error; i++) {
 		const struct piece *piece = &p->pieces[i];
 
-		error = diff_file_print_hunks(&text, diff, piece->file, piece->first, piece->count);
+		if (piece->cut)
+			error = diff_file_print_hunk_cut(&text, diff, piece->file, piece->first, piece->keep);
+		else
+			error = diff_file_print_hunks(&text, diff, piece->file, piece->first, piece->count);
+		if (!error && piece->cut)
+			error = cut_text(&cut, diff, piece);
 		if (error || (i > p->starts[k] && piece->file == p->pieces[i - 1].file))
 			continue;
 		out->file[out->nfiles++] = piece->file;
@@ -573,11 +709,13 @@ static int part_make(struct part *out, struct diff *diff, const struct plan *p, 
 	if (!error) {
 		out->diff = buf_detach(&fenced);
 		out->files = buf_detach(&files);
+		out->cut = cut.len ? buf_detach(&cut) : NULL;
 		error = out->diff && out->files ? 0 : error_nomem();
 	}
 	buf_release(&text);
 	buf_release(&files);
 	buf_release(&fenced);
+	buf_release(&cut);
 	return error;
 }
 
@@ -589,12 +727,12 @@ static int part_rule_files(struct buf *out, bool *any, struct check *c, const st
 	int error = 0;
 
 	for (i = 0; i < part->nfiles; i++)
-		n += rule_wants(rule, &c->diff->files[part->file[i]]);
+		n += rule_wants(c, rule, &c->diff->files[part->file[i]]);
 	*any = n > 0;
 	if (n == part->nfiles)
 		return 0;
 	for (i = 0, n = 0; i < part->nfiles && !error; i++)
-		if (rule_wants(rule, &c->diff->files[part->file[i]]) && n++ < 40)
+		if (rule_wants(c, rule, &c->diff->files[part->file[i]]) && n++ < 40)
 			error = buf_printf(out, "%s%s", n > 1 ? ", " : "", c->diff->files[part->file[i]].path);
 	return error;
 }
@@ -615,7 +753,7 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 		{ "rule_body", rule->body }, { "intent", c->intent }, { "chunk", chunk },
 		{ "files", part->files }, { "diff", part->diff }, { "context_files", s->context },
 		{ "examples", s->examples }, { "dependencies", depreview_section(c->deps) },
-		{ "rule_files", rule_files },
+		{ "rule_files", rule_files }, { "cut", part->cut },
 	};
 
 	error = prompt_render_parts(&sys, &shared, &tail, "map", vars, sizeof(vars) / sizeof(vars[0]));
@@ -654,7 +792,7 @@ static bool asks_llm(struct check *c, const struct rule *rule)
 	if (rule->kind == RULE_LOCAL || c->opts.llm->provider == PROVIDER_NONE)
 		return false;
 	for (i = 0; i < c->diff->nfiles; i++)
-		if (rule_wants(rule, &c->diff->files[i]))
+		if (rule_wants(c, rule, &c->diff->files[i]))
 			return true;
 	return false;
 }
@@ -696,6 +834,8 @@ static size_t plan_budget(struct check *c)
 			(s->examples ? strlen(s->examples) : 0);
 		most = bytes > most ? bytes : most;
 	}
+	/* The part's neighbours in every request: the author's intent, the dependencies. */
+	most += (c->intent ? strlen(c->intent) : 0) + (c->deps ? strlen(depreview_section(c->deps)) : 0);
 	fixed = llm_tokens(most + MAP_FIXED_BYTES);
 	return (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
 }
@@ -714,10 +854,10 @@ static int plan_check(struct check *c)
 	for (i = 0; i < c->diff->nfiles && !error; i++) {
 		for (r = 0; r < c->nstates; r++)
 			if (asks_llm(c, c->states[r].result.rule) &&
-			    rule_wants(c->states[r].result.rule, &c->diff->files[i]))
+			    rule_wants(c, c->states[r].result.rule, &c->diff->files[i]))
 				break;
 		if (r < c->nstates && (error = diff_file_load(c->diff, i)) == 0)
-			error = plan_file(&p, c->diff, i, budget);
+			error = plan_file(c, &p, i, budget);
 	}
 	if (!error && p.npieces && (error = plan_chunks(&p, budget)) == 0 &&
 	    !(c->parts = calloc(p.nchunks + 1, sizeof(*c->parts))))
@@ -1106,7 +1246,7 @@ static int start_rule(struct check *c, size_t index)
 	size_t i, k;
 	int error;
 
-	for (i = 0; i < c->diff->nfiles && !rule_wants(rule, &c->diff->files[i]); i++)
+	for (i = 0; i < c->diff->nfiles && !rule_wants(c, rule, &c->diff->files[i]); i++)
 		;
 	if (i == c->diff->nfiles)
 		return settle_as(c, index, RULE_NOT_RELEVANT, NULL);
@@ -1187,7 +1327,84 @@ static int deps_begin(struct check *c)
 	return 0;
 }
 
-int check_start(struct check *c)
+/* revline.ignore: the patterns of the file it names, read from the working tree. */
+static int ignore_load(struct check *c)
+{
+	struct buf text = BUF_INIT;
+	int error;
+
+	if (!c->opts.ignore_file[0])
+		return 0;
+	if ((error = repo_read_workdir(&text, c->repo, c->opts.ignore_file)) < 0)
+		error = error_set(RL_ECONFIG, "revline.ignore names %s, which cannot be read: %s",
+				  c->opts.ignore_file, error_message());
+	else if ((error = scope_patterns_parse(&c->ignore, &c->nignore, text.ptr ? text.ptr : "",
+					       text.len)) < 0 && error != RL_ENOMEM)
+		error = error_set(RL_ECONFIG, "%s (revline.ignore): %s", c->opts.ignore_file, error_message());
+	buf_release(&text);
+	return error;
+}
+
+/* Why no LLM rule is asked about a file: revline.ignore, .gitattributes, its content; NULL when none. */
+static int file_scope(char **out, struct check *c, size_t i)
+{
+	const struct diff_file *f = &c->diff->files[i];
+	const char *why = NULL, *attr = NULL;
+	char detail[128];
+	int error;
+
+	*out = NULL;
+	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path))
+		return 0;
+	if (c->nignore && (glob_match_list((const char *const *)c->ignore, c->nignore, f->path) ||
+			   glob_match_list((const char *const *)c->ignore, c->nignore, f->old_path))) {
+		why = "ignored (revline.ignore)";
+		c->skip_local[i] = true;
+	}
+	else if ((error = repo_linguist(&attr, c->repo, f->path)) < 0)
+		return error;
+	else if (attr)
+		why = !strcmp(attr, "linguist-vendored") ? "vendored (linguist-vendored in .gitattributes)" :
+			"generated (linguist-generated in .gitattributes)";
+	else if ((error = diff_file_load(c->diff, i)) < 0)
+		return error;
+	else
+		why = scope_generated(detail, sizeof(detail), f);
+	if (why && !(*out = strdup(why)))
+		return error_nomem();
+	return 0;
+}
+
+/* Which files of the change the rules see; the others are named in the notes. */
+static int files_scope(struct check *c)
+{
+	size_t i;
+	int error;
+
+	if ((error = ignore_load(c)) < 0)
+		return error;
+	if (!(c->skip = calloc(c->diff->nfiles + 1, sizeof(*c->skip))) ||
+	    !(c->skip_local = calloc(c->diff->nfiles + 1, sizeof(*c->skip_local))))
+		return error_nomem();
+	for (i = 0; i < c->diff->nfiles; i++) {
+		char *note;
+
+		if ((error = file_scope(&c->skip[i], c, i)) < 0)
+			return error;
+		if (!c->skip[i])
+			continue;
+		if (asprintf(&note, "%s: %s, %s", c->diff->files[i].path, c->skip[i],
+			     c->skip_local[i] ? "not reviewed" : "not sent to the LLM") < 0)
+			note = NULL;
+		if ((error = note_add(c, note)) < 0)
+			return error;
+	}
+	if (repo_untracked_count(&c->untracked, c->repo, c->target) < 0)
+		c->untracked = 0;
+	return 0;
+}
+
+int check_prepare(struct check *c)
 {
 	struct rules_options ro = { c->opts.rule_dirs, c->opts.nrule_dirs, c->repo->workdir, false,
 				    c->opts.builtin_rules, c->opts.no_builtin, c->opts.rule_ids,
@@ -1196,18 +1413,73 @@ int check_start(struct check *c)
 	size_t i;
 	int error;
 
-	c->started_ms = now_ms(CLOCK_MONOTONIC);
-	if ((error = rules_load(&c->rules, &ro)) < 0 || (error = rules_select(c)) < 0)
+	if (c->prepared)
+		return 0;
+	/* What failed once (half done) fails again the same way: check_estimate, then check_start. */
+	if (c->prepare_error)
+		return error_set(c->prepare_error, "%s", c->prepare_message);
+	if ((error = rules_load(&c->rules, &ro)) < 0 || (error = rules_select(c)) < 0 ||
+	    (error = files_scope(c)) < 0 ||
+	    (!(c->states = calloc(c->rules.count + 1, sizeof(*c->states))) && (error = error_nomem()) < 0)) {
+		c->prepare_error = error;
+		snprintf(c->prepare_message, sizeof(c->prepare_message), "%s", error_message());
 		return error;
-	if (!(c->states = calloc(c->rules.count + 1, sizeof(*c->states))))
-		return error_nomem();
+	}
 	for (i = 0; i < c->rules.count; i++) {
 		c->states[i].result.rule = &c->rules.rules[i];
 		c->states[i].result.status = RULE_QUEUED;
 	}
 	c->nstates = c->unsettled = c->rules.count;
+	c->nscope_notes = c->nnotes;
 	repo_intent(&intent, c->repo, c->target, 20);
 	c->intent = buf_detach(&intent);
+	c->prepared = true;
+	return 0;
+}
+
+int check_estimate(long *tokens, struct check *c)
+{
+	size_t r, i;
+	int error;
+
+	*tokens = 0;
+	if ((error = check_prepare(c)) < 0 || (error = plan_check(c)) < 0)
+		return error;
+	for (r = 0; r < c->nstates; r++) {
+		struct rule_state *s = &c->states[r];
+		size_t own;
+
+		if (!asks_llm(c, s->result.rule))
+			continue;
+		if ((error = rule_material(c, s)) < 0)
+			return error;
+		own = strlen(s->result.rule->body) + (s->context ? strlen(s->context) : 0) +
+			(s->examples ? strlen(s->examples) : 0) + MAP_FIXED_BYTES;
+		for (i = 0; i < c->nparts; i++) {
+			struct buf files = BUF_INIT;
+			bool any;
+
+			error = part_rule_files(&files, &any, c, &c->parts[i], s->result.rule);
+			buf_release(&files);
+			if (error < 0)
+				return error;
+			if (any)
+				*tokens += llm_tokens(strlen(c->parts[i].diff) + own);
+		}
+	}
+	/* Planned again when the rules start, with the dependencies' section known; the cuts are said then. */
+	parts_free(c);
+	notes_drop_cuts(c);
+	return 0;
+}
+
+int check_start(struct check *c)
+{
+	int error;
+
+	c->started_ms = now_ms(CLOCK_MONOTONIC);
+	if ((error = check_prepare(c)) < 0)
+		return error;
 	if ((error = check_store_begin(c)) < 0 || (error = deps_begin(c)) < 0)
 		return error;
 	timeout_pick(c);
@@ -1561,6 +1833,21 @@ size_t check_unverified(const struct check *c)
 const char *check_store_error(const struct check *c)
 {
 	return c->store_error;
+}
+
+size_t check_nnotes(const struct check *c)
+{
+	return c->nnotes;
+}
+
+const char *check_note(const struct check *c, size_t index)
+{
+	return index < c->nnotes ? c->notes[index] : NULL;
+}
+
+size_t check_untracked(const struct check *c)
+{
+	return c->untracked;
 }
 
 bool check_deadline_passed(const struct check *c)

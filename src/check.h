@@ -37,6 +37,8 @@ struct check_options {
 	bool show_unverified;           /* unverified findings go into the report too */
 	bool show_suppressed;           /* and findings marked false positive before */
 	long token_budget;              /* a task's prompt, in tokens (0: 24000) */
+	long confirm_tokens;            /* revline.confirmTokens: a front end asks before more (0: no limit) */
+	char ignore_file[512];          /* revline.ignore: a file of gitignore patterns ("" for none) */
 	const char *environment;        /* "local" by default */
 	struct llm_config *llm;         /* the provider (none is fine) */
 	struct sched_options sched;
@@ -50,7 +52,8 @@ struct check_options {
 
 /*
  * The settings that shape a check: revline.tokenBudget, revline.reduce,
- * revline.builtinRules, revline.allowPartial, revline.advisories and revline.osvUrl
+ * revline.confirmTokens, revline.ignore, revline.builtinRules,
+ * revline.allowPartial, revline.advisories and revline.osvUrl
  * (REVLINE_OSV_URL) when set, and
  * the scheduler's (options->sched gets sched_options_load).
  * RL_ECONFIG names a bad setting.
@@ -79,6 +82,32 @@ struct check;
 int check_new(struct check **out, struct repo *repo, const struct target *target,
 	      struct diff *diff, const struct check_options *options);
 void check_free(struct check *check);
+
+/*
+ * Load the rules and decide which files of the change they see: paths
+ * matched by revline.ignore are left out of every rule; files
+ * .gitattributes marks linguist-generated or linguist-vendored, and
+ * generated or minified files (scope.h), of the LLM rules; each is named
+ * in a note. check_start does it when it was not done.
+ * RL_ECONFIG when revline.ignore cannot be read or holds a bad pattern.
+ */
+int check_prepare(struct check *check);
+
+/*
+ * The tokens the check's map requests would send (the sum of their
+ * prompts, the cache not counted), before it starts (prepares it).
+ */
+int check_estimate(long *tokens, struct check *check);
+
+/*
+ * What the check left out or cut, one sentence each ("gen.py: generated
+ * (linguist-generated in .gitattributes), not reviewed", "big.sql: hunk at
+ * line 1 cut to fit the budget (200,000 lines, the first 2,300 sent)").
+ */
+size_t check_nnotes(const struct check *check);
+const char *check_note(const struct check *check, size_t index);
+/* Untracked files the target leaves out (no --untracked). */
+size_t check_untracked(const struct check *check);
 
 /*
  * Load the rules, store the check, analyse its dependency changes and look

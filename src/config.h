@@ -43,6 +43,7 @@
 	X("revline.stream",        NULL,                  CONFIG_HARMLESS) \
 	X("revline.warmCache",     NULL,                  CONFIG_HARMLESS) \
 	X("revline.tokenBudget",   NULL,                  CONFIG_HARMLESS) \
+	X("revline.confirmTokens", NULL,                  CONFIG_HARMLESS) \
 	X("revline.reduce",        NULL,                  CONFIG_HARMLESS) \
 	X("revline.jsonMode",      NULL,                  CONFIG_HARMLESS) \
 	X("revline.maxTokens",     NULL,                  CONFIG_HARMLESS) \
@@ -58,6 +59,7 @@
 	X("revline.reduceModel",   NULL,                  CONFIG_SENSITIVE) \
 	X("revline.advisories",    NULL,                  CONFIG_SENSITIVE) \
 	X("revline.osvUrl",        "REVLINE_OSV_URL",     CONFIG_SENSITIVE) \
+	X("revline.ignore",        NULL,                  CONFIG_SENSITIVE) \
 	X("revline.lint.*",        NULL,                  CONFIG_SENSITIVE)
 
 enum config_class {

@@ -106,12 +106,13 @@ bool diff_counted(const struct diff *diff)
 	return diff->counted == diff->nfiles;
 }
 
-static int lines_print(struct buf *out, const struct diff_file *file, const struct diff_hunk *hunk)
+static int lines_print(struct buf *out, const struct diff_file *file, const struct diff_hunk *hunk,
+		       uint32_t max)
 {
 	uint32_t i;
 	int error = 0;
 
-	for (i = 0; i < hunk->nlines && !error; i++) {
+	for (i = 0; i < hunk->nlines && i < max && !error; i++) {
 		const struct diff_line *line = &file->lines[hunk->first_line + i];
 
 		error = buf_grow(out, line->len + 2);
@@ -153,12 +154,31 @@ int diff_file_print_hunks(struct buf *out, struct diff *diff, size_t index,
 		}
 		if ((error = buf_put(out, hunk->header, hunk->header_len)) < 0 ||
 		    (error = buf_putc(out, '\n')) < 0 ||
-		    (error = lines_print(out, file, hunk)) < 0)
+		    (error = lines_print(out, file, hunk, UINT32_MAX)) < 0)
 			return error;
 	}
 	if (file->header2 && !second && end >= file->nhunks && file->split_hunk >= file->nhunks)
 		error = buf_put(out, file->header2, file->header2_len);
 	return error;
+}
+
+int diff_file_print_hunk_cut(struct buf *out, struct diff *diff, size_t index, uint32_t hunk, uint32_t keep)
+{
+	const struct diff_file *file;
+	int error;
+
+	if ((error = diff_file_load(diff, index)) < 0)
+		return error;
+	file = &diff->files[index];
+	if (hunk >= file->nhunks)
+		return 0;
+	if ((error = buf_put(out, file->header, file->header_len)) < 0 ||
+	    (file->header2 && hunk >= file->split_hunk &&
+	     (error = buf_put(out, file->header2, file->header2_len)) < 0) ||
+	    (error = buf_put(out, file->hunks[hunk].header, file->hunks[hunk].header_len)) < 0 ||
+	    (error = buf_putc(out, '\n')) < 0)
+		return error;
+	return lines_print(out, file, &file->hunks[hunk], keep);
 }
 
 int diff_file_print(struct buf *out, struct diff *diff, size_t index)

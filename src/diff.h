@@ -151,6 +151,12 @@ int diff_print(struct buf *out, struct diff *diff);
 int diff_file_print_hunks(struct buf *out, struct diff *diff, size_t index,
 			  uint32_t first, uint32_t count);
 
+/*
+ * One file's header and one hunk of it cut to its first keep lines (what
+ * fits a request; the caller says what was cut).
+ */
+int diff_file_print_hunk_cut(struct buf *out, struct diff *diff, size_t index, uint32_t hunk, uint32_t keep);
+
 /* The changed paths (new paths; old paths too for renames when both is set). */
 int diff_extract_files(char ***out, size_t *count, const struct diff *diff, bool both);
 void diff_free_paths(char **paths, size_t count);

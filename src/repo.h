@@ -61,6 +61,20 @@ void target_release(struct target *target);
 int repo_diff(struct diff **out, struct repo *repo, const struct target *target);
 
 /*
+ * Whether .gitattributes marks a path linguist-generated or
+ * linguist-vendored (as GitHub reads them): *out is "linguist-generated",
+ * "linguist-vendored" or NULL.
+ */
+int repo_linguist(const char **out, struct repo *repo, const char *path);
+
+/*
+ * How many untracked files (not ignored) the working tree holds that the
+ * target leaves out: 0 unless the new side is the working tree without
+ * --untracked.
+ */
+int repo_untracked_count(size_t *out, struct repo *repo, const struct target *target);
+
+/*
  * A file as it is on one side of the target: the old side is the base
  * tree; the new side is the head tree, the index, or the working tree.
  * RL_ENOTFOUND when the file does not exist on that side.

@@ -428,3 +428,42 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	*out = diff;
 	return 0;
 }
+
+int repo_linguist(const char **out, struct repo *repo, const char *path)
+{
+	static const char *const names[] = { "linguist-generated", "linguist-vendored" };
+	const char *value;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; i < 2; i++) {
+		if (git_attr_get(&value, repo->git, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, names[i]) < 0)
+			return error_set(RL_EIO, "cannot read the attributes of %s", path);
+		if (GIT_ATTR_IS_TRUE(value)) {
+			*out = names[i];
+			return 0;
+		}
+	}
+	return 0;
+}
+
+int repo_untracked_count(size_t *out, struct repo *repo, const struct target *target)
+{
+	git_status_options opts;
+	git_status_list *list = NULL;
+	size_t i, n;
+
+	*out = 0;
+	if (target->side != SIDE_WORKDIR || target->untracked || !repo->workdir)
+		return 0;
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
+	if (git_status_list_new(&list, repo->git, &opts) < 0)
+		return error_set(RL_EIO, "cannot list the untracked files");
+	n = git_status_list_entrycount(list);
+	for (i = 0; i < n; i++)
+		*out += (git_status_byindex(list, i)->status & GIT_STATUS_WT_NEW) != 0;
+	git_status_list_free(list);
+	return 0;
+}

@@ -96,7 +96,7 @@ static void test_shipped_templates(void **state)
 		{ "chunk", "part 1 of 2" }, { "files", "a.c" }, { "diff", "```diff\n+x\n```\n" },
 		{ "context_files", NULL }, { "examples", NULL },
 		{ "dependencies", "## Dependencies\n\nDo not review lock files line by line." },
-		{ "rule_files", NULL },
+		{ "rule_files", NULL }, { "cut", "the hunk of a.c at line 1 has 9000 lines; only the first 10 are shown" },
 	};
 	struct buf sys = BUF_INIT, user = BUF_INIT, shared = BUF_INIT, tail = BUF_INIT;
 
@@ -105,6 +105,9 @@ static void test_shipped_templates(void **state)
 	/* The dependency section, when the change has one, goes in after the diff. */
 	assert_non_null(strstr(user.ptr, "## Dependencies"));
 	assert_true(strstr(user.ptr, "## Dependencies") > strstr(user.ptr, "+x"));
+	/* What was cut to fit the budget is said right after the diff. */
+	assert_non_null(strstr(user.ptr, "cut to fit the request: the hunk of a.c at line 1"));
+	assert_true(strstr(user.ptr, "cut to fit the request") > strstr(user.ptr, "+x"));
 	/* Cache-friendly: the rule comes last, after the change, and nowhere before it. */
 	assert_null(strstr(sys.ptr, "injection"));
 	assert_non_null(strstr(user.ptr, "# Rule injection: No injection"));

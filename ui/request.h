@@ -38,6 +38,7 @@
 	X(REQ_SWITCH_PANE,  "Panes",    "Go to the next pane",                 KEY_TAB) \
 	X(REQ_CHECK,        "Review",   "Check the diff on screen against the rules", 'c') \
 	X(REQ_RETRY,        "Review",   "Run again the rules that failed or timed out", 'R') \
+	X(REQ_UNTRACKED,    "Review",   "Include untracked files in the diff, or leave them out again", 'I') \
 	X(REQ_REPORT,       "Review",   "Findings: the merged report or the rules", 'r') \
 	X(REQ_TOGGLE_HIDDEN, "Review",  "Show or hide unverified and suppressed findings, or all signals", 'v') \
 	X(REQ_COPY,         "Review",   "Copy the finding as Markdown (to the clipboard, OSC 52)", 'y') \

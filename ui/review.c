@@ -1,6 +1,8 @@
 /* A check in the terminal UI: the engine driven from the UI's loop. */
 #include "review.h"
 #include "config.h"
+#include "models.h"
+#include "usage.h"
 #include "status.h"
 #include "tui.h"
 
@@ -255,36 +257,82 @@ static void source_add(struct review *r)
 		r->source = loop_add(&r->tui->loop, &source);
 }
 
+/* revline.confirmTokens: the first c over it says the estimate and its cost; c again runs the check. */
+static bool confirm_wanted(struct review *r, struct check *c, const struct check_options *opts)
+{
+	const struct model_info *info;
+	char count[32], cost[32];
+	long tokens;
+
+	if (r->confirm_asked || opts->confirm_tokens <= 0 || r->llm.provider == PROVIDER_NONE ||
+	    check_estimate(&tokens, c) < 0 || tokens <= opts->confirm_tokens)
+		return false;
+	models_lookup(&info, r->llm.models, provider_name(r->llm.provider), r->llm.map_model);
+	usage_count_text(count, sizeof(count), tokens);
+	usage_cost_text(cost, sizeof(cost), models_cost(info, tokens, 0, 0, 0));
+	tui_message(r->tui, true, "This check would send about %s tokens (%s), over revline.confirmTokens: "
+		    "c again runs it", count, cost);
+	r->confirm_asked = true;
+	return true;
+}
+
+/* What the check leaves out: the first note, how many more, the untracked files. */
+static void scope_message(struct review *r)
+{
+	size_t notes = check_nnotes(r->check), untracked = check_untracked(r->check);
+	char more[64] = "", left[96] = "";
+
+	if (!notes && !untracked)
+		return;
+	if (notes > 1)
+		snprintf(more, sizeof(more), " and %zu more", notes - 1);
+	if (untracked)
+		snprintf(left, sizeof(left), "%s%zu untracked file%s not reviewed (I takes %s in)",
+			 notes ? "; " : "", untracked, untracked == 1 ? "" : "s", untracked == 1 ? "it" : "them");
+	tui_message(r->tui, false, "Checking: %s%s%s", notes ? check_note(r->check, 0) : "", more, left);
+}
+
 int review_start(struct review *r)
 {
 	struct check_options opts = { 0 };
 	struct tui *tui = r->tui;
+	struct check *c = NULL;
 
-	if (review_running(r))
-		check_cancel(r->check);
-	fixdetect_free(r->fixes);
-	r->fixes = NULL;
-	check_free(r->check);
-	r->check = NULL;
 	opts.llm = &r->llm;
 	/* A database that would not open does not stop the review; the status bar says it is not kept. */
 	opts.store = r->store;
 	if (!r->store)
 		opts.store_error = r->error[0] ? r->error : "no database";
 	if (check_options_load(&opts, r->config) < 0 ||
-	    check_new(&r->check, tui->repo, tui->target, tui->diff, &opts) < 0 ||
-	    check_start(r->check) < 0) {
-		tui_message(tui, true, "Cannot check: %s", error_message());
-		check_free(r->check);
-		r->check = NULL;
-		return error_status();
+	    check_new(&c, tui->repo, tui->target, tui->diff, &opts) < 0)
+		goto fail;
+	/* Asked, not started: the check on screen stays, the next c runs this one. */
+	if (confirm_wanted(r, c, &opts)) {
+		check_free(c);
+		return RL_EUSAGE;
 	}
+	r->confirm_asked = false;
+	if (review_running(r))
+		check_cancel(r->check);
+	fixdetect_free(r->fixes);
+	r->fixes = NULL;
+	check_free(r->check);
+	r->check = c;
+	if (check_start(c) < 0)
+		goto fail;
+	scope_message(r);
 	broken_rule_message(r, "");
 	source_add(r);
 	memset(&tui->loop.stats, 0, sizeof(tui->loop.stats));
 	check_events(r, now_us());
 	dirty_panes(tui);
 	return 0;
+fail:
+	tui_message(tui, true, "Cannot check: %s", error_message());
+	if (r->check == c)
+		r->check = NULL;
+	check_free(c);
+	return error_status();
 }
 
 int review_retry(struct review *r)

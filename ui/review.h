@@ -52,6 +52,7 @@ struct review {
 	struct review_mark *marks;
 	size_t nmarks;
 	char error[512];                /* why the review could not start */
+	bool confirm_asked;             /* c said the estimate is over revline.confirmTokens: c again runs it */
 	struct review_stats stats;
 };
 

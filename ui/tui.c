@@ -228,6 +228,19 @@ int tui_diff_refresh(struct tui *tui, struct diff *diff)
 	return 0;
 }
 
+/* I: untracked files in the diff (as --untracked) or out of it again. */
+static void untracked_toggle(struct tui *tui)
+{
+	if (tui->target->side != SIDE_WORKDIR) {
+		tui_message(tui, true, "Untracked files are only in a diff against the working tree");
+		return;
+	}
+	tui->target->untracked = !tui->target->untracked;
+	tui_diff_reload(tui, NULL, 0);
+	tui_message(tui, false, tui->target->untracked ? "Untracked files are in the diff (I leaves them out)" :
+		    "Untracked files are left out (I takes them in)");
+}
+
 void tui_show_line(struct tui *tui, const char *path, int line)
 {
 	long index = diff_find_file(tui->diff, path);
@@ -619,6 +632,9 @@ static bool global_request(struct tui *tui, struct view *view, enum request requ
 		return true;
 	case REQ_RETRY:
 		review_retry(&tui->review);
+		return true;
+	case REQ_UNTRACKED:
+		untracked_toggle(tui);
 		return true;
 	case REQ_ACCEPT: case REQ_REJECT: case REQ_UNDO:
 		/* The fix shown, from the signals and fix panes (u from any pane). */

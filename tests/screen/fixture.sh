@@ -14,6 +14,7 @@
 #   empty   one commit and a clean working tree.
 #   many    45 modified files, for scrolling the files pane.
 #   untrusted  basic with a committed .revline that waits for revline trust.
+#   untracked  basic with an untracked file, scratch.py.
 #   deps    a dependency bump: package.json (a major, a minor and a patch
 #           bump, one added), its lock file and go.mod (a 0.x bump).
 
@@ -397,12 +398,18 @@ build_untrusted()
 }
 
 # fixture_build NAME DIR
+build_untracked()
+{
+	build_basic
+	printf 'breakpoint()\nAWS_KEY = "AKIAIOSFODNN7EXAMPLE"\n' >scratch.py
+}
+
 fixture_build()
 {
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme|deps|untrusted) ;;
+	basic|empty|many|badtheme|deps|untrusted|untracked) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1
