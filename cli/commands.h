@@ -130,7 +130,8 @@
 	  "A .revline comes with the repository, so whoever wrote the branch wrote it.\n" \
 	  "Until you trust it, its settings that send data, run commands or name paths\n" \
 	  "(revline.baseUrl, provider, model, mapModel, reduceModel, apiKeyCommand,\n" \
-	  "lint.NAME, db, osvUrl, advisories, a theme given as a path) are ignored, and\n" \
+	  "lint.NAME, db, osvUrl, advisories, allowPartial, ignore, a theme given as a\n" \
+	  "path) are ignored, and\n" \
 	  "said so once on stderr; the rest count. 'revline trust' records the SHA-256\n" \
 	  "of the file as it is now with its path in $XDG_CONFIG_HOME/revline/trust/;\n" \
 	  "when the file changes it is untrusted again. --show says the state, --revoke\n" \

@@ -49,7 +49,7 @@
 	X("revline.maxTokens",     NULL,                  CONFIG_HARMLESS) \
 	X("revline.reasoningEffort", NULL,                CONFIG_HARMLESS) \
 	X("revline.builtinRules",  NULL,                  CONFIG_HARMLESS) \
-	X("revline.allowPartial",  NULL,                  CONFIG_HARMLESS) \
+	X("revline.allowPartial",  NULL,                  CONFIG_SENSITIVE) \
 	X("revline.db",            "REVLINE_DB",          CONFIG_SENSITIVE) \
 	X("revline.provider",      "REVLINE_PROVIDER",    CONFIG_SENSITIVE) \
 	X("revline.baseUrl",       "REVLINE_BASE_URL",    CONFIG_SENSITIVE) \

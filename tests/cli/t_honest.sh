@@ -59,6 +59,11 @@ git config revline.allowPartial true
 run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection
 expect_status 0 "revline.allowPartial accepts an incomplete review"
 git config --unset revline.allowPartial
+# A branch's .revline cannot make a hook pass an incomplete review.
+printf '[revline]\n\tallowPartial = true\n' >.revline
+run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection
+expect_status 6 "an untrusted .revline's allowPartial does not accept an incomplete review"
+rm -f .revline
 run check --no-builtin --rules "$rules" --retries 0 --no-fix-detection --format json
 expect_status 6 "json: exit 6"
 if [ -s "$TMP/out" ] && jq -e '.incomplete == "1 of 3 rules did not run: review incomplete" and .rules_not_run == 1' "$TMP/out" >/dev/null; then
