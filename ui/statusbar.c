@@ -45,12 +45,70 @@ static void totals_text(struct tui *tui, char *out, size_t size)
 			 (unsigned long long)diff->deletions);
 }
 
+/* The focused view's main keys, as many whole ones as fit in width; false when some did not. */
+static bool keys_text(struct tui *tui, struct buf *out, int width)
+{
+	const struct view *view = tui->overlay ? tui->overlay : tui->focus;
+	const char *key, *end;
+	size_t len;
+
+	if (!view || !view->ops->keys)
+		return true;
+	for (key = view->ops->keys; *key; key = *end ? end + 1 : end) {
+		end = strchr(key, '|');
+		if (!end)
+			end = key + strlen(key);
+		len = (size_t)(end - key);
+		if ((int)(out->len + len + 2) > width)
+			return false;
+		buf_printf(out, "  %.*s", (int)len, key);
+	}
+	return true;
+}
+
+/* What the bar shows when there is no message: where we are, the focused view's keys, the totals. */
+struct bar {
+	struct buf left, keys;
+	char right[128];
+	bool keys_cut;
+};
+
+static void bar_make(struct bar *bar, struct tui *tui, int width)
+{
+	int room, used;
+
+	memset(bar, 0, sizeof(*bar));
+	buf_printf(&bar->left, "%s [%s] %s", tui->repo->name, tui->repo->branch, tui->target->description);
+	if (tui->search.active)
+		buf_printf(&bar->left, "  /%s", tui->search.needle);
+	totals_text(tui, bar->right, sizeof(bar->right));
+	room = width - (int)strlen(bar->right) - 1;
+	used = text_width(bar->left.ptr, bar->left.len);
+	bar->keys_cut = !keys_text(tui, &bar->keys, room - used - 1);
+}
+
+static void bar_release(struct bar *bar)
+{
+	buf_release(&bar->left);
+	buf_release(&bar->keys);
+}
+
+bool statusbar_keys_cut(struct tui *tui, int width)
+{
+	struct bar bar;
+	bool cut;
+
+	bar_make(&bar, tui, width);
+	cut = bar.keys_cut;
+	bar_release(&bar);
+	return cut;
+}
+
 void statusbar_draw(struct tui *tui, WINDOW *win, int width)
 {
 	attr_t attrs = theme_attr(STYLE_STATUS);
-	struct buf left = BUF_INIT;
-	char right[128];
-	int used, rwidth;
+	struct bar bar;
+	int used, rwidth, room;
 
 	wmove(win, 0, 0);
 	if (tui->prompting) {
@@ -70,15 +128,15 @@ void statusbar_draw(struct tui *tui, WINDOW *win, int width)
 		wnoutrefresh(win);
 		return;
 	}
-	buf_printf(&left, "%s [%s] %s", tui->repo->name, tui->repo->branch, tui->target->description);
-	if (tui->search.active)
-		buf_printf(&left, "  /%s", tui->search.needle);
-	totals_text(tui, right, sizeof(right));
-	rwidth = (int)strlen(right);
-	used = draw_str_cut(win, width - rwidth - 1 > 0 ? width - rwidth - 1 : 0, left.ptr, attrs);
+	bar_make(&bar, tui, width);
+	rwidth = (int)strlen(bar.right);
+	room = width - rwidth - 1 > 0 ? width - rwidth - 1 : 0;
+	used = draw_str_cut(win, room, bar.left.ptr, attrs);
+	if (bar.keys.len)
+		used += draw_str(win, room - used, bar.keys.ptr, attrs);
 	draw_fill(win, width - used - rwidth, attrs);
 	if (width - used >= rwidth)
-		draw_str(win, rwidth, right, attrs);
+		draw_str(win, rwidth, bar.right, attrs);
 	wnoutrefresh(win);
-	buf_release(&left);
+	bar_release(&bar);
 }

@@ -117,35 +117,28 @@ void tui_set_focus(struct tui *tui, struct view *view)
 		view_dirty(list[i]);
 }
 
-/* The main keys of a pane, said in the status bar when Tab goes to it (as lazygit shows them). */
-static const char *pane_keys(const struct tui *tui, const struct view *view)
+/* The keys the status bar has no room for, said once (at 80 columns, say). */
+static void keys_message(struct tui *tui, const struct view *view)
 {
-	if (view == &tui->views[VIEW_FILES])
-		return "Files: Enter diff  ] [ next/prev  c check  s signals  / search  ? help";
-	if (view == &tui->views[VIEW_DIFF])
-		return "Diff: n N hunks  ] [ files  e edit  F5 reload  c check  / search";
-	if (view == &tui->views[VIEW_FINDINGS])
-		return "Findings: Enter line  a accept  x reject  f false positive  y copy  F fix";
-	if (view == &tui->views[VIEW_EVIDENCE])
-		return "Evidence: j k scroll  a x f judge the finding  y copy  F fix";
-	if (view == &tui->views[VIEW_SIGNALS])
-		return "Signals: Enter ask a fix  a x apply/reject  u undo  v all  L lint  e edit";
-	if (view == &tui->views[VIEW_FIX])
-		return "Fix: a apply  x reject  u undo  Esc close";
-	return NULL;
+	struct buf text = BUF_INIT;
+	const char *k;
+
+	for (k = view->ops->keys; *k; k++)
+		buf_puts(&text, *k == '|' ? "  " : (char[]){ *k, 0 });
+	tui_message(tui, false, "%s: %s", view->ops->name, text.ptr ? text.ptr : "");
+	buf_release(&text);
 }
 
 static void focus_next(struct tui *tui)
 {
 	struct view *list[4];
 	size_t i, n = panes(tui, list);
-	const char *keys;
 
 	for (i = 0; i < n && list[i] != tui->focus; i++)
 		;
 	tui_set_focus(tui, list[(i + 1) % n]);
-	if ((keys = pane_keys(tui, tui->focus)))
-		tui_message(tui, false, "%s", keys);
+	if (tui->focus->ops->keys && statusbar_keys_cut(tui, COLS))
+		keys_message(tui, tui->focus);
 }
 
 static void redraw_all(struct tui *tui);

@@ -155,5 +155,7 @@ const struct signal *signals_current(struct tui *tui, size_t *index);
 
 /* The status bar (statusbar.c). */
 void statusbar_draw(struct tui *tui, WINDOW *win, int width);
+/* Whether the focused view's keys do not all fit in the bar (Tab then says them). */
+bool statusbar_keys_cut(struct tui *tui, int width);
 
 #endif

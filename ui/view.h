@@ -18,6 +18,9 @@ struct view;
  */
 struct view_ops {
 	const char *name;
+	/* The main keys, "key what|key what", said in the status bar while the
+	 * view has the focus (as lazygit does), the first ones first. */
+	const char *keys;
 	/* Set up the view's private data when the UI starts; 0 or -1. */
 	int (*init)(struct view *view);
 	/* Recompute view->lines (and anything derived) before drawing. */

@@ -141,6 +141,7 @@ static void applied_free(struct view *view)
 
 const struct view_ops applied_view_ops = {
 	.name = "applied",
+	.keys = "Enter undo|/ search|q close",
 	.init = applied_init,
 	.prepare = applied_prepare,
 	.draw_line = applied_draw_line,

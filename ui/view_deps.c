@@ -210,6 +210,7 @@ static void deps_free(struct view *view)
 
 const struct view_ops deps_view_ops = {
 	.name = "dependencies",
+	.keys = "/ search|q close",
 	.init = deps_init,
 	.prepare = deps_prepare,
 	.draw_line = deps_draw_line,

@@ -491,6 +491,7 @@ static void diff_view_free(struct view *view)
 
 const struct view_ops diff_view_ops = {
 	.name = "diff",
+	.keys = "n N hunk|] [ file|e edit|c check|/ search|? help",
 	.init = diff_view_init,
 	.prepare = diff_refresh,
 	.draw_line = diff_draw_line,

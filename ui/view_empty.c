@@ -79,6 +79,7 @@ static void empty_title(struct view *view, struct buf *out)
 
 const struct view_ops empty_view_ops = {
 	.name = "empty",
+	.keys = "c check|s signals|L lint|I untracked|H history|? help",
 	.init = empty_init,
 	.prepare = empty_refresh,
 	.draw_line = empty_draw_line,

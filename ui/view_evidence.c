@@ -323,6 +323,7 @@ static void evidence_view_free(struct view *view)
 
 const struct view_ops evidence_view_ops = {
 	.name = "evidence",
+	.keys = "a accept|x reject|f false positive|F fix|y copy",
 	.init = evidence_init,
 	.prepare = evidence_prepare,
 	.draw_line = evidence_draw_line,

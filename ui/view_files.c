@@ -123,6 +123,7 @@ static int files_init(struct view *view)
 
 const struct view_ops files_view_ops = {
 	.name = "files",
+	.keys = "Enter diff|c check|s signals|I untracked|/ search|? help",
 	.init = files_init,
 	.prepare = files_refresh,
 	.draw_line = files_draw_line,

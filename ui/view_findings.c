@@ -474,6 +474,7 @@ static void findings_view_free(struct view *view)
 
 const struct view_ops findings_view_ops = {
 	.name = "findings",
+	.keys = "Enter line|a accept|x reject|f false positive|F fix|y copy|r report",
 	.init = findings_view_init,
 	.prepare = findings_prepare,
 	.draw_line = findings_draw_line,

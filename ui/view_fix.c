@@ -8,6 +8,7 @@
 #include "draw.h"
 #include "finding.h"
 #include "lines.h"
+#include "patch.h"
 #include "tui.h"
 
 #include <stdarg.h>
@@ -20,6 +21,7 @@ struct fix_view {
 	const void *shown;              /* the subject shown, to keep the scroll */
 	struct fixes_entry *entry;      /* its fix this session, or NULL */
 	int64_t stored;                 /* else a stored applied fix of it (u undoes it), or 0 */
+	const struct patch_snippet *peeked;     /* the window the diff pane was moved to */
 };
 
 /* What the pane is about: a signal, or a finding. */
@@ -164,6 +166,17 @@ static void stored_rows(struct lines *l, struct fix_view *fv, const struct fix_s
 		fv->stored = sum->id;
 }
 
+/* Once a fix's window is known, the diff pane shows its first line. */
+static void peek_window(struct fix_view *fv, struct tui *tui)
+{
+	const struct patch_snippet *snippet = fv->entry ? fix_snippet(fv->entry->fix) : NULL;
+
+	if (!snippet || snippet == fv->peeked)
+		return;
+	fv->peeked = snippet;
+	tui_peek_line(tui, snippet->path, snippet->first);
+}
+
 static void fixpane_prepare(struct view *view)
 {
 	struct fix_view *fv = view->data;
@@ -203,6 +216,7 @@ static void fixpane_prepare(struct view *view)
 		view->offset = view->lineno = view->col = 0;
 	fv->shown = shown;
 	view->lines = fv->lines.nrows;
+	peek_window(fv, tui);
 }
 
 static void fixpane_draw_line(struct view *view, size_t line, int row, bool selected)
@@ -277,6 +291,7 @@ static void fixpane_free(struct view *view)
 
 const struct view_ops fix_view_ops = {
 	.name = "fix",
+	.keys = "a apply|x reject|u undo|h l scroll|Esc close",
 	.init = fixpane_init,
 	.prepare = fixpane_prepare,
 	.draw_line = fixpane_draw_line,

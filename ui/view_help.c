@@ -130,6 +130,7 @@ static void help_free(struct view *view)
 
 const struct view_ops help_view_ops = {
 	.name = "help",
+	.keys = "q close|/ search",
 	.init = help_init,
 	.prepare = help_refresh,
 	.draw_line = help_draw_line,

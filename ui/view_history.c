@@ -662,6 +662,7 @@ static void history_free(struct view *view)
 
 const struct view_ops history_view_ops = {
 	.name = "history",
+	.keys = "Enter open|Backspace back|+ - judge fix|q close",
 	.init = history_init,
 	.prepare = history_prepare,
 	.draw_line = history_draw_line,

@@ -203,6 +203,7 @@ static void signals_free(struct view *view)
 
 const struct view_ops signals_view_ops = {
 	.name = "signals",
+	.keys = "Enter ask fix|a apply|x reject|u undo|v all|L lint|e edit",
 	.init = signals_init,
 	.prepare = signals_prepare,
 	.draw_line = signals_draw_line,

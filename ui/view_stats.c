@@ -295,6 +295,7 @@ static void stats_free(struct view *view)
 
 const struct view_ops stats_view_ops = {
 	.name = "stats",
+	.keys = "q close",
 	.init = stats_init,
 	.prepare = stats_prepare,
 	.draw_line = stats_draw_line,

@@ -12,7 +12,7 @@ tmux_start
 # The first screen: the files pane on the first file, its diff beside it.
 expect "first screen: files pane title" '^Files  1/12 {19}│Makefile  modified  file 1/12'
 expect "first screen: the first file selected" '^M Makefile +\+2 -1│diff --git a/Makefile b/Makefile'
-expect "first screen: status bar" '^demo \[main\] HEAD \([0-9a-f]{7}\)\.\.working tree +12 files  \+37 -18$'
+expect "first screen: status bar" '^demo \[main\] HEAD \([0-9a-f]{7}\)\.\.working tree  Enter diff  c check( +[^ ]+ [a-z]+)* +12 files  \+37 -18$'
 
 keys j
 expect "j: the second file" '^Files  2/12 +│big\.txt  modified  file 2/12'
@@ -34,7 +34,7 @@ if [ "$rows" = 19 ]; then
 else
 	fail "resize 70x20: the line between the panes on $rows rows, not 19"
 fi
-expect "resize 70x20: status bar at the new width" '^demo \[main\] HEAD \([0-9a-f]{7}\)\.\.working tree +12 files  \+37 -18$'
+expect "resize 70x20: status bar at the new width" '^demo \[main\] HEAD \([0-9a-f]{7}\)\.\.working tree  n N hunk +12 files  \+37 -18$'
 width=$(screen | awk '/^demo \[main\]/ { print length }')
 if [ "$width" = 70 ]; then
 	ok "resize 70x20: the status bar ends at column 70"
