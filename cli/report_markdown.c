@@ -89,6 +89,19 @@ static void rules_table(FILE *out, const struct check *check)
 	}
 }
 
+/* What the check left out or cut, and the untracked files it did not see. */
+static void scope_md(FILE *out, const struct check *check)
+{
+	size_t i, n = check_untracked(check);
+
+	if (check_nnotes(check) || n)
+		fputs("\n**Left out or cut**\n\n", out);
+	for (i = 0; i < check_nnotes(check); i++)
+		term_printf(out, "- %s\n", check_note(check, i));
+	if (n)
+		fprintf(out, "- %zu untracked file%s not reviewed (`--untracked`)\n", n, n == 1 ? "" : "s");
+}
+
 int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
 		    const struct target *target, const struct report_options *o)
 {
@@ -115,6 +128,7 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 	if (!n)
 		fputs("No issues found.\n\n", out);
 	rules_table(out, check);
+	scope_md(out, check);
 	if (check_store_error(check))
 		term_printf(out, "\n> **Not stored:** %s\n", check_store_error(check));
 	if (check_id(check))

@@ -122,10 +122,25 @@ static json_t *usage_json(const struct check *check)
 			 "costUsd", st->cost_usd >= 0 ? json_real(st->cost_usd) : json_null());
 }
 
+static void scope_notes(json_t *list, const struct check *check)
+{
+	size_t i, n = check_untracked(check);
+	char text[96];
+
+	for (i = 0; i < check_nnotes(check); i++)
+		json_array_append_new(list, json_pack("{s:s, s:{s:s}, s:o}", "level", "note", "descriptor", "id",
+						      "scope", "message", text_of(check_note(check, i))));
+	if (!n)
+		return;
+	snprintf(text, sizeof(text), "%zu untracked file%s not reviewed (--untracked)", n, n == 1 ? "" : "s");
+	json_array_append_new(list, json_pack("{s:s, s:{s:s}, s:o}", "level", "note", "descriptor", "id",
+					      "untracked", "message", text_of(text)));
+}
+
 /*
  * What went wrong with the run, said on the invocation as SARIF says it:
  * rules that did not run (also the run's property "incomplete"), results
- * that were not stored.
+ * that were not stored, and as notes what the check left out or cut.
  */
 static void notifications_set(json_t *doc, const struct check *check)
 {
@@ -149,6 +164,7 @@ static void notifications_set(json_t *doc, const struct check *check)
 						      "store", "message",
 						      text_of(check_store_error(check) ? check_store_error(check) :
 							      "the results were not stored")));
+	scope_notes(list, check);
 	if (json_array_size(list))
 		json_object_set(invocation, "toolExecutionNotifications", list);
 	json_decref(list);

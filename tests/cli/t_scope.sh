@@ -63,6 +63,12 @@ read -r most big <<<"$(largest "$before")"
 if [ "$big" -lt 100000 ]; then pass "no request carries the generated file ($big bytes at most)"; else fail "a request of $big bytes"; fi
 run check --rules "$rules" --fail-on none --format json --no-cache
 json 'assert any("schema_pb2.py: generated" in n for n in d["notes"]), d["notes"]'  && pass "JSON notes name the generated file" || fail "JSON notes: $(head -c 300 "$TMP/out")"
+run check --rules "$rules" --fail-on none --format markdown
+expect_out '^- schema_pb2.py: generated ("@generated" in its first lines), not sent to the LLM' "markdown lists the generated file under Left out or cut"
+run check --rules "$rules" --fail-on none --format sarif
+json 'n = d["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+assert any(x["level"] == "note" and x["descriptor"]["id"] == "scope" and "schema_pb2.py: generated" in x["message"]["text"] for x in n), n' \
+	&& pass "SARIF says the generated file was left out (a note)" || fail "SARIF notifications: $(head -c 300 "$TMP/out")"
 
 # The same file without a marker: split and cut to the budget, saying so.
 sed -i 2d schema_pb2.py
@@ -179,6 +185,12 @@ run check --rules "$rules" --fail-on none
 expect_out '^1 untracked file not reviewed (--untracked)' "the untracked file is counted"
 run check --rules "$rules" --fail-on none --format json
 json 'assert d["untracked_not_reviewed"] == 1' && pass "JSON counts the untracked file" || fail "JSON: no untracked_not_reviewed 1"
+run check --rules "$rules" --fail-on none --format markdown
+expect_out '^- 1 untracked file not reviewed (`--untracked`)' "markdown counts the untracked file"
+run check --rules "$rules" --fail-on none --format sarif
+json 'n = d["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+assert any(x["descriptor"]["id"] == "untracked" and x["message"]["text"].startswith("1 untracked file") for x in n), n' \
+	&& pass "SARIF counts the untracked file" || fail "SARIF: no untracked note"
 before=$(requests)
 run check --rules "$rules" --fail-on none --untracked --no-cache
 if grep -q 'untracked file' "$TMP/out"; then fail "--untracked still says untracked files were left out"; else pass "--untracked: no note"; fi
