@@ -268,10 +268,13 @@ void history_checks_free(struct history_check *checks, size_t count)
 	"f.detection_method, f.time_between_checks_seconds, " FIX_FEEDBACK("f.id") " " \
 	"FROM violation_fixes f "
 
+/* A fix of a violation later marked false positive is no fix: it is left out. */
 static const char fixes_sql[] = FIX_COLUMNS
 	"JOIN checks c ON c.id = f.fix_check_id "
 	"JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo AND "
-	"(:rule IS NULL OR f.threadline_id = :rule) "
+	"(:rule IS NULL OR f.threadline_id = :rule) AND EXISTS (SELECT 1 FROM check_threadlines t "
+	"JOIN check_results r ON r.check_threadline_id = t.id WHERE t.id = f.violation_threadline_id "
+	"AND " VIOLATION ") "
 	"ORDER BY c.created_at DESC, f.id DESC";
 
 static const char fix_sql[] = FIX_COLUMNS "WHERE f.id = :id";
@@ -432,7 +435,7 @@ static const char violations_sql[] =
 	"x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
 	"LEFT JOIN violation_fixes x ON x.id = (SELECT max(y.id) FROM violation_fixes y "
 	"WHERE y.violation_threadline_id = t.id) "
-	"WHERE t.check_id = :check AND r.status = 'attention' ORDER BY CASE t.severity "
+	"WHERE t.check_id = :check AND " VIOLATION " ORDER BY CASE t.severity "
 	"WHEN 'critical' THEN 0 WHEN 'major' THEN 1 WHEN 'minor' THEN 2 ELSE 3 END, t.threadline_id";
 
 static int violation_read(void *item, sqlite3_stmt *stmt)

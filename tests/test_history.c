@@ -117,7 +117,9 @@ static char *text_of(struct store *store, const char *fmt, int64_t id)
  *     F4  no-todo  C3 -> C4  CODE_CHANGE        4000 s
  *     F5  errors   C4 -> C5  THREADLINE_DELETED 90000 s
  *     F6  sql      C4 -> C5  CODE_CHANGE         no time
- *     F7  sql      C1 -> C2  CODE_CHANGE         100 s   correct, then incorrect: not counted
+ *     F7  errors   C1 -> C2  CODE_CHANGE         100 s   correct, then incorrect: not counted
+ *     F8  sql      C1 -> C2  CODE_CHANGE          30 s   of C1's sql violation, marked false
+ *                                                         positive since: no fix, not listed
  *
  * Counted fixes: F1-F6 = 6; incorrect 1. Fix rate 6 / 7.
  * Timed: 60, 200, 400, 4000, 90000 (5). Average 94660 / 5 = 18932 s.
@@ -135,7 +137,7 @@ static char *text_of(struct store *store, const char *fmt, int64_t id)
  * False positives: errors 1 (rate 1/4), no-todo 0 (0/2), sql 2 (2/3).
  *
  * Elsewhere: another repository with an errors violation, a finding, a fix
- * and a false positive, none of which may show here.
+ * and a false positive (one of its two findings), none of which may show here.
  */
 #define NCHECKS 5
 #define NRULES 3
@@ -278,11 +280,11 @@ static void feedback_insert(struct store *store, int64_t finding, int64_t fix, i
 static void elsewhere_seed(struct store *store, struct seed *s)
 {
 	struct rule errors = rule_make("errors");
-	int64_t threadline = 0, finding = 0, later;
+	int64_t threadline = 0, finding[2] = { 0, 0 }, later;
 
 	s->other_check = check_begin(store, "/elsewhere/other/", T0);
 	assert_int_equal(store_rule_add(store, &threadline, s->other_check, &errors), 0);
-	result_put(store, s->other_check, &errors, 'A', 1, &finding);
+	result_put(store, s->other_check, &errors, 'A', 2, finding);
 	assert_int_equal(store_check_finish(store, s->other_check, "complete", 1, NULL, NULL), 0);
 	later = check_begin(store, "/elsewhere/other", T0 + MINUTE);
 	assert_int_equal(store_check_finish(store, later, "complete", 1, NULL, NULL), 0);
@@ -293,9 +295,9 @@ static void elsewhere_seed(struct store *store, struct seed *s)
 	       (long long)s->other_check, (long long)later, (long long)threadline, (long long)T0);
 	s->other_repo = int_of(store, "SELECT repo_id FROM checks WHERE id = %lld",
 			       (long long)s->other_check);
-	feedback_insert(store, finding, 0, s->other_repo, "false_positive", "errors", T0);
+	feedback_insert(store, finding[0], 0, s->other_repo, "false_positive", "errors", T0);
 	/* Without a repository: placed by its finding's check. */
-	feedback_insert(store, finding, 0, 0, "false_positive", "errors", T0 + 1);
+	feedback_insert(store, finding[0], 0, 0, "false_positive", "errors", T0 + 1);
 }
 
 static void history_seed(struct store *store, struct seed *s)
@@ -309,13 +311,14 @@ static void history_seed(struct store *store, struct seed *s)
 	fix_insert(store, s, 2, 1, "CODE_CHANGE", 4000);                /* F4 */
 	fix_insert(store, s, 3, 0, "THREADLINE_DELETED", 90000);        /* F5 */
 	fix_insert(store, s, 3, 2, "CODE_CHANGE", -1);                  /* F6 */
-	fix_insert(store, s, 0, 2, "CODE_CHANGE", 100);                 /* F7 */
-	assert_int_equal(int_of(store, "SELECT max(id) FROM violation_fixes"), 7);
+	fix_insert(store, s, 0, 0, "CODE_CHANGE", 100);                 /* F7 */
+	fix_insert(store, s, 0, 2, "CODE_CHANGE", 30);                  /* F8 */
+	assert_int_equal(int_of(store, "SELECT max(id) FROM violation_fixes"), 8);
 	/* Fix feedback: the latest wins. */
 	feedback_insert(store, 0, 2, s->repo, "fix_incorrect", "errors", when);
 	feedback_insert(store, 0, 2, s->repo, "fix_correct", "errors", when + 1);
-	feedback_insert(store, 0, 7, s->repo, "fix_correct", "sql", when);
-	feedback_insert(store, 0, 7, s->repo, "fix_incorrect", "sql", when + 1);
+	feedback_insert(store, 0, 7, s->repo, "fix_correct", "errors", when);
+	feedback_insert(store, 0, 7, s->repo, "fix_incorrect", "errors", when + 1);
 	/* Finding feedback. */
 	feedback_insert(store, s->findings[0][0][0], 0, s->repo, "false_positive", "errors", when);
 	feedback_insert(store, s->findings[0][0][0], 0, s->repo, "false_positive", "errors", when + 1);
@@ -376,19 +379,16 @@ static void test_stats(void **state)
 	assert_rule(&st.rules[2], "sql", 2, 2, 3, 2);
 	history_stats_release(&st);
 
-	/*
-	 * The other repository: one fix of 1 s, one false positive (not two),
-	 * and no violation: its one finding is that false positive.
-	 */
+	/* The other repository: one violation, its fix of 1 s, one false positive (not two). */
 	assert_int_equal(history_stats(&st, store, "/elsewhere/other"), 0);
 	assert_int_equal(st.checks, 2);
-	assert_int_equal(st.violations, 0);
+	assert_int_equal(st.violations, 1);
 	assert_int_equal(st.fixes, 1);
 	assert_near(st.average_seconds, 1);
 	assert_int_equal(st.nrules, 1);
 	assert_string_equal(st.rules[0].rule_id, "errors");
-	assert_int_equal(st.rules[0].violations, 0);
-	assert_int_equal(st.rules[0].findings, 1);
+	assert_int_equal(st.rules[0].violations, 1);
+	assert_int_equal(st.rules[0].findings, 2);
 	assert_int_equal(st.rules[0].false_positives, 1);
 	history_stats_release(&st);
 
@@ -493,18 +493,18 @@ static void test_fixes(void **state)
 	assert_int_equal(fixes[5].feedback, HISTORY_FIX_INCORRECT);
 	history_fixes_free(fixes, count);
 
+	/* F8 fixed a violation marked false positive since: not listed. */
 	assert_int_equal(history_fixes(&fixes, &count, store, tmp, "sql"), 0);
-	assert_int_equal(count, 3);
+	assert_int_equal(count, 2);
 	assert_int_equal(fixes[0].id, 6);
 	assert_int_equal(fixes[1].id, 3);
-	assert_int_equal(fixes[2].id, 7);
 	history_fixes_free(fixes, count);
 	assert_int_equal(history_fixes(&fixes, &count, store, tmp, "nosuch"), 0);
 	assert_int_equal(count, 0);
 	history_fixes_free(fixes, count);
 	assert_int_equal(history_fixes(&fixes, &count, store, "/elsewhere/other", NULL), 0);
 	assert_int_equal(count, 1);
-	assert_int_equal(fixes[0].id, 8);
+	assert_int_equal(fixes[0].id, 9);
 	assert_int_equal(fixes[0].nfiles, 0);
 	assert_string_equal(fixes[0].method, "llm_analysis");
 	history_fixes_free(fixes, count);
@@ -532,14 +532,16 @@ static void test_violations(void **state)
 
 	(void)state;
 	history_seed(store, &s);
-	/* C1: three violations; errors not fixed, no-todo by F1, sql by F7 (marked incorrect: still its fix). */
+	/*
+	 * C1: two violations; errors by F7 (marked incorrect: still its fix),
+	 * no-todo by F1; sql's one finding was marked false positive: none.
+	 */
 	assert_int_equal(history_violations(&v, &count, store, s.checks[0]), 0);
-	assert_int_equal(count, 3);
-	assert_violation(&v[0], "errors", 2, 0, NULL);
+	assert_int_equal(count, 2);
+	assert_violation(&v[0], "errors", 2, 7, "CODE_CHANGE");
 	assert_violation(&v[1], "no-todo", 1, 1, "CODE_CHANGE");
-	assert_violation(&v[2], "sql", 1, 7, "CODE_CHANGE");
 	assert_int_equal(v[1].fix_feedback, HISTORY_FIX_UNRATED);
-	assert_int_equal(v[2].fix_feedback, HISTORY_FIX_INCORRECT);
+	assert_int_equal(v[0].fix_feedback, HISTORY_FIX_INCORRECT);
 	assert_int_equal(v[0].threadline_row, s.threadlines[0][0]);
 	assert_string_equal(v[0].rule_file, "threadlines/errors.md");
 	assert_string_equal(v[0].severity, "major");
