@@ -27,7 +27,7 @@ static const struct {
 	{ KEY_ESC, "Esc" }, { ' ', "Space" }, { KEY_BACKSPACE, "BS" }, { 127, "Del" },
 	{ KEY_WHEEL_UP, "WheelUp" }, { KEY_WHEEL_DOWN, "WheelDown" }, { '<', "LT" },
 	{ KEY_RESIZE, "Resize" }, { KEY_DC, "Delete" }, { KEY_IC, "Insert" },
-	{ KEY_F(5), "F5" },
+	{ KEY_F(5), "F5" }, { KEY_FOCUS_IN, "FocusIn" },
 };
 
 #define NKEYNAMES (sizeof(key_names) / sizeof(key_names[0]))

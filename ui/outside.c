@@ -108,9 +108,11 @@ void outside_edit(struct tui *tui)
 	/* Absolute: a path that starts with a dash is not taken for an option. */
 	buf_printf(&path, "%s%s", tui->repo->workdir, file);
 	def_prog_mode();
+	tui_focus_events(false);
 	endwin();
 	rc = editor_run(path.ptr ? path.ptr : file, line, &status);
 	reset_prog_mode();
+	tui_focus_events(true);
 	tui_redraw(tui);
 	if (rc < 0)
 		tui_message(tui, true, "%s", error_message());

@@ -16,6 +16,7 @@
 #define KEY_TAB '\t'
 #define KEY_WHEEL_UP 0x7f0001     /* mouse wheel, mapped from mouse events */
 #define KEY_WHEEL_DOWN 0x7f0002
+#define KEY_FOCUS_IN 0x7f0003     /* the terminal got the focus back (xterm's focus events) */
 
 #define REQUEST_LIST(X) \
 	X(REQ_MOVE_UP,      "Movement", "Move up one line",                    'k', KEY_UP) \

@@ -720,6 +720,11 @@ void tui_key(struct tui *tui, int key)
 		redraw_all(tui);
 		return;
 	}
+	if (key == KEY_FOCUS_IN) {
+		/* Back from the editor's window: what changed there shows now. */
+		watch_look(tui->watch);
+		return;
+	}
 	if (tui->prompting) {
 		prompt_key(tui, key);
 		return;
@@ -800,6 +805,31 @@ static int input_fds(void *ctx, struct pollfd *out, int max)
 	return 1;
 }
 
+/*
+ * Focus events (xterm's mode 1004, also tmux's and most terminals'): the
+ * terminal says ESC [ I when its window gets the focus, ESC [ O when it
+ * loses it. The codes curses gives for the two, or 0.
+ */
+static int focus_codes[2];
+static bool focus_reported;
+
+static int focus_code(const char *seq, int code)
+{
+	int known = key_defined(seq);
+
+	if (known > 0)
+		return known;
+	return define_key(seq, code) == OK ? code : 0;
+}
+
+void tui_focus_events(bool on)
+{
+	if (!focus_reported)
+		return;
+	fputs(on ? "\033[?1004h" : "\033[?1004l", stdout);
+	fflush(stdout);
+}
+
 static void input_dispatch(void *ctx, const struct pollfd *fds, int n)
 {
 	struct tui *tui = ctx;
@@ -814,6 +844,10 @@ static void input_dispatch(void *ctx, const struct pollfd *fds, int n)
 
 		if (rc == KEY_CODE_YES && key == KEY_MOUSE && (key = mouse_key(tui)) < 0)
 			continue;
+		if (rc == KEY_CODE_YES && focus_codes[1] > 0 && key == focus_codes[1])
+			continue;
+		if (rc == KEY_CODE_YES && focus_codes[0] > 0 && key == focus_codes[0])
+			key = KEY_FOCUS_IN;
 		tui_key(tui, key);
 	}
 }
@@ -874,6 +908,10 @@ static int screen_open(bool headless)
 #endif
 			  , NULL);
 		mouseinterval(0);
+		focus_codes[0] = focus_code("\033[I", KEY_MAX + 101);
+		focus_codes[1] = focus_code("\033[O", KEY_MAX + 102);
+		focus_reported = focus_codes[0] > 0;
+		tui_focus_events(true);
 	}
 	return 0;
 }
@@ -884,6 +922,8 @@ static void screen_close(void)
 		delwin(status_win);
 	status_win = NULL;
 	if (screen) {
+		tui_focus_events(false);
+		focus_reported = false;
 		endwin();
 		delscreen(screen);
 		screen = NULL;

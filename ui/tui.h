@@ -153,6 +153,9 @@ const struct finding *findings_current(struct tui *tui, size_t *rule);
 /* The signal under the signals pane's cursor, or NULL; *index is its index in tui->fixes.signals. */
 const struct signal *signals_current(struct tui *tui, size_t *index);
 
+/* Turn the terminal's focus events on or off (off while an editor runs). */
+void tui_focus_events(bool on);
+
 /* The status bar (statusbar.c). */
 void statusbar_draw(struct tui *tui, WINDOW *win, int width);
 /* Whether the focused view's keys do not all fit in the bar (Tab then says them). */

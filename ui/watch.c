@@ -3,7 +3,8 @@
  * program (an editor), the diff is made again and the diff pane keeps its
  * place. inotify on Linux, on the directories of the diff's files, the top
  * of the working tree and the git directory (the index, HEAD); elsewhere,
- * or when inotify cannot be had, a stat of the diff's files on a timer.
+ * or when inotify cannot be had, a stat of the diff's files on a timer;
+ * and, either way, a look when the terminal gets the focus back.
  */
 #include "watch.h"
 #include "status.h"
@@ -283,6 +284,13 @@ void watch_reset(struct watch *w)
 	if (w->fd >= 0)
 		watch_dirs(w);
 #endif
+}
+
+void watch_look(struct watch *w)
+{
+	/* inotify has seen it all already. */
+	if (w && w->fd < 0 && watched(w->tui))
+		events_settled(w);
 }
 
 bool watch_stale(struct watch *w)
