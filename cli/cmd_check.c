@@ -20,11 +20,10 @@ enum check_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_MARKDOWN };
 struct check_args {
 	struct target_spec spec;
 	struct check_options opts;
-	enum check_format format;
+	int format;              /* enum check_format */
 	const char *output;
 	int fail_on;            /* a severity, or -1 for never */
-	const char **rule_dirs, **rule_ids;
-	size_t nrule_dirs, nrule_ids;
+	struct string_list rule_dirs, rule_ids;
 	bool show_unverified;
 	bool show_suppressed;
 	bool wait_fixes;        /* --wait-fix-detection */
@@ -47,60 +46,31 @@ static void on_interrupt(int sig)
 		signal(SIGINT, SIG_DFL);
 }
 
-static int list_add(const char ***list, size_t *n, const char *value)
-{
-	const char **grown = realloc(*list, (*n + 1) * sizeof(char *));
-
-	if (!grown)
-		return -1;
-	*list = grown;
-	grown[(*n)++] = value;
-	return 0;
-}
-
-static bool number_arg(long *out, const char *value, long min, long max, const char *name)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(value, &end, 10);
-	if (errno || *end || end == value || *out < min || *out > max) {
-		cli_error("%s needs a number from %ld to %ld, not '%s'", name, min, max, value);
-		return false;
-	}
-	return true;
-}
-
-static bool seconds_arg(double *out, const char *value, const char *name)
-{
-	char *end;
-
-	*out = strtod(value, &end);
-	if (*end || end == value || *out <= 0 || *out > 86400) {
-		cli_error("--%s needs seconds (more than 0), not '%s'", name, value);
-		return false;
-	}
-	return true;
-}
-
-static bool format_arg(enum check_format *out, const char *value)
-{
-	static const char *const names[] = { "text", "json", "sarif", "markdown" };
-	size_t i;
-
-	for (i = 0; i < 4; i++)
-		if (!strcmp(value, names[i])) {
-			*out = (enum check_format)i;
-			return true;
-		}
-	cli_error("unknown format '%s' (use text, json, sarif or markdown)", value);
-	return false;
-}
+const struct command_help check_help = {
+	"check",
+	"revline check [TARGET] [--format FORMAT] [--output FILE] [--fail-on SEVERITY] ...",
+	"review the diff against the rules, headless",
+	"Reviews the target's diff against every rule that applies, one LLM call per\n"
+	"rule (local pattern rules run offline), many at once. When the repository\n"
+	"has rules of its own, the built-in LLM rules do not run (revline.builtinRules;\n"
+	"'revline rules' says which run). Text output streams a line per rule as it\n"
+	"settles, with its findings, then the merged report.\n"
+	"Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for\n"
+	"usage or configuration errors, 3 when the check failed as a whole, 4 when\n"
+	"its results could not be stored (full, read-only, damaged or locked\n"
+	"database: they are printed all the same, and stderr says what to do), 5\n"
+	"when its --deadline passed before every rule settled, 6 when the review is\n"
+	"incomplete: a rule errored, timed out or was skipped, or a rule file is\n"
+	"broken (--allow-partial or revline.allowPartial accepts it) (3 wins over\n"
+	"4, 4 over 5, 5 over 6, 6 over 1).\n",
+};
 
 static bool fail_on_arg(int *out, const char *value)
 {
 	enum severity s;
 
+	if (!value)
+		return true;
 	if (!strcmp(value, "none")) {
 		*out = -1;
 		return true;
@@ -113,68 +83,45 @@ static bool fail_on_arg(int *out, const char *value)
 	return true;
 }
 
-/* One option; false on a bad value (the message is printed). */
-static bool check_option(struct check_args *a, int id, const char *value)
-{
-	long n;
-	double s;
-
-	switch (id) {
-	case OPT_FORMAT: return format_arg(&a->format, value);
-	case OPT_OUTPUT: a->output = value; return true;
-	case OPT_FAIL_ON: return fail_on_arg(&a->fail_on, value);
-	case OPT_SHOW_UNVERIFIED: a->show_unverified = true; return true;
-	case OPT_SHOW_SUPPRESSED: a->show_suppressed = true; return true;
-	case OPT_WAIT_FIX_DETECTION: a->wait_fixes = true; return true;
-	case OPT_NO_FIX_DETECTION: a->no_fixes = true; return true;
-	case OPT_ALLOW_PARTIAL: a->allow_partial = true; return true;
-	case OPT_CHECK_YES: a->yes = true; return true;
-	case OPT_RULES: return list_add(&a->rule_dirs, &a->nrule_dirs, value) == 0;
-	case OPT_RULE: return list_add(&a->rule_ids, &a->nrule_ids, value) == 0;
-	case OPT_NO_CACHE: a->opts.no_cache = true; return true;
-	case OPT_NO_BUILTIN: a->opts.no_builtin = true; return true;
-	case OPT_CONCURRENCY:
-		if (!number_arg(&n, value, 1, 64, "--concurrency"))
-			return false;
-		a->concurrency = (int)n;
-		return true;
-	case OPT_RETRIES:
-		if (!number_arg(&n, value, 0, 10, "--retries"))
-			return false;
-		a->retries = (int)n;
-		return true;
-	case OPT_TIMEOUT:
-		if (!seconds_arg(&s, value, "timeout"))
-			return false;
-		a->timeout = s;
-		return true;
-	case OPT_DEADLINE:
-		if (!seconds_arg(&s, value, "deadline"))
-			return false;
-		a->deadline = s;
-		return true;
-	}
-	if (target_option(&a->spec, id, value))
-		return true;
-	cli_error("unexpected argument '%s' (a target is A..B or A...B)", value ? value : "");
-	return false;
-}
-
 static int parse_args(struct check_args *a, int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("check") };
-	const char *value;
-	int id;
+	static const char *const formats[] = { "text", "json", "sarif", "markdown", NULL };
+	const char *fail_on = NULL;
+	const struct option options[] = {
+		OPT_TARGET(&a->spec),
+		OPT_CHOICE(0, "format", &a->format, "FORMAT", formats, "text (streams), json, sarif or markdown"),
+		OPT_STRING(0, "output", &a->output, "FILE", "write the report to FILE (replaced when complete)"),
+		OPT_STRING(0, "fail-on", &fail_on, "SEVERITY",
+			   "exit 1 when a finding is this severe or more (default major; none)"),
+		OPT_BOOL(0, "show-unverified", &a->show_unverified, "also show findings whose evidence was not found"),
+		OPT_STRING_LIST(0, "rule", &a->rule_ids, "ID", "run only this rule (repeatable)"),
+		OPT_BOOL(0, "no-cache", &a->opts.no_cache, "ask the LLM again even when the answer is cached"),
+		OPT_INTEGER(0, "concurrency", &a->concurrency, "N", 1, 64, "requests at once (default 5)"),
+		OPT_SECONDS(0, "timeout", &a->timeout, "S",
+			    "seconds a streamed answer may stall (no byte); grows with the request (default 120)"),
+		OPT_INTEGER(0, "retries", &a->retries, "N", 0, 10, "further attempts after a failed request (default 2)"),
+		OPT_SECONDS(0, "deadline", &a->deadline, "S",
+			    "end the check after S seconds: what is still running times out, what arrived is kept"),
+		OPT_BOOL(0, "allow-partial", &a->allow_partial,
+			 "an incomplete review (a rule that did not run) does not exit 6"),
+		OPT_BOOL('y', "yes", &a->yes, "run even when the estimate is over revline.confirmTokens"),
+		OPT_BOOL(0, "show-suppressed", &a->show_suppressed, "also show findings marked false positive before"),
+		OPT_BOOL(0, "wait-fix-detection", &a->wait_fixes, "run fix detection before exiting and report it"),
+		OPT_BOOL(0, "no-fix-detection", &a->no_fixes,
+			 "do not look for fixes of the previous check's violations"),
+		OPT_RULE_DIRS(&a->rule_dirs, &a->opts.no_builtin),
+		OPT_END(),
+	};
+	int i, n = parse_options(argc, argv, options, &check_help);
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	for (i = 0; i < n; i++)
+		if (!cli_target_range(&a->spec, argv[i])) {
+			cli_error("unexpected argument '%s' (a target is A..B or A...B)", argv[i]);
 			return 2;
-		if (id == OPT_HELP)
-			return help_show("check") == 0 ? -1 : 2;
-		if (!check_option(a, id, value))
-			return 2;
-	}
-	return 0;
+		}
+	return fail_on_arg(&a->fail_on, fail_on) ? 0 : 2;
 }
 
 /* The progress line, on stderr, only when it is a terminal. */
@@ -402,10 +349,10 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 	a->opts.llm = llm;
 	a->opts.store = *store;
 	a->opts.store_error = a->store_error;
-	a->opts.rule_dirs = a->rule_dirs;
-	a->opts.nrule_dirs = a->nrule_dirs;
-	a->opts.rule_ids = a->rule_ids;
-	a->opts.nrule_ids = a->nrule_ids;
+	a->opts.rule_dirs = a->rule_dirs.items;
+	a->opts.nrule_dirs = a->rule_dirs.count;
+	a->opts.rule_ids = a->rule_ids.items;
+	a->opts.nrule_ids = a->rule_ids.count;
 	a->opts.show_unverified = a->show_unverified;
 	a->opts.show_suppressed = a->show_suppressed;
 	return 0;
@@ -487,8 +434,8 @@ int cmd_check(int argc, char **argv)
 done:
 	target_release(&target);
 	repo_free(repo);
-	free(a.rule_dirs);
-	free(a.rule_ids);
+	free(a.rule_dirs.items);
+	free(a.rule_ids.items);
 	free(a.store_error);
 	return rc < 0 ? 0 : rc;
 }

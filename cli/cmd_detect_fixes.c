@@ -122,22 +122,19 @@ json_t *detect_fixes_json(const struct fixdetect *fd)
 			 "fixed", (json_int_t)fixdetect_fixed(fd), "violations", list);
 }
 
-static bool parse_id(int64_t *out, const char *value)
-{
-	char *end;
-	long long n;
-
-	errno = 0;
-	n = strtoll(value, &end, 10);
-	if (errno || *end || end == value || n <= 0)
-		return false;
-	*out = n;
-	return true;
-}
+const struct command_help detect_fixes_help = {
+	"detect-fixes",
+	"revline detect-fixes CHECK_ID [--json]",
+	"find which violations of the check before CHECK_ID were fixed, and how",
+	"Compares the check with the previous one on the same branch: for each rule\n"
+	"that needed attention then, was it fixed by a code change, by changing the\n"
+	"rule, or by deleting the rule? What needs no judgement is decided without\n"
+	"the LLM; the rest is asked, in parallel. `revline check` starts this in the\n"
+	"background after each check; it can be run again by hand.\n",
+};
 
 int cmd_detect_fixes(int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("detect-fixes") };
 	struct sched_options sched;
 	struct llm_config llm = { 0 };
 	struct config *config = NULL;
@@ -146,23 +143,15 @@ int cmd_detect_fixes(int argc, char **argv)
 	struct repo *repo = NULL;
 	struct buf path = BUF_INIT;
 	int64_t check_id = 0;
-	const char *value;
 	bool json = false;
-	int id, rc = 0;
+	const struct option options[] = { OPT_JSON(&json), OPT_END() };
+	int n, rc = 0;
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show("detect-fixes");
-		if (id == OPT_JSON) {
-			json = true;
-		} else if (id != OPT_POSITIONAL || check_id || !parse_id(&check_id, value)) {
-			cli_error("detect-fixes takes one check id (a number; see 'revline history'), not '%s'",
-				  value ? value : "");
-			return 2;
-		}
-	}
+	if ((n = parse_options(argc, argv, options, &detect_fixes_help)) < 0)
+		return parse_options_exit(n);
+	if (!parse_options_at_most(n, argv, 1, &detect_fixes_help) ||
+	    (n == 1 && !cli_id(&check_id, argv[0], "check", "revline history")))
+		return 2;
 	if (!check_id) {
 		cli_error("detect-fixes needs a check id (see 'revline history')");
 		return 2;

@@ -259,30 +259,39 @@ static int print_json(struct repo *repo, struct target *t, struct diff *diff, st
 	return write_out(out);
 }
 
+const struct command_help diff_help = {
+	"diff",
+	"revline diff [TARGET] [--stat | --name-status | --json]",
+	"print the diff that revline reviews",
+	"Prints the diff of the target as unified text (the default), as a stat, as\n"
+	"name-status lines or as JSON (per file: path, old_path, status, binary,\n"
+	"additions, deletions and hunks with their lines and line numbers).\n",
+};
+
 int cmd_diff(int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("diff") };
 	struct target_spec spec = { 0 };
-	enum diff_format format = FORMAT_PATCH;
+	int format = FORMAT_PATCH;      /* enum diff_format */
+	const struct option options[] = {
+		OPT_TARGET(&spec),
+		OPT_SET_INT(0, "stat", &format, FORMAT_STAT, "a line per file with a bar of its changes"),
+		OPT_SET_INT(0, "name-status", &format, FORMAT_NAME_STATUS, "a status letter and the path(s) per file"),
+		OPT_SET_INT(0, "json", &format, FORMAT_JSON, "print JSON"),
+		OPT_END(),
+	};
 	struct target target = { 0 };
 	struct repo *repo = NULL;
 	struct diff *diff = NULL;
 	struct buf out = BUF_INIT;
-	const char *value;
-	int id, rc = 0;
+	int i, n, rc = 0;
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show("diff");
-		if (id == OPT_STAT || id == OPT_NAME_STATUS || id == OPT_JSON) {
-			format = id == OPT_STAT ? FORMAT_STAT : id == OPT_JSON ? FORMAT_JSON : FORMAT_NAME_STATUS;
-		} else if (!target_option(&spec, id, value)) {
-			cli_error("unexpected argument '%s' (a target is A..B or A...B)", value ? value : "");
+	if ((n = parse_options(argc, argv, options, &diff_help)) < 0)
+		return parse_options_exit(n);
+	for (i = 0; i < n; i++)
+		if (!cli_target_range(&spec, argv[i])) {
+			cli_error("unexpected argument '%s' (a target is A..B or A...B)", argv[i]);
 			return 2;
 		}
-	}
 	if ((rc = cli_open(&repo, &target, &spec)) != 0)
 		return rc;
 	if (repo_diff(&diff, repo, &target) < 0) {

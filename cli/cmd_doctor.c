@@ -302,23 +302,27 @@ static void revline_section(const struct config *config)
 			    file->path);
 }
 
+const struct command_help doctor_help = {
+	"doctor",
+	"revline doctor",
+	"say what is configured and whether it works",
+	"Shows the repository, the LLM provider, its models (map, reduce, fix) and\n"
+	"whether it answers, the database, the rules and which of them a check runs,\n"
+	"and which linters are installed. Exit 1 when something is broken.\n",
+};
+
 int cmd_doctor(int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("doctor") };
+	const struct option options[] = { OPT_END() };
 	struct config *config = NULL;
 	struct repo *repo = NULL;
 	struct buf dir = BUF_INIT;
-	const char *value;
-	int id, bad = 0;
+	int n, bad = 0;
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show("doctor");
-		cli_error("unexpected argument '%s'", value ? value : "");
+	if ((n = parse_options(argc, argv, options, &doctor_help)) < 0)
+		return parse_options_exit(n);
+	if (!parse_options_at_most(n, argv, 0, &doctor_help))
 		return 2;
-	}
 	printf("revline %s\n", REVLINE_VERSION);
 	if (repo_open(&repo, NULL) == 0)
 		term_printf(stdout, "repository: %s (%s)\n", repo->workdir ? repo->workdir : repo->gitdir,

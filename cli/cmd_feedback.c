@@ -23,43 +23,6 @@ struct feedback_args {
 	enum feedback_kind kind;
 };
 
-static bool feedback_option(struct feedback_args *a, int id, const char *value)
-{
-	switch (id) {
-	case OPT_FALSE_POSITIVE: a->marks |= MARK(FEEDBACK_FALSE_POSITIVE); return true;
-	case OPT_ACCEPT: a->marks |= MARK(FEEDBACK_ACCEPT); return true;
-	case OPT_REJECT: a->marks |= MARK(FEEDBACK_REJECT); return true;
-	case OPT_CORRECT: a->marks |= MARK(FEEDBACK_FIX_CORRECT); return true;
-	case OPT_INCORRECT: a->marks |= MARK(FEEDBACK_FIX_INCORRECT); return true;
-	case OPT_NOTE: a->note = value; return true;
-	case OPT_FIX_ID: a->fix = value; return true;
-	case OPT_POSITIONAL:
-		if (a->finding)
-			break;
-		a->finding = value;
-		return true;
-	}
-	cli_error("unexpected argument '%s' (see 'revline help feedback')", value ? value : "");
-	return false;
-}
-
-/* A positive decimal number, nothing else (no sign, no blanks, no "12abc"). */
-static bool id_arg(int64_t *out, const char *value, bool fix)
-{
-	char *end;
-	long long n;
-
-	errno = 0;
-	n = strtoll(value, &end, 10);
-	if (errno || *end || *value < '0' || *value > '9' || n <= 0) {
-		cli_error("'%s' is not a %s id (a number, as '%s' shows)", value,
-			  fix ? "fix" : "finding", fix ? "revline fixes" : "revline check");
-		return false;
-	}
-	*out = n;
-	return true;
-}
-
 /* The problem with what was asked, or NULL: a finding with one mark, or a fix with one. */
 static const char *args_problem(const struct feedback_args *a)
 {
@@ -91,24 +54,47 @@ static bool args_valid(struct feedback_args *a)
 	}
 	for (a->kind = 0; !(a->marks & MARK(a->kind)); a->kind++)
 		;
-	return id_arg(&a->id, a->finding ? a->finding : a->fix, a->fix != NULL);
+	if (a->fix)
+		return cli_id(&a->id, a->fix, "fix", "revline fixes");
+	return cli_id(&a->id, a->finding, "finding", "revline check");
 }
+
+const struct command_help feedback_help = {
+	"feedback",
+	"revline feedback FINDING_ID (--false-positive | --accept | --reject) [--note TEXT]\n"
+	"       revline feedback --fix FIX_ID (--correct | --incorrect) [--note TEXT]",
+	"mark a finding false positive, accepted or rejected, or a detected fix",
+	"Records what a finding was worth (finding ids are in the output of 'revline\n"
+	"check'). A finding marked false positive is hidden when it comes back (same\n"
+	"rule, file and code) until a later --accept or --reject; the rule's prompt\n"
+	"shows its past false positives most like the change as examples not to\n"
+	"report, and accepted findings as examples to keep. With --fix, says whether\n"
+	"a detected fix (an id from 'revline fixes') was right. Exit status: 0 when\n"
+	"recorded, 2 for usage errors, unknown ids and a database that fails.\n",
+};
 
 /* Returns -1 after --help, 2 on a usage error. */
 static int parse_args(struct feedback_args *a, int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("feedback") };
-	const char *value;
-	int id;
+	const struct option options[] = {
+		OPT_BIT(0, "false-positive", &a->marks, MARK(FEEDBACK_FALSE_POSITIVE),
+			"the finding is wrong: hide it when it comes back"),
+		OPT_BIT(0, "accept", &a->marks, MARK(FEEDBACK_ACCEPT),
+			"the finding is right: keep reporting problems like it"),
+		OPT_BIT(0, "reject", &a->marks, MARK(FEEDBACK_REJECT), "the finding is not worth acting on (still shown)"),
+		OPT_STRING(0, "note", &a->note, "TEXT", "why, in a few words (the rule's prompt shows it)"),
+		OPT_STRING(0, "fix", &a->fix, "FIX_ID", "feedback on a detected fix instead of a finding"),
+		OPT_BIT(0, "correct", &a->marks, MARK(FEEDBACK_FIX_CORRECT), "the fix was detected rightly"),
+		OPT_BIT(0, "incorrect", &a->marks, MARK(FEEDBACK_FIX_INCORRECT), "the fix was detected wrongly"),
+		OPT_END(),
+	};
+	int n = parse_options(argc, argv, options, &feedback_help);
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show("feedback") == 0 ? -1 : 2;
-		if (!feedback_option(a, id, value))
-			return 2;
-	}
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	if (!parse_options_at_most(n, argv, 1, &feedback_help))
+		return 2;
+	a->finding = n ? argv[0] : NULL;
 	return args_valid(a) ? 0 : 2;
 }
 

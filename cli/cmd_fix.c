@@ -21,52 +21,38 @@ struct fix_args {
 	bool apply, yes, json;
 };
 
-static bool fix_option(struct fix_args *a, int id, const char *value)
-{
-	switch (id) {
-	case OPT_FINDING: a->finding = value; return true;
-	case OPT_APPLY: a->apply = true; return true;
-	case OPT_YES: a->yes = true; return true;
-	case OPT_JSON: a->json = true; return true;
-	case OPT_POSITIONAL:
-		if (a->signal)
-			break;
-		a->signal = value;
-		return true;
-	}
-	cli_error("unexpected argument '%s' (see 'revline help fix')", value ? value : "");
-	return false;
-}
-
-static bool id_arg(int64_t *out, const char *value, const char *what, const char *where)
-{
-	char *end;
-	long long n;
-
-	errno = 0;
-	n = strtoll(value, &end, 10);
-	if (errno || *end || *value < '0' || *value > '9' || n <= 0) {
-		cli_error("'%s' is not a %s id (a number, as '%s' shows)", value, what, where);
-		return false;
-	}
-	*out = n;
-	return true;
-}
+const struct command_help fix_help = {
+	"fix",
+	"revline fix SIGNAL_ID [--apply [--yes]] [--json]\n"
+	"       revline fix --finding FINDING_ID [--apply [--yes]] [--json]",
+	"ask the LLM for a fix of a signal or a finding; show it, or apply it",
+	"Takes the edit window the signal calls for (a few lines, the whole function,\n"
+	"the import block or the try block), sends it dedented with its context, and\n"
+	"shows the answer as a diff with the model's explanation. With --apply, writes\n"
+	"it (after asking, unless --yes), keeping the file's indentation and line\n"
+	"endings, refusing when the file changed since; then runs the signal's linter\n"
+	"on the file again and says whether the signal is gone. 'revline undo' takes\n"
+	"it back. Exit status: 0 when a fix was proposed (and applied if asked), 1\n"
+	"when applying was declined or refused, 2 for usage errors, 3 when no fix\n"
+	"came.\n",
+};
 
 static int parse_args(struct fix_args *a, int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("fix") };
-	const char *value;
-	int id;
+	const struct option options[] = {
+		OPT_STRING(0, "finding", &a->finding, "FINDING_ID", "fix a finding of a check instead of a signal"),
+		OPT_BOOL(0, "apply", &a->apply, "write the fix to the file (asks first on a terminal)"),
+		OPT_BOOL('y', "yes", &a->yes, "with --apply: do not ask"),
+		OPT_JSON(&a->json),
+		OPT_END(),
+	};
+	int n = parse_options(argc, argv, options, &fix_help);
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show("fix") == 0 ? -1 : 2;
-		if (!fix_option(a, id, value))
-			return 2;
-	}
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	if (!parse_options_at_most(n, argv, 1, &fix_help))
+		return 2;
+	a->signal = n ? argv[0] : NULL;
 	if (!!a->signal == !!a->finding) {
 		cli_error(a->signal ? "give a SIGNAL_ID or --finding FINDING_ID, not both" :
 			  "which signal? give its id (see 'revline signals'), or --finding FINDING_ID");
@@ -77,8 +63,8 @@ static int parse_args(struct fix_args *a, int argc, char **argv)
 		return 2;
 	}
 	if (a->signal)
-		return id_arg(&a->id, a->signal, "signal", "revline signals") ? 0 : 2;
-	return id_arg(&a->id, a->finding, "finding", "revline check") ? 0 : 2;
+		return cli_id(&a->id, a->signal, "signal", "revline signals") ? 0 : 2;
+	return cli_id(&a->id, a->finding, "finding", "revline check") ? 0 : 2;
 }
 
 /* --- asking --------------------------------------------------------------- */

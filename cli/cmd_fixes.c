@@ -103,24 +103,29 @@ static void fix_print(const struct history_fix *f)
 	explanation_print(f->explanation);
 }
 
+const struct command_help fixes_help = {
+	"fixes",
+	"revline fixes [--rule ID] [--json]",
+	"list the violations that were fixed, and how",
+	"Lists the fixes fix detection found in this repository, newest first: the\n"
+	"rule and its file, the files, how it was fixed (CODE_CHANGE,\n"
+	"THREADLINE_CHANGED, THREADLINE_DELETED), the explanation, the time between\n"
+	"the two checks, how it was detected, the two checks, and the feedback on it\n"
+	"(a fix marked incorrect is shown, and left out of revline stats).\n",
+};
+
 static int parse_args(int argc, char **argv, const char **rule, bool *json)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("fixes") };
-	const char *value;
-	int id;
+	const struct option options[] = {
+		OPT_STRING(0, "rule", rule, "ID", "only the fixes of this rule"),
+		OPT_JSON(json),
+		OPT_END(),
+	};
+	int n = parse_options(argc, argv, options, &fixes_help);
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		switch (id) {
-		case OPT_HELP: return help_show("fixes") == 0 ? -1 : 2;
-		case OPT_JSON: *json = true; break;
-		case OPT_FILTER_RULE: *rule = value; break;
-		default:
-			if (id >= 0)
-				cli_error("unexpected argument '%s'", value ? value : "");
-			return 2;
-		}
-	}
-	return 0;
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	return parse_options_at_most(n, argv, 0, &fixes_help) ? 0 : 2;
 }
 
 int cmd_fixes(int argc, char **argv)

@@ -201,42 +201,29 @@ static void checks_text(const struct history_check *checks, size_t count)
 	}
 }
 
-static int parse_limit(size_t *out, const char *value)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(value, &end, 10);
-	if (errno || end == value || *end || n < 0 || n > 1000000) {
-		cli_error("--limit needs a number from 0 (all) to 1000000, not '%s'", value);
-		return 2;
-	}
-	*out = (size_t)n;
-	return 0;
-}
+const struct command_help history_help = {
+	"history",
+	"revline history [--limit N] [--json]",
+	"list the repository's checks, newest first",
+	"Lists this repository's checks, newest first: id, time, branch, status,\n"
+	"duration, rules, findings, rules needing attention, overall severity and\n"
+	"target. A check whose process died halfway shows as interrupted, with the\n"
+	"results it had.\n",
+};
 
 static int parse_args(int argc, char **argv, size_t *limit, bool *json)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("history") };
-	const char *value;
-	int id;
+	int n, count = (int)*limit;
+	const struct option options[] = {
+		OPT_INTEGER(0, "limit", &count, "N", 0, 1000000, "show the N newest checks (default 20; 0: all)"),
+		OPT_JSON(json),
+		OPT_END(),
+	};
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		switch (id) {
-		case OPT_HELP: return help_show("history") == 0 ? -1 : 2;
-		case OPT_JSON: *json = true; break;
-		case OPT_LIMIT:
-			if (parse_limit(limit, value))
-				return 2;
-			break;
-		default:
-			if (id >= 0)
-				cli_error("unexpected argument '%s'", value ? value : "");
-			return 2;
-		}
-	}
-	return 0;
+	if ((n = parse_options(argc, argv, options, &history_help)) < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	*limit = (size_t)count;
+	return parse_options_at_most(n, argv, 0, &history_help) ? 0 : 2;
 }
 
 int cmd_history(int argc, char **argv)

@@ -62,20 +62,25 @@ static bool at_root(const char *workdir)
 	return same;
 }
 
+const struct command_help init_help = {
+	"init",
+	"revline init",
+	"write a starter rule to threadlines/example.md",
+	"Writes threadlines/example.md at the root of the working tree: a rule with\n"
+	"every field explained, to edit or copy. Refuses when the file exists.\n",
+};
+
 int cmd_init(int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("init") };
+	const struct option options[] = { OPT_END() };
 	struct buf dir = BUF_INIT, file = BUF_INIT;
 	struct repo *repo = NULL;
-	const char *value;
-	int id, fd = -1, rc = 0;
+	int n, fd = -1, rc = 0;
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show("init");
-		cli_error("unexpected argument '%s' (init takes none)", p.argv[p.index - 1]);
+	if ((n = parse_options(argc, argv, options, &init_help)) < 0)
+		return parse_options_exit(n);
+	if (n) {
+		cli_error("unexpected argument '%s' (init takes none)", argv[0]);
 		return 2;
 	}
 	if (repo_open(&repo, NULL) < 0) {

@@ -283,44 +283,42 @@ static int lint(const struct rule_set *set, bool json)
 	return rc;
 }
 
+const struct command_help rules_help = {
+	"rules",
+	"revline rules [--lint] [--json] [--rules DIR]... [--no-builtin]",
+	"list the review rules, or check them with --lint",
+	"Lists every rule revline would use: --rules directories, then threadlines/,\n"
+	".revline/rules/ and .github/cr-rules/ in the repository, then\n"
+	"$XDG_CONFIG_HOME/revline/rules/, then the built-in rules; the first rule\n"
+	"with an id wins. Each says whether a check runs it and, when not, why:\n"
+	"when the repository has rules of its own, the built-in LLM rules are off\n"
+	"unless revline.builtinRules is all. Problems in rule files go to stderr.\n"
+	"With --lint, prints every problem and exits 1 when there is any.\n",
+};
+
 int cmd_rules(int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("rules") };
 	struct rules_options options = { .keep_off = true };
 	struct rule_set set = { 0 };
-	const char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	struct string_list dirs = { NULL, 0 };
 	const struct rule_problem **sorted = NULL;
 	bool json = false, check = false;
+	const struct option table[] = {
+		OPT_BOOL(0, "lint", &check, "check the rule files: print every problem, exit 1 if any"),
+		OPT_RULE_DIRS(&dirs, &options.no_builtin),
+		OPT_JSON(&json),
+		OPT_END(),
+	};
 	struct repo *repo = NULL;
-	const char *value;
-	int id, rc = 0;
+	int n, rc = 0;
 	size_t i;
 
-	if (!dirs) {
-		cli_error("out of memory");
-		return 3;
+	if ((n = parse_options(argc, argv, table, &rules_help)) < 0 || !parse_options_at_most(n, argv, 0, &rules_help)) {
+		rc = n < 0 ? parse_options_exit(n) : 2;
+		goto done;
 	}
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0 || id == OPT_HELP) {
-			rc = id < 0 ? 2 : help_show("rules");
-			goto done;
-		}
-		if (id == OPT_LINT) {
-			check = true;
-		} else if (id == OPT_JSON) {
-			json = true;
-		} else if (id == OPT_RULES) {
-			dirs[options.nextra++] = value;
-		} else if (id == OPT_NO_BUILTIN) {
-			options.no_builtin = true;
-		} else {
-			cli_error("unexpected argument '%s' (see 'revline help rules')",
-				  p.argv[p.index - 1]);
-			rc = 2;
-			goto done;
-		}
-	}
-	options.extra_dirs = dirs;
+	options.nextra = dirs.count;
+	options.extra_dirs = dirs.items;
 	repo = repo_find();
 	options.workdir = repo ? repo->workdir : NULL;
 	if (!policy_load(&options, repo)) {
@@ -348,6 +346,6 @@ done:
 	free(sorted);
 	rules_release(&set);
 	repo_free(repo);
-	free(dirs);
+	free(dirs.items);
 	return rc;
 }

@@ -21,23 +21,6 @@ struct signals_args {
 	bool run, all, json;
 };
 
-static bool signals_option(struct signals_args *a, int id, const char *value)
-{
-	switch (id) {
-	case OPT_IMPORT: a->import = value; return true;
-	case OPT_TOOL: a->tool = value; return true;
-	case OPT_SIGNAL_FORMAT: a->format = value; return true;
-	case OPT_RUN: a->run = true; return true;
-	case OPT_LINTER: a->linter = value; return true;
-	case OPT_ALL: a->all = true; return true;
-	case OPT_JSON: a->json = true; return true;
-	}
-	if (target_option(&a->spec, id, value))
-		return true;
-	cli_error("unexpected argument '%s' (see 'revline help signals')", value ? value : "");
-	return false;
-}
-
 static const char *args_problem(const struct signals_args *a)
 {
 	if (a->import && a->run)
@@ -49,21 +32,48 @@ static const char *args_problem(const struct signals_args *a)
 	return NULL;
 }
 
+const struct command_help signals_help = {
+	"signals",
+	"revline signals [--run [--linter NAME]] [--all] [--json] [TARGET]\n"
+	"       revline signals --import FILE [--tool NAME] [--format FORMAT]",
+	"run linters or read their output; list their signals with ids",
+	"Lists the repository's current linter signals (each tool's latest run or\n"
+	"import) on the changed lines of the target (every one with --all): id, tool,\n"
+	"code, place, message and the state of its fix. --run runs the installed\n"
+	"linters (ruff or flake8, mypy, bandit, shellcheck, cppcheck; git config\n"
+	"revline.lint.NAME replaces a command) on the changed files first. --import\n"
+	"reads a tool's output (ruff JSON, flake8, mypy text or JSON, bandit JSON,\n"
+	"SARIF 2.1.0, gcc/clang, shellcheck JSON; detected from the content); what\n"
+	"cannot be read is reported with its line or field, and the rest is kept.\n",
+};
+
 /* Returns -1 after --help, 2 on a usage error. */
 static int parse_args(struct signals_args *a, int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("signals") };
-	const char *value, *problem;
-	int id;
+	const struct option options[] = {
+		OPT_STRING(0, "import", &a->import, "FILE",
+			   "read a linter's output from FILE (- for standard input) and keep its signals"),
+		OPT_STRING(0, "tool", &a->tool, "NAME", "with --import: the tool's name, when the output does not say it"),
+		OPT_STRING(0, "format", &a->format, "FORMAT",
+			   "with --import: ruff, flake8, mypy, mypy-json, bandit, sarif, gcc or shellcheck (default: detected)"),
+		OPT_BOOL(0, "run", &a->run, "run the installed linters on the changed files and keep their signals"),
+		OPT_STRING(0, "linter", &a->linter, "NAME",
+			   "with --run: only this linter (ruff, flake8, mypy, bandit, shellcheck, cppcheck)"),
+		OPT_BOOL(0, "all", &a->all, "list every current signal, not only those on changed lines"),
+		OPT_TARGET(&a->spec),
+		OPT_JSON(&a->json),
+		OPT_END(),
+	};
+	const char *problem;
+	int i, n = parse_options(argc, argv, options, &signals_help);
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	for (i = 0; i < n; i++)
+		if (!cli_target_range(&a->spec, argv[i])) {
+			cli_error("unexpected argument '%s' (see 'revline help signals')", argv[i]);
 			return 2;
-		if (id == OPT_HELP)
-			return help_show("signals") == 0 ? -1 : 2;
-		if (!signals_option(a, id, value))
-			return 2;
-	}
+		}
 	if ((problem = args_problem(a))) {
 		cli_error("%s", problem);
 		return 2;

@@ -188,23 +188,24 @@ static void stats_text(const struct history_stats *s, const char *repo)
 	rules_text(s);
 }
 
+const struct command_help stats_help = {
+	"stats",
+	"revline stats [--json]",
+	"how often violations get fixed, how fast, and false positives",
+	"Figures for this repository: violations (rules needing attention), fixes,\n"
+	"fix rate, average and p95 time to fix with the time buckets, fix types,\n"
+	"and per rule violations, fixes, fix rate, findings, false positives and\n"
+	"false-positive rate. See revline(1) for the exact definitions.\n",
+};
+
 static int parse_args(int argc, char **argv, bool *json)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("stats") };
-	const char *value;
-	int id;
+	const struct option options[] = { OPT_JSON(json), OPT_END() };
+	int n = parse_options(argc, argv, options, &stats_help);
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		switch (id) {
-		case OPT_HELP: return help_show("stats") == 0 ? -1 : 2;
-		case OPT_JSON: *json = true; break;
-		default:
-			if (id >= 0)
-				cli_error("unexpected argument '%s'", value ? value : "");
-			return 2;
-		}
-	}
-	return 0;
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	return parse_options_at_most(n, argv, 0, &stats_help) ? 0 : 2;
 }
 
 int cmd_stats(int argc, char **argv)

@@ -92,30 +92,41 @@ static int trust(const struct config_revline *file)
 	return 0;
 }
 
+const struct command_help trust_help = {
+	"trust",
+	"revline trust [--show | --revoke]",
+	"let this repository's .revline set what sends data, runs or names a path",
+	"A .revline comes with the repository, so whoever wrote the branch wrote it.\n"
+	"Until you trust it, its settings that send data, run commands or name paths\n"
+	"(revline.baseUrl, provider, model, mapModel, reduceModel, apiKeyCommand,\n"
+	"lint.NAME, db, osvUrl, advisories, allowPartial, ignore, a theme given as a\n"
+	"path) are ignored, and\n"
+	"said so once on stderr; the rest count. 'revline trust' records the SHA-256\n"
+	"of the file as it is now with its path in $XDG_CONFIG_HOME/revline/trust/;\n"
+	"when the file changes it is untrusted again. --show says the state, --revoke\n"
+	"forgets it. Exit status: 0 when done (--show: when trusted), 1 when there is\n"
+	"no .revline to trust (--show: when not trusted), 2 for usage errors.\n",
+};
+
 int cmd_trust(int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("trust") };
 	const struct config_revline *file;
 	struct config *config = NULL;
 	struct repo *repo = NULL;
 	bool want_show = false, want_revoke = false;
-	const char *value;
-	int id, rc;
+	const struct option options[] = {
+		OPT_BOOL(0, "show", &want_show,
+			 "say whether the .revline is trusted and what it sets that needs trust"),
+		OPT_BOOL(0, "revoke", &want_revoke,
+			 "stop trusting the .revline: its sensitive settings no longer count"),
+		OPT_END(),
+	};
+	int rc;
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show("trust");
-		if (id == OPT_TRUST_SHOW)
-			want_show = true;
-		else if (id == OPT_TRUST_REVOKE)
-			want_revoke = true;
-		else {
-			cli_error("unexpected argument '%s' (see 'revline help trust')", value ? value : "");
-			return 2;
-		}
-	}
+	if ((rc = parse_options(argc, argv, options, &trust_help)) < 0)
+		return parse_options_exit(rc);
+	if (!parse_options_at_most(rc, argv, 0, &trust_help))
+		return 2;
 	if (want_show && want_revoke) {
 		cli_error("--show and --revoke do not go together");
 		return 2;

@@ -3,31 +3,39 @@
 #include "status.h"
 #include "tui.h"
 
+const struct command_help tui_help = {
+	"revline",
+	"revline [TARGET] [--staged | --base REF] [--untracked] [--check]\n"
+	"       revline COMMAND [OPTIONS]",
+	"revline reviews the local diff of a git repository before you push.",
+	"Without a command it opens the terminal UI on the diff.\n\n"
+	"TARGET is what to review; by default the merge base with the upstream\n"
+	"branch (or HEAD) against the working tree, index included:\n"
+	"  A..B                       the tree of A against the tree of B\n"
+	"  A...B                      the merge base of A and B against B\n",
+};
+
 int cmd_tui(int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, tui_tables };
 	struct target_spec spec = { 0 };
 	struct target target = { 0 };
 	struct tui_options options = { 0 };
+	const struct option table[] = {
+		OPT_TARGET(&spec),
+		OPT_BOOL(0, "check", &options.check, "start a check of the diff as soon as the UI opens"),
+		OPT_END(),
+	};
 	struct repo *repo = NULL;
 	struct diff *diff = NULL;
-	const char *value;
-	int id, rc;
+	int i, n, rc;
 
-	while ((id = opt_next(&p, &value)) != OPT_END) {
-		if (id < 0)
-			return 2;
-		if (id == OPT_HELP)
-			return help_show(NULL);
-		if (id == OPT_TUI_CHECK) {
-			options.check = true;
-			continue;
-		}
-		if (!target_option(&spec, id, value)) {
-			cli_error("'%s' is not a revline command or a range (see 'revline --help')", value);
+	if ((n = parse_options(argc, argv, table, &tui_help)) < 0)
+		return parse_options_exit(n);
+	for (i = 0; i < n; i++)
+		if (!cli_target_range(&spec, argv[i])) {
+			cli_error("'%s' is not a revline command or a range (see 'revline --help')", argv[i]);
 			return 2;
 		}
-	}
 	if ((rc = cli_open(&repo, &target, &spec)) != 0)
 		return rc;
 	if (repo_diff(&diff, repo, &target) < 0) {

@@ -10,40 +10,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+const struct command_help undo_help = {
+	"undo",
+	"revline undo [FIX_ID] | --list",
+	"take back an applied fix, byte for byte",
+	"Puts the file back exactly as it was before the fix (the latest applied fix\n"
+	"of this repository without FIX_ID). Refuses when the file changed since the\n"
+	"fix was applied. --list lists the applied fixes of every session, newest\n"
+	"first, with their ids, to pick one.\n",
+};
+
 static int parse_args(int64_t *id, bool *json, bool *list, int argc, char **argv)
 {
-	struct opt_parser p = { argc, argv, 1, false, command_options("undo") };
-	const char *value, *given = NULL;
-	char *end;
-	int opt;
+	const struct option options[] = {
+		OPT_BOOL(0, "list", list,
+			 "list the applied fixes (of every session), newest first, instead of undoing one"),
+		OPT_JSON(json),
+		OPT_END(),
+	};
+	const char *given;
+	int n = parse_options(argc, argv, options, &undo_help);
 
-	while ((opt = opt_next(&p, &value)) != OPT_END) {
-		if (opt < 0)
-			return 2;
-		if (opt == OPT_HELP)
-			return help_show("undo") == 0 ? -1 : 2;
-		if (opt == OPT_JSON || opt == OPT_LIST) {
-			*(opt == OPT_JSON ? json : list) = true;
-			continue;
-		}
-		if (opt != OPT_POSITIONAL || given) {
-			cli_error("unexpected argument '%s' (see 'revline help undo')", value ? value : "");
-			return 2;
-		}
-		given = value;
-	}
+	if (n < 0)
+		return n == PARSE_OPT_HELP ? -1 : 2;
+	if (!parse_options_at_most(n, argv, 1, &undo_help))
+		return 2;
+	given = n ? argv[0] : NULL;
 	if (given && *list) {
 		cli_error("--list lists the fixes; undo one with 'revline undo FIX_ID'");
 		return 2;
 	}
-	if (!given)
-		return 0;
-	errno = 0;
-	*id = strtoll(given, &end, 10);
-	if (errno || *end || *given < '0' || *given > '9' || *id <= 0) {
-		cli_error("'%s' is not a fix id (a number, as 'revline fix' and 'revline signals' show)", given);
+	if (given && !cli_id(id, given, "fix", "revline undo --list"))
 		return 2;
-	}
 	return 0;
 }
 

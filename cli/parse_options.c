@@ -1,0 +1,215 @@
+#include "parse_options.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct option *find_long(const struct option *options, const char *name, size_t len)
+{
+	for (; options->type != OPTION_END; options++)
+		if (strlen(options->long_name) == len && !strncmp(options->long_name, name, len))
+			return options;
+	return NULL;
+}
+
+static const struct option *find_short(const struct option *options, char letter)
+{
+	for (; options->type != OPTION_END; options++)
+		if (options->short_name == letter)
+			return options;
+	return NULL;
+}
+
+static int string_list_add(struct string_list *list, const char *value)
+{
+	const char **grown = realloc(list->items, (list->count + 1) * sizeof(*grown));
+
+	if (!grown) {
+		cli_error("out of memory");
+		return PARSE_OPT_ERROR;
+	}
+	list->items = grown;
+	grown[list->count++] = value;
+	return 0;
+}
+
+static int integer_set(const struct option *o, const char *value)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(value, &end, 10);
+	if (errno || *end || end == value || n < o->min || n > o->max) {
+		cli_error("--%s needs a number from %ld to %ld, not '%s'", o->long_name, o->min, o->max, value);
+		return PARSE_OPT_ERROR;
+	}
+	*(int *)o->value = (int)n;
+	return 0;
+}
+
+static int seconds_set(const struct option *o, const char *value)
+{
+	char *end;
+	double s = strtod(value, &end);
+
+	if (*end || end == value || !(s > 0) || s > 86400) {
+		cli_error("--%s needs seconds (more than 0), not '%s'", o->long_name, value);
+		return PARSE_OPT_ERROR;
+	}
+	*(double *)o->value = s;
+	return 0;
+}
+
+static int choice_set(const struct option *o, const char *value)
+{
+	char names[256] = "", what[32];
+	size_t i, len = 0;
+
+	for (i = 0; o->choices[i]; i++)
+		if (!strcmp(value, o->choices[i])) {
+			*(int *)o->value = (int)i;
+			return 0;
+		}
+	for (i = 0; o->choices[i] && len < sizeof(names); i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? (o->choices[i + 1] ? ", " : " or ") : "",
+					o->choices[i]);
+	for (i = 0; o->argh[i] && i + 1 < sizeof(what); i++)
+		what[i] = (char)(o->argh[i] >= 'A' && o->argh[i] <= 'Z' ? o->argh[i] - 'A' + 'a' : o->argh[i]);
+	what[i] = '\0';
+	cli_error("unknown %s '%s' (--%s takes %s)", what, value, o->long_name, names);
+	return PARSE_OPT_ERROR;
+}
+
+/* The option's value set, or its flag. */
+static int option_set(const struct option *o, const char *value)
+{
+	switch (o->type) {
+	case OPTION_BOOL: *(bool *)o->value = true; return 0;
+	case OPTION_BIT: *(unsigned *)o->value |= (unsigned)o->bits; return 0;
+	case OPTION_SET_INT: *(int *)o->value = (int)o->bits; return 0;
+	case OPTION_STRING: *(const char **)o->value = value; return 0;
+	case OPTION_STRING_LIST: return string_list_add(o->value, value);
+	case OPTION_INTEGER: return integer_set(o, value);
+	case OPTION_SECONDS: return seconds_set(o, value);
+	case OPTION_CHOICE: return choice_set(o, value);
+	case OPTION_END: break;
+	}
+	return PARSE_OPT_ERROR;
+}
+
+/* An option found: its value inline ("--x=v"), next in argv, or none. */
+static int option_take(const struct option *o, const char *inline_value, int argc, char **argv, int *i)
+{
+	if (!o->argh) {
+		if (inline_value) {
+			cli_error("option '--%s' takes no value", o->long_name);
+			return PARSE_OPT_ERROR;
+		}
+		return option_set(o, NULL);
+	}
+	if (inline_value)
+		return option_set(o, inline_value);
+	if (*i + 1 >= argc) {
+		cli_error("option '--%s' needs a value (%s)", o->long_name, o->argh);
+		return PARSE_OPT_ERROR;
+	}
+	return option_set(o, argv[++*i]);
+}
+
+/* One argument that starts with a dash: -h, --help, --version, or the table's. */
+static int option_parse(const struct option *options, const struct command_help *help, int argc, char **argv,
+			int *i)
+{
+	const char *arg = argv[*i], *eq;
+	const struct option *o;
+
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		parse_options_help(options, help);
+		return PARSE_OPT_HELP;
+	}
+	if (!strcmp(arg, "-V") || !strcmp(arg, "--version")) {
+		printf("revline %s\n", REVLINE_VERSION);
+		return PARSE_OPT_HELP;
+	}
+	if (arg[1] == '-') {
+		eq = strchr(arg + 2, '=');
+		if (!(o = find_long(options, arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2)))) {
+			cli_error("unknown option '%.*s' (see 'revline help %s')",
+				  eq ? (int)(eq - arg) : (int)strlen(arg), arg, help->name);
+			return PARSE_OPT_ERROR;
+		}
+		return option_take(o, eq ? eq + 1 : NULL, argc, argv, i);
+	}
+	if (arg[2] || !(o = find_short(options, arg[1]))) {
+		cli_error("unknown option '%s' (see 'revline help %s')", arg, help->name);
+		return PARSE_OPT_ERROR;
+	}
+	return option_take(o, NULL, argc, argv, i);
+}
+
+int parse_options(int argc, char **argv, const struct option *options, const struct command_help *help)
+{
+	bool only_positional = false;
+	int i, n = 0, rc;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (only_positional || arg[0] != '-' || !arg[1]) {
+			argv[n++] = argv[i];
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			only_positional = true;
+			continue;
+		}
+		if ((rc = option_parse(options, help, argc, argv, &i)) < 0)
+			return rc;
+	}
+	return n;
+}
+
+int parse_options_exit(int parsed)
+{
+	return parsed == PARSE_OPT_HELP ? 0 : 2;
+}
+
+bool parse_options_at_most(int count, char **argv, int allowed, const struct command_help *help)
+{
+	if (count <= allowed)
+		return true;
+	cli_error("unexpected argument '%s' (see 'revline help %s')", argv[allowed], help->name);
+	return false;
+}
+
+static void option_help(const struct option *o)
+{
+	char left[64];
+
+	snprintf(left, sizeof(left), "%c%c%s--%s%s%s", o->short_name ? '-' : ' ',
+		 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->long_name,
+		 o->argh ? " " : "", o->argh ? o->argh : "");
+	printf("  %-26s %s\n", left, o->help);
+}
+
+void parse_options_help(const struct option *options, const struct command_help *help)
+{
+	static const struct option common[] = {
+		OPT_BOOL('h', "help", NULL, "show help and exit"),
+		OPT_BOOL('V', "version", NULL, "show the version and exit"),
+		OPT_END(),
+	};
+	const struct option *o;
+
+	printf("usage: %s\n\n", help->usage);
+	if (help->summary)
+		printf("%s\n", help->summary);
+	printf("%s\nOptions:\n", help->description);
+	for (o = options; o->type != OPTION_END; o++)
+		option_help(o);
+	for (o = common; o->type != OPTION_END; o++)
+		option_help(o);
+}
