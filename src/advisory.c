@@ -7,6 +7,7 @@
  * them and is counted in the message of advisory_error().
  */
 #include "advisory.h"
+#include "clock.h"
 
 #include "buf.h"
 #include "config.h"
@@ -79,14 +80,6 @@ struct advisory {
 	char *broken;           /* why the transport stopped, when it did */
 	char *error;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* --- options ------------------------------------------------------------- */
 
@@ -679,7 +672,7 @@ static int after_turn(struct advisory *adv, int error)
 	}
 	if (!adv->pending)
 		return finish(adv);
-	if (now_ms() >= adv->deadline)
+	if (clock_ms() >= adv->deadline)
 		return stop(adv, true);
 	return 0;
 }
@@ -736,7 +729,7 @@ int advisory_start(struct advisory *adv)
 	if (adv->started)
 		return error_set(RL_EUSAGE, "the advisory lookup has already started");
 	adv->started = true;
-	adv->deadline = now_ms() + (int64_t)(adv->total_s * 1000.0 + 0.5);
+	adv->deadline = clock_ms() + (int64_t)(adv->total_s * 1000.0 + 0.5);
 	if (!adv->nitems)
 		return finish(adv);
 	if ((error = open_sched(adv)) < 0)
@@ -768,7 +761,7 @@ int advisory_fds(struct advisory *adv, struct pollfd *out, int max)
 
 static int until_deadline(const struct advisory *adv)
 {
-	int64_t left = adv->deadline - now_ms();
+	int64_t left = adv->deadline - clock_ms();
 
 	if (left <= 0)
 		return 0;

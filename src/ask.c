@@ -1,5 +1,6 @@
 /* The request cycle (ask.h). */
 #include "ask.h"
+#include "clock.h"
 #include "answer.h"
 #include "config.h"
 #include "secret.h"
@@ -13,14 +14,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* What a server may refuse by name, in the order a refusal is matched: X(ID, name). */
 #define REFUSED_LIST(X) \
@@ -926,7 +919,7 @@ static void on_sched_event(struct asker *a, const struct sched_event *sev)
 		on_settled(a, q, sev);
 		return;
 	}
-	q->sent_ms = now_ms();
+	q->sent_ms = clock_ms();
 	if (!q->started) {
 		q->started = true;
 		event_push(a, q, ASK_STARTED);
@@ -936,7 +929,7 @@ static void on_sched_event(struct asker *a, const struct sched_event *sev)
 /* Milliseconds until a warming question's hold runs out, or -1 when none is warming. */
 static int64_t warm_hold_left(const struct asker *a)
 {
-	int64_t left = -1, now = now_ms();
+	int64_t left = -1, now = clock_ms();
 	size_t i;
 
 	for (i = 0; i < a->nlive; i++) {
@@ -955,7 +948,7 @@ static int64_t warm_hold_left(const struct asker *a)
 /* The holds that ran out let their questions go. */
 static int warm_expire(struct asker *a)
 {
-	int64_t now = now_ms();
+	int64_t now = clock_ms();
 	size_t i;
 	int error = 0;
 

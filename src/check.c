@@ -1,5 +1,6 @@
 /* One review: rules, tasks, answers, evidence, reduce, storage, events. */
 #include "check.h"
+#include "clock.h"
 #include "answer.h"
 #include "ask.h"
 #include "config.h"
@@ -109,14 +110,6 @@ struct check {
 	char *intent;
 	char *store_error;
 };
-
-static int64_t now_ms(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int event_push(struct check *c, enum check_event_kind kind, size_t rule)
 {
@@ -444,7 +437,7 @@ static void rule_settle(struct check *c, size_t index)
 
 	findings_verify(c, s->result.findings, s->result.nfindings);
 	if (s->started_ms)
-		s->result.duration_ms = (long)(now_ms(CLOCK_MONOTONIC) - s->started_ms);
+		s->result.duration_ms = (long)(clock_ms() - s->started_ms);
 	/* Stored before the front end hears of it: what is shown is kept, even if the process dies next. */
 	if (storing(c) && c->id && store_result_put(c->opts.store, c->id, &s->result) < 0)
 		store_failed(c);
@@ -1149,7 +1142,7 @@ static const char *stored_status(const struct check *c)
  */
 static void check_finish(struct check *c)
 {
-	c->duration_ms = (long)(now_ms(CLOCK_MONOTONIC) - c->started_ms);
+	c->duration_ms = (long)(clock_ms() - c->started_ms);
 	c->status = final_status(c);
 	if (c->opts.store && c->id && store_check_finish(c->opts.store, c->id, stored_status(c), c->duration_ms,
 							 &c->stats, &c->report) < 0)
@@ -1477,14 +1470,14 @@ int check_start(struct check *c)
 {
 	int error;
 
-	c->started_ms = now_ms(CLOCK_MONOTONIC);
+	c->started_ms = clock_ms();
 	if ((error = check_prepare(c)) < 0)
 		return error;
 	if ((error = check_store_begin(c)) < 0 || (error = deps_begin(c)) < 0)
 		return error;
 	timeout_pick(c);
 	/* The deadline bounds the whole check: what preparing it took is spent. */
-	c->opts.sched.deadline_spent = (double)(now_ms(CLOCK_MONOTONIC) - c->started_ms) / 1000.0;
+	c->opts.sched.deadline_spent = (double)(clock_ms() - c->started_ms) / 1000.0;
 	if ((error = asker_new(&c->asker, c->opts.llm, &c->opts.sched, &c->opts.ask,
 			       storing(c) ? c->opts.store : NULL)) < 0)
 		return error;
@@ -1501,7 +1494,7 @@ static void on_started(struct check *c, struct chunk *k)
 		return;
 	s = &c->states[k->rule];
 	if (!s->started_ms) {
-		s->started_ms = now_ms(CLOCK_MONOTONIC);
+		s->started_ms = clock_ms();
 		s->result.status = RULE_RUNNING;
 		event_push(c, CHECK_RULE_STARTED, k->rule);
 	}
@@ -1766,7 +1759,7 @@ long check_rule_elapsed_ms(const struct check *c, size_t index)
 {
 	const struct rule_state *s = &c->states[index];
 
-	return s->started_ms ? (long)(now_ms(CLOCK_MONOTONIC) - s->started_ms) : 0;
+	return s->started_ms ? (long)(clock_ms() - s->started_ms) : 0;
 }
 
 bool check_rule_attempt(const struct check *c, size_t index, int *attempt, int *of, long *elapsed_ms)
@@ -1817,7 +1810,7 @@ int64_t check_id(const struct check *c)
 
 long check_duration_ms(const struct check *c)
 {
-	return c->done ? c->duration_ms : (long)(now_ms(CLOCK_MONOTONIC) - c->started_ms);
+	return c->done ? c->duration_ms : (long)(clock_ms() - c->started_ms);
 }
 
 size_t check_unverified(const struct check *c)

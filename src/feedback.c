@@ -4,6 +4,7 @@
  * retrieval seed's multi-signal query, ranked by SQLite FTS5's BM25 instead
  * of embeddings, so that it works offline and with no model.
  */
+#include "clock.h"
 #include "feedback.h"
 #include "check.h"
 #include "finding.h"
@@ -158,7 +159,7 @@ static int subject_insert(int64_t *id, struct store *store, const struct subject
 	store_bind_text(&rc, stmt, ":title", s->title);
 	store_bind_text(&rc, stmt, ":issue", s->issue);
 	store_bind_text(&rc, stmt, ":code", s->code);
-	store_bind_int(&rc, stmt, ":now", store_now_ms());
+	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc == SQLITE_DONE)
@@ -212,7 +213,7 @@ static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum fee
 	store_bind_int(&rc, stmt, ":id", fix_id);
 	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
 	store_bind_text(&rc, stmt, ":note", note);
-	store_bind_int(&rc, stmt, ":now", store_now_ms());
+	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
 	if (rc != SQLITE_DONE)

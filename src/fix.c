@@ -1,4 +1,5 @@
 /* A fix of one signal or finding: ask, propose, apply, recheck, undo. */
+#include "clock.h"
 #include "fix.h"
 #include "editwin.h"
 #include "history.h"
@@ -412,7 +413,7 @@ static int row_insert(struct fix *fix)
 		sqlite3_bind_int64(stmt, 12, (sqlite3_int64)fix->snippet.start);
 		sqlite3_bind_blob(stmt, 13, fix->snippet.text, (int)fix->snippet.len, SQLITE_STATIC);
 		sqlite3_bind_text(stmt, 14, fix->opts.llm ? fix->opts.llm->model : NULL, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 15, store_now_ms());
+		sqlite3_bind_int64(stmt, 15, clock_wall_ms());
 		if ((rc = sqlite3_step(stmt)) == SQLITE_DONE)
 			fix->id = sqlite3_last_insert_rowid(store_db(fix->opts.store));
 		else
@@ -471,13 +472,13 @@ static void bind_proposed(sqlite3_stmt *stmt, const struct fix *fix)
 			  SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 3, fix->explanation, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 4, fix->preview, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 5, store_now_ms());
+	sqlite3_bind_int64(stmt, 5, clock_wall_ms());
 }
 
 static void bind_now(sqlite3_stmt *stmt, const struct fix *fix)
 {
 	(void)fix;
-	sqlite3_bind_int64(stmt, 2, store_now_ms());
+	sqlite3_bind_int64(stmt, 2, clock_wall_ms());
 }
 
 /* The undo record, exactly as patch_prepare made it. */

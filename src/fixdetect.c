@@ -1,4 +1,5 @@
 /* Violation-fix detection between consecutive checks. */
+#include "clock.h"
 #include "fixdetect.h"
 #include "diff.h"
 #include "prompt.h"
@@ -421,7 +422,7 @@ static int fix_put(struct fixdetect *fd, struct violation *v)
 	sqlite3_bind_text(stmt, 10, v->evidence, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(stmt, 11, fixdetect_seconds(fd));
 	sqlite3_bind_text(stmt, 12, v->method, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 13, store_now_ms());
+	sqlite3_bind_int64(stmt, 13, clock_wall_ms());
 	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
 		v->fix_id = sqlite3_column_int64(stmt, 0);
 	else
@@ -741,7 +742,7 @@ static int run_begin(struct fixdetect *fd)
 		sqlite3_bind_int64(stmt, 1, fd->check_id);
 		if (fd->previous_id)
 			sqlite3_bind_int64(stmt, 2, fd->previous_id);
-		sqlite3_bind_int64(stmt, 3, store_now_ms());
+		sqlite3_bind_int64(stmt, 3, clock_wall_ms());
 		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)getpid());
 		if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
 			fd->run_id = sqlite3_column_int64(stmt, 0);
@@ -764,7 +765,7 @@ static void run_finish(struct fixdetect *fd)
 				   "UPDATE fix_detection_runs SET status = ?2, violations = ?3, analysed = ?4, "
 				   "detected = ?5, deterministic = ?6, llm_calls = ?7, errors = ?8, error_log = ?9, "
 				   "finished_at = ?10, duration_ms = ?11 WHERE id = ?1")) == 0) {
-		int64_t now = store_now_ms();
+		int64_t now = clock_wall_ms();
 
 		sqlite3_bind_int64(stmt, 1, fd->run_id);
 		sqlite3_bind_text(stmt, 2, fd->errors && fd->errors == fd->calls && fd->calls ? "failed" : "done",
@@ -800,7 +801,7 @@ int fixdetect_start(struct fixdetect *fd)
 	size_t i;
 	int error;
 
-	fd->started_ms = store_now_ms();
+	fd->started_ms = clock_wall_ms();
 	if ((error = load_checks(fd)) < 0 || (error = run_begin(fd)) < 0)
 		return error;
 	if (!fd->previous_id) {

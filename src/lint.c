@@ -1,5 +1,6 @@
 /* Linters: run them as child processes, read their signals, keep them. */
 #include "lint.h"
+#include "clock.h"
 #include "buf.h"
 #include "config.h"
 #include "glob.h"
@@ -71,14 +72,6 @@ int linter_of_name(const char *name)
 		if (!strcmp(linters[i].name, name))
 			return (int)i;
 	return -1;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* --- choosing the linters ------------------------------------------------- */
@@ -311,7 +304,7 @@ static int job_start(struct job *job, const char *workdir)
 	job->fd[0] = pout[0];
 	job->fd[1] = perr[0];
 	pout[0] = perr[0] = -1;
-	job->started_ms = now_ms();
+	job->started_ms = clock_ms();
 	job->deadline_ms = job->started_ms + LINT_TIMEOUT_MS;
 	job->result.status = LINT_RUNNING;
 done:
@@ -370,7 +363,7 @@ static void job_finish(struct job *job, const char *workdir, int wstatus)
 	char said[300];
 
 	job->reaped = true;
-	job->result.duration_ms = now_ms() - job->started_ms;
+	job->result.duration_ms = clock_ms() - job->started_ms;
 	job->result.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
 	first_line(said, sizeof(said), other->len ? other : text);
 	if (job->result.exit_code == 127 || job->result.exit_code == 126) {
@@ -421,11 +414,11 @@ static void job_step(struct job *job, const char *workdir)
 		job_finish(job, workdir, wstatus);
 		return;
 	}
-	if (now_ms() >= job->deadline_ms) {
+	if (clock_ms() >= job->deadline_ms) {
 		kill(-job->pid, SIGKILL);
 		waitpid(job->pid, NULL, 0);
 		job->reaped = true;
-		job->result.duration_ms = now_ms() - job->started_ms;
+		job->result.duration_ms = clock_ms() - job->started_ms;
 		job_fail(job, LINT_TIMEOUT, "%s took more than %d s and was stopped",
 			 linters[job->result.linter].name, LINT_TIMEOUT_MS / 1000);
 	}
@@ -445,7 +438,7 @@ int lint_fds(struct lint *lint, struct pollfd *out, int max)
 
 int lint_timeout(struct lint *lint)
 {
-	int64_t now = now_ms(), t = -1;
+	int64_t now = clock_ms(), t = -1;
 	size_t i;
 
 	for (i = 0; i < lint->njobs; i++) {
@@ -562,7 +555,7 @@ static int run_insert(int64_t *run_id, struct store *store, int64_t repo_id, con
 		sqlite3_bind_text(stmt, 5, origin, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)list->count);
 		sqlite3_bind_text(stmt, 7, problems, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 8, store_now_ms());
+		sqlite3_bind_int64(stmt, 8, clock_wall_ms());
 		if ((rc = sqlite3_step(stmt)) == SQLITE_DONE)
 			*run_id = sqlite3_last_insert_rowid(store_db(store));
 		else

@@ -50,17 +50,28 @@ static bool side_line(const char *line, size_t n)
  * similarity.h); git ends a "---" or "+++" line whose path has a space with
  * a tab (so that GNU patch reads the whole name); git leaves those two lines
  * out when a file has no hunks (an empty new file, a pure rename); and git
- * trims the blanks at the end of a hunk header's function context after
- * cutting it to 80 bytes.
+ * cuts a hunk header's function context to 80 bytes before it trims its
+ * blanks (libgit2 trims first).
  */
-/* A hunk header's length without the blanks libgit2 leaves after a cut context. */
+#define FUNC_CONTEXT_MAX 80
+
+/*
+ * A hunk header's length without the blanks git's cut would have trimmed:
+ * only when the context is all 80 bytes. A shorter context that ends in a
+ * blank was cut inside a character, whose bytes were dropped after the
+ * trim: git keeps the blank then.
+ */
 static size_t hunk_header_len(const char *line, size_t n)
 {
 	const char *end = memmem(line + 2, n - 2, "@@", 2);
+	size_t start;
 
 	if (!end)
 		return n;
-	while (n > (size_t)(end - line) + 2 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+	start = (size_t)(end - line) + 3;
+	if (n < start || n - start != FUNC_CONTEXT_MAX)
+		return n;
+	while (n > start && line[n - 1] && strchr(" \t\v\f\r", line[n - 1]))
 		n--;
 	return n;
 }

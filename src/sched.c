@@ -18,6 +18,7 @@
  * that finds it passed settles whatever is left.
  */
 #include "sched.h"
+#include "clock.h"
 #include "secret.h"
 
 #include "buf.h"
@@ -114,14 +115,6 @@ struct sched {
 	struct sched_event *events;
 	size_t events_head, nevents, events_cap;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* splitmix64: good enough for jitter, and its state is the scheduler's. */
 static uint64_t prng_next(uint64_t *state)
@@ -322,7 +315,6 @@ static bool is_tls_failure(CURLcode rc)
 		rc == CURLE_SSL_ISSUER_ERROR || rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH;
 }
 
-static int64_t now_ms(void);
 
 /* The longest a streamed request may take in all. */
 static long task_ceiling_ms(const struct task *task)
@@ -347,7 +339,7 @@ static void describe_transfer(char *out, size_t size, const struct task *task,
 				 task->timeout_ms : CONNECT_TIMEOUT_MS);
 		say(out, size, "could not connect to %s within %s s", url, secs);
 	} else if (a->result == CURLE_OPERATION_TIMEDOUT && task->stream &&
-		   now_ms() - task->attempt_start + 1000 < task_ceiling_ms(task)) {
+		   clock_ms() - task->attempt_start + 1000 < task_ceiling_ms(task)) {
 		seconds_for_user(secs, sizeof(secs), task->timeout_ms);
 		say(out, size, "no byte for %s s (the answer stalled)", secs);
 	} else if (a->result == CURLE_OPERATION_TIMEDOUT && task->stream) {
@@ -533,7 +525,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 		task->write_failure = WRITE_NOMEM;
 		return 0;
 	}
-	task->last_byte = now_ms();
+	task->last_byte = clock_ms();
 	return len;
 }
 
@@ -665,7 +657,7 @@ static void settle(struct sched *sched, struct task *task, enum sched_status sta
 			event->body_len = 0;
 	}
 	if (task->attempts)
-		event->duration_ms = (long)(now_ms() - task->first_start);
+		event->duration_ms = (long)(clock_ms() - task->first_start);
 	say(event->error, sizeof(event->error), "%s", error);
 	task_remove(sched, task);
 }
@@ -713,7 +705,7 @@ static struct task *next_ready(struct sched *sched, int64_t now)
 
 static void start_ready(struct sched *sched)
 {
-	int64_t now = now_ms();
+	int64_t now = clock_ms();
 	struct task *task;
 	char url[160], error[256];
 
@@ -849,7 +841,7 @@ static void settle_at_deadline(struct sched *sched, struct task *task)
 /* Queued, running or waiting, everything left once the deadline passed is out of time. */
 static void expire_at_deadline(struct sched *sched)
 {
-	if (!sched->deadline_at || now_ms() < sched->deadline_at)
+	if (!sched->deadline_at || clock_ms() < sched->deadline_at)
 		return;
 	while (sched->ntasks)
 		settle_at_deadline(sched, sched->tasks[0]);
@@ -891,7 +883,7 @@ static void task_finished(struct sched *sched, struct task *task, CURLcode resul
 		return;
 	}
 	if (is_retryable(&a) && task->attempts <= sched->options.retries) {
-		ready_at = now_ms() + retry_delay_ms(sched, task, a.http, &asked);
+		ready_at = clock_ms() + retry_delay_ms(sched, task, a.http, &asked);
 		if (retry_past_deadline(sched, task, &a, ready_at, asked))
 			return;
 		if (!sched->deadline_at || ready_at < sched->deadline_at) {
@@ -939,7 +931,7 @@ static int64_t idle_at(const struct task *task)
 /* A streamed answer from which no byte came for its idle time is cut: the attempt timed out. */
 static void cut_idle(struct sched *sched)
 {
-	int64_t now = now_ms();
+	int64_t now = clock_ms();
 	size_t i = 0;
 
 	while (i < sched->ntasks) {
@@ -999,7 +991,7 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 	struct sched *sched = userp;
 
 	(void)multi;
-	sched->timer_at = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	sched->timer_at = timeout_ms < 0 ? -1 : clock_ms() + timeout_ms;
 	return 0;
 }
 
@@ -1129,7 +1121,7 @@ int sched_new(struct sched **out, const struct sched_options *options)
 	sched->options = *options;
 	sched->timer_at = -1;
 	if (options->deadline > 0)
-		sched->deadline_at = now_ms() + (int64_t)((options->deadline - options->deadline_spent) * 1000.0 + 0.5);
+		sched->deadline_at = clock_ms() + (int64_t)((options->deadline - options->deadline_spent) * 1000.0 + 0.5);
 	sched->prng = prng_seed(sched);
 	sched->multi = curl_multi_init();
 	if (!sched->multi ||
@@ -1261,7 +1253,7 @@ static int64_t earliest(int64_t a, int64_t b)
 
 int sched_timeout(struct sched *sched)
 {
-	int64_t now = now_ms();
+	int64_t now = clock_ms();
 	size_t i;
 	int64_t at = earliest(next_start_at(sched), sched->timer_at);
 
@@ -1286,7 +1278,7 @@ int sched_step(struct sched *sched, const struct pollfd *fds, int n)
 		error = socket_act(sched, &fds[i]);
 	if (!error && sched->fds_short)
 		error = act_on_unlisted(sched, fds, n);
-	if (!error && sched->timer_at >= 0 && sched->timer_at <= now_ms())
+	if (!error && sched->timer_at >= 0 && sched->timer_at <= clock_ms())
 		error = multi_act(sched, CURL_SOCKET_TIMEOUT, 0);
 	/* Finished transfers free their slots for the next tasks at once. */
 	collect_finished(sched);
@@ -1319,7 +1311,7 @@ int sched_attempt(int *attempt, long *elapsed_ms, struct sched *sched, uint64_t 
 		return RL_ENOTFOUND;
 	if (task->state == TASK_RUNNING) {
 		*attempt = task->attempts;
-		*elapsed_ms = (long)(now_ms() - task->attempt_start);
+		*elapsed_ms = (long)(clock_ms() - task->attempt_start);
 	} else {
 		*attempt = task->attempts + 1;
 	}
@@ -1361,7 +1353,7 @@ long sched_deadline_left_ms(const struct sched *sched)
 
 	if (!sched->deadline_at)
 		return -1;
-	left = sched->deadline_at - now_ms();
+	left = sched->deadline_at - clock_ms();
 	return left > 0 ? (long)left : 0;
 }
 

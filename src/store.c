@@ -1,4 +1,5 @@
 #include "store.h"
+#include "clock.h"
 #include "config.h"
 #include "datadir.h"
 #include "secret.h"
@@ -425,14 +426,6 @@ struct store {
 	/* One connection per process; this keeps each transaction whole when threads share it. */
 	mtx_t lock;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 #define ADVICE_FULL " (the disk is full: free some space, or point REVLINE_DB at another disk)"
 #define ADVICE_WRITABLE " (make the file and its directory writable, or point REVLINE_DB elsewhere)"
@@ -907,7 +900,7 @@ done:
 static int interrupted_set(struct store *store, const int64_t *ids, size_t count, size_t *marked)
 {
 	sqlite3_stmt *stmt = NULL;
-	int64_t now = now_ms();
+	int64_t now = clock_wall_ms();
 	size_t i;
 	int error, rc = SQLITE_OK;
 
@@ -1180,7 +1173,7 @@ int store_repo_id(struct store *store, int64_t *id, const char *path, const char
 
 	if ((error = store_begin(store)) < 0)
 		return error;
-	return store_end(store, repo_id(store, id, path, name, store_now_ms()));
+	return store_end(store, repo_id(store, id, path, name, clock_wall_ms()));
 }
 
 /* A check records its process, so a later run can tell whether it still runs. */
@@ -1247,7 +1240,7 @@ static int diff_insert(struct store *store, int64_t check_id, const struct check
 
 int store_check_begin(struct store *store, int64_t *id, const struct check_record *record)
 {
-	int64_t created = record->created_ms ? record->created_ms : now_ms(), repo = 0, check = 0;
+	int64_t created = record->created_ms ? record->created_ms : clock_wall_ms(), repo = 0, check = 0;
 	int error;
 
 	*id = 0;
@@ -1461,7 +1454,7 @@ done:
  */
 int store_result_put(struct store *store, int64_t check_id, struct rule_result *result)
 {
-	int64_t threadline = 0, now = now_ms();
+	int64_t threadline = 0, now = clock_wall_ms();
 	int error;
 
 	if (!rule_status_settled(result->status))
@@ -1576,7 +1569,7 @@ done:
 int store_check_finish(struct store *store, int64_t check_id, const char *status,
 		       long duration_ms, const struct check_stats *stats, struct report *report)
 {
-	int64_t now = now_ms();
+	int64_t now = clock_wall_ms();
 	int error;
 
 	if ((error = finish_check_args(store, status, report)) < 0)
@@ -1655,7 +1648,7 @@ int store_cache_fetch(struct store *store, const char *key, char **answer, struc
 	if ((error = tx_begin(store)) < 0)
 		return error;
 	if (!(error = cache_read(store, key, answer, usage)))
-		error = cache_touch(store, key, now_ms());
+		error = cache_touch(store, key, clock_wall_ms());
 	if ((error = tx_end(store, error)) < 0) {
 		free(*answer);
 		*answer = NULL;
@@ -1667,7 +1660,7 @@ int store_cache_keep(struct store *store, const char *key, const char *provider,
 		     const char *model, const char *answer, const struct usage *usage)
 {
 	sqlite3_stmt *stmt = NULL;
-	int64_t now = now_ms();
+	int64_t now = clock_wall_ms();
 	int error, rc = SQLITE_OK;
 
 	if ((error = tx_begin(store)) < 0)
@@ -1706,7 +1699,7 @@ int store_refusal_put(struct store *store, const char *server, const char *model
 	store_bind_text(&rc, stmt, ":server", server);
 	store_bind_text(&rc, stmt, ":model", model);
 	store_bind_text(&rc, stmt, ":param", param);
-	store_bind_int(&rc, stmt, ":now", now_ms());
+	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
 	error = rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 done:
 	sqlite3_finalize(stmt);
@@ -1751,9 +1744,4 @@ int store_prepare(struct store *store, sqlite3_stmt **out, const char *sql)
 int store_fail(struct store *store, int rc)
 {
 	return db_error(store, rc);
-}
-
-int64_t store_now_ms(void)
-{
-	return now_ms();
 }

@@ -132,6 +132,5 @@ void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_
 void store_bind_cost(int *rc, struct sqlite3_stmt *stmt, const char *name, double cost_usd);
 double store_column_cost(struct sqlite3_stmt *stmt, int col);
 int store_fail(struct store *store, int rc);
-int64_t store_now_ms(void);
 
 #endif

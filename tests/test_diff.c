@@ -437,6 +437,34 @@ static void test_own_history(void **state)
 	free(list);
 }
 
+/*
+ * A hunk header's function context is the line cut to 80 bytes: git trims
+ * the blanks the cut leaves, but not those before a character the cut
+ * split (it drops the split character's bytes). libgit2 trims before it
+ * cuts. Found on revline's own history: a screen dump's line with a box
+ * drawing character (3 bytes) at bytes 79 to 81.
+ */
+static void test_hunk_context_cut(void **state)
+{
+	char *dir = test_repo_new("context");
+	struct target_spec spec = { .range = "HEAD^..HEAD" };
+	int pad;
+
+	(void)state;
+	for (pad = 68; pad <= 75; pad++) {
+		test_sh_ok(dir, "{ printf 'Report%%*s' %d ''; printf 'X \342\224\202YYYY\n'; "
+			   "for i in $(seq 1 20); do echo \"    l$i\"; done; } >f%d.txt && "
+			   "{ printf 'Report%%*s' %d ''; printf 'X  YYYY\n'; "
+			   "for i in $(seq 1 20); do echo \"    l$i\"; done; } >g%d.txt", pad, pad, pad, pad);
+	}
+	test_commit(dir, "base");
+	test_sh_ok(dir, "sed -i 's/^    l15$/changed/' f*.txt g*.txt");
+	test_commit(dir, "change");
+	assert_build_matches(dir, &spec, "HEAD^ HEAD");
+	test_rmtree(dir);
+	free(dir);
+}
+
 static void test_plain_unified(void **state)
 {
 	const char *text =
@@ -582,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_counts_match_numstat),
 		cmocka_unit_test(test_lazy_loading),
 		cmocka_unit_test(test_own_history),
+		cmocka_unit_test(test_hunk_context_cut),
 		cmocka_unit_test(test_plain_unified),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_filters),

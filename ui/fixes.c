@@ -1,5 +1,6 @@
 /* Signals and fixes in the terminal UI: the engine's lint and fix driven from the UI's loop. */
 #include "fixes.h"
+#include "clock.h"
 #include "config.h"
 #include "diff.h"
 #include "draw.h"
@@ -284,7 +285,7 @@ int fixes_lint(struct fixes *fx, const char *only)
 		fx->lint = NULL;
 		goto done;
 	}
-	fx->lint_started_us = loop_now_us();
+	fx->lint_started_us = clock_us();
 	source_add(fx);
 	tui_message(fx->tui, false, "Running the linters on %zu file%s", nfiles, nfiles == 1 ? "" : "s");
 	if (lint_done(fx->lint))
@@ -365,7 +366,7 @@ static int entry_start(struct fixes *fx, struct fix *fix, int64_t signal, int64_
 	e->signal = signal;
 	e->finding = finding;
 	e->fix = fix;
-	e->started_us = loop_now_us();
+	e->started_us = clock_us();
 	e->seen = fix_state(fix);
 	e->seen_recheck = fix_recheck(fix);
 	source_add(fx);
@@ -454,7 +455,7 @@ int fixes_apply(struct fixes *fx, struct fixes_entry *e)
 		dirty_panes(fx->tui);
 		return error;
 	}
-	e->started_us = loop_now_us();
+	e->started_us = clock_us();
 	e->seen = FIX_APPLIED;
 	e->seen_recheck = fix_recheck(e->fix);
 	if (fix_recheck(e->fix) == RECHECK_RUNNING)
@@ -607,7 +608,7 @@ static const char *recheck_label(enum fix_recheck recheck, enum style *style)
 const char *fixes_label(char *out, size_t size, const struct fixes_entry *e,
 			const struct fix_summary *stored, enum style *style)
 {
-	long ms = e ? (long)((loop_now_us() - e->started_us) / 1000) : 0;
+	long ms = e ? (long)((clock_us() - e->started_us) / 1000) : 0;
 	enum fix_state state = e ? fix_state(e->fix) : stored && stored->id ? stored->state : FIX_FAILED;
 	enum fix_recheck recheck = e ? fix_recheck(e->fix) : stored ? stored->recheck : RECHECK_NONE;
 

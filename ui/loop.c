@@ -1,16 +1,9 @@
 #include "loop.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-
-int64_t loop_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* The stretch since the last wait ended: dispatch, idle work and drawing. */
 static void stretch_end(struct loop *loop)
@@ -19,7 +12,7 @@ static void stretch_end(struct loop *loop)
 
 	if (!loop->woke_us)
 		return;
-	busy = loop_now_us() - loop->woke_us;
+	busy = clock_us() - loop->woke_us;
 	if (busy > loop->stats.busy_max_us)
 		loop->stats.busy_max_us = busy;
 	loop->stats.busy_sum_us += busy;
@@ -95,7 +88,7 @@ void loop_step(struct loop *loop, int max_wait)
 	}
 	stretch_end(loop);
 	ready = poll(fds, (nfds_t)n, wait_time(loop, max_wait));
-	loop->woke_us = loop_now_us();
+	loop->woke_us = clock_us();
 	if (ready < 0 && errno != EINTR)
 		ready = 0;
 	for (i = 0; i < loop->nsources; i++) {

@@ -38,15 +38,13 @@ struct loop_stats {
 struct loop {
 	struct loop_source sources[LOOP_MAX_SOURCES];
 	int nsources;
-	int64_t woke_us;                /* when the last wait ended (loop_now_us) */
+	int64_t woke_us;                /* when the last wait ended (clock_us) */
 	struct loop_stats stats;
 };
 
 /* The sooner of two source timeouts (-1: none). */
 int loop_min_timeout(int a, int b);
 
-/* A monotonic clock, in microseconds. */
-int64_t loop_now_us(void);
 
 /* Returns a pointer that stays valid while the loop lives, or NULL when full. */
 struct loop_source *loop_add(struct loop *loop, const struct loop_source *source);

@@ -1,5 +1,6 @@
 /* A check in the terminal UI: the engine driven from the UI's loop. */
 #include "review.h"
+#include "clock.h"
 #include "config.h"
 #include "models.h"
 #include "usage.h"
@@ -12,11 +13,6 @@
 #include <time.h>
 
 #define SPINNER_MS 100
-
-static int64_t now_us(void)
-{
-	return loop_now_us();
-}
 
 int review_init(struct review *r, struct tui *tui)
 {
@@ -104,7 +100,7 @@ void review_drawn(struct review *r)
 
 	if (!r->stats.settled_at_us)
 		return;
-	took = now_us() - r->stats.settled_at_us;
+	took = clock_us() - r->stats.settled_at_us;
 	if (took > r->stats.to_screen_max_us)
 		r->stats.to_screen_max_us = took;
 	r->stats.to_screen_sum_us += took * r->stats.settled;
@@ -234,7 +230,7 @@ static void source_dispatch(void *ctx, const struct pollfd *fds, int n)
 {
 	struct review *r = ctx;
 	/* The answers came with the wait that just ended. */
-	int64_t arrived = r->tui->loop.woke_us ? r->tui->loop.woke_us : now_us();
+	int64_t arrived = r->tui->loop.woke_us ? r->tui->loop.woke_us : clock_us();
 
 	(void)n;
 	if (r->check) {
@@ -324,7 +320,7 @@ int review_start(struct review *r)
 	broken_rule_message(r, "");
 	source_add(r);
 	memset(&tui->loop.stats, 0, sizeof(tui->loop.stats));
-	check_events(r, now_us());
+	check_events(r, clock_us());
 	dirty_panes(tui);
 	return 0;
 fail:
@@ -348,7 +344,7 @@ int review_retry(struct review *r)
 	fixdetect_free(r->fixes);
 	r->fixes = NULL;
 	memset(&r->tui->loop.stats, 0, sizeof(r->tui->loop.stats));
-	check_events(r, now_us());
+	check_events(r, clock_us());
 	dirty_panes(r->tui);
 	return 0;
 }
@@ -358,7 +354,7 @@ void review_cancel(struct review *r)
 	if (!review_running(r))
 		return;
 	check_cancel(r->check);
-	check_events(r, now_us());
+	check_events(r, clock_us());
 	tui_message(r->tui, false, "Check cancelled; what arrived is kept (R re-runs the rest)");
 	dirty_panes(r->tui);
 }

@@ -1,4 +1,5 @@
 #include "script.h"
+#include "clock.h"
 #include "request.h"
 #include "status.h"
 #include "theme.h"
@@ -89,14 +90,6 @@ static void run_keys(struct script *script, struct tui *tui, const char *s, size
 	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* What a :wait command waits for. */
 static bool rule_settled(struct tui *tui, const char *id)
 {
@@ -134,9 +127,9 @@ static bool condition(struct tui *tui, const char *what, const char *arg)
  */
 static void run_until(struct script *script, struct tui *tui, const char *what, const char *arg, int ms)
 {
-	int64_t end = now_ms() + (what ? 30000 : ms);
+	int64_t end = clock_ms() + (what ? 30000 : ms);
 
-	while (!tui->quit && now_ms() < end && !(what && condition(tui, what, arg))) {
+	while (!tui->quit && clock_ms() < end && !(what && condition(tui, what, arg))) {
 		loop_step(&tui->loop, 20);
 		tui_draw(tui);
 	}

@@ -1,5 +1,6 @@
 /* The terminal UI: screen setup, layout, the event loop and key dispatch. */
 #include "tui.h"
+#include "clock.h"
 #include "config.h"
 #include "draw.h"
 #include "repo.h"
@@ -856,13 +857,11 @@ static void input_dispatch(void *ctx, const struct pollfd *fds, int n)
 static bool counter_idle(void *ctx)
 {
 	struct tui *tui = ctx;
-	struct timespec start, now;
+	int64_t start = clock_ms();
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (tui->counted < tui->diff->nfiles) {
 		diff_file_count(tui->diff, tui->counted++);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >= 8)
+		if (clock_ms() - start >= 8)
 			break;
 	}
 	tui->status_dirty = true;

@@ -7,6 +7,7 @@
  * a check).
  */
 #include "depreview.h"
+#include "clock.h"
 #include "draw.h"
 #include "lines.h"
 #include "status.h"
@@ -112,7 +113,7 @@ static void analysis_rows(struct lines *l, const struct depreview *dr, struct tu
 	lines_add(l, STYLE_DEFAULT, " ");
 	if (tui->review.check && check_deps_pending(tui->review.check)) {
 		lines_add(l, STYLE_RULE_RUNNING, "%s looking up advisories (the rules wait for them, 15 s at most)",
-			  draw_spinner((long)(loop_now_us() / 1000)));
+			  draw_spinner((long)(clock_us() / 1000)));
 		return;
 	}
 	lines_add(l, STYLE_LABEL, "merge confidence: ");

@@ -5,6 +5,7 @@
  * explanation and the change as a diff; a applies it, x rejects it, u
  * undoes it, and after an apply what the linter says now.
  */
+#include "clock.h"
 #include "draw.h"
 #include "finding.h"
 #include "lines.h"
@@ -106,7 +107,7 @@ static void preview_rows(struct lines *l, const char *preview)
 static void state_rows(struct lines *l, struct fixes_entry *e, bool finding, int width)
 {
 	struct fix *fix = e->fix;
-	long ms = (long)((loop_now_us() - e->started_us) / 1000);
+	long ms = (long)((clock_us() - e->started_us) / 1000);
 	const char *again = finding ? "F asks again" : "Enter asks again";
 	long long id = (long long)fix_id(fix);
 

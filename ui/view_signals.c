@@ -4,6 +4,7 @@
  * of its fix. Enter asks for a fix of the signal under the cursor; the fix
  * pane beside shows it.
  */
+#include "clock.h"
 #include "draw.h"
 #include "lines.h"
 #include "tui.h"
@@ -123,7 +124,7 @@ static void signals_title(struct view *view, struct buf *out)
 	else
 		buf_printf(out, "Signals  %zu on changed lines, %zu in all", fx->nshown, fx->signals.count);
 	if (fixes_linting(fx)) {
-		long ms = (long)((loop_now_us() - fx->lint_started_us) / 1000);
+		long ms = (long)((clock_us() - fx->lint_started_us) / 1000);
 
 		buf_printf(out, "  %s linters running %lds", draw_spinner(ms), ms / 1000);
 	}

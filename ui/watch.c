@@ -7,6 +7,7 @@
  * and, either way, a look when the terminal gets the focus back.
  */
 #include "watch.h"
+#include "clock.h"
 #include "status.h"
 #include "tui.h"
 
@@ -154,7 +155,7 @@ static void events_read(struct watch *w)
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
 			if (name_matters(w, ev) && !w->due_us)
-				w->due_us = loop_now_us() + WATCH_SETTLE_MS * 1000;
+				w->due_us = clock_us() + WATCH_SETTLE_MS * 1000;
 			p += sizeof(*ev) + ev->len;
 		}
 	}
@@ -180,7 +181,7 @@ static int watch_timeout(void *ctx)
 
 	if (!at)
 		return -1;
-	left = (at - loop_now_us() + 999) / 1000;
+	left = (at - clock_us() + 999) / 1000;
 	return left < 0 ? 0 : (int)left;
 }
 
@@ -229,7 +230,7 @@ static void events_settled(struct watch *w)
 static void watch_dispatch(void *ctx, const struct pollfd *fds, int n)
 {
 	struct watch *w = ctx;
-	int64_t now = loop_now_us();
+	int64_t now = clock_us();
 
 #ifdef HAVE_INOTIFY
 	if (n > 0 && (fds[0].revents & POLLIN))
@@ -279,7 +280,7 @@ void watch_reset(struct watch *w)
 	if (!w)
 		return;
 	w->stamp = stamp_of(w->tui);
-	w->poll_us = loop_now_us() + WATCH_POLL_MS * 1000;
+	w->poll_us = clock_us() + WATCH_POLL_MS * 1000;
 #ifdef HAVE_INOTIFY
 	if (w->fd >= 0)
 		watch_dirs(w);
