@@ -1,5 +1,6 @@
 /* The request cycle (ask.h). */
 #include "ask.h"
+#include "queue.h"
 #include "clock.h"
 #include "answer.h"
 #include "config.h"
@@ -87,8 +88,7 @@ struct asker {
 	struct store *store;
 	struct ask **live;
 	size_t nlive, live_cap;
-	struct ask_event *events;
-	size_t events_head, nevents, events_cap;
+	struct queue events;     /* of struct ask_event */
 	struct quirk *quirks;
 	size_t nquirks;
 	char **warmed;          /* shared parts whose first question got its first byte */
@@ -134,24 +134,10 @@ int asker_options_load(struct asker_options *out, struct config *config)
 
 static struct ask_event *event_push(struct asker *a, const struct ask *q, enum ask_status status)
 {
-	struct ask_event *ev;
+	struct ask_event *ev = queue_push(&a->events);
 
-	if (a->events_head + a->nevents == a->events_cap) {
-		if (a->events_head) {
-			memmove(a->events, a->events + a->events_head, a->nevents * sizeof(*a->events));
-			a->events_head = 0;
-		} else {
-			size_t n = a->events_cap ? a->events_cap * 2 : 32;
-			struct ask_event *grown = realloc(a->events, n * sizeof(*grown));
-
-			if (!grown)
-				return NULL;
-			a->events = grown;
-			a->events_cap = n;
-		}
-	}
-	ev = &a->events[a->events_head + a->nevents++];
-	memset(ev, 0, sizeof(*ev));
+	if (!ev)
+		return NULL;
 	ev->id = q->id;
 	ev->user = q->user;
 	ev->status = status;
@@ -174,11 +160,8 @@ static void keep(struct asker *a, struct ask_event *ev)
 
 bool asker_next(struct asker *a, struct ask_event *out)
 {
-	if (!a->nevents)
+	if (!queue_pop(&a->events, out))
 		return false;
-	*out = a->events[a->events_head++];
-	if (--a->nevents == 0)
-		a->events_head = 0;
 	keep(a, out);
 	return true;
 }
@@ -1023,11 +1006,13 @@ int asker_new(struct asker **out, const struct llm_config *llm, const struct sch
 	      const struct asker_options *options, struct store *store)
 {
 	struct asker *a = calloc(1, sizeof(*a));
+	const struct queue events = QUEUE_INIT(struct ask_event);
 	int error;
 
 	*out = NULL;
 	if (!a)
 		return error_nomem();
+	a->events = events;
 	a->llm = llm;
 	a->ops = llm->provider == PROVIDER_ANTHROPIC ? &provider_anthropic : &provider_openai;
 	a->store = store;
@@ -1050,8 +1035,8 @@ void asker_free(struct asker *a)
 	sched_free(a->sched);
 	for (i = 0; i < a->nlive; i++)
 		ask_free(a->live[i]);
-	for (i = a->events_head; i < a->events_head + a->nevents; i++)
-		ask_event_release(&a->events[i]);
+	for (i = 0; i < a->events.count; i++)
+		ask_event_release(queue_at(&a->events, i));
 	for (i = 0; i < a->nquirks; i++)
 		free(a->quirks[i].model);
 	for (i = 0; i < a->nwarmed; i++)
@@ -1059,7 +1044,7 @@ void asker_free(struct asker *a)
 	free(a->warmed);
 	free(a->quirks);
 	free(a->live);
-	free(a->events);
+	queue_release(&a->events);
 	free(a);
 }
 
@@ -1126,7 +1111,7 @@ int asker_timeout(struct asker *a)
 	int64_t hold = warm_hold_left(a);
 	int t = sched_timeout(a->sched);
 
-	if (a->nevents)
+	if (a->events.count)
 		return 0;
 	return hold < 0 ? t : t < 0 || hold < t ? (int)hold : t;
 }
@@ -1140,7 +1125,7 @@ int asker_wait(struct asker *a, int max_ms)
 {
 	int64_t hold = warm_hold_left(a);
 
-	if (a->nevents)
+	if (a->events.count)
 		return 0;
 	if (hold >= 0 && (max_ms < 0 || hold < max_ms))
 		max_ms = (int)hold;

@@ -1,5 +1,6 @@
 /* One review: rules, tasks, answers, evidence, reduce, storage, events. */
 #include "check.h"
+#include "queue.h"
 #include "clock.h"
 #include "answer.h"
 #include "ask.h"
@@ -103,8 +104,7 @@ struct check {
 	int64_t id;
 	int64_t started_ms;     /* monotonic */
 	long duration_ms;
-	struct check_event *events;
-	size_t nevents, next_event, events_alloc;
+	struct queue events;     /* of struct check_event */
 	bool done, cancelled;
 	const char *status;
 	char *intent;
@@ -113,27 +113,17 @@ struct check {
 
 static int event_push(struct check *c, enum check_event_kind kind, size_t rule)
 {
-	if (c->nevents == c->events_alloc) {
-		size_t n = c->events_alloc ? c->events_alloc * 2 : 32;
-		struct check_event *grown = realloc(c->events, n * sizeof(*grown));
+	struct check_event *ev = queue_push(&c->events);
 
-		if (!grown)
-			return error_nomem();
-		c->events = grown;
-		c->events_alloc = n;
-	}
-	c->events[c->nevents++] = (struct check_event){ kind, rule };
+	if (!ev)
+		return error_nomem();
+	*ev = (struct check_event){ kind, rule };
 	return 0;
 }
 
 bool check_next_event(struct check *c, struct check_event *out)
 {
-	if (c->next_event >= c->nevents)
-		return false;
-	*out = c->events[c->next_event++];
-	if (c->next_event == c->nevents)
-		c->next_event = c->nevents = 0;
-	return true;
+	return queue_pop(&c->events, out);
 }
 
 /*
@@ -224,6 +214,7 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 	      struct diff *diff, const struct check_options *options)
 {
 	struct check *c = calloc(1, sizeof(*c));
+	const struct queue events = QUEUE_INIT(struct check_event);
 
 	*out = NULL;
 	if (!c)
@@ -231,6 +222,7 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 	c->repo = repo;
 	c->target = target;
 	c->diff = diff;
+	c->events = events;
 	c->opts = *options;
 	if (c->opts.token_budget <= 0)
 		c->opts.token_budget = DEFAULT_BUDGET;
@@ -319,7 +311,7 @@ void check_free(struct check *c)
 	findings_free(c->reduce_input, c->nreduce_input);
 	report_release(&c->report);
 	rules_release(&c->rules);
-	free(c->events);
+	queue_release(&c->events);
 	free(c->intent);
 	free(c->store_error);
 	free(c);
@@ -1643,7 +1635,7 @@ static int sooner(int a, int b)
 
 int check_timeout(struct check *c)
 {
-	if (c->next_event < c->nevents)
+	if (c->events.count)
 		return 0;
 	if (!c->asker || c->done)
 		return -1;
@@ -1654,7 +1646,7 @@ int check_timeout(struct check *c)
 
 int check_wait(struct check *c, int max_ms)
 {
-	if (!c->asker || c->done || c->next_event < c->nevents)
+	if (!c->asker || c->done || c->events.count)
 		return 0;
 	if (!c->rules_started) {
 		depreview_wait(c->deps, sooner(max_ms, (int)sched_deadline_left_ms(asker_sched(c->asker))));

@@ -1,5 +1,6 @@
 /* Violation-fix detection between consecutive checks. */
 #include "clock.h"
+#include "queue.h"
 #include "fixdetect.h"
 #include "diff.h"
 #include "prompt.h"
@@ -50,8 +51,7 @@ struct fixdetect {
 	size_t count, unsettled, fixed, errors, deterministic, calls;
 	json_t *error_log;
 	struct asker *asker;
-	struct fixdetect_event *events;
-	size_t nevents, next_event, events_alloc;
+	struct queue events;     /* of struct fixdetect_event */
 	int64_t started_ms;
 	bool done;
 };
@@ -88,6 +88,7 @@ int fixdetect_new(struct fixdetect **out, struct store *store, int64_t check_id,
 		  const struct fixdetect_options *options)
 {
 	struct fixdetect *fd = calloc(1, sizeof(*fd));
+	const struct queue events = QUEUE_INIT(struct fixdetect_event);
 
 	*out = NULL;
 	if (!fd || !(fd->error_log = json_array())) {
@@ -95,6 +96,7 @@ int fixdetect_new(struct fixdetect **out, struct store *store, int64_t check_id,
 		return error_nomem();
 	}
 	fd->store = store;
+	fd->events = events;
 	fd->check_id = check_id;
 	fd->opts = *options;
 	*out = fd;
@@ -116,7 +118,7 @@ void fixdetect_free(struct fixdetect *fd)
 	json_decref(fd->error_log);
 	free(fd->environment);
 	free(fd->workdir);
-	free(fd->events);
+	queue_release(&fd->events);
 	free(fd);
 }
 
@@ -129,27 +131,17 @@ static char *column_text(sqlite3_stmt *stmt, int col)
 
 static int event_push(struct fixdetect *fd, enum fixdetect_event_kind kind, size_t index)
 {
-	if (fd->nevents == fd->events_alloc) {
-		size_t n = fd->events_alloc ? fd->events_alloc * 2 : 16;
-		struct fixdetect_event *grown = realloc(fd->events, n * sizeof(*grown));
+	struct fixdetect_event *ev = queue_push(&fd->events);
 
-		if (!grown)
-			return error_nomem();
-		fd->events = grown;
-		fd->events_alloc = n;
-	}
-	fd->events[fd->nevents++] = (struct fixdetect_event){ kind, index };
+	if (!ev)
+		return error_nomem();
+	*ev = (struct fixdetect_event){ kind, index };
 	return 0;
 }
 
 bool fixdetect_next_event(struct fixdetect *fd, struct fixdetect_event *out)
 {
-	if (fd->next_event >= fd->nevents)
-		return false;
-	*out = fd->events[fd->next_event++];
-	if (fd->next_event == fd->nevents)
-		fd->next_event = fd->nevents = 0;
-	return true;
+	return queue_pop(&fd->events, out);
 }
 
 /* The check, its repository's path, and the previous consecutive check. */
@@ -856,7 +848,7 @@ int fixdetect_step(struct fixdetect *fd, const struct pollfd *fds, int n)
 
 int fixdetect_wait(struct fixdetect *fd, int max_ms)
 {
-	if (!fd->asker || fd->done || fd->next_event < fd->nevents)
+	if (!fd->asker || fd->done || fd->events.count)
 		return 0;
 	return drain(fd, asker_wait(fd->asker, max_ms));
 }
@@ -868,7 +860,7 @@ int fixdetect_fds(struct fixdetect *fd, struct pollfd *out, int max)
 
 int fixdetect_timeout(struct fixdetect *fd)
 {
-	if (fd->next_event < fd->nevents)
+	if (fd->events.count)
 		return 0;
 	return fd->asker && !fd->done ? asker_timeout(fd->asker) : -1;
 }
