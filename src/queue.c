@@ -1,7 +1,28 @@
 #include "queue.h"
+#include "status.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int queue_reserve(struct queue *q, size_t extra)
+{
+	size_t n = q->cap ? q->cap : 32;
+	char *grown;
+
+	if (q->count + extra <= q->cap)
+		return 0;
+	while (n < q->count + extra)
+		n *= 2;
+	if (q->head) {
+		memmove(q->items, q->items + q->head * q->size, q->count * q->size);
+		q->head = 0;
+	}
+	if (!(grown = realloc(q->items, n * q->size)))
+		return error_nomem();
+	q->items = grown;
+	q->cap = n;
+	return 0;
+}
 
 void *queue_push(struct queue *q)
 {
@@ -11,14 +32,8 @@ void *queue_push(struct queue *q)
 		if (q->head) {
 			memmove(q->items, q->items + q->head * q->size, q->count * q->size);
 			q->head = 0;
-		} else {
-			size_t n = q->cap ? q->cap * 2 : 32;
-			char *grown = realloc(q->items, n * q->size);
-
-			if (!grown)
-				return NULL;
-			q->items = grown;
-			q->cap = n;
+		} else if (queue_reserve(q, 1) < 0) {
+			return NULL;
 		}
 	}
 	item = q->items + (q->head + q->count++) * q->size;

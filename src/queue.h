@@ -16,6 +16,8 @@ struct queue {
 
 #define QUEUE_INIT(type) { NULL, sizeof(type), 0, 0, 0 }
 
+/* Room for extra more items, so that as many pushes cannot fail; 0 or RL_ENOMEM. */
+int queue_reserve(struct queue *q, size_t extra);
 /* A new item at the tail, zeroed, or NULL when memory ran out. */
 void *queue_push(struct queue *q);
 /* The item at the head copied to out and taken off; false when empty. */

@@ -18,6 +18,7 @@
  * that finds it passed settles whatever is left.
  */
 #include "sched.h"
+#include "queue.h"
 #include "clock.h"
 #include "secret.h"
 
@@ -112,8 +113,7 @@ struct sched {
 	size_t wait_cap, unlisted_cap;
 
 	/* A FIFO with room reserved in sched_add, so pushing never fails. */
-	struct sched_event *events;
-	size_t events_head, nevents, events_cap;
+	struct queue events;     /* of struct sched_event */
 };
 
 /* splitmix64: good enough for jitter, and its state is the scheduler's. */
@@ -614,28 +614,17 @@ static int task_set_timeouts(struct sched *sched, struct task *task, int64_t now
 
 /* --- events -------------------------------------------------------------- */
 
+/* Each push after this cannot fail: a settled task always has its event. */
 static int events_reserve(struct sched *sched, size_t extra)
 {
-	void *events = sched->events;
-	int error = grow(&events, &sched->events_cap, sched->nevents + extra,
-			 sizeof(*sched->events));
-
-	sched->events = events;
-	return error;
+	return queue_reserve(&sched->events, extra);
 }
 
 static struct sched_event *event_push(struct sched *sched, const struct task *task,
 				      enum sched_status status)
 {
-	struct sched_event *event;
+	struct sched_event *event = queue_push(&sched->events);
 
-	if (sched->events_head + sched->nevents == sched->events_cap) {
-		memmove(sched->events, sched->events + sched->events_head,
-			sched->nevents * sizeof(*sched->events));
-		sched->events_head = 0;
-	}
-	event = &sched->events[sched->events_head + sched->nevents++];
-	memset(event, 0, sizeof(*event));
 	event->task = task->id;
 	event->user = task->user;
 	event->status = status;
@@ -1118,6 +1107,7 @@ int sched_new(struct sched **out, const struct sched_options *options)
 		curl_global_cleanup();
 		return error_nomem();
 	}
+	sched->events.size = sizeof(struct sched_event);
 	sched->options = *options;
 	sched->timer_at = -1;
 	if (options->deadline > 0)
@@ -1152,9 +1142,9 @@ void sched_free(struct sched *sched)
 	sched->ntasks = 0;
 	if (sched->multi)
 		curl_multi_cleanup(sched->multi);
-	for (i = 0; i < sched->nevents; i++)
-		free(sched->events[sched->events_head + i].body);
-	free(sched->events);
+	for (i = 0; i < sched->events.count; i++)
+		free(((struct sched_event *)queue_at(&sched->events, i))->body);
+	queue_release(&sched->events);
 	free(sched->tasks);
 	free(sched->sockets);
 	free(sched->wait_fds);
@@ -1320,12 +1310,7 @@ int sched_attempt(int *attempt, long *elapsed_ms, struct sched *sched, uint64_t 
 
 bool sched_next(struct sched *sched, struct sched_event *out)
 {
-	if (!sched->nevents)
-		return false;
-	*out = sched->events[sched->events_head++];
-	if (--sched->nevents == 0)
-		sched->events_head = 0;
-	return true;
+	return queue_pop(&sched->events, out);
 }
 
 void sched_event_release(struct sched_event *event)
@@ -1376,7 +1361,7 @@ int sched_wait(struct sched *sched, int max_ms)
 	timeout = sched_timeout(sched);
 	if (timeout < 0 || (max_ms >= 0 && timeout > max_ms))
 		timeout = max_ms;
-	if (sched->nevents)
+	if (sched->events.count)
 		timeout = 0;    /* what is waiting to be read comes first */
 	ready = poll(sched->wait_fds, (nfds_t)n, timeout);
 	if (ready < 0 && errno != EINTR)
