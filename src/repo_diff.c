@@ -18,6 +18,7 @@ struct git_source {
 	size_t *first;          /* per model file: its delta (a type change's deletion) */
 	size_t *second;         /* a type change's addition, which git prints second */
 	unsigned char *ndeltas; /* 1, or 2 for a type change */
+	int abbrev;             /* the "index" line's ids: git's length (see repo_abbrev) */
 };
 
 static void source_free(void *ctx)
@@ -65,7 +66,23 @@ static size_t hunk_header_len(const char *line, size_t n)
 	return n;
 }
 
-static int put_git_text(struct buf *out, const char *text, size_t len, unsigned similarity)
+/* "index <old>..<new>[ mode]" with full ids (libgit2's), abbreviated as git does. */
+static int put_index_line(struct buf *out, const struct git_source *src, const char *line, size_t n)
+{
+	char old[41], new[41], a[41], b[41];
+
+	if (n < 6 + 40 + 2 + 40 || memcmp(line + 6 + 40, "..", 2) != 0)
+		return buf_put(out, line, n) ? RL_ENOMEM : buf_putc(out, '\n');
+	memcpy(old, line + 6, 40);
+	memcpy(new, line + 6 + 42, 40);
+	old[40] = new[40] = '\0';
+	if (repo_abbrev(a, src->git, old, src->abbrev) < 0 || repo_abbrev(b, src->git, new, src->abbrev) < 0)
+		return buf_put(out, line, n) ? RL_ENOMEM : buf_putc(out, '\n');
+	return buf_printf(out, "index %s..%s%.*s\n", a, b, (int)(n - 88), line + 88);
+}
+
+static int put_git_text(struct buf *out, const struct git_source *src, const char *text, size_t len,
+			unsigned similarity)
 {
 	bool hunks = len >= 3 && (!strncmp(text, "@@ ", 3) || memmem(text, len, "\n@@ ", 4));
 	bool in_hunks = false;
@@ -82,6 +99,9 @@ static int put_git_text(struct buf *out, const char *text, size_t len, unsigned 
 			n = hunk_header_len(line, n);
 		} else if (in_hunks) {
 			;
+		} else if (!strncmp(line, "index ", 6)) {
+			error = put_index_line(out, src, line, n);
+			continue;
 		} else if (side_line(line, n) && !hunks) {
 			continue;
 		} else if (similarity && n > 17 && !strncmp(line, "similarity index ", 17)) {
@@ -117,7 +137,7 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 		    git_patch_to_buf(&text, patch) < 0)
 			error = patch_fail(file->path);
 		else
-			error = put_git_text(&all, text.ptr, text.size, file->similarity);
+			error = put_git_text(&all, src, text.ptr, text.size, file->similarity);
 		git_buf_dispose(&text);
 		git_patch_free(patch);
 	}
@@ -374,6 +394,7 @@ static int git_diff_of(git_diff **out, struct repo *repo, const struct target *t
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
+	opts.id_abbrev = GIT_OID_HEXSZ;         /* abbreviated as git does, in put_index_line */
 	if (t->untracked)
 		opts.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 			GIT_DIFF_SHOW_UNTRACKED_CONTENT;
@@ -412,6 +433,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	if (!(src = calloc(1, sizeof(*src))))
 		return error_nomem();
 	src->git = repo->git;
+	src->abbrev = repo_abbrev_len(repo->git);
 	if ((error = git_diff_of(&src->diff, repo, target)) < 0 ||
 	    (error = diff_new(&diff)) < 0) {
 		source_free(src);
