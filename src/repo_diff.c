@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct git_source {
@@ -19,6 +20,7 @@ struct git_source {
 	size_t *second;         /* a type change's addition, which git prints second */
 	unsigned char *ndeltas; /* 1, or 2 for a type change */
 	int abbrev;             /* the "index" line's ids: git's length (see repo_abbrev) */
+	bool workdir;           /* the new side is the working tree */
 };
 
 static void source_free(void *ctx)
@@ -119,6 +121,111 @@ static int put_git_text(struct buf *out, const struct git_source *src, const cha
 	return error;
 }
 
+/*
+ * libgit2 1.5 (Debian 12's) frees a static buffer when a 0-byte work-tree
+ * file went through a filter (any text or eol attribute, core.autocrlf):
+ * git_patch_free aborts (fixed in 1.6). So libgit2 is never asked for the
+ * patch of an empty work-tree file: its lines are the old blob's against an
+ * empty buffer, and the header is written here with the real modes and ids.
+ */
+static bool is_empty_workfile(const struct git_source *src, const git_diff_delta *delta)
+{
+	struct buf path = BUF_INIT;
+	struct stat st;
+	bool empty;
+
+	if (!src->workdir || delta->status == GIT_DELTA_DELETED ||
+	    (delta->new_file.mode & 0170000) != 0100000 || !git_repository_workdir(src->git))
+		return false;
+	empty = buf_printf(&path, "%s%s", git_repository_workdir(src->git), delta->new_file.path) == 0 &&
+		lstat(path.ptr, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+	buf_release(&path);
+	return empty;
+}
+
+/* The header, in git's order, of a delta whose new side is empty. */
+static int empty_side_header(struct buf *out, const git_diff_delta *delta)
+{
+	static const char empty[] = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	char old[GIT_OID_HEXSZ + 1] = "0000000000000000000000000000000000000000";
+	bool added = delta->status == GIT_DELTA_ADDED || delta->status == GIT_DELTA_UNTRACKED;
+	bool moved = delta->status == GIT_DELTA_RENAMED || delta->status == GIT_DELTA_COPIED;
+	const char *verb = delta->status == GIT_DELTA_RENAMED ? "rename" : "copy";
+	uint32_t old_mode = added ? 0 : delta->old_file.mode, new_mode = delta->new_file.mode;
+	int error;
+
+	if (!added)
+		git_oid_tostr(old, sizeof(old), &delta->old_file.id);
+	if ((error = buf_puts(out, "diff --git ")) || (error = buf_put_quoted(out, "a/", delta->old_file.path)) ||
+	    (error = buf_putc(out, ' ')) || (error = buf_put_quoted(out, "b/", delta->new_file.path)) ||
+	    (error = buf_putc(out, '\n')))
+		return error;
+	if (added)
+		error = buf_printf(out, "new file mode %o\n", new_mode);
+	else if (old_mode != new_mode)
+		error = buf_printf(out, "old mode %o\nnew mode %o\n", old_mode, new_mode);
+	if (!error && moved &&
+	    !(error = buf_printf(out, "similarity index %u%%\n%s from ", delta->similarity, verb)) &&
+	    !(error = buf_put_quoted(out, "", delta->old_file.path)) &&
+	    !(error = buf_printf(out, "\n%s to ", verb)) &&
+	    !(error = buf_put_quoted(out, "", delta->new_file.path)))
+		error = buf_putc(out, '\n');
+	if (!error && strcmp(old, empty))
+		error = old_mode == new_mode ? buf_printf(out, "index %s..%s %o\n", old, empty, new_mode) :
+			buf_printf(out, "index %s..%s\n", old, empty);
+	return error;
+}
+
+/* An empty work-tree file's patch: the old side's lines, if any, against nothing. */
+static int empty_side_patch(git_patch **out, const struct git_source *src, const git_diff_delta *delta)
+{
+	git_diff_options opts;
+	git_blob *blob = NULL;
+	int rc;
+
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
+	opts.id_abbrev = GIT_OID_HEXSZ;
+	if (delta->status != GIT_DELTA_ADDED && delta->status != GIT_DELTA_UNTRACKED &&
+	    git_blob_lookup(&blob, src->git, &delta->old_file.id) < 0)
+		return -1;
+	rc = git_patch_from_blob_and_buffer(out, blob, delta->old_file.path, "", 0,
+					    delta->new_file.path, &opts);
+	git_blob_free(blob);
+	return rc;
+}
+
+/*
+ * The text of a delta whose new side is empty: the header, then the lines
+ * of the patch made by empty_side_patch from "---" or "Binary files" on.
+ */
+static int put_empty_side(struct buf *out, const struct git_source *src, const git_diff_delta *delta,
+			  const char *text, size_t len)
+{
+	const char *body = text && len ? memmem(text, len, "\n--- ", 5) : NULL;
+	struct buf mended = BUF_INIT;
+	int error;
+
+	if (!body && text && len)
+		body = memmem(text, len, "\nBinary files ", 14);
+	if ((error = empty_side_header(&mended, delta)) == 0 && body)
+		error = buf_put(&mended, body + 1, len - (size_t)(body + 1 - text));
+	if (!error)
+		error = put_git_text(out, src, mended.ptr, mended.len, 0);
+	buf_release(&mended);
+	return error;
+}
+
+/* A delta's patch from libgit2, never loading an empty work-tree file (see above). */
+static int delta_patch(git_patch **out, bool *empty, const struct git_source *src, size_t d)
+{
+	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
+
+	*out = NULL;
+	*empty = is_empty_workfile(src, delta);
+	return *empty ? empty_side_patch(out, src, delta) : git_patch_from_diff(out, src->diff, d);
+}
+
 static int source_load(void *ctx, struct diff *diff, size_t index)
 {
 	struct git_source *src = ctx;
@@ -130,12 +237,14 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 
 	for (i = 0; i < src->ndeltas[index] && !error; i++) {
 		git_patch *patch = NULL;
+		bool empty;
 
 		size_t d = i ? src->second[index] : src->first[index];
 
-		if (git_patch_from_diff(&patch, src->diff, d) < 0 ||
-		    git_patch_to_buf(&text, patch) < 0)
+		if (delta_patch(&patch, &empty, src, d) < 0 || git_patch_to_buf(&text, patch) < 0)
 			error = patch_fail(file->path);
+		else if (empty)
+			error = put_empty_side(&all, src, git_diff_get_delta(src->diff, d), text.ptr, text.size);
 		else
 			error = put_git_text(&all, src, text.ptr, text.size, file->similarity);
 		git_buf_dispose(&text);
@@ -157,9 +266,9 @@ static int source_count(void *ctx, struct diff *diff, size_t index)
 	for (i = 0; i < src->ndeltas[index]; i++) {
 		git_patch *patch = NULL;
 		size_t a = 0, d = 0;
+		bool empty;
 
-		if (git_patch_from_diff(&patch, src->diff,
-					i ? src->second[index] : src->first[index]) < 0)
+		if (delta_patch(&patch, &empty, src, i ? src->second[index] : src->first[index]) < 0)
 			return patch_fail(file->path);
 		if (patch) {
 			git_patch_line_stats(NULL, &a, &d, patch);
@@ -434,6 +543,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 		return error_nomem();
 	src->git = repo->git;
 	src->abbrev = repo_abbrev_len(repo->git);
+	src->workdir = target->side == SIDE_WORKDIR;
 	if ((error = git_diff_of(&src->diff, repo, target)) < 0 ||
 	    (error = diff_new(&diff)) < 0) {
 		source_free(src);
