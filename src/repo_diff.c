@@ -412,6 +412,21 @@ static bool is_unchanged(git_repository *git, git_index *index, const git_diff_d
 	return same;
 }
 
+/*
+ * An entry `git add -N` made: the index holds the empty blob for it, flagged
+ * intent-to-add, and git leaves it out of the index's diff (`git diff
+ * --cached`); against the working tree it is a new file with its content.
+ */
+static bool is_intent_to_add(git_index *index, const git_diff_delta *delta)
+{
+	const git_index_entry *entry;
+
+	if (!index || delta->status != GIT_DELTA_ADDED)
+		return false;
+	entry = git_index_get_bypath(index, delta->new_file.path, 0);
+	return entry && (entry->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD);
+}
+
 static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, bool pair)
 {
 	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
@@ -450,7 +465,7 @@ static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, 
 	return 0;
 }
 
-static int files_from_deltas(struct diff *diff, struct git_source *src, bool workdir)
+static int files_from_deltas(struct diff *diff, struct git_source *src, enum target_side side)
 {
 	size_t n = git_diff_num_deltas(src->diff), d;
 	git_index *index = NULL;
@@ -461,13 +476,14 @@ static int files_from_deltas(struct diff *diff, struct git_source *src, bool wor
 	src->ndeltas = calloc(n ? n : 1, 1);
 	if (!src->first || !src->second || !src->ndeltas)
 		return error_nomem();
-	if (workdir && git_repository_index(&index, src->git) < 0)
+	if (side != SIDE_TREE && git_repository_index(&index, src->git) < 0)
 		index = NULL;
 	for (d = 0; d < n && !error; d++) {
 		bool pair = d + 1 < n && is_typechange_pair(git_diff_get_delta(src->diff, d),
 							    git_diff_get_delta(src->diff, d + 1));
 
-		if (!pair && is_unchanged(src->git, index, git_diff_get_delta(src->diff, d)))
+		if (!pair && (is_unchanged(src->git, index, git_diff_get_delta(src->diff, d)) ||
+			      (side == SIDE_INDEX && is_intent_to_add(index, git_diff_get_delta(src->diff, d)))))
 			continue;
 		error = file_from_delta(diff, src, d, pair);
 		if (pair)
@@ -553,7 +569,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	diff->source.count = source_count;
 	diff->source.free = source_free;
 	diff->source.ctx = src;
-	if ((error = files_from_deltas(diff, src, target->side == SIDE_WORKDIR)) < 0) {
+	if ((error = files_from_deltas(diff, src, target->side)) < 0) {
 		diff_free(diff);
 		return error;
 	}
