@@ -12,35 +12,6 @@
 
 enum diff_format { FORMAT_PATCH, FORMAT_STAT, FORMAT_NAME_STATUS, FORMAT_JSON };
 
-/* A path as git prints it: C-quoted when it has bytes that need it. */
-static void path_quoted(struct buf *out, const char *path)
-{
-	const unsigned char *s = (const unsigned char *)path;
-	bool quote = false;
-
-	for (; *s && !quote; s++)
-		quote = *s < 0x20 || *s >= 0x7f || *s == '"' || *s == '\\';
-	if (!quote) {
-		buf_puts(out, path);
-		return;
-	}
-	buf_putc(out, '"');
-	for (s = (const unsigned char *)path; *s; s++) {
-		static const char esc[] = "\a\b\t\n\v\f\r";
-		const char *e = *s ? strchr(esc, *s) : NULL;
-
-		if (*s == '"' || *s == '\\')
-			buf_printf(out, "\\%c", *s);
-		else if (e)
-			buf_printf(out, "\\%c", "abtnvfr"[e - esc]);
-		else if (*s < 0x20 || *s >= 0x7f)
-			buf_printf(out, "\\%03o", *s);
-		else
-			buf_putc(out, (char)*s);
-	}
-	buf_putc(out, '"');
-}
-
 static int write_out(struct buf *out)
 {
 	if (out->len && fwrite(out->ptr, 1, out->len, stdout) != out->len)
@@ -88,10 +59,10 @@ static int print_name_status(struct diff *diff, struct buf *out)
 		buf_putc(out, diff_status_letter(file->status));
 		if (file->status == DIFF_RENAMED || file->status == DIFF_COPIED) {
 			buf_printf(out, "%03u\t", file->similarity);
-			path_quoted(out, file->old_path);
+			buf_put_quoted(out, "", file->old_path);
 		}
 		buf_putc(out, '\t');
-		path_quoted(out, file->path);
+		buf_put_quoted(out, "", file->path);
 		buf_putc(out, '\n');
 		if (write_out(out) < 0)
 			return -1;
@@ -102,10 +73,10 @@ static int print_name_status(struct diff *diff, struct buf *out)
 static void stat_name(struct buf *out, const struct diff_file *file)
 {
 	if (file->old_path != file->path && strcmp(file->old_path, file->path)) {
-		path_quoted(out, file->old_path);
+		buf_put_quoted(out, "", file->old_path);
 		buf_puts(out, " => ");
 	}
-	path_quoted(out, file->path);
+	buf_put_quoted(out, "", file->path);
 }
 
 static int print_stat(struct diff *diff, struct buf *out)

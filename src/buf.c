@@ -2,6 +2,7 @@
 #include "status.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -206,4 +207,31 @@ int buf_read_regular(struct buf *buf, const char *path, const char *shown, size_
 int buf_read_file(struct buf *buf, const char *path)
 {
 	return buf_read_regular(buf, path, NULL, 0);
+}
+
+int buf_put_quoted(struct buf *out, const char *prefix, const char *path)
+{
+	static const char esc[] = "\a\b\t\n\v\f\r";
+	const unsigned char *s;
+	bool quote = false;
+	int error = 0;
+
+	for (s = (const unsigned char *)path; *s && !quote; s++)
+		quote = *s < 0x20 || *s >= 0x7f || *s == '"' || *s == '\\';
+	if (!quote)
+		return buf_printf(out, "%s%s", prefix, path);
+	error = buf_printf(out, "\"%s", prefix);
+	for (s = (const unsigned char *)path; *s && !error; s++) {
+		const char *e = strchr(esc, *s);
+
+		if (*s == '"' || *s == '\\')
+			error = buf_printf(out, "\\%c", *s);
+		else if (e)
+			error = buf_printf(out, "\\%c", "abtnvfr"[e - esc]);
+		else if (*s < 0x20 || *s >= 0x7f)
+			error = buf_printf(out, "\\%03o", *s);
+		else
+			error = buf_putc(out, (char)*s);
+	}
+	return error ? error : buf_putc(out, '"');
 }

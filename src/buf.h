@@ -25,6 +25,12 @@ void buf_clear(struct buf *buf);
 char *buf_detach(struct buf *buf);
 void buf_release(struct buf *buf);
 /*
+ * A path as git prints it in a diff: prefix ("a/", "b/" or "") and path,
+ * C-quoted together when the path has a byte that needs it (a control
+ * character, '"', '\\', or any byte from 0x7f).
+ */
+int buf_put_quoted(struct buf *out, const char *prefix, const char *path);
+/*
  * The one way revline reads a file by path. Only a regular file is read
  * (symbolic links followed): a FIFO, socket, device or directory is refused
  * before it is opened, and the open itself cannot block (O_NONBLOCK, the

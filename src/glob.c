@@ -1,5 +1,6 @@
 #include "glob.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,20 +181,21 @@ static char_test *posix_find(const char *name, size_t len)
 
 /*
  * "[:name:]" at s[i] inside a class: the index just past it, or 0 when
- * s[i] starts no such item and '[' is an ordinary member. Unknown names
- * are items too (matching nothing), so that glob_check can point at them.
+ * s[i] starts no such item and '[' is an ordinary member. As in git's
+ * wildmatch, "[:" reaches to the next ']' and is an item when a ':' comes
+ * right before that ']' ("[:digit]" is not one, "[::]" is one named ""). An
+ * unknown name is an item too, which makes the pattern malformed.
  */
 static size_t class_posix_end(const char *s, size_t i, size_t n)
 {
-	size_t k;
+	const char *close;
 
 	if (i + 1 >= n || s[i] != '[' || s[i + 1] != ':')
 		return 0;
-	for (k = i + 2; k < n && is_alpha((unsigned char)s[k]); k++)
-		;
-	if (k == i + 2 || k + 1 >= n || s[k] != ':' || s[k + 1] != ']')
+	close = memchr(s + i + 2, ']', n - i - 2);
+	if (!close || close - s < (ptrdiff_t)(i + 3) || close[-1] != ':')
 		return 0;
-	return k + 2;
+	return (size_t)(close - s) + 1;
 }
 
 /*
@@ -270,6 +272,90 @@ static bool class_match(const char *set, size_t n, uint32_t c)
 }
 
 /* -------------------------------------------------------------------------
+ * Malformed patterns: glob_check reports them and they match nothing, as in
+ * git's wildmatch (a trailing backslash, a '[' never closed, an unknown
+ * "[:name:]" such as "[:spaci:]" or "[::]")
+ */
+
+enum problem_kind {
+	PROBLEM_NONE,
+	PROBLEM_BACKSLASH,
+	PROBLEM_BRACKET,
+	PROBLEM_CLASS,
+	PROBLEM_OPEN_BRACE,
+	PROBLEM_CLOSE_BRACE,
+};
+
+/* The leftmost problem with a pattern, at a byte offset. */
+struct problem {
+	enum problem_kind kind;
+	size_t pos;
+	const char *name;	/* PROBLEM_CLASS: the unknown name */
+	size_t name_len;
+};
+
+static void problem_note(struct problem *pb, enum problem_kind kind, size_t pos)
+{
+	if (pos >= pb->pos)
+		return;
+	pb->kind = kind;
+	pb->pos = pos;
+}
+
+/* Unknown "[:name:]" in the class from s[i] ('[') to s[end] (']'). */
+static void check_class(const char *s, size_t i, size_t end, struct problem *pb)
+{
+	size_t j = i + 1, next;
+
+	if (s[j] == '!' || s[j] == '^')
+		j++;
+	if (s[j] == ']')
+		j++;
+	while (j < end) {
+		if (s[j] == '\\') {
+			j += 2;
+			continue;
+		}
+		next = class_posix_end(s, j, end);
+		if (!next) {
+			j++;
+			continue;
+		}
+		if (!posix_find(s + j + 2, next - j - 4)) {
+			problem_note(pb, PROBLEM_CLASS, j);
+			pb->name = s + j + 2;
+			pb->name_len = next - j - 4;
+			return;
+		}
+		j = next;
+	}
+}
+
+/* The first problem with escapes and classes. */
+static void check_syntax(const char *s, size_t n, struct problem *pb)
+{
+	size_t i, end;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\\') {
+			if (i + 1 == n)
+				problem_note(pb, PROBLEM_BACKSLASH, i);
+			i++;
+		} else if (s[i] == '[') {
+			end = class_end(s, i, n);
+			if (!end) {
+				problem_note(pb, PROBLEM_BRACKET, i);
+				return;
+			}
+			check_class(s, i, end, pb);
+			if (pb->kind != PROBLEM_NONE)
+				return;
+			i = end;
+		}
+	}
+}
+
+/* -------------------------------------------------------------------------
  * One alternative: anchoring, tokens, and the NFA
  */
 
@@ -332,14 +418,14 @@ static size_t alt_compile(const char *p, size_t n, bool anchored, struct tok *to
 		case '[':
 			j = class_end(p, i, n);
 			if (!j)
-				break;	/* never closed: a literal '[' */
+				break;	/* never closed: malformed, not compiled */
 			t->kind = TOK_CLASS;
 			t->set = p + i + 1;
 			t->set_len = j - i - 1;
 			i = j + 1;
 			continue;
 		case '\\':
-			/* A trailing backslash stands for itself. */
+			/* A trailing backslash is malformed, never compiled. */
 			if (i + 1 < n)
 				i++;
 			break;
@@ -480,6 +566,7 @@ static bool alt_match(const char *p, size_t n, const char *path, size_t path_len
 	struct tok small_toks[32];
 	size_t small_lists[3 * 33];
 	struct nfa a = { 0 };
+	struct problem pb = { PROBLEM_NONE, NONE, NULL, 0 };
 	struct tok *toks = small_toks;
 	size_t *lists = small_lists;
 	bool anchored = false, dir_only = false, hit = false;
@@ -498,6 +585,9 @@ static bool alt_match(const char *p, size_t n, const char *path, size_t path_len
 		n--;
 	}
 	if (!n)
+		return false;
+	check_syntax(p, n, &pb);
+	if (pb.kind != PROBLEM_NONE)
 		return false;
 	if (memchr(p, '/', n))
 		anchored = true;
@@ -835,84 +925,6 @@ bool glob_match_list(const char *const *patterns, size_t count, const char *path
 /* -------------------------------------------------------------------------
  * Checking
  */
-
-enum problem_kind {
-	PROBLEM_NONE,
-	PROBLEM_BACKSLASH,
-	PROBLEM_BRACKET,
-	PROBLEM_CLASS,
-	PROBLEM_OPEN_BRACE,
-	PROBLEM_CLOSE_BRACE,
-};
-
-/* The leftmost problem with a pattern, at a byte offset. */
-struct problem {
-	enum problem_kind kind;
-	size_t pos;
-	const char *name;	/* PROBLEM_CLASS: the unknown name */
-	size_t name_len;
-};
-
-static void problem_note(struct problem *pb, enum problem_kind kind, size_t pos)
-{
-	if (pos >= pb->pos)
-		return;
-	pb->kind = kind;
-	pb->pos = pos;
-}
-
-/* Unknown "[:name:]" in the class from s[i] ('[') to s[end] (']'). */
-static void check_class(const char *s, size_t i, size_t end, struct problem *pb)
-{
-	size_t j = i + 1, next;
-
-	if (s[j] == '!' || s[j] == '^')
-		j++;
-	if (s[j] == ']')
-		j++;
-	while (j < end) {
-		if (s[j] == '\\') {
-			j += 2;
-			continue;
-		}
-		next = class_posix_end(s, j, end);
-		if (!next) {
-			j++;
-			continue;
-		}
-		if (!posix_find(s + j + 2, next - j - 4)) {
-			problem_note(pb, PROBLEM_CLASS, j);
-			pb->name = s + j + 2;
-			pb->name_len = next - j - 4;
-			return;
-		}
-		j = next;
-	}
-}
-
-/* The first problem with escapes and classes. */
-static void check_syntax(const char *s, size_t n, struct problem *pb)
-{
-	size_t i, end;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\\') {
-			if (i + 1 == n)
-				problem_note(pb, PROBLEM_BACKSLASH, i);
-			i++;
-		} else if (s[i] == '[') {
-			end = class_end(s, i, n);
-			if (!end) {
-				problem_note(pb, PROBLEM_BRACKET, i);
-				return;
-			}
-			check_class(s, i, end, pb);
-			if (pb->kind != PROBLEM_NONE)
-				return;
-			i = end;
-		}
-	}
-}
 
 static int problem_report(const struct problem *pb, const char *pattern)
 {

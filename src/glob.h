@@ -22,7 +22,9 @@
  * A pattern with no slash but a trailing one matches the base name at any
  * depth ("*.ts" matches "src/a.ts"); one with a slash is anchored at the
  * root. As in gitignore, a pattern that matches a directory matches every
- * path below it ("docs" matches "docs/a.md").
+ * path below it ("docs" matches "docs/a.md"). A malformed pattern (a
+ * trailing backslash, a '[' never closed, an unknown "[:name:]") matches
+ * nothing, as in git's wildmatch; glob_check says what is wrong with it.
  */
 bool glob_match(const char *pattern, const char *path);
 

@@ -94,4 +94,14 @@ int repo_read_workdir(struct buf *out, struct repo *repo, const char *path);
  */
 int repo_intent(struct buf *out, struct repo *repo, const struct target *target, int max);
 
+/*
+ * Object ids as git abbreviates them on a diff's "index" line: the length
+ * is core.abbrev, or grows with the number of packed objects when that is
+ * auto (40 for "no"); an id is then made longer until no other object
+ * shares its prefix. repo_abbrev writes the abbreviation of a 40-digit hex
+ * id into out (41 bytes) and returns its length, -1 for a malformed id.
+ */
+int repo_abbrev_len(struct git_repository *git);
+int repo_abbrev(char *out, struct git_repository *git, const char *hex, int min_len);
+
 #endif

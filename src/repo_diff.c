@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct git_source {
@@ -18,6 +19,8 @@ struct git_source {
 	size_t *first;          /* per model file: its delta (a type change's deletion) */
 	size_t *second;         /* a type change's addition, which git prints second */
 	unsigned char *ndeltas; /* 1, or 2 for a type change */
+	int abbrev;             /* the "index" line's ids: git's length (see repo_abbrev) */
+	bool workdir;           /* the new side is the working tree */
 };
 
 static void source_free(void *ctx)
@@ -76,7 +79,23 @@ static size_t hunk_header_len(const char *line, size_t n)
 	return n;
 }
 
-static int put_git_text(struct buf *out, const char *text, size_t len, unsigned similarity)
+/* "index <old>..<new>[ mode]" with full ids (libgit2's), abbreviated as git does. */
+static int put_index_line(struct buf *out, const struct git_source *src, const char *line, size_t n)
+{
+	char old[41], new[41], a[41], b[41];
+
+	if (n < 6 + 40 + 2 + 40 || memcmp(line + 6 + 40, "..", 2) != 0)
+		return buf_put(out, line, n) ? RL_ENOMEM : buf_putc(out, '\n');
+	memcpy(old, line + 6, 40);
+	memcpy(new, line + 6 + 42, 40);
+	old[40] = new[40] = '\0';
+	if (repo_abbrev(a, src->git, old, src->abbrev) < 0 || repo_abbrev(b, src->git, new, src->abbrev) < 0)
+		return buf_put(out, line, n) ? RL_ENOMEM : buf_putc(out, '\n');
+	return buf_printf(out, "index %s..%s%.*s\n", a, b, (int)(n - 88), line + 88);
+}
+
+static int put_git_text(struct buf *out, const struct git_source *src, const char *text, size_t len,
+			unsigned similarity)
 {
 	bool hunks = len >= 3 && (!strncmp(text, "@@ ", 3) || memmem(text, len, "\n@@ ", 4));
 	bool in_hunks = false;
@@ -93,6 +112,9 @@ static int put_git_text(struct buf *out, const char *text, size_t len, unsigned 
 			n = hunk_header_len(line, n);
 		} else if (in_hunks) {
 			;
+		} else if (!strncmp(line, "index ", 6)) {
+			error = put_index_line(out, src, line, n);
+			continue;
 		} else if (side_line(line, n) && !hunks) {
 			continue;
 		} else if (similarity && n > 17 && !strncmp(line, "similarity index ", 17)) {
@@ -110,6 +132,111 @@ static int put_git_text(struct buf *out, const char *text, size_t len, unsigned 
 	return error;
 }
 
+/*
+ * libgit2 1.5 (Debian 12's) frees a static buffer when a 0-byte work-tree
+ * file went through a filter (any text or eol attribute, core.autocrlf):
+ * git_patch_free aborts (fixed in 1.6). So libgit2 is never asked for the
+ * patch of an empty work-tree file: its lines are the old blob's against an
+ * empty buffer, and the header is written here with the real modes and ids.
+ */
+static bool is_empty_workfile(const struct git_source *src, const git_diff_delta *delta)
+{
+	struct buf path = BUF_INIT;
+	struct stat st;
+	bool empty;
+
+	if (!src->workdir || delta->status == GIT_DELTA_DELETED ||
+	    (delta->new_file.mode & 0170000) != 0100000 || !git_repository_workdir(src->git))
+		return false;
+	empty = buf_printf(&path, "%s%s", git_repository_workdir(src->git), delta->new_file.path) == 0 &&
+		lstat(path.ptr, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+	buf_release(&path);
+	return empty;
+}
+
+/* The header, in git's order, of a delta whose new side is empty. */
+static int empty_side_header(struct buf *out, const git_diff_delta *delta)
+{
+	static const char empty[] = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	char old[GIT_OID_HEXSZ + 1] = "0000000000000000000000000000000000000000";
+	bool added = delta->status == GIT_DELTA_ADDED || delta->status == GIT_DELTA_UNTRACKED;
+	bool moved = delta->status == GIT_DELTA_RENAMED || delta->status == GIT_DELTA_COPIED;
+	const char *verb = delta->status == GIT_DELTA_RENAMED ? "rename" : "copy";
+	uint32_t old_mode = added ? 0 : delta->old_file.mode, new_mode = delta->new_file.mode;
+	int error;
+
+	if (!added)
+		git_oid_tostr(old, sizeof(old), &delta->old_file.id);
+	if ((error = buf_puts(out, "diff --git ")) || (error = buf_put_quoted(out, "a/", delta->old_file.path)) ||
+	    (error = buf_putc(out, ' ')) || (error = buf_put_quoted(out, "b/", delta->new_file.path)) ||
+	    (error = buf_putc(out, '\n')))
+		return error;
+	if (added)
+		error = buf_printf(out, "new file mode %o\n", new_mode);
+	else if (old_mode != new_mode)
+		error = buf_printf(out, "old mode %o\nnew mode %o\n", old_mode, new_mode);
+	if (!error && moved &&
+	    !(error = buf_printf(out, "similarity index %u%%\n%s from ", delta->similarity, verb)) &&
+	    !(error = buf_put_quoted(out, "", delta->old_file.path)) &&
+	    !(error = buf_printf(out, "\n%s to ", verb)) &&
+	    !(error = buf_put_quoted(out, "", delta->new_file.path)))
+		error = buf_putc(out, '\n');
+	if (!error && strcmp(old, empty))
+		error = old_mode == new_mode ? buf_printf(out, "index %s..%s %o\n", old, empty, new_mode) :
+			buf_printf(out, "index %s..%s\n", old, empty);
+	return error;
+}
+
+/* An empty work-tree file's patch: the old side's lines, if any, against nothing. */
+static int empty_side_patch(git_patch **out, const struct git_source *src, const git_diff_delta *delta)
+{
+	git_diff_options opts;
+	git_blob *blob = NULL;
+	int rc;
+
+	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
+	opts.id_abbrev = GIT_OID_HEXSZ;
+	if (delta->status != GIT_DELTA_ADDED && delta->status != GIT_DELTA_UNTRACKED &&
+	    git_blob_lookup(&blob, src->git, &delta->old_file.id) < 0)
+		return -1;
+	rc = git_patch_from_blob_and_buffer(out, blob, delta->old_file.path, "", 0,
+					    delta->new_file.path, &opts);
+	git_blob_free(blob);
+	return rc;
+}
+
+/*
+ * The text of a delta whose new side is empty: the header, then the lines
+ * of the patch made by empty_side_patch from "---" or "Binary files" on.
+ */
+static int put_empty_side(struct buf *out, const struct git_source *src, const git_diff_delta *delta,
+			  const char *text, size_t len)
+{
+	const char *body = text && len ? memmem(text, len, "\n--- ", 5) : NULL;
+	struct buf mended = BUF_INIT;
+	int error;
+
+	if (!body && text && len)
+		body = memmem(text, len, "\nBinary files ", 14);
+	if ((error = empty_side_header(&mended, delta)) == 0 && body)
+		error = buf_put(&mended, body + 1, len - (size_t)(body + 1 - text));
+	if (!error)
+		error = put_git_text(out, src, mended.ptr, mended.len, 0);
+	buf_release(&mended);
+	return error;
+}
+
+/* A delta's patch from libgit2, never loading an empty work-tree file (see above). */
+static int delta_patch(git_patch **out, bool *empty, const struct git_source *src, size_t d)
+{
+	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
+
+	*out = NULL;
+	*empty = is_empty_workfile(src, delta);
+	return *empty ? empty_side_patch(out, src, delta) : git_patch_from_diff(out, src->diff, d);
+}
+
 static int source_load(void *ctx, struct diff *diff, size_t index)
 {
 	struct git_source *src = ctx;
@@ -121,14 +248,16 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 
 	for (i = 0; i < src->ndeltas[index] && !error; i++) {
 		git_patch *patch = NULL;
+		bool empty;
 
 		size_t d = i ? src->second[index] : src->first[index];
 
-		if (git_patch_from_diff(&patch, src->diff, d) < 0 ||
-		    git_patch_to_buf(&text, patch) < 0)
+		if (delta_patch(&patch, &empty, src, d) < 0 || git_patch_to_buf(&text, patch) < 0)
 			error = patch_fail(file->path);
+		else if (empty)
+			error = put_empty_side(&all, src, git_diff_get_delta(src->diff, d), text.ptr, text.size);
 		else
-			error = put_git_text(&all, text.ptr, text.size, file->similarity);
+			error = put_git_text(&all, src, text.ptr, text.size, file->similarity);
 		git_buf_dispose(&text);
 		git_patch_free(patch);
 	}
@@ -148,9 +277,9 @@ static int source_count(void *ctx, struct diff *diff, size_t index)
 	for (i = 0; i < src->ndeltas[index]; i++) {
 		git_patch *patch = NULL;
 		size_t a = 0, d = 0;
+		bool empty;
 
-		if (git_patch_from_diff(&patch, src->diff,
-					i ? src->second[index] : src->first[index]) < 0)
+		if (delta_patch(&patch, &empty, src, i ? src->second[index] : src->first[index]) < 0)
 			return patch_fail(file->path);
 		if (patch) {
 			git_patch_line_stats(NULL, &a, &d, patch);
@@ -294,6 +423,21 @@ static bool is_unchanged(git_repository *git, git_index *index, const git_diff_d
 	return same;
 }
 
+/*
+ * An entry `git add -N` made: the index holds the empty blob for it, flagged
+ * intent-to-add, and git leaves it out of the index's diff (`git diff
+ * --cached`); against the working tree it is a new file with its content.
+ */
+static bool is_intent_to_add(git_index *index, const git_diff_delta *delta)
+{
+	const git_index_entry *entry;
+
+	if (!index || delta->status != GIT_DELTA_ADDED)
+		return false;
+	entry = git_index_get_bypath(index, delta->new_file.path, 0);
+	return entry && (entry->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD);
+}
+
 static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, bool pair)
 {
 	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
@@ -332,7 +476,7 @@ static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, 
 	return 0;
 }
 
-static int files_from_deltas(struct diff *diff, struct git_source *src, bool workdir)
+static int files_from_deltas(struct diff *diff, struct git_source *src, enum target_side side)
 {
 	size_t n = git_diff_num_deltas(src->diff), d;
 	git_index *index = NULL;
@@ -343,13 +487,14 @@ static int files_from_deltas(struct diff *diff, struct git_source *src, bool wor
 	src->ndeltas = calloc(n ? n : 1, 1);
 	if (!src->first || !src->second || !src->ndeltas)
 		return error_nomem();
-	if (workdir && git_repository_index(&index, src->git) < 0)
+	if (side != SIDE_TREE && git_repository_index(&index, src->git) < 0)
 		index = NULL;
 	for (d = 0; d < n && !error; d++) {
 		bool pair = d + 1 < n && is_typechange_pair(git_diff_get_delta(src->diff, d),
 							    git_diff_get_delta(src->diff, d + 1));
 
-		if (!pair && is_unchanged(src->git, index, git_diff_get_delta(src->diff, d)))
+		if (!pair && (is_unchanged(src->git, index, git_diff_get_delta(src->diff, d)) ||
+			      (side == SIDE_INDEX && is_intent_to_add(index, git_diff_get_delta(src->diff, d)))))
 			continue;
 		error = file_from_delta(diff, src, d, pair);
 		if (pair)
@@ -385,6 +530,7 @@ static int git_diff_of(git_diff **out, struct repo *repo, const struct target *t
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
+	opts.id_abbrev = GIT_OID_HEXSZ;         /* abbreviated as git does, in put_index_line */
 	if (t->untracked)
 		opts.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
 			GIT_DIFF_SHOW_UNTRACKED_CONTENT;
@@ -423,6 +569,8 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	if (!(src = calloc(1, sizeof(*src))))
 		return error_nomem();
 	src->git = repo->git;
+	src->abbrev = repo_abbrev_len(repo->git);
+	src->workdir = target->side == SIDE_WORKDIR;
 	if ((error = git_diff_of(&src->diff, repo, target)) < 0 ||
 	    (error = diff_new(&diff)) < 0) {
 		source_free(src);
@@ -432,7 +580,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	diff->source.count = source_count;
 	diff->source.free = source_free;
 	diff->source.ctx = src;
-	if ((error = files_from_deltas(diff, src, target->side == SIDE_WORKDIR)) < 0) {
+	if ((error = files_from_deltas(diff, src, target->side)) < 0) {
 		diff_free(diff);
 		return error;
 	}

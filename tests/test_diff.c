@@ -310,6 +310,29 @@ static void test_build_worktree(void **state)
 	free(dir);
 }
 
+/*
+ * Empty work-tree files where a text attribute applies: libgit2 1.5 aborted
+ * in git_patch_free on them (issue 14); git's text, intent-to-add entries
+ * left out of the index's diff, as git diff --cached does.
+ */
+static void test_build_empty_worktree_files(void **state)
+{
+	char *dir = test_repo_new("empty");
+	struct target_spec spec = { 0 };
+
+	(void)state;
+	test_sh_ok(dir, "printf '* text=auto\\n' > .gitattributes && printf 'a\\nb\\n' > f.txt && "
+		   "printf 'x' > nonl.txt && printf 'x\\n' > exe.sh && chmod +x exe.sh && : > e.txt && "
+		   "git add -A && git commit -q -m base && : > f.txt && : > nonl.txt && : > exe.sh && "
+		   "chmod -x exe.sh && chmod +x e.txt && : > ita.txt && echo new > ita2.txt && "
+		   "git add -N ita.txt ita2.txt");
+	assert_build_matches(dir, &spec, "HEAD");
+	spec.staged = true;
+	assert_build_matches(dir, &spec, "--cached");
+	test_rmtree(dir);
+	free(dir);
+}
+
 struct numstat {
 	char path[256];
 	long add, del;
@@ -607,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_model_fields),
 		cmocka_unit_test(test_build_range),
 		cmocka_unit_test(test_build_worktree),
+		cmocka_unit_test(test_build_empty_worktree_files),
 		cmocka_unit_test(test_counts_match_numstat),
 		cmocka_unit_test(test_lazy_loading),
 		cmocka_unit_test(test_own_history),

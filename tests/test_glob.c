@@ -92,7 +92,7 @@ static const struct match_case match_cases[] = {
 	{ "a[/]b", "a/b", false },
 	{ "a[[:punct:]]b", "a/b", false },
 	/* never closed: a literal '[' */
-	{ "a[b", "a[b", true },
+	{ "a[b", "a[b", false },
 	{ "a[b", "ab", false },
 
 	/* escapes */
@@ -106,8 +106,10 @@ static const struct match_case match_cases[] = {
 	{ "\\{a,b\\}", "a", false },
 	{ "\\!x", "!x", true },
 	{ "a\\\\b", "a\\b", true },
-	/* a trailing backslash stands for itself (glob_check reports it) */
-	{ "a\\", "a\\", true },
+	/* malformed patterns match nothing, as in git (glob_check reports them) */
+	{ "a\\", "a\\", false },
+	{ "a\\", "a", false },
+	{ "x[[:foo:]a]", "xa", false },
 
 	/* braces, expanded before the anchoring rule */
 	{ "*.{c,h}", "a.c", true },
@@ -247,6 +249,167 @@ static void test_match_table(void **state)
 	assert_true(i >= 80);
 }
 
+/*
+ * git's own table for its wildmatch: the rows of t/t3070-wildmatch.sh (git
+ * v2.39.5) whose path and pattern have no '/' (where revline's gitignore
+ * rules, a pattern matching a leading directory or at any depth, are not
+ * wildmatch's) and whose path is not empty, with wildmatch's answer (its
+ * first column, "glob"); the comments give the line in that file. Two rows
+ * with a slash about a trailing backslash are added by hand.
+ */
+static const struct match_case wildmatch_cases[] = {
+	{ "foo", "foo", true }, /* line 225 */
+	{ "bar", "foo", false }, /* line 226 */
+	{ "???", "foo", true }, /* line 228 */
+	{ "??", "foo", false }, /* line 229 */
+	{ "*", "foo", true }, /* line 230 */
+	{ "f*", "foo", true }, /* line 231 */
+	{ "*f", "foo", false }, /* line 232 */
+	{ "*foo*", "foo", true }, /* line 233 */
+	{ "*ob*a*r*", "foobar", true }, /* line 234 */
+	{ "*ab", "aaaaaaabababab", true }, /* line 235 */
+	{ "foo\\*", "foo*", true }, /* line 236 */
+	{ "foo\\*bar", "foobar", false }, /* line 237 */
+	{ "f\\\\oo", "f\\oo", true }, /* line 238 */
+	{ "*[al]?", "ball", true }, /* line 239 */
+	{ "[ten]", "ten", false }, /* line 240 */
+	{ "**[!te]", "ten", true }, /* line 241 */
+	{ "**[!ten]", "ten", false }, /* line 242 */
+	{ "t[a-g]n", "ten", true }, /* line 243 */
+	{ "t[!a-g]n", "ten", false }, /* line 244 */
+	{ "t[!a-g]n", "ton", true }, /* line 245 */
+	{ "t[^a-g]n", "ton", true }, /* line 246 */
+	{ "a[]]b", "a]b", true }, /* line 247 */
+	{ "a[]-]b", "a-b", true }, /* line 248 */
+	{ "a[]-]b", "a]b", true }, /* line 249 */
+	{ "a[]-]b", "aab", false }, /* line 250 */
+	{ "a[]a-]b", "aab", true }, /* line 251 */
+	{ "]", "]", true }, /* line 252 */
+	{ "foo**bar", "foobazbar", true }, /* line 257 */
+	{ "f[^eiu][^eiu][^eiu][^eiu][^eiu]r", "foo-bar", true }, /* line 268 */
+	{ "a[c-c]st", "acrt", false }, /* line 285 */
+	{ "a[c-c]rt", "acrt", true }, /* line 286 */
+	{ "[!]-]", "]", false }, /* line 287 */
+	{ "[!]-]", "a", true }, /* line 288 */
+	{ "\\", "\\", false }, /* line 290 */
+	{ "foo", "foo", true }, /* line 294 */
+	{ "@foo", "@foo", true }, /* line 295 */
+	{ "@foo", "foo", false }, /* line 296 */
+	{ "\\[ab]", "[ab]", true }, /* line 297 */
+	{ "[[]ab]", "[ab]", true }, /* line 298 */
+	{ "[[:]ab]", "[ab]", true }, /* line 299 */
+	{ "[[::]ab]", "[ab]", false }, /* line 300 */
+	{ "[[:digit]ab]", "[ab]", true }, /* line 301 */
+	{ "[\\[:]ab]", "[ab]", true }, /* line 302 */
+	{ "\\??\\?b", "?a?b", true }, /* line 303 */
+	{ "\\a\\b\\c", "abc", true }, /* line 304 */
+	{ "", "foo", false }, /* line 305 */
+	{ "[[:alpha:]][[:digit:]][[:upper:]]", "a1B", true }, /* line 310 */
+	{ "[[:digit:][:upper:][:space:]]", "a", false }, /* line 311 */
+	{ "[[:digit:][:upper:][:space:]]", "A", true }, /* line 312 */
+	{ "[[:digit:][:upper:][:space:]]", "1", true }, /* line 313 */
+	{ "[[:digit:][:upper:][:spaci:]]", "1", false }, /* line 314 */
+	{ "[[:digit:][:upper:][:space:]]", " ", true }, /* line 315 */
+	{ "[[:digit:][:upper:][:space:]]", ".", false }, /* line 316 */
+	{ "[[:digit:][:punct:][:space:]]", ".", true }, /* line 317 */
+	{ "[[:xdigit:]]", "5", true }, /* line 318 */
+	{ "[[:xdigit:]]", "f", true }, /* line 319 */
+	{ "[[:xdigit:]]", "D", true }, /* line 320 */
+	{ "[[:alnum:][:alpha:][:blank:][:cntrl:][:digit:][:graph:][:lower:][:print:][:punct:][:space:][:upper:][:xdigit:]]", "_", true }, /* line 321 */
+	{ "[^[:alnum:][:alpha:][:blank:][:cntrl:][:digit:][:lower:][:space:][:upper:][:xdigit:]]", ".", true }, /* line 322 */
+	{ "[a-c[:digit:]x-z]", "5", true }, /* line 323 */
+	{ "[a-c[:digit:]x-z]", "b", true }, /* line 324 */
+	{ "[a-c[:digit:]x-z]", "y", true }, /* line 325 */
+	{ "[a-c[:digit:]x-z]", "q", false }, /* line 326 */
+	{ "[\\\\-^]", "]", true }, /* line 329 */
+	{ "[\\\\-^]", "[", false }, /* line 330 */
+	{ "[\\-_]", "-", true }, /* line 331 */
+	{ "[\\]]", "]", true }, /* line 332 */
+	{ "[\\]]", "\\]", false }, /* line 333 */
+	{ "[\\]]", "\\", false }, /* line 334 */
+	{ "a[]b", "ab", false }, /* line 335 */
+	{ "a[]b", "a[]b", false }, /* line 336 */
+	{ "ab[", "ab[", false }, /* line 338 */
+	{ "[!", "ab", false }, /* line 340 */
+	{ "[-", "ab", false }, /* line 341 */
+	{ "[-]", "-", true }, /* line 342 */
+	{ "[a-", "-", false }, /* line 343 */
+	{ "[!a-", "-", false }, /* line 344 */
+	{ "[--A]", "-", true }, /* line 345 */
+	{ "[--A]", "5", true }, /* line 346 */
+	{ "[ --]", " ", true }, /* line 347 */
+	{ "[ --]", "$", true }, /* line 348 */
+	{ "[ --]", "-", true }, /* line 349 */
+	{ "[ --]", "0", false }, /* line 350 */
+	{ "[---]", "-", true }, /* line 351 */
+	{ "[------]", "-", true }, /* line 352 */
+	{ "[a-e-n]", "j", false }, /* line 353 */
+	{ "[a-e-n]", "-", true }, /* line 354 */
+	{ "[!------]", "a", true }, /* line 355 */
+	{ "[]-a]", "[", false }, /* line 356 */
+	{ "[]-a]", "^", true }, /* line 357 */
+	{ "[!]-a]", "^", false }, /* line 358 */
+	{ "[!]-a]", "[", true }, /* line 359 */
+	{ "[a^bc]", "^", true }, /* line 360 */
+	{ "[a-]b]", "-b]", true }, /* line 361 */
+	{ "[\\]", "\\", false }, /* line 362 */
+	{ "[\\\\]", "\\", true }, /* line 363 */
+	{ "[!\\\\]", "\\", false }, /* line 364 */
+	{ "[A-\\\\]", "G", true }, /* line 365 */
+	{ "b*a", "aaabbb", false }, /* line 366 */
+	{ "*ba*", "aabcaa", false }, /* line 367 */
+	{ "[,]", ",", true }, /* line 368 */
+	{ "[\\\\,]", ",", true }, /* line 369 */
+	{ "[\\\\,]", "\\", true }, /* line 370 */
+	{ "[,-.]", "-", true }, /* line 371 */
+	{ "[,-.]", "+", false }, /* line 372 */
+	{ "[,-.]", "-.]", false }, /* line 373 */
+	{ "[\\1-\\3]", "2", true }, /* line 374 */
+	{ "[\\1-\\3]", "3", true }, /* line 375 */
+	{ "[\\1-\\3]", "4", false }, /* line 376 */
+	{ "[[-\\]]", "\\", true }, /* line 377 */
+	{ "[[-\\]]", "[", true }, /* line 378 */
+	{ "[[-\\]]", "]", true }, /* line 379 */
+	{ "[[-\\]]", "-", false }, /* line 380 */
+	{ "-*-*-*-*-*-*-12-*-*-*-m-*-*-*", "-adobe-courier-bold-o-normal--12-120-75-75-m-70-iso8859-1", true }, /* line 383 */
+	{ "-*-*-*-*-*-*-12-*-*-*-m-*-*-*", "-adobe-courier-bold-o-normal--12-120-75-75-X-70-iso8859-1", false }, /* line 384 */
+	{ "*X*i", "abcXdefXghi", true }, /* line 395 */
+	{ "fo", "foo", false }, /* line 401 */
+	{ "[A-Z]", "a", false }, /* line 419 */
+	{ "[A-Z]", "A", true }, /* line 420 */
+	{ "[a-z]", "A", false }, /* line 421 */
+	{ "[a-z]", "a", true }, /* line 422 */
+	{ "[[:upper:]]", "a", false }, /* line 423 */
+	{ "[[:upper:]]", "A", true }, /* line 424 */
+	{ "[[:lower:]]", "A", false }, /* line 425 */
+	{ "[[:lower:]]", "a", true }, /* line 426 */
+	{ "[B-Za]", "A", false }, /* line 427 */
+	{ "[B-Za]", "a", true }, /* line 428 */
+	{ "[B-a]", "A", false }, /* line 429 */
+	{ "[B-a]", "a", true }, /* line 430 */
+	{ "[Z-y]", "z", false }, /* line 431 */
+	{ "[Z-y]", "Z", true }, /* line 432 */
+	{ "*/\\", "XXX/\\", false }, /* line 292 */
+	{ "*/\\\\", "XXX/\\", true }, /* line 293 */
+};
+
+static void test_wildmatch_table(void **state)
+{
+	size_t i, failed = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(wildmatch_cases) / sizeof(wildmatch_cases[0]); i++) {
+		const struct match_case *c = &wildmatch_cases[i];
+
+		if (glob_match(c->pattern, c->path) != c->expected) {
+			print_error("glob_match(\"%s\", \"%s\") should be %s, as git's wildmatch\n",
+				    c->pattern, c->path, c->expected ? "true" : "false");
+			failed++;
+		}
+	}
+	assert_int_equal(failed, 0);
+}
+
 struct list_case {
 	const char *patterns[4];
 	size_t count;
@@ -326,6 +489,9 @@ static const struct check_case check_cases[] = {
 	{ "abc\\", "trailing backslash at column 4" },
 	{ "[[:foo:]]", "unknown character class '[:foo:]' at column 2" },
 	{ "x[a[:Alpha:]]", "unknown character class '[:Alpha:]' at column 4" },
+	{ "[[::]ab]", "unknown character class '[::]' at column 2" },
+	{ "[[:]ab]", NULL },
+	{ "[[:digit]ab]", NULL },
 	/* the leftmost problem is named */
 	{ "{[", "unclosed '{' at column 1" },
 	{ "[{", "unclosed '[' at column 1" },
@@ -464,6 +630,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match_table),
+		cmocka_unit_test(test_wildmatch_table),
 		cmocka_unit_test(test_match_list),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_alternative_limit),
