@@ -755,11 +755,7 @@ static int place_put(struct buf *out, const char *file, int line, int column)
 	return column > 0 ? buf_printf(out, "%s:%d:%d", file, line, column) : buf_printf(out, "%s:%d", file, line);
 }
 
-/*
- * Lines no message goes on over: another diagnostic, context ("In file
- * included from", "f.c: In function 'g':", "At top level:"), source echo
- * with gcc's line numbers, a caret line, clang's summary.
- */
+/* Carets and tildes under a source line (after gcc's "   |" margin). */
 static bool gcc_caret(const char *line)
 {
 	bool caret = false;
@@ -773,6 +769,11 @@ static bool gcc_caret(const char *line)
 	return caret;
 }
 
+/*
+ * Lines no message goes on over: another diagnostic, context ("In file
+ * included from", "f.c: In function 'g':", "At top level:"), source echo
+ * with gcc's line numbers, a caret line, clang's summary.
+ */
 static bool gcc_other(const char *line)
 {
 	const char *p, *sep = strstr(line, ": ");
@@ -818,16 +819,18 @@ static int gcc_note_flush(struct text_reader *r)
 
 	if (!n->text)
 		return 0;
-	if ((error = buf_printf(&joined, "%s\n", s->message)) == 0 &&
-	    (s->line != n->line || strcmp(s->file, n->file)) &&
-	    (error = place_put(&joined, n->file, n->line, n->column)) == 0)
-		error = buf_puts(&joined, ": note: ");
-	if (error == 0 && (error = buf_puts(&joined, n->text)) == 0 && n->related.len)
-		error = buf_put(&joined, n->related.ptr, n->related.len);
-	if (error == 0) {
-		free(s->message);
-		s->message = buf_detach(&joined);
-	}
+	if ((error = buf_printf(&joined, "%s\n", s->message)) < 0)
+		goto done;
+	if ((s->line != n->line || strcmp(s->file, n->file)) &&
+	    ((error = place_put(&joined, n->file, n->line, n->column)) < 0 ||
+	     (error = buf_puts(&joined, ": note: ")) < 0))
+		goto done;
+	if ((error = buf_puts(&joined, n->text)) < 0 ||
+	    (error = buf_put(&joined, n->related.ptr ? n->related.ptr : "", n->related.len)) < 0)
+		goto done;
+	free(s->message);
+	s->message = buf_detach(&joined);
+done:
 	buf_release(&joined);
 	n->text = NULL;
 	buf_clear(&n->related);
