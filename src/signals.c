@@ -560,33 +560,6 @@ static bool mypy_code_ok(const char *code)
 	return all_of(code, "-_") && islower((unsigned char)*code);
 }
 
-/*
- * "path: error: message" is about a whole file (line 0). "path: note: In
- * function "f":" and "At top level:" only say where the next lines are;
- * "mypy: ..." is about the run, not a file.
- */
-static int mypy_unlocated(struct text_reader *r, char *line)
-{
-	char *sep = strstr(line, ": "), *msg;
-	size_t len;
-	struct draft d;
-
-	if (!sep || sep == line || isspace((unsigned char)*line))
-		return 0;
-	*sep = '\0';
-	memset(&d, 0, sizeof(d));
-	if (!(d.severity = severity_prefix(sep + 2, mypy_severities, &msg)) || !*msg || !strcmp(line, "mypy"))
-		return 0;
-	len = strlen(msg);
-	if (!strcmp(d.severity, "note") && msg[len - 1] == ':' &&
-	    (!strncmp(msg, "In ", 3) || !strncmp(msg, "At top level", 12)))
-		return 0;
-	d.file = line;
-	d.code = trailing_code(msg, mypy_code_ok);
-	d.message = msg;
-	return diagnostic_add(r, &d);
-}
-
 /* The line ends with a "[code]" the format accepts (alone on the line, or after a space). */
 static bool line_has_code(const char *line, bool (*accept)(const char *code))
 {
@@ -617,10 +590,10 @@ static bool line_located(const char *line)
 	return located;
 }
 
-/* A line of mypy's that is not part of an error's message: another diagnostic, or the summary. */
+/* A line of mypy's that is not part of an error's message: another diagnostic (text or JSON), the summary. */
 static bool mypy_other(const char *line)
 {
-	return line_located(line) || strstr(line, ": error: ") || strstr(line, ": note: ") ||
+	return *line == '{' || line_located(line) || strstr(line, ": error: ") || strstr(line, ": note: ") ||
 		strstr(line, ": warning: ") || (!strncmp(line, "Found ", 6) && isdigit((unsigned char)line[6])) ||
 		!strncmp(line, "Success: ", 9);
 }
@@ -640,21 +613,26 @@ static bool mypy_marker(const char *line)
 /*
  * mypy --pretty wraps an error's message at the terminal's width, breaking
  * at a space, the code last, and prints the source line indented by four
- * spaces and a marker under it. The lines after an error go on with its
- * message when they end with a code, or when that source excerpt follows
- * them: the index just past them, or from when none do.
+ * spaces and a marker under it (not for an error about a whole file). The
+ * lines after an error go on with its message up to the one that ends with
+ * a code, the source excerpt, or the next diagnostic or summary: the index
+ * just past them, or from when there are none. An indented line that is
+ * not that excerpt (a crash's traceback) or an empty line is not mypy's
+ * message: then none are.
  */
 static size_t mypy_wrapped(const struct text_lines *t, size_t from)
 {
 	size_t j;
 
-	for (j = from; j < t->count && *t->at[j] && !mypy_other(t->at[j]); j++) {
+	for (j = from; j < t->count && !mypy_other(t->at[j]); j++) {
+		if (!*t->at[j] || !strncmp(t->at[j], "Traceback ", 10))
+			return from;
 		if (!strncmp(t->at[j], "    ", 4))
-			return j > from && j + 1 < t->count && mypy_marker(t->at[j + 1]) ? j : from;
+			return j + 1 < t->count && mypy_marker(t->at[j + 1]) ? j : from;
 		if (line_has_code(t->at[j], mypy_code_ok))
 			return j + 1;
 	}
-	return from;
+	return j;
 }
 
 /* The message and what goes on with it, each line after the first where a space was. */
@@ -667,18 +645,69 @@ static int mypy_join(struct buf *out, const char *msg, const struct text_lines *
 	return error;
 }
 
-static int mypy_block(struct text_reader *r, const struct text_lines *t, size_t *i)
+/*
+ * The diagnostic read from the line before *i, with msg its message's
+ * first line: the lines its message goes on over are read too.
+ */
+static int mypy_keep(struct text_reader *r, const struct text_lines *t, size_t *i, int number, struct draft *d,
+		     char *msg)
 {
 	struct buf joined = BUF_INIT;
+	size_t end;
+	int error;
+
+	if (!line_has_code(msg, mypy_code_ok) && (end = mypy_wrapped(t, *i)) > *i) {
+		if ((error = mypy_join(&joined, msg, t, *i, end)) < 0)
+			goto done;
+		msg = joined.ptr;
+		*i = end;
+	}
+	if (!*rtrim(msg)) {
+		error = line_problem(r->list, number, "no message after %s:", d->severity);
+		goto done;
+	}
+	d->code = trailing_code(msg, mypy_code_ok);
+	d->message = msg;
+	error = diagnostic_add(r, d);
+done:
+	buf_release(&joined);
+	return error;
+}
+
+/*
+ * "path: error: message" is about a whole file (line 0). "path: note: In
+ * function "f":" and "At top level:" only say where the next lines are;
+ * "mypy: ..." is about the run, not a file.
+ */
+static int mypy_unlocated(struct text_reader *r, const struct text_lines *t, size_t *i, int number)
+{
+	char *line = t->at[number - 1], *sep = strstr(line, ": "), *msg;
+	struct draft d;
+
+	if (!sep || sep == line || isspace((unsigned char)*line))
+		return 0;
+	*sep = '\0';
+	memset(&d, 0, sizeof(d));
+	if (!(d.severity = severity_prefix(sep + 2, mypy_severities, &msg)) || !msg[strspn(msg, " ")] ||
+	    !strcmp(line, "mypy"))
+		return 0;
+	if (!strcmp(d.severity, "note") && rtrim(msg) && msg[strlen(msg) - 1] == ':' &&
+	    (!strncmp(msg, "In ", 3) || !strncmp(msg, "At top level", 12)))
+		return 0;
+	d.file = line;
+	return mypy_keep(r, t, i, number, &d, msg);
+}
+
+static int mypy_block(struct text_reader *r, const struct text_lines *t, size_t *i)
+{
 	struct location loc;
 	struct draft d;
 	char *line = t->at[*i], *msg;
 	int number = (int)++*i, error;
-	size_t end;
 	bool ok;
 
 	if (!location_parse(&loc, line))
-		return mypy_unlocated(r, rtrim(line));
+		return mypy_unlocated(r, t, i, number);
 	if ((error = location_check(r, &loc, 1u << 1 | 1u << 2 | 1u << 4, number, &ok)) < 0 || !ok)
 		return error;
 	draft_at(&d, &loc);
@@ -690,22 +719,7 @@ static int mypy_block(struct text_reader *r, const struct text_lines *t, size_t 
 		/* mypy's end column is the last character; ours is just past it. */
 		d.end_column = loc.nums[3] > 0 ? (int)loc.nums[3] + 1 : 0;
 	}
-	if (!line_has_code(msg, mypy_code_ok) && (end = mypy_wrapped(t, *i)) > *i) {
-		if ((error = mypy_join(&joined, msg, t, *i, end)) < 0)
-			goto done;
-		msg = joined.ptr;
-		*i = end;
-	}
-	if (!*rtrim(msg)) {
-		error = line_problem(r->list, number, "no message after %s:", d.severity);
-		goto done;
-	}
-	d.code = trailing_code(msg, mypy_code_ok);
-	d.message = msg;
-	error = diagnostic_add(r, &d);
-done:
-	buf_release(&joined);
-	return error;
+	return mypy_keep(r, t, i, number, &d, msg);
 }
 
 /* ---- gcc and clang (and cppcheck's gcc-like template): path:line:col: warning: message [-Wflag] */

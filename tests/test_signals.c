@@ -361,9 +361,30 @@ static void test_mypy_pretty(void **state)
 	signal_list_release(&plain);
 	signal_list_release(&pretty);
 
-	/* What is not a wrapped message stays out of the one before it. */
-	pretty = parse_text("a.py:3: error: Name \"x\" is not defined\n"
-			    "not a continuation, no code and no source after it\n"
+	/*
+	 * An error about a whole file has no source line and this one no code
+	 * (mypy 1.0.1 on two packages of the same name, as printed); what is
+	 * not a wrapped message (a crash's traceback) stays out of the one
+	 * before it.
+	 */
+	pretty = parse_text("b/pkg/__init__.py: error: Duplicate module named \"pkg\" (also at\n"
+			    "\"a/pkg/__init__.py\")\n"
+			    "b/pkg/__init__.py: note: See https://mypy.readthedocs.io/en/stable/running_mypy.html"
+			    "#mapping-file-paths-to-modules for more info\n"
+			    "Found 1 error in 1 file (errors prevented further checking)\n", SIGNAL_MYPY, NULL);
+	assert_no_problems(&pretty);
+	assert_int_equal(pretty.count, 1);
+	assert_int_equal(pretty.items[0].line, 0);
+	assert_string_equal(pretty.items[0].message, "Duplicate module named \"pkg\" (also at \"a/pkg/__init__.py\")\n"
+			    "See https://mypy.readthedocs.io/en/stable/running_mypy.html#mapping-file-paths-to-modules "
+			    "for more info");
+	signal_list_release(&pretty);
+	pretty = parse_text("a.py:3: error: INTERNAL ERROR -- Please try using mypy master on GitHub:\n"
+			    "https://mypy.readthedocs.io/en/stable/common_issues.html#using-a-development-mypy-build\n"
+			    "Traceback (most recent call last):\n"
+			    "  File \"mypy/checker.py\", line 585, in accept\n"
+			    "    stmt.accept(self)\n"
+			    "RuntimeError: boom\n"
 			    "a.py:4: error: Wrapped\n"
 			    "message  [misc]\n"
 			    "    x = 1\n"
@@ -375,7 +396,7 @@ static void test_mypy_pretty(void **state)
 			    "Found 3 errors in 1 file (checked 1 source file)\n", SIGNAL_MYPY, NULL);
 	assert_no_problems(&pretty);
 	assert_int_equal(pretty.count, 3);
-	assert_string_equal(pretty.items[0].message, "Name \"x\" is not defined");
+	assert_string_equal(pretty.items[0].message, "INTERNAL ERROR -- Please try using mypy master on GitHub:");
 	assert_string_equal(pretty.items[1].message, "Wrapped message");
 	assert_string_equal(pretty.items[1].code, "misc");
 	assert_string_equal(pretty.items[2].message, "Wrapped without a code at all");
