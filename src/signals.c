@@ -237,7 +237,9 @@ struct text_reader {
 	const char *tool;
 	/* The last error or warning, which the notes after it may join; -1 for none. */
 	long parent;
-	struct gcc_note note;   /* gcc: the note being read, when note.text is not NULL */
+	/* gcc: the parent's message with its notes so far, and the note being read (when note.text is set). */
+	struct buf message;
+	struct gcc_note note;
 };
 
 typedef int (*line_fn)(struct text_reader *r, char *line, int number);
@@ -827,28 +829,37 @@ static bool gcc_expansion(const char *msg)
 static int gcc_note_flush(struct text_reader *r)
 {
 	struct gcc_note *n = &r->note;
-	struct signal *s = &r->list->items[r->parent];
-	struct buf joined = BUF_INIT;
-	int error;
+	const struct signal *s = &r->list->items[r->parent];
+	int error = 0;
 
 	if (!n->text)
 		return 0;
-	if ((error = buf_printf(&joined, "%s\n", s->message)) < 0)
-		goto done;
-	if ((s->line != n->line || strcmp(s->file, n->file)) &&
-	    ((error = place_put(&joined, n->file, n->line, n->column)) < 0 ||
-	     (error = buf_puts(&joined, ": note: ")) < 0))
-		goto done;
-	if ((error = buf_puts(&joined, n->text)) < 0 ||
-	    (error = buf_put(&joined, n->related.ptr ? n->related.ptr : "", n->related.len)) < 0)
-		goto done;
-	free(s->message);
-	s->message = buf_detach(&joined);
-done:
-	buf_release(&joined);
+	if ((error = buf_putc(&r->message, '\n')) == 0 && (s->line != n->line || strcmp(s->file, n->file)) &&
+	    (error = place_put(&r->message, n->file, n->line, n->column)) == 0)
+		error = buf_puts(&r->message, ": note: ");
+	if (error == 0 && (error = buf_puts(&r->message, n->text)) == 0 && n->related.len)
+		error = buf_put(&r->message, n->related.ptr, n->related.len);
 	n->text = NULL;
 	buf_clear(&n->related);
 	return error;
+}
+
+/* The diagnostic's group ends: its message is what was joined. */
+static int gcc_group_end(struct text_reader *r)
+{
+	struct signal *s;
+	int error;
+
+	if (r->parent < 0)
+		return 0;
+	s = &r->list->items[r->parent];
+	error = gcc_note_flush(r);
+	r->parent = -1;
+	if (error < 0)
+		return error;
+	free(s->message);
+	s->message = buf_detach(&r->message);
+	return 0;
 }
 
 /*
@@ -862,38 +873,28 @@ static int gcc_expand(struct text_reader *r, const struct draft *d)
 {
 	struct signal *s = &r->list->items[r->parent];
 	struct gcc_note *n = &r->note;
-	struct buf related = BUF_INIT, joined = BUF_INIT;
-	char *file = NULL;
+	struct buf *related = n->text ? &n->related : &r->message;
+	char *file;
 	int error;
 
-	if ((error = buf_putc(&related, '\n')) < 0 ||
-	    (error = n->text ? place_put(&related, n->file, n->line, n->column) :
-	     place_put(&related, s->file, s->line, s->column)) < 0 ||
-	    (error = buf_printf(&related, ": note: in definition of macro %s", d->message + 22)) < 0)
-		goto done;
+	if ((error = buf_putc(related, '\n')) < 0 ||
+	    (error = n->text ? place_put(related, n->file, n->line, n->column) :
+	     place_put(related, s->file, s->line, s->column)) < 0 ||
+	    (error = buf_printf(related, ": note: in definition of macro %s", d->message + 22)) < 0)
+		return error;
 	if (n->text) {
-		error = buf_put(&n->related, related.ptr, related.len);
 		n->file = d->file;
 		n->line = d->line;
 		n->column = d->column;
-		goto done;
+		return 0;
 	}
-	if ((error = buf_printf(&joined, "%s%s", s->message, related.ptr)) < 0)
-		goto done;
-	if (!(file = strdup(d->file))) {
-		error = error_nomem();
-		goto done;
-	}
-	free(s->message);
-	s->message = buf_detach(&joined);
+	if (!(file = strdup(d->file)))
+		return error_nomem();
 	free(s->file);
 	s->file = file;
 	s->line = d->line;
 	s->column = d->column;
-done:
-	buf_release(&related);
-	buf_release(&joined);
-	return error;
+	return 0;
 }
 
 /*
@@ -907,10 +908,11 @@ static int gcc_add(struct text_reader *r, const struct draft *d)
 	int error;
 
 	if (strcmp(d->severity, "note") || r->parent < 0) {
-		if ((r->parent >= 0 && (error = gcc_note_flush(r)) < 0) || (error = draft_keep(r->list, r->tool, d)) < 0)
+		if ((error = gcc_group_end(r)) < 0 || (error = draft_keep(r->list, r->tool, d)) < 0)
 			return error;
 		r->parent = (long)r->list->count - 1;
-		return 0;
+		buf_clear(&r->message);
+		return buf_puts(&r->message, d->message);
 	}
 	if (gcc_expansion(d->message))
 		return gcc_expand(r, d);
@@ -1033,9 +1035,10 @@ static int gcc_parse(struct signal_list *list, const char *text, size_t len, con
 
 	if ((error = text_lines_split(&t, text, len)) < 0)
 		return error;
-	/* The last note joins before the lines its strings are in go. */
-	if ((error = blocks_each(&r, &t, gcc_block)) == 0 && r.parent >= 0)
-		error = gcc_note_flush(&r);
+	/* The last group ends before the lines its note's strings are in go. */
+	if ((error = blocks_each(&r, &t, gcc_block)) == 0)
+		error = gcc_group_end(&r);
+	buf_release(&r.message);
 	buf_release(&r.note.related);
 	text_lines_release(&t);
 	if (error == 0)
