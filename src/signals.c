@@ -901,7 +901,8 @@ static int gcc_expand(struct text_reader *r, const struct draft *d)
  * gcc and clang print a diagnostic's notes after it, before the next error
  * or warning, whatever their place ("declared here" in another file, a
  * "...this statement" or a macro expansion): every note joins the
- * diagnostic before it. A note with none before it stands alone.
+ * diagnostic before it. A note with none before it stands alone, as a
+ * signal the notes after it join.
  */
 static int gcc_add(struct text_reader *r, const struct draft *d)
 {
