@@ -222,11 +222,24 @@ static int draft_keep(struct signal_list *list, const char *tool, const struct d
 
 /* ------------------------------------------------------------ text formats */
 
+/*
+ * A gcc note waiting for the macro expansions printed after it, which move
+ * it (see gcc_add); its strings are the input's lines.
+ */
+struct gcc_note {
+	const char *file, *text;
+	int line, column;
+	struct buf related;     /* "\npath:line:column: note: in definition of macro ..." */
+};
+
 struct text_reader {
 	struct signal_list *list;
 	const char *tool;
 	/* The last error or warning, which the notes after it may join; -1 for none. */
 	long parent;
+	/* gcc: the parent's message with its notes so far, and the note being read (when note.text is set). */
+	struct buf message;
+	struct gcc_note note;
 };
 
 typedef int (*line_fn)(struct text_reader *r, char *line, int number);
@@ -234,8 +247,9 @@ typedef int (*line_fn)(struct text_reader *r, char *line, int number);
 /*
  * One line without its end, CR and terminal escapes (colour, and the
  * OSC 8 hyperlinks gcc writes around option names): what a user sees.
+ * trim also drops the spaces at its end.
  */
-static int line_clean(struct buf *out, const char *p, size_t len)
+static int line_clean(struct buf *out, const char *p, size_t len, bool trim)
 {
 	const char *end = p + len;
 	int error = buf_put(out, "", 0);
@@ -254,7 +268,7 @@ static int line_clean(struct buf *out, const char *p, size_t len)
 			error = buf_putc(out, *p++);
 		}
 	}
-	while (!error && out->len && (out->ptr[out->len - 1] == '\r' || out->ptr[out->len - 1] == ' '))
+	while (!error && out->len && (out->ptr[out->len - 1] == '\r' || (trim && out->ptr[out->len - 1] == ' ')))
 		out->ptr[--out->len] = '\0';
 	return error;
 }
@@ -270,12 +284,82 @@ static int lines_each(struct text_reader *r, const char *text, size_t len, line_
 			nl = end;
 		number++;
 		buf_clear(&line);
-		if ((error = line_clean(&line, p, (size_t)(nl - p))) == 0 && line.len)
+		if ((error = line_clean(&line, p, (size_t)(nl - p), true)) == 0 && line.len)
 			error = fn(r, line.ptr, number);
 		p = nl + 1;
 	}
 	buf_release(&line);
 	return error;
+}
+
+/*
+ * The readers that look ahead (a message over several lines) read the text
+ * as an array of lines, cleaned as line_clean does but with the spaces at
+ * their ends, which are part of a message that goes on; empty lines are
+ * kept, so that index + 1 is the line's number.
+ */
+struct text_lines {
+	char **at;
+	size_t count;
+};
+
+static void text_lines_release(struct text_lines *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->count; i++)
+		free(t->at[i]);
+	free(t->at);
+	memset(t, 0, sizeof(*t));
+}
+
+static int text_lines_split(struct text_lines *out, const char *text, size_t len)
+{
+	struct buf line = BUF_INIT;
+	const char *p = text, *end = text + len, *nl;
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (!error && p < end) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			nl = end;
+		buf_clear(&line);
+		if ((error = line_clean(&line, p, (size_t)(nl - p), false)) < 0 ||
+		    (error = grow((void **)&out->at, out->count, sizeof(*out->at))) < 0)
+			break;
+		if (!(out->at[out->count] = buf_detach(&line))) {
+			error = error_nomem();
+			break;
+		}
+		out->count++;
+		p = nl + 1;
+	}
+	buf_release(&line);
+	if (error < 0)
+		text_lines_release(out);
+	return error;
+}
+
+/* Reads the line at *i and those that belong to it, leaving *i at the next one to read. */
+typedef int (*block_fn)(struct text_reader *r, const struct text_lines *t, size_t *i);
+
+static int blocks_each(struct text_reader *r, const struct text_lines *t, block_fn fn)
+{
+	size_t i = 0;
+	int error = 0;
+
+	while (!error && i < t->count)
+		error = fn(r, t, &i);
+	return error;
+}
+
+static char *rtrim(char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && s[len - 1] == ' ')
+		s[--len] = '\0';
+	return s;
 }
 
 /* "path:line[:column[:end_line:end_column]]: rest", as every text format starts. */
@@ -348,7 +432,12 @@ static void draft_at(struct draft *d, const struct location *loc)
 	d->column = loc->n > 1 ? (int)loc->nums[1] : 0;
 }
 
-/* "error: text" and the like: the severity, with msg after it; NULL when none of these. */
+/*
+ * "error: text" and the like: the severity, with msg after it; NULL when
+ * none of these. The tools put one space after the colon; the spaces after
+ * it are the message's own (mypy indents the notes that list overload
+ * variants).
+ */
 static const char *severity_prefix(char *rest, const char *const *severities, char **msg)
 {
 	size_t n;
@@ -356,8 +445,7 @@ static const char *severity_prefix(char *rest, const char *const *severities, ch
 	for (; *severities; severities++) {
 		n = strlen(*severities);
 		if (!strncmp(rest, *severities, n) && rest[n] == ':') {
-			for (*msg = rest + n + 1; **msg == ' '; (*msg)++)
-				;
+			*msg = rest + n + 1 + (rest[n + 1] == ' ');
 			return *severities;
 		}
 	}
@@ -474,59 +562,166 @@ static bool mypy_code_ok(const char *code)
 	return all_of(code, "-_") && islower((unsigned char)*code);
 }
 
+/* The line ends with a "[code]" the format accepts (alone on the line, or after a space). */
+static bool line_has_code(const char *line, bool (*accept)(const char *code))
+{
+	struct buf copy = BUF_INIT;
+	char *open;
+	bool has = false;
+
+	if (buf_puts(&copy, line) < 0)
+		return false;
+	rtrim(copy.ptr);
+	copy.len = strlen(copy.ptr);
+	if (copy.len > 2 && copy.ptr[copy.len - 1] == ']' && (open = strrchr(copy.ptr, '[')) &&
+	    (open == copy.ptr || open[-1] == ' ')) {
+		copy.ptr[copy.len - 1] = '\0';
+		has = open[1] && accept(open + 1);
+	}
+	buf_release(&copy);
+	return has;
+}
+
+static bool line_located(const char *line)
+{
+	struct location loc;
+	char *copy = strdup(line);
+	bool located = copy && location_parse(&loc, copy);
+
+	free(copy);
+	return located;
+}
+
+/* A line of mypy's that is not part of an error's message: another diagnostic (text or JSON), the summary. */
+static bool mypy_other(const char *line)
+{
+	return *line == '{' || line_located(line) || strstr(line, ": error: ") || strstr(line, ": note: ") ||
+		strstr(line, ": warning: ") || (!strncmp(line, "Found ", 6) && isdigit((unsigned char)line[6])) ||
+		!strncmp(line, "Success: ", 9);
+}
+
+/* The marker --pretty prints under the source line: "^", "^~~~", cut as "^~~...". */
+static bool mypy_marker(const char *line)
+{
+	while (*line == ' ')
+		line++;
+	if (*line++ != '^')
+		return false;
+	while (*line == '~' || *line == '.')
+		line++;
+	return !*line;
+}
+
+/*
+ * mypy --pretty wraps an error's message at the terminal's width, breaking
+ * at a space, the code last, and prints the source line indented by four
+ * spaces and a marker under it (not for an error about a whole file). The
+ * lines after an error go on with its message up to the one that ends with
+ * a code, the source excerpt, or the next diagnostic or summary: the index
+ * just past them, or from when there are none. An indented line that is
+ * not that excerpt (a crash's traceback) or an empty line is not mypy's
+ * message: then none are.
+ */
+static size_t mypy_wrapped(const struct text_lines *t, size_t from)
+{
+	size_t j;
+
+	for (j = from; j < t->count && !mypy_other(t->at[j]); j++) {
+		if (!*t->at[j] || !strncmp(t->at[j], "Traceback ", 10))
+			return from;
+		if (!strncmp(t->at[j], "    ", 4))
+			return j + 1 < t->count && mypy_marker(t->at[j + 1]) ? j : from;
+		if (line_has_code(t->at[j], mypy_code_ok))
+			return j + 1;
+	}
+	return j;
+}
+
+/* The message and what goes on with it, each line after the first where a space was. */
+static int mypy_join(struct buf *out, const char *msg, const struct text_lines *t, size_t from, size_t to)
+{
+	int error = buf_puts(out, msg);
+
+	for (; !error && from < to; from++)
+		error = buf_printf(out, " %s", t->at[from]);
+	return error;
+}
+
+/*
+ * The diagnostic read from the line before *i, with msg its message's
+ * first line: the lines its message goes on over are read too.
+ */
+static int mypy_keep(struct text_reader *r, const struct text_lines *t, size_t *i, int number, struct draft *d,
+		     char *msg)
+{
+	struct buf joined = BUF_INIT;
+	size_t end;
+	int error;
+
+	if (!line_has_code(msg, mypy_code_ok) && (end = mypy_wrapped(t, *i)) > *i) {
+		if ((error = mypy_join(&joined, msg, t, *i, end)) < 0)
+			goto done;
+		msg = joined.ptr;
+		*i = end;
+	}
+	if (!*rtrim(msg)) {
+		error = line_problem(r->list, number, "no message after %s:", d->severity);
+		goto done;
+	}
+	d->code = trailing_code(msg, mypy_code_ok);
+	d->message = msg;
+	error = diagnostic_add(r, d);
+done:
+	buf_release(&joined);
+	return error;
+}
+
 /*
  * "path: error: message" is about a whole file (line 0). "path: note: In
  * function "f":" and "At top level:" only say where the next lines are;
  * "mypy: ..." is about the run, not a file.
  */
-static int mypy_unlocated(struct text_reader *r, char *line)
+static int mypy_unlocated(struct text_reader *r, const struct text_lines *t, size_t *i, int number)
 {
-	char *sep = strstr(line, ": "), *msg;
-	size_t len;
+	char *line = t->at[number - 1], *sep = strstr(line, ": "), *msg;
 	struct draft d;
 
 	if (!sep || sep == line || isspace((unsigned char)*line))
 		return 0;
 	*sep = '\0';
 	memset(&d, 0, sizeof(d));
-	if (!(d.severity = severity_prefix(sep + 2, mypy_severities, &msg)) || !*msg || !strcmp(line, "mypy"))
+	if (!(d.severity = severity_prefix(sep + 2, mypy_severities, &msg)) || !msg[strspn(msg, " ")] ||
+	    !strcmp(line, "mypy"))
 		return 0;
-	len = strlen(msg);
-	if (!strcmp(d.severity, "note") && msg[len - 1] == ':' &&
+	if (!strcmp(d.severity, "note") && rtrim(msg) && msg[strlen(msg) - 1] == ':' &&
 	    (!strncmp(msg, "In ", 3) || !strncmp(msg, "At top level", 12)))
 		return 0;
 	d.file = line;
-	d.code = trailing_code(msg, mypy_code_ok);
-	d.message = msg;
-	return diagnostic_add(r, &d);
+	return mypy_keep(r, t, i, number, &d, msg);
 }
 
-static int mypy_line(struct text_reader *r, char *line, int number)
+static int mypy_block(struct text_reader *r, const struct text_lines *t, size_t *i)
 {
 	struct location loc;
 	struct draft d;
-	char *msg;
+	char *line = t->at[*i], *msg;
+	int number = (int)++*i, error;
 	bool ok;
-	int error;
 
 	if (!location_parse(&loc, line))
-		return mypy_unlocated(r, line);
+		return mypy_unlocated(r, t, i, number);
 	if ((error = location_check(r, &loc, 1u << 1 | 1u << 2 | 1u << 4, number, &ok)) < 0 || !ok)
 		return error;
 	draft_at(&d, &loc);
 	if (!loc.rest || !(d.severity = severity_prefix(loc.rest, mypy_severities, &msg)))
 		return line_problem(r->list, number,
 				    "no error:, warning: or note: after the location (expected path:line: error: message)");
-	if (!*msg)
-		return line_problem(r->list, number, "no message after %s:", d.severity);
 	if (loc.n == 4) {
 		d.end_line = (int)loc.nums[2];
 		/* mypy's end column is the last character; ours is just past it. */
 		d.end_column = loc.nums[3] > 0 ? (int)loc.nums[3] + 1 : 0;
 	}
-	d.code = trailing_code(msg, mypy_code_ok);
-	d.message = msg;
-	return diagnostic_add(r, &d);
+	return mypy_keep(r, t, i, number, &d, msg);
 }
 
 /* ---- gcc and clang (and cppcheck's gcc-like template): path:line:col: warning: message [-Wflag] */
@@ -568,13 +763,178 @@ static char *gcc_code_pick(char *code)
 	return pick ? pick : code;
 }
 
-static int gcc_line(struct text_reader *r, char *line, int number)
+/* "path:line:column", without what is 0. */
+static int place_put(struct buf *out, const char *file, int line, int column)
 {
+	if (line <= 0)
+		return buf_puts(out, file);
+	return column > 0 ? buf_printf(out, "%s:%d:%d", file, line, column) : buf_printf(out, "%s:%d", file, line);
+}
+
+/* Carets and tildes under a source line (after gcc's "   |" margin). */
+static bool gcc_caret(const char *line)
+{
+	bool caret = false;
+
+	for (; *line; line++) {
+		if (*line == '^' || *line == '~')
+			caret = true;
+		else if (*line != ' ' && *line != '|' && !isdigit((unsigned char)*line))
+			return false;
+	}
+	return caret;
+}
+
+/*
+ * Lines no message goes on over: another diagnostic, context ("In file
+ * included from", "f.c: In function 'g':", "At top level:"), source echo
+ * with gcc's line numbers, a caret line, clang's summary.
+ */
+static bool gcc_other(const char *line)
+{
+	const char *p, *sep = strstr(line, ": ");
+	size_t len = strlen(line);
+
+	for (p = line; *p == ' ' || isdigit((unsigned char)*p); p++)
+		;
+	return line_located(line) || *p == '|' || gcc_caret(line) || !strncmp(line, "In file included from ", 22) ||
+		(*line == ' ' && !strncmp(p, "from ", 5)) ||
+		(sep && (!strncmp(sep + 2, "In ", 3) || !strncmp(sep + 2, "At ", 3)) && len && line[len - 1] == ':') ||
+		strstr(line, " generated.");
+}
+
+/*
+ * A message over several lines: gcc prints the newlines a message holds (a
+ * format string's), clang-tidy the analyzer's multi-line messages (its
+ * Padding check's field order); the option or check in brackets ends it. The
+ * index just past the line with the code, or from when there is none: a
+ * line ending with brackets that a caret line follows is source echo.
+ */
+static size_t gcc_wrapped(const struct text_lines *t, size_t from)
+{
+	size_t j;
+
+	for (j = from; j < t->count && !gcc_other(t->at[j]); j++)
+		if (line_has_code(t->at[j], gcc_code_ok))
+			return j + 1 < t->count && gcc_caret(t->at[j + 1]) ? from : j + 1;
+	return from;
+}
+
+static bool gcc_expansion(const char *msg)
+{
+	return !strncmp(msg, "in expansion of macro ", 22);
+}
+
+/* The note read last joins its diagnostic's message: its text alone at the same line, else after its place. */
+static int gcc_note_flush(struct text_reader *r)
+{
+	struct gcc_note *n = &r->note;
+	const struct signal *s = &r->list->items[r->parent];
+	int error = 0;
+
+	if (!n->text)
+		return 0;
+	if ((error = buf_putc(&r->message, '\n')) == 0 && (s->line != n->line || strcmp(s->file, n->file)) &&
+	    (error = place_put(&r->message, n->file, n->line, n->column)) == 0)
+		error = buf_puts(&r->message, ": note: ");
+	if (error == 0 && (error = buf_puts(&r->message, n->text)) == 0 && n->related.len)
+		error = buf_put(&r->message, n->related.ptr, n->related.len);
+	n->text = NULL;
+	buf_clear(&n->related);
+	return error;
+}
+
+/* The diagnostic's group ends: its message is what was joined. */
+static int gcc_group_end(struct text_reader *r)
+{
+	struct signal *s;
+	int error;
+
+	if (r->parent < 0)
+		return 0;
+	s = &r->list->items[r->parent];
+	error = gcc_note_flush(r);
+	r->parent = -1;
+	if (error < 0)
+		return error;
+	free(s->message);
+	s->message = buf_detach(&r->message);
+	return 0;
+}
+
+/*
+ * "in expansion of macro 'M'" after a diagnostic (or a note) inside a macro
+ * moves it where the macro is expanded, as gcc's JSON output places it; the
+ * place it had is kept on a line of the message, "path:line:column: note:
+ * in definition of macro 'M'". A chain (a macro expanded in another) moves
+ * it out to the last expansion.
+ */
+static int gcc_expand(struct text_reader *r, const struct draft *d)
+{
+	struct signal *s = &r->list->items[r->parent];
+	struct gcc_note *n = &r->note;
+	struct buf *related = n->text ? &n->related : &r->message;
+	char *file;
+	int error;
+
+	if ((error = buf_putc(related, '\n')) < 0 ||
+	    (error = n->text ? place_put(related, n->file, n->line, n->column) :
+	     place_put(related, s->file, s->line, s->column)) < 0 ||
+	    (error = buf_printf(related, ": note: in definition of macro %s", d->message + 22)) < 0)
+		return error;
+	if (n->text) {
+		n->file = d->file;
+		n->line = d->line;
+		n->column = d->column;
+		return 0;
+	}
+	if (!(file = strdup(d->file)))
+		return error_nomem();
+	free(s->file);
+	s->file = file;
+	s->line = d->line;
+	s->column = d->column;
+	return 0;
+}
+
+/*
+ * gcc and clang print a diagnostic's notes after it, before the next error
+ * or warning, whatever their place ("declared here" in another file, a
+ * "...this statement" or a macro expansion): every note joins the
+ * diagnostic before it. A note with none before it stands alone, as a
+ * signal the notes after it join.
+ */
+static int gcc_add(struct text_reader *r, const struct draft *d)
+{
+	int error;
+
+	if (strcmp(d->severity, "note") || r->parent < 0) {
+		if ((error = gcc_group_end(r)) < 0 || (error = draft_keep(r->list, r->tool, d)) < 0)
+			return error;
+		r->parent = (long)r->list->count - 1;
+		buf_clear(&r->message);
+		return buf_puts(&r->message, d->message);
+	}
+	if (gcc_expansion(d->message))
+		return gcc_expand(r, d);
+	if ((error = gcc_note_flush(r)) < 0)
+		return error;
+	r->note.file = d->file;
+	r->note.text = d->message;
+	r->note.line = d->line;
+	r->note.column = d->column;
+	return 0;
+}
+
+static int gcc_block(struct text_reader *r, const struct text_lines *t, size_t *i)
+{
+	struct buf joined = BUF_INIT;
 	struct location loc;
 	struct draft d;
-	char *msg, *code;
+	char *line = t->at[*i], *msg, *code = NULL;
+	int number = (int)++*i, error;
+	size_t end;
 	bool ok;
-	int error;
 
 	if (!strncmp(line, "In file included from ", 22) || !location_parse(&loc, line))
 		return 0;       /* context, source echo, carets, fix-it hints, summaries */
@@ -584,12 +944,107 @@ static int gcc_line(struct text_reader *r, char *line, int number)
 	if (!loc.rest || !(d.severity = severity_prefix(loc.rest, gcc_severities, &msg)))
 		return line_problem(r->list, number, "no error:, warning: or note: after the location "
 				    "(expected path:line:column: warning: message)");
-	if (!*msg)
-		return line_problem(r->list, number, "no message after %s:", d.severity);
+	if (strcmp(d.severity, "note") && !line_has_code(msg, gcc_code_ok) && (end = gcc_wrapped(t, *i)) > *i) {
+		if ((error = buf_puts(&joined, msg)) < 0)
+			goto done;
+		for (; *i < end && !error; ++*i)
+			error = buf_printf(&joined, "\n%s", t->at[*i]);
+		if (error < 0)
+			goto done;
+		msg = joined.ptr;
+	}
+	if (!*rtrim(msg)) {
+		error = line_problem(r->list, number, "no message after %s:", d.severity);
+		goto done;
+	}
 	if ((code = trailing_code(msg, gcc_code_ok)))
 		d.code = gcc_code_pick(code);
 	d.message = msg;
-	return diagnostic_add(r, &d);
+	error = gcc_add(r, &d);
+done:
+	buf_release(&joined);
+	return error;
+}
+
+/* Order of signals for finding the same one twice; equal ones by their place in the list. */
+struct signal_at {
+	const struct signal *s;
+	size_t index;
+};
+
+static int signal_at_cmp(const void *pa, const void *pb)
+{
+	const struct signal *a = ((const struct signal_at *)pa)->s, *b = ((const struct signal_at *)pb)->s;
+	size_t ia = ((const struct signal_at *)pa)->index, ib = ((const struct signal_at *)pb)->index;
+	int c;
+
+	if ((c = strcmp(a->file, b->file)) || (c = (a->line > b->line) - (a->line < b->line)) ||
+	    (c = (a->column > b->column) - (a->column < b->column)) || (c = strcmp(a->severity, b->severity)) ||
+	    (c = strcmp(a->code, b->code)) || (c = strcmp(a->message, b->message)))
+		return c;
+	return (ia > ib) - (ia < ib);
+}
+
+static bool signal_same(const struct signal *a, const struct signal *b)
+{
+	return !strcmp(a->file, b->file) && a->line == b->line && a->column == b->column &&
+		!strcmp(a->severity, b->severity) && !strcmp(a->code, b->code) && !strcmp(a->message, b->message);
+}
+
+/*
+ * A header's diagnostics come again for every translation unit that
+ * includes it: keep the first of identical ones (place, severity, code,
+ * message with its notes), in the order read.
+ */
+static int signals_dedupe(struct signal_list *list)
+{
+	struct signal_at *sorted;
+	bool *drop;
+	size_t i, kept = 0;
+
+	if (list->count < 2)
+		return 0;
+	sorted = calloc(list->count, sizeof(*sorted));
+	drop = calloc(list->count, sizeof(*drop));
+	if (!sorted || !drop) {
+		free(sorted);
+		free(drop);
+		return error_nomem();
+	}
+	for (i = 0; i < list->count; i++)
+		sorted[i] = (struct signal_at){ &list->items[i], i };
+	qsort(sorted, list->count, sizeof(*sorted), signal_at_cmp);
+	for (i = 1; i < list->count; i++)
+		drop[sorted[i].index] = signal_same(sorted[i - 1].s, sorted[i].s);
+	for (i = 0; i < list->count; i++) {
+		if (drop[i])
+			signal_release(&list->items[i]);
+		else
+			list->items[kept++] = list->items[i];
+	}
+	list->count = kept;
+	free(sorted);
+	free(drop);
+	return 0;
+}
+
+static int gcc_parse(struct signal_list *list, const char *text, size_t len, const char *tool)
+{
+	struct text_reader r = { .list = list, .tool = tool, .parent = -1 };
+	struct text_lines t;
+	int error;
+
+	if ((error = text_lines_split(&t, text, len)) < 0)
+		return error;
+	/* The last group ends before the lines its note's strings are in go. */
+	if ((error = blocks_each(&r, &t, gcc_block)) == 0)
+		error = gcc_group_end(&r);
+	buf_release(&r.message);
+	buf_release(&r.note.related);
+	text_lines_release(&t);
+	if (error == 0)
+		error = signals_dedupe(list);
+	return error;
 }
 
 /* ----------------------------------------------------------- JSON formats */
@@ -943,14 +1398,16 @@ static int mypy_json_item(struct signal_list *list, json_t *v, int number, const
  * A line that is not JSON is read as mypy's text: mypy writes syntax errors
  * that way even with --output json, and its summary line.
  */
-static int mypy_json_line(struct text_reader *r, char *line, int number)
+static int mypy_json_block(struct text_reader *r, const struct text_lines *t, size_t *i)
 {
+	char *line = t->at[*i];
 	json_error_t err;
 	json_t *v;
-	int error;
+	int number, error;
 
 	if (*line != '{' && *line != '[')
-		return mypy_line(r, line, number);
+		return mypy_block(r, t, i);
+	number = (int)++*i;
 	if (!(v = json_loads(line, 0, &err)))
 		return line_problem(r->list, number, "not a JSON object: %s (column %d)", err.text, err.column);
 	if (json_is_object(v))
@@ -1358,7 +1815,7 @@ static int detect_text(enum signal_format *out, const char *text, size_t len)
 		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
 			nl = end;
 		buf_clear(&line);
-		if ((error = line_clean(&line, p, (size_t)(nl - p))) == 0)
+		if ((error = line_clean(&line, p, (size_t)(nl - p), true)) == 0)
 			vote_line(&v, line.ptr);
 		p = nl + 1;
 	}
@@ -1418,9 +1875,22 @@ typedef int (*json_parser)(struct signal_list *list, json_t *root, const char *t
 
 static int parse_text(struct signal_list *list, const char *text, size_t len, const char *tool, line_fn fn)
 {
-	struct text_reader r = { list, tool, -1 };
+	struct text_reader r = { .list = list, .tool = tool, .parent = -1 };
 
 	return lines_each(&r, text, len, fn);
+}
+
+static int parse_blocks(struct signal_list *list, const char *text, size_t len, const char *tool, block_fn fn)
+{
+	struct text_reader r = { .list = list, .tool = tool, .parent = -1 };
+	struct text_lines t;
+	int error;
+
+	if ((error = text_lines_split(&t, text, len)) < 0)
+		return error;
+	error = blocks_each(&r, &t, fn);
+	text_lines_release(&t);
+	return error;
 }
 
 static int parse_json(struct signal_list *list, const char *text, size_t len, const char *tool,
@@ -1443,11 +1913,11 @@ static int parse_format(struct signal_list *list, const char *text, size_t len, 
 	switch (list->format) {
 	case SIGNAL_RUFF: return parse_json(list, text, len, tool, ruff_parse);
 	case SIGNAL_FLAKE8: return parse_text(list, text, len, tool, flake8_line);
-	case SIGNAL_MYPY: return parse_text(list, text, len, tool, mypy_line);
-	case SIGNAL_MYPY_JSON: return parse_text(list, text, len, tool, mypy_json_line);
+	case SIGNAL_MYPY: return parse_blocks(list, text, len, tool, mypy_block);
+	case SIGNAL_MYPY_JSON: return parse_blocks(list, text, len, tool, mypy_json_block);
 	case SIGNAL_BANDIT: return parse_json(list, text, len, tool, bandit_parse);
 	case SIGNAL_SARIF: return parse_json(list, text, len, tool, sarif_parse);
-	case SIGNAL_GCC: return parse_text(list, text, len, tool, gcc_line);
+	case SIGNAL_GCC: return gcc_parse(list, text, len, tool);
 	case SIGNAL_SHELLCHECK: return parse_json(list, text, len, tool, shellcheck_parse);
 	case SIGNAL_FORMAT_COUNT: break;
 	}

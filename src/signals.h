@@ -13,13 +13,28 @@
  * skipped; every signal that could be read is kept.
  *
  * Text formats: only lines that start "path:line" are read; the rest
- * (gcc's "In function" and source echo with carets, mypy's --pretty and
- * "In function" context, summaries, cc1:/collect2: lines) is skipped
- * without a problem. Terminal colours and gcc's OSC 8 links are ignored.
- * A note (gcc, clang, mypy) right after an error or warning at the same
- * file and line is part of it: its text is added to that message after a
- * newline, as mypy's JSON output does with the "hint". Other notes are
- * signals of their own with severity "note".
+ * (gcc's "In function" and "In file included from" context, source echo
+ * with carets, mypy's --pretty source lines, summaries, cc1:/collect2:
+ * lines) is skipped without a problem. Terminal colours and gcc's OSC 8
+ * links are ignored. A message over several lines is read whole: mypy
+ * --pretty's wrapped lines (joined where it broke them, at a space), a gcc
+ * message holding newlines and clang-tidy's multi-line analyzer messages
+ * (up to the line with the code). The text after the severity's colon and
+ * one space is the message as printed (mypy's notes keep their indent).
+ *
+ * A mypy note right after an error at the same file and line is part of
+ * it: its text is added to that message after a newline, as mypy's JSON
+ * output does with the "hint"; other mypy notes are signals of their own
+ * with severity "note". gcc and clang print a diagnostic's notes after it:
+ * every note up to the next error or warning is part of it, its text
+ * alone when at the signal's file and line, else as "path:line:column:
+ * note: text". A diagnostic inside a macro, which gcc places in the macro's
+ * definition followed by "in expansion of macro" notes, is placed where the
+ * (outermost) macro is expanded, as gcc's JSON output does, with the places
+ * it passes through kept as "path:line:column: note: in definition of macro
+ * 'M'" lines (clang places it there itself, with "expanded from macro"
+ * notes). Identical diagnostics (a header's, repeated for each translation
+ * unit that includes it) are kept once.
  *
  * X(ID, name, default tool)
  */

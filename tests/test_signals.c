@@ -281,6 +281,129 @@ static void test_mypy_json(void **state)
 	signal_list_release(&list);
 }
 
+/* Both lists hold the same signals, in the same order. */
+static void assert_same_signals(const struct signal_list *a, const struct signal_list *b)
+{
+	size_t i;
+
+	assert_no_problems(a);
+	assert_no_problems(b);
+	assert_int_equal(a->count, b->count);
+	for (i = 0; i < a->count; i++) {
+		const struct expect want = {
+			a->items[i].file, a->items[i].line, a->items[i].column, a->items[i].end_line,
+			a->items[i].end_column, a->items[i].severity, a->items[i].code, a->items[i].message, NULL,
+		};
+
+		assert_signal(&b->items[i], a->items[i].tool, &want);
+	}
+}
+
+static void test_mypy_pretty(void **state)
+{
+	struct signal_list plain = parse_fixture("bottle-mypy.txt", -1, NULL);
+	struct signal_list pretty = parse_fixture("bottle-mypy-pretty.txt", -1, NULL);
+
+	(void)state;
+	/*
+	 * --pretty wraps the messages at 80 columns (the code alone on a line,
+	 * after a line that ends with a space, at line 83) and adds the source
+	 * line with a marker: read, they are the plain output's signals.
+	 */
+	assert_int_equal(pretty.format, SIGNAL_MYPY);
+	assert_int_equal(plain.count, 38);
+	assert_same_signals(&plain, &pretty);
+	assert_int_equal(pretty.items[3].line, 83);
+	assert_string_equal(pretty.items[3].code, "assignment");
+	assert_string_equal(pretty.items[3].message,
+			    "Incompatible import of \"json_dumps\" (imported name has type \"Callable[[Any, "
+			    "DefaultNamedArg(bool, 'skipkeys'), DefaultNamedArg(bool, 'ensure_ascii'), "
+			    "DefaultNamedArg(bool, 'check_circular'), DefaultNamedArg(bool, 'allow_nan'), "
+			    "DefaultNamedArg(Optional[Type[JSONEncoder]], 'cls'), DefaultNamedArg(Union[None, int, str], "
+			    "'indent'), DefaultNamedArg(Optional[Tuple[str, str]], 'separators'), "
+			    "DefaultNamedArg(Optional[Callable[[Any], Any]], 'default'), DefaultNamedArg(bool, "
+			    "'sort_keys'), KwArg(Any)], str]\", local name has type \"Callable[[Any, bool, int, bool, "
+			    "bool, bool, int], str]\")");
+	assert_string_equal(pretty.items[5].message, "By default the bodies of untyped functions are not checked, "
+			    "consider using --check-untyped-defs");
+	assert_string_equal(pretty.items[5].severity, "note");
+	signal_list_release(&plain);
+	signal_list_release(&pretty);
+
+	/*
+	 * OctoPrint: a message over four lines, source lines cut with "...",
+	 * and notes indented as mypy prints them (overload variants, the
+	 * signatures of a superclass and a subclass).
+	 */
+	plain = parse_fixture("octoprint-mypy.txt", -1, NULL);
+	pretty = parse_fixture("octoprint-mypy-pretty.txt", -1, NULL);
+	assert_int_equal(plain.count, 8);
+	assert_same_signals(&plain, &pretty);
+	assert_string_equal(pretty.items[0].code, "override");
+	assert_string_equal(pretty.items[0].message,
+			    "Signature of \"_get_files_zip\" incompatible with supertype \"DynamicZipBundleHandler\"\n"
+			    "     Superclass:\n"
+			    "         def _get_files_zip(self, files: Any) -> Any\n"
+			    "     Subclass:\n"
+			    "         def _get_files_zip(self, storage: str, files: Dict[Any, Any]) -> Any");
+	assert_string_equal(pretty.items[1].message,
+			    "No overload variant of \"__add__\" of \"list\" matches argument type \"Dict[str, Any]\"\n"
+			    "Possible overload variants:\n"
+			    "    def __add__(self, List[Any], /) -> List[Any]\n"
+			    "    def [_S] __add__(self, List[_S], /) -> List[Union[_S, Any]]");
+	assert_int_equal(pretty.items[3].line, 6032);
+	assert_string_equal(pretty.items[3].message,
+			    "Incompatible types in assignment (expression has type "
+			    "\"Union[int, str, bytes, PathLike[str], PathLike[bytes]]\", variable has type \"str\")");
+	/* The note in typeshed is about another file: a signal of its own. */
+	assert_string_equal(pretty.items[5].file, "/usr/lib/python3/dist-packages/mypy/typeshed/stdlib/io.pyi");
+	assert_string_equal(pretty.items[5].severity, "note");
+	signal_list_release(&plain);
+	signal_list_release(&pretty);
+
+	/*
+	 * An error about a whole file has no source line and this one no code
+	 * (mypy 1.0.1 on two packages of the same name, as printed); what is
+	 * not a wrapped message (a crash's traceback) stays out of the one
+	 * before it.
+	 */
+	pretty = parse_text("b/pkg/__init__.py: error: Duplicate module named \"pkg\" (also at\n"
+			    "\"a/pkg/__init__.py\")\n"
+			    "b/pkg/__init__.py: note: See https://mypy.readthedocs.io/en/stable/running_mypy.html"
+			    "#mapping-file-paths-to-modules for more info\n"
+			    "Found 1 error in 1 file (errors prevented further checking)\n", SIGNAL_MYPY, NULL);
+	assert_no_problems(&pretty);
+	assert_int_equal(pretty.count, 1);
+	assert_int_equal(pretty.items[0].line, 0);
+	assert_string_equal(pretty.items[0].message, "Duplicate module named \"pkg\" (also at \"a/pkg/__init__.py\")\n"
+			    "See https://mypy.readthedocs.io/en/stable/running_mypy.html#mapping-file-paths-to-modules "
+			    "for more info");
+	signal_list_release(&pretty);
+	pretty = parse_text("a.py:3: error: INTERNAL ERROR -- Please try using mypy master on GitHub:\n"
+			    "https://mypy.readthedocs.io/en/stable/common_issues.html#using-a-development-mypy-build\n"
+			    "Traceback (most recent call last):\n"
+			    "  File \"mypy/checker.py\", line 585, in accept\n"
+			    "    stmt.accept(self)\n"
+			    "RuntimeError: boom\n"
+			    "a.py:4: error: Wrapped\n"
+			    "message  [misc]\n"
+			    "    x = 1\n"
+			    "    ^\n"
+			    "a.py:5: error: Wrapped without a code\n"
+			    "at all\n"
+			    "    y = 2\n"
+			    "    ^~~\n"
+			    "Found 3 errors in 1 file (checked 1 source file)\n", SIGNAL_MYPY, NULL);
+	assert_no_problems(&pretty);
+	assert_int_equal(pretty.count, 3);
+	assert_string_equal(pretty.items[0].message, "INTERNAL ERROR -- Please try using mypy master on GitHub:");
+	assert_string_equal(pretty.items[1].message, "Wrapped message");
+	assert_string_equal(pretty.items[1].code, "misc");
+	assert_string_equal(pretty.items[2].message, "Wrapped without a code at all");
+	assert_string_equal(pretty.items[2].code, "");
+	signal_list_release(&pretty);
+}
+
 static const struct expect bandit_want[] = {
 	{ "src/sample.py", 3, 0, 3, 0, "LOW", "B404",
 	  "Consider possible security implications associated with subprocess module.",
@@ -424,16 +547,124 @@ static void test_gcc_variants(void **state)
 	(void)state;
 	assert_int_equal(list.format, SIGNAL_GCC);
 	assert_no_problems(&list);
-	assert_int_equal(list.count, 5);
+	assert_int_equal(list.count, 4);
 	assert_string_equal(list.items[0].file, "inc/a.h");
 	assert_string_equal(list.items[0].code, "-Wunused-variable");
 	assert_string_equal(list.items[0].message, "unused variable ‘x’");
 	assert_string_equal(list.items[1].code, "-Wunused-variable");
 	assert_string_equal(list.items[2].code, "-Wdeprecated-declarations");
-	assert_string_equal(list.items[3].file, "b.h");
-	assert_string_equal(list.items[3].severity, "note");
-	assert_string_equal(list.items[4].severity, "fatal error");
-	assert_string_equal(list.items[4].message, "zzz.h: No such file or directory");
+	/* The note in another file joins the warning before it, with its place. */
+	assert_string_equal(list.items[2].message,
+			    "'old' is deprecated\nb.h:2:6: note: 'old' has been explicitly marked deprecated here");
+	assert_string_equal(list.items[3].severity, "fatal error");
+	assert_string_equal(list.items[3].message, "zzz.h: No such file or directory");
+	signal_list_release(&list);
+
+	/* A note with no diagnostic before it stands alone. */
+	list = parse_text("a.c:1:5: note: previous declaration of 'f' with type 'int(void)'\n", -1, NULL);
+	assert_int_equal(list.count, 1);
+	assert_string_equal(list.items[0].severity, "note");
+	signal_list_release(&list);
+}
+
+#define DOOM_PREVIOUS(name, l, v) { "doomtype.h", l, 0, 0, 0, "warning", "", "\"" name "\" redefined\n" \
+	"/usr/include/values.h:" #v ": note: this is the location of the previous definition", NULL }
+
+/*
+ * DOOM: its header's warnings come from every file that includes it, the
+ * notes gcc prints after a warning (in another file, after "In file
+ * included from", a fall-through's "here"), a message with the newlines of
+ * a format string, and a macro's -Wmisleading-indentation placed where the
+ * macro is expanded, as gcc's -fdiagnostics-format=json places it (and its
+ * "...this statement" too).
+ */
+static void test_gcc_groups(void **state)
+{
+	static const struct expect want[] = {
+		{ "am_map.c", 461, 5, 0, 0, "warning", "-Wmissing-field-initializers",
+		  "missing initializer for field ‘data2’ of ‘event_t’\nd_event.h:48:17: note: ‘data2’ declared here",
+		  NULL },
+		{ "am_map.c", 520, 9, 0, 0, "warning", "-Wmisleading-indentation",
+		  "this ‘if’ clause does not guard...\n"
+		  "z_zone.h:74:7: note: in definition of macro ‘Z_ChangeTag’\n"
+		  "...this statement, but the latter is misleadingly indented as if it were guarded by the ‘if’\n"
+		  "z_zone.h:76:11: note: in definition of macro ‘Z_ChangeTag’", NULL },
+		DOOM_PREVIOUS("MAXSHORT", 45, 43),
+		DOOM_PREVIOUS("MAXINT", 48, 44),
+		DOOM_PREVIOUS("MINLONG", 55, 41),
+		{ "p_maputl.c", 28, 1, 0, 0, "warning", "-Wunused-const-variable=", "‘rcsid’ defined but not used", NULL },
+		{ "r_bsp.c", 26, 1, 0, 0, "warning", "-Wunused-const-variable=", "‘rcsid’ defined but not used", NULL },
+		{ "d_englsh.h", 47, 25, 0, 0, "warning", "-Wformat-overflow=",
+		  "‘'?\n\npress y or n.’ directive writing 17 bytes into a region of size between 15 and 38\n"
+		  "in definition of macro ‘QLPROMPT’\n"
+		  "format string is defined here\n"
+		  "m_menu.c:741:5: note: ‘sprintf’ output between 60 and 83 bytes into a destination of size 80", NULL },
+		{ "p_ceilng.c", 91, 17, 0, 0, "warning", "-Wimplicit-fallthrough=",
+		  "this statement may fall through\np_ceilng.c:93:15: note: here", NULL },
+	};
+	struct signal_list list = parse_fixture("doom-gcc.txt", -1, NULL);
+	size_t i, j, found = 0;
+
+	(void)state;
+	assert_int_equal(list.format, SIGNAL_GCC);
+	assert_no_problems(&list);
+	/* 54 errors and warnings, 6 of them doomtype.h's again for r_bsp.c; no note alone. */
+	assert_int_equal(list.count, 48);
+	for (i = 0; i < list.count; i++) {
+		assert_string_not_equal(list.items[i].severity, "note");
+		for (j = 0; j < i; j++)
+			if (!strcmp(list.items[i].file, list.items[j].file) && list.items[i].line == list.items[j].line &&
+			    !strcmp(list.items[i].message, list.items[j].message))
+				fail_msg("%s:%d read twice", list.items[i].file, list.items[i].line);
+		for (j = 0; j < COUNT(want); j++)
+			if (!strcmp(list.items[i].file, want[j].file) && list.items[i].line == want[j].line) {
+				assert_signal(&list.items[i], "gcc", &want[j]);
+				found++;
+			}
+	}
+	assert_int_equal(found, COUNT(want));
+	signal_list_release(&list);
+}
+
+/*
+ * A warning in a macro's body, in a macro expanded in another, and in a
+ * macro's argument. gcc's JSON places the first at 8:17 (the outer
+ * expansion) and the second at 9:17 (where SAME is expanded, which its text
+ * does not say; the line is the same). clang places them there itself.
+ */
+static void test_macros(void **state)
+{
+	static const struct expect gcc_macros[] = {
+		{ "src/macros.c", 8, 17, 0, 0, "warning", "-Wshift-count-overflow",
+		  "left shift count >= width of type\n"
+		  "src/macros.c:2:23: note: in definition of macro ‘SHIFT’\n"
+		  "src/macros.c:3:18: note: in definition of macro ‘SCALE’", NULL },
+		{ "src/macros.c", 9, 24, 0, 0, "warning", "-Wshift-count-overflow",
+		  "left shift count >= width of type\nsrc/macros.c:4:17: note: in definition of macro ‘SAME’", NULL },
+	};
+	static const struct expect clang_macros[] = {
+		{ "src/macros.c", 8, 10, 0, 0, "warning", "-Wshift-count-overflow",
+		  "shift count >= width of type\n"
+		  "src/macros.c:3:18: note: expanded from macro 'SCALE'\n"
+		  "src/macros.c:2:23: note: expanded from macro 'SHIFT'", NULL },
+		{ "src/macros.c", 9, 17, 0, 0, "warning", "-Wshift-count-overflow",
+		  "shift count >= width of type\nsrc/macros.c:4:17: note: expanded from macro 'SAME'", NULL },
+	};
+	struct signal_list list;
+
+	(void)state;
+	check_fixture("gcc-macros.txt", NULL, SIGNAL_GCC, "gcc", gcc_macros, COUNT(gcc_macros));
+	check_fixture("clang-macros.txt", "clang", SIGNAL_GCC, "clang", clang_macros, COUNT(clang_macros));
+
+	/* DOOM through clang: a cast in a macro, at each place it is expanded. */
+	list = parse_fixture("doom-clang.txt", -1, "clang");
+	assert_no_problems(&list);
+	assert_int_equal(list.count, 4);
+	assert_int_equal(list.items[0].line, 58);
+	assert_int_equal(list.items[0].column, 2);
+	assert_string_equal(list.items[0].message, "cast to smaller integer type 'int' from 'byte *' (aka 'unsigned char *')\n"
+			    "p_saveg.c:40:36: note: expanded from macro 'PADSAVEP'");
+	assert_string_equal(list.items[2].message, "cast to smaller integer type 'int' from 'state_t *'");
 	signal_list_release(&list);
 }
 
@@ -466,6 +697,43 @@ static void test_clang_tidy(void **state)
 	assert_string_equal(list.items[1].code, "bugprone-branch-clone");
 	assert_string_equal(list.items[2].code, "");
 	assert_string_equal(list.items[2].message, "z [not a code]");
+	signal_list_release(&list);
+
+	/*
+	 * kilo: the Padding check's message is over eleven lines, the check's
+	 * name at the end of the last (as in clang-tidy's --export-fixes, with
+	 * the spaces at the ends of the lines); the analyzer's path notes join
+	 * the warning they explain.
+	 */
+	list = parse_fixture("kilo-clang-tidy.txt", -1, "clang-tidy");
+	assert_no_problems(&list);
+	assert_int_equal(list.count, 5);
+	assert_string_equal(list.items[0].code, "clang-analyzer-optin.performance.Padding");
+	assert_int_equal(list.items[0].line, 81);
+	assert_string_equal(list.items[0].message,
+			    "Excessive padding in 'struct erow' (8 padding bytes, where 0 is optimal). \n"
+			    "Optimal fields order: \nchars, \nrender, \nhl, \nidx, \nsize, \nrsize, \nhl_oc, \n"
+			    "consider reordering the fields or adding explicit padding members\n"
+			    "Excessive padding in 'struct erow' (8 padding bytes, where 0 is optimal). Optimal fields "
+			    "order: chars, render, hl, idx, size, rsize, hl_oc, consider reordering the fields or adding "
+			    "explicit padding members");
+	assert_string_equal(list.items[3].code, "clang-analyzer-optin.portability.UnixAPI");
+	assert_non_null(strstr(list.items[3].message, "Call to 'realloc' has an allocation size of 0 bytes\n"
+			       "kilo.c:1292:9: note: Assuming 'argc' is equal to 2\n"));
+	signal_list_release(&list);
+
+	/* A line that ends with brackets and has a caret line under it is source, not message. */
+	list = parse_text("a.c:3:9: error: use of undeclared identifier 'n'\n"
+			  "    return t [n];\n"
+			  "              ^\n"
+			  "a.c:4:1: warning: two\n"
+			  "lines [-Wx]\n", -1, NULL);
+	assert_no_problems(&list);
+	assert_int_equal(list.count, 2);
+	assert_string_equal(list.items[0].message, "use of undeclared identifier 'n'");
+	assert_string_equal(list.items[0].code, "");
+	assert_string_equal(list.items[1].message, "two\nlines");
+	assert_string_equal(list.items[1].code, "-Wx");
 	signal_list_release(&list);
 }
 
@@ -541,7 +809,9 @@ static void test_detect(void **state)
 		{ "mypy-columns.txt", SIGNAL_MYPY }, { "mypy.json", SIGNAL_MYPY_JSON }, { "bandit.json", SIGNAL_BANDIT },
 		{ "revline.sarif", SIGNAL_SARIF }, { "sarif-spec.sarif", SIGNAL_SARIF }, { "gcc.txt", SIGNAL_GCC },
 		{ "clang.txt", SIGNAL_GCC }, { "cppcheck.txt", SIGNAL_GCC }, { "shellcheck.json", SIGNAL_SHELLCHECK },
-		{ "shellcheck-json1.json", SIGNAL_SHELLCHECK },
+		{ "shellcheck-json1.json", SIGNAL_SHELLCHECK }, { "bottle-mypy-pretty.txt", SIGNAL_MYPY },
+		{ "octoprint-mypy-pretty.txt", SIGNAL_MYPY }, { "doom-gcc.txt", SIGNAL_GCC },
+		{ "doom-clang.txt", SIGNAL_GCC }, { "kilo-clang-tidy.txt", SIGNAL_GCC },
 	};
 	static const struct {
 		const char *text;
@@ -981,10 +1251,13 @@ int main(void)
 		cmocka_unit_test(test_flake8),
 		cmocka_unit_test(test_mypy),
 		cmocka_unit_test(test_mypy_json),
+		cmocka_unit_test(test_mypy_pretty),
 		cmocka_unit_test(test_bandit),
 		cmocka_unit_test(test_shellcheck),
 		cmocka_unit_test(test_gcc_clang_cppcheck),
 		cmocka_unit_test(test_gcc_variants),
+		cmocka_unit_test(test_gcc_groups),
+		cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_clang_tidy),
 		cmocka_unit_test(test_sarif),
 		cmocka_unit_test(test_detect),
