@@ -1073,23 +1073,6 @@ int ask_attempt(int *attempt, long *elapsed_ms, struct asker *a, uint64_t id)
 	return RL_ENOTFOUND;
 }
 
-void ask_cancel(struct asker *a, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < a->nlive; i++) {
-		struct ask *q = a->live[i];
-
-		if (q->id != id)
-			continue;
-		if (q->task)
-			sched_cancel(a->sched, q->task);
-		else
-			settle_error(a, q, ASK_CANCELLED, 0, "cancelled");
-		return;
-	}
-}
-
 void asker_cancel_all(struct asker *a)
 {
 	size_t i = a->nlive;
@@ -1130,11 +1113,6 @@ int asker_wait(struct asker *a, int max_ms)
 	if (hold >= 0 && (max_ms < 0 || hold < max_ms))
 		max_ms = (int)hold;
 	return drain(a, sched_wait(a->sched, max_ms));
-}
-
-size_t asker_pending(const struct asker *a)
-{
-	return a->nlive;
 }
 
 struct sched *asker_sched(struct asker *a)

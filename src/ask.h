@@ -123,7 +123,6 @@ int ask_submit(struct asker *asker, uint64_t *id, const struct ask_spec *spec);
  * -1 while it waits). RL_ENOTFOUND when it is not being asked.
  */
 int ask_attempt(int *attempt, long *elapsed_ms, struct asker *asker, uint64_t id);
-void ask_cancel(struct asker *asker, uint64_t id);
 void asker_cancel_all(struct asker *asker);
 
 int asker_fds(struct asker *asker, struct pollfd *out, int max);
@@ -138,8 +137,6 @@ int asker_wait(struct asker *asker, int max_ms);
 bool asker_next(struct asker *asker, struct ask_event *out);
 void ask_event_release(struct ask_event *event);
 
-/* Questions not settled. */
-size_t asker_pending(const struct asker *asker);
 /* The scheduler underneath, for its deadline and timeouts. */
 struct sched *asker_sched(struct asker *asker);
 

@@ -16,18 +16,6 @@ const char *rule_status_name(enum rule_status status)
 	return (size_t)status < NSTATUS ? status_names[status] : "unknown";
 }
 
-bool rule_status_parse(enum rule_status *out, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NSTATUS; i++)
-		if (!strcmp(status_names[i], name)) {
-			*out = (enum rule_status)i;
-			return true;
-		}
-	return false;
-}
-
 bool rule_status_settled(enum rule_status status)
 {
 	return status != RULE_QUEUED && status != RULE_RUNNING;

@@ -29,7 +29,6 @@ enum rule_status {
 };
 
 const char *rule_status_name(enum rule_status status);
-bool rule_status_parse(enum rule_status *out, const char *name);
 /* Whether the rule has settled (not queued or running). */
 bool rule_status_settled(enum rule_status status);
 

@@ -299,11 +299,6 @@ bool watch_stale(struct watch *w)
 	return w && watched(w->tui) && w->stamp != stamp_of(w->tui);
 }
 
-bool watch_inotify(const struct watch *w)
-{
-	return w && w->fd >= 0;
-}
-
 void watch_free(struct watch *w)
 {
 	if (!w)

@@ -18,8 +18,6 @@ void watch_reset(struct watch *watch);
 bool watch_stale(struct watch *watch);
 /* Look now (the terminal got the focus back): reload when the tree changed. */
 void watch_look(struct watch *watch);
-/* Whether changes are seen as they happen (inotify), not on a timer. */
-bool watch_inotify(const struct watch *watch);
 void watch_free(struct watch *watch);
 
 #endif
