@@ -33,8 +33,6 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
 		    const struct target *target, const struct report_options *options);
 
-/* Text in a markdown table cell: no newlines, bars escaped, through term_write. */
-void report_markdown_cell(FILE *out, const char *s);
 
 /* The dependency analysis (report_deps.c): a text section, a markdown section, JSON (null when none). */
 #include <jansson.h>

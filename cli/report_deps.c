@@ -108,11 +108,11 @@ void report_markdown_deps(FILE *out, const struct check *check)
 			const struct deps_package *p = &a->packages[i];
 
 			fputs("| `", out);
-			report_markdown_cell(out, p->name);
+			term_md_cell(out, p->name);
 			fprintf(out, "` | %s | ", deps_ecosystem_name(p->ecosystem));
-			report_markdown_cell(out, or_dash(p->from));
+			term_md_cell(out, or_dash(p->from));
 			fputs(" | ", out);
-			report_markdown_cell(out, or_dash(p->to));
+			term_md_cell(out, or_dash(p->to));
 			fprintf(out, " | %s | %zu", deps_bump_name(p->bump), p->nadvisories);
 			if (p->nadvisories)
 				fprintf(out, " (%zu open)", open_advisories(p));

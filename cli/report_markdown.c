@@ -12,22 +12,6 @@
  * through term_* here too.
  */
 
-void report_markdown_cell(FILE *out, const char *s)
-{
-	struct buf text = BUF_INIT;
-
-	for (; s && *s; s++) {
-		if (*s == '\n' || *s == '\r')
-			buf_putc(&text, ' ');
-		else if (*s == '|')
-			buf_puts(&text, "\\|");
-		else
-			buf_putc(&text, *s);
-	}
-	term_write(out, text.ptr, text.len);
-	buf_release(&text);
-}
-
 static void fenced(FILE *out, const char *code)
 {
 	struct buf text = BUF_INIT;
@@ -79,11 +63,11 @@ static void rules_table(FILE *out, const struct check *check)
 		const struct rule_result *r = check_result(check, i);
 
 		fputs("| `", out);
-		report_markdown_cell(out, r->rule->id);
+		term_md_cell(out, r->rule->id);
 		fprintf(out, "` | %s", rule_status_name(r->status));
 		if (r->error && r->status != RULE_SKIPPED) {
 			fputs(": ", out);
-			report_markdown_cell(out, r->error);
+			term_md_cell(out, r->error);
 		}
 		fprintf(out, " | %zu | %.1f s |\n", r->nfindings, (double)r->duration_ms / 1000.0);
 	}

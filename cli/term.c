@@ -74,3 +74,19 @@ void term_pad(FILE *out, const char *s, int width)
 	while (pad-- > 0)
 		fputc(' ', out);
 }
+
+void term_md_cell(FILE *out, const char *s)
+{
+	struct buf text = BUF_INIT;
+
+	for (; s && *s; s++) {
+		if (*s == '\n' || *s == '\r')
+			buf_putc(&text, ' ');
+		else if (*s == '|')
+			buf_puts(&text, "\\|");
+		else
+			buf_putc(&text, *s);
+	}
+	term_write(out, text.ptr, text.len);
+	buf_release(&text);
+}

@@ -26,4 +26,7 @@ void term_vprintf(FILE *out, const char *fmt, va_list ap);
 int term_width(const char *s);
 void term_pad(FILE *out, const char *s, int width);
 
+/* s as a cell of a Markdown table: line breaks as spaces, '|' escaped. */
+void term_md_cell(FILE *out, const char *s);
+
 #endif

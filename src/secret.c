@@ -131,6 +131,7 @@ int secret_add(const char *text)
 		return error_nomem();
 	}
 	nsecrets++;
+	error_scrub_set(secret_copy);
 	return 0;
 }
 

@@ -1,5 +1,4 @@
 #include "status.h"
-#include "secret.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +7,21 @@
 
 static _Thread_local char last_message[1024];
 static _Thread_local int last_status;
+/* The redaction (secret.c registers it with its first secret); a plain copy until then. */
+static error_scrub_fn *scrub;
+
+void error_scrub_set(error_scrub_fn *fn)
+{
+	scrub = fn;
+}
+
+static void message_copy(const char *s, size_t len)
+{
+	if (scrub)
+		scrub(last_message, sizeof(last_message), s, len);
+	else
+		snprintf(last_message, sizeof(last_message), "%.*s", (int)len, s);
+}
 
 const char *status_text(int status)
 {
@@ -37,12 +51,12 @@ int error_set(int status, const char *fmt, ...)
 	if (n < 0) {
 		snprintf(last_message, sizeof(last_message), "%s", status_text(status));
 	} else if ((size_t)n < sizeof(copy)) {
-		secret_copy(last_message, sizeof(last_message), copy, (size_t)n);
+		message_copy(copy, (size_t)n);
 	} else if ((full = malloc((size_t)n + 1))) {
 		va_start(ap, fmt);
 		vsnprintf(full, (size_t)n + 1, fmt, ap);
 		va_end(ap);
-		secret_copy(last_message, sizeof(last_message), full, (size_t)n);
+		message_copy(full, (size_t)n);
 		free(full);
 	} else {
 		snprintf(last_message, sizeof(last_message), "%s (and out of memory for its message)",

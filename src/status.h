@@ -1,6 +1,8 @@
 #ifndef REVLINE_STATUS_H
 #define REVLINE_STATUS_H
 
+#include <stddef.h>
+
 /*
  * Every engine call returns 0 or one of these negative statuses. The
  * message that goes with a failure is kept per thread (libgit2's model):
@@ -27,6 +29,13 @@ enum status {
 
 /* The fixed text of a status ("unknown revision"). */
 const char *status_text(int status);
+
+/*
+ * What every message goes through before it is kept: secret.c registers its
+ * redaction of the API key here when it is given the first one.
+ */
+typedef size_t error_scrub_fn(char *out, size_t size, const char *s, size_t len);
+void error_scrub_set(error_scrub_fn *fn);
 
 /*
  * Record a failure with a message for the user and return the status, so
