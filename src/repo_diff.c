@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <stdio.h>
 
 /* What the models made from one libgit2 diff share (see repo_diff_renamed). */
 struct git_shared {
@@ -163,7 +162,6 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 		git_buf_dispose(&text);
 		git_patch_free(patch);
 	}
-	if (getenv("RLDEBUG")) fwrite(all.ptr, 1, all.len, stderr);
 	if (!error)
 		error = diff_file_parse(diff, file, all.ptr ? all.ptr : "", all.len);
 	buf_release(&all);
