@@ -145,10 +145,17 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 	unsigned char i;
 	int error = 0;
 
-	if (!src->ndeltas[index])
-		error = rename_patch_text(&all, src->git, &git_diff_get_delta(src->diff, src->first[index])->old_file,
+	if (!src->ndeltas[index]) {
+		struct buf renamed = BUF_INIT;
+
+		error = rename_patch_text(&renamed, src->git,
+					  &git_diff_get_delta(src->diff, src->first[index])->old_file,
 					  &git_diff_get_delta(src->diff, src->second[index])->new_file,
 					  file->similarity);
+		if (!error)
+			error = put_git_text(&all, renamed.ptr ? renamed.ptr : "", renamed.len, file->similarity);
+		buf_release(&renamed);
+	}
 	for (i = 0; i < src->ndeltas[index] && !error; i++) {
 		git_patch *patch = NULL;
 
