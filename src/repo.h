@@ -67,10 +67,12 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
  * rename.h; 1 when done, 0 when work remains, < 0 on error); after the
  * first slice the identical-content renames are known. repo_diff_renamed
  * makes a new model of the same diff with the pairs known so far; the
- * models share the pairing and can be freed in any order.
+ * models share the pairing and can be freed in any order; what the older
+ * one counted is kept.
  */
 int repo_diff_start(struct diff **out, struct repo *repo, const struct target *target);
 int repo_diff_renames_step(struct diff *diff, int64_t budget_us);
+bool repo_diff_renames_done(struct diff *diff);
 bool repo_diff_renames_exact(struct diff *diff);
 int repo_diff_renamed(struct diff **out, struct diff *diff);
 

@@ -559,8 +559,39 @@ done:
 	return error;
 }
 
-/* A model of the shared diff with the pairs known so far. */
-static int diff_of_shared(struct diff **out, struct git_shared *sh)
+/* What was counted in prev stays known for the files that are the same in diff. */
+static int counts_keep(struct diff *diff, const struct diff *prev)
+{
+	const struct git_source *a = prev->source.ctx, *b = diff->source.ctx;
+	size_t n = git_diff_num_deltas(a->diff), i, *at = malloc((n ? n : 1) * sizeof(*at));
+
+	if (!at)
+		return error_nomem();
+	for (i = 0; i < n; i++)
+		at[i] = SIZE_MAX;
+	for (i = 0; i < prev->nfiles; i++)
+		if (a->ndeltas[i] && (prev->files[i].flags & DIFF_FILE_COUNTED))
+			at[a->first[i]] = i;
+	for (i = 0; i < diff->nfiles; i++) {
+		const struct diff_file *was;
+		struct diff_file *file = &diff->files[i];
+
+		if (!b->ndeltas[i] || at[b->first[i]] == SIZE_MAX)
+			continue;
+		was = &prev->files[at[b->first[i]]];
+		file->additions = was->additions;
+		file->deletions = was->deletions;
+		file->flags |= was->flags & (DIFF_FILE_COUNTED | DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN);
+		diff->counted++;
+		diff->additions += was->additions;
+		diff->deletions += was->deletions;
+	}
+	free(at);
+	return 0;
+}
+
+/* A model of the shared diff with the pairs known so far (what prev counted kept). */
+static int diff_of_shared(struct diff **out, struct git_shared *sh, const struct diff *prev)
 {
 	struct git_source *src = calloc(1, sizeof(*src));
 	struct diff *diff = NULL;
@@ -581,7 +612,7 @@ static int diff_of_shared(struct diff **out, struct git_shared *sh)
 	diff->source.count = source_count;
 	diff->source.free = source_free;
 	diff->source.ctx = src;
-	if ((error = files_from_entries(diff, src)) < 0) {
+	if ((error = files_from_entries(diff, src)) < 0 || (prev && (error = counts_keep(diff, prev)) < 0)) {
 		diff_free(diff);
 		return error;
 	}
@@ -602,7 +633,7 @@ int repo_diff_start(struct diff **out, struct repo *repo, const struct target *t
 	if ((error = git_diff_of(&sh->diff, repo, target)) == 0 &&
 	    (error = entries_of(sh, target->side == SIDE_WORKDIR)) == 0 &&
 	    (error = renames_of(sh)) == 0)
-		error = diff_of_shared(out, sh);
+		error = diff_of_shared(out, sh, NULL);
 	shared_release(sh);
 	return error;
 }
@@ -621,6 +652,13 @@ int repo_diff_renames_step(struct diff *diff, int64_t budget_us)
 	return rename_step(sh->renames, budget_us);
 }
 
+bool repo_diff_renames_done(struct diff *diff)
+{
+	struct git_shared *sh = shared_of(diff);
+
+	return !sh || !sh->renames || rename_done(sh->renames);
+}
+
 bool repo_diff_renames_exact(struct diff *diff)
 {
 	struct git_shared *sh = shared_of(diff);
@@ -635,7 +673,7 @@ int repo_diff_renamed(struct diff **out, struct diff *diff)
 	*out = NULL;
 	if (!sh)
 		return error_set(RL_EUSAGE, "this diff was not made by repo_diff");
-	return diff_of_shared(out, sh);
+	return diff_of_shared(out, sh, diff);
 }
 
 int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
