@@ -72,7 +72,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
  */
 int repo_diff_start(struct diff **out, struct repo *repo, const struct target *target);
 int repo_diff_renames_step(struct diff *diff, int64_t budget_us);
-bool repo_diff_renames_done(struct diff *diff);
+bool repo_diff_renames_done(const struct diff *diff);
 bool repo_diff_renames_exact(struct diff *diff);
 int repo_diff_renamed(struct diff **out, struct diff *diff);
 

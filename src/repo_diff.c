@@ -638,7 +638,7 @@ int repo_diff_start(struct diff **out, struct repo *repo, const struct target *t
 	return error;
 }
 
-static struct git_shared *shared_of(struct diff *diff)
+static struct git_shared *shared_of(const struct diff *diff)
 {
 	return diff->source.free == source_free ? ((struct git_source *)diff->source.ctx)->shared : NULL;
 }
@@ -652,7 +652,7 @@ int repo_diff_renames_step(struct diff *diff, int64_t budget_us)
 	return rename_step(sh->renames, budget_us);
 }
 
-bool repo_diff_renames_done(struct diff *diff)
+bool repo_diff_renames_done(const struct diff *diff)
 {
 	struct git_shared *sh = shared_of(diff);
 

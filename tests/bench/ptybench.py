@@ -571,7 +571,11 @@ def main():
     # The bars: revline's status bar ends with "N files  counting ..." (the
     # pane titles say "Files  1/N" and "file 1/N"); tig's title bar starts
     # with "[pager]".
+    # With --range the list first holds renames unpaired (more files), so
+    # any count will do ("N files  finding renames").
     rl_bar, tig_bar = f"{stat['files']} files", "[pager]"
+    if args.range:
+        rl_bar = " files  "
     plan = [
         ("revline", lambda d=None: run_tui("revline", args, env, marker, rl_bar, dump=d)),
         ("tig", lambda d=None: run_tui("tig", args, env, marker, tig_bar, dump=d)),
