@@ -111,22 +111,3 @@ unsigned similarity_score(const struct similarity_sig *old, const struct similar
 	return (unsigned)(copied_bytes(old->spans, old->count, new->spans, new->count) *
 			  SIMILARITY_MAX / max);
 }
-
-unsigned similarity_percent(const char *old, size_t old_len, const char *new, size_t new_len)
-{
-	struct similarity_sig a, b;
-	unsigned score = 0;
-
-	if (!(old_len > new_len ? old_len : new_len))
-		return 100;
-	if (old_len == new_len && !memcmp(old, new, old_len))
-		return 100;
-	if (similarity_sig_of(&a, old, old_len) == 0) {
-		if (similarity_sig_of(&b, new, new_len) == 0) {
-			score = similarity_score(&a, &b);
-			similarity_sig_release(&b);
-		}
-		similarity_sig_release(&a);
-	}
-	return score * 100 / SIMILARITY_MAX;
-}

@@ -25,7 +25,4 @@ void similarity_sig_release(struct similarity_sig *sig);
 /* git's score (0..SIMILARITY_MAX) of new as an edit of old. */
 unsigned similarity_score(const struct similarity_sig *old, const struct similarity_sig *new);
 
-/* The percent of two contents (100 when they are equal). */
-unsigned similarity_percent(const char *old, size_t old_len, const char *new, size_t new_len);
-
 #endif
