@@ -428,6 +428,17 @@ static void matrix_finish(struct rename *r)
 	r->phase = PHASE_DONE;
 }
 
+/* Once every pair is known, the signatures are not needed any more. */
+static void sigs_release(struct rename *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsrc; i++)
+		similarity_sig_release(&r->srcs[i].sig);
+	for (i = 0; i < r->ndst; i++)
+		similarity_sig_release(&r->dsts[i].sig);
+}
+
 int rename_step(struct rename *r, int64_t budget_us)
 {
 	int64_t deadline = now_us() + budget_us;
@@ -445,8 +456,10 @@ int rename_step(struct rename *r, int64_t budget_us)
 		if (r->cursor < r->nsrc)
 			return 0;
 		r->phase = PHASE_MATRIX;
-		if ((error = matrix_start(r)) != 0)
+		if ((error = matrix_start(r)) != 0) {
+			sigs_release(r);
 			return error;
+		}
 		/* fall through */
 	case PHASE_MATRIX:
 		while (r->cursor < r->ndst && !error) {
@@ -463,6 +476,7 @@ int rename_step(struct rename *r, int64_t budget_us)
 		if (r->cursor < r->ndst)
 			return 0;
 		matrix_finish(r);
+		sigs_release(r);
 		/* fall through */
 	case PHASE_DONE:
 		return 1;
@@ -557,14 +571,9 @@ int rename_new(struct rename **out, git_repository *git, const git_diff_file *co
 
 void rename_free(struct rename *r)
 {
-	size_t i;
-
 	if (!r)
 		return;
-	for (i = 0; i < r->nsrc; i++)
-		similarity_sig_release(&r->srcs[i].sig);
-	for (i = 0; i < r->ndst; i++)
-		similarity_sig_release(&r->dsts[i].sig);
+	sigs_release(r);
 	git_odb_free(r->odb);
 	free(r->srcs);
 	free(r->dsts);
