@@ -61,6 +61,22 @@ void target_release(struct target *target);
 int repo_diff(struct diff **out, struct repo *repo, const struct target *target);
 
 /*
+ * The same diff without waiting for rename detection (for a screen that
+ * shows the files at once): its renames are not paired yet (a deletion and
+ * an addition). repo_diff_renames_step does a slice of the pairing (see
+ * rename.h; 1 when done, 0 when work remains, < 0 on error); after the
+ * first slice the identical-content renames are known. repo_diff_renamed
+ * makes a new model of the same diff with the pairs known so far; the
+ * models share the pairing and can be freed in any order; what the older
+ * one counted is kept.
+ */
+int repo_diff_start(struct diff **out, struct repo *repo, const struct target *target);
+int repo_diff_renames_step(struct diff *diff, int64_t budget_us);
+bool repo_diff_renames_done(const struct diff *diff);
+bool repo_diff_renames_exact(struct diff *diff);
+int repo_diff_renamed(struct diff **out, struct diff *diff);
+
+/*
  * Whether .gitattributes marks a path linguist-generated or
  * linguist-vendored (as GitHub reads them): *out is "linguist-generated",
  * "linguist-vendored" or NULL.

@@ -3,6 +3,8 @@
  * deltas at once; a file's text is generated and parsed when first needed.
  */
 #include "repo.h"
+#include "rename.h"
+#include "repo_rename.h"
 #include "similarity.h"
 #include "status.h"
 
@@ -13,21 +15,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What the models made from one libgit2 diff share (see repo_diff_renamed). */
+struct git_shared {
+	git_diff *diff;
+	git_repository *git;
+	struct delta_entry *entries;    /* the deltas shown, in order */
+	size_t nentries;
+	struct rename *renames;         /* pairs deletions (sources) with additions */
+	size_t *src_entry, *dst_entry;  /* a rename candidate's entry */
+	size_t nsrc, ndst;
+	int abbrev;             /* the "index" line's ids: git's length (see repo_abbrev) */
+	bool workdir;           /* the new side is the working tree */
+	int refs;
+};
+
+struct delta_entry {
+	size_t delta;
+	bool pair;              /* a type change: this delta and the next */
+	size_t candidate;       /* its index among the rename sources or destinations */
+};
+
 struct git_source {
+	struct git_shared *shared;
 	git_diff *diff;
 	git_repository *git;
 	size_t *first;          /* per model file: its delta (a type change's deletion) */
 	size_t *second;         /* a type change's addition, which git prints second */
-	unsigned char *ndeltas; /* 1, or 2 for a type change */
+	unsigned char *ndeltas; /* 1, or 2 for a type change; 0 for a rename */
 	int abbrev;             /* the "index" line's ids: git's length (see repo_abbrev) */
 	bool workdir;           /* the new side is the working tree */
 };
+
+static void shared_release(struct git_shared *sh)
+{
+	if (!sh || --sh->refs > 0)
+		return;
+	rename_free(sh->renames);
+	git_diff_free(sh->diff);
+	free(sh->entries);
+	free(sh->src_entry);
+	free(sh->dst_entry);
+	free(sh);
+}
 
 static void source_free(void *ctx)
 {
 	struct git_source *src = ctx;
 
-	git_diff_free(src->diff);
+	shared_release(src->shared);
 	free(src->first);
 	free(src->second);
 	free(src->ndeltas);
@@ -98,7 +133,7 @@ static int put_git_text(struct buf *out, const struct git_source *src, const cha
 			unsigned similarity)
 {
 	bool hunks = len >= 3 && (!strncmp(text, "@@ ", 3) || memmem(text, len, "\n@@ ", 4));
-	bool in_hunks = false;
+	bool in_hunks = false, index = false;
 	size_t i = 0;
 	int error = 0;
 
@@ -112,8 +147,11 @@ static int put_git_text(struct buf *out, const struct git_source *src, const cha
 			n = hunk_header_len(line, n);
 		} else if (in_hunks) {
 			;
-		} else if (!strncmp(line, "index ", 6)) {
+		} else if (n > 6 && !strncmp(line, "index ", 6)) {
+			index = true;
 			error = put_index_line(out, src, line, n);
+			continue;
+		} else if (!index && n > 13 && !strncmp(line, "Binary files ", 13)) {
 			continue;
 		} else if (side_line(line, n) && !hunks) {
 			continue;
@@ -246,6 +284,17 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 	unsigned char i;
 	int error = 0;
 
+	if (!src->ndeltas[index]) {
+		struct buf renamed = BUF_INIT;
+
+		error = rename_patch_text(&renamed, src->git,
+					  &git_diff_get_delta(src->diff, src->first[index])->old_file,
+					  &git_diff_get_delta(src->diff, src->second[index])->new_file,
+					  file->similarity);
+		if (!error)
+			error = put_git_text(&all, src, renamed.ptr ? renamed.ptr : "", renamed.len, file->similarity);
+		buf_release(&renamed);
+	}
 	for (i = 0; i < src->ndeltas[index] && !error; i++) {
 		git_patch *patch = NULL;
 		bool empty;
@@ -273,7 +322,18 @@ static int source_count(void *ctx, struct diff *diff, size_t index)
 	struct diff_file *file = &diff->files[index];
 	size_t adds = 0, dels = 0;
 	unsigned char i;
+	bool binary = false;
 
+	if (!src->ndeltas[index]) {
+		int error = rename_patch_count(&adds, &dels, &binary, src->git,
+					       &git_diff_get_delta(src->diff, src->first[index])->old_file,
+					       &git_diff_get_delta(src->diff, src->second[index])->new_file);
+
+		if (error < 0)
+			return error;
+		if (binary)
+			file->flags |= DIFF_FILE_BINARY;
+	}
 	for (i = 0; i < src->ndeltas[index]; i++) {
 		git_patch *patch = NULL;
 		size_t a = 0, d = 0;
@@ -365,8 +425,7 @@ done:
 	return rc;
 }
 
-/* A side's content as git would hash it: the blob, or the working-tree file filtered. */
-static int content_of(git_buf *out, git_repository *git, const git_diff_file *side)
+int repo_content_of(git_buf *out, git_repository *git, const git_diff_file *side)
 {
 	git_blob *blob = NULL;
 	int rc;
@@ -377,18 +436,6 @@ static int content_of(git_buf *out, git_repository *git, const git_diff_file *si
 		return rc;
 	}
 	return workdir_content(out, git, side->path, side->mode);
-}
-
-static unsigned git_similarity(git_repository *git, const git_diff_delta *delta)
-{
-	git_buf a = { 0 }, b = { 0 };
-	unsigned score = delta->similarity;
-
-	if (content_of(&a, git, &delta->old_file) == 0 && content_of(&b, git, &delta->new_file) == 0)
-		score = similarity_percent(a.ptr, a.size, b.ptr, b.size);
-	git_buf_dispose(&a);
-	git_buf_dispose(&b);
-	return score;
 }
 
 /*
@@ -463,9 +510,6 @@ static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, 
 			      status == DIFF_DELETED ? 0 : new_mode);
 	if (error < 0)
 		return error;
-	file->similarity = delta->similarity;
-	if ((status == DIFF_RENAMED || status == DIFF_COPIED) && delta->similarity < 100)
-		file->similarity = git_similarity(src->git, delta);
 	if (delta->flags & GIT_DIFF_FLAG_BINARY)
 		file->flags |= DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN;
 	else if (delta->flags & GIT_DIFF_FLAG_NOT_BINARY)
@@ -476,31 +520,150 @@ static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, 
 	return 0;
 }
 
-static int files_from_deltas(struct diff *diff, struct git_source *src, enum target_side side)
+/* A rename revline paired (rename.c): the deletion's old side, the addition's new side. */
+static int file_from_rename(struct diff *diff, struct git_source *src, size_t del, size_t add,
+			    unsigned score)
 {
-	size_t n = git_diff_num_deltas(src->diff), d;
+	const git_diff_file *old = &git_diff_get_delta(src->diff, del)->old_file;
+	const git_diff_file *new = &git_diff_get_delta(src->diff, add)->new_file;
+	struct diff_file *file;
+	int error;
+
+	if ((error = diff_file_add(&file, diff, DIFF_RENAMED, old->path, new->path, old->mode, new->mode)) < 0)
+		return error;
+	file->similarity = score * 100 / SIMILARITY_MAX;
+	src->first[diff->nfiles - 1] = del;
+	src->second[diff->nfiles - 1] = add;
+	src->ndeltas[diff->nfiles - 1] = 0;
+	return 0;
+}
+
+static bool is_deleted(const git_diff_delta *d)
+{
+	return d->status == GIT_DELTA_DELETED;
+}
+
+/*
+ * The model's files, in git's order: a rename where its new path is, its
+ * deletion left out. The pairs are those known so far.
+ */
+static int files_from_entries(struct diff *diff, struct git_source *src)
+{
+	struct git_shared *sh = src->shared;
+	size_t n = sh->nentries ? sh->nentries : 1, e;
+	int error = 0;
+
+	src->first = calloc(n, sizeof(*src->first));
+	src->second = calloc(n, sizeof(*src->second));
+	src->ndeltas = calloc(n, 1);
+	if (!src->first || !src->second || !src->ndeltas)
+		return error_nomem();
+	for (e = 0; e < sh->nentries && !error; e++) {
+		const struct delta_entry *entry = &sh->entries[e];
+		const git_diff_delta *delta = git_diff_get_delta(src->diff, entry->delta);
+		size_t from = RENAME_NONE;
+		unsigned score = 0;
+
+		if (!entry->pair && entry->candidate != RENAME_NONE && sh->renames) {
+			if (is_deleted(delta) && rename_used(sh->renames, entry->candidate))
+				continue;
+			if (!is_deleted(delta))
+				from = rename_source(sh->renames, entry->candidate, &score);
+		}
+		if (from != RENAME_NONE)
+			error = file_from_rename(diff, src, sh->entries[sh->src_entry[from]].delta,
+						 entry->delta, score);
+		else
+			error = file_from_delta(diff, src, entry->delta, entry->pair);
+	}
+	return error;
+}
+
+static int grow_candidates(size_t **list, size_t n)
+{
+	size_t *grown;
+
+	if (n & (n - 1) && n > 8)
+		return 0;
+	if (!(grown = realloc(*list, (n < 8 ? 8 : n * 2) * sizeof(*grown))))
+		return error_nomem();
+	*list = grown;
+	return 0;
+}
+
+static int entry_add(struct git_shared *sh, size_t d, bool pair)
+{
+	const git_diff_delta *delta = git_diff_get_delta(sh->diff, d);
+	struct delta_entry *entry = &sh->entries[sh->nentries];
+	int error = 0;
+
+	*entry = (struct delta_entry){ d, pair, RENAME_NONE };
+	if (!pair && is_deleted(delta) && !(error = grow_candidates(&sh->src_entry, sh->nsrc))) {
+		entry->candidate = sh->nsrc;
+		sh->src_entry[sh->nsrc++] = sh->nentries;
+	} else if (!pair && is_added(delta) && !(error = grow_candidates(&sh->dst_entry, sh->ndst))) {
+		entry->candidate = sh->ndst;
+		sh->dst_entry[sh->ndst++] = sh->nentries;
+	}
+	sh->nentries++;
+	return error;
+}
+
+/* The deltas to show (type change halves joined, unchanged files left out). */
+static int entries_of(struct git_shared *sh, enum target_side side)
+{
+	size_t n = git_diff_num_deltas(sh->diff), d;
 	git_index *index = NULL;
 	int error = 0;
 
-	src->first = calloc(n ? n : 1, sizeof(*src->first));
-	src->second = calloc(n ? n : 1, sizeof(*src->second));
-	src->ndeltas = calloc(n ? n : 1, 1);
-	if (!src->first || !src->second || !src->ndeltas)
+	if (!(sh->entries = calloc(n ? n : 1, sizeof(*sh->entries))))
 		return error_nomem();
-	if (side != SIDE_TREE && git_repository_index(&index, src->git) < 0)
+	if (side != SIDE_TREE && git_repository_index(&index, sh->git) < 0)
 		index = NULL;
 	for (d = 0; d < n && !error; d++) {
-		bool pair = d + 1 < n && is_typechange_pair(git_diff_get_delta(src->diff, d),
-							    git_diff_get_delta(src->diff, d + 1));
+		bool pair = d + 1 < n && is_typechange_pair(git_diff_get_delta(sh->diff, d),
+							    git_diff_get_delta(sh->diff, d + 1));
 
-		if (!pair && (is_unchanged(src->git, index, git_diff_get_delta(src->diff, d)) ||
-			      (side == SIDE_INDEX && is_intent_to_add(index, git_diff_get_delta(src->diff, d)))))
+		if (!pair && (is_unchanged(sh->git, index, git_diff_get_delta(sh->diff, d)) ||
+			      (side == SIDE_INDEX && is_intent_to_add(index, git_diff_get_delta(sh->diff, d)))))
 			continue;
-		error = file_from_delta(diff, src, d, pair);
+		error = entry_add(sh, d, pair);
 		if (pair)
 			d++;
 	}
 	git_index_free(index);
+	return error;
+}
+
+static int read_side(void *ctx, git_buf *out, const git_diff_file *file)
+{
+	return repo_content_of(out, ctx, file);
+}
+
+/* The rename detection over the deletions and additions (nothing computed yet). */
+static int renames_of(struct git_shared *sh)
+{
+	const git_diff_file **srcs = calloc(sh->nsrc ? sh->nsrc : 1, sizeof(*srcs));
+	const git_diff_file **dsts = calloc(sh->ndst ? sh->ndst : 1, sizeof(*dsts));
+	struct rename_options opts = { 0, 0, read_side, sh->git };
+	size_t i;
+	int32_t limit;
+	git_config *config = NULL;
+	int error = error_nomem();
+
+	if (srcs && dsts) {
+		for (i = 0; i < sh->nsrc; i++)
+			srcs[i] = &git_diff_get_delta(sh->diff, sh->entries[sh->src_entry[i]].delta)->old_file;
+		for (i = 0; i < sh->ndst; i++)
+			dsts[i] = &git_diff_get_delta(sh->diff, sh->entries[sh->dst_entry[i]].delta)->new_file;
+		if (git_repository_config_snapshot(&config, sh->git) == 0 &&
+		    git_config_get_int32(&limit, config, "diff.renameLimit") == 0 && limit > 0)
+			opts.limit = (size_t)limit;
+		git_config_free(config);
+		error = rename_new(&sh->renames, sh->git, srcs, sh->nsrc, dsts, sh->ndst, &opts);
+	}
+	free(srcs);
+	free(dsts);
 	return error;
 }
 
@@ -523,12 +686,10 @@ static int tree_of(git_tree **out, git_repository *git, const char *hex)
 static int git_diff_of(git_diff **out, struct repo *repo, const struct target *t)
 {
 	git_diff_options opts;
-	git_diff_find_options find;
 	git_tree *base = NULL, *head = NULL;
 	int error, rc;
 
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
 	opts.id_abbrev = GIT_OID_HEXSZ;         /* abbreviated as git does, in put_index_line */
 	if (t->untracked)
@@ -550,29 +711,60 @@ static int git_diff_of(git_diff **out, struct repo *repo, const struct target *t
 				  e && e->message ? e->message : "libgit2 error");
 		goto done;
 	}
-	find.flags = GIT_DIFF_FIND_RENAMES | (t->untracked ? GIT_DIFF_FIND_FOR_UNTRACKED : 0);
-	if (git_diff_find_similar(*out, &find) < 0)
-		error = error_set(RL_EIO, "rename detection failed for %s", t->description);
 done:
 	git_tree_free(base);
 	git_tree_free(head);
 	return error;
 }
 
-int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
+/* What was counted in prev stays known for the files that are the same in diff. */
+static int counts_keep(struct diff *diff, const struct diff *prev)
 {
-	struct git_source *src = NULL;
+	const struct git_source *a = prev->source.ctx, *b = diff->source.ctx;
+	size_t n = git_diff_num_deltas(a->diff), i, *at = malloc((n ? n : 1) * sizeof(*at));
+
+	if (!at)
+		return error_nomem();
+	for (i = 0; i < n; i++)
+		at[i] = SIZE_MAX;
+	for (i = 0; i < prev->nfiles; i++)
+		if (a->ndeltas[i] && (prev->files[i].flags & DIFF_FILE_COUNTED))
+			at[a->first[i]] = i;
+	for (i = 0; i < diff->nfiles; i++) {
+		const struct diff_file *was;
+		struct diff_file *file = &diff->files[i];
+
+		if (!b->ndeltas[i] || at[b->first[i]] == SIZE_MAX)
+			continue;
+		was = &prev->files[at[b->first[i]]];
+		file->additions = was->additions;
+		file->deletions = was->deletions;
+		file->flags |= was->flags & (DIFF_FILE_COUNTED | DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN);
+		diff->counted++;
+		diff->additions += was->additions;
+		diff->deletions += was->deletions;
+	}
+	free(at);
+	return 0;
+}
+
+/* A model of the shared diff with the pairs known so far (what prev counted kept). */
+static int diff_of_shared(struct diff **out, struct git_shared *sh, const struct diff *prev)
+{
+	struct git_source *src = calloc(1, sizeof(*src));
 	struct diff *diff = NULL;
 	int error;
 
 	*out = NULL;
-	if (!(src = calloc(1, sizeof(*src))))
+	if (!src)
 		return error_nomem();
-	src->git = repo->git;
-	src->abbrev = repo_abbrev_len(repo->git);
-	src->workdir = target->side == SIDE_WORKDIR;
-	if ((error = git_diff_of(&src->diff, repo, target)) < 0 ||
-	    (error = diff_new(&diff)) < 0) {
+	src->shared = sh;
+	sh->refs++;
+	src->diff = sh->diff;
+	src->git = sh->git;
+	src->abbrev = sh->abbrev;
+	src->workdir = sh->workdir;
+	if ((error = diff_new(&diff)) < 0) {
 		source_free(src);
 		return error;
 	}
@@ -580,12 +772,90 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	diff->source.count = source_count;
 	diff->source.free = source_free;
 	diff->source.ctx = src;
-	if ((error = files_from_deltas(diff, src, target->side)) < 0) {
+	if ((error = files_from_entries(diff, src)) < 0 || (prev && (error = counts_keep(diff, prev)) < 0)) {
 		diff_free(diff);
 		return error;
 	}
 	*out = diff;
 	return 0;
+}
+
+int repo_diff_start(struct diff **out, struct repo *repo, const struct target *target)
+{
+	struct git_shared *sh = calloc(1, sizeof(*sh));
+	int error;
+
+	*out = NULL;
+	if (!sh)
+		return error_nomem();
+	sh->git = repo->git;
+	sh->refs = 1;
+	sh->abbrev = repo_abbrev_len(repo->git);
+	sh->workdir = target->side == SIDE_WORKDIR;
+	if ((error = git_diff_of(&sh->diff, repo, target)) == 0 &&
+	    (error = entries_of(sh, target->side)) == 0 &&
+	    (error = renames_of(sh)) == 0)
+		error = diff_of_shared(out, sh, NULL);
+	shared_release(sh);
+	return error;
+}
+
+static struct git_shared *shared_of(const struct diff *diff)
+{
+	return diff->source.free == source_free ? ((struct git_source *)diff->source.ctx)->shared : NULL;
+}
+
+int repo_diff_renames_step(struct diff *diff, int64_t budget_us)
+{
+	struct git_shared *sh = shared_of(diff);
+
+	if (!sh || !sh->renames)
+		return 1;
+	return rename_step(sh->renames, budget_us);
+}
+
+bool repo_diff_renames_done(const struct diff *diff)
+{
+	struct git_shared *sh = shared_of(diff);
+
+	return !sh || !sh->renames || rename_done(sh->renames);
+}
+
+bool repo_diff_renames_exact(struct diff *diff)
+{
+	struct git_shared *sh = shared_of(diff);
+
+	return !sh || !sh->renames || rename_exact_done(sh->renames);
+}
+
+int repo_diff_renamed(struct diff **out, struct diff *diff)
+{
+	struct git_shared *sh = shared_of(diff);
+
+	*out = NULL;
+	if (!sh)
+		return error_set(RL_EUSAGE, "this diff was not made by repo_diff");
+	return diff_of_shared(out, sh, diff);
+}
+
+int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
+{
+	struct diff *first = NULL;
+	struct git_shared *sh;
+	int error;
+
+	*out = NULL;
+	if ((error = repo_diff_start(&first, repo, target)) < 0)
+		return error;
+	sh = shared_of(first);
+	if (!sh->nsrc || !sh->ndst) {
+		*out = first;
+		return 0;
+	}
+	if ((error = rename_run(sh->renames)) == 0)
+		error = repo_diff_renamed(out, first);
+	diff_free(first);
+	return error;
 }
 
 int repo_linguist(const char **out, struct repo *repo, const char *path)

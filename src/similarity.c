@@ -5,18 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SCORE 60000ULL
 #define HASHBASE 107927u
 #define CHUNK_MAX 64
 
-struct span {
+struct similarity_span {
 	uint32_t hash;
 	uint32_t bytes;
 };
 
 static int span_cmp(const void *a, const void *b)
 {
-	uint32_t x = ((const struct span *)a)->hash, y = ((const struct span *)b)->hash;
+	uint32_t x = ((const struct similarity_span *)a)->hash, y = ((const struct similarity_span *)b)->hash;
 
 	return x < y ? -1 : x > y;
 }
@@ -31,9 +30,9 @@ static bool is_binary(const char *s, size_t len)
  * The chunks of a file as (hash, bytes) pairs, sorted by hash with equal
  * hashes merged. A CR before LF is not counted in text.
  */
-static struct span *spans_of(const char *s, size_t len, size_t *count)
+static struct similarity_span *spans_of(const char *s, size_t len, size_t *count)
 {
-	struct span *spans = malloc((len + 1) * sizeof(*spans));
+	struct similarity_span *spans = malloc((len + 1) * sizeof(*spans)), *shrunk;
 	bool text = !is_binary(s, len);
 	uint32_t a1 = 0, a2 = 0, n = 0;
 	size_t i, k = 0, out = 0;
@@ -50,11 +49,11 @@ static struct span *spans_of(const char *s, size_t len, size_t *count)
 		a1 += c;
 		if (++n < CHUNK_MAX && c != '\n')
 			continue;
-		spans[k++] = (struct span){ (a1 + a2 * 0x61) % HASHBASE, n };
+		spans[k++] = (struct similarity_span){ (a1 + a2 * 0x61) % HASHBASE, n };
 		n = a1 = a2 = 0;
 	}
 	if (n)
-		spans[k++] = (struct span){ (a1 + a2 * 0x61) % HASHBASE, n };
+		spans[k++] = (struct similarity_span){ (a1 + a2 * 0x61) % HASHBASE, n };
 	qsort(spans, k, sizeof(*spans), span_cmp);
 	for (i = 0; i < k; i++) {
 		if (out && spans[out - 1].hash == spans[i].hash)
@@ -63,11 +62,12 @@ static struct span *spans_of(const char *s, size_t len, size_t *count)
 			spans[out++] = spans[i];
 	}
 	*count = out;
-	return spans;
+	shrunk = realloc(spans, (out ? out : 1) * sizeof(*spans));
+	return shrunk ? shrunk : spans;
 }
 
 /* Bytes of the new version that the old one accounts for. */
-static uint64_t copied_bytes(const struct span *a, size_t na, const struct span *b, size_t nb)
+static uint64_t copied_bytes(const struct similarity_span *a, size_t na, const struct similarity_span *b, size_t nb)
 {
 	uint64_t copied = 0;
 	size_t i = 0, j = 0;
@@ -86,25 +86,28 @@ static uint64_t copied_bytes(const struct span *a, size_t na, const struct span 
 	return copied;
 }
 
-unsigned similarity_percent(const char *old, size_t old_len, const char *new, size_t new_len)
+int similarity_sig_of(struct similarity_sig *out, const char *s, size_t len)
 {
-	size_t na = 0, nb = 0, max = old_len > new_len ? old_len : new_len;
-	struct span *a, *b;
-	uint64_t score;
+	out->size = len;
+	out->count = 0;
+	if (!(out->spans = spans_of(s ? s : "", len, &out->count)))
+		return -1;
+	return 0;
+}
+
+void similarity_sig_release(struct similarity_sig *sig)
+{
+	free(sig->spans);
+	sig->spans = NULL;
+	sig->count = 0;
+}
+
+unsigned similarity_score(const struct similarity_sig *old, const struct similarity_sig *new)
+{
+	size_t max = old->size > new->size ? old->size : new->size;
 
 	if (!max)
-		return 100;
-	if (old_len == new_len && !memcmp(old, new, old_len))
-		return 100;
-	a = spans_of(old, old_len, &na);
-	b = spans_of(new, new_len, &nb);
-	if (!a || !b) {
-		free(a);
-		free(b);
 		return 0;
-	}
-	score = copied_bytes(a, na, b, nb) * MAX_SCORE / max;
-	free(a);
-	free(b);
-	return (unsigned)(score * 100 / MAX_SCORE);
+	return (unsigned)(copied_bytes(old->spans, old->count, new->spans, new->count) *
+			  SIMILARITY_MAX / max);
 }

@@ -325,6 +325,77 @@ static void test_bare_repository_needs_a_range(void **state)
 	free(bare);
 }
 
+/*
+ * repo_diff_start lists the files before any pairing (a rename is an
+ * addition and a deletion); the first slice pairs identical contents, the
+ * rest pairs by score; each new model keeps what the older one counted and
+ * prints what repo_diff prints.
+ */
+static void test_renames_in_the_background(void **state)
+{
+	char *rdir = test_repo_new("renames");
+	struct repo *repo;
+	struct target_spec spec = { .range = "HEAD~1..HEAD" };
+	struct target t;
+	struct diff *first = NULL, *exact = NULL, *all = NULL, *whole = NULL;
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	int i, rc;
+
+	(void)state;
+	test_write_str(rdir, "same.txt", "identical\ncontent\n");
+	test_write_str(rdir, "edited.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
+	test_write_str(rdir, "kept.txt", "kept\n");
+	test_commit(rdir, "base");
+	test_sh_ok(rdir, "git mv same.txt moved.txt && git mv edited.txt renamed.txt && "
+		   "echo 11 >>renamed.txt && echo more >>kept.txt && git add -A");
+	test_commit(rdir, "moves");
+	repo = open_at(rdir);
+	resolve_ok(&t, repo, &spec);
+	assert_int_equal(repo_diff_start(&first, repo, &t), 0);
+	assert_false(repo_diff_renames_done(first));
+	assert_int_equal(first->nfiles, 5);
+	for (i = 0; i < (int)first->nfiles; i++)
+		assert_int_equal(diff_file_count(first, (size_t)i), 0);
+	/* The first slice pairs the identical contents, whatever its budget. */
+	assert_int_equal(repo_diff_renames_step(first, 0), 0);
+	assert_true(repo_diff_renames_exact(first));
+	assert_int_equal(repo_diff_renamed(&exact, first), 0);
+	assert_int_equal(exact->nfiles, 4);
+	assert_int_equal(exact->files[2].status, DIFF_RENAMED);
+	assert_string_equal(exact->files[2].old_path, "same.txt");
+	assert_string_equal(exact->files[2].path, "moved.txt");
+	assert_int_equal(exact->files[2].similarity, 100);
+	/* Counted before: kept.txt's count is known in the new model. */
+	assert_string_equal(exact->files[1].path, "kept.txt");
+	assert_true(exact->files[1].flags & DIFF_FILE_COUNTED);
+	assert_int_equal(exact->files[1].additions, 1);
+	while ((rc = repo_diff_renames_step(first, 1000)) == 0)
+		;
+	assert_int_equal(rc, 1);
+	assert_true(repo_diff_renames_done(exact));
+	assert_int_equal(repo_diff_renamed(&all, exact), 0);
+	assert_int_equal(all->nfiles, 3);
+	assert_int_equal(all->files[2].status, DIFF_RENAMED);
+	assert_string_equal(all->files[2].old_path, "edited.txt");
+	assert_int_equal(all->files[2].similarity, 87);
+	/* The same text as the diff made at once; the models go in any order. */
+	diff_free(first);
+	diff_free(exact);
+	assert_int_equal(repo_diff(&whole, repo, &t), 0);
+	assert_int_equal(diff_print(&a, all), 0);
+	assert_int_equal(diff_print(&b, whole), 0);
+	assert_string_equal(a.ptr, b.ptr);
+	assert_non_null(strstr(a.ptr, "similarity index 87%\nrename from edited.txt\nrename to renamed.txt\n"));
+	buf_release(&a);
+	buf_release(&b);
+	diff_free(all);
+	diff_free(whole);
+	target_release(&t);
+	repo_free(repo);
+	test_rmtree(rdir);
+	free(rdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_untracked_and_staged_diffs),
 		cmocka_unit_test(test_unborn_branch),
 		cmocka_unit_test(test_bare_repository_needs_a_range),
+		cmocka_unit_test(test_renames_in_the_background),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,5 +1,6 @@
 /* The status bar: where we are and the totals, a message, or the search prompt. */
 #include "draw.h"
+#include "repo.h"
 #include "tui.h"
 
 #include <stdio.h>
@@ -36,7 +37,9 @@ static void totals_text(struct tui *tui, char *out, size_t size)
 	if (review_text(tui, out, size))
 		return;
 
-	if (!diff_counted(diff))
+	if (!repo_diff_renames_done(diff))
+		snprintf(out, size, "%zu files  finding renames", diff->nfiles);
+	else if (!diff_counted(diff))
 		snprintf(out, size, "%zu files  counting %zu/%zu", diff->nfiles, diff->counted,
 			 diff->nfiles);
 	else

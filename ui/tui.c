@@ -570,8 +570,10 @@ static void fix_finding(struct tui *tui)
 /* c: a diff whose files changed since it was read is read again first, and the user told. */
 static void check_start_fresh(struct tui *tui)
 {
-	bool stale = watch_stale(tui->watch) && tui_diff_refresh(tui, NULL) == 0;
+	bool stale;
 
+	tui_renames_finish(tui);
+	stale = watch_stale(tui->watch) && tui_diff_refresh(tui, NULL) == 0;
 	if (review_start(&tui->review) < 0)
 		return;
 	tui_layout(tui);
@@ -868,6 +870,55 @@ static bool counter_idle(void *ctx)
 	return tui->counted < tui->diff->nfiles;
 }
 
+/* The diff again, with the renames known so far, shown where the user was. */
+static void renames_show(struct tui *tui)
+{
+	struct diff *diff = NULL;
+
+	if (repo_diff_renamed(&diff, tui->diff) < 0) {
+		tui_message(tui, true, "The renames cannot be shown: %s", error_message());
+		return;
+	}
+	tui_diff_refresh(tui, diff);
+}
+
+/*
+ * Rename pairing in the background, a few milliseconds at a time: the list
+ * shows the identical-content renames after the first slice, the others
+ * when all are known.
+ */
+static bool renamer_idle(void *ctx)
+{
+	struct tui *tui = ctx;
+	bool exact;
+	int rc;
+
+	if (repo_diff_renames_done(tui->diff))
+		return false;
+	exact = repo_diff_renames_exact(tui->diff);
+	if ((rc = repo_diff_renames_step(tui->diff, 8000)) < 0) {
+		tui_message(tui, true, "Renames are not detected: %s", error_message());
+		return false;
+	}
+	if (rc == 1 || (!exact && repo_diff_renames_exact(tui->diff)))
+		renames_show(tui);
+	return rc == 0;
+}
+
+void tui_renames_finish(struct tui *tui)
+{
+	int rc = 0;
+
+	if (repo_diff_renames_done(tui->diff))
+		return;
+	while ((rc = repo_diff_renames_step(tui->diff, INT64_MAX / 4)) == 0)
+		;
+	if (rc < 0)
+		tui_message(tui, true, "Renames are not detected: %s", error_message());
+	else
+		renames_show(tui);
+}
+
 static int screen_open(bool headless)
 {
 	const char *term = getenv("TERM");
@@ -1017,6 +1068,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	struct tui tui = { .repo = repo, .target = target, .diff = diff };
 	const struct loop_source input = { input_fds, NULL, input_dispatch, NULL, &tui, false };
 	const struct loop_source counter = { NULL, NULL, NULL, counter_idle, &tui, false };
+	const struct loop_source renamer = { NULL, NULL, NULL, renamer_idle, &tui, false };
 	const char *script_path = getenv("REVLINE_SCRIPT");
 	int rc = 0, i;
 
@@ -1047,6 +1099,8 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	tui_layout(&tui);
 	if (!tui.script)
 		tui.input = loop_add(&tui.loop, &input);
+	tui.renamer = loop_add(&tui.loop, &renamer);
+	loop_wake(tui.renamer);
 	tui.counter = loop_add(&tui.loop, &counter);
 	loop_wake(tui.counter);
 	if (watch_new(&tui.watch, &tui) == 0) {
@@ -1054,6 +1108,8 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 
 		loop_add(&tui.loop, &watcher);
 	}
+	if (options && options->check)
+		tui_renames_finish(&tui);
 	if (options && options->check && review_start(&tui.review) == 0)
 		tui_layout(&tui);
 	run_loop(&tui);

@@ -76,6 +76,7 @@ struct tui {
 	struct loop loop;
 	struct loop_source *input;
 	struct loop_source *counter;
+	struct loop_source *renamer;    /* rename pairing (repo_diff_start) */
 	struct watch *watch;    /* of the working tree (watch.c) */
 	struct script *script;
 	/* The status bar's transient message and the search prompt. */
@@ -87,6 +88,12 @@ struct tui {
 	struct buf prompt;
 	bool status_dirty;
 };
+
+/*
+ * Pair the renames the diff shown still waits for (see repo_diff_start), and
+ * show them: what a check reads must be the diff git shows.
+ */
+void tui_renames_finish(struct tui *tui);
 
 struct tui_options {
 	const char *theme;      /* name or path; NULL for config/env/default */

@@ -6,6 +6,7 @@
 # usage: bash tests/bench/bench_diff.sh [--files N] [--lines N] [--runs N]
 #            [--rows R] [--cols C] [--repo DIR] [--build DIR] [--revline BIN]
 #            [--dump DIR] [--json FILE] [--force-repo]
+#        bash tests/bench/bench_diff.sh --repo DIR --range A..B [--runs N] ...
 #
 #   --files N    changed files in the generated repository (default 5000)
 #   --lines N    changed lines, additions + deletions (default 200000)
@@ -19,13 +20,16 @@
 #   --revline BIN  measure this binary instead of building one
 #   --dump DIR   write both programs' first screens (as the harness saw them)
 #   --json FILE  write the raw figures
+#   --range A..B  measure this range of the repository given by --repo (a
+#                real one, renames included) instead of a generated
+#                working-tree change: `revline A..B` against `git diff A..B | tig`
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 tmp=${TMPDIR:-/tmp}
 files=5000 lines=200000 runs=5 rows=40 cols=120
-repo= build="$tmp/revline-bench-build" revline= dump= json= force=
+repo= build="$tmp/revline-bench-build" revline= dump= json= force= range=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -40,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--dump) dump=$2; shift 2 ;;
 	--json) json=$2; shift 2 ;;
 	--force-repo) force=--force; shift ;;
-	-h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--range) range=$2; shift 2 ;;
+	-h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_diff.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -70,9 +75,14 @@ fi
 echo "  tig: $(tig --version | head -1); git: $(git --version)"
 
 echo "== repository"
-start=$(date +%s)
-"$python" "$here/gen_repo.py" "$repo" --files "$files" --lines "$lines" $force | sed 's/^/  /'
-echo "  $repo ($(( $(date +%s) - start )) s)"
+if [ -n "$range" ]; then
+	[ -d "$repo" ] || { echo "bench_diff.sh: --range needs --repo" >&2; exit 2; }
+	echo "  $repo, range $range"
+else
+	start=$(date +%s)
+	"$python" "$here/gen_repo.py" "$repo" --files "$files" --lines "$lines" $force | sed 's/^/  /'
+	echo "  $repo ($(( $(date +%s) - start )) s)"
+fi
 
 echo "== measuring"
 home=$(mktemp -d "$tmp/revline-bench-home.XXXXXX")
@@ -81,4 +91,5 @@ args=(--revline "$revline" --rusage-exec "$helper" --repo "$repo" --runs "$runs"
       --rows "$rows" --cols "$cols")
 [ -n "$dump" ] && args+=(--dump "$dump")
 [ -n "$json" ] && args+=(--json "$json")
+[ -n "$range" ] && args+=(--range "$range")
 BENCH_HOME=$home "$python" "$here/ptybench.py" "${args[@]}"

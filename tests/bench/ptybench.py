@@ -355,10 +355,10 @@ def run_tui(kind, args, env, marker, bar, done_re=None, dump=None):
     marker_time = None
     t0 = time.monotonic()
     if kind == "revline":
-        pid, ru_file = spawn([args.revline], args.repo, env, pty_slave=slave, close=(slave,))
+        pid, ru_file = spawn([args.revline] + target(args), args.repo, env, pty_slave=slave, close=(slave,))
     else:
         pipe_r, pipe_w = os.pipe()
-        git_pid, git_ru = spawn(["git", "diff"], args.repo, env, stdout_fd=pipe_w, close=(pipe_w,))
+        git_pid, git_ru = spawn(["git", "diff"] + target(args), args.repo, env, stdout_fd=pipe_w, close=(pipe_w,))
         pid, ru_file = spawn(["tig"], args.repo, env, pty_slave=slave, stdin_fd=pipe_r,
                     close=(slave, pipe_r))
     pipe_r = pipe_w = None          # closed by spawn
@@ -439,7 +439,7 @@ def run_git_diff(args, env, to_pipe):
     """`git diff` into /dev/null, or into a pipe read here (counting bytes)."""
     t0 = time.monotonic()
     if not to_pipe:
-        pid, ru_file = spawn(["git", "diff"], args.repo, env)
+        pid, ru_file = spawn(["git", "diff"] + target(args), args.repo, env)
         os.wait4(pid, 0)
         t = time.monotonic() - t0
         maxrss, _, _, status = read_rusage(ru_file)
@@ -447,7 +447,7 @@ def run_git_diff(args, env, to_pipe):
             raise HarnessError(f"git diff ended with status {status:#x}")
         return {"time": t, "rss_kb": maxrss, "bytes": None}
     r, w = os.pipe()
-    pid, ru_file = spawn(["git", "diff"], args.repo, env, stdout_fd=w, close=(w,))
+    pid, ru_file = spawn(["git", "diff"] + target(args), args.repo, env, stdout_fd=w, close=(w,))
     size = lines = 0
     while True:
         chunk = os.read(r, 1 << 20)
@@ -466,8 +466,28 @@ def run_git_diff(args, env, to_pipe):
 
 # ---------------------------------------------------------------------------
 
+def target(args):
+    """The range measured (--range), or nothing: the working tree against HEAD."""
+    return [args.range] if args.range else []
+
+
+def range_marker(args, env):
+    """The diff text line on the last content row of tig's first screen
+    (rows-2 lines of text; revline shows the first file's header and hunks
+    on the same rows, under its pane title), without its origin and blanks:
+    revline draws the origin apart and expands tabs."""
+    out = subprocess.run(["git", "diff"] + target(args), cwd=args.repo, env=env,
+                         capture_output=True, check=True).stdout
+    lines = out.decode("utf-8", "replace").split("\n")
+    line = lines[args.rows - 3] if len(lines) > args.rows - 3 else ""
+    text = line[1:].strip() if line[:1] in "+- " else ""
+    if len(text) < 6 or "\t" in text:
+        raise HarnessError(f"line {args.rows - 2} of the diff is no hunk line to wait for; give --marker")
+    return text
+
+
 def shortstat(args, env):
-    out = subprocess.run(["git", "diff", "--shortstat"], cwd=args.repo, env=env,
+    out = subprocess.run(["git", "diff", "--shortstat"] + target(args), cwd=args.repo, env=env,
                          capture_output=True, text=True, check=True).stdout
     nums = {k: 0 for k in ("files", "ins", "del")}
     for n, word in re.findall(r"(\d+) (file|insertion|deletion)", out):
@@ -498,8 +518,13 @@ def main():
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--dump", help="write each program's first screen into this directory")
     ap.add_argument("--json", help="write the raw figures here")
+    ap.add_argument("--range", help="measure this range of the repository (A..B) instead of "
+                    "the working tree; tig reads `git diff A..B`")
+    ap.add_argument("--marker", help="the text that completes the first screen (with --range; "
+                    "default: a word of the diff's line on the last content row)")
     args = ap.parse_args()
     args.repo = os.path.abspath(args.repo)
+    args.revline = os.path.abspath(args.revline)
 
     global RUSAGE_EXEC, RU_DIR
     RUSAGE_EXEC = os.path.abspath(args.rusage_exec)
@@ -529,6 +554,8 @@ def main():
     if args.cols < 70:
         sys.exit("ptybench: --cols must be at least 70 (revline puts the panes side by side)")
     marker = f"MARKER{marker_no:04d}"
+    if args.range:
+        marker = args.marker or range_marker(args, env)
 
     pid, ru_file = spawn(["true"], args.repo, env)
     os.wait4(pid, 0)
@@ -544,7 +571,11 @@ def main():
     # The bars: revline's status bar ends with "N files  counting ..." (the
     # pane titles say "Files  1/N" and "file 1/N"); tig's title bar starts
     # with "[pager]".
+    # With --range the list first holds renames unpaired (more files), so
+    # any count will do ("N files  finding renames").
     rl_bar, tig_bar = f"{stat['files']} files", "[pager]"
+    if args.range:
+        rl_bar = " files  "
     plan = [
         ("revline", lambda d=None: run_tui("revline", args, env, marker, rl_bar, dump=d)),
         ("tig", lambda d=None: run_tui("tig", args, env, marker, tig_bar, dump=d)),
