@@ -1,7 +1,7 @@
 /*
  * Dependency bumps. Each side of a manifest is read into entries (name ->
  * spec), the two sides are matched by name, and each transition is
- * classified by semver. Every manifest format has a small reader of its own
+ * classified in its ecosystem's terms (version.c). Every manifest format has a small reader of its own
  * that knows only as much of the format as dependencies need: TOML for
  * Cargo.toml and pyproject.toml, go.mod's directives, requirement lines,
  * the Gemfile's gem calls, and package.json through jansson. Lock files are
@@ -11,6 +11,7 @@
 #include "deps.h"
 #include "status.h"
 #include "utf8.h"
+#include "version.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -77,15 +78,22 @@ static const struct {
 	{ "npm-shrinkwrap.json", DEPS_FILE_LOCK, ECO_NPM },
 	{ "yarn.lock", DEPS_FILE_LOCK, ECO_NPM },
 	{ "pnpm-lock.yaml", DEPS_FILE_LOCK, ECO_NPM },
+	{ "bun.lock", DEPS_FILE_LOCK, ECO_NPM },
+	{ "bun.lockb", DEPS_FILE_LOCK, ECO_NPM },
 	{ "go.mod", DEPS_FILE_MANIFEST, ECO_GO },
 	{ "go.sum", DEPS_FILE_LOCK, ECO_GO },
+	{ "go.work.sum", DEPS_FILE_LOCK, ECO_GO },
 	{ "Cargo.toml", DEPS_FILE_MANIFEST, ECO_CARGO },
 	{ "Cargo.lock", DEPS_FILE_LOCK, ECO_CARGO },
 	{ "pyproject.toml", DEPS_FILE_MANIFEST, ECO_PIP },
 	{ "Pipfile.lock", DEPS_FILE_LOCK, ECO_PIP },
 	{ "poetry.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "uv.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "pdm.lock", DEPS_FILE_LOCK, ECO_PIP },
 	{ "Gemfile", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
 	{ "Gemfile.lock", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	{ "gems.rb", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
+	{ "gems.locked", DEPS_FILE_LOCK, ECO_RUBYGEMS },
 };
 
 static const char *base_name(const char *path)
@@ -131,211 +139,15 @@ enum deps_file_kind deps_file_kind(const char *path, enum deps_ecosystem *eco)
 	return DEPS_FILE_OTHER;
 }
 
-/* ----------------------------------------------------------------- semver */
+/* ----------------------------------------------------------------- bumps */
 
-static bool read_number(const char **pp, long *out)
+enum deps_bump deps_classify(enum deps_ecosystem eco, const char *from, const char *to)
 {
-	const char *p = *pp;
-	long n = 0;
+	struct version a, b;
 
-	if (!isdigit((unsigned char)*p))
-		return false;
-	for (; isdigit((unsigned char)*p); p++) {
-		/* A component this long is no version (and would overflow). */
-		if (n > (LONG_MAX - 9) / 10)
-			return false;
-		n = n * 10 + (*p - '0');
-	}
-	*pp = p;
-	*out = n;
-	return true;
-}
-
-static bool is_wildcard(const char *p)
-{
-	return (*p == 'x' || *p == 'X' || *p == '*') && !isalnum((unsigned char)p[1]);
-}
-
-static bool prerelease_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '.' || c == '-';
-}
-
-static void read_prerelease(struct semver *out, const char *p)
-{
-	size_t n = 0;
-
-	/* Python's "1.0.post1" comes after its release, not before it. */
-	if (!strncasecmp(p, "post", 4))
-		return;
-	for (; prerelease_char(*p); p++)
-		if (n + 1 < sizeof(out->prerelease))
-			out->prerelease[n++] = *p;
-	while (n && (out->prerelease[n - 1] == '.' || out->prerelease[n - 1] == '-'))
-		n--;
-	out->prerelease[n] = '\0';
-}
-
-/*
- * The version at p: "v1.2", "4.x", "1.2.3-rc.1+build", and the pre-releases
- * of the other ecosystems, Python's "1.0rc1" and RubyGems' "7.1.0.beta1".
- * A fourth numeric component is read past; build metadata is dropped.
- */
-static bool read_version(struct semver *out, const char *p)
-{
-	long *parts[3] = { &out->major, &out->minor, &out->patch };
-	size_t i;
-
-	if ((*p == 'v' || *p == 'V') && isdigit((unsigned char)p[1]))
-		p++;
-	if (!read_number(&p, parts[0]))
-		return false;
-	for (i = 1; i < 3 && *p == '.' && isdigit((unsigned char)p[1]); i++) {
-		p++;
-		if (!read_number(&p, parts[i]))
-			return false;
-	}
-	if (*p == '.' && is_wildcard(p + 1))
-		return true;
-	while (*p == '.' && isdigit((unsigned char)p[1]))
-		for (p++; isdigit((unsigned char)*p); p++)
-			;
-	if (*p == '-' && isalnum((unsigned char)p[1]))
-		read_prerelease(out, p + 1);
-	else if (*p == '.' && isalpha((unsigned char)p[1]))
-		read_prerelease(out, p + 1);
-	else if (isalpha((unsigned char)*p))
-		read_prerelease(out, p);
-	return true;
-}
-
-/* npm's aliases ("npm:name@^1.2") and pnpm's workspace protocol name a version after a prefix. */
-static const char *skip_alias(const char *p)
-{
-	const char *at;
-
-	if (!strncmp(p, "npm:", 4)) {
-		at = strrchr(p + 4, '@');
-		return at && at > p + 4 ? at + 1 : p + 4;
-	}
-	if (!strncmp(p, "workspace:", 10))
-		return p + 10;
-	return p;
-}
-
-bool semver_parse(struct semver *out, const char *spec)
-{
-	const char *p, *op;
-
-	memset(out, 0, sizeof(*out));
-	if (!spec)
-		return false;
-	for (p = skip_alias(spec);;) {
-		while (*p && strchr(" \t,|()", *p))
-			p++;
-		if (!*p)
-			return false;
-		for (op = p; *p && strchr("<>=!~^", *p); p++)
-			;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		/* An upper bound or an exclusion does not say which version is used: a later comparator may. */
-		if (*op == '<' || *op == '!') {
-			while (*p && !strchr(" \t,|", *p))
-				p++;
-			continue;
-		}
-		if (read_version(out, p))
-			return true;
-		memset(out, 0, sizeof(*out));
-		return false;
-	}
-}
-
-static int sign(long v)
-{
-	return (v > 0) - (v < 0);
-}
-
-static bool all_digits(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return n > 0;
-}
-
-/* Numeric identifiers by value (without overflow: go's are timestamps), before alphanumeric ones. */
-static int compare_identifier(const char *a, size_t alen, const char *b, size_t blen)
-{
-	bool anum = all_digits(a, alen), bnum = all_digits(b, blen);
-	int c;
-
-	if (anum != bnum)
-		return anum ? -1 : 1;
-	if (anum) {
-		for (; alen > 1 && *a == '0'; a++, alen--)
-			;
-		for (; blen > 1 && *b == '0'; b++, blen--)
-			;
-		if (alen != blen)
-			return alen < blen ? -1 : 1;
-	}
-	c = memcmp(a, b, alen < blen ? alen : blen);
-	return c ? sign(c) : sign((long)alen - (long)blen);
-}
-
-static int compare_prerelease(const char *a, const char *b)
-{
-	size_t alen, blen;
-	int c;
-
-	/* A release comes after its pre-releases. */
-	if (!*a || !*b)
-		return (!*a) - (!*b);
-	while (*a && *b) {
-		alen = strcspn(a, ".");
-		blen = strcspn(b, ".");
-		if ((c = compare_identifier(a, alen, b, blen)))
-			return c;
-		a += alen + (a[alen] == '.');
-		b += blen + (b[blen] == '.');
-	}
-	return (*a != '\0') - (*b != '\0');
-}
-
-int semver_compare(const struct semver *a, const struct semver *b)
-{
-	if (a->major != b->major)
-		return a->major < b->major ? -1 : 1;
-	if (a->minor != b->minor)
-		return a->minor < b->minor ? -1 : 1;
-	if (a->patch != b->patch)
-		return a->patch < b->patch ? -1 : 1;
-	return compare_prerelease(a->prerelease, b->prerelease);
-}
-
-static int first_nonzero(const struct semver *v)
-{
-	return v->major ? 0 : v->minor ? 1 : v->patch ? 2 : 3;
-}
-
-enum deps_bump deps_classify(const char *from, const char *to)
-{
-	struct semver a, b;
-	int differ, nonzero;
-
-	if (!semver_parse(&a, from) || !semver_parse(&b, to))
+	if (!version_parse(&a, eco, from) || !version_parse(&b, eco, to))
 		return BUMP_UNKNOWN;
-	differ = a.major != b.major ? 0 : a.minor != b.minor ? 1 : a.patch != b.patch ? 2 : 3;
-	/* Below 1.0.0 the first non-zero component is the major one (npm's and Cargo's carets). */
-	nonzero = first_nonzero(&a) < first_nonzero(&b) ? first_nonzero(&a) : first_nonzero(&b);
-	if (differ < 3 && differ <= nonzero)
-		return BUMP_MAJOR;
-	/* 3: the pre-release alone changed, or only the spec around the same version. */
-	return differ == 1 ? BUMP_MINOR : BUMP_PATCH;
+	return version_distance(&a, &b);
 }
 
 /* ------------------------------------------------------------------- text */
@@ -1590,20 +1402,12 @@ static char *dup_or_null(const char *s, bool *failed)
 	return copy;
 }
 
-/* The version semver reads in a spec, as text ("1.2.3", "1.0.0-rc.1"), or NULL. */
-static char *version_text(const struct side *s, struct semver *v, bool *read, bool *failed)
+/* The version a spec names, as the manifest writes it ("6.1.4.1", "1.0rc1"), or NULL. */
+static char *version_text(const struct side *s, enum deps_ecosystem eco, struct version *v, bool *read,
+			  bool *failed)
 {
-	struct buf text = BUF_INIT;
-
-	*read = s->versioned && semver_parse(v, s->spec);
-	if (!*read)
-		return NULL;
-	if (buf_printf(&text, "%ld.%ld.%ld%s%s", v->major, v->minor, v->patch, v->prerelease[0] ? "-" : "",
-		       v->prerelease) < 0) {
-		*failed = true;
-		return NULL;
-	}
-	return buf_detach(&text);
+	*read = s->versioned && version_parse(v, eco, s->spec);
+	return *read ? dup_or_null(v->text, failed) : NULL;
 }
 
 static int package_add(struct analysis *a, enum deps_ecosystem eco, const char *name, const char *manifest,
@@ -1611,7 +1415,7 @@ static int package_add(struct analysis *a, enum deps_ecosystem eco, const char *
 {
 	struct deps_analysis *out = a->out;
 	struct deps_package *p, *packages;
-	struct semver fv, tv;
+	struct version fv, tv;
 	bool failed = false, from_read, to_read;
 	size_t cap;
 
@@ -1629,15 +1433,15 @@ static int package_add(struct analysis *a, enum deps_ecosystem eco, const char *
 	p->manifest = dup_or_null(manifest, &failed);
 	p->from = dup_or_null(from.spec, &failed);
 	p->to = dup_or_null(to.spec, &failed);
-	p->from_version = version_text(&from, &fv, &from_read, &failed);
-	p->to_version = version_text(&to, &tv, &to_read, &failed);
+	p->from_version = version_text(&from, eco, &fv, &from_read, &failed);
+	p->to_version = version_text(&to, eco, &tv, &to_read, &failed);
 	if (!from.present)
 		p->bump = BUMP_ADDED;
 	else if (!to.present)
 		p->bump = BUMP_REMOVED;
 	else
-		p->bump = from.versioned && to.versioned ? deps_classify(from.spec, to.spec) : BUMP_UNKNOWN;
-	p->downgrade = from.present && to.present && from_read && to_read && semver_compare(&tv, &fv) < 0;
+		p->bump = from.versioned && to.versioned ? deps_classify(eco, from.spec, to.spec) : BUMP_UNKNOWN;
+	p->downgrade = from.present && to.present && from_read && to_read && version_compare(&tv, &fv) < 0;
 	return failed ? error_nomem() : 0;
 }
 
