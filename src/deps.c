@@ -1135,6 +1135,23 @@ static bool span_in(struct span s, const char *const *words, size_t n)
 	return false;
 }
 
+/* An array of requirements ("[">= 6.0", "< 7"]") at *pp, each added to versions as a separate one. */
+static int gem_requirements(struct buf *versions, const char **pp, const char *end)
+{
+	const char *p = skip_blank(*pp + 1, end);
+	struct span s;
+	int error = 0;
+
+	while (!error && ruby_string(&p, end, &s)) {
+		error = buf_printf(versions, "%s%.*s", versions->len ? ", " : "", (int)(s.end - s.p), s.p);
+		p = skip_blank(p, end);
+		if (p < end && *p == ',')
+			p = skip_blank(p + 1, end);
+	}
+	*pp = p < end && *p == ']' ? p + 1 : ruby_skip_value(p, end);
+	return error;
+}
+
 /* gem 'name', 'version', ..., option: value, ... (the arguments after "gem"). */
 static void gem_line(struct depmap *map, const char *p, const char *end)
 {
@@ -1153,6 +1170,8 @@ static void gem_line(struct depmap *map, const char *p, const char *end)
 		p = skip_blank(p + 1, end);
 		if (!options && ruby_string(&p, end, &s)) {
 			error = buf_printf(&versions, "%s%.*s", versions.len ? ", " : "", (int)(s.end - s.p), s.p);
+		} else if (!options && p < end && *p == '[') {
+			error = gem_requirements(&versions, &p, end);
 		} else if (!gem_option(&p, end, &key)) {
 			break;
 		} else {

@@ -186,6 +186,15 @@ static const struct {
 	{ "poetry.lock", DEPS_FILE_LOCK, ECO_PIP },
 	{ "Gemfile", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
 	{ "Gemfile.lock", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	/* issue 14 item 18: the other current lock files (and Bundler's gems.rb) */
+	{ "uv.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "svc/pdm.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "bun.lock", DEPS_FILE_LOCK, ECO_NPM },
+	{ "web/bun.lockb", DEPS_FILE_LOCK, ECO_NPM },
+	{ "go.work.sum", DEPS_FILE_LOCK, ECO_GO },
+	{ "gems.locked", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	{ "gems.rb", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
+	{ "uv.toml", DEPS_FILE_OTHER, ECO_COUNT },
 	{ "src/main.c", DEPS_FILE_OTHER, ECO_COUNT },
 	{ "README.md", DEPS_FILE_OTHER, ECO_COUNT },
 	{ "requirements.in", DEPS_FILE_OTHER, ECO_COUNT },
@@ -897,6 +906,41 @@ static void test_gemfile(void **state)
 	check_fixture("gems", "Gemfile", "Gemfile", ECO_RUBYGEMS, gems_want, COUNT(gems_want), __LINE__);
 }
 
+/*
+ * Issue 14, items 15 and 16, from real Gemfiles: Rails' security release
+ * 6.1.4.1 -> 6.1.4.2 (rails/rails 72af19ac584) and back; Rails' own sqlite3
+ * line (rails/rails 64169655c72: "< 1.6.4" -> "~> 1.6", ">= 1.6.6"), whose
+ * largest lower bound is 1.6.6; requirements as an array, as a public
+ * Gemfile writes simplecov's ([">= 0.18.0", "< 0.22.0"]), and exclusions
+ * alone, which name no version but are still a change. Gems' versions are
+ * as written, and gems.rb reads as a Gemfile.
+ */
+static void test_gemfile_requirements(void **state)
+{
+	static const struct want want[] = {
+		{ "rack", "!= 1.0.3, != 1.0.4", "!= 1.0.3", BUMP_UNKNOWN, NULL, NULL, false },
+		{ "rails", "6.1.4.1", "6.1.4.2", BUMP_PATCH, "6.1.4.1", "6.1.4.2", false },
+		{ "simplecov", ">= 0.18.0, < 0.22.0", ">= 0.18.5, < 0.23", BUMP_PATCH, "0.18.0", "0.18.5", false },
+		{ "sqlite3", "< 1.6.4", "~> 1.6, >= 1.6.6", BUMP_UNKNOWN, NULL, "1.6.6", false },
+	};
+	static const struct want back[] = {
+		{ "rails", "6.1.4.2", "6.1.4.1", BUMP_PATCH, "6.1.4.2", "6.1.4.1", true },
+	};
+	struct deps_analysis an;
+
+	(void)state;
+	analyze_texts(&an, "Gemfile",
+		      "gem \"rails\", \"6.1.4.1\"\ngem \"sqlite3\", \"< 1.6.4\"\n"
+		      "gem \"simplecov\", [\">= 0.18.0\", \"< 0.22.0\"]\ngem 'rack', ['!= 1.0.3', '!= 1.0.4'], require: false\n",
+		      "gem \"rails\", \"6.1.4.2\"\ngem \"sqlite3\", \"~> 1.6\", \">= 1.6.6\"\n"
+		      "gem \"simplecov\", [\">= 0.18.5\", \"< 0.23\"]\ngem 'rack', ['!= 1.0.3'], require: false\n");
+	check_packages(&an, ECO_RUBYGEMS, "Gemfile", want, COUNT(want), __LINE__);
+	deps_analysis_release(&an);
+	analyze_texts(&an, "gems.rb", "gem \"rails\", \"6.1.4.2\"\n", "gem \"rails\", \"6.1.4.1\"\n");
+	check_packages(&an, ECO_RUBYGEMS, "gems.rb", back, COUNT(back), __LINE__);
+	deps_analysis_release(&an);
+}
+
 /* Two manifests: each one's packages together, in the order of the files, then by name. */
 static void test_manifest_order(void **state)
 {
@@ -1002,6 +1046,25 @@ static const struct lock_row lock_rows[] = {
 	  "1.0.188", ECO_CARGO, BUMP_PATCH },
 	{ { "app/Gemfile.lock" }, "Bump nokogiri from 1.14.3 to 1.15.4 in /app/", "nokogiri", "app/Gemfile.lock",
 	  "1.14.3", "1.15.4", ECO_RUBYGEMS, BUMP_MINOR },
+	/*
+	 * Issue 14 item 18: the current lock files, each alone. uv.lock was not
+	 * known, so the bump Dependabot's uv ecosystem (GA in March 2025) makes
+	 * was lost where the same one with poetry.lock was read.
+	 */
+	{ { "uv.lock" }, "Bump jinja2 from 3.1.4 to 3.1.5", "jinja2", "uv.lock", "3.1.4", "3.1.5", ECO_PIP, BUMP_PATCH },
+	{ { "svc/pdm.lock" }, "Bump jinja2 from 3.1.4 to 3.1.5 in /svc", "jinja2", "svc/pdm.lock", "3.1.4", "3.1.5",
+	  ECO_PIP, BUMP_PATCH },
+	{ { "Pipfile.lock" }, "Bump django from 4.2.16 to 4.2.17", "django", "Pipfile.lock", "4.2.16", "4.2.17", ECO_PIP,
+	  BUMP_PATCH },
+	{ { "bun.lock" }, "Bump vite from 5.4.10 to 6.0.0", "vite", "bun.lock", "5.4.10", "6.0.0", ECO_NPM, BUMP_MAJOR },
+	{ { "bun.lockb" }, "Bump vite from 5.4.10 to 5.4.12", "vite", "bun.lockb", "5.4.10", "5.4.12", ECO_NPM,
+	  BUMP_PATCH },
+	{ { "pnpm-lock.yaml" }, "Bump vite from 5.4.10 to 5.4.12", "vite", "pnpm-lock.yaml", "5.4.10", "5.4.12", ECO_NPM,
+	  BUMP_PATCH },
+	{ { "go.work.sum" }, "Bump golang.org/x/crypto from 0.30.0 to 0.31.0", "golang.org/x/crypto", "go.work.sum",
+	  "0.30.0", "0.31.0", ECO_GO, BUMP_MAJOR },
+	{ { "gems.locked" }, "Bump rails from 6.1.4.1 to 6.1.4.2", "rails", "gems.locked", "6.1.4.1", "6.1.4.2",
+	  ECO_RUBYGEMS, BUMP_PATCH },
 	/* no lock file in /web: all of them, when they agree */
 	{ { "poetry.lock" }, "Bump urllib3 from 1.26.15 to 2.0.4 in /web", "urllib3", "poetry.lock", "1.26.15", "2.0.4",
 	  ECO_PIP, BUMP_MAJOR },
@@ -1419,6 +1482,7 @@ int main(void)
 		cmocka_unit_test(test_pyproject),
 		cmocka_unit_test(test_pyproject_edges),
 		cmocka_unit_test(test_gemfile),
+		cmocka_unit_test(test_gemfile_requirements),
 		cmocka_unit_test(test_manifest_order),
 		cmocka_unit_test(test_bots),
 		cmocka_unit_test(test_lock_only_bumps),
