@@ -9,6 +9,7 @@
  * ecosystem, and Dependabot's subjects give the bumps only they show.
  */
 #include "deps.h"
+#include "botcommit.h"
 #include "status.h"
 #include "utf8.h"
 #include "version.h"
@@ -1613,144 +1614,7 @@ done:
 
 /* ----------------------------------------------------------------- bots */
 
-/* Past a conventional-commit type ("chore(deps): ", "build(deps-dev)!: "), when there is one. */
-static const char *skip_commit_type(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && isalpha((unsigned char)*q))
-		q++;
-	if (q == p)
-		return p;
-	if (q < end && *q == '(') {
-		if (!(q = memchr(q, ')', (size_t)(end - q))))
-			return p;
-		q++;
-	}
-	if (q < end && *q == '!')
-		q++;
-	if (q >= end || *q != ':')
-		return p;
-	return skip_blank(q + 1, end);
-}
-
-static bool starts(const char *p, const char *end, const char *word)
-{
-	size_t n = strlen(word);
-
-	return (size_t)(end - p) >= n && !strncasecmp(p, word, n);
-}
-
-static const char *find_ci(const char *p, const char *end, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; (size_t)(end - p) >= n; p++)
-		if (!strncasecmp(p, needle, n))
-			return p;
-	return NULL;
-}
-
-/* A word of a subject: to the next space (a version "4.17.21", and "4.17.21." at a sentence's end). */
-static struct span word_at(const char *p, const char *end)
-{
-	struct span w = { p, p };
-
-	while (w.end < end && !isspace((unsigned char)*w.end))
-		w.end++;
-	if (w.end - w.p > 1 && w.end[-1] == '.')
-		w.end--;
-	return w;
-}
-
-struct bump_line {
-	struct span name, from, to, dir;
-};
-
-/* " from A to B[ in /dir]" after a package's name. */
-static bool from_to(const char *p, const char *end, struct bump_line *b)
-{
-	if (!starts(p, end, " from "))
-		return false;
-	b->from = word_at(p + 6, end);
-	p = b->from.end;
-	while (p < end && *p == '.')
-		p++;
-	if (b->from.p == b->from.end || !starts(p, end, " to "))
-		return false;
-	b->to = word_at(p + 4, end);
-	p = b->to.end;
-	while (p < end && *p == '.')
-		p++;
-	b->dir.p = b->dir.end = p;
-	if (starts(p, end, " in "))
-		b->dir = word_at(p + 4, end);
-	return b->to.p < b->to.end;
-}
-
-/*
- * Dependabot's lines: "Bump X from A to B[ in /dir]" (also after a
- * commit type, "build(deps): bump ..."), and in bodies "Bumps [X](url)
- * from A to B." and "Updates `X` from A to B". 2 with a transition, 1 for
- * a Dependabot subject without one ("Bump the npm group ..."), else 0.
- */
-static int dependabot_line(const char *p, const char *end, struct bump_line *b)
-{
-	const char *q;
-
-	memset(b, 0, sizeof(*b));
-	p = skip_commit_type(p, end);
-	if (starts(p, end, "bump ")) {
-		if (starts(p + 5, end, "the ") && find_ci(p, end, " group"))
-			return 1;
-		b->name = word_at(p + 5, end);
-		return b->name.p < b->name.end && from_to(b->name.end, end, b) ? 2 : 0;
-	}
-	if (starts(p, end, "Bumps [")) {
-		b->name.p = p + 7;
-		if (!(q = memchr(b->name.p, ']', (size_t)(end - b->name.p))))
-			return 0;
-		b->name.end = q++;
-		if (q < end && *q == '(' && (q = memchr(q, ')', (size_t)(end - q))))
-			q++;
-		return q && b->name.p < b->name.end && from_to(q, end, b) ? 2 : 0;
-	}
-	if (starts(p, end, "Updates `")) {
-		b->name.p = p + 9;
-		if (!(q = memchr(b->name.p, '`', (size_t)(end - b->name.p))))
-			return 0;
-		b->name.end = q;
-		return b->name.p < b->name.end && from_to(q + 1, end, b) ? 2 : 0;
-	}
-	return 0;
-}
-
-/*
- * Renovate's subjects: "Update dependency X to vY", "update module X to
- * vY", "Update rust crate X to vY", "Update X monorepo to vY", "Update all
- * non-major dependencies", "Lock file maintenance", "Pin dependencies".
- */
-static bool renovate_line(const char *p, const char *end)
-{
-	static const char *const kinds[] = { "dependency ", "module ", "rust crate ", "gem ", "package " };
-	size_t i;
-
-	p = skip_commit_type(p, end);
-	if (starts(p, end, "lock file maintenance") || starts(p, end, "pin dependencies") ||
-	    starts(p, end, "pin dependency "))
-		return true;
-	if (!starts(p, end, "update "))
-		return false;
-	p += 7;
-	if (starts(p, end, "all non-major dependencies") || starts(p, end, "all dependencies"))
-		return true;
-	for (i = 0; i < COUNT(kinds); i++)
-		if (starts(p, end, kinds[i]))
-			return find_ci(p, end, " to ") != NULL;
-	return find_ci(p, end, " monorepo to ") != NULL;
-}
-
-static bool in_dir(const char *path, struct span dir)
+static bool in_dir(const char *path, struct botcommit_span dir)
 {
 	const char *slash = strrchr(path, '/');
 	size_t n = slash ? (size_t)(slash - path) : 0;
@@ -1763,7 +1627,7 @@ static bool in_dir(const char *path, struct span dir)
  * directory ("in /web"; the root without one), or else of all of them, or
  * else of the manifests; they must agree. The path is the file it is put on.
  */
-static bool lock_ecosystem(const struct deps_file *files, size_t n, struct span dir, enum deps_ecosystem *eco,
+static bool lock_ecosystem(const struct deps_file *files, size_t n, struct botcommit_span dir, enum deps_ecosystem *eco,
 			   const char **path)
 {
 	enum deps_ecosystem e;
@@ -1795,13 +1659,13 @@ static bool lock_ecosystem(const struct deps_file *files, size_t n, struct span 
 }
 
 /* A Dependabot transition no manifest shows: the lock file alone moved it. */
-static int lock_only_bump(struct analysis *a, const struct bump_line *b, const struct deps_file *files,
+static int lock_only_bump(struct analysis *a, const struct botcommit_bump *b, const struct deps_file *files,
 			  size_t nfiles)
 {
 	char *name = strndup(b->name.p, (size_t)(b->name.end - b->name.p));
 	char *from = strndup(b->from.p, (size_t)(b->from.end - b->from.p));
 	char *to = strndup(b->to.p, (size_t)(b->to.end - b->to.p));
-	struct span dir = b->dir;
+	struct botcommit_span dir = b->dir;
 	enum deps_ecosystem eco;
 	const char *path;
 	int error = 0;
@@ -1848,7 +1712,7 @@ static int read_messages(struct analysis *a, const char *branch, const char *mes
 			 const struct deps_file *files, size_t nfiles)
 {
 	const char *p, *end, *e;
-	struct bump_line b;
+	struct botcommit_bump b;
 	int kind, error = 0;
 
 	if (branch && bot_branch(branch, "dependabot"))
@@ -1861,10 +1725,10 @@ static int read_messages(struct analysis *a, const char *branch, const char *mes
 	for (p = messages; !error && p < end; p = next_line(e, end)) {
 		e = line_end(p, end);
 		p = skip_blank(p, e);
-		if ((kind = dependabot_line(p, e, &b))) {
+		if ((kind = botcommit_dependabot(&b, p, e))) {
 			if (!(error = set_bot(a->out, "dependabot")) && kind == 2)
 				error = lock_only_bump(a, &b, files, nfiles);
-		} else if (renovate_line(p, e)) {
+		} else if (botcommit_renovate(p, e)) {
 			error = set_bot(a->out, "renovate");
 		}
 	}
@@ -1872,6 +1736,16 @@ static int read_messages(struct analysis *a, const char *branch, const char *mes
 }
 
 /* ------------------------------------------------------------- breaking */
+
+static const char *find_ci(const char *p, const char *end, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; (size_t)(end - p) >= n; p++)
+		if (!strncasecmp(p, needle, n))
+			return p;
+	return NULL;
+}
 
 static bool name_char(char c)
 {

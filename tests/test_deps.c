@@ -1008,6 +1008,49 @@ static const struct {
 	{ NULL, "Update the monorepo tooling", NULL },
 	{ "renovate/lodash", "Bump lodash from 1.0.0 to 2.0.0", "renovate" },
 	{ "main", "Refactor the parser\n\nUpdate dependency express to v5\n", "renovate" },
+	/*
+	 * Issue 14 item 19: Renovate's defaults (lib/config/options: "{{action}}
+	 * {{topic}} {{extra}}", the topics of its managers and datasources), as
+	 * renovatebot/renovate's own history has them, and Dependabot's titles
+	 * (dependabot-core's MessageBuilder, PrNamePrefixer and their spec).
+	 */
+	{ NULL, "chore(deps): update dependency @smithy/util-stream to v4.8.1 (main) (#45338)", "renovate" },
+	{ NULL, "fix(deps): update ghcr.io/renovatebot/base-image docker tag to v13.86.6 (main) (#45293)", "renovate" },
+	{ NULL, "chore(deps): update python:3.13 docker digest to 9255d19 (#33054)", "renovate" },
+	{ NULL, "chore(deps): update codecov/codecov-action action to v1.5.2 (#10421)", "renovate" },
+	{ NULL, "chore(deps): update node.js to d7bd3e3 (#21398)", "renovate" },
+	{ NULL, "build(deps): update opentelemetry-js monorepo (#28513)", "renovate" },
+	{ NULL, "chore(deps): update linters to v8 (major)", "renovate" },
+	{ NULL, "Update actions/checkout digest to b4ffde6", "renovate" },
+	{ NULL, "Update actions/checkout action to v4", "renovate" },
+	{ NULL, "Update postgres docker tag to v16", "renovate" },
+	{ NULL, "Update all non-major dependencies", "renovate" },
+	{ NULL, "Update module golang.org/x/net to v0.23.0 [SECURITY]", "renovate" },
+	{ NULL, "Update rust crate serde to 1.0", "renovate" },
+	{ NULL, "chore(deps) Update Rust crate tokio to v1.35.0", "renovate" },
+	{ NULL, "Update dependency np to version 2.16.0 (#1214)", "renovate" },
+	{ NULL, "fix(deps): roll back dependency got to v9.3.0", "renovate" },
+	{ NULL, "Replace dependency node-sass with sass v1", "renovate" },
+	{ NULL, "Pin dependencies", "renovate" },
+	{ NULL, "docker-compose(deps): Bump postgres from 15.4 to 16.0", "dependabot" },
+	{ NULL, "[Security] Bump nokogiri from 1.14.3 to 1.15.4", "dependabot" },
+	{ NULL, "\xe2\xac\x86\xef\xb8\x8f\xf0\x9f\x94\x92 Bump business from 1.4.0 to 1.5.0", "dependabot" },
+	{ NULL, "Upgrade: Bump business from 1.4.0 to 1.5.0", "dependabot" },
+	{ NULL, "Bump business, business2 and business3", "dependabot" },
+	{ NULL, "Bump business in /frontend", "dependabot" },
+	{ NULL, "Bump business across 2 directories", "dependabot" },
+	{ NULL, "Update business requirement from ~> 1.4.0 to ~> 1.5.0", "dependabot" },
+	{ NULL, "Update requirements for business and business2", "dependabot" },
+	{ NULL, "Bump rails from 7.0.4 to 7.0.5 in /app in the bundler group", "dependabot" },
+	/* what people write (rails/rails' history): no bot */
+	{ NULL, "Update bundler to 4.0.12", NULL },
+	{ NULL, "Update changelog links to 7-1-stable", NULL },
+	{ NULL, "Update remaining migration version 7.2 to 8.0 [ci-skip]", NULL },
+	{ NULL, "Update the `.node-version` file conditionally generated for new applications to 22.21.1", NULL },
+	{ NULL, "Bump rubocop from 1.43.0 to 1.44.1 and fix offenses", NULL },
+	{ NULL, "Replace dependency tracker with ripper based tracker", NULL },
+	{ NULL, "Update to Rails 7.1", NULL },
+	{ NULL, "Update linters", NULL },
 };
 
 static void test_bots(void **state)
