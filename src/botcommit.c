@@ -129,8 +129,8 @@ static bool only_suffixes(const char *p, const char *end);
 /*
  * " from A to B" after a package's name, and what Dependabot may put after
  * it: " in /dir", " in the G group", " across N directories", " (via audit
- * fix)", " (#123)"; nothing else ("... to 1.44.1 and fix offenses" is a
- * person's).
+ * fix)", " (#123)", or the end of a body's sentence; nothing else ("... to
+ * 1.44.1 and fix offenses" is a person's).
  */
 static bool from_to(const char *p, const char *end, struct botcommit_bump *b)
 {
@@ -141,7 +141,10 @@ static bool from_to(const char *p, const char *end, struct botcommit_bump *b)
 	if (b->from.p == b->from.end || !starts(p, end, " to "))
 		return false;
 	b->to = spec_at(p + 4, end);
-	p = past_dots(b->to.end, end);
+	/* A body's sentence ends there: "to 4.17.21. This release includes ..." */
+	if (b->to.end < end && *b->to.end == '.')
+		return b->to.p < b->to.end;
+	p = b->to.end;
 	b->dir.p = b->dir.end = p;
 	if (starts(p, end, " in /")) {
 		b->dir = word_at(p + 4, end);

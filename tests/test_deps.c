@@ -1108,6 +1108,11 @@ static const struct lock_row lock_rows[] = {
 	  "0.30.0", "0.31.0", ECO_GO, BUMP_MAJOR },
 	{ { "gems.locked" }, "Bump rails from 6.1.4.1 to 6.1.4.2", "rails", "gems.locked", "6.1.4.1", "6.1.4.2",
 	  ECO_RUBYGEMS, BUMP_PATCH },
+	/* a body's sentence goes on after the version (dependabot-core's MessageBuilder) */
+	{ { "package-lock.json" },
+	  "Bump the npm group\n\nBumps [express](https://github.com/expressjs/express) from 4.18.2 to 4.19.2. "
+	  "**This update includes a security fix.**\n",
+	  "express", "package-lock.json", "4.18.2", "4.19.2", ECO_NPM, BUMP_MINOR },
 	/* no lock file in /web: all of them, when they agree */
 	{ { "poetry.lock" }, "Bump urllib3 from 1.26.15 to 2.0.4 in /web", "urllib3", "poetry.lock", "1.26.15", "2.0.4",
 	  ECO_PIP, BUMP_MAJOR },
@@ -1152,6 +1157,18 @@ static void test_lock_only_bumps(void **state)
 			check_packages(&an, lock_rows[i].eco, lock_rows[i].manifest, &want, 1, (int)i);
 		}
 		assert_true(an.dependency_only || !n || !strcmp(files[0].path, ".github/workflows/ci.yml"));
+		deps_analysis_release(&an);
+	}
+	/* a requirement, as Dependabot's library updates write it (MessageBuilder#library_pr_name) */
+	{
+		static const struct want want[] = {
+			{ "rubocop", "~> 1.50", "~> 1.56", BUMP_MINOR, "1.50", "1.56", false },
+		};
+		struct deps_file lock = { "Gemfile.lock", NULL, 0, NULL, 0 };
+
+		analyze(&an, &lock, 1, NULL, "Update rubocop requirement from ~> 1.50 to ~> 1.56");
+		check_str(an.bot, "dependabot", "bot", "requirement", __LINE__);
+		check_packages(&an, ECO_RUBYGEMS, "Gemfile.lock", want, COUNT(want), __LINE__);
 		deps_analysis_release(&an);
 	}
 }
