@@ -1,5 +1,5 @@
 # Dependency bumps in `revline check`: the manifests' transitions with
-# their semver bumps, a Dependabot branch, advisories from OSV (the fake
+# their bumps, a Dependabot branch, advisories from OSV (the fake
 # server over real HTTP), the merge confidence, the section the map
 # prompts carry, the text/JSON/markdown outputs, what is stored, the
 # shorter timeout of a dependency-only change, and OSV failing or slow
