@@ -141,11 +141,10 @@ static bool from_to(const char *p, const char *end, struct botcommit_bump *b)
 	if (b->from.p == b->from.end || !starts(p, end, " to "))
 		return false;
 	b->to = spec_at(p + 4, end);
+	p = b->dir.p = b->dir.end = b->to.end;
 	/* A body's sentence ends there: "to 4.17.21. This release includes ..." */
-	if (b->to.end < end && *b->to.end == '.')
+	if (p < end && *p == '.')
 		return b->to.p < b->to.end;
-	p = b->to.end;
-	b->dir.p = b->dir.end = p;
 	if (starts(p, end, " in /")) {
 		b->dir = word_at(p + 4, end);
 		p = past_dots(b->dir.end, end);

@@ -1619,7 +1619,7 @@ static bool in_dir(const char *path, struct botcommit_span dir)
 	const char *slash = strrchr(path, '/');
 	size_t n = slash ? (size_t)(slash - path) : 0;
 
-	return n == (size_t)(dir.end - dir.p) && !memcmp(path, dir.p, n);
+	return n == (size_t)(dir.end - dir.p) && (!n || !memcmp(path, dir.p, n));
 }
 
 /*
