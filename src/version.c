@@ -581,11 +581,9 @@ bool version_parse(struct version *out, enum deps_ecosystem eco, const char *spe
 			upper = false;
 			continue;
 		}
-		if (!version_read(&v, eco, word, (size_t)(p - word))) {
-			memset(out, 0, sizeof(*out));
-			out->eco = eco;
-			return false;
-		}
+		/* A word that is no version ("x" of "2.0.0 | x") names nothing. */
+		if (!version_read(&v, eco, word, (size_t)(p - word)))
+			continue;
 		if (!found || version_compare(&v, out) > 0)
 			*out = v;
 		found = true;

@@ -39,9 +39,10 @@ struct version {
  * version, "^", "~", "~>", ">=", ">", "==", "~=", "="), the largest
  * ("~> 7.1, >= 7.1.2" -> 7.1.2); upper bounds and exclusions ("<", "<=",
  * "!=", the far end of "1.2.3 - 2.3.4") are passed over, and of
- * alternatives ("^1 || ^2") the first is read. npm's aliases
+ * alternatives ("^1 || ^2") the first is read; a word that is no version
+ * of the ecosystem ("x" in "2.0.0 | x") is passed over. npm's aliases
  * ("npm:name@^1.2") and pnpm's "workspace:" are looked through. False when
- * there is no lower bound, or one that is no version of the ecosystem.
+ * no lower bound is read.
  */
 bool version_parse(struct version *out, enum deps_ecosystem eco, const char *spec);
 /* One version's text (no operator), len bytes. */
