@@ -1,7 +1,7 @@
 /*
  * Dependency bumps. Each side of a manifest is read into entries (name ->
  * spec), the two sides are matched by name, and each transition is
- * classified by semver. Every manifest format has a small reader of its own
+ * classified in its ecosystem's terms (version.c). Every manifest format has a small reader of its own
  * that knows only as much of the format as dependencies need: TOML for
  * Cargo.toml and pyproject.toml, go.mod's directives, requirement lines,
  * the Gemfile's gem calls, and package.json through jansson. Lock files are
@@ -9,8 +9,10 @@
  * ecosystem, and Dependabot's subjects give the bumps only they show.
  */
 #include "deps.h"
+#include "botcommit.h"
 #include "status.h"
 #include "utf8.h"
+#include "version.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -77,15 +79,22 @@ static const struct {
 	{ "npm-shrinkwrap.json", DEPS_FILE_LOCK, ECO_NPM },
 	{ "yarn.lock", DEPS_FILE_LOCK, ECO_NPM },
 	{ "pnpm-lock.yaml", DEPS_FILE_LOCK, ECO_NPM },
+	{ "bun.lock", DEPS_FILE_LOCK, ECO_NPM },
+	{ "bun.lockb", DEPS_FILE_LOCK, ECO_NPM },
 	{ "go.mod", DEPS_FILE_MANIFEST, ECO_GO },
 	{ "go.sum", DEPS_FILE_LOCK, ECO_GO },
+	{ "go.work.sum", DEPS_FILE_LOCK, ECO_GO },
 	{ "Cargo.toml", DEPS_FILE_MANIFEST, ECO_CARGO },
 	{ "Cargo.lock", DEPS_FILE_LOCK, ECO_CARGO },
 	{ "pyproject.toml", DEPS_FILE_MANIFEST, ECO_PIP },
 	{ "Pipfile.lock", DEPS_FILE_LOCK, ECO_PIP },
 	{ "poetry.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "uv.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "pdm.lock", DEPS_FILE_LOCK, ECO_PIP },
 	{ "Gemfile", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
 	{ "Gemfile.lock", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	{ "gems.rb", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
+	{ "gems.locked", DEPS_FILE_LOCK, ECO_RUBYGEMS },
 };
 
 static const char *base_name(const char *path)
@@ -131,211 +140,15 @@ enum deps_file_kind deps_file_kind(const char *path, enum deps_ecosystem *eco)
 	return DEPS_FILE_OTHER;
 }
 
-/* ----------------------------------------------------------------- semver */
+/* ----------------------------------------------------------------- bumps */
 
-static bool read_number(const char **pp, long *out)
+enum deps_bump deps_classify(enum deps_ecosystem eco, const char *from, const char *to)
 {
-	const char *p = *pp;
-	long n = 0;
+	struct version a, b;
 
-	if (!isdigit((unsigned char)*p))
-		return false;
-	for (; isdigit((unsigned char)*p); p++) {
-		/* A component this long is no version (and would overflow). */
-		if (n > (LONG_MAX - 9) / 10)
-			return false;
-		n = n * 10 + (*p - '0');
-	}
-	*pp = p;
-	*out = n;
-	return true;
-}
-
-static bool is_wildcard(const char *p)
-{
-	return (*p == 'x' || *p == 'X' || *p == '*') && !isalnum((unsigned char)p[1]);
-}
-
-static bool prerelease_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '.' || c == '-';
-}
-
-static void read_prerelease(struct semver *out, const char *p)
-{
-	size_t n = 0;
-
-	/* Python's "1.0.post1" comes after its release, not before it. */
-	if (!strncasecmp(p, "post", 4))
-		return;
-	for (; prerelease_char(*p); p++)
-		if (n + 1 < sizeof(out->prerelease))
-			out->prerelease[n++] = *p;
-	while (n && (out->prerelease[n - 1] == '.' || out->prerelease[n - 1] == '-'))
-		n--;
-	out->prerelease[n] = '\0';
-}
-
-/*
- * The version at p: "v1.2", "4.x", "1.2.3-rc.1+build", and the pre-releases
- * of the other ecosystems, Python's "1.0rc1" and RubyGems' "7.1.0.beta1".
- * A fourth numeric component is read past; build metadata is dropped.
- */
-static bool read_version(struct semver *out, const char *p)
-{
-	long *parts[3] = { &out->major, &out->minor, &out->patch };
-	size_t i;
-
-	if ((*p == 'v' || *p == 'V') && isdigit((unsigned char)p[1]))
-		p++;
-	if (!read_number(&p, parts[0]))
-		return false;
-	for (i = 1; i < 3 && *p == '.' && isdigit((unsigned char)p[1]); i++) {
-		p++;
-		if (!read_number(&p, parts[i]))
-			return false;
-	}
-	if (*p == '.' && is_wildcard(p + 1))
-		return true;
-	while (*p == '.' && isdigit((unsigned char)p[1]))
-		for (p++; isdigit((unsigned char)*p); p++)
-			;
-	if (*p == '-' && isalnum((unsigned char)p[1]))
-		read_prerelease(out, p + 1);
-	else if (*p == '.' && isalpha((unsigned char)p[1]))
-		read_prerelease(out, p + 1);
-	else if (isalpha((unsigned char)*p))
-		read_prerelease(out, p);
-	return true;
-}
-
-/* npm's aliases ("npm:name@^1.2") and pnpm's workspace protocol name a version after a prefix. */
-static const char *skip_alias(const char *p)
-{
-	const char *at;
-
-	if (!strncmp(p, "npm:", 4)) {
-		at = strrchr(p + 4, '@');
-		return at && at > p + 4 ? at + 1 : p + 4;
-	}
-	if (!strncmp(p, "workspace:", 10))
-		return p + 10;
-	return p;
-}
-
-bool semver_parse(struct semver *out, const char *spec)
-{
-	const char *p, *op;
-
-	memset(out, 0, sizeof(*out));
-	if (!spec)
-		return false;
-	for (p = skip_alias(spec);;) {
-		while (*p && strchr(" \t,|()", *p))
-			p++;
-		if (!*p)
-			return false;
-		for (op = p; *p && strchr("<>=!~^", *p); p++)
-			;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		/* An upper bound or an exclusion does not say which version is used: a later comparator may. */
-		if (*op == '<' || *op == '!') {
-			while (*p && !strchr(" \t,|", *p))
-				p++;
-			continue;
-		}
-		if (read_version(out, p))
-			return true;
-		memset(out, 0, sizeof(*out));
-		return false;
-	}
-}
-
-static int sign(long v)
-{
-	return (v > 0) - (v < 0);
-}
-
-static bool all_digits(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	return n > 0;
-}
-
-/* Numeric identifiers by value (without overflow: go's are timestamps), before alphanumeric ones. */
-static int compare_identifier(const char *a, size_t alen, const char *b, size_t blen)
-{
-	bool anum = all_digits(a, alen), bnum = all_digits(b, blen);
-	int c;
-
-	if (anum != bnum)
-		return anum ? -1 : 1;
-	if (anum) {
-		for (; alen > 1 && *a == '0'; a++, alen--)
-			;
-		for (; blen > 1 && *b == '0'; b++, blen--)
-			;
-		if (alen != blen)
-			return alen < blen ? -1 : 1;
-	}
-	c = memcmp(a, b, alen < blen ? alen : blen);
-	return c ? sign(c) : sign((long)alen - (long)blen);
-}
-
-static int compare_prerelease(const char *a, const char *b)
-{
-	size_t alen, blen;
-	int c;
-
-	/* A release comes after its pre-releases. */
-	if (!*a || !*b)
-		return (!*a) - (!*b);
-	while (*a && *b) {
-		alen = strcspn(a, ".");
-		blen = strcspn(b, ".");
-		if ((c = compare_identifier(a, alen, b, blen)))
-			return c;
-		a += alen + (a[alen] == '.');
-		b += blen + (b[blen] == '.');
-	}
-	return (*a != '\0') - (*b != '\0');
-}
-
-int semver_compare(const struct semver *a, const struct semver *b)
-{
-	if (a->major != b->major)
-		return a->major < b->major ? -1 : 1;
-	if (a->minor != b->minor)
-		return a->minor < b->minor ? -1 : 1;
-	if (a->patch != b->patch)
-		return a->patch < b->patch ? -1 : 1;
-	return compare_prerelease(a->prerelease, b->prerelease);
-}
-
-static int first_nonzero(const struct semver *v)
-{
-	return v->major ? 0 : v->minor ? 1 : v->patch ? 2 : 3;
-}
-
-enum deps_bump deps_classify(const char *from, const char *to)
-{
-	struct semver a, b;
-	int differ, nonzero;
-
-	if (!semver_parse(&a, from) || !semver_parse(&b, to))
+	if (!version_parse(&a, eco, from) || !version_parse(&b, eco, to))
 		return BUMP_UNKNOWN;
-	differ = a.major != b.major ? 0 : a.minor != b.minor ? 1 : a.patch != b.patch ? 2 : 3;
-	/* Below 1.0.0 the first non-zero component is the major one (npm's and Cargo's carets). */
-	nonzero = first_nonzero(&a) < first_nonzero(&b) ? first_nonzero(&a) : first_nonzero(&b);
-	if (differ < 3 && differ <= nonzero)
-		return BUMP_MAJOR;
-	/* 3: the pre-release alone changed, or only the spec around the same version. */
-	return differ == 1 ? BUMP_MINOR : BUMP_PATCH;
+	return version_distance(&a, &b);
 }
 
 /* ------------------------------------------------------------------- text */
@@ -1323,6 +1136,23 @@ static bool span_in(struct span s, const char *const *words, size_t n)
 	return false;
 }
 
+/* An array of requirements ("[">= 6.0", "< 7"]") at *pp, each added to versions as a separate one. */
+static int gem_requirements(struct buf *versions, const char **pp, const char *end)
+{
+	const char *p = skip_blank(*pp + 1, end);
+	struct span s;
+	int error = 0;
+
+	while (!error && ruby_string(&p, end, &s)) {
+		error = buf_printf(versions, "%s%.*s", versions->len ? ", " : "", (int)(s.end - s.p), s.p);
+		p = skip_blank(p, end);
+		if (p < end && *p == ',')
+			p = skip_blank(p + 1, end);
+	}
+	*pp = p < end && *p == ']' ? p + 1 : ruby_skip_value(p, end);
+	return error;
+}
+
 /* gem 'name', 'version', ..., option: value, ... (the arguments after "gem"). */
 static void gem_line(struct depmap *map, const char *p, const char *end)
 {
@@ -1341,6 +1171,8 @@ static void gem_line(struct depmap *map, const char *p, const char *end)
 		p = skip_blank(p + 1, end);
 		if (!options && ruby_string(&p, end, &s)) {
 			error = buf_printf(&versions, "%s%.*s", versions.len ? ", " : "", (int)(s.end - s.p), s.p);
+		} else if (!options && p < end && *p == '[') {
+			error = gem_requirements(&versions, &p, end);
 		} else if (!gem_option(&p, end, &key)) {
 			break;
 		} else {
@@ -1590,20 +1422,12 @@ static char *dup_or_null(const char *s, bool *failed)
 	return copy;
 }
 
-/* The version semver reads in a spec, as text ("1.2.3", "1.0.0-rc.1"), or NULL. */
-static char *version_text(const struct side *s, struct semver *v, bool *read, bool *failed)
+/* The version a spec names, as the manifest writes it ("6.1.4.1", "1.0rc1"), or NULL. */
+static char *version_text(const struct side *s, enum deps_ecosystem eco, struct version *v, bool *read,
+			  bool *failed)
 {
-	struct buf text = BUF_INIT;
-
-	*read = s->versioned && semver_parse(v, s->spec);
-	if (!*read)
-		return NULL;
-	if (buf_printf(&text, "%ld.%ld.%ld%s%s", v->major, v->minor, v->patch, v->prerelease[0] ? "-" : "",
-		       v->prerelease) < 0) {
-		*failed = true;
-		return NULL;
-	}
-	return buf_detach(&text);
+	*read = s->versioned && version_parse(v, eco, s->spec);
+	return *read ? dup_or_null(v->text, failed) : NULL;
 }
 
 static int package_add(struct analysis *a, enum deps_ecosystem eco, const char *name, const char *manifest,
@@ -1611,7 +1435,7 @@ static int package_add(struct analysis *a, enum deps_ecosystem eco, const char *
 {
 	struct deps_analysis *out = a->out;
 	struct deps_package *p, *packages;
-	struct semver fv, tv;
+	struct version fv, tv;
 	bool failed = false, from_read, to_read;
 	size_t cap;
 
@@ -1629,15 +1453,15 @@ static int package_add(struct analysis *a, enum deps_ecosystem eco, const char *
 	p->manifest = dup_or_null(manifest, &failed);
 	p->from = dup_or_null(from.spec, &failed);
 	p->to = dup_or_null(to.spec, &failed);
-	p->from_version = version_text(&from, &fv, &from_read, &failed);
-	p->to_version = version_text(&to, &tv, &to_read, &failed);
+	p->from_version = version_text(&from, eco, &fv, &from_read, &failed);
+	p->to_version = version_text(&to, eco, &tv, &to_read, &failed);
 	if (!from.present)
 		p->bump = BUMP_ADDED;
 	else if (!to.present)
 		p->bump = BUMP_REMOVED;
 	else
-		p->bump = from.versioned && to.versioned ? deps_classify(from.spec, to.spec) : BUMP_UNKNOWN;
-	p->downgrade = from.present && to.present && from_read && to_read && semver_compare(&tv, &fv) < 0;
+		p->bump = from.versioned && to.versioned ? deps_classify(eco, from.spec, to.spec) : BUMP_UNKNOWN;
+	p->downgrade = from.present && to.present && from_read && to_read && version_compare(&tv, &fv) < 0;
 	return failed ? error_nomem() : 0;
 }
 
@@ -1790,149 +1614,12 @@ done:
 
 /* ----------------------------------------------------------------- bots */
 
-/* Past a conventional-commit type ("chore(deps): ", "build(deps-dev)!: "), when there is one. */
-static const char *skip_commit_type(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && isalpha((unsigned char)*q))
-		q++;
-	if (q == p)
-		return p;
-	if (q < end && *q == '(') {
-		if (!(q = memchr(q, ')', (size_t)(end - q))))
-			return p;
-		q++;
-	}
-	if (q < end && *q == '!')
-		q++;
-	if (q >= end || *q != ':')
-		return p;
-	return skip_blank(q + 1, end);
-}
-
-static bool starts(const char *p, const char *end, const char *word)
-{
-	size_t n = strlen(word);
-
-	return (size_t)(end - p) >= n && !strncasecmp(p, word, n);
-}
-
-static const char *find_ci(const char *p, const char *end, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; (size_t)(end - p) >= n; p++)
-		if (!strncasecmp(p, needle, n))
-			return p;
-	return NULL;
-}
-
-/* A word of a subject: to the next space (a version "4.17.21", and "4.17.21." at a sentence's end). */
-static struct span word_at(const char *p, const char *end)
-{
-	struct span w = { p, p };
-
-	while (w.end < end && !isspace((unsigned char)*w.end))
-		w.end++;
-	if (w.end - w.p > 1 && w.end[-1] == '.')
-		w.end--;
-	return w;
-}
-
-struct bump_line {
-	struct span name, from, to, dir;
-};
-
-/* " from A to B[ in /dir]" after a package's name. */
-static bool from_to(const char *p, const char *end, struct bump_line *b)
-{
-	if (!starts(p, end, " from "))
-		return false;
-	b->from = word_at(p + 6, end);
-	p = b->from.end;
-	while (p < end && *p == '.')
-		p++;
-	if (b->from.p == b->from.end || !starts(p, end, " to "))
-		return false;
-	b->to = word_at(p + 4, end);
-	p = b->to.end;
-	while (p < end && *p == '.')
-		p++;
-	b->dir.p = b->dir.end = p;
-	if (starts(p, end, " in "))
-		b->dir = word_at(p + 4, end);
-	return b->to.p < b->to.end;
-}
-
-/*
- * Dependabot's lines: "Bump X from A to B[ in /dir]" (also after a
- * commit type, "build(deps): bump ..."), and in bodies "Bumps [X](url)
- * from A to B." and "Updates `X` from A to B". 2 with a transition, 1 for
- * a Dependabot subject without one ("Bump the npm group ..."), else 0.
- */
-static int dependabot_line(const char *p, const char *end, struct bump_line *b)
-{
-	const char *q;
-
-	memset(b, 0, sizeof(*b));
-	p = skip_commit_type(p, end);
-	if (starts(p, end, "bump ")) {
-		if (starts(p + 5, end, "the ") && find_ci(p, end, " group"))
-			return 1;
-		b->name = word_at(p + 5, end);
-		return b->name.p < b->name.end && from_to(b->name.end, end, b) ? 2 : 0;
-	}
-	if (starts(p, end, "Bumps [")) {
-		b->name.p = p + 7;
-		if (!(q = memchr(b->name.p, ']', (size_t)(end - b->name.p))))
-			return 0;
-		b->name.end = q++;
-		if (q < end && *q == '(' && (q = memchr(q, ')', (size_t)(end - q))))
-			q++;
-		return q && b->name.p < b->name.end && from_to(q, end, b) ? 2 : 0;
-	}
-	if (starts(p, end, "Updates `")) {
-		b->name.p = p + 9;
-		if (!(q = memchr(b->name.p, '`', (size_t)(end - b->name.p))))
-			return 0;
-		b->name.end = q;
-		return b->name.p < b->name.end && from_to(q + 1, end, b) ? 2 : 0;
-	}
-	return 0;
-}
-
-/*
- * Renovate's subjects: "Update dependency X to vY", "update module X to
- * vY", "Update rust crate X to vY", "Update X monorepo to vY", "Update all
- * non-major dependencies", "Lock file maintenance", "Pin dependencies".
- */
-static bool renovate_line(const char *p, const char *end)
-{
-	static const char *const kinds[] = { "dependency ", "module ", "rust crate ", "gem ", "package " };
-	size_t i;
-
-	p = skip_commit_type(p, end);
-	if (starts(p, end, "lock file maintenance") || starts(p, end, "pin dependencies") ||
-	    starts(p, end, "pin dependency "))
-		return true;
-	if (!starts(p, end, "update "))
-		return false;
-	p += 7;
-	if (starts(p, end, "all non-major dependencies") || starts(p, end, "all dependencies"))
-		return true;
-	for (i = 0; i < COUNT(kinds); i++)
-		if (starts(p, end, kinds[i]))
-			return find_ci(p, end, " to ") != NULL;
-	return find_ci(p, end, " monorepo to ") != NULL;
-}
-
-static bool in_dir(const char *path, struct span dir)
+static bool in_dir(const char *path, struct botcommit_span dir)
 {
 	const char *slash = strrchr(path, '/');
 	size_t n = slash ? (size_t)(slash - path) : 0;
 
-	return n == (size_t)(dir.end - dir.p) && !memcmp(path, dir.p, n);
+	return n == (size_t)(dir.end - dir.p) && (!n || !memcmp(path, dir.p, n));
 }
 
 /*
@@ -1940,7 +1627,7 @@ static bool in_dir(const char *path, struct span dir)
  * directory ("in /web"; the root without one), or else of all of them, or
  * else of the manifests; they must agree. The path is the file it is put on.
  */
-static bool lock_ecosystem(const struct deps_file *files, size_t n, struct span dir, enum deps_ecosystem *eco,
+static bool lock_ecosystem(const struct deps_file *files, size_t n, struct botcommit_span dir, enum deps_ecosystem *eco,
 			   const char **path)
 {
 	enum deps_ecosystem e;
@@ -1972,13 +1659,13 @@ static bool lock_ecosystem(const struct deps_file *files, size_t n, struct span 
 }
 
 /* A Dependabot transition no manifest shows: the lock file alone moved it. */
-static int lock_only_bump(struct analysis *a, const struct bump_line *b, const struct deps_file *files,
+static int lock_only_bump(struct analysis *a, const struct botcommit_bump *b, const struct deps_file *files,
 			  size_t nfiles)
 {
 	char *name = strndup(b->name.p, (size_t)(b->name.end - b->name.p));
 	char *from = strndup(b->from.p, (size_t)(b->from.end - b->from.p));
 	char *to = strndup(b->to.p, (size_t)(b->to.end - b->to.p));
-	struct span dir = b->dir;
+	struct botcommit_span dir = b->dir;
 	enum deps_ecosystem eco;
 	const char *path;
 	int error = 0;
@@ -2025,7 +1712,7 @@ static int read_messages(struct analysis *a, const char *branch, const char *mes
 			 const struct deps_file *files, size_t nfiles)
 {
 	const char *p, *end, *e;
-	struct bump_line b;
+	struct botcommit_bump b;
 	int kind, error = 0;
 
 	if (branch && bot_branch(branch, "dependabot"))
@@ -2038,10 +1725,10 @@ static int read_messages(struct analysis *a, const char *branch, const char *mes
 	for (p = messages; !error && p < end; p = next_line(e, end)) {
 		e = line_end(p, end);
 		p = skip_blank(p, e);
-		if ((kind = dependabot_line(p, e, &b))) {
+		if ((kind = botcommit_dependabot(&b, p, e))) {
 			if (!(error = set_bot(a->out, "dependabot")) && kind == 2)
 				error = lock_only_bump(a, &b, files, nfiles);
-		} else if (renovate_line(p, e)) {
+		} else if (botcommit_renovate(p, e)) {
 			error = set_bot(a->out, "renovate");
 		}
 	}
@@ -2049,6 +1736,16 @@ static int read_messages(struct analysis *a, const char *branch, const char *mes
 }
 
 /* ------------------------------------------------------------- breaking */
+
+static const char *find_ci(const char *p, const char *end, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; (size_t)(end - p) >= n; p++)
+		if (!strncasecmp(p, needle, n))
+			return p;
+	return NULL;
+}
 
 static bool name_char(char c)
 {

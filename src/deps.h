@@ -8,17 +8,18 @@
 
 /*
  * Dependency bumps (the dependency seed, Feature 1): which dependencies a
- * change moves from one version to another, how far by semver, and how
+ * change moves from one version to another, how far, and how
  * safe it looks. Pure functions over text: the caller reads the manifests
  * (both sides of the target); nothing here touches the network, the file
  * system or the repository. Versions come from the manifests, never from
  * lock files, whose presence only confirms the ecosystem.
  *
  * Manifests: package.json (npm), go.mod (Go), Cargo.toml (Cargo),
- * requirements*.txt and pyproject.toml (pip), Gemfile (RubyGems).
- * Lock files: package-lock.json, npm-shrinkwrap.json, yarn.lock,
- * pnpm-lock.yaml (npm); go.sum (Go); Cargo.lock (Cargo); Pipfile.lock,
- * poetry.lock (pip); Gemfile.lock (RubyGems).
+ * requirements*.txt and pyproject.toml (pip), Gemfile and gems.rb (RubyGems).
+ * Lock files: package-lock.json, npm-shrinkwrap.json, yarn.lock (classic
+ * and berry), pnpm-lock.yaml, bun.lock, bun.lockb (npm); go.sum,
+ * go.work.sum (Go); Cargo.lock (Cargo); Pipfile.lock, poetry.lock,
+ * uv.lock, pdm.lock (pip); Gemfile.lock, gems.locked (RubyGems).
  *
  * Manifests come from branches other people wrote, so each side is bounded
  * before it is read: a side larger than DEPS_MANIFEST_MAX bytes, with a NUL
@@ -59,7 +60,7 @@ const char *deps_ecosystem_osv(enum deps_ecosystem eco);
 	X(BUMP_MAJOR,   "major") \
 	X(BUMP_ADDED,   "added")    /* a new dependency */ \
 	X(BUMP_REMOVED, "removed")  /* a dependency dropped */ \
-	X(BUMP_UNKNOWN, "unknown")  /* a version semver cannot read ("latest", a git ref, a path) */
+	X(BUMP_UNKNOWN, "unknown")  /* a version that cannot be read ("latest", a git ref, a path) */
 
 enum deps_bump {
 #define DEPS_BUMP_ENUM(id, name) id,
@@ -74,28 +75,15 @@ enum deps_file_kind { DEPS_FILE_OTHER, DEPS_FILE_MANIFEST, DEPS_FILE_LOCK };
 enum deps_file_kind deps_file_kind(const char *path, enum deps_ecosystem *eco);
 
 /*
- * A version spec as semver reads it: the first version in it, with the
- * operator ("^", "~", "~>", ">=", "==", "~=", "=", "v" prefixes and
- * wildcards) and any upper bound left out ("^1.2.3" -> 1.2.3, ">=2.0,<3"
- * -> 2.0.0, "4.x" -> 4.0.0, "v1.2.3-rc.1+build" -> 1.2.3 with pre-release
- * "rc.1"). False when there is no version to read.
+ * How far from -> to goes (the specs as written, read by version.h in
+ * eco's terms: largest lower bound, every component): major, minor or
+ * patch by the first component that differs, where below 1.0.0 the first
+ * non-zero component counts as the major one (0.3 -> 0.4 is major, 0.0.3
+ * -> 0.0.4 is major: what caret ranges of npm and Cargo treat as
+ * breaking); a change of pre-release alone is patch. BUMP_UNKNOWN when
+ * either side cannot be read.
  */
-struct semver {
-	long major, minor, patch;
-	char prerelease[64];            /* "" for a release */
-};
-bool semver_parse(struct semver *out, const char *spec);
-/* <0, 0, >0 as semver orders them (a pre-release before its release). */
-int semver_compare(const struct semver *a, const struct semver *b);
-
-/*
- * How far from -> to goes: major, minor or patch by the first component
- * that differs, where below 1.0.0 the first non-zero component counts as
- * the major one (0.3 -> 0.4 is major, 0.0.3 -> 0.0.4 is major: what caret
- * ranges of npm and Cargo treat as breaking); a change of pre-release
- * alone is patch. BUMP_UNKNOWN when either side cannot be read.
- */
-enum deps_bump deps_classify(const char *from, const char *to);
+enum deps_bump deps_classify(enum deps_ecosystem eco, const char *from, const char *to);
 
 struct deps_advisory {
 	char *id;                       /* "GHSA-...", "CVE-...", "PYSEC-..." */
@@ -109,7 +97,8 @@ struct deps_package {
 	char *name;
 	char *manifest;                 /* the manifest's path */
 	char *from, *to;                /* the specs as written; NULL for added / removed */
-	char *from_version, *to_version;        /* as semver reads them ("1.2.3"), or NULL */
+	/* The versions the specs name, as written ("6.1.4.1", "1.0rc1"; version.h), or NULL: what OSV is asked. */
+	char *from_version, *to_version;
 	enum deps_bump bump;
 	bool breaking;                  /* a major bump, or BREAKING in the release notes */
 	bool downgrade;

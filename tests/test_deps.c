@@ -1,5 +1,5 @@
 /*
- * Dependency bumps: file roles, semver reading, ordering and
+ * Dependency bumps: file roles, version reading, ordering per ecosystem and
  * classification as tables; every manifest format on both sides of a
  * change (tests/fixtures/deps/<kind>/{old,new}); bots told by branch and
  * subject; Dependabot's lock-only bumps; breaking changes from the
@@ -9,6 +9,7 @@
 #include "testlib.h"
 
 #include "deps.h"
+#include "version.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -22,7 +23,7 @@
  * Helpers
  */
 
-/* One package as the analysis must give it (from/to the specs, versions as semver reads them). */
+/* One package as the analysis must give it (from/to the specs, the versions they name). */
 struct want {
 	const char *name, *from, *to;
 	enum deps_bump bump;
@@ -185,6 +186,15 @@ static const struct {
 	{ "poetry.lock", DEPS_FILE_LOCK, ECO_PIP },
 	{ "Gemfile", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
 	{ "Gemfile.lock", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	/* issue 14 item 18: the other current lock files (and Bundler's gems.rb) */
+	{ "uv.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "svc/pdm.lock", DEPS_FILE_LOCK, ECO_PIP },
+	{ "bun.lock", DEPS_FILE_LOCK, ECO_NPM },
+	{ "web/bun.lockb", DEPS_FILE_LOCK, ECO_NPM },
+	{ "go.work.sum", DEPS_FILE_LOCK, ECO_GO },
+	{ "gems.locked", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	{ "gems.rb", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
+	{ "uv.toml", DEPS_FILE_OTHER, ECO_COUNT },
 	{ "src/main.c", DEPS_FILE_OTHER, ECO_COUNT },
 	{ "README.md", DEPS_FILE_OTHER, ECO_COUNT },
 	{ "requirements.in", DEPS_FILE_OTHER, ECO_COUNT },
@@ -214,96 +224,127 @@ static void test_file_kinds(void **state)
 }
 
 /* ------------------------------------------------------------------------
- * semver
+ * Versions (version.h): reading, ordering per ecosystem, classification
  */
 
 static const struct {
+	enum deps_ecosystem eco;
 	const char *spec;
 	bool ok;
-	long major, minor, patch;
-	const char *prerelease;
+	const char *text;
 } parse_rows[] = {
-	{ "1.2.3", true, 1, 2, 3, "" },
-	{ "^1.2.3", true, 1, 2, 3, "" },
-	{ "~1.2", true, 1, 2, 0, "" },
-	{ "~> 7.0.4", true, 7, 0, 4, "" },
-	{ ">=2.0,<3", true, 2, 0, 0, "" },
-	{ ">= 5.0, < 7", true, 5, 0, 0, "" },
-	{ "<3, >=2.1", true, 2, 1, 0, "" },
-	{ "!=1.5, >=1.2", true, 1, 2, 0, "" },
-	{ "<2", false, 0, 0, 0, "" },
-	{ "<=2.0", false, 0, 0, 0, "" },
-	{ "==1.2.*", true, 1, 2, 0, "" },
-	{ "~=1.4.2", true, 1, 4, 2, "" },
-	{ "=1.2.3", true, 1, 2, 3, "" },
-	{ "===1.0", true, 1, 0, 0, "" },
-	{ "> 1.2", true, 1, 2, 0, "" },
-	{ "v1.2.3", true, 1, 2, 3, "" },
-	{ "=v2.0.0", true, 2, 0, 0, "" },
-	{ "V3", true, 3, 0, 0, "" },
-	{ "4.x", true, 4, 0, 0, "" },
-	{ "4.X.x", true, 4, 0, 0, "" },
-	{ "1.2.x", true, 1, 2, 0, "" },
-	{ "2.*", true, 2, 0, 0, "" },
-	{ "*", false, 0, 0, 0, "" },
-	{ "x", false, 0, 0, 0, "" },
-	{ "", false, 0, 0, 0, "" },
-	{ "   ", false, 0, 0, 0, "" },
-	{ "latest", false, 0, 0, 0, "" },
-	{ "next", false, 0, 0, 0, "" },
-	{ "vendor", false, 0, 0, 0, "" },
-	{ "git+https://github.com/a/b.git#v1.2.3", false, 0, 0, 0, "" },
-	{ "github:user/repo#v1.0.0", false, 0, 0, 0, "" },
-	{ "file:../x", false, 0, 0, 0, "" },
-	{ "npm:jest@^29.1.0", true, 29, 1, 0, "" },
-	{ "npm:@scope/pkg@2.0.0", true, 2, 0, 0, "" },
-	{ "npm:pkg", false, 0, 0, 0, "" },
-	{ "workspace:^1.2.0", true, 1, 2, 0, "" },
-	{ "workspace:*", false, 0, 0, 0, "" },
-	{ "1.2.3-rc.1+build.5", true, 1, 2, 3, "rc.1" },
-	{ "1.2.3+build", true, 1, 2, 3, "" },
-	{ "1.0.0-alpha-1.x", true, 1, 0, 0, "alpha-1.x" },
-	{ "v0.0.0-20230101120000-abcdef123456", true, 0, 0, 0, "20230101120000-abcdef123456" },
-	{ "v1.2.4-0.20230101120000-abcdef123456", true, 1, 2, 4, "0.20230101120000-abcdef123456" },
-	{ "v2.0.0+incompatible", true, 2, 0, 0, "" },
-	{ "1.0.0rc1", true, 1, 0, 0, "rc1" },
-	{ "2.0b1", true, 2, 0, 0, "b1" },
-	{ "1.0.dev3", true, 1, 0, 0, "dev3" },
-	{ "1.0.post1", true, 1, 0, 0, "" },
-	{ "7.1.0.beta1", true, 7, 1, 0, "beta1" },
-	{ "1.2.3.4", true, 1, 2, 3, "" },
-	{ "1.2.3 - 2.3.4", true, 1, 2, 3, "" },
-	{ "^1.2.3 || ^2.0.0", true, 1, 2, 3, "" },
-	{ "(>=1.0)", true, 1, 0, 0, "" },
-	{ "1.0.0-", true, 1, 0, 0, "" },
-	{ "2023.10.1", true, 2023, 10, 1, "" },
-	{ "99999999999999999999", false, 0, 0, 0, "" },
-	/* cut to fit, without a separator left dangling */
-	{ "1.0.0-this-is-a-very-long-pre-release-identifier-that-goes-on-and-on-and-on", true, 1, 0, 0,
-	  "this-is-a-very-long-pre-release-identifier-that-goes-on-and-on" },
+	{ ECO_NPM, "1.2.3", true, "1.2.3" },
+	{ ECO_NPM, "^1.2.3", true, "1.2.3" },
+	{ ECO_NPM, "~1.2", true, "1.2.0" },
+	{ ECO_NPM, "~> 7.0.4", true, "7.0.4" },
+	{ ECO_NPM, ">=2.0,<3", true, "2.0.0" },
+	{ ECO_NPM, ">= 5.0, < 7", true, "5.0.0" },
+	{ ECO_NPM, "<3, >=2.1", true, "2.1.0" },
+	{ ECO_NPM, "!=1.5, >=1.2", true, "1.2.0" },
+	{ ECO_NPM, "<2", false, "" },
+	{ ECO_NPM, "<=2.0", false, "" },
+	{ ECO_NPM, "==1.2.*", true, "1.2.0" },
+	{ ECO_NPM, "~=1.4.2", true, "1.4.2" },
+	{ ECO_NPM, "=1.2.3", true, "1.2.3" },
+	{ ECO_NPM, "===1.0", true, "1.0.0" },
+	{ ECO_NPM, "> 1.2", true, "1.2.0" },
+	{ ECO_NPM, "v1.2.3", true, "1.2.3" },
+	{ ECO_NPM, "=v2.0.0", true, "2.0.0" },
+	{ ECO_NPM, "V3", true, "3.0.0" },
+	{ ECO_NPM, "4.x", true, "4.0.0" },
+	{ ECO_NPM, "4.X.x", true, "4.0.0" },
+	{ ECO_NPM, "1.2.x", true, "1.2.0" },
+	{ ECO_NPM, "2.*", true, "2.0.0" },
+	{ ECO_NPM, "*", false, "" },
+	{ ECO_NPM, "x", false, "" },
+	{ ECO_NPM, "", false, "" },
+	{ ECO_NPM, "   ", false, "" },
+	{ ECO_NPM, "latest", false, "" },
+	{ ECO_NPM, "next", false, "" },
+	{ ECO_NPM, "vendor", false, "" },
+	{ ECO_NPM, "git+https://github.com/a/b.git#v1.2.3", false, "" },
+	{ ECO_NPM, "github:user/repo#v1.0.0", false, "" },
+	{ ECO_NPM, "file:../x", false, "" },
+	{ ECO_NPM, "npm:jest@^29.1.0", true, "29.1.0" },
+	{ ECO_NPM, "npm:@scope/pkg@2.0.0", true, "2.0.0" },
+	{ ECO_NPM, "npm:pkg", false, "" },
+	{ ECO_NPM, "workspace:^1.2.0", true, "1.2.0" },
+	{ ECO_NPM, "workspace:*", false, "" },
+	{ ECO_NPM, "1.2.3-rc.1+build.5", true, "1.2.3-rc.1" },
+	{ ECO_NPM, "1.2.3+build", true, "1.2.3" },
+	{ ECO_NPM, "1.0.0-alpha-1.x", true, "1.0.0-alpha-1.x" },
+	{ ECO_NPM, "v0.0.0-20230101120000-abcdef123456", true, "0.0.0-20230101120000-abcdef123456" },
+	{ ECO_NPM, "v1.2.4-0.20230101120000-abcdef123456", true, "1.2.4-0.20230101120000-abcdef123456" },
+	{ ECO_NPM, "v2.0.0+incompatible", true, "2.0.0" },
+	{ ECO_NPM, "1.0.0rc1", true, "1.0.0-rc1" },
+	{ ECO_NPM, "2.0b1", true, "2.0.0-b1" },
+	{ ECO_NPM, "1.0.dev3", true, "1.0.0-dev3" },
+	{ ECO_NPM, "1.0.post1", true, "1.0.0" },
+	{ ECO_NPM, "7.1.0.beta1", true, "7.1.0-beta1" },
+	{ ECO_NPM, "1.2.3.4", true, "1.2.3.4" },
+	{ ECO_NPM, "1.2.3 - 2.3.4", true, "1.2.3" },
+	{ ECO_NPM, "^1.2.3 || ^2.0.0", true, "1.2.3" },
+	{ ECO_NPM, "(>=1.0)", true, "1.0.0" },
+	{ ECO_NPM, "1.0.0-", true, "1.0.0" },
+	{ ECO_NPM, "2023.10.1", true, "2023.10.1" },
+	{ ECO_NPM, "99999999999999999999", false, "" },
+	{ ECO_NPM, "1.0.0-this-is-a-very-long-pre-release-identifier-that-goes-on-and-on-and-on", true,
+	  "1.0.0-this-is-a-very-long-pre-release-identifier-that-goes-on-and-on-and-on" },
+	{ ECO_NPM, "1.2.3.4.5.6.7.8.9.10.11.12.13.14.15.16.17", false, "" },
+	{ ECO_GO, "v1.2.3", true, "1.2.3" },
+	{ ECO_GO, "v2.0.0+incompatible", true, "2.0.0" },
+	{ ECO_CARGO, "0.2", true, "0.2.0" },
+	/* Issue 14.15: Rails' security releases, certifi, types-setuptools keep their fourth component. */
+	{ ECO_RUBYGEMS, "6.1.4.1", true, "6.1.4.1" },
+	{ ECO_RUBYGEMS, "~> 6.1.4.1", true, "6.1.4.1" },
+	{ ECO_PIP, "==2022.5.18.1", true, "2022.5.18.1" },
+	{ ECO_PIP, ">=65.6.0.1", true, "65.6.0.1" },
+	/* Issue 14.16: the largest lower bound; exclusions alone name no version. */
+	{ ECO_RUBYGEMS, "~> 7.1, >= 7.1.2", true, "7.1.2" },
+	{ ECO_RUBYGEMS, ">= 7.1.2, ~> 7.1", true, "7.1.2" },
+	{ ECO_RUBYGEMS, ">= 6.0, < 7", true, "6.0" },
+	{ ECO_RUBYGEMS, "!= 1.0.3, != 1.0.4", false, "" },
+	{ ECO_PIP, ">=1.0rc1,>=1.0a5", true, "1.0rc1" },
+	/* Issue 14.17: each ecosystem's own spellings, as written. */
+	{ ECO_RUBYGEMS, "7.1.0.beta1", true, "7.1.0.beta1" },
+	{ ECO_RUBYGEMS, "1.0.0-rc1", true, "1.0.0-rc1" },
+	{ ECO_RUBYGEMS, "1.0..1", false, "" },
+	{ ECO_RUBYGEMS, "1.0_1", false, "" },
+	{ ECO_PIP, "==1.0rc1", true, "1.0rc1" },
+	{ ECO_PIP, "==1!2.0", true, "1!2.0" },
+	{ ECO_PIP, "==1.0-1", true, "1.0-1" },
+	{ ECO_PIP, "==1.0.post1", true, "1.0.post1" },
+	{ ECO_PIP, "==1.0.dev3", true, "1.0.dev3" },
+	{ ECO_PIP, "==v1.0", true, "1.0" },
+	{ ECO_PIP, "==1.2.*", true, "1.2" },
+	{ ECO_PIP, "==1.0+ubuntu.1", true, "1.0+ubuntu.1" },
+	{ ECO_PIP, "==1.0.0-rc.1", true, "1.0.0-rc.1" },
+	{ ECO_PIP, "==1.0-alpha_2.post-3-dev4", true, "1.0-alpha_2.post-3-dev4" },
+	{ ECO_PIP, "==1.0foo", false, "" },
+	{ ECO_PIP, "==1.0+", false, "" },
+	{ ECO_PIP, "==1.0+a.", false, "" },
+	{ ECO_PIP, "==x!1.0", false, "" },
+	{ ECO_PIP, "==latest", false, "" },
 };
 
-static void test_semver_parse(void **state)
+static void test_version_parse(void **state)
 {
-	struct semver v;
+	struct version v;
 	size_t i;
 	bool ok;
 
 	(void)state;
 	for (i = 0; i < COUNT(parse_rows); i++) {
-		ok = semver_parse(&v, parse_rows[i].spec);
-		if (ok != parse_rows[i].ok)
-			fail_msg("\"%s\": read %d", parse_rows[i].spec, ok);
-		if (v.major != parse_rows[i].major || v.minor != parse_rows[i].minor ||
-		    v.patch != parse_rows[i].patch || strcmp(v.prerelease, parse_rows[i].prerelease))
-			fail_msg("\"%s\": %ld.%ld.%ld-%s", parse_rows[i].spec, v.major, v.minor, v.patch,
-				 v.prerelease);
+		ok = version_parse(&v, parse_rows[i].eco, parse_rows[i].spec);
+		if (ok != parse_rows[i].ok || strcmp(v.text, parse_rows[i].text))
+			fail_msg("%s \"%s\": read %d as \"%s\"", deps_ecosystem_name(parse_rows[i].eco),
+				 parse_rows[i].spec, ok, v.text);
 	}
-	assert_false(semver_parse(&v, NULL));
+	assert_false(version_parse(&v, ECO_NPM, NULL));
 }
 
-/* Each is before the next (semver.org's example order, then more). */
-static const char *const order_rows[] = {
+/* Each list is in order, each before the next but those marked equal ("=" before the text). */
+static const char *const semver_order[] = {
 	"0.0.0-20230101120000-abcdef123456",
 	"0.0.0-20230801120000-fedcba654321",
 	"0.0.0",
@@ -315,7 +356,9 @@ static const char *const order_rows[] = {
 	"1.0.0-beta.2",
 	"1.0.0-beta.11",
 	"1.0.0-rc.1",
+	"=1.0.0-rc.01",
 	"1.0.0",
+	"=v1.0.0+build.1",
 	"1.0.1",
 	"1.9.0",
 	"1.10.0",
@@ -324,92 +367,224 @@ static const char *const order_rows[] = {
 	"2.0.0-rc.x",
 	"2.0.0",
 	"10.0.0",
+	NULL,
 };
 
-static void test_semver_compare(void **state)
+/*
+ * PEP 440's order, as packaging sorts it (rules learned from PEP 440's
+ * "Summary of permitted suffixes and relative ordering" and
+ * pypa/packaging's tests/test_version.py; the list is ours): a dev
+ * release of a release before its pre-releases, a < b < rc (c, pre,
+ * preview the same), post releases after, local versions after their
+ * public one (numbers after words), epochs first of all.
+ */
+static const char *const pep440_order[] = {
+	"1.0.dev456",
+	"1.0a1",
+	"=1.0alpha1",
+	"=1.0.a.1",
+	"1.0a2.dev456",
+	"1.0a12.dev456",
+	"1.0a12",
+	"1.0b1.dev456",
+	"1.0b2",
+	"1.0b2.post345.dev456",
+	"1.0b2.post345",
+	"1.0b2-346",
+	"1.0c1.dev456",
+	"1.0c1",
+	"=1.0rc1",
+	"=1.0pre1",
+	"1.0rc2",
+	"1.0c3",
+	"1.0rc9",
+	"1.0rc10",
+	"1.0",
+	"=1.0.0",
+	"=v1.0",
+	"1.0-1",
+	"=1.0.post1",
+	"=1.0.rev1",
+	"1.0.post456.dev34",
+	"1.0.post456",
+	"1.0.0.1",
+	"1.1.dev1",
+	"1.2",
+	"1.2+123abc",
+	"1.2+123abc456",
+	"1.2+abc",
+	"=1.2+ABC",
+	"1.2+abc123",
+	"1.2+abc123def",
+	"1.2+1234.abc",
+	"1.2+123456",
+	"1.2.r32+123456",
+	"1.2.rev33+123456",
+	"2022.5.18",
+	"2022.5.18.1",
+	"1!0.1",
+	"1!1.0b2.post345.dev456",
+	"1!1.0",
+	NULL,
+};
+
+/*
+ * Gem::Version's order (rules learned from Gem::Version#<=> and
+ * rubygems' test/rubygems/test_gem_version.rb; the list is ours): a
+ * letter segment makes a pre-release, before any number in its place;
+ * letters compare as text ("dev" after "a"); trailing zeros do not count;
+ * "-" reads as ".pre.".
+ */
+static const char *const gem_order[] = {
+	"0.0.beta",
+	"0.beta.1",
+	"=0.0.beta.1",
+	"1.0.a",
+	"1.0.a2",
+	"1.0.a10",
+	"1.0.b1",
+	"1.0.dev",
+	"1.0.0-rc1",
+	"=1.0.0.pre.rc1",
+	"1.0.rc1",
+	"1.0",
+	"=1.0.0",
+	"1.8.2.a",
+	"1.8.2.a9",
+	"1.8.2.a10",
+	"1.8.2.b",
+	"1.8.2",
+	"5.a",
+	"5.0.0.rc2",
+	"5.x",
+	"6.1.4",
+	"6.1.4.1",
+	"6.1.4.2",
+	"6.1.5",
+	"7.1.0.beta1",
+	"7.1.0.rc1",
+	"7.1.0",
+	NULL,
+};
+
+static void check_order(enum deps_ecosystem eco, const char *const *rows)
 {
-	struct semver a, b;
-	size_t i, j;
+	struct version a, b;
+	size_t i, j, ri, rj;
 	int c;
 
-	(void)state;
-	for (i = 0; i < COUNT(order_rows); i++)
-		for (j = 0; j < COUNT(order_rows); j++) {
-			assert_true(semver_parse(&a, order_rows[i]));
-			assert_true(semver_parse(&b, order_rows[j]));
-			c = semver_compare(&a, &b);
-			if ((c < 0) != (i < j) || (c > 0) != (i > j))
-				fail_msg("%s vs %s: %d", order_rows[i], order_rows[j], c);
+	/* rank: the index of the first of a run of equals */
+	for (i = 0; rows[i]; i++)
+		for (j = 0; rows[j]; j++) {
+			for (ri = i; ri && rows[ri][0] == '='; ri--)
+				;
+			for (rj = j; rj && rows[rj][0] == '='; rj--)
+				;
+			if (!version_read(&a, eco, rows[i] + (rows[i][0] == '='), strlen(rows[i] + (rows[i][0] == '='))) ||
+			    !version_read(&b, eco, rows[j] + (rows[j][0] == '='), strlen(rows[j] + (rows[j][0] == '='))))
+				fail_msg("%s: %s or %s not read", deps_ecosystem_name(eco), rows[i], rows[j]);
+			c = version_compare(&a, &b);
+			if ((c < 0) != (ri < rj) || (c > 0) != (ri > rj))
+				fail_msg("%s: %s vs %s: %d", deps_ecosystem_name(eco), rows[i], rows[j], c);
 		}
-	/* Equal: build metadata, leading zeros of numeric identifiers, operators. */
-	assert_true(semver_parse(&a, "1.0.0+build.1") && semver_parse(&b, "^1.0.0+build.2"));
-	assert_int_equal(semver_compare(&a, &b), 0);
-	assert_true(semver_parse(&a, "1.0.0-rc.01") && semver_parse(&b, "v1.0.0-rc.1"));
-	assert_int_equal(semver_compare(&a, &b), 0);
+}
+
+static void test_version_order(void **state)
+{
+	(void)state;
+	check_order(ECO_NPM, semver_order);
+	check_order(ECO_GO, semver_order);
+	check_order(ECO_CARGO, semver_order);
+	check_order(ECO_PIP, pep440_order);
+	check_order(ECO_RUBYGEMS, gem_order);
 }
 
 static const struct {
+	enum deps_ecosystem eco;
 	const char *from, *to;
 	enum deps_bump bump;
 	bool downgrade;
 } classify_rows[] = {
-	{ "1.2.3", "1.2.4", BUMP_PATCH, false },
-	{ "1.2.3", "1.3.0", BUMP_MINOR, false },
-	{ "1.2.3", "2.0.0", BUMP_MAJOR, false },
-	{ "^1.2.3", "^1.4.0", BUMP_MINOR, false },
-	{ "~1.2.3", "~1.2.9", BUMP_PATCH, false },
-	{ "1.2.3", "1.2.3", BUMP_PATCH, false },
-	{ "^1.2.3", "~1.2.3", BUMP_PATCH, false },
-	{ "0.3.1", "0.4.0", BUMP_MAJOR, false },
-	{ "0.3.1", "0.3.2", BUMP_PATCH, false },
-	{ "^0.2", "^0.2.1", BUMP_PATCH, false },
-	{ "0.0.3", "0.0.4", BUMP_MAJOR, false },
-	{ "0.0.3", "0.1.0", BUMP_MAJOR, false },
-	{ "0.0.0", "0.0.1", BUMP_MAJOR, false },
-	{ "0.9.9", "1.0.0", BUMP_MAJOR, false },
-	{ "0.7.0", "0.17.0", BUMP_MAJOR, false },
-	{ "1.0.0-rc.1", "1.0.0", BUMP_PATCH, false },
-	{ "1.0.0-alpha", "1.0.0-beta", BUMP_PATCH, false },
-	{ "1.0.0", "1.0.0-rc.1", BUMP_PATCH, true },
-	{ "1.0.0", "2.0.0-rc.1", BUMP_MAJOR, false },
-	{ "2.0.0", "1.9.0", BUMP_MAJOR, true },
-	{ "1.9.0", "1.8.0", BUMP_MINOR, true },
-	{ "1.2.4", "1.2.3", BUMP_PATCH, true },
-	{ "v1.2.3", "v1.2.4", BUMP_PATCH, false },
-	{ "=v1.0.0", "v1.1.0", BUMP_MINOR, false },
-	{ "4.x", "5.x", BUMP_MAJOR, false },
-	{ "4.x", "4.17.21", BUMP_MINOR, false },
-	{ "1.x", "1.2.x", BUMP_MINOR, false },
-	{ "*", "1.0.0", BUMP_UNKNOWN, false },
-	{ "latest", "1.0.0", BUMP_UNKNOWN, false },
-	{ "1.0.0", "latest", BUMP_UNKNOWN, false },
-	{ "git+https://github.com/a/b.git#v1", "git+https://github.com/a/b.git#v2", BUMP_UNKNOWN, false },
-	{ "", "1.0.0", BUMP_UNKNOWN, false },
-	{ NULL, "1.0.0", BUMP_UNKNOWN, false },
-	{ ">=2.0,<3", ">=2.1,<3", BUMP_MINOR, false },
-	{ ">=1.2,<2", ">=1.2,<3", BUMP_PATCH, false },
-	{ "~> 7.0.4", "~> 7.1", BUMP_MINOR, false },
-	{ ">= 5.0, < 7", ">= 6.0, < 8", BUMP_MAJOR, false },
-	{ "~=1.4.2", "~=1.4.5", BUMP_PATCH, false },
-	{ "==1.0.0rc1", "==1.0.0", BUMP_PATCH, false },
-	{ "==2.0b1", "==2.0", BUMP_PATCH, false },
-	{ "7.1.0.beta1", "7.1.0", BUMP_PATCH, false },
-	{ "v0.0.0-20230101120000-abcdef123456", "v0.0.0-20230801120000-fedcba654321", BUMP_PATCH, false },
-	{ "v0.0.0-20230801120000-fedcba654321", "v0.0.0-20230101120000-abcdef123456", BUMP_PATCH, true },
-	{ "v0.0.0-20230101120000-abcdef123456", "v0.1.0", BUMP_MAJOR, false },
-	{ "v1.2.4-0.20230101120000-abcdef123456", "v1.2.4", BUMP_PATCH, false },
-	{ "v20.10.24+incompatible", "v24.0.5+incompatible", BUMP_MAJOR, false },
-	{ "v2.0.0+incompatible", "v2.0.1+incompatible", BUMP_PATCH, false },
-	{ "1.0.0+build.1", "1.0.0+build.2", BUMP_PATCH, false },
-	{ "npm:jest@^28.0.0", "npm:jest@^29.0.0", BUMP_MAJOR, false },
-	{ "1.2.3.4", "1.2.3.5", BUMP_PATCH, false },
-	{ "2023.10.1", "2024.1.0", BUMP_MAJOR, false },
-	{ "^1.2.3 || ^2.0.0", "^2.0.0 || ^3.0.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "1.2.3", "1.2.4", BUMP_PATCH, false },
+	{ ECO_NPM, "1.2.3", "1.3.0", BUMP_MINOR, false },
+	{ ECO_NPM, "1.2.3", "2.0.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "^1.2.3", "^1.4.0", BUMP_MINOR, false },
+	{ ECO_NPM, "~1.2.3", "~1.2.9", BUMP_PATCH, false },
+	{ ECO_NPM, "1.2.3", "1.2.3", BUMP_PATCH, false },
+	{ ECO_NPM, "^1.2.3", "~1.2.3", BUMP_PATCH, false },
+	{ ECO_NPM, "0.3.1", "0.4.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "0.3.1", "0.3.2", BUMP_PATCH, false },
+	{ ECO_NPM, "^0.2", "^0.2.1", BUMP_PATCH, false },
+	{ ECO_NPM, "0.0.3", "0.0.4", BUMP_MAJOR, false },
+	{ ECO_NPM, "0.0.3", "0.1.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "0.0.0", "0.0.1", BUMP_MAJOR, false },
+	{ ECO_NPM, "0.9.9", "1.0.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "0.7.0", "0.17.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "1.0.0-rc.1", "1.0.0", BUMP_PATCH, false },
+	{ ECO_NPM, "1.0.0-alpha", "1.0.0-beta", BUMP_PATCH, false },
+	{ ECO_NPM, "1.0.0", "1.0.0-rc.1", BUMP_PATCH, true },
+	{ ECO_NPM, "1.0.0", "2.0.0-rc.1", BUMP_MAJOR, false },
+	{ ECO_NPM, "2.0.0", "1.9.0", BUMP_MAJOR, true },
+	{ ECO_NPM, "1.9.0", "1.8.0", BUMP_MINOR, true },
+	{ ECO_NPM, "1.2.4", "1.2.3", BUMP_PATCH, true },
+	{ ECO_NPM, "v1.2.3", "v1.2.4", BUMP_PATCH, false },
+	{ ECO_NPM, "=v1.0.0", "v1.1.0", BUMP_MINOR, false },
+	{ ECO_NPM, "4.x", "5.x", BUMP_MAJOR, false },
+	{ ECO_NPM, "4.x", "4.17.21", BUMP_MINOR, false },
+	{ ECO_NPM, "1.x", "1.2.x", BUMP_MINOR, false },
+	{ ECO_NPM, "*", "1.0.0", BUMP_UNKNOWN, false },
+	{ ECO_NPM, "latest", "1.0.0", BUMP_UNKNOWN, false },
+	{ ECO_NPM, "1.0.0", "latest", BUMP_UNKNOWN, false },
+	{ ECO_NPM, "git+https://github.com/a/b.git#v1", "git+https://github.com/a/b.git#v2", BUMP_UNKNOWN, false },
+	{ ECO_NPM, "", "1.0.0", BUMP_UNKNOWN, false },
+	{ ECO_NPM, NULL, "1.0.0", BUMP_UNKNOWN, false },
+	{ ECO_NPM, ">=2.0,<3", ">=2.1,<3", BUMP_MINOR, false },
+	{ ECO_NPM, ">=1.2,<2", ">=1.2,<3", BUMP_PATCH, false },
+	{ ECO_NPM, "~> 7.0.4", "~> 7.1", BUMP_MINOR, false },
+	{ ECO_NPM, ">= 5.0, < 7", ">= 6.0, < 8", BUMP_MAJOR, false },
+	{ ECO_NPM, "~=1.4.2", "~=1.4.5", BUMP_PATCH, false },
+	{ ECO_NPM, "==1.0.0rc1", "==1.0.0", BUMP_PATCH, false },
+	{ ECO_NPM, "==2.0b1", "==2.0", BUMP_PATCH, false },
+	{ ECO_NPM, "7.1.0.beta1", "7.1.0", BUMP_PATCH, false },
+	{ ECO_NPM, "v0.0.0-20230101120000-abcdef123456", "v0.0.0-20230801120000-fedcba654321", BUMP_PATCH, false },
+	{ ECO_NPM, "v0.0.0-20230801120000-fedcba654321", "v0.0.0-20230101120000-abcdef123456", BUMP_PATCH, true },
+	{ ECO_NPM, "v0.0.0-20230101120000-abcdef123456", "v0.1.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "v1.2.4-0.20230101120000-abcdef123456", "v1.2.4", BUMP_PATCH, false },
+	{ ECO_NPM, "v20.10.24+incompatible", "v24.0.5+incompatible", BUMP_MAJOR, false },
+	{ ECO_NPM, "v2.0.0+incompatible", "v2.0.1+incompatible", BUMP_PATCH, false },
+	{ ECO_NPM, "1.0.0+build.1", "1.0.0+build.2", BUMP_PATCH, false },
+	{ ECO_NPM, "npm:jest@^28.0.0", "npm:jest@^29.0.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "1.2.3.4", "1.2.3.5", BUMP_PATCH, false },
+	{ ECO_NPM, "2023.10.1", "2024.1.0", BUMP_MAJOR, false },
+	{ ECO_NPM, "^1.2.3 || ^2.0.0", "^2.0.0 || ^3.0.0", BUMP_MAJOR, false },
+	/* Issue 14.15: Rails 6.1.4.1 -> 6.1.4.2 (rails/rails Gemfile.lock), and back. */
+	{ ECO_RUBYGEMS, "6.1.4.1", "6.1.4.2", BUMP_PATCH, false },
+	{ ECO_RUBYGEMS, "~> 6.1.4.2", "~> 6.1.4.1", BUMP_PATCH, true },
+	{ ECO_RUBYGEMS, "6.1.4.7", "6.1.5", BUMP_PATCH, false },
+	{ ECO_PIP, "==2022.5.18", "==2022.5.18.1", BUMP_PATCH, false },
+	{ ECO_PIP, "==65.6.0.1", "==65.6.0", BUMP_PATCH, true },
+	/* Issue 14.16 */
+	{ ECO_RUBYGEMS, "~> 7.1, >= 7.1.2", "~> 7.1, >= 7.1.3", BUMP_PATCH, false },
+	{ ECO_RUBYGEMS, "~> 7.1, >= 7.1.2", "~> 7.1", BUMP_PATCH, true },
+	{ ECO_RUBYGEMS, "!= 1.0.3, != 1.0.4", "!= 1.0.3", BUMP_UNKNOWN, false },
+	/* Issue 14.17: PEP 440 and Gem::Version, not SemVer. */
+	{ ECO_PIP, "==1.0rc9", "==1.0rc10", BUMP_PATCH, false },
+	{ ECO_PIP, "==1.0.dev1", "==1.0a1", BUMP_PATCH, false },
+	{ ECO_PIP, "==1.0", "==1.0-1", BUMP_PATCH, false },
+	{ ECO_PIP, "==1.0.post1", "==1.0", BUMP_PATCH, true },
+	{ ECO_PIP, "==2.0", "==1!1.0", BUMP_MAJOR, false },
+	{ ECO_PIP, "==1!1.0", "==2.0", BUMP_MAJOR, true },
+	{ ECO_PIP, "==1.0+local.2", "==1.0+local.10", BUMP_PATCH, false },
+	{ ECO_RUBYGEMS, "7.1.0.beta1", "7.1.0.rc1", BUMP_PATCH, false },
+	{ ECO_RUBYGEMS, "1.0.a", "1.0.dev", BUMP_PATCH, false },
+	{ ECO_RUBYGEMS, "1.0.0.rc9", "1.0.0.rc10", BUMP_PATCH, false },
+	{ ECO_GO, "v1.2.3", "v1.2.4", BUMP_PATCH, false },
+	{ ECO_GO, "v2.0.0+incompatible", "v1.9.0", BUMP_MAJOR, true },
 };
 
 static void test_classify(void **state)
 {
-	struct semver a, b;
+	struct version a, b;
 	enum deps_bump bump;
 	bool downgrade;
 	size_t i;
@@ -417,9 +592,9 @@ static void test_classify(void **state)
 	(void)state;
 	assert_true(COUNT(classify_rows) >= 40);
 	for (i = 0; i < COUNT(classify_rows); i++) {
-		bump = deps_classify(classify_rows[i].from, classify_rows[i].to);
-		downgrade = semver_parse(&a, classify_rows[i].from) && semver_parse(&b, classify_rows[i].to) &&
-			    semver_compare(&b, &a) < 0;
+		bump = deps_classify(classify_rows[i].eco, classify_rows[i].from, classify_rows[i].to);
+		downgrade = version_parse(&a, classify_rows[i].eco, classify_rows[i].from) &&
+			    version_parse(&b, classify_rows[i].eco, classify_rows[i].to) && version_compare(&b, &a) < 0;
 		if (bump != classify_rows[i].bump || downgrade != classify_rows[i].downgrade)
 			fail_msg("%s -> %s: %s%s, expected %s%s", classify_rows[i].from ? classify_rows[i].from : "(null)",
 				 classify_rows[i].to, deps_bump_name(bump), downgrade ? " (downgrade)" : "",
@@ -607,13 +782,13 @@ static const struct want requirements_want[] = {
 	{ "Django", "==4.1.7", "==4.2.4", BUMP_MINOR, "4.1.7", "4.2.4", false },
 	/* PEP 503: Flask_SQLAlchemy is flask-sqlalchemy; the new side's spelling is shown */
 	{ "flask-sqlalchemy", "==3.0.3", "==3.1.1", BUMP_MINOR, "3.0.3", "3.1.1", false },
-	{ "httpx", NULL, ">=0.24", BUMP_ADDED, NULL, "0.24.0", false },
+	{ "httpx", NULL, ">=0.24", BUMP_ADDED, NULL, "0.24", false },
 	{ "mylib", "@ https://example.com/mylib-1.0.tar.gz", "@ https://example.com/mylib-1.1.tar.gz", BUMP_UNKNOWN,
 	  NULL, NULL, false },
 	{ "numpy", "==1.24.2", "==1.26.0", BUMP_MINOR, "1.24.2", "1.26.0", false },
-	{ "pre-pkg", "==1.0.0rc1", "==1.0.0", BUMP_PATCH, "1.0.0-rc1", "1.0.0", false },
-	{ "requests", ">=2.28,<3", ">=2.31.0,<3", BUMP_MINOR, "2.28.0", "2.31.0", false },
-	{ "ruby-style", "==0.9", "==1.0", BUMP_MAJOR, "0.9.0", "1.0.0", false },
+	{ "pre-pkg", "==1.0.0rc1", "==1.0.0", BUMP_PATCH, "1.0.0rc1", "1.0.0", false },
+	{ "requests", ">=2.28,<3", ">=2.31.0,<3", BUMP_MINOR, "2.28", "2.31.0", false },
+	{ "ruby-style", "==0.9", "==1.0", BUMP_MAJOR, "0.9", "1.0", false },
 	{ "six", "==1.16.0", NULL, BUMP_REMOVED, "1.16.0", NULL, false },
 	{ "urllib3", "==1.26.15", "==2.0.4", BUMP_MAJOR, "1.26.15", "2.0.4", false },
 };
@@ -633,12 +808,12 @@ static void test_requirements(void **state)
 static void test_requirements_edges(void **state)
 {
 	static const struct want want[] = {
-		{ "a", "==1.0", "==2.0", BUMP_MAJOR, "1.0.0", "2.0.0", false },
+		{ "a", "==1.0", "==2.0", BUMP_MAJOR, "1.0", "2.0", false },
 		/* legacy parentheses are taken off */
-		{ "b", ">=1.0", ">=1.1", BUMP_MINOR, "1.0.0", "1.1.0", false },
-		{ "c", "==1.0", "==1.0.1", BUMP_PATCH, "1.0.0", "1.0.1", false },
-		{ "d", ">=1.0,!=1.5", ">=1.0,!=1.6", BUMP_PATCH, "1.0.0", "1.0.0", false },
-		{ "e", "==1.0.post1", "==1.0", BUMP_PATCH, "1.0.0", "1.0.0", false },
+		{ "b", ">=1.0", ">=1.1", BUMP_MINOR, "1.0", "1.1", false },
+		{ "c", "==1.0", "==1.0.1", BUMP_PATCH, "1.0", "1.0.1", false },
+		{ "d", ">=1.0,!=1.5", ">=1.0,!=1.6", BUMP_PATCH, "1.0", "1.0", false },
+		{ "e", "==1.0.post1", "==1.0", BUMP_PATCH, "1.0.post1", "1.0", true },
 	};
 	struct deps_analysis an;
 
@@ -655,23 +830,23 @@ static void test_requirements_edges(void **state)
 
 static const struct want pyproject_want[] = {
 	/* no version before: the change cannot be measured */
-	{ "attrs", NULL, ">=23.1", BUMP_UNKNOWN, NULL, "23.1.0", false },
+	{ "attrs", NULL, ">=23.1", BUMP_UNKNOWN, NULL, "23.1", false },
 	{ "mypy", "==1.3.0", "==1.5.1", BUMP_MINOR, "1.3.0", "1.5.1", false },
-	{ "pydantic", ">=1.10,<2", ">=2.0,<3", BUMP_MAJOR, "1.10.0", "2.0.0", false },
-	{ "pytest", ">=7.0", ">=7.4", BUMP_MINOR, "7.0.0", "7.4.0", false },
-	{ "requests", ">=2.0", ">=2.31", BUMP_MINOR, "2.0.0", "2.31.0", false },
+	{ "pydantic", ">=1.10,<2", ">=2.0,<3", BUMP_MAJOR, "1.10", "2.0", false },
+	{ "pytest", ">=7.0", ">=7.4", BUMP_MINOR, "7.0", "7.4", false },
+	{ "requests", ">=2.0", ">=2.31", BUMP_MINOR, "2.0", "2.31", false },
 	{ "ruff", "==0.0.270", "==0.1.0", BUMP_MAJOR, "0.0.270", "0.1.0", false },
 };
 
 static const struct want poetry_want[] = {
-	{ "black", "^23.1", "^23.7", BUMP_MINOR, "23.1.0", "23.7.0", false },
-	{ "django", "^4.1", "^5.0", BUMP_MAJOR, "4.1.0", "5.0.0", false },
+	{ "black", "^23.1", "^23.7", BUMP_MINOR, "23.1", "23.7", false },
+	{ "django", "^4.1", "^5.0", BUMP_MAJOR, "4.1", "5.0", false },
 	{ "mylib", "git = https://github.com/ana/mylib.git, branch = main",
 	  "git = https://github.com/ana/mylib.git, branch = develop", BUMP_UNKNOWN, NULL, NULL, false },
-	{ "numpy", ">=1.21,<1.25", ">=1.22,<1.26", BUMP_MINOR, "1.21.0", "1.22.0", false },
-	{ "pytest", "^7.2", "^7.4", BUMP_MINOR, "7.2.0", "7.4.0", false },
-	{ "requests", "^2.28", "^2.31", BUMP_MINOR, "2.28.0", "2.31.0", false },
-	{ "star", "*", "^2.0", BUMP_UNKNOWN, NULL, "2.0.0", false },
+	{ "numpy", ">=1.21,<1.25", ">=1.22,<1.26", BUMP_MINOR, "1.21", "1.22", false },
+	{ "pytest", "^7.2", "^7.4", BUMP_MINOR, "7.2", "7.4", false },
+	{ "requests", "^2.28", "^2.31", BUMP_MINOR, "2.28", "2.31", false },
+	{ "star", "*", "^2.0", BUMP_UNKNOWN, NULL, "2.0", false },
 };
 
 static void test_pyproject(void **state)
@@ -686,9 +861,9 @@ static void test_pyproject(void **state)
 static void test_pyproject_edges(void **state)
 {
 	static const struct want want[] = {
-		{ "extra-tool", "==1.0", "==1.1", BUMP_MINOR, "1.0.0", "1.1.0", false },
-		{ "rich", "==13.0", "==13.4", BUMP_MINOR, "13.0.0", "13.4.0", false },
-		{ "toml-pkg", "==2.0", "==3.0", BUMP_MAJOR, "2.0.0", "3.0.0", false },
+		{ "extra-tool", "==1.0", "==1.1", BUMP_MINOR, "1.0", "1.1", false },
+		{ "rich", "==13.0", "==13.4", BUMP_MINOR, "13.0", "13.4", false },
+		{ "toml-pkg", "==2.0", "==3.0", BUMP_MAJOR, "2.0", "3.0", false },
 	};
 	struct deps_analysis an;
 
@@ -716,19 +891,54 @@ static const struct want gems_want[] = {
 	{ "devise", "github: heartcombo/devise, branch: main", "github: heartcombo/devise, branch: v4.9", BUMP_UNKNOWN,
 	  NULL, NULL, false },
 	{ "nokogiri", "1.14.3", "1.15.4", BUMP_MINOR, "1.14.3", "1.15.4", false },
-	{ "puma", ">= 5.0, < 7", ">= 6.0, < 7", BUMP_MAJOR, "5.0.0", "6.0.0", false },
+	{ "puma", ">= 5.0, < 7", ">= 6.0, < 7", BUMP_MAJOR, "5.0", "6.0", false },
 	{ "rails", "~> 7.0.4", "~> 7.1.0", BUMP_MINOR, "7.0.4", "7.1.0", false },
 	{ "redis", "4.8.1", "5.0.7", BUMP_MAJOR, "4.8.1", "5.0.7", false },
 	{ "rspec-rails", "~> 6.0.0", "~> 6.1.0", BUMP_MINOR, "6.0.0", "6.1.0", false },
 	{ "rubocop", NULL, NULL, BUMP_ADDED, NULL, NULL, false },
-	{ "sass-rails", ">= 6", NULL, BUMP_REMOVED, "6.0.0", NULL, false },
-	{ "sidekiq", "7.1.0.beta1", "7.1.0", BUMP_PATCH, "7.1.0-beta1", "7.1.0", false },
+	{ "sass-rails", ">= 6", NULL, BUMP_REMOVED, "6", NULL, false },
+	{ "sidekiq", "7.1.0.beta1", "7.1.0", BUMP_PATCH, "7.1.0.beta1", "7.1.0", false },
 };
 
 static void test_gemfile(void **state)
 {
 	(void)state;
 	check_fixture("gems", "Gemfile", "Gemfile", ECO_RUBYGEMS, gems_want, COUNT(gems_want), __LINE__);
+}
+
+/*
+ * Issue 14, items 15 and 16, from real Gemfiles: Rails' security release
+ * 6.1.4.1 -> 6.1.4.2 (rails/rails 72af19ac584) and back; Rails' own sqlite3
+ * line (rails/rails 64169655c72: "< 1.6.4" -> "~> 1.6", ">= 1.6.6"), whose
+ * largest lower bound is 1.6.6; requirements as an array, as a public
+ * Gemfile writes simplecov's ([">= 0.18.0", "< 0.22.0"]), and exclusions
+ * alone, which name no version but are still a change. Gems' versions are
+ * as written, and gems.rb reads as a Gemfile.
+ */
+static void test_gemfile_requirements(void **state)
+{
+	static const struct want want[] = {
+		{ "rack", "!= 1.0.3, != 1.0.4", "!= 1.0.3", BUMP_UNKNOWN, NULL, NULL, false },
+		{ "rails", "6.1.4.1", "6.1.4.2", BUMP_PATCH, "6.1.4.1", "6.1.4.2", false },
+		{ "simplecov", ">= 0.18.0, < 0.22.0", ">= 0.18.5, < 0.23", BUMP_PATCH, "0.18.0", "0.18.5", false },
+		{ "sqlite3", "< 1.6.4", "~> 1.6, >= 1.6.6", BUMP_UNKNOWN, NULL, "1.6.6", false },
+	};
+	static const struct want back[] = {
+		{ "rails", "6.1.4.2", "6.1.4.1", BUMP_PATCH, "6.1.4.2", "6.1.4.1", true },
+	};
+	struct deps_analysis an;
+
+	(void)state;
+	analyze_texts(&an, "Gemfile",
+		      "gem \"rails\", \"6.1.4.1\"\ngem \"sqlite3\", \"< 1.6.4\"\n"
+		      "gem \"simplecov\", [\">= 0.18.0\", \"< 0.22.0\"]\ngem 'rack', ['!= 1.0.3', '!= 1.0.4'], require: false\n",
+		      "gem \"rails\", \"6.1.4.2\"\ngem \"sqlite3\", \"~> 1.6\", \">= 1.6.6\"\n"
+		      "gem \"simplecov\", [\">= 0.18.5\", \"< 0.23\"]\ngem 'rack', ['!= 1.0.3'], require: false\n");
+	check_packages(&an, ECO_RUBYGEMS, "Gemfile", want, COUNT(want), __LINE__);
+	deps_analysis_release(&an);
+	analyze_texts(&an, "gems.rb", "gem \"rails\", \"6.1.4.2\"\n", "gem \"rails\", \"6.1.4.1\"\n");
+	check_packages(&an, ECO_RUBYGEMS, "gems.rb", back, COUNT(back), __LINE__);
+	deps_analysis_release(&an);
 }
 
 /* Two manifests: each one's packages together, in the order of the files, then by name. */
@@ -798,6 +1008,49 @@ static const struct {
 	{ NULL, "Update the monorepo tooling", NULL },
 	{ "renovate/lodash", "Bump lodash from 1.0.0 to 2.0.0", "renovate" },
 	{ "main", "Refactor the parser\n\nUpdate dependency express to v5\n", "renovate" },
+	/*
+	 * Issue 14 item 19: Renovate's defaults (lib/config/options: "{{action}}
+	 * {{topic}} {{extra}}", the topics of its managers and datasources), as
+	 * renovatebot/renovate's own history has them, and Dependabot's titles
+	 * (dependabot-core's MessageBuilder, PrNamePrefixer and their spec).
+	 */
+	{ NULL, "chore(deps): update dependency @smithy/util-stream to v4.8.1 (main) (#45338)", "renovate" },
+	{ NULL, "fix(deps): update ghcr.io/renovatebot/base-image docker tag to v13.86.6 (main) (#45293)", "renovate" },
+	{ NULL, "chore(deps): update python:3.13 docker digest to 9255d19 (#33054)", "renovate" },
+	{ NULL, "chore(deps): update codecov/codecov-action action to v1.5.2 (#10421)", "renovate" },
+	{ NULL, "chore(deps): update node.js to d7bd3e3 (#21398)", "renovate" },
+	{ NULL, "build(deps): update opentelemetry-js monorepo (#28513)", "renovate" },
+	{ NULL, "chore(deps): update linters to v8 (major)", "renovate" },
+	{ NULL, "Update actions/checkout digest to b4ffde6", "renovate" },
+	{ NULL, "Update actions/checkout action to v4", "renovate" },
+	{ NULL, "Update postgres docker tag to v16", "renovate" },
+	{ NULL, "Update all non-major dependencies", "renovate" },
+	{ NULL, "Update module golang.org/x/net to v0.23.0 [SECURITY]", "renovate" },
+	{ NULL, "Update rust crate serde to 1.0", "renovate" },
+	{ NULL, "chore(deps) Update Rust crate tokio to v1.35.0", "renovate" },
+	{ NULL, "Update dependency np to version 2.16.0 (#1214)", "renovate" },
+	{ NULL, "fix(deps): roll back dependency got to v9.3.0", "renovate" },
+	{ NULL, "Replace dependency node-sass with sass v1", "renovate" },
+	{ NULL, "Pin dependencies", "renovate" },
+	{ NULL, "docker-compose(deps): Bump postgres from 15.4 to 16.0", "dependabot" },
+	{ NULL, "[Security] Bump nokogiri from 1.14.3 to 1.15.4", "dependabot" },
+	{ NULL, "\xe2\xac\x86\xef\xb8\x8f\xf0\x9f\x94\x92 Bump business from 1.4.0 to 1.5.0", "dependabot" },
+	{ NULL, "Upgrade: Bump business from 1.4.0 to 1.5.0", "dependabot" },
+	{ NULL, "Bump business, business2 and business3", "dependabot" },
+	{ NULL, "Bump business in /frontend", "dependabot" },
+	{ NULL, "Bump business across 2 directories", "dependabot" },
+	{ NULL, "Update business requirement from ~> 1.4.0 to ~> 1.5.0", "dependabot" },
+	{ NULL, "Update requirements for business and business2", "dependabot" },
+	{ NULL, "Bump rails from 7.0.4 to 7.0.5 in /app in the bundler group", "dependabot" },
+	/* what people write (rails/rails' history): no bot */
+	{ NULL, "Update bundler to 4.0.12", NULL },
+	{ NULL, "Update changelog links to 7-1-stable", NULL },
+	{ NULL, "Update remaining migration version 7.2 to 8.0 [ci-skip]", NULL },
+	{ NULL, "Update the `.node-version` file conditionally generated for new applications to 22.21.1", NULL },
+	{ NULL, "Bump rubocop from 1.43.0 to 1.44.1 and fix offenses", NULL },
+	{ NULL, "Replace dependency tracker with ripper based tracker", NULL },
+	{ NULL, "Update to Rails 7.1", NULL },
+	{ NULL, "Update linters", NULL },
 };
 
 static void test_bots(void **state)
@@ -836,6 +1089,30 @@ static const struct lock_row lock_rows[] = {
 	  "1.0.188", ECO_CARGO, BUMP_PATCH },
 	{ { "app/Gemfile.lock" }, "Bump nokogiri from 1.14.3 to 1.15.4 in /app/", "nokogiri", "app/Gemfile.lock",
 	  "1.14.3", "1.15.4", ECO_RUBYGEMS, BUMP_MINOR },
+	/*
+	 * Issue 14 item 18: the current lock files, each alone. uv.lock was not
+	 * known, so the bump Dependabot's uv ecosystem (GA in March 2025) makes
+	 * was lost where the same one with poetry.lock was read.
+	 */
+	{ { "uv.lock" }, "Bump jinja2 from 3.1.4 to 3.1.5", "jinja2", "uv.lock", "3.1.4", "3.1.5", ECO_PIP, BUMP_PATCH },
+	{ { "svc/pdm.lock" }, "Bump jinja2 from 3.1.4 to 3.1.5 in /svc", "jinja2", "svc/pdm.lock", "3.1.4", "3.1.5",
+	  ECO_PIP, BUMP_PATCH },
+	{ { "Pipfile.lock" }, "Bump django from 4.2.16 to 4.2.17", "django", "Pipfile.lock", "4.2.16", "4.2.17", ECO_PIP,
+	  BUMP_PATCH },
+	{ { "bun.lock" }, "Bump vite from 5.4.10 to 6.0.0", "vite", "bun.lock", "5.4.10", "6.0.0", ECO_NPM, BUMP_MAJOR },
+	{ { "bun.lockb" }, "Bump vite from 5.4.10 to 5.4.12", "vite", "bun.lockb", "5.4.10", "5.4.12", ECO_NPM,
+	  BUMP_PATCH },
+	{ { "pnpm-lock.yaml" }, "Bump vite from 5.4.10 to 5.4.12", "vite", "pnpm-lock.yaml", "5.4.10", "5.4.12", ECO_NPM,
+	  BUMP_PATCH },
+	{ { "go.work.sum" }, "Bump golang.org/x/crypto from 0.30.0 to 0.31.0", "golang.org/x/crypto", "go.work.sum",
+	  "0.30.0", "0.31.0", ECO_GO, BUMP_MAJOR },
+	{ { "gems.locked" }, "Bump rails from 6.1.4.1 to 6.1.4.2", "rails", "gems.locked", "6.1.4.1", "6.1.4.2",
+	  ECO_RUBYGEMS, BUMP_PATCH },
+	/* a body's sentence goes on after the version (dependabot-core's MessageBuilder) */
+	{ { "package-lock.json" },
+	  "Bump the npm group\n\nBumps [express](https://github.com/expressjs/express) from 4.18.2 to 4.19.2. "
+	  "**This update includes a security fix.**\n",
+	  "express", "package-lock.json", "4.18.2", "4.19.2", ECO_NPM, BUMP_MINOR },
 	/* no lock file in /web: all of them, when they agree */
 	{ { "poetry.lock" }, "Bump urllib3 from 1.26.15 to 2.0.4 in /web", "urllib3", "poetry.lock", "1.26.15", "2.0.4",
 	  ECO_PIP, BUMP_MAJOR },
@@ -880,6 +1157,18 @@ static void test_lock_only_bumps(void **state)
 			check_packages(&an, lock_rows[i].eco, lock_rows[i].manifest, &want, 1, (int)i);
 		}
 		assert_true(an.dependency_only || !n || !strcmp(files[0].path, ".github/workflows/ci.yml"));
+		deps_analysis_release(&an);
+	}
+	/* a requirement, as Dependabot's library updates write it (MessageBuilder#library_pr_name) */
+	{
+		static const struct want want[] = {
+			{ "rubocop", "~> 1.50", "~> 1.56", BUMP_MINOR, "1.50", "1.56", false },
+		};
+		struct deps_file lock = { "Gemfile.lock", NULL, 0, NULL, 0 };
+
+		analyze(&an, &lock, 1, NULL, "Update rubocop requirement from ~> 1.50 to ~> 1.56");
+		check_str(an.bot, "dependabot", "bot", "requirement", __LINE__);
+		check_packages(&an, ECO_RUBYGEMS, "Gemfile.lock", want, COUNT(want), __LINE__);
 		deps_analysis_release(&an);
 	}
 }
@@ -1239,8 +1528,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_file_kinds),
-		cmocka_unit_test(test_semver_parse),
-		cmocka_unit_test(test_semver_compare),
+		cmocka_unit_test(test_version_parse),
+		cmocka_unit_test(test_version_order),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_npm),
 		cmocka_unit_test(test_npm_edges),
@@ -1253,6 +1542,7 @@ int main(void)
 		cmocka_unit_test(test_pyproject),
 		cmocka_unit_test(test_pyproject_edges),
 		cmocka_unit_test(test_gemfile),
+		cmocka_unit_test(test_gemfile_requirements),
 		cmocka_unit_test(test_manifest_order),
 		cmocka_unit_test(test_bots),
 		cmocka_unit_test(test_lock_only_bumps),

@@ -1,6 +1,6 @@
 /*
  * Dependencies, full screen (D): the dependency bumps of the change on
- * screen, each with its ecosystem, versions, semver bump, advisories and
+ * screen, each with its ecosystem, versions, bump, advisories and
  * whether it breaks, and the merge confidence with its reason. With a
  * check, its analysis (advisories included, live while they are looked
  * up); without one, the analysis of the diff alone (advisories come with

@@ -1,5 +1,5 @@
 # Dependency bumps in `revline check`: the manifests' transitions with
-# their semver bumps, a Dependabot branch, advisories from OSV (the fake
+# their bumps, a Dependabot branch, advisories from OSV (the fake
 # server over real HTTP), the merge confidence, the section the map
 # prompts carry, the text/JSON/markdown outputs, what is stored, the
 # shorter timeout of a dependency-only change, and OSV failing or slow
@@ -191,4 +191,46 @@ git add index.js
 run check --staged --format json --no-cache
 [ "$(json "d['dependencies']")" = None ] && pass "no dependency section for a code change" || fail "deps: $(json "d['dependencies']")"
 [ "$(json "int(d['timeout']['chosen_s'])")" = 120 ] && pass "and the base timeout" || fail "timeout: $(json "d['timeout']")"
+
+# Issue 14, items 15-17. Rails' security releases have four parts (rails/rails
+# commit 72af19ac584, "bumping version for release": 6.1.4.1 -> 6.1.4.2): OSV
+# is asked about the versions as written, so an advisory of 6.1.4.1 is fixed
+# by the bump, not asked about a 6.1.4 nobody uses. Rails' own Gemfile's
+# sqlite3 ("< 1.6.4" -> "~> 1.6", ">= 1.6.6", commit 64169655c72) reads its
+# largest lower bound; PyPI's pre-releases go by PEP 440 (1.0rc9 -> 1.0rc10
+# is no downgrade, certifi's 2022.5.18 -> 2022.5.18.1 a patch).
+fakellm_stop
+cat >"$TMP/four.json" <<'EOF'
+{"rules": [
+ {"match_path": "/v1/query", "match": ["\"rails\"", "\"6.1.4.1\""],
+  "body": {"vulns": [{"id": "GHSA-2rqw-v265-jf8c", "summary": "Open Redirect in Host Authorization Middleware",
+                      "database_specific": {"severity": "MODERATE"}}]}},
+ {"match_path": "/v1/query", "body": {}},
+ {"match": "Rule deps:", "answer": {"status": "compliant", "reasoning": "ok", "findings": []}},
+ {"answer": {"status": "not_relevant", "reasoning": "-"}}
+]}
+EOF
+fakellm_start "$TMP/four.json" || exit 1
+export REVLINE_BASE_URL=$FAKELLM_URL/v1 REVLINE_OSV_URL=$FAKELLM_URL
+gems=$(new_repo gems)
+cd "$gems"
+printf 'source "https://rubygems.org"\n\ngem "rails", "6.1.4.1"\ngem "sqlite3", "< 1.6.4"\n' >Gemfile
+printf 'certifi==2022.5.18\ntoolkit==1.0rc9\n' >requirements.txt
+git add -A && git commit -q -m base
+printf 'source "https://rubygems.org"\n\ngem "rails", "6.1.4.2"\ngem "sqlite3", "~> 1.6", ">= 1.6.6"\n' >Gemfile
+printf 'certifi==2022.5.18.1\ntoolkit==1.0rc10\n' >requirements.txt
+git add -A
+run check --staged --format json --no-cache
+expect_status 0 "check of four-part and pre-release bumps"
+pkgs() { json "' '.join('%s:%s:%s->%s:%s' % (p['name'], p['bump'], p['from_version'], p['to_version'], p['downgrade']) for p in d['dependencies']['packages'])"; }
+[ "$(pkgs)" = "rails:patch:6.1.4.1->6.1.4.2:False sqlite3:unknown:None->1.6.6:False certifi:patch:2022.5.18->2022.5.18.1:False toolkit:patch:1.0rc9->1.0rc10:False" ] &&
+	pass "every component, the largest lower bound, PEP 440's order" || fail "packages: $(pkgs)"
+[ "$(json "[a['id'] + ' ' + str(a['fixed']) for p in d['dependencies']['packages'] for a in p['advisories']]")" = \
+	"['GHSA-2rqw-v265-jf8c True']" ] && pass "the advisory of 6.1.4.1 is fixed by the bump" ||
+	fail "advisories: $(json "[(p['name'], p['advisories']) for p in d['dependencies']['packages']]")"
+fakellm_requests | grep '/v1/query' >"$TMP/queries" || true
+for v in 6.1.4.1 6.1.4.2 2022.5.18.1 1.0rc10; do
+	grep -q "version[^a-z]*$v[^0-9a-z.]" "$TMP/queries" && pass "OSV is asked about $v" ||
+		fail "no OSV query for $v: $(head -c 600 "$TMP/queries")"
+done
 finish

@@ -4,7 +4,7 @@
  * text, which go in as both sides of every kind of manifest, one kind at a
  * time and all together with lock files and a source file; the whole input
  * is also the branch and the commit messages, and each line of it a spec
- * for semver_parse and deps_classify. Nothing may crash, read out of
+ * for version_parse, version_compare and deps_classify in every ecosystem. Nothing may crash, read out of
  * bounds or leak, and what comes out must hold together.
  */
 #include <stdint.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "deps.h"
+#include "version.h"
 #include "status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,7 +22,7 @@ static const char *const manifests[] = {
 	"Gemfile",
 };
 
-static const char *const others[] = { "package-lock.json", "go.sum", "Cargo.lock", "poetry.lock", "src/main.c" };
+static const char *const others[] = { "package-lock.json", "go.sum", "Cargo.lock", "poetry.lock", "uv.lock", "src/main.c" };
 
 static void check(const struct deps_analysis *an, size_t nfiles)
 {
@@ -63,12 +64,14 @@ static void analyze(const struct deps_file *files, size_t n, const char *branch,
 	deps_analysis_release(&an);
 }
 
+/* Each ecosystem's order must be one: a version equals itself, and a < b exactly when b > a. */
 static void specs(const char *text)
 {
 	const char *p = text, *nl;
 	char line[256], previous[256] = "";
-	struct semver a, b;
+	struct version a, b;
 	size_t n;
+	int eco;
 
 	for (; *p; p = nl ? nl + 1 : p + strlen(p)) {
 		nl = strchr(p, '\n');
@@ -77,16 +80,20 @@ static void specs(const char *text)
 			n = sizeof(line) - 1;
 		memcpy(line, p, n);
 		line[n] = '\0';
-		if (semver_parse(&a, line)) {
-			if (a.major < 0 || a.minor < 0 || a.patch < 0 || strlen(a.prerelease) >= sizeof(a.prerelease))
-				abort();
-			if (semver_compare(&a, &a) != 0)
-				abort();
-			if (semver_parse(&b, previous) && (semver_compare(&a, &b) > 0) != (semver_compare(&b, &a) < 0))
+		for (eco = 0; eco < ECO_COUNT; eco++) {
+			if (version_parse(&a, eco, line)) {
+				if (a.nparts == 0 || a.nparts > VERSION_PARTS_MAX || strlen(a.text) >= sizeof(a.text) ||
+				    a.pre > strlen(a.text))
+					abort();
+				if (version_compare(&a, &a) != 0)
+					abort();
+				if (version_parse(&b, eco, previous) &&
+				    (version_compare(&a, &b) > 0) != (version_compare(&b, &a) < 0))
+					abort();
+			}
+			if ((unsigned)deps_classify(eco, previous, line) > BUMP_UNKNOWN)
 				abort();
 		}
-		if ((unsigned)deps_classify(previous, line) > BUMP_UNKNOWN)
-			abort();
 		memcpy(previous, line, n + 1);
 		if (!nl)
 			break;
