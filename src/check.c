@@ -147,15 +147,6 @@ static bool storing(const struct check *c)
 	return c->opts.store && !c->store_error;
 }
 
-bool check_is_lock_file(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	enum deps_ecosystem eco;
-
-	base = base ? base + 1 : path;
-	return deps_file_kind(path, &eco) == DEPS_FILE_LOCK || !strcmp(base, "composer.lock");
-}
-
 static int advisories_load(struct check_options *options, struct config *config)
 {
 	struct advisory_options adv = { 0 };
@@ -392,7 +383,7 @@ static bool rule_wants(const struct check *c, const struct rule *rule, const str
 {
 	size_t i = (size_t)(f - c->diff->files);
 
-	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path) ||
+	if (f->flags & DIFF_FILE_BINARY || deps_is_lock_file(f->path) ||
 	    (c->skip && c->skip[i] && (rule->kind != RULE_LOCAL || c->skip_local[i])))
 		return false;
 	return rule_applies(rule, f->path) || (f->old_path != f->path && rule_applies(rule, f->old_path));
@@ -1339,7 +1330,7 @@ static int file_scope(char **out, struct check *c, size_t i)
 	int error;
 
 	*out = NULL;
-	if (f->flags & DIFF_FILE_BINARY || check_is_lock_file(f->path))
+	if (f->flags & DIFF_FILE_BINARY || deps_is_lock_file(f->path))
 		return 0;
 	if (c->nignore && (glob_match_list((const char *const *)c->ignore, c->nignore, f->path) ||
 			   glob_match_list((const char *const *)c->ignore, c->nignore, f->old_path))) {

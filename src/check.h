@@ -187,7 +187,5 @@ bool check_deps_pending(const struct check *check);
 struct timeout_choice;
 const struct timeout_choice *check_timeout_choice(const struct check *check);
 
-/* Lock files never go into a rule's diff. */
-bool check_is_lock_file(const char *path);
 
 #endif

@@ -2176,3 +2176,12 @@ int deps_prompt_section(struct buf *out, const struct deps_analysis *analysis)
 		return error;
 	return put_confidence(out, analysis);
 }
+
+bool deps_is_lock_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	enum deps_ecosystem eco;
+
+	base = base ? base + 1 : path;
+	return deps_file_kind(path, &eco) == DEPS_FILE_LOCK || !strcmp(base, "composer.lock");
+}

@@ -73,6 +73,8 @@ const char *deps_bump_name(enum deps_bump bump);
 /* A file's role, from its path alone (any directory): manifest, lock file, or neither. */
 enum deps_file_kind { DEPS_FILE_OTHER, DEPS_FILE_MANIFEST, DEPS_FILE_LOCK };
 enum deps_file_kind deps_file_kind(const char *path, enum deps_ecosystem *eco);
+/* A lock file of any ecosystem (composer.lock too): generated, never sent to the LLM. */
+bool deps_is_lock_file(const char *path);
 
 /*
  * How far from -> to goes (the specs as written, read by version.h in

@@ -4,9 +4,10 @@
  * retrieval seed's multi-signal query, ranked by SQLite FTS5's BM25 instead
  * of embeddings, so that it works offline and with no model.
  */
-#include "clock.h"
 #include "feedback.h"
 #include "check.h"
+#include "clock.h"
+#include "deps.h"
 #include "finding.h"
 #include "prompt.h"
 #include "status.h"
@@ -707,7 +708,7 @@ static int wanted_files(size_t **out, size_t *count, struct diff *diff, const st
 	if (!(*out = calloc(diff->nfiles ? diff->nfiles : 1, sizeof(**out))))
 		return error_nomem();
 	for (i = 0; i < diff->nfiles; i++) {
-		if (check_is_lock_file(diff->files[i].path) || !applies(rule, &diff->files[i]))
+		if (deps_is_lock_file(diff->files[i].path) || !applies(rule, &diff->files[i]))
 			continue;
 		if ((error = diff_file_load(diff, i)) < 0)
 			return error;

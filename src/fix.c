@@ -1,6 +1,6 @@
 /* A fix of one signal or finding: ask, propose, apply, recheck, undo. */
-#include "clock.h"
 #include "fix.h"
+#include "clock.h"
 #include "editwin.h"
 #include "history.h"
 #include "lint.h"

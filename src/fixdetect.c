@@ -1,6 +1,6 @@
 /* Violation-fix detection between consecutive checks. */
-#include "clock.h"
 #include "queue.h"
+#include "clock.h"
 #include "fixdetect.h"
 #include "diff.h"
 #include "prompt.h"

@@ -4,6 +4,7 @@
  */
 #include "repo.h"
 #include "rename.h"
+#include "repo_content.h"
 #include "repo_rename.h"
 #include "similarity.h"
 #include "status.h"
@@ -391,54 +392,6 @@ static bool is_typechange_pair(const git_diff_delta *a, const git_diff_delta *b)
 }
 
 /*
- * A working-tree file's content as git would hash it, read by revline rather
- * than by libgit2 (which opens a path without looking at what it is): a
- * symbolic link is its target's name, never what it points to; anything but
- * a regular file is refused without being opened (see buf_read_regular).
- */
-static int workdir_content(git_buf *out, git_repository *git, const char *rel, uint32_t mode)
-{
-	git_filter_list *filters = NULL;
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	char target[PATH_MAX];
-	ssize_t n;
-	int rc = -1;
-
-	if (!git_repository_workdir(git) ||
-	    buf_printf(&path, "%s%s", git_repository_workdir(git), rel) < 0)
-		goto done;
-	if ((mode & 0170000) == 0120000) {
-		if ((n = readlink(path.ptr, target, sizeof(target))) >= 0)
-			rc = git_buf_set(out, target, (size_t)n);
-		goto done;
-	}
-	if (buf_read_regular(&text, path.ptr, rel, 0) < 0)
-		goto done;
-	if (git_filter_list_load(&filters, git, NULL, rel, GIT_FILTER_TO_ODB, 0) < 0)
-		goto done;
-	rc = filters ? git_filter_list_apply_to_buffer(out, filters, text.ptr ? text.ptr : "", text.len) :
-		git_buf_set(out, text.ptr ? text.ptr : "", text.len);
-done:
-	git_filter_list_free(filters);
-	buf_release(&text);
-	buf_release(&path);
-	return rc;
-}
-
-int repo_content_of(git_buf *out, git_repository *git, const git_diff_file *side)
-{
-	git_blob *blob = NULL;
-	int rc;
-
-	if ((side->flags & GIT_DIFF_FLAG_VALID_ID) && git_blob_lookup(&blob, git, &side->id) == 0) {
-		rc = git_buf_set(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-		git_blob_free(blob);
-		return rc;
-	}
-	return workdir_content(out, git, side->path, side->mode);
-}
-
-/*
  * libgit2 keeps a working-tree file whose mode went back to what the base
  * had (chmod +x committed, then chmod -x) as a change with nothing in it;
  * git shows nothing. Such a delta has equal modes and a new side whose
@@ -462,7 +415,7 @@ static bool is_unchanged(git_repository *git, git_index *index, const git_diff_d
 	entry = git_index_get_bypath(index, delta->new_file.path, 0);
 	if (entry && entry->mode == delta->old_file.mode && git_oid_equal(&entry->id, &delta->old_file.id))
 		return false;
-	if (workdir_content(&text, git, delta->new_file.path, delta->new_file.mode) < 0)
+	if (repo_workdir_content(&text, git, delta->new_file.path, delta->new_file.mode) < 0)
 		return false;
 	same = git_odb_hash(&oid, text.ptr, text.size, GIT_OBJECT_BLOB) == 0 &&
 		git_oid_equal(&oid, &delta->old_file.id);

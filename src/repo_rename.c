@@ -11,6 +11,7 @@
  *   --- / +++ and hunks, or "Binary files ... differ"
  */
 #include "repo_rename.h"
+#include "repo_content.h"
 #include "status.h"
 
 #include <string.h>

@@ -8,9 +8,6 @@
 #include <git2.h>
 #include <stdbool.h>
 
-/* A side's content as git would hash it: the blob, or the working-tree file filtered. */
-int repo_content_of(git_buf *out, git_repository *git, const git_diff_file *side);
-
 /*
  * git's text of a rename from old to new, similar in percent: "diff --git", the mode lines, "similarity index",
  * "rename from/to", then (when the contents differ) the index line and the

@@ -5,8 +5,8 @@
  * explanation and the change as a diff; a applies it, x rejects it, u
  * undoes it, and after an apply what the linter says now.
  */
-#include "clock.h"
 #include "draw.h"
+#include "clock.h"
 #include "finding.h"
 #include "lines.h"
 #include "patch.h"

@@ -4,8 +4,8 @@
  * of its fix. Enter asks for a fix of the signal under the cursor; the fix
  * pane beside shows it.
  */
-#include "clock.h"
 #include "draw.h"
+#include "clock.h"
 #include "lines.h"
 #include "tui.h"
 
