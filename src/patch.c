@@ -267,8 +267,8 @@ static int blank_lines_from(const char *text, size_t len, size_t pos)
 	return n;
 }
 
-/* The longest run of blank lines in some lines; the last run goes on with after more. */
-static int blank_run_longest(const char *text, size_t len, int after)
+/* The longest run of blank lines in some text. */
+static int blank_run_longest(const char *text, size_t len)
 {
 	struct line l;
 	size_t pos = 0;
@@ -280,7 +280,7 @@ static int blank_run_longest(const char *text, size_t len, int after)
 		if (run > longest)
 			longest = run;
 	}
-	return run + after > longest ? run + after : longest;
+	return longest;
 }
 
 int patch_snippet_take(struct patch_snippet *out, const char *path, const char *text, size_t len,
@@ -321,7 +321,7 @@ int patch_snippet_take(struct patch_snippet *out, const char *path, const char *
 	out->unit = unit_find(out->text, out->len, text, len);
 	out->at_end = end == len;
 	out->blank_after = blank_lines_from(text, len, end);
-	out->blank_run = blank_run_longest(out->text, out->len, out->blank_after);
+	out->blank_run = blank_run_longest(text, len);
 	patch_file_id(out->file_id, text, len);
 done:
 	buf_release(&dedented);

@@ -45,8 +45,10 @@
  *   import up) leaves blank lines there that separate what follows. Those
  *   are kept as the answer gives them while that stays safe: not at the
  *   end of the file, and never a longer run of blank lines, with those just
- *   after the window, than the window already held. Fewer blank lines than
- *   the snippet's are a model's slip: the snippet's are kept.
+ *   after the window, than the file already has somewhere (its own
+ *   practice: two between Python's top-level definitions; an answer with
+ *   three stray newlines in a file of none gets none). Fewer blank lines
+ *   than the snippet's are a model's slip: the snippet's are kept.
  * - A fix of how the file ends (ends_file: W292 no newline at end of file,
  *   W391 blank lines at its end), of a snippet that reaches the end: the
  *   last line gets exactly one line end, the blank lines after it go.
@@ -77,7 +79,7 @@ struct patch_snippet {
 	char file_id[PATCH_ID_SIZE];    /* the whole file's id when the snippet was taken */
 	bool at_end;            /* the snippet reaches the end of the file */
 	int blank_after;        /* the blank lines just after the snippet in the file */
-	int blank_run;          /* the longest run of blank lines in the snippet, counting those after it */
+	int blank_run;          /* the longest run of blank lines in the file */
 	/*
 	 * Set by the caller: the fix is of how the file ends (W292, W391). When
 	 * the snippet reaches the end, the answer's last line ends with exactly

@@ -24,14 +24,15 @@
  * X(ID, name, default tool)
  */
 #define SIGNAL_FORMATS(X) \
-	X(SIGNAL_RUFF,       "ruff",       "ruff")       /* ruff check --output-format json */ \
+	X(SIGNAL_RUFF,       "ruff",       "ruff")       /* ruff check --output-format json or json-lines */ \
 	X(SIGNAL_FLAKE8,     "flake8",     "flake8")     /* path:line:col: CODE message */ \
 	X(SIGNAL_MYPY,       "mypy",       "mypy")       /* path:line[:col]: error: message  [code] */ \
 	X(SIGNAL_MYPY_JSON,  "mypy-json",  "mypy")       /* mypy --output json: one object per line */ \
 	X(SIGNAL_BANDIT,     "bandit",     "bandit")     /* bandit -f json */ \
 	X(SIGNAL_SARIF,      "sarif",      "sarif")      /* SARIF 2.1.0; the tool is the run's driver */ \
 	X(SIGNAL_GCC,        "gcc",        "gcc")        /* gcc/clang: path:line:col: warning: message [-Wflag] */ \
-	X(SIGNAL_SHELLCHECK, "shellcheck", "shellcheck") /* shellcheck -f json or -f json1 */
+	X(SIGNAL_SHELLCHECK, "shellcheck", "shellcheck") /* shellcheck -f json or -f json1 */ \
+	X(SIGNAL_RUFF_TEXT,  "ruff-text",  "ruff")       /* ruff check --output-format concise or full */
 
 enum signal_format {
 #define SIGNAL_FORMAT_ENUM(id, name, tool) id,
