@@ -910,6 +910,8 @@ static int ruff_parse(struct signal_list *list, json_t *root, const char *tool)
 	return items_each(list, root, "", tool, ruff_item);
 }
 
+static bool ruff_shaped(json_t *v);
+
 /* ruff --output-format json-lines: one object a line, read as the list's items are. */
 static int ruff_jsonl_line(struct text_reader *r, char *line, int number)
 {
@@ -1382,15 +1384,15 @@ static bool has(json_t *obj, const char *key)
 	return json_object_get(obj, key) != NULL;
 }
 
-static bool mypy_json_shaped(json_t *obj)
-{
-	return json_is_object(obj) && has(obj, "file") && has(obj, "line") && has(obj, "message");
-}
-
 /* An item of ruff's JSON. */
 static bool ruff_shaped(json_t *v)
 {
 	return has(v, "location") || has(v, "end_location") || has(v, "noqa_row") || has(v, "filename");
+}
+
+static bool mypy_json_shaped(json_t *obj)
+{
+	return json_is_object(obj) && has(obj, "file") && has(obj, "line") && has(obj, "message");
 }
 
 static int detect_json(enum signal_format *out, json_t *root)
@@ -1630,10 +1632,16 @@ static int parse_json(struct signal_list *list, const char *text, size_t len, co
 static int parse_ruff_json(struct signal_list *list, const char *text, size_t len, const char *tool)
 {
 	size_t skip = 0;
+	json_t *one = NULL;
+	bool lines;
 
 	while (skip < len && isspace((unsigned char)text[skip]))
 		skip++;
-	if (skip < len && text[skip] == '{')
+	/* Objects a line; one object alone is one document, and another shape a problem. */
+	lines = skip < len && text[skip] == '{' &&
+		(!(one = json_loadb(text, len, 0, NULL)) || ruff_shaped(one));
+	json_decref(one);
+	if (lines)
 		return parse_text(list, text, len, tool, ruff_jsonl_line);
 	return parse_json(list, text, len, tool, ruff_parse);
 }
