@@ -367,8 +367,9 @@ static void first_line(char *out, size_t size, const struct buf *text)
 /*
  * What it said, in the linter's format. A user's command may print another
  * format the tool has (ruff check without --output-format json prints its
- * text): what the linter's format cannot read at all is read as an import
- * would be, its format told from the content, under the linter's name.
+ * text; with sarif, SARIF): what the linter's format reads nothing of is
+ * read as an import would be, its format told from the content, under the
+ * linter's name.
  */
 static int signals_read(struct job *job, const struct buf *text)
 {
@@ -376,8 +377,10 @@ static int signals_read(struct job *job, const struct buf *text)
 	int error = signals_parse(&job->result.signals, text->ptr ? text->ptr : "", text->len,
 				  linters[job->result.linter].format, name);
 
-	if (error == RL_EPARSE && job->user) {
+	if (job->user && (error == RL_EPARSE ||
+			  (!error && !job->result.signals.count && job->result.signals.nproblems))) {
 		error_clear();
+		signal_list_release(&job->result.signals);
 		error = signals_parse(&job->result.signals, text->ptr ? text->ptr : "", text->len, -1, name);
 	}
 	return error;

@@ -105,4 +105,17 @@ import json, sys
 got = [(s["tool"], s["code"], s["line"]) for s in json.load(open(sys.argv[1])) if s["tool"] == "ruff"]
 assert got == [("ruff", "F401", 1), ("ruff", "F821", 2), ("ruff", "invalid-syntax", 3)], got
 PY
+
+# --- and SARIF: ruff writes file:// URIs there (the snapshot's filter took
+# "file://" off with the path) ------------------------------------------------------
+sed "s|\[TMP\]|file://$PWD|" "$RUFF_OUT/output.sarif" >"$TMP/ruff.sarif"
+git config revline.lint.ruff "cat '$TMP/ruff.sarif' #"
+run signals --run --linter ruff --all --json
+expect_status 0 "signals --run with a command printing SARIF"
+python3 - "$TMP/out" <<'PY' && pass "SARIF from --run is read, its file:// URIs made paths in the tree" || fail "sarif: $(head -c 400 "$TMP/out"; cat "$TMP/err")"
+import json, sys
+got = [(s["tool"], s["code"], s["file"], s["line"], s["end_column"]) for s in json.load(open(sys.argv[1])) if s["tool"] == "ruff"]
+assert got == [("ruff", "F401", "input.py", 1, 10), ("ruff", "F821", "input.py", 2, 6),
+               ("ruff", "invalid-syntax", "input.py", 3, 6)], got
+PY
 finish
