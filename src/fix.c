@@ -9,6 +9,7 @@
 #include "status.h"
 #include "store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -724,14 +725,34 @@ static bool in_window(const struct fix *fix, int line, bool after)
 	return line >= fix->win.first && line <= (after ? region_last(fix) : fix->win.last);
 }
 
+/*
+ * Two messages of one code say the same but for their numbers: a message
+ * may name a line ("redefinition of unused 'x' from line 68"), which moves
+ * when a fix adds or removes lines, or a count ("line too long (90 > 79)").
+ */
+static bool same_message(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			while (isdigit((unsigned char)*a))
+				a++;
+			while (isdigit((unsigned char)*b))
+				b++;
+		} else if (*a++ != *b++) {
+			return false;
+		}
+	}
+	return *a == *b;
+}
+
 static bool is_target(const struct fix *fix, const struct signal *s)
 {
-	return !strcmp(s->code, fix->target.code) && !strcmp(s->message, fix->target.message);
+	return !strcmp(s->code, fix->target.code) && same_message(s->message, fix->target.message);
 }
 
 /*
- * A signal now that was there before: the same code and message, at the
- * same place once lines are shifted, or anywhere in the rewritten window
+ * A signal now that was there before: the same code and message (but for
+ * its numbers), at the same place once lines are shifted, or anywhere in the rewritten window
  * when both are in it. Each signal before answers for one now.
  */
 static bool was_there(const struct fix *fix, const struct signal_list *before, bool *used, const struct signal *s)
@@ -742,7 +763,7 @@ static bool was_there(const struct fix *fix, const struct signal_list *before, b
 	for (i = 0; i < before->count; i++) {
 		const struct signal *b = &before->items[i];
 
-		if (used[i] || strcmp(b->file, s->file) || strcmp(b->code, s->code) || strcmp(b->message, s->message))
+		if (used[i] || strcmp(b->file, s->file) || strcmp(b->code, s->code) || !same_message(b->message, s->message))
 			continue;
 		if (inside ? in_window(fix, b->line, false) : line_after(fix, b->line) == s->line) {
 			used[i] = true;

@@ -38,6 +38,11 @@ rules = [
      "answer": {"fixed_code": '        "C": 3\n    }\n}\n', "explanation": "Added the final newline."}},
     {"match": "Problem reported by flake8: W391",
      "answer": {"fixed_code": "import bottle\nbottle.debug(True)\n\n", "explanation": "Removed the blank line."}},
+    # E302 in a file with a redefinition further down (bottle's
+    # test/test_outputfilter.py): the fix adds a line, and flake8's F811
+    # message names a line that moves with it.
+    {"match": "File: redef.py",
+     "answer": {"fixed_code": "import bottle\n\n\ndef setup():\n    return bottle\n", "explanation": "Two blank lines."}},
     # A model that gives the snippet back as it was.
     {"match": "Problem reported by flake8: E302",
      "answer": {"fixed_code": "x = 1\ndef f():\n    return x\n", "explanation": "Nothing to change here."}},
@@ -194,10 +199,12 @@ cp "$fixtures/41-w292-final-newline-added/before.py" settings.py
 cp "$fixtures/43-w391-blank-line-removed/before.py" init.py
 printf 'x = 1\ndef f():\n    return x\n' >noop.py
 cp noop.py "$TMP/noop.before"
+printf 'import bottle\n\ndef setup():\n    return bottle\n\n\ndef test5():\n    pass\n\n\ndef test5():\n    pass\n' >redef.py
 cat >"$TMP/ends.txt" <<'EOF'
 settings.py:5:2: W292 no newline at end of file
 init.py:14:1: W391 blank line at end of file
 noop.py:2:1: E302 expected 2 blank lines, found 1
+redef.py:3:1: E302 expected 2 blank lines, found 1
 EOF
 run signals --import "$TMP/ends.txt"
 run signals --all --json
@@ -226,6 +233,13 @@ cmp -s init.py "$fixtures/43-w391-blank-line-removed/expected.py" &&
 	fail "init.py: $(tail -c 40 init.py | od -c)"
 if command -v flake8 >/dev/null; then
 	expect_out "flake8 no longer reports W391 at line 14" "W391: the recheck says it is gone"
+fi
+
+run fix "$(id_of E302 redef.py)" --apply --yes
+expect_status 0 "E302 before a redefinition: applied"
+if command -v flake8 >/dev/null; then
+	expect_out "flake8 no longer reports E302 at line 3 (\|flake8 no longer reports E302 at line 3$" \
+		"the F811 whose message names a moved line is not new (flake8: 'from line 7' now, 'from line 6' before)"
 fi
 
 run fix "$(id_of E302 noop.py)" --apply --yes
