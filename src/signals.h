@@ -15,7 +15,9 @@
  * Text formats: only lines that start "path:line" are read; the rest
  * (gcc's "In function" and source echo with carets, mypy's --pretty and
  * "In function" context, summaries, cc1:/collect2: lines) is skipped
- * without a problem. Terminal colours and gcc's OSC 8 links are ignored.
+ * without a problem (but ruff's full text, whose place is on the line after
+ * its "CODE message" header: " --> path:row:col"). Terminal colours and
+ * gcc's OSC 8 links are ignored.
  * A note (gcc, clang, mypy) right after an error or warning at the same
  * file and line is part of it: its text is added to that message after a
  * newline, as mypy's JSON output does with the "hint". Other notes are
