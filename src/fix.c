@@ -752,8 +752,9 @@ static bool is_target(const struct fix *fix, const struct signal *s)
 
 /*
  * A signal now that was there before: the same code and message (but for
- * its numbers), at the same place once lines are shifted, or anywhere in the rewritten window
- * when both are in it. Each signal before answers for one now.
+ * its numbers), at the same place once lines are shifted, or anywhere in
+ * the rewritten window when both are in it. Each signal before answers for
+ * one now.
  */
 static bool was_there(const struct fix *fix, const struct signal_list *before, bool *used, const struct signal *s)
 {
