@@ -468,11 +468,12 @@ static int flake8_line(struct text_reader *r, char *line, int number)
 /*
  * ---- ruff's text: --output-format concise ("path:row:col: CODE [*] message",
  * flake8's lines; "[*]" marks what ruff can fix; a syntax error is
- * "path:row:col: invalid-syntax: message", "SyntaxError: message" before
- * 0.9) and full. Full output was the concise line followed by the source
- * until 0.6 or so; since 0.12 or so it is rustc's shape, a header line
- * "CODE [*] message" and the place on the next line, " --> path:row:col",
- * then the source, "help:" lines and the summary, which are skipped.
+ * "path:row:col: invalid-syntax: message" in 0.16, "SyntaxError: message"
+ * with no code in older versions) and full (the default since 0.5). In
+ * 0.0.270 and 0.4.7 full output is the concise line followed by the
+ * source; in 0.16 it is rustc's shape, a header line "CODE [*] message"
+ * and the place on the next line, " --> path:row:col", then the source,
+ * "help:" lines and the summary, which are skipped.
  */
 struct ruff_reader {
 	struct text_reader r;
@@ -886,7 +887,7 @@ static int ruff_item_at(struct signal_list *list, json_t *v, const char *where, 
 	struct item it = { list, line, where, false, 0 };
 	struct draft d = { 0 };
 
-	/* ruff gave no severity before 0.12 or so; its SARIF output said error. */
+	/* Older ruff gives no severity (0.4.7 none, 0.16.4 "error"); its SARIF output said error. */
 	if (!(d.severity = item_str(&it, v, "severity", false)))
 		d.severity = "error";
 	d.file = item_str(&it, v, "filename", true);

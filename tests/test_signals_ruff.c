@@ -105,7 +105,7 @@ static const struct want old_text[] = {
 static void test_ruff_older(void **state)
 {
 	(void)state;
-	/* No "severity" before 0.12 or so: error, as ruff's SARIF said. */
+	/* No "severity" in 0.4.7: error, as ruff's SARIF said. */
 	assert_read("0.4.7/output.json", SIGNAL_RUFF, old_json, 3);
 	assert_read("0.4.7/output.jsonl", SIGNAL_RUFF, old_json, 3);
 	/* The concise line with the source after it (lines "  |" like gcc's echo). */
@@ -136,7 +136,7 @@ static void test_ruff_lines_alone(void **state)
 	/* Nothing fixable, but ruff's summary line names it. */
 	assert_int_equal(signals_detect(&f, concise, strlen(concise)), 0);
 	assert_int_equal(f, SIGNAL_RUFF_TEXT);
-	/* Before "invalid-syntax" (0.9): "SyntaxError:", with no code, as its JSON had none. */
+	/* Before "invalid-syntax": "SyntaxError:", with no code, as its JSON had none. */
 	assert_int_equal(signals_parse(&list, older_syntax, strlen(older_syntax), SIGNAL_RUFF_TEXT, NULL), 0);
 	assert_int_equal(list.count, 1);
 	assert_string_equal(list.items[0].code, "");
