@@ -166,6 +166,7 @@ struct editwin_row {
 	unsigned conditional;   /* only when the message calls for it */
 	char *why;
 	bool deletes;           /* the fix may delete the signal's own lines */
+	bool ends_file;         /* the fix is of how the file ends */
 	int line;               /* in the table's file */
 };
 
@@ -431,7 +432,10 @@ static void row_release(struct editwin_row *row)
 	free(row->why);
 }
 
-/* The fix column: delete (the fix may delete the signal's own lines), or -. */
+/*
+ * The fix column: delete (the fix may delete the signal's own lines),
+ * final-newline (the fix is of how the file ends), or -.
+ */
 static int parse_fix(struct editwin_row *row, const struct reader *rd, struct field f)
 {
 	size_t len = (size_t)(f.e - f.p);
@@ -442,7 +446,11 @@ static int parse_fix(struct editwin_row *row, const struct reader *rd, struct fi
 		row->deletes = true;
 		return 0;
 	}
-	return row_error(rd, "unknown fix '%.*s' (delete or -)", shown(&f), f.p);
+	if (len == 13 && !strncmp(f.p, "final-newline", 13)) {
+		row->ends_file = true;
+		return 0;
+	}
+	return row_error(rd, "unknown fix '%.*s' (delete, final-newline or -)", shown(&f), f.p);
 }
 
 static int parse_row(struct editwin_row *row, const struct reader *rd, const char *p, const char *e)
@@ -674,6 +682,7 @@ void editwin_lookup(struct editwin_spec *out, const struct editwin_table *table,
 	out->lines = row->lines;
 	out->why = row->why;
 	out->deletes = row->deletes;
+	out->ends_file = row->ends_file;
 	out->known = true;
 	out->context |= row->context;
 	for (i = 0; i < NCONDITIONS && message; i++)
@@ -2658,6 +2667,8 @@ static void window_set(struct editwin *out, const struct editwin_spec *spec, con
 	}
 	out->first = max_int(1, min_int(first, job->line - EDITWIN_MIN_EDIT));
 	out->last = min_int(n, max_int(last, job->end + EDITWIN_MIN_EDIT));
+	if (spec->ends_file)
+		out->last = n;
 	out->context_first = max_int(1, min_int(out->first, job->line - EDITWIN_MIN_CONTEXT));
 	out->context_last = min_int(n, max_int(out->last, job->end + EDITWIN_MIN_CONTEXT));
 }

@@ -69,6 +69,7 @@ struct editwin_spec {
 	const char *why;        /* the table's rationale (the table owns it); NULL for the +-3 default */
 	bool deletes;           /* the fix may delete the signal's own lines (an unused import) */
 	bool known;             /* false: the code is not in the table */
+	bool ends_file;         /* the fix is of how the file ends (W292, W391): the window reaches the end */
 };
 
 struct editwin_table;
@@ -123,7 +124,8 @@ struct editwin {
  * the file is cut to its last line) of a file's text under spec (NULL: the
  * default). RL_EUSAGE for a skipped kind or a line outside the file.
  *
- * The edit window: lines +-N around line..end_line; the enclosing function
+ * The edit window: lines +-N around line..end_line (to the end of the file
+ * when spec->ends_file); the enclosing function
  * (Python: from its decorators to the last line of its body, blank lines
  * and comments after it left out; brace languages: from the signature to
  * the closing brace); the import block at the top of the file (with the

@@ -10,6 +10,7 @@
 #include "status.h"
 #include "store.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ struct fix {
 	struct lint *base;              /* the linter on the file as it was, while asking */
 	int nask;                       /* of fix_fds' descriptors, the asker's */
 	bool deletes;                   /* the signal's row says its fix may delete its lines */
+	bool ends_file;                 /* the signal's row says its fix is of how the file ends */
 	enum fix_recheck recheck;
 	char *recheck_detail;
 	struct patch_undo undo;
@@ -260,9 +262,10 @@ static int take_window(struct fix *fix)
 			return error_set(RL_EUSAGE, "%s %s is not fixed by revline: %s", t->tool, t->code,
 					 spec.why ? spec.why : "its edit window is too wide");
 		fix->deletes = spec.deletes;
+		fix->ends_file = spec.ends_file;
 	} else {
 		/* A finding: its own lines, with the minimum around them. */
-		spec = (struct editwin_spec){ EDITWIN_LINES, 0, EDITWIN_STANDARD_CONTEXT, NULL, false, false };
+		spec = (struct editwin_spec){ EDITWIN_LINES, 0, EDITWIN_STANDARD_CONTEXT, NULL, false, false, false };
 	}
 	if ((error = editwin_build(&fix->win, &spec, t->file, fix->text.ptr, fix->text.len, t->line,
 				   t->end_line, t->message ? t->message : t->issue)) < 0)
@@ -272,8 +275,11 @@ static int take_window(struct fix *fix)
 	else
 		snprintf(fix->window, sizeof(fix->window), "%s, lines %d-%d", window_name(fix->win.kind),
 			 fix->win.first, fix->win.last);
-	return patch_snippet_take(&fix->snippet, t->file, fix->text.ptr, fix->text.len, fix->win.first,
-				  fix->win.last);
+	if ((error = patch_snippet_take(&fix->snippet, t->file, fix->text.ptr, fix->text.len, fix->win.first,
+				       fix->win.last)) < 0)
+		return error;
+	fix->snippet.ends_file = fix->ends_file;
+	return 0;
 }
 
 /* Lines first..last of the file, numbered, fenced. */
@@ -358,6 +364,8 @@ static int build_prompt(struct fix *fix)
 			{ "title", t->title }, { "issue", t->issue }, { "suggestion", t->suggestion },
 			{ "first", first }, { "last", last }, { "window", window_name(fix->win.kind) },
 			{ "trailing_newlines", nl }, { "snippet", snippet.ptr },
+			{ "keeps_end", fix->snippet.ends_file && fix->snippet.at_end ? NULL : "yes" },
+			{ "ends_file", fix->snippet.ends_file && fix->snippet.at_end ? "yes" : NULL },
 			{ "context_first", cfirst }, { "context_last", clast }, { "context", context.ptr },
 			{ "parts", parts.ptr },
 		};
@@ -622,6 +630,23 @@ static bool destructive(const struct fix *fix)
 	return true;
 }
 
+/*
+ * An answer that leaves the file as it is (the model gave the snippet
+ * back, or what it changed was put back into the snippet's shape) is no
+ * fix: it fails, saying so, with the model's words on why.
+ */
+static void unchanged(struct fix *fix)
+{
+	struct buf why = BUF_INIT;
+
+	if (buf_printf(&why, "the fix changes nothing in %s (%s)%s%s", fix->target.file, fix->window,
+		       fix->explanation && *fix->explanation ? ": " : "",
+		       fix->explanation ? fix->explanation : "") < 0)
+		error_clear();
+	fail(fix, why.ptr ? why.ptr : "the fix changes nothing");
+	buf_release(&why);
+}
+
 /* The answer: {"fixed_code", "explanation"}, into the file's shape and a diff. */
 static void propose(struct fix *fix, const char *text)
 {
@@ -648,6 +673,10 @@ static void propose(struct fix *fix, const char *text)
 	}
 	if (destructive(fix)) {
 		fail(fix, error_message());
+		goto done;
+	}
+	if (!preview.len) {
+		unchanged(fix);
 		goto done;
 	}
 	free(fix->preview);
@@ -697,15 +726,36 @@ static bool in_window(const struct fix *fix, int line, bool after)
 	return line >= fix->win.first && line <= (after ? region_last(fix) : fix->win.last);
 }
 
+/*
+ * Two messages of one code say the same but for their numbers: a message
+ * may name a line ("redefinition of unused 'x' from line 68"), which moves
+ * when a fix adds or removes lines, or a count ("line too long (90 > 79)").
+ */
+static bool same_message(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			while (isdigit((unsigned char)*a))
+				a++;
+			while (isdigit((unsigned char)*b))
+				b++;
+		} else if (*a++ != *b++) {
+			return false;
+		}
+	}
+	return *a == *b;
+}
+
 static bool is_target(const struct fix *fix, const struct signal *s)
 {
-	return !strcmp(s->code, fix->target.code) && !strcmp(s->message, fix->target.message);
+	return !strcmp(s->code, fix->target.code) && same_message(s->message, fix->target.message);
 }
 
 /*
- * A signal now that was there before: the same code and message, at the
- * same place once lines are shifted, or anywhere in the rewritten window
- * when both are in it. Each signal before answers for one now.
+ * A signal now that was there before: the same code and message (but for
+ * its numbers), at the same place once lines are shifted, or anywhere in
+ * the rewritten window when both are in it. Each signal before answers for
+ * one now.
  */
 static bool was_there(const struct fix *fix, const struct signal_list *before, bool *used, const struct signal *s)
 {
@@ -715,7 +765,7 @@ static bool was_there(const struct fix *fix, const struct signal_list *before, b
 	for (i = 0; i < before->count; i++) {
 		const struct signal *b = &before->items[i];
 
-		if (used[i] || strcmp(b->file, s->file) || strcmp(b->code, s->code) || strcmp(b->message, s->message))
+		if (used[i] || strcmp(b->file, s->file) || strcmp(b->code, s->code) || !same_message(b->message, s->message))
 			continue;
 		if (inside ? in_window(fix, b->line, false) : line_after(fix, b->line) == s->line) {
 			used[i] = true;

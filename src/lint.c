@@ -46,6 +46,7 @@ struct job {
 	struct buf out[2];
 	int64_t started_ms, deadline_ms;
 	bool reaped;
+	bool user;                      /* the command is the user's (revline.lint.NAME) */
 };
 
 struct lint {
@@ -160,6 +161,7 @@ static int job_init(struct job *job, enum linter linter, struct config *config,
 	job->fd[0] = job->fd[1] = -1;
 	if (!(job->result.command = linter_command(config, linter, &mine)))
 		return error_nomem();
+	job->user = mine;
 	if (!mine && !linter_installed(job->result.command))
 		job->result.status = LINT_NOT_INSTALLED;
 	if (job_files(job, files, nfiles) < 0)
@@ -355,6 +357,28 @@ static void first_line(char *out, size_t size, const struct buf *text)
 	snprintf(out, size, "%.*s", (int)(n < size - 1 ? n : size - 1), text->len ? text->ptr : "");
 }
 
+/*
+ * What it said, in the linter's format. A user's command may print another
+ * format the tool has (ruff check without --output-format json prints its
+ * text; with sarif, SARIF): what the linter's format reads nothing of is
+ * read as an import would be, its format told from the content, under the
+ * linter's name.
+ */
+static int signals_read(struct job *job, const struct buf *text)
+{
+	const char *name = linters[job->result.linter].name;
+	int error = signals_parse(&job->result.signals, text->ptr ? text->ptr : "", text->len,
+				  linters[job->result.linter].format, name);
+
+	if (job->user && (error == RL_EPARSE ||
+			  (!error && !job->result.signals.count && job->result.signals.nproblems))) {
+		error_clear();
+		signal_list_release(&job->result.signals);
+		error = signals_parse(&job->result.signals, text->ptr ? text->ptr : "", text->len, -1, name);
+	}
+	return error;
+}
+
 /* It exited: read its signals. */
 static void job_finish(struct job *job, const char *workdir, int wstatus)
 {
@@ -370,8 +394,7 @@ static void job_finish(struct job *job, const char *workdir, int wstatus)
 		job_fail(job, LINT_FAILED, "%s could not run: %s", linters[job->result.linter].name, said);
 		return;
 	}
-	if (signals_parse(&job->result.signals, text->ptr ? text->ptr : "", text->len,
-			  linters[job->result.linter].format, linters[job->result.linter].name) < 0) {
+	if (signals_read(job, text) < 0) {
 		job_fail(job, LINT_FAILED, "%s said something unreadable: %s", linters[job->result.linter].name,
 			 error_message());
 		return;

@@ -252,6 +252,37 @@ static int unit_find(const char *snip, size_t slen, const char *file, size_t fle
 	return style_step(&f) ? style_step(&f) : style_step(&s);
 }
 
+/* Blank lines from pos on, up to the first line that is not blank. */
+static int blank_lines_from(const char *text, size_t len, size_t pos)
+{
+	struct line l;
+	int n = 0;
+
+	while (pos < len) {
+		pos = line_at(&l, text, len, pos);
+		if (!line_blank(&l))
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* The longest run of blank lines in some text. */
+static int blank_run_longest(const char *text, size_t len)
+{
+	struct line l;
+	size_t pos = 0;
+	int run = 0, longest = 0;
+
+	while (pos < len) {
+		pos = line_at(&l, text, len, pos);
+		run = line_blank(&l) ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	return longest;
+}
+
 int patch_snippet_take(struct patch_snippet *out, const char *path, const char *text, size_t len,
 		       int first, int last)
 {
@@ -288,6 +319,9 @@ int patch_snippet_take(struct patch_snippet *out, const char *path, const char *
 		crlf = crlf_mostly(text, len);
 	out->crlf = crlf > 0;
 	out->unit = unit_find(out->text, out->len, text, len);
+	out->at_end = end == len;
+	out->blank_after = blank_lines_from(text, len, end);
+	out->blank_run = blank_run_longest(text, len);
 	patch_file_id(out->file_id, text, len);
 done:
 	buf_release(&dedented);
@@ -396,6 +430,7 @@ struct shape {
 	const struct patch_snippet *snippet;
 	struct line *lines;
 	size_t n;               /* up to the last non-blank line */
+	int blank_end;          /* the answer's blank lines after it (ended ones) */
 	int from, to;           /* the answer's unit, the file's */
 	bool add_base;
 	bool fill;              /* empty lines take the next line's indentation */
@@ -416,8 +451,10 @@ static int lines_split(struct shape *sh, const char *code, size_t len)
 		pos = line_at(&sh->lines[sh->n], code, len, pos);
 		sh->n++;
 	}
-	while (sh->n && line_blank(&sh->lines[sh->n - 1]))
+	while (sh->n && line_blank(&sh->lines[sh->n - 1])) {
 		sh->n--;
+		sh->blank_end += sh->lines[sh->n].eol != 0;
+	}
 	return 0;
 }
 
@@ -578,6 +615,43 @@ static int line_indent(struct buf *out, const struct shape *sh, const struct lin
 	return error ? error : indent_convert(out, l->ptr, lead_len(l->ptr, l->len), sh->from, sh->to);
 }
 
+/* The snippet's blank lines after its last line (those of its tail). */
+static int tail_blank_lines(const struct shape *sh)
+{
+	const struct patch_snippet *s = sh->snippet;
+	struct line l;
+	size_t pos = sh->tail;
+	int n = -1;
+
+	while (pos < s->len) {
+		pos = line_at(&l, s->text, s->len, pos);
+		n++;
+	}
+	return n < 0 ? 0 : n;
+}
+
+/*
+ * After the answer's last line (its line end already written): the file's
+ * own end for a fix of it, the answer's blank lines where they are safe
+ * (see patch.h), or else the snippet's end byte for byte.
+ */
+static int end_emit(struct buf *out, const struct shape *sh, size_t eol)
+{
+	const struct patch_snippet *s = sh->snippet;
+	int i, error = 0;
+
+	if (s->ends_file && s->at_end)
+		return 0;
+	if (!s->at_end && sh->blank_end > tail_blank_lines(sh) &&
+	    sh->blank_end + s->blank_after <= s->blank_run) {
+		for (i = 0; i < sh->blank_end && !error; i++)
+			error = buf_puts(out, sh->eol);
+		return error;
+	}
+	out->len -= eol;
+	return buf_put(out, s->text + sh->tail, s->len - sh->tail);
+}
+
 static int shape_emit(struct buf *out, const struct shape *sh)
 {
 	struct buf indent = BUF_INIT;
@@ -611,9 +685,7 @@ static int shape_emit(struct buf *out, const struct shape *sh)
 	buf_release(&indent);
 	if (error < 0 || !sh->n)
 		return error;
-	/* The last line ends as the snippet did. */
-	out->len -= eol;
-	return buf_put(out, sh->snippet->text + sh->tail, sh->snippet->len - sh->tail);
+	return end_emit(out, sh, eol);
 }
 
 int patch_reindent(struct buf *out, const struct patch_snippet *snippet, const char *code, size_t len)
@@ -1089,6 +1161,10 @@ int patch_prepare(struct patch_pending **out, struct patch_undo *undo, const cha
 	if ((error = snippet_fits(snippet, p->now.ptr, p->now.len)) < 0)
 		goto done;
 	range_of(&from, &to, snippet, p->now.ptr, p->now.len, len);
+	if (len == to - from && !memcmp(replacement, p->now.ptr + from, len)) {
+		error = error_set(RL_EUSAGE, "%s: the fix changes nothing; nothing was written", snippet->path);
+		goto done;
+	}
 	undo->offset = from;
 	undo->before_len = to - from;
 	undo->after_len = len;

@@ -38,9 +38,20 @@
  * - Blank lines: an empty line stays empty, unless most of the snippet's
  *   blank lines carried whitespace; then it gets the indentation of the
  *   line after it. A line of whitespace only is indented like code.
- * - The end: the answer's trailing blank lines are dropped and the
- *   snippet's own end put back, byte for byte: its blank lines and final
- *   line end, or none at the end of a file without a final newline.
+ * - The end: the snippet's own end is put back, byte for byte (its blank
+ *   lines and final line end, or none at the end of a file without a final
+ *   newline), unless the answer ends with more blank lines than the snippet
+ *   did: a fix that moves its window's last lines away (E402 moving an
+ *   import up) leaves blank lines there that separate what follows. Those
+ *   are kept as the answer gives them while that stays safe: not at the
+ *   end of the file, and never a longer run of blank lines, with those just
+ *   after the window, than the file already has somewhere (its own
+ *   practice: two between Python's top-level definitions; an answer with
+ *   three stray newlines in a file of none gets none). Fewer blank lines
+ *   than the snippet's are a model's slip: the snippet's are kept.
+ * - A fix of how the file ends (ends_file: W292 no newline at end of file,
+ *   W391 blank lines at its end), of a snippet that reaches the end: the
+ *   last line gets exactly one line end, the blank lines after it go.
  * - An answer with no code deletes the lines. Deleting the last lines of a
  *   file without a final newline also takes the line end before them, so
  *   the file still ends without one (patch_preview and patch_apply do it).
@@ -66,6 +77,15 @@ struct patch_snippet {
 	bool crlf;              /* the snippet's lines end in CRLF (most of them; the file's when it has none) */
 	int unit;               /* the file's indentation step: PATCH_UNIT_TABS, N spaces, 0 when unknown */
 	char file_id[PATCH_ID_SIZE];    /* the whole file's id when the snippet was taken */
+	bool at_end;            /* the snippet reaches the end of the file */
+	int blank_after;        /* the blank lines just after the snippet in the file */
+	int blank_run;          /* the longest run of blank lines in the file */
+	/*
+	 * Set by the caller: the fix is of how the file ends (W292, W391). When
+	 * the snippet reaches the end, the answer's last line ends with exactly
+	 * one line end and nothing follows it.
+	 */
+	bool ends_file;
 };
 
 /*
@@ -101,6 +121,7 @@ struct patch_undo {
 	char id_before[PATCH_ID_SIZE], id_after[PATCH_ID_SIZE];   /* the whole file's ids */
 };
 
+/* RL_EUSAGE, writing nothing, when the replacement is the bytes it replaces: the fix changes nothing. */
 int patch_apply(struct patch_undo *out, const char *workdir, const struct patch_snippet *snippet,
 		const char *replacement, size_t len);
 

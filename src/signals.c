@@ -553,6 +553,120 @@ static int flake8_line(struct text_reader *r, char *line, int number)
 	return draft_keep(r->list, r->tool, &d);
 }
 
+/*
+ * ---- ruff's text: --output-format concise ("path:row:col: CODE [*] message",
+ * flake8's lines; "[*]" marks what ruff can fix; a syntax error is
+ * "path:row:col: invalid-syntax: message" in 0.16, "SyntaxError: message"
+ * with no code in older versions) and full (the default since 0.5). In
+ * 0.0.270 and 0.4.7 full output is the concise line followed by the
+ * source; in 0.16 it is rustc's shape, a header line "CODE [*] message"
+ * and the place on the next line, " --> path:row:col", then the source,
+ * "help:" lines and the summary, which are skipped.
+ */
+struct ruff_reader {
+	struct text_reader r;
+	struct buf header;      /* the last line that can be a full diagnostic's header */
+	int header_line;        /* its line in the input, 0 when the line before was not one */
+};
+
+#define RUFF_SYNTAX "invalid-syntax"
+
+/* "[*] " after the code: ruff can fix it. */
+static char *ruff_fixable_skip(char *msg)
+{
+	return strncmp(msg, "[*] ", 4) ? msg : msg + 4;
+}
+
+/* A syntax error's code and message: "invalid-syntax: text"; "SyntaxError: text" has no code. */
+static bool ruff_syntax(struct draft *d, char *rest)
+{
+	size_t n = strlen(RUFF_SYNTAX);
+
+	if (!strncmp(rest, RUFF_SYNTAX ": ", n + 2)) {
+		rest[n] = '\0';
+		d->code = rest;
+		d->message = rest + n + 2;
+		return true;
+	}
+	if (!strncmp(rest, "SyntaxError: ", 13)) {
+		d->code = "";
+		d->message = rest;
+		return true;
+	}
+	return false;
+}
+
+/* "CODE [*] message" or "invalid-syntax: message" into d; false when the text is neither. */
+static bool ruff_diagnostic_text(struct draft *d, char *text)
+{
+	size_t code_len;
+	char *msg;
+
+	if (ruff_syntax(d, text))
+		return *d->message != '\0';
+	if (!(code_len = flake8_code_len(text)))
+		return false;
+	for (msg = text + code_len; *msg == ' '; msg++)
+		;
+	text[code_len] = '\0';
+	d->code = text;
+	d->message = ruff_fixable_skip(msg);
+	return *d->message != '\0';
+}
+
+/* " --> path:row:col" of rustc-shaped full output; the location, or false. */
+static bool ruff_arrow(struct location *loc, char *line)
+{
+	char *p = line;
+
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "--> ", 4))
+		return false;
+	return location_parse(loc, p + 4) && loc->n == 2 && !loc->rest;
+}
+
+static int ruff_text_line(struct text_reader *tr, char *line, int number)
+{
+	struct ruff_reader *rr = (struct ruff_reader *)tr;
+	int header_line = rr->header_line;
+	struct location loc;
+	struct draft d;
+	bool ok;
+	int error;
+
+	rr->header_line = 0;
+	if (ruff_arrow(&loc, line)) {
+		if (!header_line)
+			return line_problem(tr->list, number, "a location with no diagnostic line before it");
+		if ((error = location_check(tr, &loc, 1u << 2, number, &ok)) < 0 || !ok)
+			return error;
+		draft_at(&d, &loc);
+		if (!ruff_diagnostic_text(&d, rr->header.ptr))
+			return line_problem(tr->list, header_line, "not a diagnostic: expected CODE message");
+		d.severity = "error";
+		return draft_keep(tr->list, tr->tool, &d);
+	}
+	if (!isspace((unsigned char)*line) && !location_parse(&loc, line)) {
+		/* Maybe a full diagnostic's header: the next line tells. */
+		buf_clear(&rr->header);
+		if ((error = buf_puts(&rr->header, line)) < 0)
+			return error;
+		rr->header_line = number;
+		return 0;
+	}
+	if (isspace((unsigned char)*line))
+		return 0;       /* the source, carets, "= help:" */
+	if ((error = location_check(tr, &loc, 1u << 2, number, &ok)) < 0 || !ok)
+		return error;
+	draft_at(&d, &loc);
+	if (!loc.rest || !ruff_diagnostic_text(&d, loc.rest))
+		return line_problem(tr->list, number,
+				    "no code after the location (expected path:row:column: CODE message)");
+	d.severity = "error";   /* as ruff's JSON says of every diagnostic */
+	return draft_keep(tr->list, tr->tool, &d);
+}
+
 /* ---- mypy: path:line[:col[:end_line:end_col]]: error: message  [code] */
 
 static const char *const mypy_severities[] = { "error", "warning", "note", NULL };
@@ -1218,11 +1332,19 @@ static int items_each(struct signal_list *list, json_t *v, const char *name, con
 
 /* ---- ruff check --output-format json */
 
-static int ruff_item(struct signal_list *list, json_t *v, const char *where, const char *tool)
+/*
+ * One diagnostic of ruff's JSON, the same object in --output-format json
+ * (a list) and json-lines (one a line). Its "fix" (ruff's own edits) is not
+ * read: revline asks for its fixes.
+ */
+static int ruff_item_at(struct signal_list *list, json_t *v, const char *where, int line, const char *tool)
 {
-	struct item it = { list, 0, where, false, 0 };
-	struct draft d = { .severity = "error" };   /* ruff gives none; its SARIF output says error */
+	struct item it = { list, line, where, false, 0 };
+	struct draft d = { 0 };
 
+	/* Older ruff gives no severity (0.4.7 none, 0.16.4 "error"); its SARIF output said error. */
+	if (!(d.severity = item_str(&it, v, "severity", false)))
+		d.severity = "error";
 	d.file = item_str(&it, v, "filename", true);
 	d.message = item_str(&it, v, "message", true);
 	d.code = item_str(&it, v, "code", false);   /* null for syntax errors */
@@ -1234,9 +1356,33 @@ static int ruff_item(struct signal_list *list, json_t *v, const char *where, con
 	return item_keep(&it, tool, &d);
 }
 
+static int ruff_item(struct signal_list *list, json_t *v, const char *where, const char *tool)
+{
+	return ruff_item_at(list, v, where, 0, tool);
+}
+
 static int ruff_parse(struct signal_list *list, json_t *root, const char *tool)
 {
 	return items_each(list, root, "", tool, ruff_item);
+}
+
+static bool ruff_shaped(json_t *v);
+
+/* ruff --output-format json-lines: one object a line, read as the list's items are. */
+static int ruff_jsonl_line(struct text_reader *r, char *line, int number)
+{
+	json_error_t err;
+	json_t *v;
+	int error;
+
+	if (!(v = json_loads(line, 0, &err)))
+		return line_problem(r->list, number, "not a JSON object: %s (column %d)", err.text, err.column);
+	if (json_is_object(v))
+		error = ruff_item_at(r->list, v, "", number, r->tool);
+	else
+		error = line_problem(r->list, number, "expected a JSON object, found %s", json_kind(v));
+	json_decref(v);
+	return error;
 }
 
 /* ---- bandit -f json */
@@ -1696,6 +1842,12 @@ static bool has(json_t *obj, const char *key)
 	return json_object_get(obj, key) != NULL;
 }
 
+/* An item of ruff's JSON. */
+static bool ruff_shaped(json_t *v)
+{
+	return has(v, "location") || has(v, "end_location") || has(v, "noqa_row") || has(v, "filename");
+}
+
 static bool mypy_json_shaped(json_t *obj)
 {
 	return json_is_object(obj) && has(obj, "file") && has(obj, "line") && has(obj, "message");
@@ -1708,7 +1860,7 @@ static int detect_json(enum signal_format *out, json_t *root)
 
 	if (json_is_array(root)) {
 		json_array_foreach(root, i, v) {
-			if (has(v, "location") || has(v, "end_location") || has(v, "noqa_row") || has(v, "filename")) {
+			if (ruff_shaped(v)) {
 				*out = SIGNAL_RUFF;
 				return 0;
 			}
@@ -1732,6 +1884,8 @@ static int detect_json(enum signal_format *out, json_t *root)
 		*out = SIGNAL_BANDIT;
 	else if (mypy_json_shaped(root))
 		*out = SIGNAL_MYPY_JSON;
+	else if (ruff_shaped(root))
+		*out = SIGNAL_RUFF;     /* json-lines with one diagnostic */
 	else
 		return format_list_error("a JSON object of none of the known shapes");
 	return 0;
@@ -1768,16 +1922,49 @@ static void vote_unlocated(struct votes *v, const char *line)
 	}
 }
 
+/*
+ * What only ruff's text shows: "[*]" after a code, "invalid-syntax:", the
+ * " --> path:row:col" of its full output, its "help:" and caret lines, its
+ * summary. One such mark outweighs any number of source lines, which look
+ * like gcc's echo.
+ */
+#define RUFF_MARK 10000
+
+static bool ruff_marked_line(const char *line)
+{
+	const char *p = line;
+	struct location loc;
+	char copy[512];
+
+	if (!strncmp(line, "[*] ", 4) && strstr(line, " fixable with the "))
+		return true;
+	if (!strncmp(line, "Found ", 6) && isdigit((unsigned char)line[6]) && !strstr(line, " in ") &&
+	    (strstr(line, " error.") || strstr(line, " errors.") || strstr(line, " errors (")))
+		return true;
+	while (*p == ' ')
+		p++;
+	if (p != line && (!strncmp(p, "= help: ", 8) || !strncmp(p, "-->", 3))) {
+		snprintf(copy, sizeof(copy), "%s", line);
+		return *p == '=' || ruff_arrow(&loc, copy);
+	}
+	return false;
+}
+
 static void vote_located(struct votes *v, struct location *loc)
 {
 	char *msg, *code;
 	const char *sev;
 	bool python = python_path(loc->path);
+	size_t n;
 
 	if (!loc->rest)
 		return;
-	if (flake8_code_len(loc->rest)) {
+	if (!strncmp(loc->rest, RUFF_SYNTAX ": ", strlen(RUFF_SYNTAX) + 2)) {
+		v->n[SIGNAL_RUFF_TEXT] += RUFF_MARK;
+	} else if ((n = flake8_code_len(loc->rest))) {
 		v->n[SIGNAL_FLAKE8] += 2;
+		if (!strncmp(loc->rest + n, " [*] ", 5))
+			v->n[SIGNAL_RUFF_TEXT] += RUFF_MARK;
 	} else if ((sev = severity_prefix(loc->rest, mypy_severities, &msg)) && (python || loc->n != 2)) {
 		v->n[SIGNAL_MYPY] += 2;
 		v->n[SIGNAL_MYPY] += trailing_code(msg, mypy_code_ok) != NULL;
@@ -1796,7 +1983,11 @@ static void vote_line(struct votes *v, char *line)
 	if (*line == '{') {
 		if ((obj = json_loads(line, 0, NULL)) && mypy_json_shaped(obj))
 			v->n[SIGNAL_MYPY_JSON] += 3;
+		else if (obj && ruff_shaped(obj))
+			v->n[SIGNAL_RUFF] += 3;         /* ruff's json-lines */
 		json_decref(obj);
+	} else if (ruff_marked_line(line)) {
+		v->n[SIGNAL_RUFF_TEXT] += RUFF_MARK;
 	} else if (location_parse(&loc, line)) {
 		vote_located(v, &loc);
 	} else {
@@ -1908,10 +2099,38 @@ static int parse_json(struct signal_list *list, const char *text, size_t len, co
 	return error;
 }
 
+/* ruff's JSON: one list (json), or an object a line (json-lines). */
+static int parse_ruff_json(struct signal_list *list, const char *text, size_t len, const char *tool)
+{
+	size_t skip = 0;
+	json_t *one = NULL;
+	bool lines;
+
+	while (skip < len && isspace((unsigned char)text[skip]))
+		skip++;
+	/* Objects a line; one object alone is one document, and another shape a problem. */
+	lines = skip < len && text[skip] == '{' &&
+		(!(one = json_loadb(text, len, 0, NULL)) || ruff_shaped(one));
+	json_decref(one);
+	if (lines)
+		return parse_text(list, text, len, tool, ruff_jsonl_line);
+	return parse_json(list, text, len, tool, ruff_parse);
+}
+
+static int parse_ruff_text(struct signal_list *list, const char *text, size_t len, const char *tool)
+{
+	struct ruff_reader rr = { .r = { .list = list, .tool = tool, .parent = -1 }, .header = BUF_INIT };
+	int error = lines_each(&rr.r, text, len, ruff_text_line);
+
+	buf_release(&rr.header);
+	buf_release(&rr.r.message);
+	return error;
+}
+
 static int parse_format(struct signal_list *list, const char *text, size_t len, const char *tool)
 {
 	switch (list->format) {
-	case SIGNAL_RUFF: return parse_json(list, text, len, tool, ruff_parse);
+	case SIGNAL_RUFF: return parse_ruff_json(list, text, len, tool);
 	case SIGNAL_FLAKE8: return parse_text(list, text, len, tool, flake8_line);
 	case SIGNAL_MYPY: return parse_blocks(list, text, len, tool, mypy_block);
 	case SIGNAL_MYPY_JSON: return parse_blocks(list, text, len, tool, mypy_json_block);
@@ -1919,6 +2138,7 @@ static int parse_format(struct signal_list *list, const char *text, size_t len, 
 	case SIGNAL_SARIF: return parse_json(list, text, len, tool, sarif_parse);
 	case SIGNAL_GCC: return gcc_parse(list, text, len, tool);
 	case SIGNAL_SHELLCHECK: return parse_json(list, text, len, tool, shellcheck_parse);
+	case SIGNAL_RUFF_TEXT: return parse_ruff_text(list, text, len, tool);
 	case SIGNAL_FORMAT_COUNT: break;
 	}
 	return error_set(RL_EUSAGE, "unknown signal format %d", (int)list->format);

@@ -15,7 +15,9 @@
  * Text formats: only lines that start "path:line" are read; the rest
  * (gcc's "In function" and "In file included from" context, source echo
  * with carets, mypy's --pretty source lines, summaries, cc1:/collect2:
- * lines) is skipped without a problem. Terminal colours and gcc's OSC 8
+ * lines) is skipped without a problem (but ruff's full text, whose place
+ * is on the line after its "CODE message" header: " --> path:row:col").
+ * Terminal colours and gcc's OSC 8
  * links are ignored. A message over several lines is read whole: mypy
  * --pretty's wrapped lines (joined where it broke them, at a space), a gcc
  * message holding newlines and clang-tidy's multi-line analyzer messages
@@ -39,14 +41,15 @@
  * X(ID, name, default tool)
  */
 #define SIGNAL_FORMATS(X) \
-	X(SIGNAL_RUFF,       "ruff",       "ruff")       /* ruff check --output-format json */ \
+	X(SIGNAL_RUFF,       "ruff",       "ruff")       /* ruff check --output-format json or json-lines */ \
 	X(SIGNAL_FLAKE8,     "flake8",     "flake8")     /* path:line:col: CODE message */ \
 	X(SIGNAL_MYPY,       "mypy",       "mypy")       /* path:line[:col]: error: message  [code] */ \
 	X(SIGNAL_MYPY_JSON,  "mypy-json",  "mypy")       /* mypy --output json: one object per line */ \
 	X(SIGNAL_BANDIT,     "bandit",     "bandit")     /* bandit -f json */ \
 	X(SIGNAL_SARIF,      "sarif",      "sarif")      /* SARIF 2.1.0; the tool is the run's driver */ \
 	X(SIGNAL_GCC,        "gcc",        "gcc")        /* gcc/clang: path:line:col: warning: message [-Wflag] */ \
-	X(SIGNAL_SHELLCHECK, "shellcheck", "shellcheck") /* shellcheck -f json or -f json1 */
+	X(SIGNAL_SHELLCHECK, "shellcheck", "shellcheck") /* shellcheck -f json or -f json1 */ \
+	X(SIGNAL_RUFF_TEXT,  "ruff-text",  "ruff")       /* ruff check --output-format concise or full */
 
 enum signal_format {
 #define SIGNAL_FORMAT_ENUM(id, name, tool) id,

@@ -42,7 +42,7 @@ static int at(const char *text, const char *needle)
 
 static struct editwin_spec spec_of(enum editwin_kind kind, int lines, unsigned context)
 {
-	struct editwin_spec spec = { kind, lines, context, NULL, false, true };
+	struct editwin_spec spec = { kind, lines, context, NULL, false, true, false };
 
 	return spec;
 }
@@ -207,8 +207,8 @@ static const struct seed_row {
 	{ "mypy", "override", EDITWIN_SKIP, 0, 0 },
 };
 #define NSEED (sizeof(seed_rows) / sizeof(seed_rows[0]))
-/* The seed's 36 table rows and C901, from its module constants section. */
-#define TABLE_ROWS (NSEED + 1)
+/* The seed's 36 table rows, C901 from its module constants section, W292 and W391. */
+#define TABLE_ROWS (NSEED + 3)
 
 static void test_shipped_table_has_every_seed_row(void **state)
 {
@@ -364,7 +364,7 @@ static void test_malformed_rows_name_file_and_line(void **state)
 			   "signals/t.tsv:1: expected 5 or 6 columns separated by tabs (tools, code, window, "
 			   "context, why, and fix when it says delete), found 7");
 	assert_parse_error("ruff\tF401\timports\t-\twhy\textra\n",
-			   "signals/t.tsv:1: unknown fix 'extra' (delete or -)");
+			   "signals/t.tsv:1: unknown fix 'extra' (delete, final-newline or -)");
 	assert_parse_error("ruff\tF401\tblock\t-\twhy\n",
 			   "signals/t.tsv:1: unknown window 'block' (lines:N, function, imports, try or skip)");
 	assert_parse_error("ruff\tF401\tlines:0\t-\twhy\n",
@@ -544,6 +544,37 @@ static void test_unknown_code_gets_three_lines(void **state)
 	assert_int_equal(w.context_first, 5);
 	assert_int_equal(w.context_last, 25);
 	editwin_release(&w);
+	free(text);
+}
+
+/*
+ * W292 and W391 (bottle's test/example_settings.py and test/__init__.py,
+ * flake8 5.0.4): the row says final-newline, and the window reaches the end
+ * of the file, whatever line the signal is on.
+ */
+static void test_final_newline_window_reaches_the_end(void **state)
+{
+	const char *settings = "A = {\n    \"B\": {\n        \"C\": 3\n    }\n}";
+	char *text = numbered(30);
+	struct editwin_spec spec;
+	struct editwin w;
+
+	(void)state;
+	editwin_lookup(&spec, shipped, "flake8", "W292", "no newline at end of file");
+	assert_true(spec.known);
+	assert_true(spec.ends_file);
+	assert_false(spec.deletes);
+	build(&w, &spec, "test/example_settings.py", settings, 5, 0, NULL);
+	assert_window(&w, EDITWIN_LINES, 3, 5);
+	editwin_release(&w);
+	editwin_lookup(&spec, shipped, "ruff", "W391", "Too many newlines at end of file");
+	assert_true(spec.ends_file);
+	/* ruff reports W391 where the extra newlines start: the window still ends with the file. */
+	build(&w, &spec, "m.py", text, 20, 0, NULL);
+	assert_window(&w, EDITWIN_LINES, 18, 30);
+	editwin_release(&w);
+	editwin_lookup(&spec, shipped, "flake8", "E711", "comparison to None");
+	assert_false(spec.ends_file);
 	free(text);
 }
 
@@ -1233,6 +1264,7 @@ int main(void)
 		cmocka_unit_test(test_lines_and_minimums),
 		cmocka_unit_test(test_unknown_code_gets_three_lines),
 		cmocka_unit_test(test_bad_lines_and_skip),
+		cmocka_unit_test(test_final_newline_window_reaches_the_end),
 		cmocka_unit_test(test_python_function),
 		cmocka_unit_test(test_python_nesting_and_classes),
 		cmocka_unit_test(test_python_tabs_and_spaces),

@@ -125,6 +125,7 @@ static void test_case(void **state)
 	json_t *meta;
 	char *tmp;
 	int first, last;
+	bool ends_file;
 
 	snprintf(dir, sizeof(dir), "%s/%s", CORPUS, name);
 	snprintf(rel, sizeof(rel), "%s/case.json", dir);
@@ -134,6 +135,8 @@ static void test_case(void **state)
 	last = (int)json_integer_value(json_object_get(meta, "last"));
 	assert_true(first > 0 && last >= first);
 	assert_non_null(json_string_value(json_object_get(meta, "tests")));
+	/* A fix of how the file ends (W292, W391), as the table's final-newline says. */
+	ends_file = json_is_true(json_object_get(meta, "ends_file"));
 	json_decref(meta);
 	case_ext(ext, sizeof(ext), dir);
 	snprintf(file, sizeof(file), "before.%s", ext);
@@ -147,6 +150,7 @@ static void test_case(void **state)
 	assert_int_equal(patch_reindent(&same, &snippet, snippet.dedented, strlen(snippet.dedented)), 0);
 	assert_bytes("the dedented snippet, re-indented", same.ptr ? same.ptr : "", same.len,
 		     snippet.text, snippet.len);
+	snippet.ends_file = ends_file;
 	assert_int_equal(patch_reindent(&repl, &snippet, answer.ptr, answer.len), 0);
 	assert_int_equal(patch_preview(&preview, &snippet, before.ptr, before.len,
 				       repl.ptr ? repl.ptr : "", repl.len), 0);
@@ -322,6 +326,82 @@ static void test_reindent_blank_lines_and_ends(void **state)
 	reindent_is(SAMPLE, 2, 2, "y = 1\r\nz = 2\r\n", "    y = 1\n    z = 2\n");
 	/* A snippet of blank lines only keeps its end after the answer. */
 	reindent_is("a\n\n\nb\n", 2, 3, "import os\n", "import os\n\n");
+}
+
+/*
+ * The end of an answer that has more blank lines than the snippet had: a
+ * fix that moves its window's last lines away (E402) leaves them there on
+ * purpose. They are kept while safe: not at the end of the file, never a
+ * longer run than the file has.
+ */
+static void test_reindent_answer_blank_lines_at_the_end(void **state)
+{
+	/* An import moved up from the window's end; the file separates with two blank lines. */
+	const char *e402 = "import os\n\n\ndef f():\n    return os\nimport sys\ndef g():\n    return sys\n";
+	/* The same window in a file with one blank line at most. */
+	const char *tight = "import os\n\ndef f():\n    return os\nimport sys\ndef g():\n    return sys\n";
+	/* One blank line just after the window already. */
+	const char *after = "import os\n\n\ndef f():\n    return os\nimport sys\n\ndef g():\n    return sys\n";
+
+	(void)state;
+	reindent_is(e402, 1, 6, "import os\nimport sys\n\n\ndef f():\n    return os\n\n\n",
+		    "import os\nimport sys\n\n\ndef f():\n    return os\n\n\n");
+	/* Three stray newlines where the file has runs of one: the snippet's end. */
+	reindent_is(tight, 1, 5, "import os\nimport sys\n\ndef f():\n    return os\n\n\n\n",
+		    "import os\nimport sys\n\ndef f():\n    return os\n");
+	/* Two more with the one after the window would make three: the snippet's end. */
+	reindent_is(after, 1, 6, "import os\nimport sys\n\n\ndef f():\n    return os\n\n\n",
+		    "import os\nimport sys\n\n\ndef f():\n    return os\n");
+	/* One more with the one after: two, as the file has. */
+	reindent_is(after, 1, 6, "import os\nimport sys\n\n\ndef f():\n    return os\n\n",
+		    "import os\nimport sys\n\n\ndef f():\n    return os\n\n");
+	/* At the end of the file, blank lines would be W391: the snippet's end. */
+	reindent_is(e402, 6, 8, "import sys\ndef g():\n    return sys\n\n\n", "import sys\ndef g():\n    return sys\n");
+	/* Fewer than the snippet's are a slip: the snippet's are kept (as 17-trailing-blank-lines). */
+	reindent_is(e402, 1, 3, "import os\n\n", "import os\n\n\n");
+}
+
+/* A fix of how the file ends: one line end after the last line, whatever the answer and the snippet end with. */
+static void reindent_end_is(const char *file, int first, int last, const char *answer, const char *want)
+{
+	struct patch_snippet s;
+	struct buf out = BUF_INIT;
+
+	assert_int_equal(patch_snippet_take(&s, "x", file, strlen(file), first, last), 0);
+	s.ends_file = true;
+	assert_int_equal(patch_reindent(&out, &s, answer, strlen(answer)), 0);
+	assert_bytes(answer, out.ptr ? out.ptr : "", out.len, want, strlen(want));
+	buf_release(&out);
+	patch_snippet_release(&s);
+}
+
+static void test_reindent_file_end(void **state)
+{
+	(void)state;
+	reindent_end_is("a = 1\nb = 2", 1, 2, "a = 1\nb = 2", "a = 1\nb = 2\n");
+	reindent_end_is("a = 1\nb = 2", 1, 2, "a = 1\nb = 2\n\n", "a = 1\nb = 2\n");
+	reindent_end_is("a = 1\nb = 2\n\n\n", 1, 4, "a = 1\nb = 2\n", "a = 1\nb = 2\n");
+	reindent_end_is("a = 1\r\nb = 2\r\n  \r\n", 1, 3, "a = 1\nb = 2\n\n", "a = 1\r\nb = 2\r\n");
+	/* Indented: the base comes back, the end is one line end. */
+	reindent_end_is("def f():\n    return 1", 2, 2, "return 1", "    return 1\n");
+	/* A snippet that does not reach the end keeps its own end. */
+	reindent_end_is("a = 1\n\nb = 2\n", 1, 2, "a = 1\n", "a = 1\n\n");
+}
+
+/* A replacement that is the bytes it replaces: refused, nothing written, nothing left behind. */
+static void test_apply_refuses_no_change(void **state)
+{
+	struct patch_undo undo;
+	struct tree t;
+
+	(void)state;
+	tree_make(&t, "a.py", SAMPLE, 2, 2, "y = x\n");
+	assert_int_equal(patch_apply(&undo, t.dir, &t.snippet, t.repl.ptr, t.repl.len), RL_EUSAGE);
+	assert_string_equal(error_message(), "a.py: the fix changes nothing; nothing was written");
+	assert_null(undo.path);
+	assert_file("the file", t.dir, "a.py", SAMPLE, strlen(SAMPLE));
+	assert_only(t.dir, (const char *[]){ "a.py" }, 1);
+	tree_free(&t);
 }
 
 static void test_preview_exact(void **state)
@@ -711,6 +791,9 @@ int main(void)
 		cmocka_unit_test(test_snippet_outside_the_file),
 		cmocka_unit_test(test_reindent_fences),
 		cmocka_unit_test(test_reindent_blank_lines_and_ends),
+		cmocka_unit_test(test_reindent_answer_blank_lines_at_the_end),
+		cmocka_unit_test(test_reindent_file_end),
+		cmocka_unit_test(test_apply_refuses_no_change),
 		cmocka_unit_test(test_preview_exact),
 		cmocka_unit_test(test_conflict_when_the_file_changed),
 		cmocka_unit_test(test_undo_refused_after_a_later_edit),

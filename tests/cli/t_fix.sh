@@ -31,6 +31,21 @@ rules = [
     {"match": "Problem found in review (rule dbg",
      "answer": "```json\n" + json.dumps({"fixed_code": printfix, "explanation": "Removed the debug print."}) + "\n```"},
     {"match": "synthesizing", "answer": {"summary": "s", "overallSeverity": "minor-issues", "findings": []}},
+    # bottle's test/example_settings.py (W292) and test/__init__.py (W391):
+    # autopep8's fix of each window, dedented; the W391 answer keeps the
+    # blank line a model may keep.
+    {"match": "Problem reported by flake8: W292",
+     "answer": {"fixed_code": '        "C": 3\n    }\n}\n', "explanation": "Added the final newline."}},
+    {"match": "Problem reported by flake8: W391",
+     "answer": {"fixed_code": "import bottle\nbottle.debug(True)\n\n", "explanation": "Removed the blank line."}},
+    # E302 in a file with a redefinition further down (bottle's
+    # test/test_outputfilter.py): the fix adds a line, and flake8's F811
+    # message names a line that moves with it.
+    {"match": "File: redef.py",
+     "answer": {"fixed_code": "import bottle\n\n\ndef setup():\n    return bottle\n", "explanation": "Two blank lines."}},
+    # A model that gives the snippet back as it was.
+    {"match": "Problem reported by flake8: E302",
+     "answer": {"fixed_code": "x = 1\ndef f():\n    return x\n", "explanation": "Nothing to change here."}},
 ]
 json.dump({"rules": rules}, open(sys.argv[1], "w"))
 PY
@@ -176,5 +191,68 @@ states = [r[0] for r in rows]
 assert states == ["proposed", "undone", "applied", "proposed"], states
 assert rows[1][3] == 1 and rows[1][4] == 1 and rows[1][5] > 0 and rows[1][6] > 0, rows[1]
 assert rows[2][2] == "not_run", rows[2]
+PY
+
+# --- how a file ends (W292, W391), and a fix that changes nothing ----------------
+fixtures=$REVLINE_SOURCE_DIR/tests/fixtures/patch
+cp "$fixtures/41-w292-final-newline-added/before.py" settings.py
+cp "$fixtures/43-w391-blank-line-removed/before.py" init.py
+printf 'x = 1\ndef f():\n    return x\n' >noop.py
+cp noop.py "$TMP/noop.before"
+printf 'import bottle\n\ndef setup():\n    return bottle\n\n\ndef test5():\n    pass\n\n\ndef test5():\n    pass\n' >redef.py
+cat >"$TMP/ends.txt" <<'EOF'
+settings.py:5:2: W292 no newline at end of file
+init.py:14:1: W391 blank line at end of file
+noop.py:2:1: E302 expected 2 blank lines, found 1
+redef.py:3:1: E302 expected 2 blank lines, found 1
+EOF
+run signals --import "$TMP/ends.txt"
+run signals --all --json
+cp "$TMP/out" "$TMP/all.json"
+
+run fix "$(id_of W292 settings.py)" --apply --yes
+expect_status 0 "W292: the fix is applied"
+cmp -s settings.py "$fixtures/41-w292-final-newline-added/expected.py" &&
+	pass "W292: the final newline is added, byte for byte autopep8's file" || fail "settings.py: $(od -c settings.py | tail -3)"
+if command -v flake8 >/dev/null; then
+	expect_out "flake8 no longer reports W292 at line 5" "W292: the recheck says it is gone"
+fi
+fakellm_requests | python3 -c '
+import json, sys
+body = [json.loads(l)["body"] for l in sys.stdin if "W292" in l][-1]
+system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+assert "must end with exactly one newline" in system and "exactly as many" not in system, system
+assert "lines 3-5" in user, user
+' && pass "W292: the window reaches the end; the prompt asks for one final newline, not the snippet's none" ||
+	fail "W292 prompt"
+
+run fix "$(id_of W391 init.py)" --apply --yes
+expect_status 0 "W391: the fix is applied"
+cmp -s init.py "$fixtures/43-w391-blank-line-removed/expected.py" &&
+	pass "W391: the blank line at the end goes, though the answer kept it (autopep8's file)" ||
+	fail "init.py: $(tail -c 40 init.py | od -c)"
+if command -v flake8 >/dev/null; then
+	expect_out "flake8 no longer reports W391 at line 14" "W391: the recheck says it is gone"
+fi
+
+run fix "$(id_of E302 redef.py)" --apply --yes
+expect_status 0 "E302 before a redefinition: applied"
+if command -v flake8 >/dev/null; then
+	expect_out "flake8 no longer reports E302 at line 3 (\|flake8 no longer reports E302 at line 3$" \
+		"the F811 whose message names a moved line is not new (flake8: 'from line 7' now, 'from line 6' before)"
+fi
+
+run fix "$(id_of E302 noop.py)" --apply --yes
+expect_status 3 "an answer that changes nothing is no fix"
+grep -q "no fix for noop.py: the fix changes nothing in noop.py (lines 1-3): Nothing to change here." "$TMP/err" &&
+	pass "it says the fix changes nothing, with the model's words" || fail "no-op: $(cat "$TMP/err")"
+grep -q "applied" "$TMP/out" "$TMP/err" && fail "a no-op reported as applied: $(cat "$TMP/out")" ||
+	pass "and never says applied"
+cmp -s noop.py "$TMP/noop.before" && pass "noop.py is not written" || fail "noop.py changed"
+python3 - "$REVLINE_DB" <<'PY' && pass "the no-op is stored as failed, with nothing to undo" || fail "no-op row"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+row = db.execute("SELECT status, error, applied_at FROM signal_fixes ORDER BY id DESC LIMIT 1").fetchone()
+assert row[0] == "failed" and "changes nothing" in row[1] and row[2] is None, row
 PY
 finish
