@@ -60,11 +60,6 @@ const char *linter_name(enum linter linter)
 	return linter < LINTER_COUNT ? linters[linter].name : "?";
 }
 
-enum signal_format linter_format(enum linter linter)
-{
-	return linters[linter].format;
-}
-
 int linter_of_name(const char *name)
 {
 	size_t i;

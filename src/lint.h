@@ -45,7 +45,6 @@ enum linter {
 };
 
 const char *linter_name(enum linter linter);
-enum signal_format linter_format(enum linter linter);
 /* From a name ("ruff"; a signal's tool), or -1. */
 int linter_of_name(const char *name);
 
