@@ -160,7 +160,13 @@ cmp -s util.py "$TMP/util.expected" && pass "the finding's lines are fixed" || f
 expect_out "a finding's fix: no linter to ask" "no recheck for a finding"
 
 # --- refusals ------------------------------------------------------------------
-(sleep 0.5; printf '# edited meanwhile\n' >>conflict.py) &
+# The edit is made once the request is at the server (it answers after
+# 1.5 s): after revline read the file, whatever the machine's speed.
+seen=$(wc -l <"$FAKELLM_LOG")
+(for _ in $(seq 1 600); do
+	tail -n +"$((seen + 1))" "$FAKELLM_LOG" | grep -q 'File: conflict.py' && break
+	sleep 0.05
+done; printf '# edited meanwhile\n' >>conflict.py) &
 editor=$!
 run fix "$conflict" --apply --yes
 wait "$editor"
