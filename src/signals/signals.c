@@ -18,56 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	const char *name, *tool;
-} formats[] = {
-#define SIGNAL_FORMAT_ROW(id, name, tool) [id] = { name, tool },
-	SIGNAL_FORMATS(SIGNAL_FORMAT_ROW)
-#undef SIGNAL_FORMAT_ROW
-};
-
-/* Tools whose output is one of the formats under another tool's name. */
-static const struct {
-	const char *tool;
-	enum signal_format format;
-} format_aliases[] = {
-	{ "clang", SIGNAL_GCC },
-	{ "cppcheck", SIGNAL_GCC },
-	{ "pycodestyle", SIGNAL_FLAKE8 },
-	{ "pyflakes", SIGNAL_FLAKE8 },
-};
-
 /* Detection looks at this many lines of text; the shape shows long before. */
 #define DETECT_LINES 500
-
-const char *signal_format_name(enum signal_format format)
-{
-	return (unsigned)format < SIGNAL_FORMAT_COUNT ? formats[format].name : "unknown";
-}
-
-const char *signal_format_tool(enum signal_format format)
-{
-	return (unsigned)format < SIGNAL_FORMAT_COUNT ? formats[format].tool : "unknown";
-}
-
-bool signal_format_parse(enum signal_format *out, const char *name)
-{
-	size_t i;
-
-	if (!name)
-		return false;
-	for (i = 0; i < SIGNAL_FORMAT_COUNT; i++)
-		if (!strcasecmp(formats[i].name, name)) {
-			*out = (enum signal_format)i;
-			return true;
-		}
-	for (i = 0; i < sizeof(format_aliases) / sizeof(*format_aliases); i++)
-		if (!strcasecmp(format_aliases[i].tool, name)) {
-			*out = format_aliases[i].format;
-			return true;
-		}
-	return false;
-}
 
 static int format_list_error(const char *why)
 {
@@ -76,139 +28,11 @@ static int format_list_error(const char *why)
 	int error;
 
 	for (i = 0; i < SIGNAL_FORMAT_COUNT; i++)
-		buf_printf(&names, "%s%s", i ? ", " : "", formats[i].name);
+		buf_printf(&names, "%s%s", i ? ", " : "", signal_format_name((enum signal_format)i));
 	error = error_set(RL_EPARSE, "cannot tell the format of the linter output: %s (known formats: %s)",
 			  why, names.ptr ? names.ptr : "");
 	buf_release(&names);
 	return error;
-}
-
-/* ------------------------------------------------------------------ lists */
-
-void signal_release(struct signal *signal)
-{
-	free(signal->tool);
-	free(signal->code);
-	free(signal->message);
-	free(signal->severity);
-	free(signal->file);
-	free(signal->url);
-	memset(signal, 0, sizeof(*signal));
-}
-
-void signal_list_release(struct signal_list *list)
-{
-	size_t i;
-
-	for (i = 0; i < list->count; i++)
-		signal_release(&list->items[i]);
-	free(list->items);
-	for (i = 0; i < list->nproblems; i++) {
-		free(list->problems[i].field);
-		free(list->problems[i].message);
-	}
-	free(list->problems);
-	memset(list, 0, sizeof(*list));
-}
-
-static char *dup_or_null(const char *s, bool *failed)
-{
-	char *copy;
-
-	if (!s)
-		return NULL;
-	if (!(copy = strdup(s)))
-		*failed = true;
-	return copy;
-}
-
-int signal_copy(struct signal *out, const struct signal *from)
-{
-	bool failed = false;
-
-	*out = *from;
-	out->tool = dup_or_null(from->tool, &failed);
-	out->code = dup_or_null(from->code, &failed);
-	out->message = dup_or_null(from->message, &failed);
-	out->severity = dup_or_null(from->severity, &failed);
-	out->file = dup_or_null(from->file, &failed);
-	out->url = dup_or_null(from->url, &failed);
-	if (failed) {
-		signal_release(out);
-		return error_nomem();
-	}
-	return 0;
-}
-
-/*
- * Room for one more element. The lists keep no capacity: it is 8 up to 8
- * elements and the next power of two after that, so the count says when
- * the array is full.
- */
-int signals_grow(void **items, size_t count, size_t size)
-{
-	void *grown;
-
-	if (count && (count < 8 || (count & (count - 1))))
-		return 0;
-	if (!(grown = realloc(*items, (count ? count * 2 : 8) * size)))
-		return error_nomem();
-	*items = grown;
-	return 0;
-}
-
-int signals_problem_vadd(struct signal_list *list, int line, const char *field, const char *fmt, va_list ap)
-{
-	struct signal_problem *p;
-	struct buf message = BUF_INIT;
-	int error;
-
-	if ((error = buf_vprintf(&message, fmt, ap)) < 0 ||
-	    (error = signals_grow((void **)&list->problems, list->nproblems, sizeof(*p))) < 0)
-		goto done;
-	p = &list->problems[list->nproblems];
-	p->line = line;
-	p->field = field ? strdup(field) : NULL;
-	p->message = buf_detach(&message);
-	if ((field && !p->field) || !p->message) {
-		free(p->field);
-		free(p->message);
-		error = error_nomem();
-		goto done;
-	}
-	list->nproblems++;
-done:
-	buf_release(&message);
-	return error;
-}
-
-int signals_line_problem(struct signal_list *list, int line, const char *fmt, ...)
-{
-	va_list ap;
-	int error;
-
-	va_start(ap, fmt);
-	error = signals_problem_vadd(list, line, NULL, fmt, ap);
-	va_end(ap);
-	return error;
-}
-
-
-int signals_draft_keep(struct signal_list *list, const char *tool, const struct draft *d)
-{
-	/* Only read while it is copied: the strings stay the input's. */
-	struct signal view = {
-		.tool = (char *)tool, .code = (char *)(d->code ? d->code : ""), .message = (char *)d->message,
-		.severity = (char *)d->severity, .file = (char *)d->file, .url = (char *)d->url,
-		.line = d->line, .column = d->column, .end_line = d->end_line, .end_column = d->end_column,
-	};
-	int error;
-
-	if ((error = signals_grow((void **)&list->items, list->count, sizeof(view))) < 0 ||
-	    (error = signal_copy(&list->items[list->count], &view)) < 0)
-		return error;
-	list->count++;
-	return 0;
 }
 
 /* ------------------------------------------------------------ detection */
@@ -221,17 +45,6 @@ static bool is_blank(const char *text, size_t len)
 		if (!isspace((unsigned char)text[i]))
 			return false;
 	return true;
-}
-
-bool json_has(json_t *obj, const char *key)
-{
-	return json_object_get(obj, key) != NULL;
-}
-
-/* An item of ruff's JSON. */
-bool ruff_shaped(json_t *v)
-{
-	return json_has(v, "location") || json_has(v, "end_location") || json_has(v, "noqa_row") || json_has(v, "filename");
 }
 
 static bool mypy_json_shaped(json_t *obj)
@@ -550,7 +363,7 @@ int signals_parse(struct signal_list *out, const char *text, size_t len, int for
 	out->format = format < 0 ? detected : (enum signal_format)format;
 	/* SARIF names its tool in each run; the others are named by their format. */
 	if ((!tool || !*tool) && out->format != SIGNAL_SARIF)
-		tool = formats[out->format].tool;
+		tool = signal_format_tool(out->format);
 	if ((error = parse_format(out, text, len, tool && *tool ? tool : NULL)) < 0)
 		signal_list_release(out);
 	return error;
