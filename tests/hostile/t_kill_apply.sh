@@ -111,15 +111,22 @@ print(int((time.perf_counter() - start) * 1e6), "killed" if killed else "ran",
 PY
 }
 
-# Calibration: one apply that is not killed, then undone.
-read -r span _ code tmp_at renamed _ _ < <(killrun preview -1)
-[ "$code" = 0 ] && pass "an apply not killed succeeds (after the preview: temporary file at ${tmp_at} us, rename at ${renamed} us, end at ${span} us)" ||
+# Calibration: an apply that is not killed, then undone. The watcher
+# busy-polls; on a machine busy with other tests it can miss the short
+# life of the temporary file, so calibration is tried up to five times.
+for attempt in 1 2 3 4 5; do
+	wrote=no undone=no
+	read -r span _ code tmp_at renamed _ _ < <(killrun preview -1)
+	[ "$code" = 0 ] || break
+	cmp -s app.py "$TMP/new" && wrote=yes || break
+	"$REVLINE" undo >/dev/null 2>&1 && cmp -s app.py "$TMP/old" && undone=yes || break
+	[ "$tmp_at" -gt 0 ] && [ "$renamed" -gt "$tmp_at" ] && break
+done
+[ "$code" = 0 ] && pass "an apply not killed succeeds (after the preview: temporary file at ${tmp_at} us, rename at ${renamed} us, end at ${span} us; calibration run $attempt)" ||
 	fail "calibration run: exit $code"
-cmp -s app.py "$TMP/new" && pass "and writes the fix" || fail "calibration: the file is not the fixed one"
-run undo
-expect_status 0 "and undo takes it back"
-cmp -s app.py "$TMP/old" || fail "calibration undo: the file is not the old one"
-[ "$tmp_at" -gt 0 ] && [ "$renamed" -gt "$tmp_at" ] || fail "calibration: the temporary file and the rename were not seen"
+[ "$wrote" = yes ] && pass "and writes the fix" || fail "calibration: the file is not the fixed one"
+[ "$undone" = yes ] && pass "and undo takes it back" || fail "calibration undo: the file is not the old one"
+[ "$tmp_at" -gt 0 ] && [ "$renamed" -gt "$tmp_at" ] || fail "calibration: the temporary file and the rename were not seen in 5 runs"
 
 # Every phase of the apply, each from the instant that starts it: a
 # quarter of the runs from the preview to the temporary file (reading,
