@@ -43,7 +43,8 @@ static bool oracle_fits(const char *pattern, const char *path)
 
 /*
  * The brace-free pattern p as an extended regular expression, in re; false
- * when nothing is left of it (it matches nothing).
+ * when nothing is left of it or it ends in a lone backslash (it matches
+ * nothing).
  */
 static bool oracle_regex(const char *p, char *re)
 {
@@ -64,6 +65,11 @@ static bool oracle_regex(const char *p, char *re)
 		n--;
 	}
 	if (!n)
+		return false;
+	/* A trailing backslash (escaping nothing) is malformed: git's wildmatch matches nothing. */
+	for (i = n; i > 0 && p[i - 1] == '\\'; i--)
+		;
+	if ((n - i) % 2)
 		return false;
 	anchored |= memchr(p, '/', n) != NULL;
 	strcpy(re, anchored ? "^" : "^(.*/)?");
