@@ -8,6 +8,7 @@
 #include "rules.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
 #include "history.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 
 #include <fcntl.h>
 #include <signal.h>

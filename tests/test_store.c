@@ -8,6 +8,7 @@
 #include "config.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 #include "usage.h"
 
 #include <jansson.h>

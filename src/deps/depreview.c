@@ -4,6 +4,7 @@
 #include "repo.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 
 #include <jansson.h>
 #include <sqlite3.h>

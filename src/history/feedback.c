@@ -5,6 +5,7 @@
  * of embeddings, so that it works offline and with no model.
  */
 #include "feedback.h"
+#include "store_sql.h"
 #include "check.h"
 #include "clock.h"
 #include "deps.h"

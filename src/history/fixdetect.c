@@ -2,6 +2,7 @@
 #include "queue.h"
 #include "clock.h"
 #include "fixdetect.h"
+#include "store_sql.h"
 #include "diff.h"
 #include "prompt.h"
 #include "status.h"

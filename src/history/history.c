@@ -1,4 +1,5 @@
 #include "history.h"
+#include "store_sql.h"
 #include "status.h"
 
 #include <jansson.h>

@@ -9,6 +9,7 @@
 #include "signals.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,6 +7,7 @@
 #include "history.h"
 #include "status.h"
 #include "store.h"
+#include "store_sql.h"
 
 #include <errno.h>
 #include <fcntl.h>

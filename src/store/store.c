@@ -1,4 +1,5 @@
 #include "store.h"
+#include "store_sql.h"
 #include "store_schema.h"
 #include "clock.h"
 #include "config.h"

@@ -107,30 +107,7 @@ int store_cache_keep(struct store *store, const char *key, const char *provider,
 int store_refusal_put(struct store *store, const char *server, const char *model, const char *param);
 int store_refusals_get(struct buf *out, struct store *store, const char *server, const char *model);
 
-/*
- * For modules with queries of their own (history, feedback, fixdetect):
- * the SQLite handle, a write transaction under the store's lock (BEGIN
- * IMMEDIATE; store_end commits, or rolls back when error is set, and
- * returns the first failure), a prepared statement, an error that names
- * the database file with SQLite's message, and the clock the store uses.
- */
 /* The repository's row (made on first sight); path is its working tree or git directory. */
 int store_repo_id(struct store *store, int64_t *id, const char *path, const char *name);
-
-struct sqlite3 *store_db(struct store *store);
-int store_begin(struct store *store);
-int store_end(struct store *store, int error);
-int store_prepare(struct store *store, struct sqlite3_stmt **out, const char *sql);
-/*
- * Binding by parameter name with a sticky status: *rc keeps the first
- * failure and later binds do nothing, so a statement is checked once.
- * NULL text binds NULL.
- */
-void store_bind_text(int *rc, struct sqlite3_stmt *stmt, const char *name, const char *value);
-void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_t value);
-/* An estimated cost (usage.h): NULL when negative, not known; and read back, NULL as -1. */
-void store_bind_cost(int *rc, struct sqlite3_stmt *stmt, const char *name, double cost_usd);
-double store_column_cost(struct sqlite3_stmt *stmt, int col);
-int store_fail(struct store *store, int rc);
 
 #endif
