@@ -177,32 +177,29 @@ static void serve(struct fixture *fx)
 
 static void start(struct fixture *fx)
 {
-	assert_int_equal(advisory_new(&fx->adv, &fx->analysis, &fx->options), 0);
+	assert_int_equal(advisory_new(&fx->adv, &fx->analysis, &fx->options, NULL), 0);
 	fx->started = now_ms();
 	assert_int_equal(advisory_start(fx->adv), 0);
 }
 
 /*
- * A front end's loop: fds, poll for as long as the timeout says, step.
- * The timeout never reaches past the budget. Returns the ms it took.
+ * A front end's loop: wait on the lookup's poll group for as long as its
+ * timeout says, and step it. The timeout never reaches past the budget.
+ * Returns the ms it took.
  */
 static long drive(struct fixture *fx)
 {
 	int64_t deadline = fx->started + (int64_t)(fx->options.total_timeout * 1000);
 
 	while (!advisory_done(fx->adv)) {
-		struct pollfd fds[32];
-		int n = advisory_fds(fx->adv, fds, 32);
 		int timeout = advisory_timeout(fx->adv);
 
 		assert_true(timeout >= 0);
 		assert_true(now_ms() + timeout <= deadline + 2);
-		poll(fds, (nfds_t)n, timeout);
-		assert_int_equal(advisory_step(fx->adv, fds, n), 0);
+		assert_int_equal(advisory_wait(fx->adv, -1), 0);
 		assert_true(now_ms() - fx->started < DRIVE_LIMIT_MS);
 	}
 	assert_int_equal(advisory_timeout(fx->adv), -1);
-	assert_int_equal(advisory_fds(fx->adv, NULL, 0), 0);
 	return (long)(now_ms() - fx->started);
 }
 
@@ -691,7 +688,7 @@ static void test_nothing_to_look_up(void **state)
 	start(fx);
 	assert_true(advisory_done(fx->adv));
 	assert_int_equal(advisory_timeout(fx->adv), -1);
-	assert_int_equal(advisory_step(fx->adv, NULL, 0), 0);
+	assert_int_equal(advisory_wait(fx->adv, 0), 0);
 	assert_int_equal(advisory_wait(fx->adv, 1000), 0);
 	assert_int_equal(advisory_checked(fx->adv), 0);
 	assert_null(advisory_error(fx->adv));
@@ -708,7 +705,7 @@ static void test_nothing_to_look_up(void **state)
 	advisory_free(fx->adv);
 
 	/* No analysis at all. */
-	assert_int_equal(advisory_new(&fx->adv, NULL, NULL), 0);
+	assert_int_equal(advisory_new(&fx->adv, NULL, NULL, NULL), 0);
 	assert_int_equal(advisory_start(fx->adv), 0);
 	assert_true(advisory_done(fx->adv));
 }
@@ -769,7 +766,7 @@ static void test_env_url_is_used(void **state)
 	assert_int_equal(advisory_options_load(&o, &url, NULL), 0);
 	unsetenv("REVLINE_OSV_URL");
 	o.total_timeout = 5;
-	assert_int_equal(advisory_new(&fx->adv, &fx->analysis, &o), 0);
+	assert_int_equal(advisory_new(&fx->adv, &fx->analysis, &o, NULL), 0);
 	free(url);      /* the lookup keeps its own copy */
 	fx->started = now_ms();
 	fx->options.total_timeout = 5;

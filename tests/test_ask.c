@@ -386,7 +386,7 @@ static void test_refusals(void **state)
 	config_for(&c, "openai", url);
 	sched_options_init(&so);
 	so.retries = 0;
-	assert_int_equal(asker_new(&a, &c, &so, NULL, NULL), 0);
+	assert_int_equal(asker_new(&a, &c, &so, NULL, NULL, NULL), 0);
 
 	/* Refused twice (stream_options, then prompt_cache_key), answered streamed the third time. */
 	ask_one(a, "my-model", "the change", &ev);

@@ -77,7 +77,7 @@ static struct lint *run_lint(const char *const *files, size_t n, const char *onl
 	char work[4096];
 
 	snprintf(work, sizeof(work), "%s/work/", tmp);
-	if (lint_new(&lint, work, NULL, files, n, only) < 0 || lint_start(lint) < 0)
+	if (lint_new(&lint, work, NULL, files, n, only) < 0 || lint_start(lint, NULL) < 0)
 		fail_msg("lint: %s", error_message());
 	while (!lint_done(lint))
 		assert_int_equal(lint_wait(lint, 1000), 0);
@@ -176,7 +176,7 @@ static void test_cancel(void **state)
 	fake_tool("flake8", "exec /bin/sleep 30");
 	snprintf(work, sizeof(work), "%s/work/", tmp);
 	assert_int_equal(lint_new(&lint, work, NULL, files, 1, "flake8"), 0);
-	assert_int_equal(lint_start(lint), 0);
+	assert_int_equal(lint_start(lint, NULL), 0);
 	lint_wait(lint, 100);
 	assert_false(lint_done(lint));
 	lint_cancel(lint);
@@ -203,7 +203,7 @@ static void test_user_command(void **state)
 	if (repo_open(&repo, work) < 0 || config_open(&config, repo) < 0)
 		fail_msg("%s", error_message());
 	assert_int_equal(lint_new(&lint, repo->workdir, config, files, 1, "mypy"), 0);
-	assert_int_equal(lint_start(lint), 0);
+	assert_int_equal(lint_start(lint, NULL), 0);
 	while (!lint_done(lint))
 		lint_wait(lint, 1000);
 	assert_int_equal(lint_result(lint, 0)->status, LINT_DONE);

@@ -95,6 +95,58 @@ static void test_descriptor_is_dispatched(void **state)
 	assert_int_equal(ps.reads, 1);
 	close(ps.fds[0]);
 	close(ps.fds[1]);
+	loop_release(&loop);
+}
+
+/* The engine's busy modules join the loop's poll group: their descriptors are waited on with the terminal's. */
+static int member_fds(void *ctx, struct pollfd *out, int max)
+{
+	return pipe_fds(ctx, out, max);
+}
+
+static int member_step(void *ctx, const struct pollfd *fds, int n)
+{
+	pipe_dispatch(ctx, fds, n);
+	return 0;
+}
+
+static void test_engine_member_shares_the_wait(void **state)
+{
+	struct loop loop = { 0 };
+	struct pipe_source ui = { 0 }, engine = { 0 };
+	const struct loop_source src = { pipe_fds, NULL, pipe_dispatch, NULL, &ui, false };
+	struct poll_member member = { member_fds, NULL, member_step, &engine, NULL, 0, 0 };
+	double start;
+
+	(void)state;
+	assert_int_equal(pipe(ui.fds), 0);
+	assert_int_equal(pipe(engine.fds), 0);
+	assert_non_null(loop_add(&loop, &src));
+	assert_int_equal(poll_group_join(&loop.group, &member), 0);
+	/* The engine's answer ends the wait, which would otherwise last 5 s. */
+	assert_int_equal(write(engine.fds[1], "answer", 6), 6);
+	start = now_ms();
+	loop_step(&loop, 5000);
+	assert_true(now_ms() - start < 2000);
+	assert_int_equal(engine.reads, 1);
+	assert_string_equal(engine.got, "answer");
+	assert_int_equal(ui.reads, 0);
+	/* And a key is read in the same wait as it. */
+	assert_int_equal(write(engine.fds[1], "more", 4), 4);
+	assert_int_equal(write(ui.fds[1], "k", 1), 1);
+	loop_step(&loop, 5000);
+	assert_int_equal(engine.reads, 2);
+	assert_int_equal(ui.reads, 1);
+	/* Gone from the group, it is no longer waited on. */
+	poll_group_leave(&member);
+	assert_int_equal(write(engine.fds[1], "late", 4), 4);
+	loop_step(&loop, 10);
+	assert_int_equal(engine.reads, 2);
+	close(ui.fds[0]);
+	close(ui.fds[1]);
+	close(engine.fds[0]);
+	close(engine.fds[1]);
+	loop_release(&loop);
 }
 
 /* Idle work runs one slice per step and never makes the loop wait. */
@@ -131,6 +183,7 @@ static void test_idle_runs_in_slices_without_waiting(void **state)
 	assert_false(loop_busy(&loop));
 	close(ps.fds[0]);
 	close(ps.fds[1]);
+	loop_release(&loop);
 }
 
 /* A source's timeout shortens the wait; every source is dispatched after it. */
@@ -147,6 +200,7 @@ static void test_timeout_bounds_the_wait(void **state)
 	loop_step(&loop, -1);
 	assert_true(now_ms() - start < 2000);
 	assert_int_equal(t.fired, 1);
+	loop_release(&loop);
 }
 
 static void test_sources_are_limited(void **state)
@@ -159,12 +213,14 @@ static void test_sources_are_limited(void **state)
 	for (i = 0; i < LOOP_MAX_SOURCES; i++)
 		assert_non_null(loop_add(&loop, &src));
 	assert_null(loop_add(&loop, &src));
+	loop_release(&loop);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_descriptor_is_dispatched),
+		cmocka_unit_test(test_engine_member_shares_the_wait),
 		cmocka_unit_test(test_idle_runs_in_slices_without_waiting),
 		cmocka_unit_test(test_timeout_bounds_the_wait),
 		cmocka_unit_test(test_sources_are_limited),

@@ -68,7 +68,7 @@ static int teardown(void **state)
 static void start(struct fixture *fx, const char *script)
 {
 	fakellm_start(&fx->fake, script);
-	assert_int_equal(sched_new(&fx->sched, &fx->options), 0);
+	assert_int_equal(sched_new(&fx->sched, &fx->options, NULL), 0);
 }
 
 static uint64_t add_to(struct fixture *fx, const char *url, const char *tag, size_t weight)
@@ -859,13 +859,13 @@ static void test_usage_errors(void **state)
 	assert_true(o.backoff_max == 30 && o.retry_after_max == SCHED_RETRY_AFTER_MAX_S);
 	assert_true(SCHED_RETRY_AFTER_MAX_S == 60 && o.deadline == 0);
 	o.deadline = -1;
-	assert_int_equal(sched_new(&fx->sched, &o), RL_EUSAGE);
+	assert_int_equal(sched_new(&fx->sched, &o, NULL), RL_EUSAGE);
 	assert_null(fx->sched);
 	o.deadline = 0;
 	o.concurrency = 0;
-	assert_int_equal(sched_new(&fx->sched, &o), RL_EUSAGE);
+	assert_int_equal(sched_new(&fx->sched, &o, NULL), RL_EUSAGE);
 	assert_null(fx->sched);
-	assert_int_equal(sched_new(&fx->sched, NULL), 0);
+	assert_int_equal(sched_new(&fx->sched, NULL, NULL), 0);
 	assert_int_equal(sched_add(fx->sched, &id, &req, NULL), RL_EUSAGE);
 	assert_int_equal(id, 0);
 	req.url = "http://127.0.0.1:1/";

@@ -173,34 +173,18 @@ bool fixes_busy(const struct fixes *fx)
 	return false;
 }
 
-static int source_fds(void *ctx, struct pollfd *out, int max)
-{
-	struct fixes *fx = ctx;
-	int n = 0;
-	size_t i;
-
-	fx->lint_fds = fx->lint ? lint_fds(fx->lint, out, max) : 0;
-	n = fx->lint_fds;
-	for (i = 0; i < fx->nentries; i++) {
-		struct fixes_entry *e = &fx->entries[i];
-
-		e->nfds = entry_busy(e) ? fix_fds(e->fix, out + n, max - n) : 0;
-		n += e->nfds;
-	}
-	return n;
-}
-
 static int source_timeout(void *ctx)
 {
 	struct fixes *fx = ctx;
 	int t = -1;
 	size_t i;
 
+	/* The spinners and the elapsed seconds. */
 	if (fx->lint)
-		t = loop_min_timeout(lint_timeout(fx->lint), SPINNER_MS);
+		t = SPINNER_MS;
 	for (i = 0; i < fx->nentries; i++)
 		if (entry_busy(&fx->entries[i]))
-			t = loop_min_timeout(t, loop_min_timeout(fix_timeout(fx->entries[i].fix), SPINNER_MS));
+			t = SPINNER_MS;
 	return t;
 }
 
@@ -231,31 +215,21 @@ static void entry_say(struct fixes *fx, struct fixes_entry *e)
 static void source_dispatch(void *ctx, const struct pollfd *fds, int n)
 {
 	struct fixes *fx = ctx;
-	int used = fx->lint_fds;
 	size_t i;
 
+	(void)fds;
 	(void)n;
-	if (fx->lint) {
-		lint_step(fx->lint, fds, fx->lint_fds);
-		if (lint_done(fx->lint))
-			lint_finish(fx);
-	}
-	for (i = 0; i < fx->nentries; i++) {
-		struct fixes_entry *e = &fx->entries[i];
-
-		if (e->nfds || entry_busy(e))
-			fix_step(e->fix, fds + used, e->nfds);
-		used += e->nfds;
-		e->nfds = 0;
-		entry_say(fx, e);
-	}
+	if (fx->lint && lint_done(fx->lint))
+		lint_finish(fx);
+	for (i = 0; i < fx->nentries; i++)
+		entry_say(fx, &fx->entries[i]);
 	/* The spinners and the elapsed seconds. */
 	dirty_panes(fx->tui);
 }
 
 static void source_add(struct fixes *fx)
 {
-	const struct loop_source source = { source_fds, source_timeout, source_dispatch, NULL, fx, false };
+	const struct loop_source source = { NULL, source_timeout, source_dispatch, NULL, fx, false };
 
 	if (!fx->source)
 		fx->source = loop_add(&fx->tui->loop, &source);
@@ -279,7 +253,7 @@ int fixes_lint(struct fixes *fx, const char *only)
 	if ((error = diff_text_files(&files, &nfiles, fx->tui->diff)) < 0 ||
 	    (error = lint_new(&fx->lint, workdir_of(fx), fx->tui->review.config,
 			      (const char *const *)files, nfiles, only)) < 0 ||
-	    (error = lint_start(fx->lint)) < 0) {
+	    (error = lint_start(fx->lint, &fx->tui->loop.group)) < 0) {
 		tui_message(fx->tui, true, "Cannot run the linters: %s", error_message());
 		lint_free(fx->lint);
 		fx->lint = NULL;
@@ -338,6 +312,7 @@ static int options_fill(struct fixes *fx, struct fix_options *opts)
 	if (!workdir_of(fx))
 		return error_set(RL_EUSAGE, "the repository has no working tree to fix");
 	opts->workdir = workdir_of(fx);
+	opts->group = &fx->tui->loop.group;
 	opts->store = r->store;
 	opts->llm = &r->llm;
 	opts->config = r->config;

@@ -26,7 +26,6 @@ struct fixes_entry {
 	int64_t finding;                /* the finding fixed, or 0 */
 	struct fix *fix;
 	int64_t started_us;             /* when it was asked or applied, for the spinner */
-	int nfds;                       /* descriptors it asked for in this wait */
 	enum fix_state seen;            /* what the status bar last said of it */
 	enum fix_recheck seen_recheck;
 };
@@ -41,7 +40,6 @@ struct fixes {
 	bool pane;                      /* the signals and fix panes replace findings and evidence */
 	bool fix_pane;                  /* after F: the fix pane replaces evidence */
 	struct lint *lint;              /* the linters running (L), or NULL */
-	int lint_fds;
 	int64_t lint_started_us;
 	struct fixes_entry *entries;
 	size_t nentries;

@@ -1,7 +1,9 @@
 #include "loop.h"
+#include "array.h"
 #include "clock.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -21,10 +23,21 @@ static void stretch_end(struct loop *loop)
 
 struct loop_source *loop_add(struct loop *loop, const struct loop_source *source)
 {
+	struct loop_source *s;
+
 	if (loop->nsources == LOOP_MAX_SOURCES)
 		return NULL;
-	loop->sources[loop->nsources] = *source;
-	return &loop->sources[loop->nsources++];
+	s = &loop->sources[loop->nsources++];
+	*s = *source;
+	return s;
+}
+
+void loop_release(struct loop *loop)
+{
+	poll_group_release(&loop->group);
+	free(loop->fds);
+	loop->fds = NULL;
+	loop->fds_alloc = 0;
 }
 
 void loop_wake(struct loop_source *source)
@@ -44,18 +57,44 @@ bool loop_busy(const struct loop *loop)
 
 static int wait_time(struct loop *loop, int max_wait)
 {
-	int i, wait = max_wait;
+	int i, wait = poll_sooner(max_wait, poll_group_timeout(&loop->group));
 
 	if (loop_busy(loop))
 		return 0;
 	for (i = 0; i < loop->nsources; i++) {
 		struct loop_source *s = &loop->sources[i];
-		int t = s->timeout ? s->timeout(s->ctx) : -1;
 
-		if (t >= 0 && (wait < 0 || t < wait))
-			wait = t;
+		if (s->timeout)
+			wait = poll_sooner(wait, s->timeout(s->ctx));
 	}
 	return wait;
+}
+
+/*
+ * The engine's descriptors (the group's), then the sources', with room for
+ * all of them; *engine is how many are the group's.
+ */
+static int fds_fill(struct loop *loop, int *engine, int first[], int count[])
+{
+	size_t room = 16;
+	int i, n;
+
+	for (;;) {
+		if (ARRAY_GROW(loop->fds, loop->fds_alloc, room + LOOP_SOURCE_FDS * LOOP_MAX_SOURCES) < 0)
+			return -1;
+		n = *engine = poll_group_fds(&loop->group, loop->fds, (int)loop->fds_alloc);
+		if ((size_t)n + LOOP_SOURCE_FDS * LOOP_MAX_SOURCES < loop->fds_alloc)
+			break;
+		room = loop->fds_alloc * 2;
+	}
+	for (i = 0; i < loop->nsources; i++) {
+		struct loop_source *s = &loop->sources[i];
+
+		first[i] = n;
+		count[i] = s->fds ? s->fds(s->ctx, loop->fds + n, LOOP_SOURCE_FDS) : 0;
+		n += count[i];
+	}
+	return n;
 }
 
 static bool run_idle(struct loop *loop)
@@ -75,29 +114,28 @@ static bool run_idle(struct loop *loop)
 
 void loop_step(struct loop *loop, int max_wait)
 {
-	struct pollfd fds[LOOP_MAX_FDS];
 	int first[LOOP_MAX_SOURCES], count[LOOP_MAX_SOURCES];
-	int i, n = 0, ready;
+	int i, engine = 0, n = fds_fill(loop, &engine, first, count), ready;
 
-	for (i = 0; i < loop->nsources; i++) {
-		struct loop_source *s = &loop->sources[i];
-
-		first[i] = n;
-		count[i] = s->fds ? s->fds(s->ctx, fds + n, LOOP_MAX_FDS - n) : 0;
-		n += count[i];
-	}
+	if (n < 0)
+		n = engine = 0;
 	stretch_end(loop);
-	ready = poll(fds, (nfds_t)n, wait_time(loop, max_wait));
+	ready = poll(loop->fds, (nfds_t)n, wait_time(loop, max_wait));
 	loop->woke_us = clock_us();
 	if (ready < 0 && errno != EINTR)
 		ready = 0;
+	if (ready <= 0)
+		for (i = 0; i < n; i++)
+			loop->fds[i].revents = 0;
+	/* The engine first, so that the sources show what it just did. */
+	poll_group_step(&loop->group, loop->fds, engine);
 	for (i = 0; i < loop->nsources; i++) {
 		struct loop_source *s = &loop->sources[i];
 
 		/* Sources are dispatched after every wait, even with nothing
 		 * ready: a timer may be due and a resize may have interrupted. */
 		if (s->dispatch)
-			s->dispatch(s->ctx, fds + first[i], count[i]);
+			s->dispatch(s->ctx, loop->fds + first[i], count[i]);
 	}
 	if (ready <= 0)
 		run_idle(loop);
@@ -107,13 +145,4 @@ void loop_drain(struct loop *loop)
 {
 	while (run_idle(loop))
 		;
-}
-
-int loop_min_timeout(int a, int b)
-{
-	if (a < 0)
-		return b;
-	if (b < 0)
-		return a;
-	return a < b ? a : b;
 }

@@ -5,12 +5,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "poll_group.h"
+
 /*
- * The UI's one event loop, in the manner of curl's multi interface: every
- * source says which descriptors it waits on and how long it may wait; the
- * loop polls them all together and hands each source its results. Work
- * that has no descriptor runs in short idle slices, so nothing ever blocks
- * the screen. The terminal is one source; the engine's scheduler is another.
+ * The UI's one event loop, in the manner of curl's multi interface. It
+ * owns the poll group (poll_group.h) that the engine's busy modules join
+ * (the scheduler's transfers, the linters' pipes, and the check, fixes and
+ * fix detection above them), and the UI's own sources (the terminal, the
+ * watcher, the panes that show the engine's events). Each says which
+ * descriptors it waits on and how long it may wait; the loop polls them
+ * all together, steps the group, then dispatches the sources, which so
+ * show what the engine just did. Work that has no descriptor runs in short
+ * idle slices, so nothing ever blocks the screen.
  */
 struct loop_source {
 	/* Fill up to max descriptors to wait on; returns how many. */
@@ -26,7 +32,7 @@ struct loop_source {
 };
 
 #define LOOP_MAX_SOURCES 8
-#define LOOP_MAX_FDS 64
+#define LOOP_SOURCE_FDS 8       /* descriptors a source may wait on */
 
 /* How long the loop went between two waits: the time input waits unread. */
 struct loop_stats {
@@ -40,10 +46,13 @@ struct loop {
 	int nsources;
 	int64_t woke_us;                /* when the last wait ended (clock_us) */
 	struct loop_stats stats;
+	struct poll_group group;        /* the engine's busy modules */
+	struct pollfd *fds;
+	size_t fds_alloc;
 };
 
-/* The sooner of two source timeouts (-1: none). */
-int loop_min_timeout(int a, int b);
+void loop_release(struct loop *loop);
+
 
 
 /* Returns a pointer that stays valid while the loop lives, or NULL when full. */

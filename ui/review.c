@@ -67,7 +67,7 @@ static void dirty_panes(struct tui *tui)
 /* Fix detection runs in this process once the check is done, so history shows it live. */
 static void fixes_start(struct review *r)
 {
-	struct fixdetect_options opts = { .llm = &r->llm };
+	struct fixdetect_options opts = { .llm = &r->llm, .group = &r->tui->loop.group };
 
 	fixdetect_free(r->fixes);
 	r->fixes = NULL;
@@ -202,27 +202,14 @@ static void check_events(struct review *r, int64_t arrived)
 	}
 }
 
-static int source_fds(void *ctx, struct pollfd *out, int max)
-{
-	struct review *r = ctx;
-
-	r->check_fds = r->check ? check_fds(r->check, out, max) : 0;
-	r->fixes_fds = r->fixes ? fixdetect_fds(r->fixes, out + r->check_fds, max - r->check_fds) : 0;
-	return r->check_fds + r->fixes_fds;
-}
-
 static int source_timeout(void *ctx)
 {
 	struct review *r = ctx;
 	int t = -1;
 
-	if (r->check)
-		t = loop_min_timeout(t, check_timeout(r->check));
-	if (r->fixes)
-		t = loop_min_timeout(t, fixdetect_timeout(r->fixes));
 	/* The spinner and the elapsed seconds of running rules. */
 	if (review_running(r))
-		t = loop_min_timeout(t, SPINNER_MS);
+		t = poll_sooner(t, SPINNER_MS);
 	return t;
 }
 
@@ -232,22 +219,20 @@ static void source_dispatch(void *ctx, const struct pollfd *fds, int n)
 	/* The answers came with the wait that just ended. */
 	int64_t arrived = r->tui->loop.woke_us ? r->tui->loop.woke_us : clock_us();
 
+	(void)fds;
 	(void)n;
 	if (r->check) {
-		check_step(r->check, fds, r->check_fds);
 		if (review_running(r)) {
 			view_dirty(&r->tui->views[VIEW_FINDINGS]);
 			r->tui->status_dirty = true;
 		}
 	}
-	if (r->fixes)
-		fixdetect_step(r->fixes, fds + r->check_fds, r->fixes_fds);
 	check_events(r, arrived);
 }
 
 static void source_add(struct review *r)
 {
-	const struct loop_source source = { source_fds, source_timeout, source_dispatch, NULL, r, false };
+	const struct loop_source source = { NULL, source_timeout, source_dispatch, NULL, r, false };
 
 	if (!r->source)
 		r->source = loop_add(&r->tui->loop, &source);
@@ -299,6 +284,7 @@ int review_start(struct review *r)
 	opts.store = r->store;
 	if (!r->store)
 		opts.store_error = r->error[0] ? r->error : "no database";
+	opts.group = &tui->loop.group;
 	if (check_options_load(&opts, r->config) < 0 ||
 	    check_new(&c, tui->repo, tui->target, tui->diff, &opts) < 0)
 		goto fail;

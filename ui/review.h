@@ -46,7 +46,6 @@ struct review {
 	struct check *check;
 	struct fixdetect *fixes;
 	struct loop_source *source;
-	int check_fds, fixes_fds;       /* how many descriptors each asked for */
 	bool show_hidden;               /* unverified and suppressed findings too */
 	bool show_report;               /* the reduced report, not the rules */
 	struct review_mark *marks;

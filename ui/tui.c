@@ -1122,6 +1122,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	fixes_release(&tui.fixes);
 	review_release(&tui.review);
 	watch_free(tui.watch);
+	loop_release(&tui.loop);
 	for (i = 0; i < (int)tui.ndiffs; i++)
 		diff_free(tui.diffs[i]);
 	free(tui.diffs);

@@ -175,7 +175,7 @@ static int do_run(struct workspace *ws, const struct signals_args *a, struct dif
 
 	if (diff_text_files(&files, &nfiles, diff) < 0 ||
 	    lint_new(&lint, ws->workdir, ws->config, (const char *const *)files, nfiles, a->linter) < 0 ||
-	    lint_start(lint) < 0) {
+	    lint_start(lint, NULL) < 0) {
 		cli_error("%s", error_message());
 		rc = 2;
 		goto done;

@@ -72,6 +72,8 @@ struct advisory {
 	size_t nitems;
 
 	struct sched *sched;
+	struct poll_group *group;       /* given to advisory_new (NULL: the scheduler's own) */
+	struct poll_member member;      /* takes the scheduler's events */
 	int64_t deadline;       /* CLOCK_MONOTONIC ms */
 	size_t pending;         /* queries not settled */
 	bool started, done, expired;
@@ -189,7 +191,7 @@ static int make_url(struct advisory *adv, const char *base)
 }
 
 int advisory_new(struct advisory **out, struct deps_analysis *analysis,
-		 const struct advisory_options *options)
+		 const struct advisory_options *options, struct poll_group *group)
 {
 	struct advisory *adv;
 	int error;
@@ -199,6 +201,7 @@ int advisory_new(struct advisory **out, struct deps_analysis *analysis,
 	if (!adv)
 		return error_nomem();
 	adv->analysis = analysis;
+	adv->group = group;
 	adv->max_packages = options && options->max_packages ? options->max_packages :
 		DEFAULT_MAX_PACKAGES;
 	adv->request_s = seconds_or(options ? options->request_timeout : 0, DEFAULT_REQUEST_S);
@@ -218,6 +221,7 @@ void advisory_free(struct advisory *adv)
 
 	if (!adv)
 		return;
+	poll_group_leave(&adv->member);
 	sched_free(adv->sched);
 	for (i = 0; i < adv->nitems; i++) {
 		json_decref(adv->items[i].side[SIDE_OLD].vulns);
@@ -718,7 +722,46 @@ static int open_sched(struct advisory *adv)
 	/* One attempt each: a request never outlives its timeout, nor the budget. */
 	o.timeout = adv->request_s;
 	o.retries = 0;
-	return sched_new(&adv->sched, &o);
+	return sched_new(&adv->sched, &o, adv->group);
+}
+
+static bool running(const struct advisory *adv)
+{
+	return adv->started && !adv->done && adv->sched;
+}
+
+static int until_deadline(const struct advisory *adv)
+{
+	int64_t left = adv->deadline - clock_ms();
+
+	if (left <= 0)
+		return 0;
+	return left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static int member_timeout(void *ctx)
+{
+	struct advisory *adv = ctx;
+
+	return running(adv) ? until_deadline(adv) : -1;
+}
+
+static int member_step(void *ctx, const struct pollfd *fds, int n)
+{
+	struct advisory *adv = ctx;
+
+	(void)fds;
+	(void)n;
+	return running(adv) ? after_turn(adv, 0) : 0;
+}
+
+/* After the scheduler, in its group: the answers are taken in the step that brought them. */
+static int member_join(struct advisory *adv)
+{
+	adv->member.timeout = member_timeout;
+	adv->member.step = member_step;
+	adv->member.ctx = adv;
+	return poll_group_join(sched_group(adv->sched), &adv->member);
 }
 
 int advisory_start(struct advisory *adv)
@@ -732,7 +775,7 @@ int advisory_start(struct advisory *adv)
 	adv->deadline = clock_ms() + (int64_t)(adv->total_s * 1000.0 + 0.5);
 	if (!adv->nitems)
 		return finish(adv);
-	if ((error = open_sched(adv)) < 0)
+	if ((error = open_sched(adv)) < 0 || (error = member_join(adv)) < 0)
 		return error;
 	for (i = 0; i < adv->nitems; i++) {
 		struct item *item = &adv->items[i];
@@ -749,41 +792,9 @@ int advisory_start(struct advisory *adv)
 	return after_turn(adv, sched_step(adv->sched, NULL, 0));
 }
 
-static bool running(const struct advisory *adv)
-{
-	return adv->started && !adv->done && adv->sched;
-}
-
-int advisory_fds(struct advisory *adv, struct pollfd *out, int max)
-{
-	return running(adv) ? sched_fds(adv->sched, out, max) : 0;
-}
-
-static int until_deadline(const struct advisory *adv)
-{
-	int64_t left = adv->deadline - clock_ms();
-
-	if (left <= 0)
-		return 0;
-	return left > INT_MAX ? INT_MAX : (int)left;
-}
-
 int advisory_timeout(struct advisory *adv)
 {
-	int t, left;
-
-	if (!running(adv))
-		return -1;
-	t = sched_timeout(adv->sched);
-	left = until_deadline(adv);
-	return t < 0 || t > left ? left : t;
-}
-
-int advisory_step(struct advisory *adv, const struct pollfd *fds, int n)
-{
-	if (!running(adv))
-		return 0;
-	return after_turn(adv, sched_step(adv->sched, fds, n));
+	return running(adv) ? poll_sooner(sched_timeout(adv->sched), until_deadline(adv)) : -1;
 }
 
 int advisory_wait(struct advisory *adv, int max_ms)
@@ -795,7 +806,12 @@ int advisory_wait(struct advisory *adv, int max_ms)
 	left = until_deadline(adv);
 	if (max_ms < 0 || max_ms > left)
 		max_ms = left;
-	return after_turn(adv, sched_wait(adv->sched, max_ms));
+	return poll_group_wait(sched_group(adv->sched), max_ms);
+}
+
+struct poll_group *advisory_group(struct advisory *adv)
+{
+	return adv->sched ? sched_group(adv->sched) : adv->group;
 }
 
 bool advisory_done(const struct advisory *adv)

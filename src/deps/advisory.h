@@ -1,11 +1,11 @@
 #ifndef REVLINE_ADVISORY_H
 #define REVLINE_ADVISORY_H
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "deps.h"
+#include "poll_group.h"
 
 /*
  * Security advisories for the packages of a dependency analysis, from the
@@ -35,16 +35,22 @@ int advisory_options_load(struct advisory_options *options, char **base_url, str
 
 struct advisory;
 
-/* A lookup for the analysis's packages with a version on either side (it must outlive the lookup). */
-int advisory_new(struct advisory **out, struct deps_analysis *analysis, const struct advisory_options *options);
+/*
+ * A lookup for the analysis's packages with a version on either side (it
+ * must outlive the lookup). It joins group (poll_group.h) as it starts
+ * (NULL: a group of its own).
+ */
+int advisory_new(struct advisory **out, struct deps_analysis *analysis, const struct advisory_options *options,
+		 struct poll_group *group);
 void advisory_free(struct advisory *advisory);
 /* Send the requests; nothing to look up is done at once. */
 int advisory_start(struct advisory *advisory);
-int advisory_fds(struct advisory *advisory, struct pollfd *out, int max);
-/* Milliseconds until advisory_step must run (the budget's end at the latest), or -1. */
+/* Milliseconds until the lookup needs a step (the budget's end at the latest), or -1. */
 int advisory_timeout(struct advisory *advisory);
-int advisory_step(struct advisory *advisory, const struct pollfd *fds, int n);
+/* Wait on its poll group (never past the budget) and step it. */
 int advisory_wait(struct advisory *advisory, int max_ms);
+/* The poll group it is in (once started). */
+struct poll_group *advisory_group(struct advisory *advisory);
 /* Every answer is in, or the budget is spent: the packages' advisories are filled. */
 bool advisory_done(const struct advisory *advisory);
 void advisory_cancel(struct advisory *advisory);

@@ -18,6 +18,7 @@ struct depreview {
 	struct depreview_options opts;
 	struct deps_analysis analysis;
 	struct advisory *advisory;
+	struct poll_member member;      /* finishes when the lookup is done */
 	char *section;
 	char *error;
 	size_t checked;
@@ -44,6 +45,7 @@ void depreview_free(struct depreview *dr)
 {
 	if (!dr)
 		return;
+	poll_group_leave(&dr->member);
 	advisory_free(dr->advisory);
 	deps_analysis_release(&dr->analysis);
 	free(dr->section);
@@ -141,6 +143,7 @@ static int finish(struct depreview *dr)
 	struct buf section = BUF_INIT;
 	int error;
 
+	poll_group_leave(&dr->member);
 	if (dr->advisory) {
 		dr->checked = advisory_checked(dr->advisory);
 		if (advisory_error(dr->advisory) && !(dr->error = strdup(advisory_error(dr->advisory))))
@@ -156,6 +159,25 @@ static int finish(struct depreview *dr)
 	dr->section = section.ptr ? buf_detach(&section) : strdup("");
 	dr->done = true;
 	return dr->section ? 0 : error_nomem();
+}
+
+static int member_step(void *ctx, const struct pollfd *fds, int n)
+{
+	struct depreview *dr = ctx;
+
+	(void)fds;
+	(void)n;
+	if (!dr->advisory || dr->done || !advisory_done(dr->advisory))
+		return 0;
+	return finish(dr);
+}
+
+/* After the lookup, in its group. */
+static int member_join(struct depreview *dr)
+{
+	dr->member.step = member_step;
+	dr->member.ctx = dr;
+	return poll_group_join(advisory_group(dr->advisory), &dr->member);
 }
 
 int depreview_start(struct depreview *dr)
@@ -181,8 +203,9 @@ int depreview_start(struct depreview *dr)
 			return error_nomem();
 		return finish(dr);
 	}
-	if ((error = advisory_new(&dr->advisory, &dr->analysis, &dr->opts.advisory)) < 0 ||
-	    (error = advisory_start(dr->advisory)) < 0) {
+	if ((error = advisory_new(&dr->advisory, &dr->analysis, &dr->opts.advisory, dr->opts.group)) < 0 ||
+	    (error = advisory_start(dr->advisory)) < 0 ||
+	    (!advisory_done(dr->advisory) && (error = member_join(dr)) < 0)) {
 		/* Fail-open: the review goes on without advisories. */
 		dr->error = strdup(error_message());
 		advisory_free(dr->advisory);
@@ -192,30 +215,11 @@ int depreview_start(struct depreview *dr)
 	return advisory_done(dr->advisory) ? finish(dr) : 0;
 }
 
-int depreview_fds(struct depreview *dr, struct pollfd *out, int max)
-{
-	return dr->advisory && !dr->done ? advisory_fds(dr->advisory, out, max) : 0;
-}
-
-int depreview_timeout(struct depreview *dr)
-{
-	return dr->advisory && !dr->done ? advisory_timeout(dr->advisory) : -1;
-}
-
-int depreview_step(struct depreview *dr, const struct pollfd *fds, int n)
-{
-	if (!dr->advisory || dr->done)
-		return 0;
-	advisory_step(dr->advisory, fds, n);
-	return advisory_done(dr->advisory) ? finish(dr) : 0;
-}
-
 int depreview_wait(struct depreview *dr, int max_ms)
 {
 	if (!dr->advisory || dr->done)
 		return 0;
-	advisory_wait(dr->advisory, max_ms);
-	return advisory_done(dr->advisory) ? finish(dr) : 0;
+	return poll_group_wait(advisory_group(dr->advisory), max_ms);
 }
 
 bool depreview_done(const struct depreview *dr)

@@ -1,7 +1,6 @@
 #ifndef REVLINE_DEPREVIEW_H
 #define REVLINE_DEPREVIEW_H
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +13,7 @@
  * sides of the target and analysed (deps), their advisories looked up
  * (advisory, bounded and fail-open), the merge confidence worked out, the
  * section the map prompts carry, and the analysis kept with the check.
- * Driven from the caller's loop; the check's rules start when it is done,
+ * A member of the front end's poll group; the check's rules start when it is done,
  * at most the advisory budget (15 s) after it started.
  */
 struct repo;
@@ -25,6 +24,7 @@ struct store;
 struct depreview_options {
 	bool advisories;                /* look them up (false: the analysis only) */
 	struct advisory_options advisory;
+	struct poll_group *group;       /* the front end's (NULL: the lookup's own) */
 };
 
 struct depreview;
@@ -35,9 +35,7 @@ void depreview_free(struct depreview *dr);
 
 /* Read and analyse the manifests; start the lookup when there are packages. */
 int depreview_start(struct depreview *dr);
-int depreview_fds(struct depreview *dr, struct pollfd *out, int max);
-int depreview_timeout(struct depreview *dr);
-int depreview_step(struct depreview *dr, const struct pollfd *fds, int n);
+/* Wait up to max_ms on its poll group and step it. */
 int depreview_wait(struct depreview *dr, int max_ms);
 bool depreview_done(const struct depreview *dr);
 void depreview_cancel(struct depreview *dr);

@@ -52,6 +52,7 @@ struct fixdetect {
 	size_t count, unsettled, fixed, errors, deterministic, calls;
 	json_t *error_log;
 	struct asker *asker;
+	struct poll_member member;      /* takes the request cycle's events */
 	struct queue events;     /* of struct fixdetect_event */
 	int64_t started_ms;
 	bool done;
@@ -110,6 +111,7 @@ void fixdetect_free(struct fixdetect *fd)
 
 	if (!fd)
 		return;
+	poll_group_leave(&fd->member);
 	asker_free(fd->asker);
 	for (i = 0; i < fd->count; i++)
 		violation_release(&fd->violations[i]);
@@ -789,6 +791,8 @@ static void advance(struct fixdetect *fd)
 		run_finish(fd);
 }
 
+static int member_join(struct fixdetect *fd);
+
 int fixdetect_start(struct fixdetect *fd)
 {
 	size_t i;
@@ -804,7 +808,9 @@ int fixdetect_start(struct fixdetect *fd)
 	if ((error = load_diff(fd, fd->check_id, &fd->diff)) < 0 ||
 	    (error = load_diff(fd, fd->previous_id, &fd->previous_diff)) < 0 ||
 	    (error = load_violations(fd)) < 0 ||
-	    (error = asker_new(&fd->asker, fd->opts.llm, &fd->opts.sched, &fd->opts.ask, fd->store)) < 0)
+	    (error = asker_new(&fd->asker, fd->opts.llm, &fd->opts.sched, &fd->opts.ask, fd->store,
+				   fd->opts.group)) < 0 ||
+	    (error = member_join(fd)) < 0)
 		return error;
 	for (i = 0; i < fd->count && !error; i++)
 		error = decide(fd, i);
@@ -840,30 +846,36 @@ static int drain(struct fixdetect *fd, int error)
 	return error;
 }
 
-int fixdetect_step(struct fixdetect *fd, const struct pollfd *fds, int n)
+static int member_step(void *ctx, const struct pollfd *fds, int n)
 {
-	if (!fd->asker || fd->done)
-		return 0;
-	return drain(fd, asker_step(fd->asker, fds, n));
+	struct fixdetect *fd = ctx;
+
+	(void)fds;
+	(void)n;
+	return fd->done ? 0 : drain(fd, 0);
+}
+
+static int member_timeout(void *ctx)
+{
+	struct fixdetect *fd = ctx;
+
+	return fd->events.count ? 0 : -1;
+}
+
+/* After the request cycle, in its group: its answers are taken in the step that brought them. */
+static int member_join(struct fixdetect *fd)
+{
+	fd->member.timeout = member_timeout;
+	fd->member.step = member_step;
+	fd->member.ctx = fd;
+	return poll_group_join(sched_group(asker_sched(fd->asker)), &fd->member);
 }
 
 int fixdetect_wait(struct fixdetect *fd, int max_ms)
 {
 	if (!fd->asker || fd->done || fd->events.count)
 		return 0;
-	return drain(fd, asker_wait(fd->asker, max_ms));
-}
-
-int fixdetect_fds(struct fixdetect *fd, struct pollfd *out, int max)
-{
-	return fd->asker && !fd->done ? asker_fds(fd->asker, out, max) : 0;
-}
-
-int fixdetect_timeout(struct fixdetect *fd)
-{
-	if (fd->events.count)
-		return 0;
-	return fd->asker && !fd->done ? asker_timeout(fd->asker) : -1;
+	return poll_group_wait(sched_group(asker_sched(fd->asker)), max_ms);
 }
 
 bool fixdetect_done(const struct fixdetect *fd)

@@ -1,7 +1,6 @@
 #ifndef REVLINE_FIXDETECT_H
 #define REVLINE_FIXDETECT_H
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +68,7 @@ struct fixdetect_options {
 	struct sched_options sched;
 	struct asker_options ask;
 	bool no_cache;
+	struct poll_group *group;       /* the front end's poll group (NULL: one of its own) */
 };
 
 enum fixdetect_event_kind {
@@ -91,9 +91,7 @@ void fixdetect_free(struct fixdetect *fd);
  * and queue the rest. RL_ENOTFOUND for an unknown check.
  */
 int fixdetect_start(struct fixdetect *fd);
-int fixdetect_fds(struct fixdetect *fd, struct pollfd *out, int max);
-int fixdetect_timeout(struct fixdetect *fd);
-int fixdetect_step(struct fixdetect *fd, const struct pollfd *fds, int n);
+/* Wait up to max_ms on its poll group and step it. */
 int fixdetect_wait(struct fixdetect *fd, int max_ms);
 bool fixdetect_next_event(struct fixdetect *fd, struct fixdetect_event *out);
 bool fixdetect_done(const struct fixdetect *fd);

@@ -8,6 +8,7 @@
 #include "status.h"
 #include "store.h"
 
+#include <limits.h>
 #include <git2.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -94,6 +95,7 @@ struct asker {
 	char **warmed;          /* shared parts whose first question got its first byte */
 	size_t nwarmed;
 	uint64_t last_id;
+	struct poll_member member;      /* takes the scheduler's events in the poll group */
 };
 
 static const char *const warm_names[] = {
@@ -1002,8 +1004,25 @@ static int drain(struct asker *a, int error)
 
 /* --- the loop ------------------------------------------------------------ */
 
+static int member_timeout(void *ctx)
+{
+	struct asker *a = ctx;
+	int64_t hold = warm_hold_left(a);
+
+	if (a->events.count)
+		return 0;
+	return hold < 0 ? -1 : hold > INT_MAX ? INT_MAX : (int)hold;
+}
+
+static int member_step(void *ctx, const struct pollfd *fds, int n)
+{
+	(void)fds;
+	(void)n;
+	return drain(ctx, 0);
+}
+
 int asker_new(struct asker **out, const struct llm_config *llm, const struct sched_options *sched,
-	      const struct asker_options *options, struct store *store)
+	      const struct asker_options *options, struct store *store, struct poll_group *group)
 {
 	struct asker *a = calloc(1, sizeof(*a));
 	const struct queue events = QUEUE_INIT(struct ask_event);
@@ -1018,7 +1037,13 @@ int asker_new(struct asker **out, const struct llm_config *llm, const struct sch
 	a->store = store;
 	if (options)
 		a->options = *options;
-	if ((error = sched_new(&a->sched, sched)) < 0) {
+	a->member.timeout = member_timeout;
+	a->member.step = member_step;
+	a->member.ctx = a;
+	/* After the scheduler: its events are taken in the same step. */
+	if ((error = sched_new(&a->sched, sched, group)) < 0 ||
+	    (error = poll_group_join(sched_group(a->sched), &a->member)) < 0) {
+		sched_free(a->sched);
 		free(a);
 		return error;
 	}
@@ -1032,6 +1057,7 @@ void asker_free(struct asker *a)
 
 	if (!a)
 		return;
+	poll_group_leave(&a->member);
 	sched_free(a->sched);
 	for (i = 0; i < a->nlive; i++)
 		ask_free(a->live[i]);
@@ -1084,24 +1110,9 @@ void asker_cancel_all(struct asker *a)
 	drain(a, 0);
 }
 
-int asker_fds(struct asker *a, struct pollfd *out, int max)
+int asker_run(struct asker *a)
 {
-	return sched_fds(a->sched, out, max);
-}
-
-int asker_timeout(struct asker *a)
-{
-	int64_t hold = warm_hold_left(a);
-	int t = sched_timeout(a->sched);
-
-	if (a->events.count)
-		return 0;
-	return hold < 0 ? t : t < 0 || hold < t ? (int)hold : t;
-}
-
-int asker_step(struct asker *a, const struct pollfd *fds, int n)
-{
-	return drain(a, sched_step(a->sched, fds, n));
+	return drain(a, sched_step(a->sched, NULL, 0));
 }
 
 int asker_wait(struct asker *a, int max_ms)
@@ -1112,7 +1123,7 @@ int asker_wait(struct asker *a, int max_ms)
 		return 0;
 	if (hold >= 0 && (max_ms < 0 || hold < max_ms))
 		max_ms = (int)hold;
-	return drain(a, sched_wait(a->sched, max_ms));
+	return poll_group_wait(sched_group(a->sched), max_ms);
 }
 
 struct sched *asker_sched(struct asker *a)

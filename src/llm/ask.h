@@ -35,8 +35,9 @@
  * goes alone and the others of that part wait for its first streamed
  * byte.
  *
- * It never blocks: the caller's loop polls asker_fds, waits at most
- * asker_timeout, and calls asker_step; events come from asker_next.
+ * It never blocks: it and its scheduler are members of the front end's
+ * poll group (poll_group.h), which waits and steps them; events come from
+ * asker_next.
  */
 
 struct store;
@@ -104,9 +105,12 @@ struct ask_event {
 	char error[320];        /* what went wrong, for the user */
 };
 
-/* llm and store (may be NULL) must outlive the asker. */
+/*
+ * llm and store (may be NULL) must outlive the asker. It and its scheduler
+ * join group (poll_group.h; NULL: a group of their own).
+ */
 int asker_new(struct asker **out, const struct llm_config *llm, const struct sched_options *sched,
-	      const struct asker_options *options, struct store *store);
+	      const struct asker_options *options, struct store *store, struct poll_group *group);
 /* Cancels everything; no more events. */
 void asker_free(struct asker *asker);
 /* Stop reading and writing the store (after it failed). */
@@ -125,9 +129,9 @@ int ask_submit(struct asker *asker, uint64_t *id, const struct ask_spec *spec);
 int ask_attempt(int *attempt, long *elapsed_ms, struct asker *asker, uint64_t id);
 void asker_cancel_all(struct asker *asker);
 
-int asker_fds(struct asker *asker, struct pollfd *out, int max);
-int asker_timeout(struct asker *asker);
-int asker_step(struct asker *asker, const struct pollfd *fds, int n);
+/* Send at once what the scheduler can start, and take its events (no wait). */
+int asker_run(struct asker *asker);
+/* Wait up to max_ms on the asker's poll group, and step it. */
 int asker_wait(struct asker *asker, int max_ms);
 /*
  * The next event. An answer is kept in the result cache as its event is

@@ -18,6 +18,7 @@
  * that finds it passed settles whatever is left.
  */
 #include "sched.h"
+#include "array.h"
 #include "queue.h"
 #include "clock.h"
 #include "secret.h"
@@ -109,8 +110,11 @@ struct sched {
 	size_t nsockets, sockets_cap;
 	int64_t timer_at;       /* curl's timer on the monotonic clock, or -1 */
 	bool fds_short;         /* sched_fds could not list every socket */
-	struct pollfd *wait_fds, *unlisted_fds;
-	size_t wait_cap, unlisted_cap;
+	struct pollfd *unlisted_fds;
+	size_t unlisted_cap;
+
+	struct poll_member member;      /* in the front end's poll group */
+	struct poll_group *own_group;   /* the group made when none was given */
 
 	/* A FIFO with room reserved in sched_add, so pushing never fails. */
 	struct queue events;     /* of struct sched_event */
@@ -139,23 +143,6 @@ static uint64_t prng_seed(const void *salt)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
 		(uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)salt;
-}
-
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-	size_t new_cap = *cap ? *cap : 8;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (new_cap < need)
-		new_cap *= 2;
-	p = realloc(*array, new_cap * size);
-	if (!p)
-		return error_nomem();
-	*array = p;
-	*cap = new_cap;
-	return 0;
 }
 
 void sched_options_init(struct sched_options *options)
@@ -953,7 +940,6 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
 {
 	struct sched *sched = userp;
 	struct watched *w = socket_find(sched, fd);
-	void *sockets;
 
 	(void)easy;
 	(void)socketp;
@@ -963,11 +949,8 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
 		return 0;
 	}
 	if (!w) {
-		sockets = sched->sockets;
-		if (grow(&sockets, &sched->sockets_cap, sched->nsockets + 1,
-			 sizeof(*sched->sockets)) < 0)
+		if (ARRAY_GROW(sched->sockets, sched->sockets_cap, sched->nsockets + 1) < 0)
 			return -1;      /* libcurl fails the transfers */
-		sched->sockets = sockets;
 		w = &sched->sockets[sched->nsockets++];
 		w->fd = fd;
 	}
@@ -1043,13 +1026,12 @@ static bool listed(const struct pollfd *fds, int n, curl_socket_t fd)
 static int act_on_unlisted(struct sched *sched, const struct pollfd *fds, int n)
 {
 	struct pollfd *p;
-	void *array = sched->unlisted_fds;
 	size_t i, m = 0;
 	int error = 0;
 
-	if (grow(&array, &sched->unlisted_cap, sched->nsockets, sizeof(*p)) < 0)
+	if (ARRAY_GROW(sched->unlisted_fds, sched->unlisted_cap, sched->nsockets) < 0)
 		return RL_ENOMEM;
-	p = sched->unlisted_fds = array;
+	p = sched->unlisted_fds;
 	for (i = 0; i < sched->nsockets; i++) {
 		if (listed(fds, n, sched->sockets[i].fd))
 			continue;
@@ -1086,7 +1068,40 @@ static int options_check(const struct sched_options *o)
 	return 0;
 }
 
-int sched_new(struct sched **out, const struct sched_options *options)
+/* --- in the poll group ----------------------------------------------------- */
+
+static int member_fds(void *ctx, struct pollfd *out, int max)
+{
+	return sched_fds(ctx, out, max);
+}
+
+static int member_timeout(void *ctx)
+{
+	struct sched *sched = ctx;
+
+	/* Events not yet taken: whoever takes them steps next, at once. */
+	return sched->events.count ? 0 : sched_timeout(sched);
+}
+
+static int member_step(void *ctx, const struct pollfd *fds, int n)
+{
+	return sched_step(ctx, fds, n);
+}
+
+static int group_join(struct sched *sched, struct poll_group *group)
+{
+	int error;
+
+	if (!group && (error = poll_group_new(&sched->own_group)) < 0)
+		return error;
+	sched->member.fds = member_fds;
+	sched->member.timeout = member_timeout;
+	sched->member.step = member_step;
+	sched->member.ctx = sched;
+	return poll_group_join(group ? group : sched->own_group, &sched->member);
+}
+
+int sched_new(struct sched **out, const struct sched_options *options, struct poll_group *group)
 {
 	struct sched *sched;
 	struct sched_options defaults;
@@ -1122,6 +1137,7 @@ int sched_new(struct sched **out, const struct sched_options *options)
 		error = error_set(RL_ERROR, "libcurl could not make a multi handle");
 		goto done;
 	}
+	error = group_join(sched, group);
 done:
 	if (error < 0)
 		sched_free(sched);
@@ -1145,9 +1161,10 @@ void sched_free(struct sched *sched)
 	for (i = 0; i < sched->events.count; i++)
 		free(((struct sched_event *)queue_at(&sched->events, i))->body);
 	queue_release(&sched->events);
+	poll_group_leave(&sched->member);
+	poll_group_free(sched->own_group);
 	free(sched->tasks);
 	free(sched->sockets);
-	free(sched->wait_fds);
 	free(sched->unlisted_fds);
 	free(sched);
 	curl_global_cleanup();
@@ -1157,7 +1174,6 @@ int sched_add(struct sched *sched, uint64_t *id, const struct sched_request *req
 	      void *user)
 {
 	struct task *task = NULL;
-	void *tasks = sched->tasks;
 	int error;
 
 	*id = 0;
@@ -1169,8 +1185,7 @@ int sched_add(struct sched *sched, uint64_t *id, const struct sched_request *req
 	if (request->nheaders && !request->headers)
 		return error_set(RL_EUSAGE, "the request's headers are missing");
 	/* Room now for every event still to come, so that none is ever lost. */
-	error = grow(&tasks, &sched->tasks_cap, sched->ntasks + 1, sizeof(*sched->tasks));
-	sched->tasks = tasks;
+	error = ARRAY_GROW(sched->tasks, sched->tasks_cap, sched->ntasks + 1);
 	if (error < 0 || (error = events_reserve(sched, 2 * (sched->ntasks + 1))) < 0)
 		return error;
 	error = task_new(&task, &sched->options, request, user);
@@ -1347,27 +1362,15 @@ bool sched_deadline_passed(const struct sched *sched)
 	return sched->deadline_hit;
 }
 
+struct poll_group *sched_group(struct sched *sched)
+{
+	return sched->member.group;
+}
+
 int sched_wait(struct sched *sched, int max_ms)
 {
-	void *array = sched->wait_fds;
-	int i, n, timeout, ready;
-
-	if (!sched->ntasks)
+	if (!sched->ntasks && !sched->events.count)
 		return 0;
-	if (grow(&array, &sched->wait_cap, sched->nsockets + 1, sizeof(struct pollfd)) < 0)
-		return RL_ENOMEM;
-	sched->wait_fds = array;
-	n = sched_fds(sched, sched->wait_fds, (int)sched->wait_cap);
-	timeout = sched_timeout(sched);
-	if (timeout < 0 || (max_ms >= 0 && timeout > max_ms))
-		timeout = max_ms;
-	if (sched->events.count)
-		timeout = 0;    /* what is waiting to be read comes first */
-	ready = poll(sched->wait_fds, (nfds_t)n, timeout);
-	if (ready < 0 && errno != EINTR)
-		return error_set(RL_EIO, "waiting for the network failed: %s", strerror(errno));
-	if (ready <= 0)
-		for (i = 0; i < n; i++)
-			sched->wait_fds[i].revents = 0;
-	return sched_step(sched, sched->wait_fds, n);
+	/* What is waiting to be read comes first. */
+	return poll_group_wait(sched->member.group, sched->events.count ? 0 : max_ms);
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "poll_group.h"
+
 /*
  * The scheduler: HTTP requests (one per task) run over libcurl's multi
  * interface under a concurrency limit, the largest task first, each with a
@@ -107,9 +109,15 @@ struct sched_event {
 	char error[256];        /* what went wrong, for the user */
 };
 
-int sched_new(struct sched **out, const struct sched_options *options);
+/*
+ * The scheduler joins group (poll_group.h) with its transfers' sockets, or
+ * a group of its own when group is NULL; it leaves at sched_free.
+ */
+int sched_new(struct sched **out, const struct sched_options *options, struct poll_group *group);
 /* Cancels everything still pending; no events are given. */
 void sched_free(struct sched *sched);
+/* The poll group it is in. */
+struct poll_group *sched_group(struct sched *sched);
 
 /* Queue a task; *id identifies it in events. */
 int sched_add(struct sched *sched, uint64_t *id, const struct sched_request *request, void *user);

@@ -76,7 +76,9 @@ struct check {
 	struct rule_state *states;
 	size_t nstates, unsettled;
 	struct asker *asker;
-	int asker_nfds;
+	struct poll_group *group;       /* the front end's, or own_group */
+	struct poll_group *own_group;
+	struct poll_member member;      /* takes the request cycle's events */
 	struct part *parts;
 	size_t nparts;
 	bool planned;
@@ -92,7 +94,6 @@ struct check {
 	size_t nscope_notes;    /* the first ones, about files; the others are cuts of the plan */
 	size_t untracked;       /* untracked files the target leaves out */
 	struct depreview *deps;         /* the dependency phase; the rules start when it is done */
-	int deps_nfds;
 	bool rules_started;
 	struct timeout_choice timeout;
 	struct report report;
@@ -220,10 +221,13 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 	if (!c->opts.environment)
 		c->opts.environment = "local";
 	c->status = "running";
-	if (options->store_error && !(c->store_error = strdup(options->store_error))) {
+	if ((options->store_error && !(c->store_error = strdup(options->store_error))) ||
+	    (!options->group && poll_group_new(&c->own_group) < 0)) {
+		free(c->store_error);
 		free(c);
 		return error_nomem();
 	}
+	c->group = options->group ? options->group : c->own_group;
 	*out = c;
 	return 0;
 }
@@ -278,6 +282,7 @@ void check_free(struct check *c)
 
 	if (!c)
 		return;
+	poll_group_leave(&c->member);
 	asker_free(c->asker);
 	depreview_free(c->deps);
 	parts_free(c);
@@ -305,6 +310,7 @@ void check_free(struct check *c)
 	queue_release(&c->events);
 	free(c->intent);
 	free(c->store_error);
+	poll_group_free(c->own_group);
 	free(c);
 }
 
@@ -1290,7 +1296,7 @@ static void timeout_pick(struct check *c)
 static int deps_begin(struct check *c)
 {
 	struct depreview_options o = { !c->opts.no_advisories, { c->opts.osv_url[0] ? c->opts.osv_url : NULL,
-								  0, 0, 0 } };
+								  0, 0, 0 }, c->group };
 	int error;
 
 	if ((error = depreview_new(&c->deps, c->repo, c->target, c->diff, &o)) < 0)
@@ -1449,6 +1455,8 @@ int check_estimate(long *tokens, struct check *c)
 	return 0;
 }
 
+static int member_join(struct check *c);
+
 int check_start(struct check *c)
 {
 	int error;
@@ -1462,7 +1470,8 @@ int check_start(struct check *c)
 	/* The deadline bounds the whole check: what preparing it took is spent. */
 	c->opts.sched.deadline_spent = (double)(clock_ms() - c->started_ms) / 1000.0;
 	if ((error = asker_new(&c->asker, c->opts.llm, &c->opts.sched, &c->opts.ask,
-			       storing(c) ? c->opts.store : NULL)) < 0)
+			       storing(c) ? c->opts.store : NULL, c->group)) < 0 ||
+	    (error = member_join(c)) < 0)
 		return error;
 	if ((error = locals_begin(c)) < 0)
 		return error;
@@ -1568,7 +1577,7 @@ static int drain(struct check *c, int error)
 
 	/* New requests go out before the slower work on the answers. */
 	if (!error && sched_timeout(asker_sched(c->asker)) == 0)
-		error = asker_step(c->asker, NULL, 0);
+		error = asker_run(c->asker);
 	while (asker_next(c->asker, &ev)) {
 		handle_event(c, &ev);
 		ask_event_release(&ev);
@@ -1592,59 +1601,48 @@ static void deps_deadline(struct check *c)
 		depreview_cancel(c->deps);
 }
 
-int check_step(struct check *c, const struct pollfd *fds, int n)
+static int member_step(void *ctx, const struct pollfd *fds, int n)
 {
+	struct check *c = ctx;
 	int error;
 
+	(void)fds;
+	(void)n;
 	if (!c->asker || c->done)
 		return 0;
 	if (!c->rules_started) {
-		depreview_step(c->deps, fds + c->asker_nfds, n - c->asker_nfds < c->deps_nfds ?
-			       n - c->asker_nfds : c->deps_nfds);
 		deps_deadline(c);
 		if ((error = deps_stepped(c)) < 0)
 			return error;
 	}
-	return drain(c, asker_step(c->asker, fds, c->asker_nfds < n ? c->asker_nfds : n));
+	return drain(c, 0);
 }
 
-int check_fds(struct check *c, struct pollfd *out, int max)
+static int member_timeout(void *ctx)
 {
-	c->asker_nfds = c->deps_nfds = 0;
-	if (!c->asker || c->done)
-		return 0;
-	c->asker_nfds = asker_fds(c->asker, out, max);
-	if (!c->rules_started)
-		c->deps_nfds = depreview_fds(c->deps, out + c->asker_nfds, max - c->asker_nfds);
-	return c->asker_nfds + c->deps_nfds;
-}
+	struct check *c = ctx;
 
-static int sooner(int a, int b)
-{
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
-}
-
-int check_timeout(struct check *c)
-{
 	if (c->events.count)
 		return 0;
-	if (!c->asker || c->done)
+	if (!c->asker || c->done || c->rules_started)
 		return -1;
-	return c->rules_started ? asker_timeout(c->asker) :
-		sooner(sooner(asker_timeout(c->asker), depreview_timeout(c->deps)),
-		       (int)sched_deadline_left_ms(asker_sched(c->asker)));
+	return (int)sched_deadline_left_ms(asker_sched(c->asker));
+}
+
+/* The check joins its poll group after the request cycle: it takes their events in the same step. */
+static int member_join(struct check *c)
+{
+	c->member.timeout = member_timeout;
+	c->member.step = member_step;
+	c->member.ctx = c;
+	return poll_group_join(c->group, &c->member);
 }
 
 int check_wait(struct check *c, int max_ms)
 {
 	if (!c->asker || c->done || c->events.count)
 		return 0;
-	if (!c->rules_started) {
-		depreview_wait(c->deps, sooner(max_ms, (int)sched_deadline_left_ms(asker_sched(c->asker))));
-		deps_deadline(c);
-		return deps_stepped(c);
-	}
-	return drain(c, asker_wait(c->asker, max_ms));
+	return poll_group_wait(c->group, max_ms);
 }
 
 void check_cancel(struct check *c)

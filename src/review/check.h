@@ -1,7 +1,7 @@
 #ifndef REVLINE_CHECK_H
 #define REVLINE_CHECK_H
 
-#include <poll.h>
+#include "poll_group.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,9 +20,9 @@
  * a task per rule (or per chunk of an over-large rule diff), answers from
  * the cache or through the scheduler, each parsed, its findings checked
  * against the files and stored the moment it arrives; then the reduce
- * step and the report. It never blocks: a front end drives it from its
- * own loop (check_fds, check_timeout, check_step) and reads its events,
- * which are the same for the CLI and the TUI.
+ * step and the report. It never blocks: it joins the front end's poll
+ * group (options->group, poll_group.h), which the front end waits on;
+ * the front end reads its events, the same for the CLI and the TUI.
  */
 
 struct check_options {
@@ -44,6 +44,7 @@ struct check_options {
 	struct sched_options sched;
 	struct asker_options ask;       /* streaming, warming the prompt cache */
 	struct store *store;            /* where results go (NULL: nowhere) */
+	struct poll_group *group;       /* the front end's poll group (NULL: the check makes its own) */
 	const char *store_error;        /* why there is no store (it would not open), for the report */
 	bool allow_partial;             /* revline.allowPartial: an incomplete review is accepted (for the front end) */
 	bool no_advisories;             /* revline.advisories false: no OSV lookups */
@@ -119,11 +120,8 @@ size_t check_untracked(const struct check *check);
  */
 int check_start(struct check *check);
 
-int check_fds(struct check *check, struct pollfd *out, int max);
-int check_timeout(struct check *check);
-int check_step(struct check *check, const struct pollfd *fds, int n);
 bool check_next_event(struct check *check, struct check_event *out);
-/* Wait up to max_ms and step (for the CLI). */
+/* Wait up to max_ms on the check's poll group and step it (for the CLI). */
 int check_wait(struct check *check, int max_ms);
 /* Stop: running rules fail as cancelled; what arrived is kept and stored. */
 void check_cancel(struct check *check);

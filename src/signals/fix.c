@@ -43,7 +43,8 @@ struct fix {
 	struct asker *asker;
 	struct lint *lint;
 	struct lint *base;              /* the linter on the file as it was, while asking */
-	int nask;                       /* of fix_fds' descriptors, the asker's */
+	struct poll_group *own_group;   /* made when the options gave none */
+	struct poll_member member;      /* takes the asker's and the linters' results */
 	bool deletes;                   /* the signal's row says its fix may delete its lines */
 	bool ends_file;                 /* the signal's row says its fix is of how the file ends */
 	enum fix_recheck recheck;
@@ -195,9 +196,11 @@ void fix_free(struct fix *fix)
 {
 	if (!fix)
 		return;
+	poll_group_leave(&fix->member);
 	asker_free(fix->asker);
 	lint_free(fix->lint);
 	lint_free(fix->base);
+	poll_group_free(fix->own_group);
 	editwin_table_free(fix->own_table);
 	target_release(&fix->target);
 	editwin_release(&fix->win);
@@ -538,6 +541,8 @@ static int submit(struct fix *fix)
  * the recheck compares the whole file's signals after the apply with
  * these. Best effort: without them only the fixed lines are compared.
  */
+static int member_join(struct fix *fix);
+
 static void baseline_start(struct fix *fix)
 {
 	const char *files[1] = { fix->target.file };
@@ -545,7 +550,7 @@ static void baseline_start(struct fix *fix)
 	if (!fix->target.tool || linter_of_name(fix->target.tool) < 0)
 		return;
 	if (lint_new(&fix->base, fix->opts.workdir, fix->opts.config, files, 1, fix->target.tool) < 0 ||
-	    lint_start(fix->base) < 0) {
+	    lint_start(fix->base, fix->member.group) < 0) {
 		error_clear();
 		lint_free(fix->base);
 		fix->base = NULL;
@@ -572,8 +577,9 @@ int fix_start(struct fix *fix)
 		error_clear();
 	if ((error = patch_read(&fix->text, fix->opts.workdir, fix->target.file)) < 0 ||
 	    (error = take_window(fix)) < 0 || (error = build_prompt(fix)) < 0 ||
+	    (error = member_join(fix)) < 0 ||
 	    (error = asker_new(&fix->asker, fix->opts.llm, &fix->opts.sched, &fix->opts.ask,
-			       fix->opts.store)) < 0 ||
+			       fix->opts.store, fix->member.group)) < 0 ||
 	    (error = row_insert(fix)) < 0)
 		return error;
 	fix->state = FIX_ASKING;
@@ -870,8 +876,9 @@ static void recheck_start(struct fix *fix)
 		recheck_not_run(fix, "revline does not run this tool");
 		return;
 	}
-	if (lint_new(&fix->lint, fix->opts.workdir, fix->opts.config, files, 1, fix->target.tool) < 0 ||
-	    lint_start(fix->lint) < 0) {
+	if (member_join(fix) < 0 ||
+	    lint_new(&fix->lint, fix->opts.workdir, fix->opts.config, files, 1, fix->target.tool) < 0 ||
+	    lint_start(fix->lint, fix->member.group) < 0) {
 		recheck_not_run(fix, error_message());
 		lint_free(fix->lint);
 		fix->lint = NULL;
@@ -899,68 +906,42 @@ static bool base_running(const struct fix *fix)
 	return fix->base && !lint_done(fix->base);
 }
 
-int fix_fds(struct fix *fix, struct pollfd *out, int max)
+static int member_timeout(void *ctx)
 {
-	int n = 0;
+	struct fix *fix = ctx;
 
-	fix->nask = fix->state == FIX_ASKING ? asker_fds(fix->asker, out, max) : 0;
-	if (fix->nask < 0)
-		return fix->nask;
-	if (fix->lint)
-		n = lint_fds(fix->lint, out + fix->nask, max - fix->nask);
-	else if (base_running(fix))
-		n = lint_fds(fix->base, out + fix->nask, max - fix->nask);
-	return n < 0 ? n : fix->nask + n;
+	/* The recheck's linter is done: its result is taken at once. */
+	return fix->lint && lint_done(fix->lint) ? 0 : -1;
 }
 
-static int min_timeout(int a, int b)
+static int member_step(void *ctx, const struct pollfd *fds, int n)
 {
-	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+	(void)fds;
+	(void)n;
+	drain(ctx);
+	return 0;
 }
 
-int fix_timeout(struct fix *fix)
+/* The fix joins the options' poll group, or one of its own, before what it starts there. */
+static int member_join(struct fix *fix)
 {
-	int t = fix->state == FIX_ASKING ? asker_timeout(fix->asker) : -1;
+	int error;
 
-	if (fix->lint)
-		return min_timeout(t, lint_timeout(fix->lint));
-	return base_running(fix) ? min_timeout(t, lint_timeout(fix->base)) : t;
-}
-
-int fix_step(struct fix *fix, const struct pollfd *fds, int n)
-{
-	int nask = fix->nask < n ? fix->nask : n, error = 0;
-
-	fix->nask = 0;
-	if (fix->state == FIX_ASKING)
-		error = asker_step(fix->asker, fds, nask);
-	if (fix->lint)
-		error = lint_step(fix->lint, fds + nask, n - nask);
-	else if (base_running(fix) && lint_step(fix->base, fds + nask, n - nask) < 0)
-		error_clear();  /* best effort: the recheck then compares the fixed lines only */
-	drain(fix);
-	return error;
+	if (fix->member.group)
+		return 0;
+	if (!fix->opts.group && !fix->own_group && (error = poll_group_new(&fix->own_group)) < 0)
+		return error;
+	fix->member.timeout = member_timeout;
+	fix->member.step = member_step;
+	fix->member.ctx = fix;
+	return poll_group_join(fix->opts.group ? fix->opts.group : fix->own_group, &fix->member);
 }
 
 int fix_wait(struct fix *fix, int max_ms)
 {
-	struct pollfd fds[64];
-	int n, t, error = 0;
-
-	if (!base_running(fix)) {
-		if (fix->state == FIX_ASKING)
-			error = asker_wait(fix->asker, max_ms);
-		else if (fix->lint)
-			error = lint_wait(fix->lint, max_ms);
-		drain(fix);
-		return error;
-	}
-	if ((n = fix_fds(fix, fds, (int)(sizeof(fds) / sizeof(fds[0])))) < 0)
-		return n;
-	t = min_timeout(fix_timeout(fix), max_ms);
-	if (poll(fds, (nfds_t)n, t) < 0 && errno != EINTR)
-		return error_set(RL_EIO, "poll: %s", strerror(errno));
-	return fix_step(fix, fds, n);
+	if (!fix->member.group || !fix_busy(fix))
+		return 0;
+	return poll_group_wait(fix->member.group, max_ms);
 }
 
 /* Asking, rechecking, or reading the file's signals before a proposal can be applied. */

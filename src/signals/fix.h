@@ -1,7 +1,6 @@
 #ifndef REVLINE_FIX_H
 #define REVLINE_FIX_H
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -78,6 +77,7 @@ struct fix_options {
 	struct asker_options ask;
 	struct config *config;          /* linter commands (revline.lint.NAME); may be NULL */
 	const struct editwin_table *table;      /* NULL: the shipped table */
+	struct poll_group *group;       /* the front end's poll group (NULL: one of its own) */
 };
 
 struct fix;
@@ -93,9 +93,7 @@ void fix_free(struct fix *fix);
  * or its line is not in the file; RL_ECONFIG without an LLM.
  */
 int fix_start(struct fix *fix);
-int fix_fds(struct fix *fix, struct pollfd *out, int max);
-int fix_timeout(struct fix *fix);
-int fix_step(struct fix *fix, const struct pollfd *fds, int n);
+/* Wait up to max_ms on its poll group and step it. */
 int fix_wait(struct fix *fix, int max_ms);
 /* Asking, or rechecking after an apply. */
 bool fix_busy(const struct fix *fix);

@@ -54,6 +54,8 @@ struct lint {
 	char *workdir;
 	struct job jobs[LINTER_COUNT];
 	size_t njobs;
+	struct poll_member member;      /* its pipes in the poll group */
+	struct poll_group *own_group;   /* made when lint_start was given none */
 };
 
 const char *linter_name(enum linter linter)
@@ -235,6 +237,8 @@ void lint_free(struct lint *lint)
 
 	if (!lint)
 		return;
+	poll_group_leave(&lint->member);
+	poll_group_free(lint->own_group);
 	for (i = 0; i < lint->njobs; i++)
 		job_release(&lint->jobs[i]);
 	free(lint->workdir);
@@ -332,9 +336,30 @@ static void job_fail(struct job *job, enum lint_status status, const char *fmt, 
 	job->result.status = status;
 }
 
-int lint_start(struct lint *lint)
+static int member_fds(void *ctx, struct pollfd *out, int max);
+static int member_timeout(void *ctx);
+static int member_step(void *ctx, const struct pollfd *fds, int n);
+
+static int member_join(struct lint *lint, struct poll_group *group)
+{
+	int error;
+
+	if (!group && (error = poll_group_new(&lint->own_group)) < 0)
+		return error;
+	lint->member.fds = member_fds;
+	lint->member.timeout = member_timeout;
+	lint->member.step = member_step;
+	lint->member.ctx = lint;
+	return poll_group_join(group ? group : lint->own_group, &lint->member);
+}
+
+int lint_start(struct lint *lint, struct poll_group *group)
 {
 	size_t i;
+	int error;
+
+	if ((error = member_join(lint, group)) < 0)
+		return error;
 
 	for (i = 0; i < lint->njobs; i++) {
 		struct job *job = &lint->jobs[i];
@@ -443,8 +468,9 @@ static void job_step(struct job *job, const char *workdir)
 	}
 }
 
-int lint_fds(struct lint *lint, struct pollfd *out, int max)
+static int member_fds(void *ctx, struct pollfd *out, int max)
 {
+	struct lint *lint = ctx;
 	int n = 0;
 	size_t i, k;
 
@@ -455,8 +481,9 @@ int lint_fds(struct lint *lint, struct pollfd *out, int max)
 	return n;
 }
 
-int lint_timeout(struct lint *lint)
+static int member_timeout(void *ctx)
 {
+	struct lint *lint = ctx;
 	int64_t now = clock_ms(), t = -1;
 	size_t i;
 
@@ -475,8 +502,9 @@ int lint_timeout(struct lint *lint)
 	return (int)t;
 }
 
-int lint_step(struct lint *lint, const struct pollfd *fds, int n)
+static int member_step(void *ctx, const struct pollfd *fds, int n)
 {
+	struct lint *lint = ctx;
 	size_t i;
 
 	(void)fds;
@@ -488,14 +516,9 @@ int lint_step(struct lint *lint, const struct pollfd *fds, int n)
 
 int lint_wait(struct lint *lint, int max_ms)
 {
-	struct pollfd fds[2 * LINTER_COUNT];
-	int n = lint_fds(lint, fds, 2 * LINTER_COUNT), t = lint_timeout(lint);
-
-	if (t < 0 || (max_ms >= 0 && max_ms < t))
-		t = max_ms;
-	if (poll(fds, (nfds_t)n, t) < 0 && errno != EINTR)
-		return error_set(RL_EIO, "poll: %s", strerror(errno));
-	return lint_step(lint, fds, n);
+	if (!lint->member.group || lint_done(lint))
+		return 0;
+	return poll_member_wait(&lint->member, max_ms);
 }
 
 bool lint_done(const struct lint *lint)

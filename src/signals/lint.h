@@ -1,11 +1,11 @@
 #ifndef REVLINE_LINT_H
 #define REVLINE_LINT_H
 
-#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "poll_group.h"
 #include "signals.h"
 
 /*
@@ -89,11 +89,12 @@ struct lint;
 int lint_new(struct lint **out, const char *workdir, struct config *config,
 	     const char *const *files, size_t nfiles, const char *only);
 void lint_free(struct lint *lint);
-/* Start the processes; a linter that cannot start is LINT_FAILED, the others go on. */
-int lint_start(struct lint *lint);
-int lint_fds(struct lint *lint, struct pollfd *out, int max);
-int lint_timeout(struct lint *lint);
-int lint_step(struct lint *lint, const struct pollfd *fds, int n);
+/*
+ * Start the processes; a linter that cannot start is LINT_FAILED, the
+ * others go on. Their pipes join group (poll_group.h; NULL: its own).
+ */
+int lint_start(struct lint *lint, struct poll_group *group);
+/* Wait up to max_ms for its processes alone (not the rest of its group) and step them. */
 int lint_wait(struct lint *lint, int max_ms);
 bool lint_done(const struct lint *lint);
 /* Stop the processes still running (killed; their results are LINT_FAILED). */
