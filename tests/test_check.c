@@ -36,6 +36,7 @@ struct fixture {
 	char order[8][32];
 	size_t norder;
 	int64_t start_ms;
+	bool advisories;        /* look them up from the fake server (OSV's /v1/query) */
 };
 
 static int setup(void **state)
@@ -148,7 +149,9 @@ static void check_begin(struct fixture *fx, const char *script, const char *cons
 	fx->opts.rule_ids = fx->rule_ids;
 	fx->opts.nrule_ids = n;
 	fx->opts.no_builtin = true;
-	fx->opts.no_advisories = true;
+	fx->opts.no_advisories = !fx->advisories;
+	if (fx->advisories)
+		snprintf(fx->opts.osv_url, sizeof(fx->opts.osv_url), "%s", fx->fake.url);
 	fx->opts.llm = &fx->llm;
 	fx->opts.store = fx->store;
 	assert_int_equal(check_new(&fx->check, fx->repo, &fx->target, fx->diff, &fx->opts), 0);
@@ -297,7 +300,7 @@ static void test_rule_settles_as_its_answer_comes(void **state)
 	assert_true(asprintf(&script, "{\"rules\": ["
 			     "{\"match\": \"Rule fast:\", \"latency_ms\": 100, \"answer\": {\"status\": \"attention\", "
 			     "\"reasoning\": \"r\", \"findings\": [%s]}},"
-			     "{\"match\": \"Rule slow:\", \"latency_ms\": 2000, \"answer\": {\"status\": \"compliant\", "
+			     "{\"match\": \"Rule slow:\", \"latency_ms\": 3000, \"answer\": {\"status\": \"compliant\", "
 			     "\"reasoning\": \"fine\", \"findings\": []}}]}", genuine) > 0);
 	fx->opts.no_reduce = true;
 	check_begin(fx, script, rules);
@@ -306,8 +309,8 @@ static void test_rule_settles_as_its_answer_comes(void **state)
 	assert_string_equal(fx->order[0], "fast");
 	assert_string_equal(fx->order[1], "slow");
 	/* The fast rule's event came well before the slow answer could have. */
-	assert_true(fx->settled_at[rule_index(fx, "fast")] < 1500);
-	assert_true(fx->settled_at[rule_index(fx, "slow")] >= 1900);
+	assert_true(fx->settled_at[rule_index(fx, "fast")] < 2500);
+	assert_true(fx->settled_at[rule_index(fx, "slow")] >= 2900);
 	assert_string_equal(check_status(fx->check), "complete");
 	assert_true(check_stored(fx->check));
 	free(genuine);
@@ -669,6 +672,55 @@ static void test_deadline_cuts_and_keeps_what_arrived(void **state)
 	free(script);
 }
 
+/* --- the dependency phase before the rules ------------------------------------------------ */
+
+static void test_dependencies_before_the_rules(void **state)
+{
+	struct fixture *fx = *state;
+	const char *rules[] = { "deps", NULL };
+	struct check_event ev;
+	bool deps_seen = false, settled = false;
+	char id[32];
+
+	test_write_str(fx->repo_dir, "package.json", "{\"dependencies\": {\"lodash\": \"4.17.20\"}}\n");
+	test_write_str(fx->repo_dir, "app.js", "module.exports = 1;\n");
+	test_commit(fx->repo_dir, "base");
+	test_write_str(fx->repo_dir, "package.json", "{\"dependencies\": {\"lodash\": \"4.17.21\"}}\n");
+	test_write_str(fx->repo_dir, "app.js", "module.exports = 2;\n");
+	rule_write(fx, "deps", "");
+	fx->advisories = true;
+	fx->opts.no_reduce = true;
+	/* The rule's request is answered only when it carries the advisory OSV gave. */
+	check_begin(fx, "{\"rules\": ["
+		    "{\"match_path\": \"/v1/query\", \"match\": [\"\\\"lodash\\\"\", \"\\\"4.17.20\\\"\"], \"body\": "
+		    "{\"vulns\": [{\"id\": \"GHSA-35jh-r3h4-6jhm\", \"summary\": \"Command Injection in lodash\", "
+		    "\"database_specific\": {\"severity\": \"HIGH\"}}]}},"
+		    "{\"match_path\": \"/v1/query\", \"body\": {}},"
+		    "{\"match\": [\"Rule deps:\", \"# Dependencies\", \"GHSA-35jh-r3h4-6jhm\"], \"answer\": "
+		    "{\"status\": \"compliant\", \"reasoning\": \"the bump fixes it\"}}]}", rules);
+	while (!check_done(fx->check)) {
+		assert_true(clock_ms() - fx->start_ms < 20000);
+		assert_true(check_wait(fx->check, 50) >= 0);
+		while (check_next_event(fx->check, &ev)) {
+			if (ev.kind == CHECK_DEPENDENCIES) {
+				assert_false(settled);
+				deps_seen = true;
+			}
+			if (ev.kind == CHECK_RULE_SETTLED)
+				settled = true;
+		}
+	}
+	assert_true(deps_seen);
+	assert_true(settled);
+	assert_int_equal(check_result(fx->check, 0)->status, RULE_COMPLIANT);
+	assert_non_null(check_deps(fx->check));
+	assert_false(check_deps_pending(fx->check));
+	snprintf(id, sizeof(id), "%lld", (long long)check_id(fx->check));
+	assert_sql(fx, "lodash:patch", "SELECT name || ':' || bump FROM check_packages WHERE check_id = %s", id);
+	assert_sql(fx, "GHSA-35jh-r3h4-6jhm", "SELECT json_extract(advisories, '$[0].id') FROM check_packages "
+		   "WHERE check_id = %s", id);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -682,6 +734,7 @@ int main(void)
 		T(test_reduce_call_makes_the_report),
 		T(test_evidence_checked_against_the_file),
 		T(test_deadline_cuts_and_keeps_what_arrived),
+		T(test_dependencies_before_the_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
