@@ -458,6 +458,58 @@ static void test_plan_of_parts(void **state)
 	free(huge1);
 }
 
+/* A rule asked in two parts, one of which fails: the rule fails, saying which part; the other part's findings are kept. */
+static void test_failed_part_keeps_the_other(void **state)
+{
+	struct fixture *fx = *state;
+	const char *rules[] = { "big", "calm", NULL };
+	char *a0 = numbered_lines("alpha", 60, 0), *b0 = numbered_lines("beta", 60, 0);
+	char *a1 = numbered_lines("alpha", 60, 1), *b1 = numbered_lines("beta", 60, 1);
+	const struct rule_result *r;
+	char *script, id[32];
+
+	test_write_str(fx->repo_dir, "alpha.py", a0);
+	test_write_str(fx->repo_dir, "beta.py", b0);
+	test_commit(fx->repo_dir, "base");
+	test_write_str(fx->repo_dir, "alpha.py", a1);
+	test_write_str(fx->repo_dir, "beta.py", b1);
+	rule_write(fx, "big", "");
+	rule_write(fx, "calm", "patterns: [\"alpha.py\"]\n");
+	assert_true(asprintf(&script, "{\"rules\": ["
+			     "{\"match\": [\"Rule big:\", \"beta_0000\"], \"status\": 400, \"error\": \"part refused\"},"
+			     "{\"match\": [\"Rule big:\", \"alpha_0000\"], \"answer\": {\"status\": \"attention\", "
+			     "\"findings\": [%s]}},"
+			     "{\"match\": \"Rule calm:\", \"answer\": {\"status\": \"compliant\", \"reasoning\": \"ok\"}}]}",
+			     "{\"file\": \"alpha.py\", \"line\": 1, \"severity\": \"minor\", \"title\": \"Padding\", "
+			     "\"issue\": \"i\", \"suggestion\": \"s\", \"verification\": {\"code_examined\": "
+			     "\"alpha_0000 = 1  # padding padding padding padding padding\", \"line_range_examined\": [1, 1], "
+			     "\"verification_method\": \"read\", \"checked_for_handling_elsewhere\": true}}") > 0);
+	fx->opts.token_budget = 1000;
+	fx->opts.no_reduce = true;
+	check_begin(fx, script, rules);
+	drive(fx, 30000, NULL);
+
+	r = check_result(fx->check, rule_index(fx, "big"));
+	assert_int_equal(r->chunks, 2);
+	assert_int_equal(r->status, RULE_ERROR);
+	assert_non_null(strstr(r->error, "part 2 of 2: "));
+	assert_non_null(strstr(r->error, "part refused"));
+	assert_null(strstr(r->error, "part 1 of 2"));
+	/* The part that answered is kept, verified, and stored. */
+	assert_int_equal(r->nfindings, 1);
+	assert_string_equal(r->findings[0].title, "Padding");
+	assert_true(r->findings[0].verified);
+	assert_int_equal(check_result(fx->check, rule_index(fx, "calm"))->status, RULE_COMPLIANT);
+	assert_string_equal(check_status(fx->check), "partial");
+	snprintf(id, sizeof(id), "%lld", (long long)check_id(fx->check));
+	assert_sql(fx, "Padding", "SELECT title FROM findings WHERE check_id = %s AND rule_id = 'big'", id);
+	free(script);
+	free(a0);
+	free(b0);
+	free(a1);
+	free(b1);
+}
+
 /* --- a rule scoped by globs ------------------------------------------------------ */
 
 static void test_globs_scope_a_rule(void **state)
@@ -729,6 +781,7 @@ int main(void)
 		T(test_rule_settles_as_its_answer_comes),
 		T(test_failed_call_fails_its_rule_only),
 		T(test_plan_of_parts),
+		T(test_failed_part_keeps_the_other),
 		T(test_globs_scope_a_rule),
 		T(test_reduce_fallback_merges_duplicates),
 		T(test_reduce_call_makes_the_report),
