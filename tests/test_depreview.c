@@ -97,7 +97,7 @@ static void repo_npm(struct fixture *fx, bool code_too)
 /* Open the repository's diff (working tree against HEAD) and run the phase to its end. */
 static long review(struct fixture *fx, bool advisories, const char *osv_url)
 {
-	struct depreview_options o = { advisories, { osv_url, 0, 0, 0 } };
+	struct depreview_options o = { advisories, { osv_url, 0, 0, 0 }, NULL };
 	struct target_spec spec = { 0 };
 	struct timespec t0, t1;
 	int rounds = 0;
