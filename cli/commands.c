@@ -45,6 +45,11 @@ const struct command *command_find(const char *name)
 	return NULL;
 }
 
+const struct command *command_at(size_t index)
+{
+	return index < NCOMMANDS ? &commands[index] : NULL;
+}
+
 /* Where the manual is: 'man revline' when man finds the installed one, else its path. */
 static void man_line(void)
 {

@@ -13,7 +13,7 @@
  * commands.c dispatches through this list and `revline help` prints from it.
  */
 #define COMMAND_LIST(X) \
-	X(check) X(detect_fixes) X(doctor) X(diff) X(feedback) X(fix) X(fixes) X(help) \
+	X(check) X(completion) X(detect_fixes) X(doctor) X(diff) X(feedback) X(fix) X(fixes) X(help) \
 	X(history) X(init) X(rules) X(signals) X(stats) X(trust) X(undo)
 
 #define COMMAND_DECL(name) \
@@ -33,6 +33,8 @@ struct command {
 	const struct command_help *help;
 };
 const struct command *command_find(const char *name);
+/* The commands in the table's order; NULL past the last. */
+const struct command *command_at(size_t index);
 /* The overview: revline --help. */
 int help_overview(void);
 

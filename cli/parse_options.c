@@ -119,6 +119,21 @@ static int option_take(const struct option *o, const char *inline_value, int arg
 	return option_set(o, argv[++*i]);
 }
 
+const struct option parse_options_common[] = {
+	OPT_BOOL('h', "help", NULL, "show help and exit"),
+	OPT_BOOL('V', "version", NULL, "show the version and exit"),
+	OPT_END(),
+};
+
+static parse_options_hook help_hook;
+static void *help_hook_arg;
+
+void parse_options_on_help(parse_options_hook hook, void *arg)
+{
+	help_hook = hook;
+	help_hook_arg = arg;
+}
+
 /* One argument that starts with a dash: -h, --help, --version, or the table's. */
 static int option_parse(const struct option *options, const struct command_help *help, int argc, char **argv,
 			int *i)
@@ -127,7 +142,10 @@ static int option_parse(const struct option *options, const struct command_help 
 	const struct option *o;
 
 	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-		parse_options_help(options, help);
+		if (help_hook)
+			help_hook(help_hook_arg, options, help);
+		else
+			parse_options_help(options, help);
 		return PARSE_OPT_HELP;
 	}
 	if (!strcmp(arg, "-V") || !strcmp(arg, "--version")) {
@@ -197,11 +215,6 @@ static void option_help(const struct option *o)
 
 void parse_options_help(const struct option *options, const struct command_help *help)
 {
-	static const struct option common[] = {
-		OPT_BOOL('h', "help", NULL, "show help and exit"),
-		OPT_BOOL('V', "version", NULL, "show the version and exit"),
-		OPT_END(),
-	};
 	const struct option *o;
 
 	printf("usage: %s\n\n", help->usage);
@@ -210,6 +223,6 @@ void parse_options_help(const struct option *options, const struct command_help 
 	printf("%s\nOptions:\n", help->description);
 	for (o = options; o->type != OPTION_END; o++)
 		option_help(o);
-	for (o = common; o->type != OPTION_END; o++)
+	for (o = parse_options_common; o->type != OPTION_END; o++)
 		option_help(o);
 }

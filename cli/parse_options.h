@@ -72,8 +72,19 @@ int parse_options(int argc, char **argv, const struct option *options, const str
 /* The exit status for parse_options' negative returns: 0 after help, 2 after an error. */
 int parse_options_exit(int parsed);
 
+/* What every command takes besides its table: -h/--help, -V/--version. */
+extern const struct option parse_options_common[];
+
 /* The command's help: usage, summary, description, then its options. */
 void parse_options_help(const struct option *options, const struct command_help *help);
+
+/*
+ * Hand the table to hook instead of printing help when --help is parsed
+ * (NULL: print again): `revline completion` reads every command's options
+ * so, as git's completion helper does, from the same tables as --help.
+ */
+typedef void (*parse_options_hook)(void *arg, const struct option *options, const struct command_help *help);
+void parse_options_on_help(parse_options_hook hook, void *arg);
 
 /* Every positional after the first `allowed` is an error, named in one line; false then. */
 bool parse_options_at_most(int count, char **argv, int allowed, const struct command_help *help);

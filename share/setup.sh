@@ -21,8 +21,9 @@ packages=(
 	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev libssl-dev libxxhash-dev
 	tmux python3 python3-jsonschema
 )
-# The linters whose output the tests read and run (ruff is not in Debian 12).
-test_packages=(flake8 mypy bandit shellcheck cppcheck)
+# The linters whose output the tests read and run (ruff is not in Debian 12), and the
+# shells whose completion scripts the tests parse.
+test_packages=(flake8 mypy bandit shellcheck cppcheck zsh fish)
 
 say() { printf 'revline setup: %s\n' "$*" >&2; }
 

@@ -27,7 +27,8 @@ void trust_note_before(const char *command)
 	struct repo *repo = NULL;
 	struct config *config = NULL;
 
-	if (command && (!strcmp(command, "trust") || !strcmp(command, "doctor") || !strcmp(command, "help")))
+	if (command && (!strcmp(command, "trust") || !strcmp(command, "doctor") || !strcmp(command, "help") ||
+			!strcmp(command, "completion")))
 		return;
 	/* A repository or a config that cannot be read is the command's to report. */
 	if (repo_open(&repo, NULL) == 0 && config_open(&config, repo) == 0)
