@@ -174,8 +174,3 @@ int poll_member_wait(struct poll_member *member, int max_ms)
 			fds[i].revents = 0;
 	return member->step(member->ctx, fds, n);
 }
-
-bool poll_group_busy(const struct poll_group *group)
-{
-	return group->count > 0;
-}

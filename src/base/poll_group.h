@@ -68,8 +68,6 @@ int poll_group_wait(struct poll_group *group, int max_ms);
  */
 #define POLL_MEMBER_FDS 64
 int poll_member_wait(struct poll_member *member, int max_ms);
-/* Whether any member is in the group. */
-bool poll_group_busy(const struct poll_group *group);
 
 /* The sooner of two timeouts in milliseconds, -1 meaning none. */
 int poll_sooner(int a, int b);

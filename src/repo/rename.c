@@ -46,7 +46,6 @@ struct rename {
 	struct side *srcs, *dsts;
 	size_t nsrc, ndst;
 	enum phase phase;
-	bool limited;
 	size_t cursor;          /* basename: next source; matrix: next destination */
 	struct named *src_names, *dst_names;
 	size_t nsrc_names, ndst_names;
@@ -373,7 +372,6 @@ static int matrix_start(struct rename *r)
 		ndst += !r->dsts[i].used;
 	r->cursor = 0;
 	if (!ndst || !r->nleft || (uint64_t)ndst * r->nleft > (uint64_t)r->opts.limit * r->opts.limit) {
-		r->limited = ndst && r->nleft;
 		r->phase = PHASE_DONE;
 		return 1;
 	}
@@ -501,11 +499,6 @@ bool rename_done(const struct rename *r)
 bool rename_exact_done(const struct rename *r)
 {
 	return r->phase != PHASE_EXACT;
-}
-
-bool rename_limited(const struct rename *r)
-{
-	return r->limited;
 }
 
 bool rename_used(const struct rename *r, size_t src)

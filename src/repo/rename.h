@@ -62,8 +62,6 @@ int rename_run(struct rename *r);
 bool rename_done(const struct rename *r);
 /* Whether the exact pairs are known. */
 bool rename_exact_done(const struct rename *r);
-/* Whether inexact detection was skipped because of the limit. */
-bool rename_limited(const struct rename *r);
 
 /* Whether source src is paired. */
 bool rename_used(const struct rename *r, size_t src);
