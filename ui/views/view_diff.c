@@ -500,4 +500,5 @@ const struct view_ops diff_view_ops = {
 	.matches = diff_matches,
 	.search_more = diff_search_more,
 	.free = diff_view_free,
+	.place = diff_view_place,
 };
