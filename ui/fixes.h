@@ -44,7 +44,7 @@ struct fixes {
 	int lint_fds;
 	int64_t lint_started_us;
 	struct fixes_entry *entries;
-	size_t nentries;
+	size_t nentries, entries_alloc;
 	struct loop_source *source;
 };
 
