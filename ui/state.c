@@ -171,8 +171,8 @@ void tui_diff_reload(struct tui *tui, const char *path, int line)
 
 int tui_diff_refresh(struct tui *tui, struct diff *diff)
 {
-	struct view *place = &tui->views[VIEW_DIFF];
-	int row = 0, line = place->ops->place ? place->ops->place(place, &row) : 0;
+	struct view *pane = &tui->views[VIEW_DIFF];
+	int row = 0, line = pane->ops->place ? pane->ops->place(pane, &row) : 0;
 
 	if (!diff && repo_diff(&diff, tui->repo, tui->target) < 0) {
 		tui_message(tui, true, "The working tree changed, but the diff cannot be read again: %s",

@@ -107,14 +107,15 @@ struct tui_options {
 int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	    struct tui_options *options);
 
+/*
+ * The UI's state (state.c), which every part of the UI may change; it
+ * calls none of them (review, fixes, the watcher, the views' own code).
+ */
 /* Show a file in the diff pane (and select it in the files pane). */
 void tui_open_file(struct tui *tui, size_t index);
 /* A message in the status bar until the next key. */
 void tui_message(struct tui *tui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/*
- * The UI's state (state.c): what follows calls no module above it.
- */
 /* Draw everything again (after another program had the terminal, or panes came or went). */
 void tui_redraw(struct tui *tui);
 /* Lay the windows out for the current terminal size. */
@@ -147,8 +148,6 @@ void tui_diff_reload(struct tui *tui, const char *path, int line);
  * same file and the nearest line.
  */
 int tui_diff_refresh(struct tui *tui, struct diff *diff);
-/* The new-side line at the diff pane's cursor (0: none) and its screen row. */
-int diff_view_place(struct view *view, int *row);
 /* Show a file's line in the diff pane (a finding's place), focusing it. */
 void tui_show_line(struct tui *tui, const char *path, int line);
 /* The same without the focus: the diff pane follows a selection (a signal); nothing when not in the diff. */
@@ -158,6 +157,9 @@ void tui_prompt_start(struct tui *tui, enum prompt_kind kind);
 /* Ask for a note on a finding in the status bar; the key handling (app.c) judges it. */
 void tui_prompt_note(struct tui *tui, const struct finding *finding);
 
+/* What views tell others (views/); state.c reaches the diff view's place through its ops. */
+/* The new-side line at the diff pane's cursor (0: none) and its screen row (diff_view_ops.place). */
+int diff_view_place(struct view *view, int *row);
 /*
  * The finding under the findings pane's cursor, or NULL; *rule is the
  * index of its rule's result ((size_t)-1 for a report finding).
