@@ -1,5 +1,6 @@
 /* Signals and fixes in the terminal UI: the engine's lint and fix driven from the UI's loop. */
 #include "fixes.h"
+#include "array.h"
 #include "clock.h"
 #include "config.h"
 #include "diff.h"
@@ -324,18 +325,17 @@ static int options_fill(struct fixes *fx, struct fix_options *opts)
 /* A new entry for a fix made by fix_new_*, started; the fix is freed when it cannot start. */
 static int entry_start(struct fixes *fx, struct fix *fix, int64_t signal, int64_t finding)
 {
-	struct fixes_entry *grown, *e;
+	struct fixes_entry *e;
 	int error;
 
 	if ((error = fix_start(fix)) < 0) {
 		fix_free(fix);
 		return error;
 	}
-	if (!(grown = realloc(fx->entries, (fx->nentries + 1) * sizeof(*grown)))) {
+	if ((error = ARRAY_GROW(fx->entries, fx->entries_alloc, fx->nentries + 1)) < 0) {
 		fix_free(fix);
-		return error_nomem();
+		return error;
 	}
-	fx->entries = grown;
 	e = &fx->entries[fx->nentries++];
 	memset(e, 0, sizeof(*e));
 	e->signal = signal;

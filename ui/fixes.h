@@ -42,7 +42,7 @@ struct fixes {
 	struct lint *lint;              /* the linters running (L), or NULL */
 	int64_t lint_started_us;
 	struct fixes_entry *entries;
-	size_t nentries;
+	size_t nentries, entries_alloc;
 	struct loop_source *source;
 };
 

@@ -1,5 +1,6 @@
 /* Rows of styled text built before drawing, for the history and stats views. */
 #include "lines.h"
+#include "array.h"
 #include "draw.h"
 #include "utf8.h"
 #include "view.h"
@@ -23,24 +24,9 @@ void lines_release(struct lines *lines)
 	memset(lines, 0, sizeof(*lines));
 }
 
-/* Room for one more element; false when memory ran out. */
-static bool reserve(void **items, size_t count, size_t *alloc, size_t size)
-{
-	size_t n = *alloc ? *alloc * 2 : 32;
-	void *grown;
-
-	if (count < *alloc)
-		return true;
-	if (!(grown = realloc(*items, n * size)))
-		return false;
-	*items = grown;
-	*alloc = n;
-	return true;
-}
-
 void lines_row(struct lines *lines, long tag)
 {
-	if (!reserve((void **)&lines->rows, lines->nrows, &lines->rows_alloc, sizeof(*lines->rows)))
+	if (ARRAY_GROW(lines->rows, lines->rows_alloc, lines->nrows + 1) < 0)
 		return;
 	lines->rows[lines->nrows++] = (struct lines_row){ lines->nparts, 0, tag };
 }
@@ -51,7 +37,7 @@ static void part_end(struct lines *lines, enum style style, size_t start)
 	struct lines_row *row = lines->nrows ? &lines->rows[lines->nrows - 1] : NULL;
 
 	if (!row || lines->text.len <= start ||
-	    !reserve((void **)&lines->parts, lines->nparts, &lines->parts_alloc, sizeof(*lines->parts)))
+	    ARRAY_GROW(lines->parts, lines->parts_alloc, lines->nparts + 1) < 0)
 		return;
 	lines->parts[lines->nparts++] = (struct lines_part){ style, start, lines->text.len - start };
 	row->nparts++;

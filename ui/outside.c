@@ -5,6 +5,7 @@
  */
 #include "outside.h"
 #include "prompt.h"
+#include "screen.h"
 #include "status.h"
 #include "tui.h"
 #include "utf8.h"

@@ -1,5 +1,6 @@
 /* A check in the terminal UI: the engine driven from the UI's loop. */
 #include "review.h"
+#include "array.h"
 #include "clock.h"
 #include "config.h"
 #include "models.h"
@@ -362,7 +363,6 @@ bool review_shows(const struct review *r, const struct finding *f)
 
 int review_judge(struct review *r, const struct finding *f, enum feedback_kind kind, const char *note)
 {
-	struct review_mark *grown;
 	int64_t id;
 	int error;
 
@@ -370,9 +370,8 @@ int review_judge(struct review *r, const struct finding *f, enum feedback_kind k
 		return error_set(RL_EUSAGE, "this finding is not stored, so it cannot be marked");
 	if ((error = feedback_on_finding(&id, r->store, f->id, kind, note)) < 0)
 		return error;
-	if (!(grown = realloc(r->marks, (r->nmarks + 1) * sizeof(*grown))))
-		return error_nomem();
-	r->marks = grown;
+	if ((error = ARRAY_GROW(r->marks, r->marks_alloc, r->nmarks + 1)) < 0)
+		return error;
 	r->marks[r->nmarks++] = (struct review_mark){ f->id, kind };
 	dirty_panes(r->tui);
 	return 0;

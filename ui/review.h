@@ -49,7 +49,7 @@ struct review {
 	bool show_hidden;               /* unverified and suppressed findings too */
 	bool show_report;               /* the reduced report, not the rules */
 	struct review_mark *marks;
-	size_t nmarks;
+	size_t nmarks, marks_alloc;
 	char error[512];                /* why the review could not start */
 	bool confirm_asked;             /* c said the estimate is over revline.confirmTokens: c again runs it */
 	struct review_stats stats;

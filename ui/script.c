@@ -1,4 +1,5 @@
 #include "script.h"
+#include "app.h"
 #include "clock.h"
 #include "request.h"
 #include "status.h"

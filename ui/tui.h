@@ -64,8 +64,10 @@ struct tui {
 	struct fixes fixes;
 	/* Diffs made after a fix changed a file (the first, the caller's, is not here). */
 	struct diff **diffs;
-	size_t ndiffs;
+	size_t ndiffs, diffs_alloc;
 	unsigned diff_serial;   /* goes up when tui->diff is replaced */
+	/* Called when tui->diff was replaced (set by tui_run: the watcher follows the new diff). */
+	void (*diff_changed)(struct tui *tui);
 	bool quit;
 	int exit_status;        /* what tui_run returns (2 when a script failed) */
 	size_t file;            /* the file shown in the diff pane */
@@ -79,6 +81,8 @@ struct tui {
 	struct loop_source *renamer;    /* rename pairing (repo_diff_start) */
 	struct watch *watch;    /* of the working tree (watch.c) */
 	struct script *script;
+	WINDOW *status_win;     /* the status bar, the last line */
+	struct view *wheel_view;        /* where the mouse wheel last turned (the pane under the pointer) */
 	/* The status bar's transient message and the search prompt. */
 	char message[512];
 	bool message_error;
@@ -88,12 +92,6 @@ struct tui {
 	struct buf prompt;
 	bool status_dirty;
 };
-
-/*
- * Pair the renames the diff shown still waits for (see repo_diff_start), and
- * show them: what a check reads must be the diff git shows.
- */
-void tui_renames_finish(struct tui *tui);
 
 struct tui_options {
 	const char *theme;      /* name or path; NULL for config/env/default */
@@ -109,20 +107,28 @@ struct tui_options {
 int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	    struct tui_options *options);
 
+/*
+ * The UI's state (state.c), which every part of the UI may change; it
+ * calls none of them (review, fixes, the watcher, the views' own code).
+ */
 /* Show a file in the diff pane (and select it in the files pane). */
 void tui_open_file(struct tui *tui, size_t index);
 /* A message in the status bar until the next key. */
 void tui_message(struct tui *tui, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Handle one key. */
-void tui_key(struct tui *tui, int key);
-/* Redraw what is dirty and update the terminal. */
-void tui_draw(struct tui *tui);
-/* Draw everything again (after another program had the terminal). */
+/* Draw everything again (after another program had the terminal, or panes came or went). */
 void tui_redraw(struct tui *tui);
 /* Lay the windows out for the current terminal size. */
 void tui_layout(struct tui *tui);
 void tui_set_focus(struct tui *tui, struct view *view);
+/* The focus stays on a pane that is on screen. */
+void tui_focus_keep(struct tui *tui);
+/* The panes on screen, in the order Tab visits them (at most 4). */
+size_t tui_panes(struct tui *tui, struct view **out);
+/* The view that takes keys now: a full-screen view, or the focused pane. */
+struct view *tui_active_view(struct tui *tui);
+/* Whether panes beside the files and the diff are on screen (a review, or signals). */
+bool tui_lower_shown(const struct tui *tui);
 /* Open or close a full-screen view (help, history, stats). */
 void tui_overlay(struct tui *tui, struct view *view);
 /* Whether the findings and evidence panes are on screen (after a check started). */
@@ -142,15 +148,18 @@ void tui_diff_reload(struct tui *tui, const char *path, int line);
  * same file and the nearest line.
  */
 int tui_diff_refresh(struct tui *tui, struct diff *diff);
-/* The new-side line at the diff pane's cursor (0: none) and its screen row. */
-int diff_view_place(struct view *view, int *row);
 /* Show a file's line in the diff pane (a finding's place), focusing it. */
 void tui_show_line(struct tui *tui, const char *path, int line);
 /* The same without the focus: the diff pane follows a selection (a signal); nothing when not in the diff. */
 void tui_peek_line(struct tui *tui, const char *path, int line);
-/* Ask for text in the status bar (a note), then call the handler. */
+/* Ask for text in the status bar: a search, or a note (tui_prompt_note). */
+void tui_prompt_start(struct tui *tui, enum prompt_kind kind);
+/* Ask for a note on a finding in the status bar; the key handling (app.c) judges it. */
 void tui_prompt_note(struct tui *tui, const struct finding *finding);
 
+/* What views tell others (views/); state.c reaches the diff view's place through its ops. */
+/* The new-side line at the diff pane's cursor (0: none) and its screen row (diff_view_ops.place). */
+int diff_view_place(struct view *view, int *row);
 /*
  * The finding under the findings pane's cursor, or NULL; *rule is the
  * index of its rule's result ((size_t)-1 for a report finding).
@@ -159,9 +168,6 @@ const struct finding *findings_current(struct tui *tui, size_t *rule);
 
 /* The signal under the signals pane's cursor, or NULL; *index is its index in tui->fixes.signals. */
 const struct signal *signals_current(struct tui *tui, size_t *index);
-
-/* Turn the terminal's focus events on or off (off while an editor runs). */
-void tui_focus_events(bool on);
 
 /* The status bar (statusbar.c). */
 void statusbar_draw(struct tui *tui, WINDOW *win, int width);

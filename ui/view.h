@@ -37,6 +37,9 @@ struct view_ops {
 	bool (*search_more)(struct view *view, int direction);
 	/* The cursor moved to another line. */
 	void (*selected)(struct view *view);
+	/* The new-side line at the cursor (0: none) and its screen row (the
+	 * diff view): where the view stays when the diff is made again. */
+	int (*place)(struct view *view, int *row);
 	void (*free)(struct view *view);
 };
 

@@ -7,6 +7,7 @@
  * and, either way, a look when the terminal gets the focus back.
  */
 #include "watch.h"
+#include "array.h"
 #include "clock.h"
 #include "status.h"
 #include "tui.h"
@@ -32,7 +33,7 @@ struct watch {
 	struct tui *tui;
 	int fd;                 /* inotify, or -1 */
 	int *wds;
-	size_t nwds;
+	size_t nwds, wds_alloc;
 	int git_wd;             /* the git directory's: only its index and HEAD matter */
 	uint64_t stamp;         /* of the diff's files when the diff was made */
 	int64_t due_us;         /* when to look again after events, or 0 */
@@ -91,15 +92,14 @@ static bool watched(const struct tui *tui)
 #ifdef HAVE_INOTIFY
 static int watch_dir(struct watch *w, const char *dir)
 {
-	int *grown, wd;
+	int wd;
 
 	if (w->nwds == WATCH_MAX_DIRS)
 		return -1;
 	wd = inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
 			       IN_DELETE | IN_ONLYDIR);
-	if (wd < 0 || !(grown = realloc(w->wds, (w->nwds + 1) * sizeof(*grown))))
+	if (wd < 0 || ARRAY_GROW(w->wds, w->wds_alloc, w->nwds + 1) < 0)
 		return -1;
-	w->wds = grown;
 	w->wds[w->nwds++] = wd;
 	return wd;
 }

@@ -38,7 +38,7 @@ int cmd_tui(int argc, char **argv)
 		}
 	if ((rc = cli_open(&repo, &target, &spec)) != 0)
 		return rc;
-	/* The renames are paired while the files are on screen (tui.c). */
+	/* The renames are paired while the files are on screen (ui/background.c). */
 	if (repo_diff_start(&diff, repo, &target) < 0) {
 		cli_error("%s", error_message());
 		rc = 3;

@@ -1,4 +1,5 @@
 /* The diff pane: one file's header, hunks and lines with old/new numbers. */
+#include "array.h"
 #include "draw.h"
 #include "status.h"
 #include "tui.h"
@@ -30,15 +31,8 @@ struct diff_view {
 static int rows_add(struct diff_view *dv, enum row_kind kind, uint32_t index,
 		    const char *text, uint32_t len)
 {
-	if (dv->nrows == dv->alloc) {
-		size_t n = dv->alloc ? dv->alloc * 2 : 256;
-		struct row *rows = realloc(dv->rows, n * sizeof(*rows));
-
-		if (!rows)
-			return -1;
-		dv->rows = rows;
-		dv->alloc = n;
-	}
+	if (ARRAY_GROW(dv->rows, dv->alloc, dv->nrows + 1) < 0)
+		return -1;
 	dv->rows[dv->nrows++] = (struct row){ kind, index, len, text };
 	return 0;
 }
@@ -500,4 +494,5 @@ const struct view_ops diff_view_ops = {
 	.matches = diff_matches,
 	.search_more = diff_search_more,
 	.free = diff_view_free,
+	.place = diff_view_place,
 };

@@ -3,6 +3,7 @@
  * pane's cursor — what it says, the code the model examined and how it
  * verified the issue, and revline's own verdict — or about the rule.
  */
+#include "array.h"
 #include "draw.h"
 #include "tui.h"
 #include "timeout.h"
@@ -36,15 +37,8 @@ static void rows_clear(struct evidence_view *ev)
 
 static void row_add(struct evidence_view *ev, enum style style, bool code, const char *text, size_t len)
 {
-	if (ev->nrows == ev->alloc) {
-		size_t n = ev->alloc ? ev->alloc * 2 : 32;
-		struct erow *grown = realloc(ev->rows, n * sizeof(*grown));
-
-		if (!grown)
-			return;
-		ev->rows = grown;
-		ev->alloc = n;
-	}
+	if (ARRAY_GROW(ev->rows, ev->alloc, ev->nrows + 1) < 0)
+		return;
 	ev->rows[ev->nrows].style = style;
 	ev->rows[ev->nrows].code = code;
 	if ((ev->rows[ev->nrows].text = strndup(text, len)))

@@ -3,6 +3,7 @@
  * findings under it as they arrive; or, once the reduce step has landed,
  * the merged report (r switches).
  */
+#include "array.h"
 #include "draw.h"
 #include "status.h"
 #include "tui.h"
@@ -38,15 +39,8 @@ static bool utf8(void)
 
 static struct frow *row_add(struct findings_view *fv, enum frow_kind kind)
 {
-	if (fv->nrows == fv->alloc) {
-		size_t n = fv->alloc ? fv->alloc * 2 : 64;
-		struct frow *grown = realloc(fv->rows, n * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		fv->rows = grown;
-		fv->alloc = n;
-	}
+	if (ARRAY_GROW(fv->rows, fv->alloc, fv->nrows + 1) < 0)
+		return NULL;
 	memset(&fv->rows[fv->nrows], 0, sizeof(struct frow));
 	fv->rows[fv->nrows].kind = kind;
 	return &fv->rows[fv->nrows++];
