@@ -1354,3 +1354,19 @@ int store_fail(struct store *store, int rc)
 {
 	return db_error(store, rc);
 }
+
+int store_step_done(struct store *store, sqlite3_stmt *stmt)
+{
+	return step_done(store, stmt);
+}
+
+int store_column_dup(char **out, sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, col);
+
+	*out = NULL;
+	/* NULL from a column that is not NULL: SQLite ran out of memory converting it. */
+	if (!text)
+		return sqlite3_column_type(stmt, col) == SQLITE_NULL ? 0 : error_nomem();
+	return (*out = strdup((const char *)text)) ? 0 : error_nomem();
+}
