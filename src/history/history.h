@@ -124,7 +124,7 @@ struct history_stats {
 	long buckets[BUCKET_COUNT];
 	long fix_types[FIX_TYPE_COUNT];
 	struct history_rule_stats *rules;       /* most violations first, then by id */
-	size_t nrules;
+	size_t nrules, rules_alloc;
 	/*
 	 * What the checks billed, as history_check counts each: the cost is
 	 * the sum over the checks whose cost is known, negative when none of
@@ -171,6 +171,9 @@ bool history_changed(struct history_version *version, struct store *store);
 
 int history_stats(struct history_stats *out, struct store *store, const char *repo);
 void history_stats_release(struct history_stats *stats);
+
+/* A rule's figures in stats, added (zero) when new; NULL when memory ran out. */
+struct history_rule_stats *history_rule_entry(struct history_stats *stats, const char *rule_id);
 
 /*
  * The statistics of a list of times (seconds): average, p95 by nearest
