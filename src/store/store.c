@@ -847,6 +847,26 @@ static int diff_insert(struct store *store, int64_t check_id, const struct check
 	return error;
 }
 
+int store_check_diff(struct buf *out, struct store *store, int64_t check_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	buf_clear(out);
+	if ((error = buf_put(out, "", 0)) < 0 ||
+	    (error = prepare(store, &stmt, "SELECT diff FROM check_diffs WHERE check_id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", check_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_blob(stmt, 0))
+		error = buf_put(out, sqlite3_column_blob(stmt, 0), (size_t)sqlite3_column_bytes(stmt, 0));
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		error = db_error(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
 int store_check_begin(struct store *store, int64_t *id, const struct check_record *record)
 {
 	int64_t created = record->created_ms ? record->created_ms : clock_wall_ms(), repo = 0, check = 0;
