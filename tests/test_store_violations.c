@@ -164,7 +164,7 @@ static void test_violations_of_check(void **state)
 	struct finding fa[] = { finding_of("a-rule", "z.c", "one"), finding_of("a-rule", "y.c", "two"),
 				finding_of("a-rule", NULL, "three") };
 	int64_t check = check_new("main", NULL, 1000), empty = check_new("main", NULL, 2000), row_a, row_c;
-	struct violation *v = NULL;
+	struct stored_violation *v = NULL;
 	size_t n = 99;
 
 	(void)state;
@@ -185,7 +185,7 @@ static void test_violations_of_check(void **state)
 	assert_string_equal(v[0].files[2], "z.c");
 	assert_int_equal(v[1].threadline_row, row_c);
 	assert_int_equal(v[1].nfiles, 0);
-	fixdetect_violations_free(v, n);
+	stored_violations_free(v, n);
 
 	assert_int_equal(store_violations_of_check(&v, &n, store, empty), 0);
 	assert_int_equal(n, 0);
@@ -241,7 +241,8 @@ static void test_fix_put_and_drop(void **state)
 	char *refs[] = { "x.c" };
 	int64_t before = check_new("main", NULL, 1000), after = check_new("main", NULL, 61000);
 	int64_t id = 0, again = 0;
-	struct violation *v = NULL;
+	struct stored_violation *v = NULL;
+	struct fix_record fix;
 	size_t n = 0;
 	char *text;
 
@@ -249,20 +250,22 @@ static void test_fix_put_and_drop(void **state)
 	result_new(before, &a, RULE_ATTENTION, refs, 1, NULL, 0);
 	assert_int_equal(store_violations_of_check(&v, &n, store, before), 0);
 	assert_int_equal(n, 1);
-	v->fix_type = strdup("CODE_CHANGE");
-	v->explanation = strdup("guarded");
-	v->method = "llm_analysis";
-	assert_int_equal(store_fix_put(&id, store, before, after, 60, v), 0);
+	fix = (struct fix_record){
+		.violation_check = before, .fix_check = after, .threadline_row = v->threadline_row,
+		.rule_id = v->rule_id, .rule_path = v->rule_path, .rule_version = v->rule_version,
+		.files = v->files, .nfiles = v->nfiles, .fix_type = "CODE_CHANGE",
+		.explanation = "guarded", .method = "llm_analysis", .seconds = 60,
+	};
+	assert_int_equal(store_fix_put(&id, store, &fix), 0);
 	assert_true(id > 0);
 	assert_int_equal(int_of("SELECT time_between_checks_seconds FROM violation_fixes WHERE id = ?1", id), 60);
 	text = text_of("SELECT file_references FROM violation_fixes WHERE id = ?1", id);
 	assert_string_equal(text, "[\"x.c\"]");
 	free(text);
 
-	free(v->fix_type);
-	v->fix_type = strdup("THREADLINE_CHANGED");
-	v->method = "deterministic";
-	assert_int_equal(store_fix_put(&again, store, before, after, 60, v), 0);
+	fix.fix_type = "THREADLINE_CHANGED";
+	fix.method = "deterministic";
+	assert_int_equal(store_fix_put(&again, store, &fix), 0);
 	assert_int_equal(again, id);
 	text = text_of("SELECT fix_type || ' ' || detection_method FROM violation_fixes WHERE id = ?1", id);
 	assert_string_equal(text, "THREADLINE_CHANGED deterministic");
@@ -275,10 +278,11 @@ static void test_fix_put_and_drop(void **state)
 	assert_int_equal(store_fix_drop(store, after, v->threadline_row), 0);
 
 	/* A fix of a check that does not exist breaks a reference: the store says so, naming its file. */
-	assert_true(store_fix_put(&id, store, before, after + 100, 60, v) < 0);
+	fix.fix_check = after + 100;
+	assert_true(store_fix_put(&id, store, &fix) < 0);
 	assert_int_equal(id, 0);
 	assert_non_null(strstr(error_message(), "revline.db"));
-	fixdetect_violations_free(v, n);
+	stored_violations_free(v, n);
 }
 
 /* A run is running from its begin, with this process, and has its figures from its finish. */

@@ -30,19 +30,6 @@
 #define FP_EXAMPLES 3
 #define ACCEPT_EXAMPLES 2
 
-static const char *const kind_names[] = {
-#define FEEDBACK_NAME(id, name) name,
-	FEEDBACK_LIST(FEEDBACK_NAME)
-#undef FEEDBACK_NAME
-};
-
-const char *feedback_kind_name(enum feedback_kind kind)
-{
-	if ((size_t)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
-		return "unknown";
-	return kind_names[kind];
-}
-
 static bool kind_on_finding(enum feedback_kind kind)
 {
 	return kind == FEEDBACK_FALSE_POSITIVE || kind == FEEDBACK_ACCEPT || kind == FEEDBACK_REJECT;
@@ -508,20 +495,6 @@ int feedback_query(struct buf *out, struct diff *diff, const struct rule *rule)
 	if (error)
 		buf_clear(out);
 	return error;
-}
-
-void feedback_examples_free(struct feedback_example *examples, size_t count)
-{
-	size_t i;
-
-	for (i = 0; examples && i < count; i++) {
-		free(examples[i].file);
-		free(examples[i].title);
-		free(examples[i].issue);
-		free(examples[i].code);
-		free(examples[i].note);
-	}
-	free(examples);
 }
 
 int feedback_examples(struct feedback_example **out, size_t *count, struct store *store,

@@ -66,7 +66,7 @@ static void violation_release(struct violation *v)
 	free(v->user);
 }
 
-void fixdetect_violations_free(struct violation *violations, size_t count)
+static void violations_free(struct violation *violations, size_t count)
 {
 	size_t i;
 
@@ -100,7 +100,7 @@ void fixdetect_free(struct fixdetect *fd)
 		return;
 	poll_group_leave(&fd->member);
 	asker_free(fd->asker);
-	fixdetect_violations_free(fd->violations, fd->count);
+	violations_free(fd->violations, fd->count);
 	diff_free(fd->diff);
 	diff_free(fd->previous_diff);
 	json_decref(fd->error_log);
@@ -152,12 +152,34 @@ static int load_diff(struct fixdetect *fd, int64_t check, struct diff **out)
 	return error;
 }
 
+/* The previous check's violations, each taking what the store read. */
 static int load_violations(struct fixdetect *fd)
 {
-	int error = store_violations_of_check(&fd->violations, &fd->count, fd->store, fd->previous_id);
+	struct stored_violation *stored = NULL;
+	size_t i, n = 0;
+	int error;
 
-	fd->unsettled = fd->count;
-	return error;
+	if ((error = store_violations_of_check(&stored, &n, fd->store, fd->previous_id)) < 0)
+		return error;
+	if (n && !(fd->violations = calloc(n, sizeof(*fd->violations)))) {
+		stored_violations_free(stored, n);
+		return error_nomem();
+	}
+	for (i = 0; i < n; i++) {
+		struct violation *v = &fd->violations[i];
+
+		v->threadline_row = stored[i].threadline_row;
+		v->rule_id = stored[i].rule_id;
+		v->rule_path = stored[i].rule_path;
+		v->rule_version = stored[i].rule_version;
+		v->reasoning = stored[i].reasoning;
+		v->files = stored[i].files;
+		v->nfiles = stored[i].nfiles;
+	}
+	/* The strings are the violations' now; only the array goes. */
+	free(stored);
+	fd->count = fd->unsettled = n;
+	return 0;
 }
 
 /* Whether the rule's file is gone from where the check read it. */
@@ -192,7 +214,15 @@ static bool all_present(const struct strings *previous, const struct strings *cu
 /* Record a fix (or replace the one a previous run found for this violation). */
 static int fix_put(struct fixdetect *fd, struct violation *v)
 {
-	return store_fix_put(&v->fix_id, fd->store, fd->previous_id, fd->check_id, fixdetect_seconds(fd), v);
+	const struct fix_record fix = {
+		.violation_check = fd->previous_id, .fix_check = fd->check_id,
+		.threadline_row = v->threadline_row, .rule_id = v->rule_id, .rule_path = v->rule_path,
+		.rule_version = v->rule_version, .files = v->files, .nfiles = v->nfiles,
+		.fix_type = v->fix_type, .explanation = v->explanation, .evidence = v->evidence,
+		.method = v->method, .seconds = fixdetect_seconds(fd),
+	};
+
+	return store_fix_put(&v->fix_id, fd->store, &fix);
 }
 
 /* A violation found not fixed loses the fix an earlier run may have stored. */

@@ -63,8 +63,6 @@ struct violation {
 	int attempts;
 };
 
-void fixdetect_violations_free(struct violation *violations, size_t count);
-
 struct fixdetect_options {
 	struct llm_config *llm;         /* provider none: only deterministic decisions */
 	struct sched_options sched;

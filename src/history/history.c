@@ -1,6 +1,5 @@
 #include "history.h"
 #include "store_history.h"
-#include "array.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -76,47 +75,10 @@ int history_checks(struct history_check **out, size_t *count, struct store *stor
 	return store_history_checks(out, count, store, repo, limit);
 }
 
-void history_checks_free(struct history_check *checks, size_t count)
-{
-	size_t i;
-
-	for (i = 0; checks && i < count; i++) {
-		free(checks[i].branch);
-		free(checks[i].target);
-		free(checks[i].status);
-		free(checks[i].overall_severity);
-	}
-	free(checks);
-}
-
-static void files_free(char **files, size_t count)
-{
-	size_t i;
-
-	for (i = 0; i < count; i++)
-		free(files[i]);
-	free(files);
-}
-
 int history_fixes(struct history_fix **out, size_t *count, struct store *store,
 		  const char *repo, const char *rule_id)
 {
 	return store_history_fixes(out, count, store, repo, rule_id);
-}
-
-void history_fixes_free(struct history_fix *fixes, size_t count)
-{
-	size_t i;
-
-	for (i = 0; fixes && i < count; i++) {
-		files_free(fixes[i].files, fixes[i].nfiles);
-		free(fixes[i].rule_id);
-		free(fixes[i].rule_file);
-		free(fixes[i].fix_type);
-		free(fixes[i].explanation);
-		free(fixes[i].method);
-	}
-	free(fixes);
 }
 
 int history_fix_lookup(struct history_fix **out, struct store *store, int64_t fix_id)
@@ -128,21 +90,6 @@ int history_violations(struct history_violation **out, size_t *count, struct sto
 		       int64_t check_id)
 {
 	return store_history_violations(out, count, store, check_id);
-}
-
-void history_violations_free(struct history_violation *violations, size_t count)
-{
-	size_t i;
-
-	for (i = 0; violations && i < count; i++) {
-		files_free(violations[i].files, violations[i].nfiles);
-		free(violations[i].rule_id);
-		free(violations[i].rule_file);
-		free(violations[i].severity);
-		free(violations[i].reasoning);
-		free(violations[i].fix_type);
-	}
-	free(violations);
 }
 
 /* A failure to tell counts as a change (data -1). */
@@ -195,24 +142,6 @@ void history_times(struct history_stats *out, int64_t *seconds, size_t count)
 	/* Nearest rank: ceil(0.95 n), in integers so that 0.95 * 20 is exactly 19. */
 	rank = (95 * count + 99) / 100;
 	out->p95_seconds = seconds[rank - 1];
-}
-
-struct history_rule_stats *history_rule_entry(struct history_stats *stats, const char *rule_id)
-{
-	struct history_rule_stats *r;
-	size_t i;
-
-	for (i = 0; i < stats->nrules; i++)
-		if (!strcmp(stats->rules[i].rule_id, rule_id))
-			return &stats->rules[i];
-	if (ARRAY_GROW(stats->rules, stats->rules_alloc, stats->nrules + 1) < 0)
-		return NULL;
-	r = &stats->rules[stats->nrules];
-	memset(r, 0, sizeof(*r));
-	if (!(r->rule_id = strdup(rule_id)))
-		return NULL;
-	stats->nrules++;
-	return r;
 }
 
 static enum history_fix_type fix_type_of(const char *name)

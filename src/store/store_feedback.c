@@ -26,6 +26,19 @@
 	"NOT EXISTS (SELECT 1 FROM feedback later WHERE later.fingerprint = fb.fingerprint " \
 	"AND later.id > fb.id AND later.kind IN " FINDING_KINDS ")"
 
+static const char *const kind_names[] = {
+#define FEEDBACK_NAME(id, name) name,
+	FEEDBACK_LIST(FEEDBACK_NAME)
+#undef FEEDBACK_NAME
+};
+
+const char *feedback_kind_name(enum feedback_kind kind)
+{
+	if ((size_t)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return "unknown";
+	return kind_names[kind];
+}
+
 /* What a feedback is about, copied into its row so that it outlives the check. */
 struct subject {
 	int64_t repo_id;
@@ -263,6 +276,20 @@ int store_feedback_latest_false_positive(bool *out, struct store *store, const c
 	if (!(error = store_end(store, latest_read(&suppressed, store, fingerprint))))
 		*out = suppressed;
 	return error;
+}
+
+void feedback_examples_free(struct feedback_example *examples, size_t count)
+{
+	size_t i;
+
+	for (i = 0; examples && i < count; i++) {
+		free(examples[i].file);
+		free(examples[i].title);
+		free(examples[i].issue);
+		free(examples[i].code);
+		free(examples[i].note);
+	}
+	free(examples);
 }
 
 void feedback_examples_release(struct feedback_examples *list)

@@ -6,13 +6,40 @@
 #include <stdint.h>
 
 #include "buf.h"
-#include "feedback.h"
 #include "store.h"
 
 /*
  * Feedback as the store keeps it (table feedback, searched by BM25 through
- * feedback_fts). Each call is one transaction of its own.
+ * feedback_fts). Each call is one transaction of its own. The kinds,
+ * X(ID, name as stored):
  */
+#define FEEDBACK_LIST(X) \
+	X(FEEDBACK_FALSE_POSITIVE, "false_positive") \
+	X(FEEDBACK_ACCEPT,         "accept") \
+	X(FEEDBACK_REJECT,         "reject") \
+	X(FEEDBACK_FIX_CORRECT,    "fix_correct") \
+	X(FEEDBACK_FIX_INCORRECT,  "fix_incorrect")
+
+enum feedback_kind {
+#define FEEDBACK_ENUM(id, name) id,
+	FEEDBACK_LIST(FEEDBACK_ENUM)
+#undef FEEDBACK_ENUM
+};
+
+const char *feedback_kind_name(enum feedback_kind kind);
+
+/* A past feedback as an example for a rule's prompt. */
+struct feedback_example {
+	enum feedback_kind kind;
+	char *file;
+	char *title;
+	char *issue;
+	char *code;
+	char *note;
+	double score;           /* BM25, lower is better */
+};
+
+void feedback_examples_free(struct feedback_example *examples, size_t count);
 
 /*
  * A row of feedback on a stored finding, with a copy of what it is about

@@ -13,6 +13,76 @@
 #include <stdlib.h>
 #include <string.h>
 
+void history_checks_free(struct history_check *checks, size_t count)
+{
+	size_t i;
+
+	for (i = 0; checks && i < count; i++) {
+		free(checks[i].branch);
+		free(checks[i].target);
+		free(checks[i].status);
+		free(checks[i].overall_severity);
+	}
+	free(checks);
+}
+
+static void files_free(char **files, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		free(files[i]);
+	free(files);
+}
+
+void history_fixes_free(struct history_fix *fixes, size_t count)
+{
+	size_t i;
+
+	for (i = 0; fixes && i < count; i++) {
+		files_free(fixes[i].files, fixes[i].nfiles);
+		free(fixes[i].rule_id);
+		free(fixes[i].rule_file);
+		free(fixes[i].fix_type);
+		free(fixes[i].explanation);
+		free(fixes[i].method);
+	}
+	free(fixes);
+}
+
+void history_violations_free(struct history_violation *violations, size_t count)
+{
+	size_t i;
+
+	for (i = 0; violations && i < count; i++) {
+		files_free(violations[i].files, violations[i].nfiles);
+		free(violations[i].rule_id);
+		free(violations[i].rule_file);
+		free(violations[i].severity);
+		free(violations[i].reasoning);
+		free(violations[i].fix_type);
+	}
+	free(violations);
+}
+
+struct history_rule_stats *history_rule_entry(struct history_stats *stats, const char *rule_id)
+{
+	struct history_rule_stats *r;
+	size_t i;
+
+	for (i = 0; i < stats->nrules; i++)
+		if (!strcmp(stats->rules[i].rule_id, rule_id))
+			return &stats->rules[i];
+	if (ARRAY_GROW(stats->rules, stats->rules_alloc, stats->nrules + 1) < 0)
+		return NULL;
+	r = &stats->rules[stats->nrules];
+	memset(r, 0, sizeof(*r));
+	if (!(r->rule_id = strdup(rule_id)))
+		return NULL;
+	stats->nrules++;
+	return r;
+}
+
 /* A text column as a new string; NULL stays NULL. false when memory ran out. */
 static bool column_dup(char **out, sqlite3_stmt *stmt, int col)
 {

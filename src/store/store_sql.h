@@ -12,7 +12,7 @@ struct sqlite3_stmt;
  * The SQL layer's own tools, for the files of src/store only: the rest of
  * the engine calls the typed functions of store.h and never sees SQL.
  * (Until that move is done, lint, fix and depreview include it too:
- * tests/t_layers.sh names them.)
+ * tests/structure/layers.py names them.)
  *
  * The SQLite handle, a write transaction under the store's lock (BEGIN
  * IMMEDIATE; store_end commits, or rolls back when error is set, and

@@ -126,8 +126,26 @@ static int column_strings(struct strings *list, struct store *store, sqlite3_stm
 	return error;
 }
 
+void stored_violations_free(struct stored_violation *violations, size_t count)
+{
+	size_t i, k;
+
+	for (i = 0; violations && i < count; i++) {
+		struct stored_violation *v = &violations[i];
+
+		for (k = 0; k < v->nfiles; k++)
+			free(v->files[k]);
+		free(v->files);
+		free(v->rule_id);
+		free(v->rule_path);
+		free(v->rule_version);
+		free(v->reasoning);
+	}
+	free(violations);
+}
+
 /* The violation's files: its result's references and its findings' files. */
-static int violation_files(struct violation *v, struct store *store, const char *refs)
+static int violation_files(struct stored_violation *v, struct store *store, const char *refs)
 {
 	struct strings files = STRINGS_INIT;
 	sqlite3_stmt *stmt = NULL;
@@ -151,7 +169,7 @@ done:
 	return error;
 }
 
-static int violation_read(struct violation *v, struct store *store, sqlite3_stmt *stmt)
+static int violation_read(struct stored_violation *v, struct store *store, sqlite3_stmt *stmt)
 {
 	char *refs = NULL;
 	int error;
@@ -167,10 +185,10 @@ static int violation_read(struct violation *v, struct store *store, sqlite3_stmt
 	return error;
 }
 
-int store_violations_of_check(struct violation **out, size_t *count, struct store *store,
+int store_violations_of_check(struct stored_violation **out, size_t *count, struct store *store,
 			      int64_t check_id)
 {
-	struct violation *list = NULL;
+	struct stored_violation *list = NULL;
 	sqlite3_stmt *stmt = NULL;
 	size_t n = 0, alloc = 0;
 	int error, rc = SQLITE_OK;
@@ -196,7 +214,7 @@ int store_violations_of_check(struct violation **out, size_t *count, struct stor
 		error = store_fail(store, rc);
 	sqlite3_finalize(stmt);
 	if (error < 0) {
-		fixdetect_violations_free(list, n);
+		stored_violations_free(list, n);
 		return error;
 	}
 	*out = list;
@@ -278,21 +296,20 @@ int store_rule_in_check(struct stored_rule *out, struct store *store, int64_t ch
 	return error;
 }
 
-/* A violation's files as a JSON array text. */
-static int files_json(char **out, const struct violation *v)
+/* A fix's files as a JSON array text. */
+static int files_json(char **out, const struct fix_record *fix)
 {
 	json_t *list = json_array();
 	size_t i;
 
-	for (i = 0; list && i < v->nfiles; i++)
-		json_array_append_new(list, json_string(v->files[i]));
+	for (i = 0; list && i < fix->nfiles; i++)
+		json_array_append_new(list, json_string(fix->files[i]));
 	*out = list ? json_dumps(list, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
 	json_decref(list);
 	return *out ? 0 : error_nomem();
 }
 
-static int fix_insert(int64_t *id, struct store *store, int64_t violation_check, int64_t fix_check,
-		      long seconds, const struct violation *v, const char *files)
+static int fix_insert(int64_t *id, struct store *store, const struct fix_record *fix, const char *files)
 {
 	sqlite3_stmt *stmt = NULL;
 	int error, rc = SQLITE_OK;
@@ -307,18 +324,18 @@ static int fix_insert(int64_t *id, struct store *store, int64_t violation_check,
 				   "fix_type = excluded.fix_type, explanation = excluded.explanation, evidence = "
 				   "excluded.evidence, detection_method = excluded.detection_method RETURNING id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":violation_check", violation_check);
-	store_bind_int(&rc, stmt, ":fix_check", fix_check);
-	store_bind_int(&rc, stmt, ":row", v->threadline_row);
-	store_bind_text(&rc, stmt, ":rule", v->rule_id);
-	store_bind_text(&rc, stmt, ":path", v->rule_path);
-	store_bind_text(&rc, stmt, ":version", v->rule_version);
+	store_bind_int(&rc, stmt, ":violation_check", fix->violation_check);
+	store_bind_int(&rc, stmt, ":fix_check", fix->fix_check);
+	store_bind_int(&rc, stmt, ":row", fix->threadline_row);
+	store_bind_text(&rc, stmt, ":rule", fix->rule_id);
+	store_bind_text(&rc, stmt, ":path", fix->rule_path);
+	store_bind_text(&rc, stmt, ":version", fix->rule_version);
 	store_bind_text(&rc, stmt, ":files", files);
-	store_bind_text(&rc, stmt, ":type", v->fix_type);
-	store_bind_text(&rc, stmt, ":explanation", v->explanation ? v->explanation : "");
-	store_bind_text(&rc, stmt, ":evidence", v->evidence);
-	store_bind_int(&rc, stmt, ":seconds", seconds);
-	store_bind_text(&rc, stmt, ":method", v->method);
+	store_bind_text(&rc, stmt, ":type", fix->fix_type);
+	store_bind_text(&rc, stmt, ":explanation", fix->explanation ? fix->explanation : "");
+	store_bind_text(&rc, stmt, ":evidence", fix->evidence);
+	store_bind_int(&rc, stmt, ":seconds", fix->seconds);
+	store_bind_text(&rc, stmt, ":method", fix->method);
 	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(stmt);
@@ -330,17 +347,16 @@ static int fix_insert(int64_t *id, struct store *store, int64_t violation_check,
 	return error;
 }
 
-int store_fix_put(int64_t *id, struct store *store, int64_t violation_check, int64_t fix_check,
-		  long seconds, const struct violation *v)
+int store_fix_put(int64_t *id, struct store *store, const struct fix_record *fix)
 {
 	char *files = NULL;
 	int64_t row = 0;
 	int error;
 
 	*id = 0;
-	if ((error = files_json(&files, v)) < 0 || (error = store_begin(store)) < 0)
+	if ((error = files_json(&files, fix)) < 0 || (error = store_begin(store)) < 0)
 		goto done;
-	error = fix_insert(&row, store, violation_check, fix_check, seconds, v, files);
+	error = fix_insert(&row, store, fix, files);
 	if (!(error = store_end(store, error)))
 		*id = row;
 done:

@@ -7,7 +7,6 @@
 
 #include "array.h"
 #include "buf.h"
-#include "fixdetect.h"
 #include "store.h"
 
 /*
@@ -30,13 +29,21 @@ struct check_pair {
 int store_check_pair(struct check_pair *out, struct store *store, int64_t check_id);
 void check_pair_release(struct check_pair *pair);
 
-/*
- * The rules whose result in a check was 'attention', by rule id: each
- * with its row, file, version, reasoning and files (the result's
- * references, then its findings' files, each once). Whole or nothing;
- * free with fixdetect_violations_free.
- */
-int store_violations_of_check(struct violation **out, size_t *count, struct store *store,
+/* A violation as a check stored it: a rule whose result was 'attention'. */
+struct stored_violation {
+	int64_t threadline_row;         /* its check_threadlines id */
+	char *rule_id;
+	char *rule_path;
+	char *rule_version;
+	char *reasoning;
+	char **files;                   /* the result's references, then its findings' files, each once */
+	size_t nfiles;
+};
+
+void stored_violations_free(struct stored_violation *violations, size_t count);
+
+/* The violations of a check, by rule id; whole or nothing. */
+int store_violations_of_check(struct stored_violation **out, size_t *count, struct store *store,
 			      int64_t check_id);
 
 /* A rule as one check stored it, found by id and file path as the seed matches them. */
@@ -53,13 +60,25 @@ int store_rule_in_check(struct stored_rule *out, struct store *store, int64_t ch
 			const char *rule_id, const char *rule_path);
 void stored_rule_release(struct stored_rule *rule);
 
+/* A fix found: a violation of one check gone in a later one. */
+struct fix_record {
+	int64_t violation_check, fix_check;
+	int64_t threadline_row;         /* the violation's check_threadlines id */
+	const char *rule_id, *rule_path, *rule_version;
+	char *const *files;
+	size_t nfiles;
+	const char *fix_type;           /* CODE_CHANGE, THREADLINE_CHANGED, THREADLINE_DELETED */
+	const char *explanation;
+	const char *evidence;           /* JSON text, or NULL */
+	const char *method;             /* deterministic, llm_analysis */
+	long seconds;                   /* between the two checks */
+};
+
 /*
- * Record a fix of v (a violation of check violation_check) found by check
- * fix_check, seconds after it; a fix an earlier run found for the same
- * violation is replaced. *id is its row.
+ * Record a fix; one an earlier run found for the same violation (same fix
+ * check and rule row) is replaced. *id is its row.
  */
-int store_fix_put(int64_t *id, struct store *store, int64_t violation_check, int64_t fix_check,
-		  long seconds, const struct violation *v);
+int store_fix_put(int64_t *id, struct store *store, const struct fix_record *fix);
 
 /* A violation found not fixed by fix_check loses the fix an earlier run may have stored. */
 int store_fix_drop(struct store *store, int64_t fix_check, int64_t threadline_row);
