@@ -9,6 +9,7 @@
 #include "status.h"
 #include "store.h"
 #include "store_sql.h"
+#include "store_feedback.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -637,6 +638,49 @@ static void test_examples_recent_and_limits(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* The store's search fills several lists at once, each with its kind, its limit, what is in force. */
+static void test_store_similar_lists(void **state)
+{
+	struct feedback_examples lists[] = {
+		{ .kind = FEEDBACK_FALSE_POSITIVE, .max = 1 },
+		{ .kind = FEEDBACK_ACCEPT, .max = 5 },
+		{ .kind = FEEDBACK_REJECT, .max = 0 },
+	};
+
+	(void)state;
+	mark(seed(&sql_fp), FEEDBACK_FALSE_POSITIVE, NULL);
+	mark(seed(&eval_fp), FEEDBACK_FALSE_POSITIVE, NULL);
+	mark(seed(&html_fp), FEEDBACK_ACCEPT, "right");
+	/* The later word on eval's fingerprint lifts its false positive. */
+	mark(seed(&eval_fp), FEEDBACK_ACCEPT, NULL);
+
+	assert_int_equal(store_feedback_similar(lists, 3, store, "injection",
+						"\"cursor\" OR \"innerHTML\" OR \"eval\""), 0);
+	assert_int_equal(lists[0].count, 1);
+	assert_int_equal(lists[0].items[0].kind, FEEDBACK_FALSE_POSITIVE);
+	assert_string_equal(lists[0].items[0].file, "app/db/query.py");
+	assert_true(lists[0].items[0].score < 0);
+	assert_int_equal(lists[1].count, 2);
+	assert_int_equal(lists[1].items[0].kind, FEEDBACK_ACCEPT);
+	assert_int_equal(lists[1].items[1].kind, FEEDBACK_ACCEPT);
+	assert_int_equal(lists[2].count, 0);
+	feedback_examples_release(&lists[0]);
+	feedback_examples_release(&lists[1]);
+	assert_null(lists[0].items);
+	assert_int_equal(lists[0].count, 0);
+
+	/* A query FTS5 cannot read: each list falls back to the most recent of its kind. */
+	assert_int_equal(store_feedback_similar(lists, 2, store, "injection", "AND OR ("), 0);
+	assert_int_equal(lists[0].count, 1);
+	assert_string_equal(lists[0].items[0].file, "app/db/query.py");
+	assert_int_equal(lists[1].count, 2);
+	assert_string_equal(lists[1].items[0].file, "tools/deploy.sh");
+	assert_string_equal(lists[1].items[1].file, "web/views/render.ts");
+	assert_string_equal(lists[1].items[1].note, "right");
+	feedback_examples_release(&lists[0]);
+	feedback_examples_release(&lists[1]);
+}
+
 static const char py_diff[] =
 	"diff --git a/app.py b/app.py\n"
 	"index 1111111..2222222 100644\n"
@@ -742,6 +786,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_examples_rank, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_examples_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_examples_recent_and_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_similar_lists, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_examples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_examples_caps, setup, teardown),
 	};

@@ -1548,6 +1548,7 @@ static void test_diff_bytes_survive(void **state)
 	char *path = path_in("revline.db");
 	struct store *store = open_ok(path);
 	struct check_record r = record_new("main", 0);
+	struct buf read = BUF_INIT;
 	int64_t check = 0, empty = 0;
 	sqlite3_stmt *stmt;
 	sqlite3 *db;
@@ -1559,6 +1560,16 @@ static void test_diff_bytes_survive(void **state)
 	r.diff = NULL;
 	r.diff_len = 0;
 	assert_int_equal(store_check_begin(store, &empty, &r), 0);
+	/* Read back as they were, through the typed function too; no check, no diff. */
+	assert_int_equal(store_check_diff(&read, store, check), 0);
+	assert_int_equal(read.len, sizeof(bytes) - 1);
+	assert_memory_equal(read.ptr, bytes, sizeof(bytes) - 1);
+	assert_int_equal(store_check_diff(&read, store, empty), 0);
+	assert_int_equal(read.len, 0);
+	assert_string_equal(read.ptr, "");
+	assert_int_equal(store_check_diff(&read, store, check + 100), 0);
+	assert_int_equal(read.len, 0);
+	buf_release(&read);
 	store_close(store);
 
 	db = plain_open(path);

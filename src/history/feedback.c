@@ -5,30 +5,16 @@
  * of embeddings, so that it works offline and with no model.
  */
 #include "feedback.h"
-#include "store_sql.h"
+#include "store_feedback.h"
+#include "array.h"
 #include "check.h"
-#include "clock.h"
 #include "deps.h"
-#include "finding.h"
 #include "prompt.h"
 #include "status.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* The kinds that speak of a finding: the latest of them on a fingerprint is in force. */
-#define FINDING_KINDS "('false_positive', 'accept', 'reject')"
-
-/*
- * A feedback row (fb) is in force when no later word on a finding has its
- * fingerprint. Later is by id, not by the clock: a new row's id is above
- * every stored one, and two marks within a millisecond keep their order.
- */
-#define IN_FORCE \
-	"NOT EXISTS (SELECT 1 FROM feedback later WHERE later.fingerprint = fb.fingerprint " \
-	"AND later.id > fb.id AND later.kind IN " FINDING_KINDS ")"
 
 /*
  * The query's limits: terms enough to rank by, few enough that BM25 over
@@ -44,132 +30,9 @@
 #define FP_EXAMPLES 3
 #define ACCEPT_EXAMPLES 2
 
-static const char *const kind_names[] = {
-#define FEEDBACK_NAME(id, name) name,
-	FEEDBACK_LIST(FEEDBACK_NAME)
-#undef FEEDBACK_NAME
-};
-
-const char *feedback_kind_name(enum feedback_kind kind)
-{
-	if ((size_t)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
-		return "unknown";
-	return kind_names[kind];
-}
-
 static bool kind_on_finding(enum feedback_kind kind)
 {
 	return kind == FEEDBACK_FALSE_POSITIVE || kind == FEEDBACK_ACCEPT || kind == FEEDBACK_REJECT;
-}
-
-
-
-/* A column as a new string; NULL stays NULL. */
-static int column_dup(char **out, sqlite3_stmt *stmt, int col)
-{
-	const unsigned char *text = sqlite3_column_text(stmt, col);
-
-	*out = NULL;
-	if (!text)
-		return sqlite3_column_type(stmt, col) == SQLITE_NULL ? 0 : error_nomem();
-	return (*out = strdup((const char *)text)) ? 0 : error_nomem();
-}
-
-/* What a feedback is about, copied into its row so that it outlives the check. */
-struct subject {
-	int64_t repo_id;
-	char *rule_id, *fingerprint, *file, *title, *issue, *code;
-};
-
-static void subject_release(struct subject *s)
-{
-	free(s->rule_id);
-	free(s->fingerprint);
-	free(s->file);
-	free(s->title);
-	free(s->issue);
-	free(s->code);
-}
-
-static int subject_read(struct subject *s, struct store *store, int64_t finding_id)
-{
-	char **fields[] = { &s->rule_id, &s->fingerprint, &s->file, &s->title, &s->issue, &s->code };
-	sqlite3_stmt *stmt = NULL;
-	size_t i;
-	int error, rc = SQLITE_OK;
-
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT c.repo_id, f.rule_id, f.fingerprint, f.file, f.title, f.issue, "
-				   "json_extract(f.evidence, '$.code_examined') FROM findings f "
-				   "JOIN checks c ON c.id = f.check_id WHERE f.id = :id")) < 0)
-		return error;
-	store_bind_int(&rc, stmt, ":id", finding_id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE) {
-		error = error_set(RL_ENOTFOUND, "no finding %lld in %s (finding ids are in the output "
-				  "of 'revline check' and 'revline history')", (long long)finding_id,
-				  store_path(store));
-		goto done;
-	}
-	if (rc != SQLITE_ROW) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	s->repo_id = sqlite3_column_int64(stmt, 0);
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && !error; i++)
-		error = column_dup(fields[i], stmt, (int)i + 1);
-done:
-	sqlite3_finalize(stmt);
-	return error;
-}
-
-/* A finding stored without a fingerprint gets the one a check would give it, to match later ones. */
-static int subject_fingerprint(struct subject *s)
-{
-	struct finding f = { 0 };
-
-	if (s->fingerprint)
-		return 0;
-	f.rule_id = s->rule_id;
-	f.file = s->file;
-	f.title = s->title;
-	f.evidence.code_examined = s->code;
-	finding_fingerprint(&f);
-	return (s->fingerprint = strdup(f.fingerprint)) ? 0 : error_nomem();
-}
-
-static int subject_insert(int64_t *id, struct store *store, const struct subject *s,
-			  int64_t finding_id, enum feedback_kind kind, const char *note)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
-
-	if ((error = store_prepare(store, &stmt,
-				   "INSERT INTO feedback (finding_id, repo_id, kind, note, rule_id, "
-				   "fingerprint, file, title, issue, code, created_at) VALUES (:finding, "
-				   ":repo, :kind, :note, :rule, :fingerprint, :file, :title, :issue, :code, "
-				   ":now)")) < 0)
-		return error;
-	store_bind_int(&rc, stmt, ":finding", finding_id);
-	store_bind_int(&rc, stmt, ":repo", s->repo_id);
-	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	store_bind_text(&rc, stmt, ":note", note);
-	store_bind_text(&rc, stmt, ":rule", s->rule_id);
-	store_bind_text(&rc, stmt, ":fingerprint", s->fingerprint);
-	store_bind_text(&rc, stmt, ":file", s->file);
-	store_bind_text(&rc, stmt, ":title", s->title);
-	store_bind_text(&rc, stmt, ":issue", s->issue);
-	store_bind_text(&rc, stmt, ":code", s->code);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE)
-		*id = sqlite3_last_insert_rowid(store_db(store));
-	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
-	return error;
 }
 
 /* An empty note is no note. */
@@ -181,149 +44,32 @@ static const char *note_or_null(const char *note)
 int feedback_on_finding(int64_t *id, struct store *store, int64_t finding_id,
 			enum feedback_kind kind, const char *note)
 {
-	struct subject s = { 0 };
-	int64_t row = 0;
-	int error;
-
 	*id = 0;
 	if (!kind_on_finding(kind))
 		return error_set(RL_EUSAGE, "feedback on a finding is false_positive, accept or reject, "
 				 "not %s", feedback_kind_name(kind));
-	if ((error = store_begin(store)) < 0)
-		return error;
-	if (!(error = subject_read(&s, store, finding_id)) && !(error = subject_fingerprint(&s)))
-		error = subject_insert(&row, store, &s, finding_id, kind, note_or_null(note));
-	if (!(error = store_end(store, error)))
-		*id = row;
-	subject_release(&s);
-	return error;
-}
-
-/* The fix's rule and its first file; one statement, so an unknown id changes nothing. */
-static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum feedback_kind kind,
-		      const char *note)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
-
-	if ((error = store_prepare(store, &stmt,
-				   "INSERT INTO feedback (fix_id, repo_id, kind, note, rule_id, file, "
-				   "created_at) SELECT v.id, c.repo_id, :kind, :note, v.threadline_id, "
-				   "json_extract(v.file_references, '$[0]'), :now FROM violation_fixes v "
-				   "JOIN checks c ON c.id = v.fix_check_id WHERE v.id = :id")) < 0)
-		return error;
-	store_bind_int(&rc, stmt, ":id", fix_id);
-	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	store_bind_text(&rc, stmt, ":note", note);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	else if (!sqlite3_changes(store_db(store)))
-		error = error_set(RL_ENOTFOUND, "no fix %lld in %s (fix ids are in the output of "
-				  "'revline fixes')", (long long)fix_id, store_path(store));
-	else
-		*id = sqlite3_last_insert_rowid(store_db(store));
-	sqlite3_finalize(stmt);
-	return error;
+	return store_feedback_on_finding(id, store, finding_id, kind, note_or_null(note));
 }
 
 int feedback_on_fix(int64_t *id, struct store *store, int64_t fix_id, bool correct,
 		    const char *note)
 {
 	enum feedback_kind kind = correct ? FEEDBACK_FIX_CORRECT : FEEDBACK_FIX_INCORRECT;
-	int64_t row = 0;
-	int error;
 
-	*id = 0;
-	if ((error = store_begin(store)) < 0)
-		return error;
-	error = fix_insert(&row, store, fix_id, kind, note_or_null(note));
-	if (!(error = store_end(store, error)))
-		*id = row;
-	return error;
-}
-
-static int describe_read(struct buf *out, struct store *store, int64_t id)
-{
-	sqlite3_stmt *stmt = NULL;
-	const unsigned char *rule, *file;
-	int error, rc = SQLITE_OK;
-	int64_t line;
-
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT fb.rule_id, fb.file, f.line FROM feedback fb "
-				   "LEFT JOIN findings f ON f.id = fb.finding_id WHERE fb.id = :id")) < 0)
-		return error;
-	store_bind_int(&rc, stmt, ":id", id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE) {
-		error = error_set(RL_ENOTFOUND, "no feedback %lld in %s", (long long)id, store_path(store));
-		goto done;
-	}
-	if (rc != SQLITE_ROW) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	rule = sqlite3_column_text(stmt, 0);
-	file = sqlite3_column_text(stmt, 1);
-	line = sqlite3_column_int64(stmt, 2);
-	if (rule)
-		error = buf_printf(out, "%s%s", rule, file ? ", " : "");
-	if (!error && file)
-		error = buf_puts(out, (const char *)file);
-	if (!error && file && line > 0)
-		error = buf_printf(out, ":%lld", (long long)line);
-done:
-	sqlite3_finalize(stmt);
-	return error;
+	return store_feedback_on_fix(id, store, fix_id, kind, note_or_null(note));
 }
 
 int feedback_describe(struct buf *out, struct store *store, int64_t id)
 {
-	int error;
-
-	buf_clear(out);
-	if ((error = buf_put(out, "", 0)) < 0 || (error = store_begin(store)) < 0)
-		return error;
-	return store_end(store, describe_read(out, store, id));
-}
-
-static int latest_read(bool *out, struct store *store, const char *fingerprint)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
-
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT kind = 'false_positive' FROM feedback WHERE fingerprint = :fp "
-				   "AND kind IN " FINDING_KINDS " ORDER BY id DESC LIMIT 1")) < 0)
-		return error;
-	store_bind_text(&rc, stmt, ":fp", fingerprint);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int(stmt, 0) != 0;
-	else if (rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
-	return error;
+	return store_feedback_describe(out, store, id);
 }
 
 int feedback_suppressed(bool *out, struct store *store, const char *fingerprint)
 {
-	bool suppressed = false;
-	int error;
-
 	*out = false;
 	if (!fingerprint || !*fingerprint)
 		return 0;
-	if ((error = store_begin(store)) < 0)
-		return error;
-	if (!(error = store_end(store, latest_read(&suppressed, store, fingerprint))))
-		*out = suppressed;
-	return error;
+	return store_feedback_latest_false_positive(out, store, fingerprint);
 }
 
 /* Languages by extension: signal 2 of the query, and the fence of an example's code. */
@@ -560,16 +306,10 @@ struct words {
 
 static int words_add(struct words *w, const char *s, size_t len)
 {
-	struct word *grown;
+	int error;
 
-	if (w->count == w->alloc) {
-		size_t alloc = w->alloc ? w->alloc * 2 : 256;
-
-		if (!(grown = realloc(w->items, alloc * sizeof(*grown))))
-			return error_nomem();
-		w->items = grown;
-		w->alloc = alloc;
-	}
+	if ((error = ARRAY_GROW(w->items, w->alloc, w->count + 1)) < 0)
+		return error;
 	w->items[w->count] = (struct word){ s, (uint32_t)len, (uint32_t)w->count, 1 };
 	w->count++;
 	return 0;
@@ -757,128 +497,18 @@ int feedback_query(struct buf *out, struct diff *diff, const struct rule *rule)
 	return error;
 }
 
-/* The examples as they are read, grown a row at a time. */
-struct examples {
-	struct feedback_example *items;
-	size_t count;
-};
-
-static void examples_release(struct examples *ex)
-{
-	feedback_examples_free(ex->items, ex->count);
-	ex->items = NULL;
-	ex->count = 0;
-}
-
-void feedback_examples_free(struct feedback_example *examples, size_t count)
-{
-	size_t i;
-
-	for (i = 0; examples && i < count; i++) {
-		free(examples[i].file);
-		free(examples[i].title);
-		free(examples[i].issue);
-		free(examples[i].code);
-		free(examples[i].note);
-	}
-	free(examples);
-}
-
-static int example_read(struct examples *ex, sqlite3_stmt *stmt, enum feedback_kind kind)
-{
-	struct feedback_example *grown = realloc(ex->items, (ex->count + 1) * sizeof(*grown)), *e;
-	int error;
-
-	if (!grown)
-		return error_nomem();
-	ex->items = grown;
-	e = &ex->items[ex->count++];
-	*e = (struct feedback_example){ .kind = kind, .score = sqlite3_column_double(stmt, 5) };
-	if ((error = column_dup(&e->file, stmt, 0)) < 0 || (error = column_dup(&e->title, stmt, 1)) < 0 ||
-	    (error = column_dup(&e->issue, stmt, 2)) < 0 || (error = column_dup(&e->code, stmt, 3)) < 0)
-		return error;
-	return column_dup(&e->note, stmt, 4);
-}
-
-/* The rule's feedback of one kind still in force, most like the query first. */
-static const char match_sql[] =
-	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, bm25(feedback_fts) AS score "
-	"FROM feedback_fts JOIN feedback fb ON fb.id = feedback_fts.rowid "
-	"WHERE feedback_fts MATCH :query AND fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE
-	" ORDER BY score, fb.id DESC LIMIT :max";
-
-/* The same, most recent first: for no query, or one FTS5 rejects. */
-static const char recent_sql[] =
-	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, 0.0 FROM feedback fb "
-	"WHERE fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE
-	" ORDER BY fb.id DESC LIMIT :max";
-
-/*
- * Run one of the two; *rejected when the MATCH query failed as SQL
- * (FTS5's syntax errors are SQLITE_ERROR, found when it runs).
- */
-static int examples_select(struct examples *ex, bool *rejected, struct store *store, const char *sql,
-			   const char *rule_id, enum feedback_kind kind, const char *query, size_t max)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
-
-	*rejected = false;
-	if ((error = store_prepare(store, &stmt, sql)) < 0)
-		return error;
-	if (query)
-		store_bind_text(&rc, stmt, ":query", query);
-	store_bind_text(&rc, stmt, ":rule", rule_id);
-	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	store_bind_int(&rc, stmt, ":max", (int64_t)(max < INT32_MAX ? max : INT32_MAX));
-	if (rc == SQLITE_OK)
-		while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-			error = example_read(ex, stmt, kind);
-	if (!error && rc != SQLITE_DONE) {
-		if (query && rc == SQLITE_ERROR)
-			*rejected = true;
-		else
-			error = store_fail(store, rc);
-	}
-	sqlite3_finalize(stmt);
-	return error;
-}
-
-/* Inside the store's transaction. */
-static int examples_find(struct examples *ex, struct store *store, const char *rule_id,
-			 enum feedback_kind kind, const char *query, size_t max)
-{
-	bool rejected = false;
-	int error;
-
-	if (!max || !rule_id)
-		return 0;
-	if (query && *query) {
-		error = examples_select(ex, &rejected, store, match_sql, rule_id, kind, query, max);
-		if (error || !rejected)
-			return error;
-		/* A query FTS5 cannot read must not cost the prompt its examples. */
-		examples_release(ex);
-	}
-	return examples_select(ex, &rejected, store, recent_sql, rule_id, kind, NULL, max);
-}
-
 int feedback_examples(struct feedback_example **out, size_t *count, struct store *store,
 		      const char *rule_id, enum feedback_kind kind, const char *query, size_t max)
 {
-	struct examples ex = { 0 };
+	struct feedback_examples list = { .kind = kind, .max = max };
 	int error;
 
 	*out = NULL;
 	*count = 0;
-	if ((error = store_begin(store)) < 0)
+	if ((error = store_feedback_similar(&list, 1, store, rule_id, query)) < 0)
 		return error;
-	if ((error = store_end(store, examples_find(&ex, store, rule_id, kind, query, max))) < 0) {
-		examples_release(&ex);
-		return error;
-	}
-	*out = ex.items;
-	*count = ex.count;
+	*out = list.items;
+	*count = list.count;
 	return 0;
 }
 
@@ -900,7 +530,7 @@ static int example_put(struct buf *out, const struct feedback_example *e)
 	return error;
 }
 
-static int section_put(struct buf *out, const char *heading, const struct examples *ex)
+static int section_put(struct buf *out, const char *heading, const struct feedback_examples *ex)
 {
 	size_t i;
 	int error;
@@ -917,27 +547,27 @@ static int section_put(struct buf *out, const char *heading, const struct exampl
 int feedback_prompt_examples(struct buf *out, struct store *store, struct diff *diff,
 			     const struct rule *rule)
 {
-	struct examples fp = { 0 }, ok = { 0 };
+	struct feedback_examples lists[] = {
+		{ .kind = FEEDBACK_FALSE_POSITIVE, .max = FP_EXAMPLES },
+		{ .kind = FEEDBACK_ACCEPT, .max = ACCEPT_EXAMPLES },
+	};
 	struct buf query = BUF_INIT;
 	int error;
 
 	buf_clear(out);
 	if ((error = buf_put(out, "", 0)) < 0 || !rule || !rule->id)
 		return error;
-	if ((error = feedback_query(&query, diff, rule)) < 0 || (error = store_begin(store)) < 0)
-		goto done;
-	if (!(error = examples_find(&fp, store, rule->id, FEEDBACK_FALSE_POSITIVE, query.ptr,
-				    FP_EXAMPLES)))
-		error = examples_find(&ok, store, rule->id, FEEDBACK_ACCEPT, query.ptr, ACCEPT_EXAMPLES);
-	if ((error = store_end(store, error)) < 0)
+	/* Both kinds in one transaction, so that they agree with each other. */
+	if ((error = feedback_query(&query, diff, rule)) < 0 ||
+	    (error = store_feedback_similar(lists, 2, store, rule->id, query.ptr)) < 0)
 		goto done;
 	if (!(error = section_put(out, "Findings of this rule that reviewers marked as false "
-				  "positives; do not report findings like these:\n", &fp)))
+				  "positives; do not report findings like these:\n", &lists[0])))
 		error = section_put(out, "Findings of this rule that reviewers confirmed; keep "
-				    "reporting problems like these:\n", &ok);
+				    "reporting problems like these:\n", &lists[1]);
 done:
-	examples_release(&fp);
-	examples_release(&ok);
+	feedback_examples_release(&lists[0]);
+	feedback_examples_release(&lists[1]);
 	buf_release(&query);
 	if (error)
 		buf_clear(out);

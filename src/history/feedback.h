@@ -9,6 +9,7 @@
 #include "diff.h"
 #include "rules.h"
 #include "store.h"
+#include "store_feedback.h"
 
 /*
  * Feedback: what the user said of findings (a false positive, accepted,
@@ -16,25 +17,12 @@
  * positive is suppressed when it comes back (same fingerprint: rule id,
  * path, normalised code), and a rule's prompt carries the past false
  * positives most like the change as examples not to report, and accepted
- * findings as examples to keep. X(ID, name as stored).
+ * findings as examples to keep. The kinds and struct feedback_example
+ * are store_feedback.h's.
  *
  * Each call that reads or writes the store is its own transaction
  * (store_begin): not to be called inside one.
  */
-#define FEEDBACK_LIST(X) \
-	X(FEEDBACK_FALSE_POSITIVE, "false_positive") \
-	X(FEEDBACK_ACCEPT,         "accept") \
-	X(FEEDBACK_REJECT,         "reject") \
-	X(FEEDBACK_FIX_CORRECT,    "fix_correct") \
-	X(FEEDBACK_FIX_INCORRECT,  "fix_incorrect")
-
-enum feedback_kind {
-#define FEEDBACK_ENUM(id, name) id,
-	FEEDBACK_LIST(FEEDBACK_ENUM)
-#undef FEEDBACK_ENUM
-};
-
-const char *feedback_kind_name(enum feedback_kind kind);
 
 /*
  * Feedback on a stored finding (by its id): a copy of what it is about
@@ -68,18 +56,6 @@ int feedback_suppressed(bool *out, struct store *store, const char *fingerprint)
  * query text (terms quoted and OR-ed), empty when there is nothing to ask.
  */
 int feedback_query(struct buf *out, struct diff *diff, const struct rule *rule);
-
-struct feedback_example {
-	enum feedback_kind kind;
-	char *file;
-	char *title;
-	char *issue;
-	char *code;
-	char *note;
-	double score;           /* BM25, lower is better */
-};
-
-void feedback_examples_free(struct feedback_example *examples, size_t count);
 
 /*
  * Up to max feedback of one kind on a rule's findings, most like the query

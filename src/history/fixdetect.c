@@ -2,19 +2,18 @@
 #include "queue.h"
 #include "clock.h"
 #include "fixdetect.h"
-#include "store_sql.h"
+#include "store_violations.h"
+#include "array.h"
 #include "diff.h"
 #include "prompt.h"
 #include "status.h"
 
 #include <git2.h>
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* Each filtered diff in a prompt is cut here; the cut is said. */
 #define DIFF_MAX (48 * 1024)
@@ -29,16 +28,6 @@ const char *outcome_name(enum outcome outcome)
 {
 	return outcome_names[outcome];
 }
-
-/* A rule as one check stored it. */
-struct stored_rule {
-	bool present;
-	int64_t row;
-	char *content;
-	json_t *patterns;       /* array of strings */
-	char *status;           /* its result, or NULL */
-	json_t *fingerprints;   /* of its findings */
-};
 
 struct fixdetect {
 	struct store *store;
@@ -58,15 +47,6 @@ struct fixdetect {
 	bool done;
 };
 
-static void stored_rule_release(struct stored_rule *r)
-{
-	free(r->content);
-	free(r->status);
-	json_decref(r->patterns);
-	json_decref(r->fingerprints);
-	memset(r, 0, sizeof(*r));
-}
-
 static void violation_release(struct violation *v)
 {
 	size_t i;
@@ -84,6 +64,15 @@ static void violation_release(struct violation *v)
 	free(v->error);
 	free(v->system);
 	free(v->user);
+}
+
+static void violations_free(struct violation *violations, size_t count)
+{
+	size_t i;
+
+	for (i = 0; violations && i < count; i++)
+		violation_release(&violations[i]);
+	free(violations);
 }
 
 int fixdetect_new(struct fixdetect **out, struct store *store, int64_t check_id,
@@ -107,15 +96,11 @@ int fixdetect_new(struct fixdetect **out, struct store *store, int64_t check_id,
 
 void fixdetect_free(struct fixdetect *fd)
 {
-	size_t i;
-
 	if (!fd)
 		return;
 	poll_group_leave(&fd->member);
 	asker_free(fd->asker);
-	for (i = 0; i < fd->count; i++)
-		violation_release(&fd->violations[i]);
-	free(fd->violations);
+	violations_free(fd->violations, fd->count);
 	diff_free(fd->diff);
 	diff_free(fd->previous_diff);
 	json_decref(fd->error_log);
@@ -123,13 +108,6 @@ void fixdetect_free(struct fixdetect *fd)
 	free(fd->workdir);
 	queue_release(&fd->events);
 	free(fd);
-}
-
-static char *column_text(sqlite3_stmt *stmt, int col)
-{
-	const unsigned char *text = sqlite3_column_text(stmt, col);
-
-	return text ? strdup((const char *)text) : NULL;
 }
 
 static int event_push(struct fixdetect *fd, enum fixdetect_event_kind kind, size_t index)
@@ -150,196 +128,58 @@ bool fixdetect_next_event(struct fixdetect *fd, struct fixdetect_event *out)
 /* The check, its repository's path, and the previous consecutive check. */
 static int load_checks(struct fixdetect *fd)
 {
-	sqlite3_stmt *stmt = NULL;
-	int64_t repo = 0;
-	char *branch = NULL;
-	int error, rc;
+	struct check_pair pair;
+	int error;
 
-	if ((error = store_prepare(fd->store, &stmt,
-				   "SELECT c.repo_id, c.branch, c.environment, c.created_at, r.path "
-				   "FROM checks c JOIN repos r ON r.id = c.repo_id WHERE c.id = ?1")) < 0)
+	if ((error = store_check_pair(&pair, fd->store, fd->check_id)) < 0)
 		return error;
-	sqlite3_bind_int64(stmt, 1, fd->check_id);
-	if ((rc = sqlite3_step(stmt)) != SQLITE_ROW) {
-		error = rc == SQLITE_DONE ? error_set(RL_ENOTFOUND, "no check %lld in %s (see 'revline history')",
-						      (long long)fd->check_id, store_path(fd->store)) :
-			store_fail(fd->store, rc);
-		goto done;
-	}
-	repo = sqlite3_column_int64(stmt, 0);
-	branch = column_text(stmt, 1);
-	fd->environment = column_text(stmt, 2);
-	fd->created_ms = sqlite3_column_int64(stmt, 3);
-	fd->workdir = column_text(stmt, 4);
-	sqlite3_finalize(stmt);
-	if ((error = store_prepare(fd->store, &stmt,
-				   "SELECT id, created_at FROM checks WHERE repo_id = ?1 AND branch = ?2 "
-				   "AND environment = ?3 AND (created_at < ?4 OR (created_at = ?4 AND id < ?5)) "
-				   "ORDER BY created_at DESC, id DESC LIMIT 1")) < 0)
-		goto out;
-	sqlite3_bind_int64(stmt, 1, repo);
-	sqlite3_bind_text(stmt, 2, branch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, fd->environment, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 4, fd->created_ms);
-	sqlite3_bind_int64(stmt, 5, fd->check_id);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		fd->previous_id = sqlite3_column_int64(stmt, 0);
-		fd->previous_ms = sqlite3_column_int64(stmt, 1);
-	} else if (rc != SQLITE_DONE) {
-		error = store_fail(fd->store, rc);
-	}
-done:
-	sqlite3_finalize(stmt);
-out:
-	free(branch);
-	return error;
+	fd->environment = pair.environment;
+	fd->workdir = pair.workdir;
+	fd->created_ms = pair.created_ms;
+	fd->previous_id = pair.previous_id;
+	fd->previous_ms = pair.previous_ms;
+	return 0;
 }
 
 static int load_diff(struct fixdetect *fd, int64_t check, struct diff **out)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	if ((error = store_prepare(fd->store, &stmt, "SELECT diff FROM check_diffs WHERE check_id = ?1")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, check);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		error = diff_from_text(out, sqlite3_column_blob(stmt, 0) ? sqlite3_column_blob(stmt, 0) : "",
-				       (size_t)sqlite3_column_bytes(stmt, 0));
-	else if (rc == SQLITE_DONE)
-		error = diff_from_text(out, "", 0);
-	else
-		error = store_fail(fd->store, rc);
-	sqlite3_finalize(stmt);
-	return error;
-}
-
-static int strings_add(char ***items, size_t *count, const char *s)
-{
-	char **grown;
-	size_t i;
-
-	for (i = 0; i < *count; i++)
-		if (!strcmp((*items)[i], s))
-			return 0;
-	if (!(grown = realloc(*items, (*count + 1) * sizeof(char *))))
-		return error_nomem();
-	*items = grown;
-	if (!(grown[*count] = strdup(s)))
-		return error_nomem();
-	(*count)++;
-	return 0;
-}
-
-/* The violation's files: its result's references and its findings' files. */
-static int violation_files(struct fixdetect *fd, struct violation *v, const char *refs)
-{
-	json_t *list = refs ? json_loads(refs, 0, NULL) : NULL;
-	sqlite3_stmt *stmt = NULL;
-	size_t i;
-	int error = 0;
-
-	for (i = 0; json_is_array(list) && i < json_array_size(list) && !error; i++)
-		if (json_is_string(json_array_get(list, i)))
-			error = strings_add(&v->files, &v->nfiles, json_string_value(json_array_get(list, i)));
-	json_decref(list);
-	if (error || (error = store_prepare(fd->store, &stmt,
-					    "SELECT DISTINCT file FROM findings WHERE check_threadline_id = ?1 "
-					    "AND file IS NOT NULL ORDER BY file")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, v->threadline_row);
-	while (!error && sqlite3_step(stmt) == SQLITE_ROW)
-		error = strings_add(&v->files, &v->nfiles, (const char *)sqlite3_column_text(stmt, 0));
-	sqlite3_finalize(stmt);
-	return error;
-}
-
-static int load_violations(struct fixdetect *fd)
-{
-	sqlite3_stmt *stmt = NULL;
+	struct buf text = BUF_INIT;
 	int error;
 
-	if ((error = store_prepare(fd->store, &stmt,
-				   "SELECT t.id, t.threadline_id, t.threadline_file_path, t.threadline_version, "
-				   "r.file_references, r.reasoning FROM check_threadlines t JOIN check_results r "
-				   "ON r.check_threadline_id = t.id WHERE t.check_id = ?1 AND r.status = 'attention' "
-				   "ORDER BY t.threadline_id")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, fd->previous_id);
-	while (!error && sqlite3_step(stmt) == SQLITE_ROW) {
-		struct violation *grown = realloc(fd->violations, (fd->count + 1) * sizeof(*grown)), *v;
-		char *refs;
-
-		if (!grown) {
-			error = error_nomem();
-			break;
-		}
-		fd->violations = grown;
-		v = &grown[fd->count++];
-		memset(v, 0, sizeof(*v));
-		v->threadline_row = sqlite3_column_int64(stmt, 0);
-		v->rule_id = column_text(stmt, 1);
-		v->rule_path = column_text(stmt, 2);
-		v->rule_version = column_text(stmt, 3);
-		v->reasoning = column_text(stmt, 5);
-		refs = column_text(stmt, 4);
-		error = !v->rule_id || !v->rule_path ? error_nomem() : violation_files(fd, v, refs);
-		free(refs);
-	}
-	sqlite3_finalize(stmt);
-	fd->unsettled = fd->count;
+	if (!(error = store_check_diff(&text, fd->store, check)))
+		error = diff_from_text(out, text.ptr ? text.ptr : "", text.len);
+	buf_release(&text);
 	return error;
 }
 
-static json_t *fingerprints_of(struct fixdetect *fd, int64_t row)
+/* The previous check's violations, each taking what the store read. */
+static int load_violations(struct fixdetect *fd)
 {
-	json_t *list = json_array();
-	sqlite3_stmt *stmt = NULL;
+	struct stored_violation *stored = NULL;
+	size_t i, n = 0;
+	int error;
 
-	if (store_prepare(fd->store, &stmt, "SELECT DISTINCT fingerprint FROM findings WHERE "
-			  "check_threadline_id = ?1 AND fingerprint IS NOT NULL") < 0)
-		return list;
-	sqlite3_bind_int64(stmt, 1, row);
-	while (sqlite3_step(stmt) == SQLITE_ROW)
-		json_array_append_new(list, json_string((const char *)sqlite3_column_text(stmt, 0)));
-	sqlite3_finalize(stmt);
-	return list;
-}
-
-/* How a check stored a rule: by id and file path, as the seed matches them. */
-static int load_rule(struct fixdetect *fd, struct stored_rule *out, int64_t check, const struct violation *v)
-{
-	sqlite3_stmt *stmt = NULL;
-	char *patterns;
-	int error, rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((error = store_prepare(fd->store, &stmt,
-				   "SELECT t.id, t.threadline_content, t.threadline_patterns, r.status "
-				   "FROM check_threadlines t LEFT JOIN check_results r ON r.check_threadline_id = t.id "
-				   "WHERE t.check_id = ?1 AND t.threadline_id = ?2 AND t.threadline_file_path = ?3")) < 0)
+	if ((error = store_violations_of_check(&stored, &n, fd->store, fd->previous_id)) < 0)
 		return error;
-	sqlite3_bind_int64(stmt, 1, check);
-	sqlite3_bind_text(stmt, 2, v->rule_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, v->rule_path, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		out->present = true;
-		out->row = sqlite3_column_int64(stmt, 0);
-		out->content = column_text(stmt, 1);
-		patterns = column_text(stmt, 2);
-		out->patterns = patterns ? json_loads(patterns, 0, NULL) : NULL;
-		free(patterns);
-		out->status = column_text(stmt, 3);
-	} else if (rc != SQLITE_DONE) {
-		error = store_fail(fd->store, rc);
+	if (n && !(fd->violations = calloc(n, sizeof(*fd->violations)))) {
+		stored_violations_free(stored, n);
+		return error_nomem();
 	}
-	sqlite3_finalize(stmt);
-	if (!error && out->present)
-		out->fingerprints = fingerprints_of(fd, out->row);
-	if (!error && !out->patterns)
-		out->patterns = json_array();
-	return error;
+	for (i = 0; i < n; i++) {
+		struct violation *v = &fd->violations[i];
+
+		v->threadline_row = stored[i].threadline_row;
+		v->rule_id = stored[i].rule_id;
+		v->rule_path = stored[i].rule_path;
+		v->rule_version = stored[i].rule_version;
+		v->reasoning = stored[i].reasoning;
+		v->files = stored[i].files;
+		v->nfiles = stored[i].nfiles;
+	}
+	/* The strings are the violations' now; only the array goes. */
+	free(stored);
+	fd->count = fd->unsettled = n;
+	return 0;
 }
 
 /* Whether the rule's file is gone from where the check read it. */
@@ -358,96 +198,37 @@ static bool rule_file_gone(const struct fixdetect *fd, const char *path)
 	return gone;
 }
 
-static bool all_present(json_t *previous, json_t *current)
+/* Whether every fingerprint of the previous findings is among the current ones. */
+static bool all_present(const struct strings *previous, const struct strings *current)
 {
-	size_t i, k;
-
-	if (!json_array_size(previous))
-		return false;
-	for (i = 0; i < json_array_size(previous); i++) {
-		const char *fp = json_string_value(json_array_get(previous, i));
-
-		for (k = 0; k < json_array_size(current); k++)
-			if (!strcmp(fp, json_string_value(json_array_get(current, k))))
-				break;
-		if (k == json_array_size(current))
-			return false;
-	}
-	return true;
-}
-
-static json_t *files_json(const struct violation *v)
-{
-	json_t *list = json_array();
 	size_t i;
 
-	for (i = 0; i < v->nfiles; i++)
-		json_array_append_new(list, json_string(v->files[i]));
-	return list;
+	if (!previous->count)
+		return false;
+	for (i = 0; i < previous->count; i++)
+		if (!strings_has(current, previous->items[i]))
+			return false;
+	return true;
 }
 
 /* Record a fix (or replace the one a previous run found for this violation). */
 static int fix_put(struct fixdetect *fd, struct violation *v)
 {
-	json_t *list = files_json(v);
-	char *files = json_dumps(list, JSON_COMPACT | JSON_ENCODE_ANY);
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	const struct fix_record fix = {
+		.violation_check = fd->previous_id, .fix_check = fd->check_id,
+		.threadline_row = v->threadline_row, .rule_id = v->rule_id, .rule_path = v->rule_path,
+		.rule_version = v->rule_version, .files = v->files, .nfiles = v->nfiles,
+		.fix_type = v->fix_type, .explanation = v->explanation, .evidence = v->evidence,
+		.method = v->method, .seconds = fixdetect_seconds(fd),
+	};
 
-	if ((error = store_begin(fd->store)) < 0)
-		goto out;
-	if ((error = store_prepare(fd->store, &stmt,
-				   "INSERT INTO violation_fixes (violation_check_id, fix_check_id, "
-				   "violation_threadline_id, threadline_id, threadline_file_path, threadline_version, "
-				   "file_references, fix_type, explanation, evidence, time_between_checks_seconds, "
-				   "detection_method, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-				   "?11, ?12, ?13) ON CONFLICT (fix_check_id, violation_threadline_id) DO UPDATE SET "
-				   "fix_type = excluded.fix_type, explanation = excluded.explanation, evidence = "
-				   "excluded.evidence, detection_method = excluded.detection_method RETURNING id")) < 0)
-		goto done;
-	sqlite3_bind_int64(stmt, 1, fd->previous_id);
-	sqlite3_bind_int64(stmt, 2, fd->check_id);
-	sqlite3_bind_int64(stmt, 3, v->threadline_row);
-	sqlite3_bind_text(stmt, 4, v->rule_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 5, v->rule_path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, v->rule_version, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 7, files ? files : "[]", -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 8, v->fix_type, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 9, v->explanation ? v->explanation : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 10, v->evidence, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 11, fixdetect_seconds(fd));
-	sqlite3_bind_text(stmt, 12, v->method, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 13, clock_wall_ms());
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		v->fix_id = sqlite3_column_int64(stmt, 0);
-	else
-		error = store_fail(fd->store, rc);
-done:
-	sqlite3_finalize(stmt);
-	error = store_end(fd->store, error);
-out:
-	json_decref(list);
-	free(files);
-	return error;
+	return store_fix_put(&v->fix_id, fd->store, &fix);
 }
 
 /* A violation found not fixed loses the fix an earlier run may have stored. */
 static int fix_drop(struct fixdetect *fd, const struct violation *v)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	if ((error = store_begin(fd->store)) < 0)
-		return error;
-	if ((error = store_prepare(fd->store, &stmt, "DELETE FROM violation_fixes WHERE fix_check_id = ?1 "
-				   "AND violation_threadline_id = ?2")) == 0) {
-		sqlite3_bind_int64(stmt, 1, fd->check_id);
-		sqlite3_bind_int64(stmt, 2, v->threadline_row);
-		if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
-			error = store_fail(fd->store, rc);
-	}
-	sqlite3_finalize(stmt);
-	return store_end(fd->store, error);
+	return store_fix_drop(fd->store, fd->check_id, v->threadline_row);
 }
 
 static void log_error(struct fixdetect *fd, const struct violation *v, const char *message)
@@ -493,30 +274,32 @@ static void settle_with(struct fixdetect *fd, size_t index, enum outcome outcome
 	settle(fd, index, outcome);
 }
 
-static int json_text(struct buf *out, json_t *value)
+/* A rule's patterns as a JSON array, as the check stored them. */
+static int patterns_text(struct buf *out, const struct strings *patterns)
 {
-	char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-	int error = text ? buf_puts(out, text) : error_nomem();
+	json_t *list = json_array();
+	char *text;
+	size_t i;
+	int error;
 
+	for (i = 0; list && i < patterns->count; i++)
+		json_array_append_new(list, json_string(patterns->items[i]));
+	text = list ? json_dumps(list, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	error = text ? buf_puts(out, text) : error_nomem();
 	free(text);
+	json_decref(list);
 	return error;
 }
 
 /* A diff filtered by a rule's patterns, fenced, cut when huge. */
-static int filtered_diff(struct buf *out, struct diff *diff, json_t *patterns)
+static int filtered_diff(struct buf *out, struct diff *diff, const struct strings *patterns)
 {
-	const char **list = calloc(json_array_size(patterns) + 1, sizeof(char *));
 	struct diff *filtered = NULL;
 	struct buf text = BUF_INIT;
-	size_t i, n = 0;
 	int error;
 
-	if (!list)
-		return error_nomem();
-	for (i = 0; i < json_array_size(patterns); i++)
-		if (json_is_string(json_array_get(patterns, i)))
-			list[n++] = json_string_value(json_array_get(patterns, i));
-	error = n ? diff_filter_patterns(&filtered, diff, list, n) : diff_print(&text, diff);
+	error = patterns->count ? diff_filter_patterns(&filtered, diff, (const char *const *)patterns->items,
+						       patterns->count) : diff_print(&text, diff);
 	if (!error && filtered)
 		error = diff_print(&text, filtered);
 	if (!error && !text.len) {
@@ -532,7 +315,6 @@ static int filtered_diff(struct buf *out, struct diff *diff, json_t *patterns)
 	}
 	diff_free(filtered);
 	buf_release(&text);
-	free(list);
 	return error;
 }
 
@@ -570,12 +352,12 @@ static int violation_prompt(struct fixdetect *fd, struct violation *v, const str
 	buf_printf(&seconds, "%ld", fixdetect_seconds(fd));
 	for (i = 0; i < v->nfiles; i++)
 		buf_printf(&files, "%s%s", i ? ", " : "", v->files[i]);
-	if ((error = json_text(&pprev, prev->patterns)) < 0 ||
-	    (error = cur->present ? json_text(&pcur, cur->patterns) : buf_puts(&pcur, "null")) < 0 ||
+	if ((error = patterns_text(&pprev, &prev->patterns)) < 0 ||
+	    (error = cur->present ? patterns_text(&pcur, &cur->patterns) : buf_puts(&pcur, "null")) < 0 ||
 	    (error = content_text(&cprev, prev->content)) < 0 ||
 	    (error = content_text(&ccur, cur->present ? cur->content : NULL)) < 0 ||
-	    (error = filtered_diff(&dprev, fd->previous_diff, prev->patterns)) < 0 ||
-	    (error = filtered_diff(&dcur, fd->diff, cur->present ? cur->patterns : prev->patterns)) < 0 ||
+	    (error = filtered_diff(&dprev, fd->previous_diff, &prev->patterns)) < 0 ||
+	    (error = filtered_diff(&dcur, fd->diff, cur->present ? &cur->patterns : &prev->patterns)) < 0 ||
 	    (error = rule_file_diff(&drule, fd, v->rule_path)) < 0)
 		goto done;
 	{
@@ -696,9 +478,9 @@ static int decide(struct fixdetect *fd, size_t index)
 	struct stored_rule prev, cur;
 	int error;
 
-	if ((error = load_rule(fd, &prev, fd->previous_id, v)) < 0)
+	if ((error = store_rule_in_check(&prev, fd->store, fd->previous_id, v->rule_id, v->rule_path)) < 0)
 		return error;
-	if ((error = load_rule(fd, &cur, fd->check_id, v)) < 0) {
+	if ((error = store_rule_in_check(&cur, fd->store, fd->check_id, v->rule_id, v->rule_path)) < 0) {
 		stored_rule_release(&prev);
 		return error;
 	}
@@ -714,7 +496,7 @@ static int decide(struct fixdetect *fd, size_t index)
 		settle_with(fd, index, OUTCOME_SKIPPED, NULL,
 			    "The rule could not be reviewed in this check, so nothing can be said.");
 	else if (cur.status && !strcmp(cur.status, "attention") &&
-		 all_present(prev.fingerprints, cur.fingerprints))
+		 all_present(&prev.fingerprints, &cur.fingerprints))
 		settle_with(fd, index, OUTCOME_NOT_FIXED, NULL,
 			    "The rule reports the same findings again.");
 	else
@@ -726,60 +508,21 @@ static int decide(struct fixdetect *fd, size_t index)
 
 static int run_begin(struct fixdetect *fd)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	if ((error = store_begin(fd->store)) < 0)
-		return error;
-	if ((error = store_prepare(fd->store, &stmt,
-				   "INSERT INTO fix_detection_runs (check_id, previous_check_id, status, "
-				   "started_at, pid) VALUES (?1, ?2, 'running', ?3, ?4) RETURNING id")) == 0) {
-		sqlite3_bind_int64(stmt, 1, fd->check_id);
-		if (fd->previous_id)
-			sqlite3_bind_int64(stmt, 2, fd->previous_id);
-		sqlite3_bind_int64(stmt, 3, clock_wall_ms());
-		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)getpid());
-		if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-			fd->run_id = sqlite3_column_int64(stmt, 0);
-		else
-			error = store_fail(fd->store, rc);
-	}
-	sqlite3_finalize(stmt);
-	return store_end(fd->store, error);
+	return store_detection_begin(&fd->run_id, fd->store, fd->check_id, fd->previous_id);
 }
 
+/* Best effort: the run's figures are for the record; a failure to keep them stops nothing. */
 static void run_finish(struct fixdetect *fd)
 {
 	char *log = json_dumps(fd->error_log, JSON_COMPACT);
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	const struct detection_figures figures = {
+		.status = fd->errors && fd->errors == fd->calls && fd->calls ? "failed" : "done",
+		.violations = fd->count, .analysed = fd->count - fd->unsettled, .detected = fd->fixed,
+		.deterministic = fd->deterministic, .calls = fd->calls, .errors = fd->errors,
+		.error_log = log, .started_ms = fd->started_ms,
+	};
 
-	if ((error = store_begin(fd->store)) < 0)
-		goto out;
-	if ((error = store_prepare(fd->store, &stmt,
-				   "UPDATE fix_detection_runs SET status = ?2, violations = ?3, analysed = ?4, "
-				   "detected = ?5, deterministic = ?6, llm_calls = ?7, errors = ?8, error_log = ?9, "
-				   "finished_at = ?10, duration_ms = ?11 WHERE id = ?1")) == 0) {
-		int64_t now = clock_wall_ms();
-
-		sqlite3_bind_int64(stmt, 1, fd->run_id);
-		sqlite3_bind_text(stmt, 2, fd->errors && fd->errors == fd->calls && fd->calls ? "failed" : "done",
-				  -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 3, (sqlite3_int64)fd->count);
-		sqlite3_bind_int64(stmt, 4, (sqlite3_int64)(fd->count - fd->unsettled));
-		sqlite3_bind_int64(stmt, 5, (sqlite3_int64)fd->fixed);
-		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)fd->deterministic);
-		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)fd->calls);
-		sqlite3_bind_int64(stmt, 8, (sqlite3_int64)fd->errors);
-		sqlite3_bind_text(stmt, 9, log ? log : "[]", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 10, now);
-		sqlite3_bind_int64(stmt, 11, now - fd->started_ms);
-		if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
-			error = store_fail(fd->store, rc);
-	}
-	sqlite3_finalize(stmt);
-	store_end(fd->store, error);
-out:
+	store_detection_finish(fd->store, fd->run_id, &figures);
 	free(log);
 	fd->done = true;
 	event_push(fd, FIXDETECT_DONE, 0);

@@ -69,6 +69,9 @@ int store_check_begin(struct store *store, int64_t *id, const struct check_recor
  */
 int store_mark_interrupted(struct store *store, size_t *count);
 
+/* The diff a check stored, as its bytes ("" when it has none). */
+int store_check_diff(struct buf *out, struct store *store, int64_t check_id);
+
 /* A rule taking part in a check (check_threadlines): id, path, content, patterns. */
 int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule);
 

@@ -11,8 +11,8 @@ struct sqlite3_stmt;
 /*
  * The SQL layer's own tools, for the files of src/store only: the rest of
  * the engine calls the typed functions of store.h and never sees SQL.
- * (Until that move is done, history, feedback, fixdetect, lint, fix and
- * depreview include it too: tests/t_layers.sh names them.)
+ * (Until that move is done, lint, fix and depreview include it too:
+ * tests/structure/layers.py names them.)
  *
  * The SQLite handle, a write transaction under the store's lock (BEGIN
  * IMMEDIATE; store_end commits, or rolls back when error is set, and
@@ -34,5 +34,9 @@ void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_
 void store_bind_cost(int *rc, struct sqlite3_stmt *stmt, const char *name, double cost_usd);
 double store_column_cost(struct sqlite3_stmt *stmt, int col);
 int store_fail(struct store *store, int rc);
+/* Run a statement that gives no rows, leaving it ready to run again. */
+int store_step_done(struct store *store, struct sqlite3_stmt *stmt);
+/* A text column as a new string; NULL stays NULL. */
+int store_column_dup(char **out, struct sqlite3_stmt *stmt, int col);
 
 #endif

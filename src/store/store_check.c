@@ -1,0 +1,607 @@
+/*
+ * Checks as the store keeps them: the repository's row, a check's begin
+ * (with its diff and process), its rules, each rule's result and findings,
+ * the timeouts chosen, and the finish with the reduced report.
+ */
+#include "store.h"
+#include "store_sql.h"
+#include "store_process.h"
+#include "clock.h"
+#include "status.h"
+#include "utf8.h"
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A rowid, or NULL for 0 (a merged finding has no rule row). */
+static void bind_id(int *rc, sqlite3_stmt *stmt, const char *name, int64_t id)
+{
+	if (*rc == SQLITE_OK && !id)
+		*rc = sqlite3_bind_null(stmt, sqlite3_bind_parameter_index(stmt, name));
+	else
+		store_bind_int(rc, stmt, name, id);
+}
+
+/* Run one statement with a single :id parameter. */
+static int exec_id(struct store *store, const char *sql, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt, sql)) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", id);
+	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_check_timeout(struct store *store, int64_t check_id, double base, double chosen, const char *reason)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt, "UPDATE checks SET timeout_base = :base, "
+				   "timeout_chosen = :chosen, timeout_reason = :reason WHERE id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", check_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":base"), base);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":chosen"), chosen);
+	store_bind_text(&rc, stmt, ":reason", reason);
+	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "UPDATE check_threadlines SET timeout_ms = :ms WHERE id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", rule_row);
+	store_bind_int(&rc, stmt, ":ms", timeout_ms);
+	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Serialise and release a value built by the helpers below (NULL: memory ran out). */
+static int json_out(char **out, json_t *value)
+{
+	*out = value ? json_dumps(value, JSON_COMPACT) : NULL;
+	json_decref(value);
+	return *out ? 0 : error_nomem();
+}
+
+static int json_strings(char **out, char *const *items, size_t count)
+{
+	json_t *array = json_array();
+	size_t i;
+
+	for (i = 0; array && i < count; i++)
+		if (json_array_append_new(array, utf8_json(items[i])) < 0) {
+			json_decref(array);
+			array = NULL;
+		}
+	return json_out(out, array);
+}
+
+/* line_range_examined: [start, end], or null when the model gave none. */
+static json_t *json_range(const struct evidence *ev)
+{
+	if (!ev->range_start && !ev->range_end)
+		return json_null();
+	return json_pack("[ii]", ev->range_start, ev->range_end);
+}
+
+static int json_evidence(char **out, const struct evidence *ev)
+{
+	json_t *object = json_object();
+
+	/* json_object_set_new takes the value even when it fails. */
+	if (object &&
+	    (json_object_set_new(object, "code_examined", utf8_json(ev->code_examined)) < 0 ||
+	     json_object_set_new(object, "line_range_examined", json_range(ev)) < 0 ||
+	     json_object_set_new(object, "verification_method", utf8_json(ev->method)) < 0 ||
+	     json_object_set_new(object, "checked_for_handling_elsewhere",
+				 json_boolean(ev->checked_elsewhere)) < 0 ||
+	     json_object_set_new(object, "where_checked", utf8_json(ev->where_checked)) < 0 ||
+	     json_object_set_new(object, "is_impact_finding", json_boolean(ev->impact)) < 0)) {
+		json_decref(object);
+		object = NULL;
+	}
+	return json_out(out, object);
+}
+
+/*
+ * The repository's row, made on first sight. The path is the key; a
+ * trailing slash (libgit2's workdir has one) does not make another repo.
+ */
+static int repo_id(struct store *store, int64_t *id, const char *path, const char *name, int64_t now)
+{
+	sqlite3_stmt *ins = NULL, *sel = NULL;
+	size_t len = strlen(path);
+	char *key = NULL, *base;
+	int error, rc = SQLITE_OK;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (!(key = strndup(path, len)))
+		return error_nomem();
+	base = strrchr(key, '/');
+	if (!name)
+		name = base && base[1] ? base + 1 : key;
+	if ((error = store_prepare(store, &ins,
+				   "INSERT INTO repos (path, name, created_at) VALUES (:path, :name, :now) "
+				   "ON CONFLICT (path) DO UPDATE SET name = excluded.name "
+				   "WHERE name IS NOT excluded.name")) < 0 ||
+	    (error = store_prepare(store, &sel, "SELECT id FROM repos WHERE path = :path")) < 0)
+		goto done;
+	store_bind_text(&rc, ins, ":path", key);
+	store_bind_text(&rc, ins, ":name", name);
+	store_bind_int(&rc, ins, ":now", now);
+	store_bind_text(&rc, sel, ":path", key);
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	if ((error = store_step_done(store, ins)) < 0)
+		goto done;
+	if ((rc = sqlite3_step(sel)) != SQLITE_ROW) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	*id = sqlite3_column_int64(sel, 0);
+done:
+	sqlite3_finalize(ins);
+	sqlite3_finalize(sel);
+	free(key);
+	return error;
+}
+
+int store_repo_id(struct store *store, int64_t *id, const char *path, const char *name)
+{
+	int error;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	return store_end(store, repo_id(store, id, path, name, clock_wall_ms()));
+}
+
+/* A check records its process, so a later run can tell whether it still runs. */
+static void bind_process(int *rc, sqlite3_stmt *stmt)
+{
+	int64_t start = process_start(getpid());
+
+	store_bind_int(rc, stmt, ":pid", getpid());
+	if (start >= 0)         /* unbound is NULL: no /proc, no start time */
+		store_bind_int(rc, stmt, ":pid_start", start);
+}
+
+static int check_insert(struct store *store, int64_t *id, int64_t repo, const struct check_record *r,
+			int64_t created)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "INSERT INTO checks (repo_id, branch, environment, base_label, base_oid, "
+				   "head_label, head_oid, target, status, created_at, pid, pid_start) VALUES "
+				   "(:repo, :branch, coalesce(:environment, 'local'), :base_label, :base_oid, "
+				   ":head_label, :head_oid, :target, 'running', :created, :pid, :pid_start)")) < 0)
+		return error;
+	bind_process(&rc, stmt);
+	store_bind_int(&rc, stmt, ":repo", repo);
+	store_bind_text(&rc, stmt, ":branch", r->branch);
+	store_bind_text(&rc, stmt, ":environment", r->environment);
+	store_bind_text(&rc, stmt, ":base_label", r->base_label);
+	store_bind_text(&rc, stmt, ":base_oid", r->base_oid);
+	store_bind_text(&rc, stmt, ":head_label", r->head_label);
+	store_bind_text(&rc, stmt, ":head_oid", r->head_oid);
+	store_bind_text(&rc, stmt, ":target", r->target);
+	store_bind_int(&rc, stmt, ":created", created);
+	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	if (!error)
+		*id = sqlite3_last_insert_rowid(store_db(store));
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* The diff as a BLOB: it is bytes from the files, not necessarily UTF-8. */
+static int diff_insert(struct store *store, int64_t check_id, const struct check_record *r)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "INSERT INTO check_diffs (check_id, diff, files, additions, deletions) "
+				   "VALUES (:id, :diff, :files, :additions, :deletions)")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", check_id);
+	if (rc == SQLITE_OK)
+		rc = r->diff_len ? sqlite3_bind_blob64(stmt, sqlite3_bind_parameter_index(stmt, ":diff"),
+						       r->diff, r->diff_len, SQLITE_STATIC) :
+			sqlite3_bind_zeroblob(stmt, sqlite3_bind_parameter_index(stmt, ":diff"), 0);
+	store_bind_int(&rc, stmt, ":files", (int64_t)r->files);
+	store_bind_int(&rc, stmt, ":additions", (int64_t)r->additions);
+	store_bind_int(&rc, stmt, ":deletions", (int64_t)r->deletions);
+	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_check_diff(struct buf *out, struct store *store, int64_t check_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	buf_clear(out);
+	if ((error = buf_put(out, "", 0)) < 0 ||
+	    (error = store_prepare(store, &stmt, "SELECT diff FROM check_diffs WHERE check_id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", check_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW && sqlite3_column_blob(stmt, 0))
+		error = buf_put(out, sqlite3_column_blob(stmt, 0), (size_t)sqlite3_column_bytes(stmt, 0));
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_check_begin(struct store *store, int64_t *id, const struct check_record *record)
+{
+	int64_t created = record->created_ms ? record->created_ms : clock_wall_ms(), repo = 0, check = 0;
+	int error;
+
+	*id = 0;
+	if (!record->repo_path || !record->branch)
+		return error_set(RL_EUSAGE, "%s: a check needs a repository path and a branch", store_path(store));
+	if (record->diff_len && !record->diff)
+		return error_set(RL_EUSAGE, "%s: a diff length without a diff", store_path(store));
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if (!(error = repo_id(store, &repo, record->repo_path, record->repo_name, created)) &&
+	    !(error = check_insert(store, &check, repo, record, created)))
+		error = diff_insert(store, check, record);
+	if (!(error = store_end(store, error)))
+		*id = check;
+	return error;
+}
+
+static int rule_insert(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *patterns = NULL, *context = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = json_strings(&patterns, rule->patterns, rule->npatterns)) < 0 ||
+	    (error = json_strings(&context, rule->context_files, rule->ncontext)) < 0 ||
+	    (error = store_prepare(store, &stmt,
+				   "INSERT INTO check_threadlines (check_id, threadline_id, "
+				   "threadline_file_path, threadline_version, threadline_content, "
+				   "threadline_patterns, context_files, kind, model, severity, source) "
+				   "VALUES (:check, :rule, :path, :version, :content, :patterns, :context, "
+				   ":kind, :model, :severity, :source)")) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":check", check_id);
+	store_bind_text(&rc, stmt, ":rule", rule->id);
+	store_bind_text(&rc, stmt, ":path", rule->path ? rule->path : "");
+	store_bind_text(&rc, stmt, ":version", rule->version);
+	store_bind_text(&rc, stmt, ":content", rule->content ? rule->content : "");
+	store_bind_text(&rc, stmt, ":patterns", patterns);
+	store_bind_text(&rc, stmt, ":context", context);
+	store_bind_text(&rc, stmt, ":kind", rule->kind == RULE_LOCAL ? "local" : "llm");
+	store_bind_text(&rc, stmt, ":model", rule->model);
+	store_bind_text(&rc, stmt, ":severity", severity_name(rule->severity));
+	store_bind_text(&rc, stmt, ":source", rule->source);
+	if ((error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt)) < 0)
+		goto done;
+	*id = sqlite3_last_insert_rowid(store_db(store));
+done:
+	sqlite3_finalize(stmt);
+	free(patterns);
+	free(context);
+	return error;
+}
+
+int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
+{
+	int64_t row = 0;
+	int error;
+
+	*id = 0;
+	if (!rule || !rule->id)
+		return error_set(RL_EUSAGE, "%s: a rule without an id", store_path(store));
+	if ((error = store_begin(store)) < 0)
+		return error;
+	error = rule_insert(store, &row, check_id, rule);
+	if (!(error = store_end(store, error)))
+		*id = row;
+	return error;
+}
+
+static const char finding_sql[] =
+	"INSERT INTO findings (check_id, check_threadline_id, rule_id, file, line, end_line, "
+	"severity, category, title, issue, suggestion, evidence, verified, verify_note, "
+	"fingerprint, suppressed, from_rules, reduced, created_at) VALUES (:check, :threadline, "
+	":rule, :file, :line, :end_line, :severity, :category, :title, :issue, :suggestion, "
+	":evidence, :verified, :verify_note, :fingerprint, :suppressed, :from_rules, :reduced, :now)";
+
+/* One finding with finding_sql; threadline 0 is the report's merged finding. */
+static int finding_insert(struct store *store, sqlite3_stmt *stmt, int64_t check_id,
+			  int64_t threadline, struct finding *f, int64_t now)
+{
+	char *evidence = NULL, *from = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = json_evidence(&evidence, &f->evidence)) < 0 ||
+	    (error = json_strings(&from, f->from_rules, f->nfrom)) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":check", check_id);
+	bind_id(&rc, stmt, ":threadline", threadline);
+	store_bind_text(&rc, stmt, ":rule", f->rule_id);
+	store_bind_text(&rc, stmt, ":file", f->file);
+	store_bind_int(&rc, stmt, ":line", f->line);
+	store_bind_int(&rc, stmt, ":end_line", f->end_line);
+	store_bind_text(&rc, stmt, ":severity", severity_name(f->severity));
+	store_bind_text(&rc, stmt, ":category", f->category);
+	store_bind_text(&rc, stmt, ":title", f->title);
+	store_bind_text(&rc, stmt, ":issue", f->issue);
+	store_bind_text(&rc, stmt, ":suggestion", f->suggestion);
+	store_bind_text(&rc, stmt, ":evidence", evidence);
+	store_bind_int(&rc, stmt, ":verified", f->verified);
+	store_bind_text(&rc, stmt, ":verify_note", f->verify_note);
+	store_bind_text(&rc, stmt, ":fingerprint", f->fingerprint[0] ? f->fingerprint : NULL);
+	store_bind_int(&rc, stmt, ":suppressed", f->suppressed);
+	store_bind_text(&rc, stmt, ":from_rules", from);
+	store_bind_int(&rc, stmt, ":reduced", !threadline);
+	store_bind_int(&rc, stmt, ":now", now);
+	if ((error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt)) < 0)
+		goto done;
+	f->id = sqlite3_last_insert_rowid(store_db(store));
+done:
+	free(evidence);
+	free(from);
+	return error;
+}
+
+static int findings_insert(struct store *store, int64_t check_id, int64_t threadline,
+			   struct finding *findings, size_t count, int64_t now)
+{
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int error;
+
+	if (!count)
+		return 0;
+	if ((error = store_prepare(store, &stmt, finding_sql)) < 0)
+		return error;
+	for (i = 0; i < count && !error; i++)
+		error = finding_insert(store, stmt, check_id, threadline, &findings[i], now);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* After a rollback the ids handed out are not real. */
+static void findings_forget(struct finding *findings, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		findings[i].id = 0;
+}
+
+/* The rule's row in this check: result->id when set, else found by the rule's id. */
+static int threadline_find(struct store *store, int64_t *out, int64_t check_id,
+			   const struct rule_result *result)
+{
+	const char *rule = result->rule ? result->rule->id : NULL;
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT id FROM check_threadlines WHERE check_id = :check AND "
+				   "(id = :id OR (:id = 0 AND threadline_id = :rule))")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":check", check_id);
+	store_bind_int(&rc, stmt, ":id", result->id);
+	store_bind_text(&rc, stmt, ":rule", rule);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(stmt, 0);
+	else if (rc == SQLITE_DONE)
+		error = error_set(RL_ENOTFOUND, "%s: check %lld has no rule %s", store_path(store),
+				  (long long)check_id, rule ? rule : "(no id)");
+	else
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int result_insert(struct store *store, int64_t threadline, const struct rule_result *r,
+			 int64_t now)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *refs = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = json_strings(&refs, r->file_references, r->nrefs)) < 0)
+		return error;
+	if ((error = store_prepare(store, &stmt,
+				   "INSERT INTO check_results (check_threadline_id, status, reasoning, "
+				   "file_references, error, cached, attempts, duration_ms, tokens_in, "
+				   "tokens_out, tokens_cached, tokens_cache_write, cost_usd, chunks, "
+				   "created_at) VALUES (:threadline, :status, :reasoning, :refs, :error, "
+				   ":cached, :attempts, :duration, :tokens_in, :tokens_out, :tokens_cached, "
+				   ":tokens_cache_write, :cost_usd, :chunks, :now)")) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":threadline", threadline);
+	store_bind_text(&rc, stmt, ":status", rule_status_name(r->status));
+	store_bind_text(&rc, stmt, ":reasoning", r->reasoning);
+	store_bind_text(&rc, stmt, ":refs", refs);
+	store_bind_text(&rc, stmt, ":error", r->error);
+	store_bind_int(&rc, stmt, ":cached", r->cached);
+	store_bind_int(&rc, stmt, ":attempts", r->attempts);
+	store_bind_int(&rc, stmt, ":duration", r->duration_ms);
+	store_bind_int(&rc, stmt, ":tokens_in", r->tokens_in);
+	store_bind_int(&rc, stmt, ":tokens_out", r->tokens_out);
+	store_bind_int(&rc, stmt, ":tokens_cached", r->tokens_cached);
+	store_bind_int(&rc, stmt, ":tokens_cache_write", r->tokens_cache_write);
+	store_bind_cost(&rc, stmt, ":cost_usd", r->cost_usd);
+	store_bind_int(&rc, stmt, ":chunks", r->chunks);
+	store_bind_int(&rc, stmt, ":now", now);
+	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+done:
+	sqlite3_finalize(stmt);
+	free(refs);
+	return error;
+}
+
+/*
+ * Putting a rule's result again (a retried rule) replaces the earlier
+ * result and its findings: the latest settling is the one that counts.
+ */
+int store_result_put(struct store *store, int64_t check_id, struct rule_result *result)
+{
+	int64_t threadline = 0, now = clock_wall_ms();
+	int error;
+
+	if (!rule_status_settled(result->status))
+		return error_set(RL_EUSAGE, "%s: rule %s has not settled (%s)", store_path(store),
+				 result->rule && result->rule->id ? result->rule->id : "(no id)",
+				 rule_status_name(result->status));
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if (!(error = threadline_find(store, &threadline, check_id, result)) &&
+	    !(error = exec_id(store, "DELETE FROM findings WHERE check_threadline_id = :id",
+			      threadline)) &&
+	    !(error = exec_id(store, "DELETE FROM check_results WHERE check_threadline_id = :id",
+			      threadline)) &&
+	    !(error = result_insert(store, threadline, result, now)))
+		error = findings_insert(store, check_id, threadline, result->findings,
+					result->nfindings, now);
+	if ((error = store_end(store, error)) < 0)
+		findings_forget(result->findings, result->nfindings);
+	else
+		result->id = threadline;
+	return error;
+}
+
+static bool one_of(const char *s, const char *const *names, size_t count)
+{
+	size_t i;
+
+	for (i = 0; s && i < count; i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	return false;
+}
+
+static int finish_check_args(struct store *store, const char *status, const struct report *report)
+{
+	static const char *const statuses[] = { "complete", "partial", "failed", "cancelled" };
+	static const char *const overall[] = { "clean", "minor-issues", "needs-work", "critical" };
+
+	if (!one_of(status, statuses, sizeof(statuses) / sizeof(statuses[0])))
+		return error_set(RL_EUSAGE, "%s: a check cannot finish as '%s'", store_path(store),
+				 status ? status : "(null)");
+	if (report && report->overall_severity &&
+	    !one_of(report->overall_severity, overall, sizeof(overall) / sizeof(overall[0])))
+		return error_set(RL_EUSAGE, "%s: unknown overall severity '%s'", store_path(store),
+				 report->overall_severity);
+	return 0;
+}
+
+/*
+ * finding_count is the report's findings when there is a report, else the
+ * rules' own findings (a failed or cancelled check).
+ */
+static int check_update(struct store *store, int64_t check_id, const char *status, long duration_ms,
+			const struct check_stats *stats, const struct report *report, int64_t now)
+{
+	/* No statistics: nothing is known of what was billed. */
+	static const struct check_stats none = { .cost_usd = -1 };
+	sqlite3_stmt *stmt = NULL;
+	char *must_fix = NULL;
+	int error, rc = SQLITE_OK;
+
+	if (!stats)
+		stats = &none;
+	if (report && (error = json_strings(&must_fix, report->must_fix, report->nmust_fix)) < 0)
+		return error;
+	if ((error = store_prepare(store, &stmt,
+				   "UPDATE checks SET status = :status, finished_at = :now, "
+				   "duration_ms = :duration, rule_count = (SELECT count(*) FROM "
+				   "check_threadlines WHERE check_id = :id), finding_count = CASE WHEN "
+				   ":has_report THEN :nfindings ELSE (SELECT count(*) FROM findings WHERE "
+				   "check_id = :id AND reduced = 0) END, summary = :summary, "
+				   "overall_severity = :overall, must_fix = coalesce(:must_fix, '[]'), "
+				   "synthesized = :synthesized, fallback_reason = :fallback, "
+				   "requests = :requests, cache_hits = :cache_hits, tokens_in = :tokens_in, "
+				   "tokens_out = :tokens_out, tokens_cached = :tokens_cached, "
+				   "tokens_cache_write = :tokens_cache_write, cost_usd = :cost_usd "
+				   "WHERE id = :id")) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":id", check_id);
+	store_bind_text(&rc, stmt, ":status", status);
+	store_bind_int(&rc, stmt, ":now", now);
+	store_bind_int(&rc, stmt, ":duration", duration_ms);
+	store_bind_int(&rc, stmt, ":has_report", report != NULL);
+	store_bind_int(&rc, stmt, ":nfindings", report ? (int64_t)report->nfindings : 0);
+	store_bind_text(&rc, stmt, ":summary", report ? report->summary : NULL);
+	store_bind_text(&rc, stmt, ":overall", report ? report->overall_severity : NULL);
+	store_bind_text(&rc, stmt, ":must_fix", must_fix);
+	if (report)     /* unbound is NULL: no report, no synthesis either way */
+		store_bind_int(&rc, stmt, ":synthesized", report->synthesized);
+	store_bind_text(&rc, stmt, ":fallback", report ? report->fallback_reason : NULL);
+	store_bind_int(&rc, stmt, ":requests", stats->requests);
+	store_bind_int(&rc, stmt, ":cache_hits", stats->cache_hits);
+	store_bind_int(&rc, stmt, ":tokens_in", stats->tokens_in);
+	store_bind_int(&rc, stmt, ":tokens_out", stats->tokens_out);
+	store_bind_int(&rc, stmt, ":tokens_cached", stats->tokens_cached);
+	store_bind_int(&rc, stmt, ":tokens_cache_write", stats->tokens_cache_write);
+	store_bind_cost(&rc, stmt, ":cost_usd", stats->cost_usd);
+	if ((error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt)) < 0)
+		goto done;
+	if (!sqlite3_changes(store_db(store)))
+		error = error_set(RL_ENOTFOUND, "%s: no check %lld", store_path(store), (long long)check_id);
+done:
+	sqlite3_finalize(stmt);
+	free(must_fix);
+	return error;
+}
+
+/*
+ * Finishing again (a check resumed and finished later) replaces the
+ * earlier report's merged findings.
+ */
+int store_check_finish(struct store *store, int64_t check_id, const char *status,
+		       long duration_ms, const struct check_stats *stats, struct report *report)
+{
+	int64_t now = clock_wall_ms();
+	int error;
+
+	if ((error = finish_check_args(store, status, report)) < 0)
+		return error;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if (!(error = check_update(store, check_id, status, duration_ms, stats, report, now)) &&
+	    !(error = exec_id(store, "DELETE FROM findings WHERE check_id = :id AND reduced = 1",
+			      check_id)) && report)
+		error = findings_insert(store, check_id, 0, report->findings, report->nfindings, now);
+	if ((error = store_end(store, error)) < 0 && report)
+		findings_forget(report->findings, report->nfindings);
+	return error;
+}

@@ -1,0 +1,397 @@
+/*
+ * Feedback as the store keeps it: rows on findings and fixes with a copy
+ * of what they are about, the latest word on a fingerprint, and the
+ * examples for a rule's prompt ranked by SQLite FTS5's BM25.
+ */
+#include "store_feedback.h"
+#include "store_sql.h"
+#include "array.h"
+#include "clock.h"
+#include "finding.h"
+#include "status.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The kinds that speak of a finding: the latest of them on a fingerprint is in force. */
+#define FINDING_KINDS "('false_positive', 'accept', 'reject')"
+
+/*
+ * A feedback row (fb) is in force when no later word on a finding has its
+ * fingerprint. Later is by id, not by the clock: a new row's id is above
+ * every stored one, and two marks within a millisecond keep their order.
+ */
+#define IN_FORCE \
+	"NOT EXISTS (SELECT 1 FROM feedback later WHERE later.fingerprint = fb.fingerprint " \
+	"AND later.id > fb.id AND later.kind IN " FINDING_KINDS ")"
+
+static const char *const kind_names[] = {
+#define FEEDBACK_NAME(id, name) name,
+	FEEDBACK_LIST(FEEDBACK_NAME)
+#undef FEEDBACK_NAME
+};
+
+const char *feedback_kind_name(enum feedback_kind kind)
+{
+	if ((size_t)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return "unknown";
+	return kind_names[kind];
+}
+
+/* What a feedback is about, copied into its row so that it outlives the check. */
+struct subject {
+	int64_t repo_id;
+	char *rule_id, *fingerprint, *file, *title, *issue, *code;
+};
+
+static void subject_release(struct subject *s)
+{
+	free(s->rule_id);
+	free(s->fingerprint);
+	free(s->file);
+	free(s->title);
+	free(s->issue);
+	free(s->code);
+}
+
+static int subject_read(struct subject *s, struct store *store, int64_t finding_id)
+{
+	char **fields[] = { &s->rule_id, &s->fingerprint, &s->file, &s->title, &s->issue, &s->code };
+	sqlite3_stmt *stmt = NULL;
+	size_t i;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT c.repo_id, f.rule_id, f.fingerprint, f.file, f.title, f.issue, "
+				   "json_extract(f.evidence, '$.code_examined') FROM findings f "
+				   "JOIN checks c ON c.id = f.check_id WHERE f.id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", finding_id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_DONE) {
+		error = error_set(RL_ENOTFOUND, "no finding %lld in %s (finding ids are in the output "
+				  "of 'revline check' and 'revline history')", (long long)finding_id,
+				  store_path(store));
+		goto done;
+	}
+	if (rc != SQLITE_ROW) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	s->repo_id = sqlite3_column_int64(stmt, 0);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && !error; i++)
+		error = store_column_dup(fields[i], stmt, (int)i + 1);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* A finding stored without a fingerprint gets the one a check would give it, to match later ones. */
+static int subject_fingerprint(struct subject *s)
+{
+	struct finding f = { 0 };
+
+	if (s->fingerprint)
+		return 0;
+	f.rule_id = s->rule_id;
+	f.file = s->file;
+	f.title = s->title;
+	f.evidence.code_examined = s->code;
+	finding_fingerprint(&f);
+	return (s->fingerprint = strdup(f.fingerprint)) ? 0 : error_nomem();
+}
+
+static int subject_insert(int64_t *id, struct store *store, const struct subject *s,
+			  int64_t finding_id, enum feedback_kind kind, const char *note)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "INSERT INTO feedback (finding_id, repo_id, kind, note, rule_id, "
+				   "fingerprint, file, title, issue, code, created_at) VALUES (:finding, "
+				   ":repo, :kind, :note, :rule, :fingerprint, :file, :title, :issue, :code, "
+				   ":now)")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":finding", finding_id);
+	store_bind_int(&rc, stmt, ":repo", s->repo_id);
+	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
+	store_bind_text(&rc, stmt, ":note", note);
+	store_bind_text(&rc, stmt, ":rule", s->rule_id);
+	store_bind_text(&rc, stmt, ":fingerprint", s->fingerprint);
+	store_bind_text(&rc, stmt, ":file", s->file);
+	store_bind_text(&rc, stmt, ":title", s->title);
+	store_bind_text(&rc, stmt, ":issue", s->issue);
+	store_bind_text(&rc, stmt, ":code", s->code);
+	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_DONE)
+		*id = sqlite3_last_insert_rowid(store_db(store));
+	else
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_feedback_on_finding(int64_t *id, struct store *store, int64_t finding_id,
+			      enum feedback_kind kind, const char *note)
+{
+	struct subject s = { 0 };
+	int64_t row = 0;
+	int error;
+
+	*id = 0;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if (!(error = subject_read(&s, store, finding_id)) && !(error = subject_fingerprint(&s)))
+		error = subject_insert(&row, store, &s, finding_id, kind, note);
+	if (!(error = store_end(store, error)))
+		*id = row;
+	subject_release(&s);
+	return error;
+}
+
+/* The fix's rule and its first file; one statement, so an unknown id changes nothing. */
+static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum feedback_kind kind,
+		      const char *note)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "INSERT INTO feedback (fix_id, repo_id, kind, note, rule_id, file, "
+				   "created_at) SELECT v.id, c.repo_id, :kind, :note, v.threadline_id, "
+				   "json_extract(v.file_references, '$[0]'), :now FROM violation_fixes v "
+				   "JOIN checks c ON c.id = v.fix_check_id WHERE v.id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", fix_id);
+	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
+	store_bind_text(&rc, stmt, ":note", note);
+	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc != SQLITE_DONE)
+		error = store_fail(store, rc);
+	else if (!sqlite3_changes(store_db(store)))
+		error = error_set(RL_ENOTFOUND, "no fix %lld in %s (fix ids are in the output of "
+				  "'revline fixes')", (long long)fix_id, store_path(store));
+	else
+		*id = sqlite3_last_insert_rowid(store_db(store));
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_feedback_on_fix(int64_t *id, struct store *store, int64_t fix_id,
+			  enum feedback_kind kind, const char *note)
+{
+	int64_t row = 0;
+	int error;
+
+	*id = 0;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	error = fix_insert(&row, store, fix_id, kind, note);
+	if (!(error = store_end(store, error)))
+		*id = row;
+	return error;
+}
+
+static int describe_read(struct buf *out, struct store *store, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	const unsigned char *rule, *file;
+	int error, rc = SQLITE_OK;
+	int64_t line;
+
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT fb.rule_id, fb.file, f.line FROM feedback fb "
+				   "LEFT JOIN findings f ON f.id = fb.finding_id WHERE fb.id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_DONE) {
+		error = error_set(RL_ENOTFOUND, "no feedback %lld in %s", (long long)id, store_path(store));
+		goto done;
+	}
+	if (rc != SQLITE_ROW) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	rule = sqlite3_column_text(stmt, 0);
+	file = sqlite3_column_text(stmt, 1);
+	line = sqlite3_column_int64(stmt, 2);
+	if (rule)
+		error = buf_printf(out, "%s%s", rule, file ? ", " : "");
+	if (!error && file)
+		error = buf_puts(out, (const char *)file);
+	if (!error && file && line > 0)
+		error = buf_printf(out, ":%lld", (long long)line);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_feedback_describe(struct buf *out, struct store *store, int64_t id)
+{
+	int error;
+
+	buf_clear(out);
+	if ((error = buf_put(out, "", 0)) < 0 || (error = store_begin(store)) < 0)
+		return error;
+	return store_end(store, describe_read(out, store, id));
+}
+
+static int latest_read(bool *out, struct store *store, const char *fingerprint)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT kind = 'false_positive' FROM feedback WHERE fingerprint = :fp "
+				   "AND kind IN " FINDING_KINDS " ORDER BY id DESC LIMIT 1")) < 0)
+		return error;
+	store_bind_text(&rc, stmt, ":fp", fingerprint);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(stmt, 0) != 0;
+	else if (rc != SQLITE_DONE)
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_feedback_latest_false_positive(bool *out, struct store *store, const char *fingerprint)
+{
+	bool suppressed = false;
+	int error;
+
+	*out = false;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if (!(error = store_end(store, latest_read(&suppressed, store, fingerprint))))
+		*out = suppressed;
+	return error;
+}
+
+void feedback_examples_free(struct feedback_example *examples, size_t count)
+{
+	size_t i;
+
+	for (i = 0; examples && i < count; i++) {
+		free(examples[i].file);
+		free(examples[i].title);
+		free(examples[i].issue);
+		free(examples[i].code);
+		free(examples[i].note);
+	}
+	free(examples);
+}
+
+void feedback_examples_release(struct feedback_examples *list)
+{
+	feedback_examples_free(list->items, list->count);
+	list->items = NULL;
+	list->count = 0;
+	list->alloc = 0;
+}
+
+static int example_read(struct feedback_examples *list, sqlite3_stmt *stmt)
+{
+	struct feedback_example *e;
+	int error;
+
+	if ((error = ARRAY_GROW(list->items, list->alloc, list->count + 1)) < 0)
+		return error;
+	e = &list->items[list->count++];
+	*e = (struct feedback_example){ .kind = list->kind, .score = sqlite3_column_double(stmt, 5) };
+	if ((error = store_column_dup(&e->file, stmt, 0)) < 0 ||
+	    (error = store_column_dup(&e->title, stmt, 1)) < 0 ||
+	    (error = store_column_dup(&e->issue, stmt, 2)) < 0 ||
+	    (error = store_column_dup(&e->code, stmt, 3)) < 0)
+		return error;
+	return store_column_dup(&e->note, stmt, 4);
+}
+
+/* The rule's feedback of one kind still in force, most like the query first. */
+static const char match_sql[] =
+	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, bm25(feedback_fts) AS score "
+	"FROM feedback_fts JOIN feedback fb ON fb.id = feedback_fts.rowid "
+	"WHERE feedback_fts MATCH :query AND fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE
+	" ORDER BY score, fb.id DESC LIMIT :max";
+
+/* The same, most recent first: for no query, or one FTS5 rejects. */
+static const char recent_sql[] =
+	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, 0.0 FROM feedback fb "
+	"WHERE fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE
+	" ORDER BY fb.id DESC LIMIT :max";
+
+/*
+ * Run one of the two; *rejected when the MATCH query failed as SQL
+ * (FTS5's syntax errors are SQLITE_ERROR, found when it runs).
+ */
+static int examples_select(struct feedback_examples *list, bool *rejected, struct store *store,
+			   const char *sql, const char *rule_id, const char *query)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	*rejected = false;
+	if ((error = store_prepare(store, &stmt, sql)) < 0)
+		return error;
+	if (query)
+		store_bind_text(&rc, stmt, ":query", query);
+	store_bind_text(&rc, stmt, ":rule", rule_id);
+	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(list->kind));
+	store_bind_int(&rc, stmt, ":max", (int64_t)(list->max < INT32_MAX ? list->max : INT32_MAX));
+	if (rc == SQLITE_OK)
+		while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+			error = example_read(list, stmt);
+	if (!error && rc != SQLITE_DONE) {
+		if (query && rc == SQLITE_ERROR)
+			*rejected = true;
+		else
+			error = store_fail(store, rc);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* Inside the store's transaction. */
+static int examples_find(struct feedback_examples *list, struct store *store, const char *rule_id,
+			 const char *query)
+{
+	bool rejected = false;
+	int error;
+
+	if (!list->max || !rule_id)
+		return 0;
+	if (query && *query) {
+		error = examples_select(list, &rejected, store, match_sql, rule_id, query);
+		if (error || !rejected)
+			return error;
+		/* A query FTS5 cannot read must not cost the prompt its examples. */
+		feedback_examples_release(list);
+	}
+	return examples_select(list, &rejected, store, recent_sql, rule_id, NULL);
+}
+
+int store_feedback_similar(struct feedback_examples *lists, size_t nlists, struct store *store,
+			   const char *rule_id, const char *query)
+{
+	size_t i;
+	int error;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	for (i = 0; i < nlists && !error; i++)
+		error = examples_find(&lists[i], store, rule_id, query);
+	if ((error = store_end(store, error)) < 0)
+		for (i = 0; i < nlists; i++)
+			feedback_examples_release(&lists[i]);
+	return error;
+}

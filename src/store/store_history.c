@@ -1,0 +1,606 @@
+/*
+ * The history of a repository as the store keeps it: its checks, the
+ * fixes found, a check's violations, and the counts its figures are made
+ * of (history.h defines them).
+ */
+#include "store_history.h"
+#include "store_sql.h"
+#include "array.h"
+#include "status.h"
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+void history_checks_free(struct history_check *checks, size_t count)
+{
+	size_t i;
+
+	for (i = 0; checks && i < count; i++) {
+		free(checks[i].branch);
+		free(checks[i].target);
+		free(checks[i].status);
+		free(checks[i].overall_severity);
+	}
+	free(checks);
+}
+
+static void files_free(char **files, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		free(files[i]);
+	free(files);
+}
+
+void history_fixes_free(struct history_fix *fixes, size_t count)
+{
+	size_t i;
+
+	for (i = 0; fixes && i < count; i++) {
+		files_free(fixes[i].files, fixes[i].nfiles);
+		free(fixes[i].rule_id);
+		free(fixes[i].rule_file);
+		free(fixes[i].fix_type);
+		free(fixes[i].explanation);
+		free(fixes[i].method);
+	}
+	free(fixes);
+}
+
+void history_violations_free(struct history_violation *violations, size_t count)
+{
+	size_t i;
+
+	for (i = 0; violations && i < count; i++) {
+		files_free(violations[i].files, violations[i].nfiles);
+		free(violations[i].rule_id);
+		free(violations[i].rule_file);
+		free(violations[i].severity);
+		free(violations[i].reasoning);
+		free(violations[i].fix_type);
+	}
+	free(violations);
+}
+
+struct history_rule_stats *history_rule_entry(struct history_stats *stats, const char *rule_id)
+{
+	struct history_rule_stats *r;
+	size_t i;
+
+	for (i = 0; i < stats->nrules; i++)
+		if (!strcmp(stats->rules[i].rule_id, rule_id))
+			return &stats->rules[i];
+	if (ARRAY_GROW(stats->rules, stats->rules_alloc, stats->nrules + 1) < 0)
+		return NULL;
+	r = &stats->rules[stats->nrules];
+	memset(r, 0, sizeof(*r));
+	if (!(r->rule_id = strdup(rule_id)))
+		return NULL;
+	stats->nrules++;
+	return r;
+}
+
+/* A text column as a new string; NULL stays NULL. false when memory ran out. */
+static bool column_dup(char **out, sqlite3_stmt *stmt, int col)
+{
+	return store_column_dup(out, stmt, col) == 0;
+}
+
+/* A step that gives a row or the end; anything else is the store's error. */
+static int step_row(struct store *store, sqlite3_stmt *stmt, bool *row)
+{
+	int rc = sqlite3_step(stmt);
+
+	*row = rc == SQLITE_ROW;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(store, rc);
+}
+
+/*
+ * Each row of a prepared statement (bound with the sticky status rc) read
+ * into a new, zeroed element of *items by read; the statement is finalized.
+ * On failure *items keeps what was read, the failing element included, for
+ * the caller to free.
+ */
+static int rows_read(void **items, size_t *count, size_t size, struct store *store,
+		     sqlite3_stmt *stmt, int rc, int (*read)(void *item, sqlite3_stmt *stmt))
+{
+	size_t alloc = *count;
+	bool row = true;
+	void *item;
+	int error;
+
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	while (!(error = step_row(store, stmt, &row)) && row) {
+		if ((error = array_grow(items, &alloc, *count + 1, size)) < 0)
+			break;
+		/* Counted before it is read: a half-read element is freed with the rest. */
+		item = (char *)*items + *count * size;
+		memset(item, 0, size);
+		(*count)++;
+		if ((error = read(item, stmt)) < 0)
+			break;
+	}
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/*
+ * What check c billed: tokens in, out, cached, cache writes, cost (NULL:
+ * not known). A check that has not finished (running, interrupted) has no
+ * totals yet: its results that did not come from the cache are summed,
+ * and its cost is not known when one of them that billed tokens has none.
+ */
+#define LIVE_CHECK "c.status IN ('running', 'interrupted')"
+#define LIVE_SUM(expr) \
+	"(SELECT " expr " FROM check_results r JOIN check_threadlines t ON " \
+	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND r.cached = 0)"
+#define LIVE_OR(column) \
+	"CASE WHEN " LIVE_CHECK " THEN " LIVE_SUM("coalesce(sum(r." column "), 0)") " ELSE c." column " END"
+#define LIVE_COST \
+	"CASE WHEN " LIVE_CHECK " THEN " \
+	LIVE_SUM("CASE WHEN sum(r.cost_usd IS NULL AND r.tokens_in + r.tokens_out > 0) > 0 " \
+		 "THEN NULL ELSE coalesce(sum(r.cost_usd), 0) END") " ELSE c.cost_usd END"
+#define CHECK_USAGE \
+	LIVE_OR("tokens_in") ", " LIVE_OR("tokens_out") ", " LIVE_OR("tokens_cached") ", " \
+	LIVE_OR("tokens_cache_write") ", " LIVE_COST
+
+/*
+ * A violation: a rule result 'attention' (of check_threadlines t, results r)
+ * that is not all false positive: it has no finding, or one finding that
+ * was neither suppressed (marked false positive before the check) nor
+ * marked false positive since (the latest finding feedback on it, or on a
+ * finding with its fingerprint: the report's merged copy, a later check's).
+ */
+#define VIOLATION \
+	"(r.status = 'attention' AND (NOT EXISTS (SELECT 1 FROM findings f WHERE " \
+	"f.check_threadline_id = t.id) OR EXISTS (SELECT 1 FROM findings f WHERE " \
+	"f.check_threadline_id = t.id AND f.suppressed = 0 AND (SELECT l.kind FROM feedback l " \
+	"WHERE (l.finding_id = f.id OR l.fingerprint = f.fingerprint) AND " \
+	"l.kind IN ('false_positive', 'accept', 'reject') " \
+	"ORDER BY l.created_at DESC, l.id DESC LIMIT 1) IS NOT 'false_positive')))"
+
+/* The checks: the rules and attention counts are live, so an interrupted check has them too. */
+static const char checks_sql[] =
+	"SELECT c.id, c.created_at, c.finished_at, c.duration_ms, c.branch, c.target, c.status, "
+	"c.overall_severity, "
+	"(SELECT count(*) FROM check_threadlines t WHERE t.check_id = c.id), "
+	"CASE WHEN c.status IN ('running', 'interrupted') THEN (SELECT count(*) FROM findings f "
+	"WHERE f.check_id = c.id AND f.reduced = 0) ELSE c.finding_count END, "
+	"(SELECT count(*) FROM check_results r JOIN check_threadlines t ON "
+	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND " VIOLATION "), "
+	CHECK_USAGE " "
+	"FROM checks c JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo "
+	"ORDER BY c.created_at DESC, c.id DESC LIMIT :limit";
+
+/* The five columns of CHECK_USAGE from col on. */
+static void usage_read(struct usage *u, sqlite3_stmt *stmt, int col)
+{
+	u->tokens_in = (long)sqlite3_column_int64(stmt, col);
+	u->tokens_out = (long)sqlite3_column_int64(stmt, col + 1);
+	u->tokens_cached = (long)sqlite3_column_int64(stmt, col + 2);
+	u->tokens_cache_write = (long)sqlite3_column_int64(stmt, col + 3);
+	u->cost_usd = store_column_cost(stmt, col + 4);
+}
+
+static int check_read(void *item, sqlite3_stmt *stmt)
+{
+	struct history_check *c = item;
+
+	c->id = sqlite3_column_int64(stmt, 0);
+	c->created_ms = sqlite3_column_int64(stmt, 1);
+	c->finished_ms = sqlite3_column_int64(stmt, 2);
+	c->duration_ms = sqlite3_column_type(stmt, 3) == SQLITE_NULL ? -1 :
+		sqlite3_column_int64(stmt, 3);
+	c->rules = (long)sqlite3_column_int64(stmt, 8);
+	c->findings = (long)sqlite3_column_int64(stmt, 9);
+	c->attention = (long)sqlite3_column_int64(stmt, 10);
+	usage_read(&c->usage, stmt, 11);
+	if (!column_dup(&c->branch, stmt, 4) || !column_dup(&c->target, stmt, 5) ||
+	    !column_dup(&c->status, stmt, 6) || !column_dup(&c->overall_severity, stmt, 7))
+		return error_nomem();
+	return 0;
+}
+
+int store_history_checks(struct history_check **out, size_t *count, struct store *store,
+		   const char *repo, size_t limit)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	*out = NULL;
+	*count = 0;
+	if ((error = store_prepare(store, &stmt, checks_sql)) < 0)
+		return error;
+	store_bind_text(&rc, stmt, ":repo", repo);
+	/* LIMIT -1: no limit. */
+	store_bind_int(&rc, stmt, ":limit", limit ? (int64_t)limit : -1);
+	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, check_read)) < 0) {
+		history_checks_free(*out, *count);
+		*out = NULL;
+		*count = 0;
+	}
+	return error;
+}
+
+/*
+ * The fixes of the repository, by their fix check's time. The feedback in
+ * force is the latest fix_correct or fix_incorrect on the fix.
+ */
+/* The fix feedback in force on the fix with this id (a column name). */
+#define FIX_FEEDBACK(fix) \
+	"(SELECT b.kind FROM feedback b WHERE b.fix_id = " fix " AND b.kind IN ('fix_correct', " \
+	"'fix_incorrect') ORDER BY b.created_at DESC, b.id DESC LIMIT 1)"
+
+#define FIX_COLUMNS \
+	"SELECT f.id, f.violation_check_id, f.fix_check_id, f.created_at, f.threadline_id, " \
+	"f.threadline_file_path, f.file_references, f.fix_type, f.explanation, " \
+	"f.detection_method, f.time_between_checks_seconds, " FIX_FEEDBACK("f.id") " " \
+	"FROM violation_fixes f "
+
+/* A fix of a violation later marked false positive is no fix: it is left out. */
+static const char fixes_sql[] = FIX_COLUMNS
+	"JOIN checks c ON c.id = f.fix_check_id "
+	"JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo AND "
+	"(:rule IS NULL OR f.threadline_id = :rule) AND EXISTS (SELECT 1 FROM check_threadlines t "
+	"JOIN check_results r ON r.check_threadline_id = t.id WHERE t.id = f.violation_threadline_id "
+	"AND " VIOLATION ") "
+	"ORDER BY c.created_at DESC, f.id DESC";
+
+static const char fix_sql[] = FIX_COLUMNS "WHERE f.id = :id";
+
+/*
+ * The strings of a JSON array (file_references: the schema checks it is an
+ * array) added to a list, each once.
+ */
+static int files_read(struct strings *files, const char *text)
+{
+	json_t *array = text ? json_loads(text, 0, NULL) : NULL;
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < json_array_size(array) && !error; i++) {
+		const char *file = json_string_value(json_array_get(array, i));
+
+		if (file)
+			error = strings_add_unique(files, file);
+	}
+	json_decref(array);
+	return error;
+}
+
+/*
+ * The files of one or two JSON array columns (col2 < 0: one), each once,
+ * as a list its owner frees (also when reading failed half-way).
+ */
+static int files_take(char ***files, size_t *count, sqlite3_stmt *stmt, int col, int col2)
+{
+	struct strings list = STRINGS_INIT;
+	int error;
+
+	if (!(error = files_read(&list, (const char *)sqlite3_column_text(stmt, col))) && col2 >= 0)
+		error = files_read(&list, (const char *)sqlite3_column_text(stmt, col2));
+	*files = list.items;
+	*count = list.count;
+	return error;
+}
+
+static enum history_fix_feedback feedback_read(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *kind = sqlite3_column_text(stmt, col);
+
+	if (!kind)
+		return HISTORY_FIX_UNRATED;
+	return !strcmp((const char *)kind, "fix_incorrect") ? HISTORY_FIX_INCORRECT :
+		HISTORY_FIX_CORRECT;
+}
+
+static int fix_read(void *item, sqlite3_stmt *stmt)
+{
+	struct history_fix *f = item;
+
+	f->id = sqlite3_column_int64(stmt, 0);
+	f->violation_check_id = sqlite3_column_int64(stmt, 1);
+	f->fix_check_id = sqlite3_column_int64(stmt, 2);
+	f->created_ms = sqlite3_column_int64(stmt, 3);
+	f->timed = sqlite3_column_type(stmt, 10) != SQLITE_NULL;
+	f->seconds = sqlite3_column_int64(stmt, 10);
+	f->feedback = feedback_read(stmt, 11);
+	if (!column_dup(&f->rule_id, stmt, 4) || !column_dup(&f->rule_file, stmt, 5) ||
+	    !column_dup(&f->fix_type, stmt, 7) || !column_dup(&f->explanation, stmt, 8) ||
+	    !column_dup(&f->method, stmt, 9))
+		return error_nomem();
+	return files_take(&f->files, &f->nfiles, stmt, 6, -1);
+}
+
+int store_history_fixes(struct history_fix **out, size_t *count, struct store *store,
+		  const char *repo, const char *rule_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	*out = NULL;
+	*count = 0;
+	if ((error = store_prepare(store, &stmt, fixes_sql)) < 0)
+		return error;
+	store_bind_text(&rc, stmt, ":repo", repo);
+	store_bind_text(&rc, stmt, ":rule", rule_id);
+	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, fix_read)) < 0) {
+		history_fixes_free(*out, *count);
+		*out = NULL;
+		*count = 0;
+	}
+	return error;
+}
+
+int store_history_fix(struct history_fix **out, struct store *store, int64_t fix_id)
+{
+	struct history_fix *fix = NULL;
+	sqlite3_stmt *stmt = NULL;
+	bool row = false;
+	int error, rc = SQLITE_OK;
+
+	*out = NULL;
+	if ((error = store_prepare(store, &stmt, fix_sql)) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", fix_id);
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	if ((error = step_row(store, stmt, &row)) < 0)
+		goto done;
+	if (!row) {
+		error = error_set(RL_ENOTFOUND, "no fix %lld in %s", (long long)fix_id, store_path(store));
+		goto done;
+	}
+	if (!(fix = calloc(1, sizeof(*fix)))) {
+		error = error_nomem();
+		goto done;
+	}
+	error = fix_read(fix, stmt);
+done:
+	sqlite3_finalize(stmt);
+	if (error < 0) {
+		history_fixes_free(fix, 1);
+		return error;
+	}
+	*out = fix;
+	return 0;
+}
+
+/*
+ * A check's violations with their findings' files and the latest fix
+ * found for each (fix detection may have been run again on a check).
+ */
+static const char violations_sql[] =
+	"SELECT r.id, t.id, t.threadline_id, t.threadline_file_path, t.severity, r.reasoning, "
+	"(SELECT count(*) FROM findings f WHERE f.check_threadline_id = t.id AND f.reduced = 0), "
+	"r.file_references, (SELECT json_group_array(file) FROM (SELECT DISTINCT f.file FROM "
+	"findings f WHERE f.check_threadline_id = t.id AND f.file IS NOT NULL ORDER BY f.file)), "
+	"x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
+	"LEFT JOIN violation_fixes x ON x.id = (SELECT max(y.id) FROM violation_fixes y "
+	"WHERE y.violation_threadline_id = t.id) "
+	"WHERE t.check_id = :check AND " VIOLATION " ORDER BY CASE t.severity "
+	"WHEN 'critical' THEN 0 WHEN 'major' THEN 1 WHEN 'minor' THEN 2 ELSE 3 END, t.threadline_id";
+
+static int violation_read(void *item, sqlite3_stmt *stmt)
+{
+	struct history_violation *v = item;
+
+	v->id = sqlite3_column_int64(stmt, 0);
+	v->threadline_row = sqlite3_column_int64(stmt, 1);
+	v->findings = (long)sqlite3_column_int64(stmt, 6);
+	v->fix_id = sqlite3_column_int64(stmt, 9);
+	v->fix_feedback = feedback_read(stmt, 11);
+	if (!column_dup(&v->rule_id, stmt, 2) || !column_dup(&v->rule_file, stmt, 3) ||
+	    !column_dup(&v->severity, stmt, 4) || !column_dup(&v->reasoning, stmt, 5) ||
+	    !column_dup(&v->fix_type, stmt, 10))
+		return error_nomem();
+	return files_take(&v->files, &v->nfiles, stmt, 7, 8);
+}
+
+int store_history_violations(struct history_violation **out, size_t *count, struct store *store,
+		       int64_t check_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	*out = NULL;
+	*count = 0;
+	if ((error = store_prepare(store, &stmt, violations_sql)) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":check", check_id);
+	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, violation_read)) < 0) {
+		history_violations_free(*out, *count);
+		*out = NULL;
+		*count = 0;
+	}
+	return error;
+}
+
+int store_history_version(struct history_version *out, struct store *store)
+{
+	sqlite3_stmt *stmt = NULL;
+	bool row = false;
+	int error;
+
+	out->changes = sqlite3_total_changes(store_db(store));
+	out->data = -1;
+	if ((error = store_prepare(store, &stmt, "PRAGMA data_version")) < 0)
+		return error;
+	if (!(error = step_row(store, stmt, &row)) && row)
+		out->data = sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+enum rule_count { COUNT_VIOLATIONS, COUNT_FINDINGS, COUNT_FALSE_POSITIVES };
+
+/* Per rule, grouped: (rule id, count) rows. The whole-repository total is the sum. */
+static const char *const rule_count_sql[] = {
+	[COUNT_VIOLATIONS] =
+	"SELECT t.threadline_id, count(*) FROM check_results r JOIN check_threadlines t ON "
+	"t.id = r.check_threadline_id JOIN checks c ON c.id = t.check_id "
+	"WHERE c.repo_id = :repo AND " VIOLATION " GROUP BY t.threadline_id",
+	[COUNT_FINDINGS] =
+	"SELECT f.rule_id, count(*) FROM findings f JOIN checks c ON c.id = f.check_id "
+	"WHERE c.repo_id = :repo AND f.reduced = 0 AND f.rule_id IS NOT NULL GROUP BY f.rule_id",
+	/*
+	 * A false positive is the latest word on its finding (later feedback of
+	 * the finding kinds lifts it), so a finding counts once. Feedback whose
+	 * finding is gone counts by itself. Feedback without a repository is
+	 * placed by its finding's check.
+	 */
+	[COUNT_FALSE_POSITIVES] =
+	"SELECT b.rule_id, count(*) FROM feedback b WHERE b.kind = 'false_positive' AND "
+	"b.rule_id IS NOT NULL AND coalesce(b.repo_id, (SELECT c.repo_id FROM findings f "
+	"JOIN checks c ON c.id = f.check_id WHERE f.id = b.finding_id)) = :repo AND "
+	"(b.finding_id IS NULL OR NOT EXISTS (SELECT 1 FROM feedback l WHERE "
+	"l.finding_id = b.finding_id AND l.kind IN ('false_positive', 'accept', 'reject') AND "
+	"(l.created_at, l.id) > (b.created_at, b.id))) GROUP BY b.rule_id",
+};
+
+static long *count_field(struct history_rule_stats *r, enum rule_count which)
+{
+	switch (which) {
+	case COUNT_VIOLATIONS: return &r->violations;
+	case COUNT_FINDINGS: return &r->findings;
+	case COUNT_FALSE_POSITIVES: break;
+	}
+	return &r->false_positives;
+}
+
+static int rule_counts(struct history_stats *stats, struct store *store, int64_t repo,
+		       enum rule_count which)
+{
+	struct history_rule_stats *r;
+	sqlite3_stmt *stmt = NULL;
+	bool row = true;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt, rule_count_sql[which])) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":repo", repo);
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	while (!(error = step_row(store, stmt, &row)) && row) {
+		const char *rule_id = (const char *)sqlite3_column_text(stmt, 0);
+
+		/* The queries leave out NULL ids: NULL here is memory running out. */
+		if (!rule_id || !(r = history_rule_entry(stats, rule_id))) {
+			error = error_nomem();
+			break;
+		}
+		*count_field(r, which) = (long)sqlite3_column_int64(stmt, 1);
+		if (which == COUNT_VIOLATIONS)
+			stats->violations += r->violations;
+	}
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* The repository's row and its number of checks; repo 0 when the store has never seen it. */
+static int repo_find(struct store *store, int64_t *repo, long *checks, const char *path)
+{
+	sqlite3_stmt *stmt = NULL;
+	bool row = false;
+	int error, rc = SQLITE_OK;
+
+	*repo = 0;
+	*checks = 0;
+	if ((error = store_prepare(store, &stmt, "SELECT p.id, (SELECT count(*) FROM checks c "
+				   "WHERE c.repo_id = p.id) FROM repos p WHERE p.path = :path")) < 0)
+		return error;
+	store_bind_text(&rc, stmt, ":path", path);
+	if (rc != SQLITE_OK)
+		error = store_fail(store, rc);
+	else if (!(error = step_row(store, stmt, &row)) && row) {
+		*repo = sqlite3_column_int64(stmt, 0);
+		*checks = (long)sqlite3_column_int64(stmt, 1);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/*
+ * The checks' usage summed: the cost over the checks that know theirs,
+ * the number of checks that billed tokens without one, and of those with one.
+ */
+static const char usage_sql[] =
+	"SELECT coalesce(sum(i), 0), coalesce(sum(o), 0), coalesce(sum(ca), 0), coalesce(sum(w), 0), "
+	"sum(cost), coalesce(sum(cost IS NULL AND i + o > 0), 0), "
+	"coalesce(sum(cost IS NOT NULL AND i + o > 0), 0) FROM (SELECT "
+	LIVE_OR("tokens_in") " AS i, " LIVE_OR("tokens_out") " AS o, " LIVE_OR("tokens_cached") " AS ca, "
+	LIVE_OR("tokens_cache_write") " AS w, " LIVE_COST " AS cost FROM checks c WHERE c.repo_id = :repo)";
+
+static int usage_total(struct history_stats *stats, struct store *store, int64_t repo)
+{
+	sqlite3_stmt *stmt = NULL;
+	bool row = false;
+	int error, rc = SQLITE_OK;
+
+	if ((error = store_prepare(store, &stmt, usage_sql)) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":repo", repo);
+	if (rc != SQLITE_OK)
+		error = store_fail(store, rc);
+	else if (!(error = step_row(store, stmt, &row)) && row) {
+		usage_read(&stats->usage, stmt, 0);
+		stats->unpriced = (long)sqlite3_column_int64(stmt, 5);
+		/* No cost known (NULL), or none of the checks that billed knows one: the total is not known. */
+		if (stats->usage.cost_usd < 0 || (stats->unpriced && !sqlite3_column_int64(stmt, 6)))
+			stats->usage.cost_usd = stats->unpriced ? -1 : 0;
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/*
+ * The queries in one transaction, so that the figures agree with each
+ * other while checks are being written. It is the store's write
+ * transaction (its lock keeps the shared connection whole), held for a
+ * few reads only.
+ */
+static int counts_read(struct history_stats *stats, struct history_fix **fixes, size_t *nfixes,
+		       struct store *store, const char *path)
+{
+	int64_t repo = 0;
+	int error;
+
+	if ((error = repo_find(store, &repo, &stats->checks, path)) < 0 || !repo)
+		return error;
+	if ((error = store_history_fixes(fixes, nfixes, store, path, NULL)) < 0)
+		return error;
+	if (!(error = rule_counts(stats, store, repo, COUNT_VIOLATIONS)) &&
+	    !(error = rule_counts(stats, store, repo, COUNT_FINDINGS)) &&
+	    !(error = rule_counts(stats, store, repo, COUNT_FALSE_POSITIVES)))
+		error = usage_total(stats, store, repo);
+	return error;
+}
+
+int store_history_counts(struct history_stats *out, struct history_fix **fixes, size_t *nfixes,
+			 struct store *store, const char *repo)
+{
+	int error;
+
+	*fixes = NULL;
+	*nfixes = 0;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if ((error = store_end(store, counts_read(out, fixes, nfixes, store, repo))) < 0) {
+		history_fixes_free(*fixes, *nfixes);
+		*fixes = NULL;
+		*nfixes = 0;
+	}
+	return error;
+}
