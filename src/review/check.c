@@ -156,7 +156,7 @@ void check_free(struct check *c)
 	free(c->skip);
 	free(c->skip_local);
 	scope_patterns_free(c->ignore, c->nignore);
-	scope_patterns_free(c->notes, c->nnotes);
+	strings_free(&c->notes);
 	for (i = 0; i < c->nstates; i++) {
 		for (k = 0; k < c->states[i].nchunks; k++) {
 			chunk_release(c->states[i].chunks[k]);
@@ -606,12 +606,12 @@ const char *check_store_error(const struct check *c)
 
 size_t check_nnotes(const struct check *c)
 {
-	return c->nnotes;
+	return c->notes.count;
 }
 
 const char *check_note(const struct check *c, size_t index)
 {
-	return index < c->nnotes ? c->notes[index] : NULL;
+	return index < c->notes.count ? c->notes.items[index] : NULL;
 }
 
 size_t check_untracked(const struct check *c)

@@ -62,6 +62,7 @@ int check_settle_as(struct check *c, size_t index, enum rule_status status, cons
 
 struct local_ctx {
 	struct rule_result *r;
+	size_t *alloc;          /* the room of r->findings */
 	const struct diff_file *file;
 	int error;
 };
@@ -70,15 +71,14 @@ static void local_found(int line, const char *text, size_t len, void *arg)
 {
 	struct local_ctx *ctx = arg;
 	struct rule_result *r = ctx->r;
-	struct finding *grown, *f;
+	struct finding *f;
 	struct buf issue = BUF_INIT;
 
-	if (ctx->error || !(grown = realloc(r->findings, (r->nfindings + 1) * sizeof(*grown)))) {
+	if (ctx->error || ARRAY_GROW(r->findings, *ctx->alloc, r->nfindings + 1) < 0) {
 		ctx->error = RL_ENOMEM;
 		return;
 	}
-	r->findings = grown;
-	f = &grown[r->nfindings++];
+	f = &r->findings[r->nfindings++];
 	memset(f, 0, sizeof(*f));
 	buf_printf(&issue, "An added line matches the pattern of %s.", r->rule->id);
 	f->rule_id = strdup(r->rule->id);
@@ -101,7 +101,7 @@ static void local_found(int line, const char *text, size_t len, void *arg)
 int check_run_local(struct check *c, size_t index)
 {
 	struct rule_result *r = &c->states[index].result;
-	struct local_ctx ctx = { r, NULL, 0 };
+	struct local_ctx ctx = { r, &c->states[index].findings_alloc, NULL, 0 };
 	size_t i;
 	int error;
 
@@ -158,19 +158,35 @@ static void chunk_answer(struct check *c, struct chunk *k, const char *text, siz
 	chunk_settled(c, k);
 }
 
-static int strings_append(char ***items, size_t *count, char **more, size_t nmore)
+static int strings_append(char ***items, size_t *count, size_t *alloc, char **more, size_t nmore)
 {
-	char **grown;
-	size_t i;
-
 	if (!nmore)
 		return 0;
-	if (!(grown = realloc(*items, (*count + nmore) * sizeof(char *))))
-		return error_nomem();
-	*items = grown;
-	for (i = 0; i < nmore; i++)
-		grown[(*count)++] = more[i];
+	if (ARRAY_GROW(*items, *alloc, *count + nmore) < 0)
+		return RL_ENOMEM;
+	memcpy(*items + *count, more, nmore * sizeof(char *));
+	*count += nmore;
 	return 0;
+}
+
+/* The answer's findings and file references move to the rule's result (the answer keeps them when there is no room). */
+static void answer_take(struct rule_state *s, struct map_answer *answer)
+{
+	struct rule_result *r = &s->result;
+
+	if (answer->nfindings && ARRAY_GROW(r->findings, s->findings_alloc, r->nfindings + answer->nfindings) == 0) {
+		memcpy(r->findings + r->nfindings, answer->findings, answer->nfindings * sizeof(*r->findings));
+		r->nfindings += answer->nfindings;
+		free(answer->findings);
+		answer->findings = NULL;
+		answer->nfindings = 0;
+	}
+	if (strings_append(&r->file_references, &r->nrefs, &s->refs_alloc, answer->file_references,
+			   answer->nrefs) == 0) {
+		free(answer->file_references);
+		answer->file_references = NULL;
+		answer->nrefs = 0;
+	}
 }
 
 /* The rule's result is the union of its chunks'. */
@@ -184,7 +200,6 @@ static void rule_collect(struct check *c, size_t index)
 
 	for (i = 0; i < s->nchunks; i++) {
 		struct chunk *k = s->chunks[i];
-		struct finding *grown;
 
 		timeout |= k->status == RULE_TIMEOUT;
 		failed |= k->status == RULE_ERROR;
@@ -208,21 +223,7 @@ static void rule_collect(struct check *c, size_t index)
 		else if (k->answer.reasoning)
 			buf_puts(&reasoning, k->answer.reasoning);
 		r->findings_dropped += k->answer.findings_dropped;
-		if (k->answer.nfindings &&
-		    (grown = realloc(r->findings, (r->nfindings + k->answer.nfindings) * sizeof(*grown)))) {
-			r->findings = grown;
-			memcpy(grown + r->nfindings, k->answer.findings, k->answer.nfindings * sizeof(*grown));
-			r->nfindings += k->answer.nfindings;
-			free(k->answer.findings);
-			k->answer.findings = NULL;
-			k->answer.nfindings = 0;
-		}
-		if (strings_append(&r->file_references, &r->nrefs, k->answer.file_references,
-				   k->answer.nrefs) == 0) {
-			free(k->answer.file_references);
-			k->answer.file_references = NULL;
-			k->answer.nrefs = 0;
-		}
+		answer_take(s, &k->answer);
 	}
 	r->status = timeout ? RULE_TIMEOUT : failed ? RULE_ERROR : attention ? RULE_ATTENTION :
 		relevant ? RULE_COMPLIANT : RULE_NOT_RELEVANT;

@@ -30,8 +30,8 @@ void check_parts_free(struct check *c)
 
 static void notes_drop_cuts(struct check *c)
 {
-	while (c->nnotes > c->nscope_notes)
-		free(c->notes[--c->nnotes]);
+	while (c->notes.count > c->nscope_notes)
+		free(c->notes.items[--c->notes.count]);
 }
 
 /* Context files, each fenced under its path. */
@@ -65,17 +65,15 @@ struct piece {
 struct plan {
 	struct piece *pieces;
 	size_t npieces;
+	size_t alloc;
 	size_t *starts;         /* chunk k is pieces [starts[k], starts[k + 1]) */
 	size_t nchunks;
 };
 
 static int plan_add_piece(struct plan *p, struct piece piece)
 {
-	struct piece *grown = realloc(p->pieces, (p->npieces + 1) * sizeof(*grown));
-
-	if (!grown)
-		return error_nomem();
-	p->pieces = grown;
+	if (ARRAY_GROW(p->pieces, p->alloc, p->npieces + 1) < 0)
+		return RL_ENOMEM;
 	p->pieces[p->npieces++] = piece;
 	return 0;
 }
@@ -124,7 +122,7 @@ static int plan_cut(struct check *c, struct plan *p, size_t index, uint32_t h, s
 	if (asprintf(&note, "%s: hunk at line %u cut to fit the budget (%s lines, the first %s sent)",
 		     f->path, hunk->new_start ? hunk->new_start : hunk->old_start, total, kept) < 0)
 		note = NULL;
-	if (check_note_add(c, note) < 0)
+	if (strings_take(&c->notes, note) < 0)
 		return RL_ENOMEM;
 	return plan_add_piece(p, (struct piece){ index, h, 1, bytes, true, keep });
 }
@@ -287,11 +285,8 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 
 static int chunk_add(struct rule_state *s, struct chunk *k)
 {
-	struct chunk **grown = realloc(s->chunks, (s->nchunks + 1) * sizeof(*grown));
-
-	if (!grown)
-		return error_nomem();
-	s->chunks = grown;
+	if (ARRAY_GROW(s->chunks, s->chunks_alloc, s->nchunks + 1) < 0)
+		return RL_ENOMEM;
 	s->chunks[s->nchunks++] = k;
 	return 0;
 }

@@ -8,19 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int check_note_add(struct check *c, char *note)
-{
-	char **grown;
-
-	if (!note || !(grown = realloc(c->notes, (c->nnotes + 1) * sizeof(*grown)))) {
-		free(note);
-		return error_nomem();
-	}
-	c->notes = grown;
-	c->notes[c->nnotes++] = note;
-	return 0;
-}
-
 /* --rule ID: keep only the named rules; every name must exist. */
 static int rules_select(struct check *c)
 {
@@ -133,7 +120,7 @@ static int files_scope(struct check *c)
 		if (asprintf(&note, "%s: %s, %s", c->diff->files[i].path, c->skip[i],
 			     c->skip_local[i] ? "not reviewed" : "not sent to the LLM") < 0)
 			note = NULL;
-		if ((error = check_note_add(c, note)) < 0)
+		if ((error = strings_take(&c->notes, note)) < 0)
 			return error;
 	}
 	if (repo_untracked_count(&c->untracked, c->repo, c->target) < 0)
@@ -167,7 +154,7 @@ int check_prepare(struct check *c)
 		c->states[i].result.status = RULE_QUEUED;
 	}
 	c->nstates = c->unsettled = c->rules.count;
-	c->nscope_notes = c->nnotes;
+	c->nscope_notes = c->notes.count;
 	repo_intent(&intent, c->repo, c->target, 20);
 	c->intent = buf_detach(&intent);
 	c->prepared = true;

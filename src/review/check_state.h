@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "answer.h"
+#include "array.h"
 #include "ask.h"
 #include "depreview.h"
 #include "poll_group.h"
@@ -41,7 +42,8 @@ struct chunk {
 struct rule_state {
 	struct rule_result result;
 	struct chunk **chunks;
-	size_t nchunks, settled;
+	size_t nchunks, chunks_alloc, settled;
+	size_t findings_alloc, refs_alloc;      /* the room of result.findings and result.file_references */
 	int64_t started_ms;
 	char *context, *examples;       /* the rule's context files and past reviews, for its prompts */
 };
@@ -81,8 +83,7 @@ struct check {
 	bool *skip_local;       /* and the local pattern rules neither (revline.ignore) */
 	char **ignore;          /* revline.ignore's patterns */
 	size_t nignore;
-	char **notes;           /* what the check left out or cut, said in every report */
-	size_t nnotes;
+	struct strings notes;   /* what the check left out or cut, said in every report */
 	size_t nscope_notes;    /* the first ones, about files; the others are cuts of the plan */
 	size_t untracked;       /* untracked files the target leaves out */
 	struct depreview *deps;         /* the dependency phase; the rules start when it is done */
@@ -117,8 +118,6 @@ int check_chunk_submit(struct check *c, struct chunk *k, const char *model);
 
 /* check_scope.c */
 
-/* Keep a note (what the check left out or cut); it is freed when this fails (and may be NULL). */
-int check_note_add(struct check *c, char *note);
 /* Whether the rule looks at the file of the diff. */
 bool check_rule_wants(const struct check *c, const struct rule *rule, const struct diff_file *f);
 
