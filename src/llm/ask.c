@@ -1,5 +1,6 @@
 /* The request cycle (ask.h). */
 #include "ask.h"
+#include "array.h"
 #include "queue.h"
 #include "clock.h"
 #include "answer.h"
@@ -91,9 +92,8 @@ struct asker {
 	size_t nlive, live_cap;
 	struct queue events;     /* of struct ask_event */
 	struct quirk *quirks;
-	size_t nquirks;
-	char **warmed;          /* shared parts whose first question got its first byte */
-	size_t nwarmed;
+	size_t nquirks, quirks_alloc;
+	struct strings warmed;  /* shared parts whose first question got its first byte */
 	uint64_t last_id;
 	struct poll_member member;      /* takes the scheduler's events in the poll group */
 };
@@ -194,15 +194,10 @@ static void ask_free(struct ask *q)
 
 static int live_add(struct asker *a, struct ask *q)
 {
-	if (a->nlive == a->live_cap) {
-		size_t n = a->live_cap ? a->live_cap * 2 : 16;
-		struct ask **grown = realloc(a->live, n * sizeof(*grown));
+	int error;
 
-		if (!grown)
-			return error_nomem();
-		a->live = grown;
-		a->live_cap = n;
-	}
+	if ((error = ARRAY_GROW(a->live, a->live_cap, a->nlive + 1)) < 0)
+		return error;
 	a->live[a->nlive++] = q;
 	return 0;
 }
@@ -287,7 +282,7 @@ static unsigned refused_from_names(const char *names)
 /* What this run, or an earlier one (the store), learnt the model refuses. */
 static unsigned quirk_get(struct asker *a, const char *model)
 {
-	struct quirk *found = quirk_find(a, model), *grown;
+	struct quirk *found = quirk_find(a, model);
 	struct buf names = BUF_INIT;
 	unsigned bits = 0;
 
@@ -296,11 +291,9 @@ static unsigned quirk_get(struct asker *a, const char *model)
 	if (a->store && store_refusals_get(&names, a->store, a->llm->base_url, model) == 0 && names.len)
 		bits = refused_from_names(names.ptr);
 	buf_release(&names);
-	if ((grown = realloc(a->quirks, (a->nquirks + 1) * sizeof(*grown)))) {
-		a->quirks = grown;
-		if ((grown[a->nquirks].model = strdup(model)))
-			grown[a->nquirks++].refused = bits;
-	}
+	if (ARRAY_GROW(a->quirks, a->quirks_alloc, a->nquirks + 1) == 0 &&
+	    (a->quirks[a->nquirks].model = strdup(model)))
+		a->quirks[a->nquirks++].refused = bits;
 	return bits;
 }
 
@@ -519,12 +512,7 @@ static int send_question(struct asker *a, struct ask *q)
 
 static bool warmed(const struct asker *a, const char *group)
 {
-	size_t i;
-
-	for (i = 0; i < a->nwarmed; i++)
-		if (!strcmp(a->warmed[i], group))
-			return true;
-	return false;
+	return strings_has(&a->warmed, group);
 }
 
 /*
@@ -550,18 +538,13 @@ static bool warm_wanted(const struct asker *a, const struct ask *q)
 /* The shared part is in the provider's cache: the questions waiting for it go. */
 static int warm_release(struct asker *a, const char *group)
 {
-	char **grown;
 	size_t i;
 	int error = 0;
 
 	if (warmed(a, group))
 		return 0;
-	if (!(grown = realloc(a->warmed, (a->nwarmed + 1) * sizeof(*grown))))
-		return error_nomem();
-	a->warmed = grown;
-	if (!(grown[a->nwarmed] = strdup(group)))
-		return error_nomem();
-	a->nwarmed++;
+	if ((error = strings_add(&a->warmed, group)) < 0)
+		return error;
 	for (i = 0; i < a->nlive && !error; i++) {
 		if (strcmp(a->live[i]->group, group))
 			continue;
@@ -1065,9 +1048,7 @@ void asker_free(struct asker *a)
 		ask_event_release(queue_at(&a->events, i));
 	for (i = 0; i < a->nquirks; i++)
 		free(a->quirks[i].model);
-	for (i = 0; i < a->nwarmed; i++)
-		free(a->warmed[i]);
-	free(a->warmed);
+	strings_free(&a->warmed);
 	free(a->quirks);
 	free(a->live);
 	queue_release(&a->events);
