@@ -1354,3 +1354,8 @@ int store_fail(struct store *store, int rc)
 {
 	return db_error(store, rc);
 }
+
+int store_step_done(struct store *store, sqlite3_stmt *stmt, int rc)
+{
+	return rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
+}

@@ -34,5 +34,10 @@ void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_
 void store_bind_cost(int *rc, struct sqlite3_stmt *stmt, const char *name, double cost_usd);
 double store_column_cost(struct sqlite3_stmt *stmt, int col);
 int store_fail(struct store *store, int rc);
+/*
+ * Run a statement that returns no rows, once its binds' sticky status rc
+ * says SQLITE_OK (else that failure), leaving it ready to run again.
+ */
+int store_step_done(struct store *store, struct sqlite3_stmt *stmt, int rc);
 
 #endif
