@@ -10,9 +10,10 @@ struct sqlite3_stmt;
 
 /*
  * The SQL layer's own tools, for the files of src/store only: the rest of
- * the engine calls the typed functions of store.h and never sees SQL.
- * (Until that move is done, history, feedback, fixdetect, lint, fix and
- * depreview include it too: tests/t_layers.sh names them.)
+ * the engine calls the typed functions of store.h (and store_signals.h,
+ * store_fixes.h, store_deps.h) and never sees SQL.
+ * (Until that move is done, history, feedback and fixdetect include it
+ * too: tests/t_layers.sh names them.)
  *
  * The SQLite handle, a write transaction under the store's lock (BEGIN
  * IMMEDIATE; store_end commits, or rolls back when error is set, and
