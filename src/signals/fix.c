@@ -1046,6 +1046,14 @@ int fix_recover(size_t *settled, struct store *store, const char *workdir)
 	return error;
 }
 
+static int not_applied(int64_t fix_id)
+{
+	if (fix_id)
+		return error_set(RL_ENOTFOUND, "fix %lld is not an applied fix of this repository "
+				 "(see 'revline signals' for the fixes)", (long long)fix_id);
+	return error_set(RL_ENOTFOUND, "no applied fix to undo in this repository");
+}
+
 int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, int64_t fix_id)
 {
 	struct fix row = { .opts.store = store, .opts.workdir = workdir };
@@ -1062,9 +1070,7 @@ int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, i
 		goto done;
 	}
 	if ((error = store_fix_applied_find(&row.id, store, key, fix_id)) == RL_ENOTFOUND)
-		error = fix_id ? error_set(RL_ENOTFOUND, "fix %lld is not an applied fix of this repository "
-					   "(see 'revline signals' for the fixes)", (long long)fix_id) :
-			error_set(RL_ENOTFOUND, "no applied fix to undo in this repository");
+		error = not_applied(fix_id);
 	if (error < 0 || (error = store_fix_undo_get(&row.undo, store, row.id)) < 0 ||
 	    (error = undo_recorded(&row)) < 0)
 		goto done;
