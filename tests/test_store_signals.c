@@ -272,7 +272,7 @@ static void test_fix_round_trip(void **state)
 		       "x = 2\n-x = 1\n+x = 2\n");
 	assert_int_equal(store_fixes_applied(&records, &count, store, tmp), 0);
 	assert_int_equal(count, 0);
-	fix_records_free(records, count);
+	store_fix_records_free(records, count);
 	assert_int_equal(store_fix_applied_find(&found, store, tmp, 0), RL_ENOTFOUND);
 
 	/* Written: the row is complete. */
@@ -288,7 +288,7 @@ static void test_fix_round_trip(void **state)
 	assert_int_equal(records[0].recheck, RECHECK_GONE);
 	assert_string_equal(records[0].recheck_detail, "ruff no longer reports F401");
 	assert_true(records[0].applied_at > 0);
-	fix_records_free(records, count);
+	store_fix_records_free(records, count);
 	assert_int_equal(store_fix_applied_find(&found, store, tmp, 0), 0);
 	assert_int_equal(found, id);
 	assert_int_equal(store_fix_applied_find(&found, store, tmp, id + 1), RL_ENOTFOUND);

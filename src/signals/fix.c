@@ -1083,17 +1083,7 @@ done:
 
 void fix_records_free(struct fix_record *records, size_t count)
 {
-	size_t i;
-
-	for (i = 0; i < count; i++) {
-		free(records[i].file);
-		free(records[i].tool);
-		free(records[i].code);
-		free(records[i].message);
-		free(records[i].window);
-		free(records[i].recheck_detail);
-	}
-	free(records);
+	store_fix_records_free(records, count);
 }
 
 int fix_applied(struct fix_record **out, size_t *count, struct store *store, const char *workdir)

@@ -459,6 +459,21 @@ int store_fix_undo_get(struct patch_undo *out, struct store *store, int64_t id)
 	return error;
 }
 
+void store_fix_records_free(struct fix_record *records, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		free(records[i].file);
+		free(records[i].tool);
+		free(records[i].code);
+		free(records[i].message);
+		free(records[i].window);
+		free(records[i].recheck_detail);
+	}
+	free(records);
+}
+
 static int record_read(struct fix_record *r, sqlite3_stmt *stmt)
 {
 	memset(r, 0, sizeof(*r));
@@ -505,7 +520,7 @@ int store_fixes_applied(struct fix_record **out, size_t *count, struct store *st
 done:
 	sqlite3_finalize(stmt);
 	if (error < 0) {
-		fix_records_free(rows, *count);
+		store_fix_records_free(rows, *count);
 		rows = NULL;
 		*count = 0;
 	}

@@ -73,8 +73,9 @@ int store_fixes_settle(size_t *settled, struct store *store, int64_t id, const c
 int store_fix_applied_find(int64_t *id, struct store *store, const char *repo, int64_t wanted);
 /* A fix's undo record. */
 int store_fix_undo_get(struct patch_undo *out, struct store *store, int64_t id);
-/* The repository's applied fixes (not pending), newest first (fix_records_free). */
+/* The repository's applied fixes (not pending), newest first; freed by store_fix_records_free. */
 int store_fixes_applied(struct fix_record **out, size_t *count, struct store *store, const char *repo);
+void store_fix_records_free(struct fix_record *records, size_t count);
 /*
  * The latest fix of a signal (finding_id 0) or of a finding (signal_id 0);
  * RL_ENOTFOUND (no message) when none. *pending: an apply not settled yet.
