@@ -13,7 +13,7 @@ struct sqlite3_stmt;
  * the engine calls the typed functions of store.h (and store_signals.h,
  * store_fixes.h, store_deps.h) and never sees SQL.
  * (Until that move is done, history, feedback and fixdetect include it
- * too: tests/t_layers.sh names them.)
+ * too: tests/structure/layers.py reports them.)
  *
  * The SQLite handle, a write transaction under the store's lock (BEGIN
  * IMMEDIATE; store_end commits, or rolls back when error is set, and
