@@ -3,11 +3,8 @@
 #include "diff.h"
 #include "repo.h"
 #include "status.h"
-#include "store.h"
-#include "store_sql.h"
+#include "store_deps.h"
 
-#include <jansson.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,105 +265,9 @@ const char *depreview_error(const struct depreview *dr)
 
 /* --- storing -------------------------------------------------------------- */
 
-static char *ecosystems_json(unsigned ecosystems)
-{
-	json_t *a = json_array();
-	char *text;
-	int i;
-
-	for (i = 0; a && i < ECO_COUNT; i++)
-		if (ecosystems & (1u << i))
-			json_array_append_new(a, json_string(deps_ecosystem_name((enum deps_ecosystem)i)));
-	text = a ? json_dumps(a, JSON_COMPACT) : NULL;
-	json_decref(a);
-	return text;
-}
-
-static char *advisories_json(const struct deps_package *p)
-{
-	json_t *a = json_array();
-	char *text;
-	size_t i;
-
-	for (i = 0; a && i < p->nadvisories; i++) {
-		const struct deps_advisory *v = &p->advisories[i];
-
-		json_array_append_new(a, json_pack("{s:s, s:s?, s:s, s:b}", "id", v->id, "summary", v->summary,
-						   "severity", v->severity ? v->severity : "unknown", "fixed", v->fixed));
-	}
-	text = a ? json_dumps(a, JSON_COMPACT) : NULL;
-	json_decref(a);
-	return text;
-}
-
-static int summary_put(struct depreview *dr, struct store *store, int64_t check_id)
-{
-	const struct deps_analysis *a = &dr->analysis;
-	sqlite3_stmt *stmt = NULL;
-	char *ecos = ecosystems_json(a->ecosystems);
-	int error;
-
-	if (!ecos)
-		return error_nomem();
-	if ((error = store_prepare(store, &stmt, "INSERT OR REPLACE INTO check_dependencies (check_id, ecosystems, "
-				   "bot, dependency_only, confidence, reason, advisories_checked, advisories_error) "
-				   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")) == 0) {
-		sqlite3_bind_int64(stmt, 1, check_id);
-		sqlite3_bind_text(stmt, 2, ecos, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 3, a->bot, -1, SQLITE_STATIC);
-		sqlite3_bind_int(stmt, 4, a->dependency_only);
-		sqlite3_bind_text(stmt, 5, deps_confidence_name(a->confidence), -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 6, a->reason ? a->reason : "", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 7, (sqlite3_int64)dr->checked);
-		sqlite3_bind_text(stmt, 8, dr->error, -1, SQLITE_STATIC);
-		if (sqlite3_step(stmt) != SQLITE_DONE)
-			error = store_fail(store, sqlite3_errcode(sqlite3_db_handle(stmt)));
-	}
-	sqlite3_finalize(stmt);
-	free(ecos);
-	return error;
-}
-
-static int package_put(struct store *store, int64_t check_id, const struct deps_package *p)
-{
-	sqlite3_stmt *stmt = NULL;
-	char *advisories = advisories_json(p);
-	int error;
-
-	if (!advisories)
-		return error_nomem();
-	if ((error = store_prepare(store, &stmt, "INSERT INTO check_packages (check_id, ecosystem, name, manifest, "
-				   "from_spec, to_spec, bump, breaking, downgrade, advisories) "
-				   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")) == 0) {
-		sqlite3_bind_int64(stmt, 1, check_id);
-		sqlite3_bind_text(stmt, 2, deps_ecosystem_name(p->ecosystem), -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 3, p->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 4, p->manifest, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 5, p->from, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 6, p->to, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 7, deps_bump_name(p->bump), -1, SQLITE_STATIC);
-		sqlite3_bind_int(stmt, 8, p->breaking);
-		sqlite3_bind_int(stmt, 9, p->downgrade);
-		sqlite3_bind_text(stmt, 10, advisories, -1, SQLITE_STATIC);
-		if (sqlite3_step(stmt) != SQLITE_DONE)
-			error = store_fail(store, sqlite3_errcode(sqlite3_db_handle(stmt)));
-	}
-	sqlite3_finalize(stmt);
-	free(advisories);
-	return error;
-}
-
 int depreview_store(struct depreview *dr, struct store *store, int64_t check_id)
 {
-	size_t i;
-	int error;
-
 	if (!store || !check_id || !depreview_found(dr))
 		return 0;
-	if ((error = store_begin(store)) < 0)
-		return error;
-	error = summary_put(dr, store, check_id);
-	for (i = 0; !error && i < dr->analysis.npackages; i++)
-		error = package_put(store, check_id, &dr->analysis.packages[i]);
-	return store_end(store, error);
+	return store_deps_put(store, check_id, &dr->analysis, dr->checked, dr->error);
 }

@@ -1,19 +1,17 @@
 /* A fix of one signal or finding: ask, propose, apply, recheck, undo. */
 #include "fix.h"
-#include "clock.h"
 #include "editwin.h"
+#include "finding.h"
 #include "history.h"
 #include "lint.h"
 #include "patch.h"
 #include "prompt.h"
 #include "signals.h"
 #include "status.h"
-#include "store.h"
-#include "store_sql.h"
+#include "store_fixes.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,53 +115,34 @@ int fix_new_signal(struct fix **out, const struct fix_options *options, const st
 	return 0;
 }
 
-static char *column_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *text = sqlite3_column_text(stmt, i);
-
-	return text ? strdup((const char *)text) : NULL;
-}
-
-/* A finding of this repository's checks, by id. */
+/* A finding of this repository's checks, by id: the target takes its fields. */
 static int finding_load(struct target *t, struct store *store, const char *workdir, int64_t id)
 {
 	char *key = history_repo_key(workdir);
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	struct finding f;
+	int error;
 
 	if (!key)
 		return error_nomem();
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT f.file, f.line, f.end_line, f.rule_id, f.severity, f.title, f.issue, "
-				   "f.suggestion FROM findings f JOIN checks c ON c.id = f.check_id "
-				   "JOIN repos r ON r.id = c.repo_id WHERE f.id = ?1 AND r.path = ?2")) < 0)
-		goto done;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_DONE) {
-		error = error_set(RL_ENOTFOUND, "no finding %lld in this repository's checks (the ids are "
-				  "in 'revline check' and 'revline check --format json')", (long long)id);
-		goto done;
-	}
-	if (rc != SQLITE_ROW) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	t->file = column_text(stmt, 0);
-	t->line = sqlite3_column_int(stmt, 1);
-	t->end_line = sqlite3_column_int(stmt, 2);
-	t->rule = column_text(stmt, 3);
-	t->severity = column_text(stmt, 4);
-	t->title = column_text(stmt, 5);
-	t->issue = column_text(stmt, 6);
-	t->suggestion = column_text(stmt, 7);
+	error = store_fix_finding(&f, store, key, id);
+	free(key);
+	if (error == RL_ENOTFOUND)
+		return error_set(RL_ENOTFOUND, "no finding %lld in this repository's checks (the ids are "
+				 "in 'revline check' and 'revline check --format json')", (long long)id);
+	if (error < 0)
+		return error;
+	t->file = f.file;
+	t->line = f.line;
+	t->end_line = f.end_line;
+	t->rule = f.rule_id;
+	t->severity = strdup(severity_name(f.severity));
+	t->title = f.title;
+	t->issue = f.issue;
+	t->suggestion = f.suggestion;
 	t->finding_id = id;
 	if (!t->file || !*t->file || t->line < 1)
-		error = error_set(RL_EUSAGE, "finding %lld has no file and line to fix", (long long)id);
-done:
-	sqlite3_finalize(stmt);
-	free(key);
-	return error;
+		return error_set(RL_EUSAGE, "finding %lld has no file and line to fix", (long long)id);
+	return 0;
 }
 
 int fix_new_finding(struct fix **out, const struct fix_options *options, int64_t finding_id)
@@ -394,134 +373,35 @@ done:
 static int row_insert(struct fix *fix)
 {
 	const struct target *t = &fix->target;
+	const struct fix_row row = {
+		.signal_id = t->signal_id, .finding_id = t->finding_id, .tool = t->tool, .code = t->code,
+		.message = t->message ? t->message : t->title, .file = t->file, .first = fix->win.first,
+		.last = fix->win.last, .window = fix->window, .snippet = &fix->snippet,
+		.model = fix->opts.llm ? fix->opts.llm->model : NULL,
+	};
 	char *key = history_repo_key(fix->opts.workdir);
-	sqlite3_stmt *stmt = NULL;
-	int64_t repo = 0;
-	int error, rc;
+	int error;
 
 	if (!key)
 		return error_nomem();
-	if ((error = store_repo_id(fix->opts.store, &repo, key, NULL)) < 0 ||
-	    (error = store_begin(fix->opts.store)) < 0)
-		goto out;
-	if ((error = store_prepare(fix->opts.store, &stmt,
-				   "INSERT INTO signal_fixes (repo_id, signal_id, finding_id, tool, code, message, "
-				   "file, first_line, last_line, window, status, file_id, byte_offset, before, "
-				   "model, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'asking', "
-				   "?11, ?12, ?13, ?14, ?15)")) == 0) {
-		sqlite3_bind_int64(stmt, 1, repo);
-		if (t->signal_id)
-			sqlite3_bind_int64(stmt, 2, t->signal_id);
-		if (t->finding_id)
-			sqlite3_bind_int64(stmt, 3, t->finding_id);
-		sqlite3_bind_text(stmt, 4, t->tool, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 5, t->code, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 6, t->message ? t->message : t->title, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 7, t->file, -1, SQLITE_STATIC);
-		sqlite3_bind_int(stmt, 8, fix->win.first);
-		sqlite3_bind_int(stmt, 9, fix->win.last);
-		sqlite3_bind_text(stmt, 10, fix->window, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 11, fix->snippet.file_id, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 12, (sqlite3_int64)fix->snippet.start);
-		sqlite3_bind_blob(stmt, 13, fix->snippet.text, (int)fix->snippet.len, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 14, fix->opts.llm ? fix->opts.llm->model : NULL, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 15, clock_wall_ms());
-		if ((rc = sqlite3_step(stmt)) == SQLITE_DONE)
-			fix->id = sqlite3_last_insert_rowid(store_db(fix->opts.store));
-		else
-			error = store_fail(fix->opts.store, rc);
-	}
-	sqlite3_finalize(stmt);
-	error = store_end(fix->opts.store, error);
-out:
+	error = store_fix_add(&fix->id, fix->opts.store, key, &row);
 	free(key);
 	return error;
 }
 
-/* One UPDATE of the fix's row, in the caller's transaction: SET clause with ?2.. bound by the binder. */
-static int row_exec(const struct fix *fix, const char *set, void (*bind)(sqlite3_stmt *, const struct fix *))
-{
-	struct buf sql = BUF_INIT;
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	if (!fix->id)
-		return 0;
-	if (buf_printf(&sql, "UPDATE signal_fixes SET %s WHERE id = ?1", set) < 0)
-		return error_nomem();
-	if ((error = store_prepare(fix->opts.store, &stmt, sql.ptr)) == 0) {
-		sqlite3_bind_int64(stmt, 1, fix->id);
-		if (bind)
-			bind(stmt, fix);
-		if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
-			error = store_fail(fix->opts.store, rc);
-	}
-	sqlite3_finalize(stmt);
-	buf_release(&sql);
-	return error;
-}
-
-/* row_exec in a transaction of its own. */
-static int row_update(struct fix *fix, const char *set, void (*bind)(sqlite3_stmt *, const struct fix *))
-{
-	int error;
-
-	if (!fix->id)
-		return 0;
-	if ((error = store_begin(fix->opts.store)) < 0)
-		return error;
-	return store_end(fix->opts.store, row_exec(fix, set, bind));
-}
-
-static void bind_failed(sqlite3_stmt *stmt, const struct fix *fix)
-{
-	sqlite3_bind_text(stmt, 2, fix->error, -1, SQLITE_STATIC);
-}
-
-static void bind_proposed(sqlite3_stmt *stmt, const struct fix *fix)
-{
-	sqlite3_bind_blob(stmt, 2, fix->replacement.ptr ? fix->replacement.ptr : "", (int)fix->replacement.len,
-			  SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, fix->explanation, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 4, fix->preview, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 5, clock_wall_ms());
-}
-
-static void bind_now(sqlite3_stmt *stmt, const struct fix *fix)
-{
-	(void)fix;
-	sqlite3_bind_int64(stmt, 2, clock_wall_ms());
-}
-
-/* The undo record, exactly as patch_prepare made it. */
-static void bind_pending(sqlite3_stmt *stmt, const struct fix *fix)
-{
-	const struct patch_undo *u = &fix->undo;
-
-	sqlite3_bind_int64(stmt, 2, (sqlite3_int64)u->offset);
-	sqlite3_bind_blob(stmt, 3, u->before ? u->before : "", (int)u->before_len, SQLITE_STATIC);
-	sqlite3_bind_blob(stmt, 4, u->after ? u->after : "", (int)u->after_len, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 5, u->id_before, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, u->id_after, -1, SQLITE_STATIC);
-}
-
-/* The state the fix was in before an apply that did not happen. */
-static void bind_state(sqlite3_stmt *stmt, const struct fix *fix)
-{
-	sqlite3_bind_text(stmt, 2, state_names[fix->state], -1, SQLITE_STATIC);
-}
-
-static void bind_recheck(sqlite3_stmt *stmt, const struct fix *fix)
-{
-	sqlite3_bind_text(stmt, 2, recheck_names[fix->recheck], -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, fix->recheck_detail, -1, SQLITE_STATIC);
-}
-
+/* The row keeps up with the fix (best effort: the fix goes on without it). */
 static void fail(struct fix *fix, const char *why)
 {
 	set_text(&fix->error, why);
 	fix->state = FIX_FAILED;
-	row_update(fix, "status = 'failed', error = ?2", bind_failed);
+	if (fix->id)
+		store_fix_failed(fix->opts.store, fix->id, fix->error);
+}
+
+static void recheck_keep(struct fix *fix)
+{
+	if (fix->id)
+		store_fix_recheck(fix->opts.store, fix->id, fix->recheck, fix->recheck_detail);
 }
 
 /* --- asking --------------------------------------------------------------- */
@@ -691,8 +571,9 @@ static void propose(struct fix *fix, const char *text)
 	if (!fix->preview)
 		fix->preview = strdup("");
 	fix->state = FIX_PROPOSED;
-	row_update(fix, "status = 'proposed', after = ?2, explanation = ?3, preview = ?4, proposed_at = ?5",
-		   bind_proposed);
+	if (fix->id)
+		store_fix_proposed(fix->opts.store, fix->id, fix->replacement.ptr, fix->replacement.len,
+				   fix->explanation, fix->preview);
 done:
 	json_decref(root);
 	buf_release(&preview);
@@ -854,14 +735,14 @@ static void recheck_finish(struct fix *fix)
 	}
 	lint_free(fix->lint);
 	fix->lint = NULL;
-	row_update(fix, "recheck = ?2, recheck_detail = ?3", bind_recheck);
+	recheck_keep(fix);
 }
 
 static void recheck_not_run(struct fix *fix, const char *why)
 {
 	fix->recheck = RECHECK_NOT_RUN;
 	set_text(&fix->recheck_detail, why);
-	row_update(fix, "recheck = ?2, recheck_detail = ?3", bind_recheck);
+	recheck_keep(fix);
 }
 
 static void recheck_start(struct fix *fix)
@@ -978,56 +859,44 @@ void fix_cancel(struct fix *fix)
  * way. A database that stays locked past the busy timeout refuses the
  * apply before the file is touched.
  */
-#define ROW_PENDING "status = 'applied' AND applied_at IS NULL"
 
-/* Whether the fix's row is still pending: no other revline settled it meanwhile. */
-static int row_pending(bool *out, const struct fix *fix)
+/* A file written or put back under the store's write lock (store_fix_write, store_fix_undo). */
+struct locked_write {
+	struct fix *fix;
+	struct patch_pending *pending;  /* NULL: the undo */
+	bool ran;                       /* the lock was taken and the row allowed it */
+};
+
+static int locked_write_run(void *payload)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	struct locked_write *job = payload;
 
-	*out = true;
-	if (!fix->id)
-		return 0;
-	if ((error = store_prepare(fix->opts.store, &stmt, "SELECT " ROW_PENDING " FROM signal_fixes "
-				   "WHERE id = ?1")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, fix->id);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		*out = sqlite3_column_int(stmt, 0) != 0;
-	else
-		error = store_fail(fix->opts.store, rc);
-	sqlite3_finalize(stmt);
-	return error;
+	job->ran = true;
+	if (job->pending)
+		return patch_pending_write(job->pending);
+	return patch_undo(job->fix->opts.workdir, &job->fix->undo);
 }
 
 /*
- * The write, under the store's write lock. Once the file is written the
- * fix is applied whatever the database says next: a failed commit leaves
- * the record pending, which recover() completes from the file.
+ * The write. Once the file is written the fix is applied whatever the
+ * database says next: a failed commit leaves the record pending, which
+ * recover() completes from the file.
  */
 static int write_recorded(struct fix *fix, struct patch_pending *pending)
 {
-	struct store *store = fix->opts.store;
-	bool still = true;
-	int error, written = 0;
+	struct locked_write job = { fix, pending, false };
+	int error;
 
-	if (fix->id && (error = store_begin(store)) < 0)
-		return error_set(error, "%s; the fix was not applied: %s is unchanged", error_message(),
+	if (!fix->id)
+		return patch_pending_write(pending);
+	error = store_fix_write(fix->opts.store, fix->id, fix->state, locked_write_run, &job);
+	if (!error || job.ran)
+		return error;
+	if (error == RL_ECONFLICT)
+		return error_set(error, "%s; %s is unchanged: apply the fix again", error_message(),
 				 fix->target.file);
-	if ((error = row_pending(&still, fix)) == 0 && !still)
-		error = error_set(RL_ECONFLICT, "another revline settled the record of fix %lld while it was "
-				  "being applied; %s is unchanged: apply the fix again", (long long)fix->id,
-				  fix->target.file);
-	if (!error)
-		written = (error = patch_pending_write(pending)) == 0;
-	if (written)
-		row_exec(fix, "applied_at = ?2", bind_now);
-	else if (still)
-		row_exec(fix, "status = ?2, applied_at = NULL", bind_state);
-	if (fix->id)
-		store_end(store, 0);
-	return written ? 0 : error;
+	return error_set(error, "%s; the fix was not applied: %s is unchanged", error_message(),
+			 fix->target.file);
 }
 
 int fix_apply(struct fix *fix)
@@ -1048,8 +917,7 @@ int fix_apply(struct fix *fix)
 	if ((error = patch_prepare(&pending, &fix->undo, fix->opts.workdir, &fix->snippet,
 				   fix->replacement.ptr ? fix->replacement.ptr : "", fix->replacement.len)) < 0)
 		goto done;
-	if ((error = row_update(fix, "status = 'applied', applied_at = NULL, error = NULL, byte_offset = ?2, "
-				"before = ?3, after = ?4, file_id = ?5, file_id_after = ?6", bind_pending)) < 0) {
+	if (fix->id && (error = store_fix_pending(fix->opts.store, fix->id, &fix->undo)) < 0) {
 		error = error_set(error, "cannot record fix %lld before writing it: %s; the fix was not applied: "
 				  "%s is unchanged", (long long)fix->id, error_message(), fix->target.file);
 		goto done;
@@ -1072,7 +940,7 @@ int fix_reject(struct fix *fix)
 	if (fix->state != FIX_PROPOSED)
 		return error_set(RL_EUSAGE, "there is no proposed fix to reject (it is %s)", state_names[fix->state]);
 	fix->state = FIX_REJECTED;
-	return row_update(fix, "status = 'rejected', rejected_at = ?2", bind_now);
+	return fix->id ? store_fix_rejected(fix->opts.store, fix->id) : 0;
 }
 
 /*
@@ -1083,16 +951,14 @@ int fix_reject(struct fix *fix)
  */
 static int undo_recorded(struct fix *fix)
 {
-	struct store *store = fix->opts.store;
+	struct locked_write job = { fix, NULL, false };
 	int error;
 
-	if (fix->id && (error = store_begin(store)) < 0)
-		return error_set(error, "%s; the fix was not undone: %s is unchanged", error_message(),
-				 fix->undo.path);
-	if ((error = patch_undo(fix->opts.workdir, &fix->undo)) == 0)
-		row_exec(fix, "status = 'undone', undone_at = ?2", bind_now);
-	if (fix->id)
-		store_end(store, 0);
+	if (!fix->id)
+		return patch_undo(fix->opts.workdir, &fix->undo);
+	if ((error = store_fix_undo(fix->opts.store, fix->id, locked_write_run, &job)) < 0 && !job.ran)
+		error = error_set(error, "%s; the fix was not undone: %s is unchanged", error_message(),
+				  fix->undo.path);
 	return error;
 }
 
@@ -1117,123 +983,23 @@ int fix_undo(struct fix *fix)
 
 /* --- records a kill left pending ------------------------------------------ */
 
-/* The undo record of a row, from column first on: file, byte_offset, before, after, file_id, file_id_after. */
-static int undo_of_row(struct patch_undo *u, sqlite3_stmt *stmt, int first)
+/* What the file says about a pending apply: the fix is in it (why left empty), or why it failed. */
+static int pending_judge(struct buf *why, const char *workdir, const struct patch_undo *undo)
 {
-	const void *before = sqlite3_column_blob(stmt, first + 2), *after = sqlite3_column_blob(stmt, first + 3);
-	const unsigned char *id_before = sqlite3_column_text(stmt, first + 4);
-	const unsigned char *id_after = sqlite3_column_text(stmt, first + 5);
-
-	memset(u, 0, sizeof(*u));
-	u->path = column_text(stmt, first);
-	u->offset = (size_t)sqlite3_column_int64(stmt, first + 1);
-	u->before_len = (size_t)sqlite3_column_bytes(stmt, first + 2);
-	u->after_len = (size_t)sqlite3_column_bytes(stmt, first + 3);
-	u->before = malloc(u->before_len + 1);
-	u->after = malloc(u->after_len + 1);
-	if (!u->path || !u->before || !u->after) {
-		patch_undo_release(u);
-		return error_nomem();
-	}
-	memcpy(u->before, before ? before : "", u->before_len);
-	memcpy(u->after, after ? after : "", u->after_len);
-	u->before[u->before_len] = u->after[u->after_len] = '\0';
-	snprintf(u->id_before, sizeof(u->id_before), "%s", id_before ? (const char *)id_before : "");
-	snprintf(u->id_after, sizeof(u->id_after), "%s", id_after ? (const char *)id_after : "");
-	return 0;
-}
-
-/* A pending row and where its file is. */
-struct pending_row {
-	int64_t id;
-	char *workdir;
-	struct patch_undo undo;
-};
-
-static void pending_rows_free(struct pending_row *rows, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(rows[i].workdir);
-		patch_undo_release(&rows[i].undo);
-	}
-	free(rows);
-}
-
-/* The pending rows: one (id), a repository's (key), or all. */
-static int pending_find(struct pending_row **out, size_t *n, struct store *store, int64_t id, const char *key)
-{
-	sqlite3_stmt *stmt = NULL;
-	struct pending_row *rows = NULL, *more;
-	size_t cap = 0;
-	int error, rc;
-
-	*out = NULL;
-	*n = 0;
-	if ((error = store_prepare(store, &stmt, "SELECT f.id, r.path, f.file, f.byte_offset, f.before, f.after, "
-				   "f.file_id, f.file_id_after FROM signal_fixes f JOIN repos r ON r.id = f.repo_id "
-				   "WHERE f." ROW_PENDING " AND (?1 = 0 OR f.id = ?1) AND (?2 IS NULL OR r.path = ?2) "
-				   "ORDER BY f.id")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
-	while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 4;
-			if (!(more = realloc(rows, cap * sizeof(*rows)))) {
-				error = error_nomem();
-				break;
-			}
-			rows = more;
-		}
-		memset(&rows[*n], 0, sizeof(rows[*n]));
-		rows[*n].id = sqlite3_column_int64(stmt, 0);
-		if (!(rows[*n].workdir = column_text(stmt, 1)))
-			error = error_nomem();
-		else
-			error = undo_of_row(&rows[*n].undo, stmt, 2);
-		(*n)++;
-	}
-	if (!error && rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
-	*out = rows;
-	return error;
-}
-
-static void bind_error(sqlite3_stmt *stmt, const struct fix *fix)
-{
-	sqlite3_bind_text(stmt, 2, fix->error, -1, SQLITE_STATIC);
-}
-
-/* What the file says about one pending row, and the row settled so. */
-static int pending_settle(struct store *store, const struct pending_row *row)
-{
-	struct fix f = { .opts.store = store, .id = row->id };
 	enum patch_side side = PATCH_NEITHER;
-	struct buf why = BUF_INIT;
 	size_t removed;
-	int error;
 
-	if (patch_side(&side, row->workdir, &row->undo) < 0)
+	if (patch_side(&side, workdir, undo) < 0)
 		error_clear();
 	/* The temporary file of a write killed before its rename. */
-	if (patch_leftovers_remove(&removed, row->workdir, row->undo.path) < 0)
+	if (patch_leftovers_remove(&removed, workdir, undo->path) < 0)
 		error_clear();
 	if (side == PATCH_AFTER)
-		return row_exec(&f, "applied_at = ?2", bind_now);
+		return 0;
 	if (side == PATCH_BEFORE)
-		buf_puts(&why, "interrupted before the file was written; it is unchanged");
-	else
-		buf_printf(&why, "interrupted while it was being applied, and %s has changed since: revline "
-			   "cannot tell whether the fix is in it; look at the file", row->undo.path);
-	if (!why.ptr)
-		return error_nomem();
-	f.error = why.ptr;
-	error = row_exec(&f, "status = 'failed', error = ?2", bind_error);
-	buf_release(&why);
-	return error;
+		return buf_puts(why, "interrupted before the file was written; it is unchanged");
+	return buf_printf(why, "interrupted while it was being applied, and %s has changed since: revline "
+			  "cannot tell whether the fix is in it; look at the file", undo->path);
 }
 
 /*
@@ -1245,28 +1011,7 @@ static int pending_settle(struct store *store, const struct pending_row *row)
  */
 static int recover(size_t *settled, struct store *store, int64_t id, const char *key)
 {
-	struct pending_row *rows = NULL;
-	size_t n = 0, i;
-	int error;
-
-	*settled = 0;
-	/* Without the lock first: most of the time there is nothing to settle. */
-	if ((error = pending_find(&rows, &n, store, id, key)) < 0 || !n) {
-		pending_rows_free(rows, n);
-		return error;
-	}
-	pending_rows_free(rows, n);
-	rows = NULL;
-	n = 0;
-	if ((error = store_begin(store)) < 0)
-		return error;
-	error = pending_find(&rows, &n, store, id, key);
-	for (i = 0; i < n && !error; i++)
-		error = pending_settle(store, &rows[i]);
-	if ((error = store_end(store, error)) == 0)
-		*settled = n;
-	pending_rows_free(rows, n);
-	return error;
+	return store_fixes_settle(settled, store, id, key, pending_judge);
 }
 
 int fix_recover(size_t *settled, struct store *store, const char *workdir)
@@ -1282,48 +1027,12 @@ int fix_recover(size_t *settled, struct store *store, const char *workdir)
 	return error;
 }
 
-static int stored_find(int64_t *id, struct store *store, const char *key, int64_t wanted)
+static int not_applied(int64_t fix_id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT f.id FROM signal_fixes f JOIN repos r ON r.id = f.repo_id WHERE r.path = ?1 "
-				   "AND f.status = 'applied' AND f.applied_at IS NOT NULL AND (?2 = 0 OR f.id = ?2) "
-				   "ORDER BY f.applied_at DESC, "
-				   "f.id DESC LIMIT 1")) < 0)
-		return error;
-	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(stmt, 2, wanted);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	else if (rc == SQLITE_DONE && wanted)
-		error = error_set(RL_ENOTFOUND, "fix %lld is not an applied fix of this repository "
-				  "(see 'revline signals' for the fixes)", (long long)wanted);
-	else if (rc == SQLITE_DONE)
-		error = error_set(RL_ENOTFOUND, "no applied fix to undo in this repository");
-	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
-	return error;
-}
-
-static int stored_undo_read(struct patch_undo *u, struct store *store, int64_t id)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	memset(u, 0, sizeof(*u));
-	if ((error = store_prepare(store, &stmt, "SELECT file, byte_offset, before, after, file_id, file_id_after "
-				   "FROM signal_fixes WHERE id = ?1")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, id);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		error = undo_of_row(u, stmt, 0);
-	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
-	return error;
+	if (fix_id)
+		return error_set(RL_ENOTFOUND, "fix %lld is not an applied fix of this repository "
+				 "(see 'revline signals' for the fixes)", (long long)fix_id);
+	return error_set(RL_ENOTFOUND, "no applied fix to undo in this repository");
 }
 
 int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, int64_t fix_id)
@@ -1341,8 +1050,9 @@ int fix_undo_stored(int64_t *undone, struct store *store, const char *workdir, i
 		error = error_set(error, "%s; nothing was undone", error_message());
 		goto done;
 	}
-	if ((error = stored_find(&row.id, store, key, fix_id)) < 0 ||
-	    (error = stored_undo_read(&row.undo, store, row.id)) < 0 ||
+	if ((error = store_fix_applied_find(&row.id, store, key, fix_id)) == RL_ENOTFOUND)
+		error = not_applied(fix_id);
+	if (error < 0 || (error = store_fix_undo_get(&row.undo, store, row.id)) < 0 ||
 	    (error = undo_recorded(&row)) < 0)
 		goto done;
 	*undone = row.id;
@@ -1352,56 +1062,16 @@ done:
 	return error;
 }
 
-static int name_index(const char *const *names, size_t count, const unsigned char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < count; i++)
-		if (names[i] && !strcmp(names[i], (const char *)name))
-			return (int)i;
-	return 0;
-}
-
 void fix_records_free(struct fix_record *records, size_t count)
 {
-	size_t i;
-
-	for (i = 0; i < count; i++) {
-		free(records[i].file);
-		free(records[i].tool);
-		free(records[i].code);
-		free(records[i].message);
-		free(records[i].window);
-		free(records[i].recheck_detail);
-	}
-	free(records);
-}
-
-static int record_read(struct fix_record *r, sqlite3_stmt *stmt)
-{
-	memset(r, 0, sizeof(*r));
-	r->id = sqlite3_column_int64(stmt, 0);
-	r->file = column_text(stmt, 1);
-	r->tool = column_text(stmt, 2);
-	r->code = column_text(stmt, 3);
-	r->message = column_text(stmt, 4);
-	r->window = column_text(stmt, 5);
-	r->first = sqlite3_column_int(stmt, 6);
-	r->last = sqlite3_column_int(stmt, 7);
-	r->applied_at = sqlite3_column_int64(stmt, 8);
-	r->recheck = (enum fix_recheck)name_index(recheck_names, sizeof(recheck_names) / sizeof(*recheck_names),
-						  sqlite3_column_text(stmt, 9));
-	r->recheck_detail = column_text(stmt, 10);
-	return r->file ? 0 : error_nomem();
+	store_fix_records_free(records, count);
 }
 
 int fix_applied(struct fix_record **out, size_t *count, struct store *store, const char *workdir)
 {
 	char *key = history_repo_key(workdir);
-	struct fix_record *rows = NULL, *more;
-	sqlite3_stmt *stmt = NULL;
-	size_t cap = 0, settled;
-	int error, rc = SQLITE_DONE;
+	size_t settled;
+	int error;
 
 	*out = NULL;
 	*count = 0;
@@ -1409,78 +1079,23 @@ int fix_applied(struct fix_record **out, size_t *count, struct store *store, con
 		return error_nomem();
 	if (recover(&settled, store, 0, key) < 0)
 		error_clear();
-	if ((error = store_prepare(store, &stmt, "SELECT f.id, f.file, f.tool, f.code, f.message, f.window, "
-				   "f.first_line, f.last_line, f.applied_at, f.recheck, f.recheck_detail FROM signal_fixes f "
-				   "JOIN repos r ON r.id = f.repo_id WHERE r.path = ?1 AND f.status = 'applied' AND "
-				   "f.applied_at IS NOT NULL ORDER BY f.applied_at DESC, f.id DESC")) < 0)
-		goto done;
-	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
-	while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (*count == cap) {
-			cap = cap ? 2 * cap : 8;
-			if (!(more = realloc(rows, cap * sizeof(*rows)))) {
-				error = error_nomem();
-				break;
-			}
-			rows = more;
-		}
-		error = record_read(&rows[(*count)++], stmt);
-	}
-	if (!error && rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-done:
-	sqlite3_finalize(stmt);
+	error = store_fixes_applied(out, count, store, key);
 	free(key);
-	if (error < 0) {
-		fix_records_free(rows, *count);
-		rows = NULL;
-		*count = 0;
-	}
-	*out = rows;
-	return error;
-}
-
-static int latest_read(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id,
-		       bool settling)
-{
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
-
-	memset(out, 0, sizeof(*out));
-	if ((error = store_prepare(store, &stmt, "SELECT id, status, recheck, " ROW_PENDING " FROM signal_fixes "
-				   "WHERE (?1 != 0 AND signal_id = ?1) OR (?2 != 0 AND finding_id = ?2) "
-				   "ORDER BY id DESC LIMIT 1")) < 0)
-		return error;
-	sqlite3_bind_int64(stmt, 1, signal_id);
-	sqlite3_bind_int64(stmt, 2, finding_id);
-	rc = sqlite3_step(stmt);
-	/* A record a kill left pending is settled from its file before it is shown (best effort). */
-	if (rc == SQLITE_ROW && sqlite3_column_int(stmt, 3) && !settling) {
-		int64_t id = sqlite3_column_int64(stmt, 0);
-		size_t settled;
-
-		sqlite3_finalize(stmt);
-		if (recover(&settled, store, id, NULL) < 0)
-			error_clear();
-		return latest_read(out, store, signal_id, finding_id, true);
-	}
-	if (rc == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(stmt, 0);
-		out->state = (enum fix_state)name_index(state_names, sizeof(state_names) / sizeof(*state_names),
-							sqlite3_column_text(stmt, 1));
-		out->recheck = (enum fix_recheck)name_index(recheck_names,
-							    sizeof(recheck_names) / sizeof(*recheck_names),
-							    sqlite3_column_text(stmt, 2));
-	} else {
-		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
-	}
-	sqlite3_finalize(stmt);
 	return error;
 }
 
 int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id)
 {
-	return latest_read(out, store, signal_id, finding_id, false);
+	bool pending = false;
+	size_t settled;
+	int error;
+
+	if ((error = store_fix_latest(out, &pending, store, signal_id, finding_id)) != 0 || !pending)
+		return error;
+	/* A record a kill left pending is settled from its file before it is shown (best effort). */
+	if (recover(&settled, store, out->id, NULL) < 0)
+		error_clear();
+	return store_fix_latest(out, &pending, store, signal_id, finding_id);
 }
 
 /* --- what the front ends show --------------------------------------------- */

@@ -6,15 +6,12 @@
 #include "glob.h"
 #include "history.h"
 #include "status.h"
-#include "store.h"
-#include "store_sql.h"
+#include "store_signals.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -561,197 +558,44 @@ const struct lint_result *lint_result(const struct lint *lint, size_t index)
 
 /* --- the store ------------------------------------------------------------ */
 
-static char *problems_json(const struct signal_list *list)
-{
-	json_t *array = json_array();
-	char *text;
-	size_t i;
-
-	for (i = 0; array && i < list->nproblems; i++) {
-		const struct signal_problem *p = &list->problems[i];
-
-		json_array_append_new(array, json_pack("{s:i, s:s?, s:s}", "line", p->line, "field", p->field,
-						       "message", p->message ? p->message : ""));
-	}
-	text = array ? json_dumps(array, JSON_COMPACT) : NULL;
-	json_decref(array);
-	return text;
-}
-
-static int run_insert(int64_t *run_id, struct store *store, int64_t repo_id, const char *tool,
-		      const char *source, const char *origin, const struct signal_list *list)
-{
-	sqlite3_stmt *stmt = NULL;
-	char *problems = problems_json(list);
-	int error, rc;
-
-	if (!problems)
-		return error_nomem();
-	if ((error = store_prepare(store, &stmt,
-				   "INSERT INTO signal_runs (repo_id, tool, format, source, origin, signals, "
-				   "problems, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")) == 0) {
-		sqlite3_bind_int64(stmt, 1, repo_id);
-		sqlite3_bind_text(stmt, 2, tool, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 3, signal_format_name(list->format), -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 4, source, -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, 5, origin, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 6, (sqlite3_int64)list->count);
-		sqlite3_bind_text(stmt, 7, problems, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(stmt, 8, clock_wall_ms());
-		if ((rc = sqlite3_step(stmt)) == SQLITE_DONE)
-			*run_id = sqlite3_last_insert_rowid(store_db(store));
-		else
-			error = store_fail(store, rc);
-	}
-	sqlite3_finalize(stmt);
-	free(problems);
-	return error;
-}
-
-static int signal_insert(sqlite3_stmt *stmt, struct store *store, int64_t run_id, struct signal *s)
-{
-	int rc;
-
-	sqlite3_reset(stmt);
-	sqlite3_bind_int64(stmt, 1, run_id);
-	sqlite3_bind_text(stmt, 2, s->tool ? s->tool : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, s->code ? s->code : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 4, s->message ? s->message : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 5, s->severity, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, s->file ? s->file : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 7, s->line > 0 ? s->line : 0);
-	sqlite3_bind_int(stmt, 8, s->column > 0 ? s->column : 0);
-	sqlite3_bind_int(stmt, 9, s->end_line > 0 ? s->end_line : 0);
-	sqlite3_bind_int(stmt, 10, s->end_column > 0 ? s->end_column : 0);
-	sqlite3_bind_text(stmt, 11, s->url, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(stmt)) != SQLITE_DONE)
-		return store_fail(store, rc);
-	s->id = sqlite3_last_insert_rowid(store_db(store));
-	return 0;
-}
-
 int lint_store(int64_t *run_id, struct store *store, const char *repo, const char *tool,
 	       const char *source, const char *origin, struct signal_list *list)
 {
 	char *key = history_repo_key(repo);
-	sqlite3_stmt *stmt = NULL;
-	int64_t repo_id = 0;
-	size_t i;
 	int error;
 
 	*run_id = 0;
 	if (!key)
 		return error_nomem();
-	if ((error = store_repo_id(store, &repo_id, key, NULL)) < 0 || (error = store_begin(store)) < 0)
-		goto done;
-	if ((error = run_insert(run_id, store, repo_id, tool, source, origin, list)) == 0 &&
-	    (error = store_prepare(store, &stmt,
-				   "INSERT INTO signals (run_id, tool, code, message, severity, file, line, col, "
-				   "end_line, end_col, url) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")) == 0)
-		for (i = 0; i < list->count && !error; i++)
-			error = signal_insert(stmt, store, *run_id, &list->items[i]);
-	sqlite3_finalize(stmt);
-	error = store_end(store, error);
-done:
+	error = store_signals_put(run_id, store, key, tool, source, origin, list);
 	free(key);
 	return error;
-}
-
-static char *column_text(sqlite3_stmt *stmt, int i)
-{
-	const unsigned char *text = sqlite3_column_text(stmt, i);
-
-	return text ? strdup((const char *)text) : NULL;
-}
-
-static int signal_read(struct signal *out, sqlite3_stmt *stmt)
-{
-	memset(out, 0, sizeof(*out));
-	out->id = sqlite3_column_int64(stmt, 0);
-	out->tool = column_text(stmt, 1);
-	out->code = column_text(stmt, 2);
-	out->message = column_text(stmt, 3);
-	out->severity = column_text(stmt, 4);
-	out->file = column_text(stmt, 5);
-	out->line = sqlite3_column_int(stmt, 6);
-	out->column = sqlite3_column_int(stmt, 7);
-	out->end_line = sqlite3_column_int(stmt, 8);
-	out->end_column = sqlite3_column_int(stmt, 9);
-	out->url = column_text(stmt, 10);
-	if (!out->tool || !out->code || !out->message || !out->file) {
-		signal_release(out);
-		return error_nomem();
-	}
-	return 0;
-}
-
-#define SIGNAL_COLUMNS "s.id, s.tool, s.code, s.message, s.severity, s.file, s.line, s.col, " \
-	"s.end_line, s.end_col, s.url"
-
-static int list_add(struct signal_list *list, sqlite3_stmt *stmt)
-{
-	struct signal *grown = realloc(list->items, (list->count + 1) * sizeof(*grown));
-
-	if (!grown)
-		return error_nomem();
-	list->items = grown;
-	if (signal_read(&list->items[list->count], stmt) < 0)
-		return -1;
-	list->count++;
-	return 0;
 }
 
 int lint_current(struct signal_list *out, struct store *store, const char *repo)
 {
 	char *key = history_repo_key(repo);
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_ROW;
+	int error;
 
 	memset(out, 0, sizeof(*out));
 	if (!key)
 		return error_nomem();
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT " SIGNAL_COLUMNS " FROM signals s JOIN signal_runs r ON r.id = s.run_id "
-				   "JOIN repos p ON p.id = r.repo_id WHERE p.path = ?1 AND r.id = "
-				   "(SELECT max(id) FROM signal_runs l WHERE l.repo_id = r.repo_id AND l.tool = r.tool) "
-				   "ORDER BY s.file, s.line, s.col, s.id")) == 0) {
-		sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
-		while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-			error = list_add(out, stmt);
-		if (!error && rc != SQLITE_DONE)
-			error = store_fail(store, rc);
-	}
-	sqlite3_finalize(stmt);
+	error = store_signals_current(out, store, key);
 	free(key);
-	if (error < 0)
-		signal_list_release(out);
 	return error;
 }
 
 int lint_signal(struct signal *out, struct store *store, const char *repo, int64_t id)
 {
 	char *key = history_repo_key(repo);
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	int error;
 
 	memset(out, 0, sizeof(*out));
 	if (!key)
 		return error_nomem();
-	if ((error = store_prepare(store, &stmt, "SELECT " SIGNAL_COLUMNS " FROM signals s JOIN signal_runs r "
-				   "ON r.id = s.run_id JOIN repos p ON p.id = r.repo_id WHERE s.id = ?1 "
-				   "AND p.path = ?2")) < 0)
-		goto done;
-	sqlite3_bind_int64(stmt, 1, id);
-	sqlite3_bind_text(stmt, 2, key, -1, SQLITE_STATIC);
-	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		error = signal_read(out, stmt);
-	else if (rc == SQLITE_DONE)
+	if ((error = store_signal_get(out, store, key, id)) == RL_ENOTFOUND)
 		error = error_set(RL_ENOTFOUND, "no signal %lld in this repository (see 'revline signals --all')",
 				  (long long)id);
-	else
-		error = store_fail(store, rc);
-done:
-	sqlite3_finalize(stmt);
 	free(key);
 	return error;
 }

@@ -610,9 +610,9 @@ int store_fail(struct store *store, int rc)
 	return db_error(store, rc);
 }
 
-int store_step_done(struct store *store, sqlite3_stmt *stmt)
+int store_step_done(struct store *store, sqlite3_stmt *stmt, int rc)
 {
-	return step_done(store, stmt);
+	return rc != SQLITE_OK ? db_error(store, rc) : step_done(store, stmt);
 }
 
 int store_column_dup(char **out, sqlite3_stmt *stmt, int col)

@@ -58,7 +58,7 @@ static int cache_touch(struct store *store, const char *key, int64_t now)
 		return error;
 	store_bind_int(&rc, stmt, ":now", now);
 	store_bind_text(&rc, stmt, ":key", key);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 	sqlite3_finalize(stmt);
 	return error;
 }
@@ -107,7 +107,7 @@ int store_cache_keep(struct store *store, const char *key, const char *provider,
 	store_bind_int(&rc, stmt, ":tokens_cached", usage->tokens_cached);
 	store_bind_int(&rc, stmt, ":tokens_cache_write", usage->tokens_cache_write);
 	store_bind_int(&rc, stmt, ":now", now);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 done:
 	sqlite3_finalize(stmt);
 	return store_end(store, error);
@@ -127,7 +127,7 @@ int store_refusal_put(struct store *store, const char *server, const char *model
 	store_bind_text(&rc, stmt, ":model", model);
 	store_bind_text(&rc, stmt, ":param", param);
 	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 done:
 	sqlite3_finalize(stmt);
 	return store_end(store, error);

@@ -35,7 +35,7 @@ static int exec_id(struct store *store, const char *sql, int64_t id)
 	if ((error = store_prepare(store, &stmt, sql)) < 0)
 		return error;
 	store_bind_int(&rc, stmt, ":id", id);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 	sqlite3_finalize(stmt);
 	return error;
 }
@@ -54,7 +54,7 @@ int store_check_timeout(struct store *store, int64_t check_id, double base, doub
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":chosen"), chosen);
 	store_bind_text(&rc, stmt, ":reason", reason);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 	sqlite3_finalize(stmt);
 	return error;
 }
@@ -69,7 +69,7 @@ int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms)
 		return error;
 	store_bind_int(&rc, stmt, ":id", rule_row);
 	store_bind_int(&rc, stmt, ":ms", timeout_ms);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 	sqlite3_finalize(stmt);
 	return error;
 }
@@ -154,7 +154,7 @@ static int repo_id(struct store *store, int64_t *id, const char *path, const cha
 		error = store_fail(store, rc);
 		goto done;
 	}
-	if ((error = store_step_done(store, ins)) < 0)
+	if ((error = store_step_done(store, ins, SQLITE_OK)) < 0)
 		goto done;
 	if ((rc = sqlite3_step(sel)) != SQLITE_ROW) {
 		error = store_fail(store, rc);
@@ -209,7 +209,7 @@ static int check_insert(struct store *store, int64_t *id, int64_t repo, const st
 	store_bind_text(&rc, stmt, ":head_oid", r->head_oid);
 	store_bind_text(&rc, stmt, ":target", r->target);
 	store_bind_int(&rc, stmt, ":created", created);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 	if (!error)
 		*id = sqlite3_last_insert_rowid(store_db(store));
 	sqlite3_finalize(stmt);
@@ -234,7 +234,7 @@ static int diff_insert(struct store *store, int64_t check_id, const struct check
 	store_bind_int(&rc, stmt, ":files", (int64_t)r->files);
 	store_bind_int(&rc, stmt, ":additions", (int64_t)r->additions);
 	store_bind_int(&rc, stmt, ":deletions", (int64_t)r->deletions);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 	sqlite3_finalize(stmt);
 	return error;
 }
@@ -305,7 +305,7 @@ static int rule_insert(struct store *store, int64_t *id, int64_t check_id, const
 	store_bind_text(&rc, stmt, ":model", rule->model);
 	store_bind_text(&rc, stmt, ":severity", severity_name(rule->severity));
 	store_bind_text(&rc, stmt, ":source", rule->source);
-	if ((error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt)) < 0)
+	if ((error = store_step_done(store, stmt, rc)) < 0)
 		goto done;
 	*id = sqlite3_last_insert_rowid(store_db(store));
 done:
@@ -367,7 +367,7 @@ static int finding_insert(struct store *store, sqlite3_stmt *stmt, int64_t check
 	store_bind_text(&rc, stmt, ":from_rules", from);
 	store_bind_int(&rc, stmt, ":reduced", !threadline);
 	store_bind_int(&rc, stmt, ":now", now);
-	if ((error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt)) < 0)
+	if ((error = store_step_done(store, stmt, rc)) < 0)
 		goto done;
 	f->id = sqlite3_last_insert_rowid(store_db(store));
 done:
@@ -462,7 +462,7 @@ static int result_insert(struct store *store, int64_t threadline, const struct r
 	store_bind_cost(&rc, stmt, ":cost_usd", r->cost_usd);
 	store_bind_int(&rc, stmt, ":chunks", r->chunks);
 	store_bind_int(&rc, stmt, ":now", now);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 done:
 	sqlite3_finalize(stmt);
 	free(refs);
@@ -573,7 +573,7 @@ static int check_update(struct store *store, int64_t check_id, const char *statu
 	store_bind_int(&rc, stmt, ":tokens_cached", stats->tokens_cached);
 	store_bind_int(&rc, stmt, ":tokens_cache_write", stats->tokens_cache_write);
 	store_bind_cost(&rc, stmt, ":cost_usd", stats->cost_usd);
-	if ((error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt)) < 0)
+	if ((error = store_step_done(store, stmt, rc)) < 0)
 		goto done;
 	if (!sqlite3_changes(store_db(store)))
 		error = error_set(RL_ENOTFOUND, "%s: no check %lld", store_path(store), (long long)check_id);

@@ -10,9 +10,10 @@ struct sqlite3_stmt;
 
 /*
  * The SQL layer's own tools, for the files of src/store only: the rest of
- * the engine calls the typed functions of store.h and never sees SQL.
- * (Until that move is done, lint, fix and depreview include it too:
- * tests/structure/layers.py names them.)
+ * the engine calls the typed functions of store.h and of the headers of
+ * src/store named after each concern (store_signals.h, store_fixes.h,
+ * store_history.h, ...) and never sees SQL: tests/structure/layers.py
+ * holds it so.
  *
  * The SQLite handle, a write transaction under the store's lock (BEGIN
  * IMMEDIATE; store_end commits, or rolls back when error is set, and
@@ -34,8 +35,11 @@ void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_
 void store_bind_cost(int *rc, struct sqlite3_stmt *stmt, const char *name, double cost_usd);
 double store_column_cost(struct sqlite3_stmt *stmt, int col);
 int store_fail(struct store *store, int rc);
-/* Run a statement that gives no rows, leaving it ready to run again. */
-int store_step_done(struct store *store, struct sqlite3_stmt *stmt);
+/*
+ * Run a statement that returns no rows, once its binds' sticky status rc
+ * says SQLITE_OK (else that failure), leaving it ready to run again.
+ */
+int store_step_done(struct store *store, struct sqlite3_stmt *stmt, int rc);
 /* A text column as a new string; NULL stays NULL. */
 int store_column_dup(char **out, struct sqlite3_stmt *stmt, int col);
 

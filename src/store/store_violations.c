@@ -376,7 +376,7 @@ int store_fix_drop(struct store *store, int64_t fix_check, int64_t threadline_ro
 		goto done;
 	store_bind_int(&rc, stmt, ":check", fix_check);
 	store_bind_int(&rc, stmt, ":row", threadline_row);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 done:
 	sqlite3_finalize(stmt);
 	return store_end(store, error);
@@ -438,7 +438,7 @@ int store_detection_finish(struct store *store, int64_t run_id, const struct det
 	store_bind_text(&rc, stmt, ":log", figures->error_log ? figures->error_log : "[]");
 	store_bind_int(&rc, stmt, ":now", now);
 	store_bind_int(&rc, stmt, ":duration", now - figures->started_ms);
-	error = rc != SQLITE_OK ? store_fail(store, rc) : store_step_done(store, stmt);
+	error = store_step_done(store, stmt, rc);
 done:
 	sqlite3_finalize(stmt);
 	return store_end(store, error);

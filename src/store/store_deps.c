@@ -1,0 +1,114 @@
+/* A check's dependency analysis: check_dependencies and check_packages. */
+#include "store_deps.h"
+#include "store_sql.h"
+#include "deps.h"
+#include "status.h"
+
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+/* The ecosystems seen, as a JSON array of their names. */
+static char *ecosystems_json(unsigned ecosystems)
+{
+	json_t *a = json_array();
+	char *text;
+	int i;
+
+	for (i = 0; a && i < ECO_COUNT; i++)
+		if (ecosystems & (1u << i))
+			json_array_append_new(a, json_string(deps_ecosystem_name((enum deps_ecosystem)i)));
+	text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return text;
+}
+
+static char *advisories_json(const struct deps_package *p)
+{
+	json_t *a = json_array();
+	char *text;
+	size_t i;
+
+	for (i = 0; a && i < p->nadvisories; i++) {
+		const struct deps_advisory *v = &p->advisories[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:s, s:b}", "id", v->id, "summary", v->summary,
+						   "severity", v->severity ? v->severity : "unknown", "fixed", v->fixed));
+	}
+	text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return text;
+}
+
+static int summary_put(struct store *store, int64_t check_id, const struct deps_analysis *a, size_t checked,
+		       const char *advisories_error)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *ecos = ecosystems_json(a->ecosystems);
+	int error, rc = SQLITE_OK;
+
+	if (!ecos)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt, "INSERT OR REPLACE INTO check_dependencies (check_id, ecosystems, "
+				   "bot, dependency_only, confidence, reason, advisories_checked, advisories_error) "
+				   "VALUES (:check, :ecosystems, :bot, :dependency_only, :confidence, :reason, "
+				   ":checked, :error)")) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":check", check_id);
+	store_bind_text(&rc, stmt, ":ecosystems", ecos);
+	store_bind_text(&rc, stmt, ":bot", a->bot);
+	store_bind_int(&rc, stmt, ":dependency_only", a->dependency_only);
+	store_bind_text(&rc, stmt, ":confidence", deps_confidence_name(a->confidence));
+	store_bind_text(&rc, stmt, ":reason", a->reason ? a->reason : "");
+	store_bind_int(&rc, stmt, ":checked", (int64_t)checked);
+	store_bind_text(&rc, stmt, ":error", advisories_error);
+	error = store_step_done(store, stmt, rc);
+done:
+	sqlite3_finalize(stmt);
+	free(ecos);
+	return error;
+}
+
+static int package_put(struct store *store, int64_t check_id, const struct deps_package *p)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *advisories = advisories_json(p);
+	int error, rc = SQLITE_OK;
+
+	if (!advisories)
+		return error_nomem();
+	if ((error = store_prepare(store, &stmt, "INSERT INTO check_packages (check_id, ecosystem, name, manifest, "
+				   "from_spec, to_spec, bump, breaking, downgrade, advisories) VALUES (:check, "
+				   ":ecosystem, :name, :manifest, :from, :to, :bump, :breaking, :downgrade, "
+				   ":advisories)")) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":check", check_id);
+	store_bind_text(&rc, stmt, ":ecosystem", deps_ecosystem_name(p->ecosystem));
+	store_bind_text(&rc, stmt, ":name", p->name);
+	store_bind_text(&rc, stmt, ":manifest", p->manifest);
+	store_bind_text(&rc, stmt, ":from", p->from);
+	store_bind_text(&rc, stmt, ":to", p->to);
+	store_bind_text(&rc, stmt, ":bump", deps_bump_name(p->bump));
+	store_bind_int(&rc, stmt, ":breaking", p->breaking);
+	store_bind_int(&rc, stmt, ":downgrade", p->downgrade);
+	store_bind_text(&rc, stmt, ":advisories", advisories);
+	error = store_step_done(store, stmt, rc);
+done:
+	sqlite3_finalize(stmt);
+	free(advisories);
+	return error;
+}
+
+int store_deps_put(struct store *store, int64_t check_id, const struct deps_analysis *analysis,
+		   size_t checked, const char *advisories_error)
+{
+	size_t i;
+	int error;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	error = summary_put(store, check_id, analysis, checked, advisories_error);
+	for (i = 0; !error && i < analysis->npackages; i++)
+		error = package_put(store, check_id, &analysis->packages[i]);
+	return store_end(store, error);
+}

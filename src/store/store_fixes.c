@@ -1,0 +1,586 @@
+/* Fixes: signal_fixes, from the ask to the undo. */
+#include "store_fixes.h"
+#include "store_sql.h"
+#include "array.h"
+#include "clock.h"
+#include "finding.h"
+#include "patch.h"
+#include "status.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Names as stored (NULL: none is). */
+static const char *const state_names[] = {
+#define FIX_STATE_NAME(id, name) name,
+	FIX_STATES(FIX_STATE_NAME)
+#undef FIX_STATE_NAME
+};
+
+static const char *const recheck_names[] = {
+#define FIX_RECHECK_NAME(id, name) name,
+	FIX_RECHECKS(FIX_RECHECK_NAME)
+#undef FIX_RECHECK_NAME
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* An applied fix whose file may not be written yet. */
+#define ROW_PENDING "status = 'applied' AND applied_at IS NULL"
+
+static int name_index(const char *const *names, size_t count, const unsigned char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < count; i++)
+		if (names[i] && !strcmp(names[i], (const char *)name))
+			return (int)i;
+	return 0;
+}
+
+static char *column_text(sqlite3_stmt *stmt, int i)
+{
+	const unsigned char *text = sqlite3_column_text(stmt, i);
+
+	return text ? strdup((const char *)text) : NULL;
+}
+
+/* Bytes as they are, never scrubbed: a file's own. */
+static void bind_blob(int *rc, sqlite3_stmt *stmt, const char *name, const void *data, size_t len)
+{
+	if (*rc == SQLITE_OK)
+		*rc = sqlite3_bind_blob64(stmt, sqlite3_bind_parameter_index(stmt, name), data ? data : "", len,
+					  SQLITE_TRANSIENT);
+}
+
+/* A statement that names :repo, bound; the binds' status in *rc. */
+static int prepare_repo(sqlite3_stmt **out, int *rc, struct store *store, const char *sql, const char *repo)
+{
+	int error;
+
+	*rc = SQLITE_OK;
+	if ((error = store_prepare(store, out, sql)) == 0)
+		store_bind_text(rc, *out, ":repo", repo);
+	return error;
+}
+
+/* --- the row's steps ------------------------------------------------------ */
+
+int store_fix_add(int64_t *id, struct store *store, const char *repo, const struct fix_row *row)
+{
+	sqlite3_stmt *stmt = NULL;
+	int64_t repo_id = 0;
+	int error, rc = SQLITE_OK;
+
+	*id = 0;
+	if ((error = store_repo_id(store, &repo_id, repo, NULL)) < 0 || (error = store_begin(store)) < 0)
+		return error;
+	if ((error = store_prepare(store, &stmt, "INSERT INTO signal_fixes (repo_id, signal_id, finding_id, tool, "
+				   "code, message, file, first_line, last_line, window, status, file_id, byte_offset, "
+				   "before, model, created_at) VALUES (:repo, :signal, :finding, :tool, :code, "
+				   ":message, :file, :first, :last, :window, 'asking', :file_id, :offset, :before, "
+				   ":model, :now)")) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":repo", repo_id);
+	if (row->signal_id)
+		store_bind_int(&rc, stmt, ":signal", row->signal_id);
+	if (row->finding_id)
+		store_bind_int(&rc, stmt, ":finding", row->finding_id);
+	store_bind_text(&rc, stmt, ":tool", row->tool);
+	store_bind_text(&rc, stmt, ":code", row->code);
+	store_bind_text(&rc, stmt, ":message", row->message);
+	store_bind_text(&rc, stmt, ":file", row->file);
+	store_bind_int(&rc, stmt, ":first", row->first);
+	store_bind_int(&rc, stmt, ":last", row->last);
+	store_bind_text(&rc, stmt, ":window", row->window);
+	store_bind_text(&rc, stmt, ":file_id", row->snippet->file_id);
+	store_bind_int(&rc, stmt, ":offset", (int64_t)row->snippet->start);
+	bind_blob(&rc, stmt, ":before", row->snippet->text, row->snippet->len);
+	store_bind_text(&rc, stmt, ":model", row->model);
+	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
+	if ((error = store_step_done(store, stmt, rc)) == 0)
+		*id = sqlite3_last_insert_rowid(store_db(store));
+done:
+	sqlite3_finalize(stmt);
+	return store_end(store, error);
+}
+
+/*
+ * An UPDATE of a fix's row, in the caller's transaction, with :id (and
+ * :now when the SET clause names it) bound; the caller binds the rest.
+ */
+static int row_prepare(sqlite3_stmt **out, int *rc, struct store *store, int64_t id, const char *set)
+{
+	struct buf sql = BUF_INIT;
+	int error;
+
+	*rc = SQLITE_OK;
+	if ((error = buf_printf(&sql, "UPDATE signal_fixes SET %s WHERE id = :id", set)) < 0)
+		return error;
+	if ((error = store_prepare(store, out, sql.ptr)) == 0) {
+		store_bind_int(rc, *out, ":id", id);
+		if (sqlite3_bind_parameter_index(*out, ":now"))
+			store_bind_int(rc, *out, ":now", clock_wall_ms());
+	}
+	buf_release(&sql);
+	return error;
+}
+
+/* An UPDATE with one text (:text, or none) beside :id and :now. */
+static int row_set(struct store *store, int64_t id, const char *set, const char *text)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = row_prepare(&stmt, &rc, store, id, set)) == 0) {
+		if (sqlite3_bind_parameter_index(stmt, ":text"))
+			store_bind_text(&rc, stmt, ":text", text);
+		error = store_step_done(store, stmt, rc);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/* row_set in a transaction of its own. */
+static int row_update(struct store *store, int64_t id, const char *set, const char *text)
+{
+	int error;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	return store_end(store, row_set(store, id, set, text));
+}
+
+int store_fix_failed(struct store *store, int64_t id, const char *why)
+{
+	return row_update(store, id, "status = 'failed', error = :text", why);
+}
+
+int store_fix_rejected(struct store *store, int64_t id)
+{
+	return row_update(store, id, "status = 'rejected', rejected_at = :now", NULL);
+}
+
+int store_fix_proposed(struct store *store, int64_t id, const char *after, size_t after_len,
+		       const char *explanation, const char *preview)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if ((error = row_prepare(&stmt, &rc, store, id, "status = 'proposed', after = :after, explanation = "
+				 ":explanation, preview = :preview, proposed_at = :now")) == 0) {
+		bind_blob(&rc, stmt, ":after", after, after_len);
+		store_bind_text(&rc, stmt, ":explanation", explanation);
+		store_bind_text(&rc, stmt, ":preview", preview);
+		error = store_step_done(store, stmt, rc);
+	}
+	sqlite3_finalize(stmt);
+	return store_end(store, error);
+}
+
+int store_fix_recheck(struct store *store, int64_t id, enum fix_recheck recheck, const char *detail)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if ((error = row_prepare(&stmt, &rc, store, id, "recheck = :recheck, recheck_detail = :detail")) == 0) {
+		store_bind_text(&rc, stmt, ":recheck", recheck_names[recheck]);
+		store_bind_text(&rc, stmt, ":detail", detail);
+		error = store_step_done(store, stmt, rc);
+	}
+	sqlite3_finalize(stmt);
+	return store_end(store, error);
+}
+
+/* --- apply and undo ------------------------------------------------------- */
+
+/* The undo record, exactly as patch_prepare made it. */
+int store_fix_pending(struct store *store, int64_t id, const struct patch_undo *undo)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if ((error = row_prepare(&stmt, &rc, store, id, "status = 'applied', applied_at = NULL, error = NULL, "
+				 "byte_offset = :offset, before = :before, after = :after, file_id = :id_before, "
+				 "file_id_after = :id_after")) == 0) {
+		store_bind_int(&rc, stmt, ":offset", (int64_t)undo->offset);
+		bind_blob(&rc, stmt, ":before", undo->before, undo->before_len);
+		bind_blob(&rc, stmt, ":after", undo->after, undo->after_len);
+		store_bind_text(&rc, stmt, ":id_before", undo->id_before);
+		store_bind_text(&rc, stmt, ":id_after", undo->id_after);
+		error = store_step_done(store, stmt, rc);
+	}
+	sqlite3_finalize(stmt);
+	return store_end(store, error);
+}
+
+/* Whether the fix's row is still pending: no other revline settled it meanwhile. */
+static int row_pending(bool *out, struct store *store, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	*out = true;
+	if ((error = store_prepare(store, &stmt, "SELECT " ROW_PENDING " FROM signal_fixes WHERE id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", id);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		*out = sqlite3_column_int(stmt, 0) != 0;
+	else
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+/*
+ * Once the file is written the fix is applied whatever the database says
+ * next: a failed commit leaves the record pending, which
+ * store_fixes_settle completes from the file.
+ */
+int store_fix_write(struct store *store, int64_t id, enum fix_state back, int (*write)(void *payload),
+		    void *payload)
+{
+	bool still = true;
+	int error, written = 0;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if ((error = row_pending(&still, store, id)) == 0 && !still)
+		error = error_set(RL_ECONFLICT, "another revline settled the record of fix %lld while it was "
+				  "being applied", (long long)id);
+	if (!error)
+		written = (error = write(payload)) == 0;
+	if (written)
+		row_set(store, id, "applied_at = :now", NULL);
+	else if (still)
+		row_set(store, id, "status = :text, applied_at = NULL", state_names[back]);
+	store_end(store, 0);
+	return written ? 0 : error;
+}
+
+/* A kill after the undo's write leaves the row 'applied': undone again, the file is found as it was. */
+int store_fix_undo(struct store *store, int64_t id, int (*undo)(void *payload), void *payload)
+{
+	int error;
+
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if ((error = undo(payload)) == 0)
+		row_set(store, id, "status = 'undone', undone_at = :now", NULL);
+	store_end(store, 0);
+	return error;
+}
+
+/* --- pending applies ------------------------------------------------------ */
+
+/*
+ * The undo record of a row, from column first on: file, byte_offset,
+ * before, after, file_id, file_id_after.
+ */
+static int undo_of_row(struct patch_undo *u, sqlite3_stmt *stmt, int first)
+{
+	const void *before = sqlite3_column_blob(stmt, first + 2), *after = sqlite3_column_blob(stmt, first + 3);
+	const unsigned char *id_before = sqlite3_column_text(stmt, first + 4);
+	const unsigned char *id_after = sqlite3_column_text(stmt, first + 5);
+
+	memset(u, 0, sizeof(*u));
+	u->path = column_text(stmt, first);
+	u->offset = (size_t)sqlite3_column_int64(stmt, first + 1);
+	u->before_len = (size_t)sqlite3_column_bytes(stmt, first + 2);
+	u->after_len = (size_t)sqlite3_column_bytes(stmt, first + 3);
+	u->before = malloc(u->before_len + 1);
+	u->after = malloc(u->after_len + 1);
+	if (!u->path || !u->before || !u->after) {
+		patch_undo_release(u);
+		return error_nomem();
+	}
+	memcpy(u->before, before ? before : "", u->before_len);
+	memcpy(u->after, after ? after : "", u->after_len);
+	u->before[u->before_len] = u->after[u->after_len] = '\0';
+	snprintf(u->id_before, sizeof(u->id_before), "%s", id_before ? (const char *)id_before : "");
+	snprintf(u->id_after, sizeof(u->id_after), "%s", id_after ? (const char *)id_after : "");
+	return 0;
+}
+
+/* A pending row and where its file is. */
+struct pending_row {
+	int64_t id;
+	char *workdir;
+	struct patch_undo undo;
+};
+
+struct pending_rows {
+	struct pending_row *items;
+	size_t count, alloc;
+};
+
+static void pending_rows_release(struct pending_rows *rows)
+{
+	size_t i;
+
+	for (i = 0; i < rows->count; i++) {
+		free(rows->items[i].workdir);
+		patch_undo_release(&rows->items[i].undo);
+	}
+	free(rows->items);
+	memset(rows, 0, sizeof(*rows));
+}
+
+static int pending_add(struct pending_rows *rows, sqlite3_stmt *stmt)
+{
+	struct pending_row *row;
+	int error;
+
+	if ((error = ARRAY_GROW(rows->items, rows->alloc, rows->count + 1)) < 0)
+		return error;
+	row = &rows->items[rows->count++];
+	memset(row, 0, sizeof(*row));
+	row->id = sqlite3_column_int64(stmt, 0);
+	if (!(row->workdir = column_text(stmt, 1)))
+		return error_nomem();
+	return undo_of_row(&row->undo, stmt, 2);
+}
+
+/* The pending rows: one (id), a repository's (repo), or all. */
+static int pending_find(struct pending_rows *out, struct store *store, int64_t id, const char *repo)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.id, r.path, f.file, f.byte_offset, f.before, "
+				  "f.after, f.file_id, f.file_id_after FROM signal_fixes f JOIN repos r ON "
+				  "r.id = f.repo_id WHERE f." ROW_PENDING " AND (:id = 0 OR f.id = :id) AND "
+				  "(:repo IS NULL OR r.path = :repo) ORDER BY f.id", repo)) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":id", id);
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		if ((error = pending_add(out, stmt)) < 0)
+			goto done;
+	if (rc != SQLITE_DONE)
+		error = store_fail(store, rc);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+static int pending_settle(struct store *store, const struct pending_row *row, store_fix_judge judge)
+{
+	struct buf why = BUF_INIT;
+	int error;
+
+	if ((error = judge(&why, row->workdir, &row->undo)) < 0)
+		goto done;
+	if (why.len)
+		error = row_set(store, row->id, "status = 'failed', error = :text", why.ptr);
+	else
+		error = row_set(store, row->id, "applied_at = :now", NULL);
+done:
+	buf_release(&why);
+	return error;
+}
+
+int store_fixes_settle(size_t *settled, struct store *store, int64_t id, const char *repo,
+		       store_fix_judge judge)
+{
+	struct pending_rows rows = { NULL, 0, 0 };
+	size_t i;
+	int error;
+
+	*settled = 0;
+	/* Without the lock first: most of the time there is nothing to settle. */
+	error = pending_find(&rows, store, id, repo);
+	if (error < 0 || !rows.count)
+		goto done;
+	pending_rows_release(&rows);
+	if ((error = store_begin(store)) < 0)
+		goto done;
+	error = pending_find(&rows, store, id, repo);
+	for (i = 0; i < rows.count && !error; i++)
+		error = pending_settle(store, &rows.items[i], judge);
+	if ((error = store_end(store, error)) == 0)
+		*settled = rows.count;
+done:
+	pending_rows_release(&rows);
+	return error;
+}
+
+/* --- reading -------------------------------------------------------------- */
+
+int store_fix_applied_find(int64_t *id, struct store *store, const char *repo, int64_t wanted)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	*id = 0;
+	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.id FROM signal_fixes f JOIN repos r ON "
+				  "r.id = f.repo_id WHERE r.path = :repo AND f.status = 'applied' AND f.applied_at "
+				  "IS NOT NULL AND (:wanted = 0 OR f.id = :wanted) ORDER BY f.applied_at DESC, "
+				  "f.id DESC LIMIT 1", repo)) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":wanted", wanted);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		*id = sqlite3_column_int64(stmt, 0);
+	else
+		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_fix_undo_get(struct patch_undo *out, struct store *store, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = store_prepare(store, &stmt, "SELECT file, byte_offset, before, after, file_id, file_id_after "
+				   "FROM signal_fixes WHERE id = :id")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":id", id);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		error = undo_of_row(out, stmt, 0);
+	else if (rc == SQLITE_DONE)
+		error = error_set(RL_ENOTFOUND, "%s: no fix %lld", store_path(store), (long long)id);
+	else
+		error = store_fail(store, rc);
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+void store_fix_records_free(struct fix_record *records, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		free(records[i].file);
+		free(records[i].tool);
+		free(records[i].code);
+		free(records[i].message);
+		free(records[i].window);
+		free(records[i].recheck_detail);
+	}
+	free(records);
+}
+
+static int record_read(struct fix_record *r, sqlite3_stmt *stmt)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(stmt, 0);
+	r->file = column_text(stmt, 1);
+	r->tool = column_text(stmt, 2);
+	r->code = column_text(stmt, 3);
+	r->message = column_text(stmt, 4);
+	r->window = column_text(stmt, 5);
+	r->first = sqlite3_column_int(stmt, 6);
+	r->last = sqlite3_column_int(stmt, 7);
+	r->applied_at = sqlite3_column_int64(stmt, 8);
+	r->recheck = (enum fix_recheck)name_index(recheck_names, COUNT(recheck_names),
+						  sqlite3_column_text(stmt, 9));
+	r->recheck_detail = column_text(stmt, 10);
+	return r->file ? 0 : error_nomem();
+}
+
+int store_fixes_applied(struct fix_record **out, size_t *count, struct store *store, const char *repo)
+{
+	struct fix_record *rows = NULL;
+	sqlite3_stmt *stmt = NULL;
+	size_t alloc = 0;
+	int error, rc;
+
+	*out = NULL;
+	*count = 0;
+	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.id, f.file, f.tool, f.code, f.message, f.window, "
+				  "f.first_line, f.last_line, f.applied_at, f.recheck, f.recheck_detail FROM "
+				  "signal_fixes f JOIN repos r ON r.id = f.repo_id WHERE r.path = :repo AND "
+				  "f.status = 'applied' AND f.applied_at IS NOT NULL ORDER BY f.applied_at DESC, "
+				  "f.id DESC", repo)) < 0)
+		goto done;
+	if (rc != SQLITE_OK) {
+		error = store_fail(store, rc);
+		goto done;
+	}
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+		if ((error = ARRAY_GROW(rows, alloc, *count + 1)) < 0 ||
+		    (error = record_read(&rows[(*count)++], stmt)) < 0)
+			goto done;
+	if (rc != SQLITE_DONE)
+		error = store_fail(store, rc);
+done:
+	sqlite3_finalize(stmt);
+	if (error < 0) {
+		store_fix_records_free(rows, *count);
+		rows = NULL;
+		*count = 0;
+	}
+	*out = rows;
+	return error;
+}
+
+int store_fix_latest(struct fix_summary *out, bool *pending, struct store *store, int64_t signal_id,
+		     int64_t finding_id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	memset(out, 0, sizeof(*out));
+	*pending = false;
+	if ((error = store_prepare(store, &stmt, "SELECT id, status, recheck, " ROW_PENDING " FROM signal_fixes "
+				   "WHERE (:signal != 0 AND signal_id = :signal) OR (:finding != 0 AND "
+				   "finding_id = :finding) ORDER BY id DESC LIMIT 1")) < 0)
+		return error;
+	store_bind_int(&rc, stmt, ":signal", signal_id);
+	store_bind_int(&rc, stmt, ":finding", finding_id);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(stmt, 0);
+		out->state = (enum fix_state)name_index(state_names, COUNT(state_names), sqlite3_column_text(stmt, 1));
+		out->recheck = (enum fix_recheck)name_index(recheck_names, COUNT(recheck_names),
+							    sqlite3_column_text(stmt, 2));
+		*pending = sqlite3_column_int(stmt, 3) != 0;
+	} else {
+		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+	}
+	sqlite3_finalize(stmt);
+	return error;
+}
+
+int store_fix_finding(struct finding *out, struct store *store, const char *repo, int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.file, f.line, f.end_line, f.rule_id, f.severity, "
+				  "f.title, f.issue, f.suggestion FROM findings f JOIN checks c ON c.id = f.check_id "
+				  "JOIN repos r ON r.id = c.repo_id WHERE f.id = :id AND r.path = :repo", repo)) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":id", id);
+	if (rc != SQLITE_OK || (rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+		goto done;
+	}
+	out->id = id;
+	out->file = column_text(stmt, 0);
+	out->line = sqlite3_column_int(stmt, 1);
+	out->end_line = sqlite3_column_int(stmt, 2);
+	out->rule_id = column_text(stmt, 3);
+	if (sqlite3_column_text(stmt, 4))
+		severity_parse(&out->severity, (const char *)sqlite3_column_text(stmt, 4));
+	out->title = column_text(stmt, 5);
+	out->issue = column_text(stmt, 6);
+	out->suggestion = column_text(stmt, 7);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
