@@ -6,6 +6,7 @@
  */
 #include "rules.h"
 #include "rules_internal.h"
+#include "array.h"
 #include "config.h"
 #include "datadir.h"
 #include "glob.h"
@@ -35,21 +36,16 @@ int problem_vadd(struct rule_set *set, const char *path, int line, bool fatal,
 		 const char *fmt, va_list ap)
 {
 	struct buf msg = BUF_INIT;
-	struct rule_problem *grown;
 	char *copy = NULL;
 
-	if (buf_vprintf(&msg, fmt, ap) < 0 || !(copy = strdup(path)))
-		goto nomem;
-	grown = realloc(set->problems, (set->nproblems + 1) * sizeof(*grown));
-	if (!grown)
-		goto nomem;
-	set->problems = grown;
-	grown[set->nproblems++] = (struct rule_problem){ copy, line, buf_detach(&msg), fatal };
+	if (buf_vprintf(&msg, fmt, ap) < 0 || !(copy = strdup(path)) ||
+	    ARRAY_GROW(set->problems, set->problems_alloc, set->nproblems + 1) < 0) {
+		free(copy);
+		buf_release(&msg);
+		return error_nomem();
+	}
+	set->problems[set->nproblems++] = (struct rule_problem){ copy, line, buf_detach(&msg), fatal };
 	return 0;
-nomem:
-	free(copy);
-	buf_release(&msg);
-	return error_nomem();
 }
 
 int problem_add(struct rule_set *set, const char *path, int line, bool fatal, const char *fmt, ...)
@@ -71,17 +67,18 @@ struct loader {
 	struct rule_set *set;
 	const char *source;
 	size_t dir_start;       /* the rules read from the current directory start here */
+	size_t alloc;           /* room in set->rules (the set is the loader's while it loads) */
 	int depth;
 };
 
-static int rule_append(struct rule_set *set, struct rule *rule)
+static int rule_append(struct loader *ld, struct rule *rule)
 {
-	struct rule *grown = realloc(set->rules, (set->count + 1) * sizeof(*grown));
+	struct rule_set *set = ld->set;
+	int error;
 
-	if (!grown)
-		return error_nomem();
-	set->rules = grown;
-	grown[set->count++] = *rule;
+	if ((error = ARRAY_GROW(set->rules, ld->alloc, set->count + 1)) < 0)
+		return error;
+	set->rules[set->count++] = *rule;
 	memset(rule, 0, sizeof(*rule));
 	return 0;
 }
@@ -102,7 +99,7 @@ static int loader_keep(struct loader *ld, struct rule *rule, int id_line)
 		;
 	if (i == set->count) {
 		rule->source = ld->source;
-		return rule_append(set, rule);
+		return rule_append(ld, rule);
 	}
 	if (i >= ld->dir_start)
 		error = problem_add(set, rule->path, id_line, true, "id '%s' is already used by %s: "
@@ -160,30 +157,21 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* The entries of a directory that may hold rules, sorted; hidden ones left out. */
-static int list_dir(char ***out, size_t *count, DIR *dir)
+static int list_dir(struct strings *out, DIR *dir)
 {
 	struct dirent *entry;
-	char **names = NULL, **grown;
-	size_t n = 0;
+	int error;
 
 	while ((entry = readdir(dir))) {
 		if (entry->d_name[0] == '.')
 			continue;
-		if (!(grown = realloc(names, (n + 1) * sizeof(*names))) ||
-		    !(grown[n] = strdup(entry->d_name))) {
-			names = grown ? grown : names;
-			while (n)
-				free(names[--n]);
-			free(names);
-			return error_nomem();
+		if ((error = strings_add(out, entry->d_name)) < 0) {
+			strings_free(out);
+			return error;
 		}
-		names = grown;
-		n++;
 	}
-	if (n)
-		qsort(names, n, sizeof(*names), compare_names);
-	*out = names;
-	*count = n;
+	if (out->count)
+		qsort(out->items, out->count, sizeof(*out->items), compare_names);
 	return 0;
 }
 
@@ -223,8 +211,8 @@ done:
 
 static int load_tree(struct loader *ld, struct buf *file, struct buf *shown)
 {
-	char **names = NULL;
-	size_t count = 0, i;
+	struct strings names = STRINGS_INIT;
+	size_t i;
 	DIR *dir;
 	int error = 0;
 
@@ -234,15 +222,13 @@ static int load_tree(struct loader *ld, struct buf *file, struct buf *shown)
 	if (!(dir = opendir(file->ptr)))
 		return problem_add(ld->set, shown->ptr, 0, true, "cannot read the directory: %s",
 				   strerror(errno));
-	error = list_dir(&names, &count, dir);
+	error = list_dir(&names, dir);
 	closedir(dir);
 	ld->depth++;
-	for (i = 0; i < count && !error; i++)
-		error = load_entry(ld, file, shown, names[i]);
+	for (i = 0; i < names.count && !error; i++)
+		error = load_entry(ld, file, shown, names.items[i]);
 	ld->depth--;
-	for (i = 0; i < count; i++)
-		free(names[i]);
-	free(names);
+	strings_free(&names);
 	return error;
 }
 
@@ -468,7 +454,7 @@ static void policy_apply(struct rule_set *set, const struct rules_options *optio
 
 int rules_load(struct rule_set *out, const struct rules_options *options)
 {
-	struct loader ld = { out, NULL, 0, 0 };
+	struct loader ld = { out, NULL, 0, 0, 0 };
 	struct buf path = BUF_INIT, shown = BUF_INIT;
 	size_t i;
 	int error = 0;
