@@ -1,4 +1,5 @@
 #include "parse_options.h"
+#include "array.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -24,14 +25,11 @@ static const struct option *find_short(const struct option *options, char letter
 
 static int string_list_add(struct string_list *list, const char *value)
 {
-	const char **grown = realloc(list->items, (list->count + 1) * sizeof(*grown));
-
-	if (!grown) {
+	if (ARRAY_GROW(list->items, list->alloc, list->count + 1) < 0) {
 		cli_error("out of memory");
 		return PARSE_OPT_ERROR;
 	}
-	list->items = grown;
-	grown[list->count++] = value;
+	list->items[list->count++] = value;
 	return 0;
 }
 

@@ -27,7 +27,7 @@ enum option_type {
 /* The values of a repeatable option, in order. */
 struct string_list {
 	const char **items;
-	size_t count;
+	size_t count, alloc;
 };
 
 struct option {

@@ -300,7 +300,7 @@ int cmd_rules(int argc, char **argv)
 {
 	struct rules_options options = { .keep_off = true };
 	struct rule_set set = { 0 };
-	struct string_list dirs = { NULL, 0 };
+	struct string_list dirs = { 0 };
 	const struct rule_problem **sorted = NULL;
 	bool json = false, check = false;
 	const struct option table[] = {

@@ -1,5 +1,6 @@
 /* The process's secrets, and their removal from text at every boundary. */
 #include "secret.h"
+#include "array.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct secret {
  */
 static struct secret *secrets;
 static size_t nsecrets;
+static size_t secrets_alloc;
 
 /* ASCII only: the locale must not decide what a word is. */
 static bool word_char(unsigned char c)
@@ -111,17 +113,17 @@ static void secret_release(struct secret *secret)
 
 int secret_add(const char *text)
 {
-	struct secret *grown, *secret;
+	struct secret *secret;
 	size_t i;
+	int error;
 
 	if (!text || !*text)
 		return 0;
 	for (i = 0; i < nsecrets; i++)
 		if (!strcmp(secrets[i].forms[0].text, text))
 			return 0;
-	if (!(grown = realloc(secrets, (nsecrets + 1) * sizeof(*secrets))))
-		return error_nomem();
-	secrets = grown;
+	if ((error = ARRAY_GROW(secrets, secrets_alloc, nsecrets + 1)) < 0)
+		return error;
 	secret = &secrets[nsecrets];
 	memset(secret, 0, sizeof(*secret));
 	secret->word = strlen(text) < SECRET_SHORT;
@@ -144,6 +146,7 @@ void secret_clear(void)
 	free(secrets);
 	secrets = NULL;
 	nsecrets = 0;
+	secrets_alloc = 0;
 }
 
 /* The length of the longest secret form that starts at s[i], or 0. */

@@ -9,6 +9,7 @@
  * ecosystem, and Dependabot's subjects give the bumps only they show.
  */
 #include "deps.h"
+#include "array.h"
 #include "deps_manifest.h"
 #include "botcommit.h"
 #include "status.h"
@@ -167,7 +168,7 @@ static struct side side_of(const struct dep *dep)
 
 struct analysis {
 	struct deps_analysis *out;
-	size_t cap;
+	size_t alloc;           /* room in out->packages */
 };
 
 void deps_advisories_release(struct deps_package *p)
@@ -226,18 +227,13 @@ static int package_add(struct analysis *a, enum deps_ecosystem eco, const char *
 		       struct side from, struct side to)
 {
 	struct deps_analysis *out = a->out;
-	struct deps_package *p, *packages;
+	struct deps_package *p;
 	struct version fv, tv;
 	bool failed = false, from_read, to_read;
-	size_t cap;
+	int error;
 
-	if (out->npackages == a->cap) {
-		cap = a->cap ? a->cap * 2 : 8;
-		if (!(packages = realloc(out->packages, cap * sizeof(*packages))))
-			return error_nomem();
-		out->packages = packages;
-		a->cap = cap;
-	}
+	if ((error = ARRAY_GROW(out->packages, a->alloc, out->npackages + 1)) < 0)
+		return error;
 	p = &out->packages[out->npackages++];
 	memset(p, 0, sizeof(*p));
 	p->ecosystem = eco;
@@ -358,12 +354,11 @@ static int compare_sides(struct analysis *a, const struct deps_file *file, enum 
 
 int deps_problem_add(struct deps_analysis *out, const char *path, const char *side, const char *why)
 {
-	char **grown = realloc(out->problems, (out->nproblems + 1) * sizeof(*grown));
 	struct buf text = BUF_INIT;
+	int error;
 
-	if (!grown)
-		return error_nomem();
-	out->problems = grown;
+	if ((error = ARRAY_GROW(out->problems, out->problems_alloc, out->nproblems + 1)) < 0)
+		return error;
 	if (buf_printf(&text, "%s (%s side): %s; its dependencies are left out", path, side, why) < 0)
 		return error_nomem();
 	out->problems[out->nproblems++] = buf_detach(&text);
@@ -652,64 +647,40 @@ done:
 /* ------------------------------------------------------------ confidence */
 
 /* Phrases that make a reason: "a", "a and b", "a, b and c", "a, b, c and 2 more". */
-struct phrases {
-	char **v;
-	size_t n, cap;
-};
+static int phrase_add(struct strings *list, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int phrase_add(struct phrases *list, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int phrase_add(struct phrases *list, const char *fmt, ...)
+static int phrase_add(struct strings *list, const char *fmt, ...)
 {
 	struct buf text = BUF_INIT;
-	char **v;
 	va_list ap;
 	int error;
 
-	if (list->n == list->cap) {
-		if (!(v = realloc(list->v, (list->cap ? list->cap * 2 : 4) * sizeof(*v))))
-			return error_nomem();
-		list->v = v;
-		list->cap = list->cap ? list->cap * 2 : 4;
-	}
 	va_start(ap, fmt);
 	error = buf_vprintf(&text, fmt, ap);
 	va_end(ap);
 	if (error < 0)
 		return error;
-	if (!(list->v[list->n] = buf_detach(&text)))
-		return error_nomem();
-	list->n++;
-	return 0;
-}
-
-static void phrases_release(struct phrases *list)
-{
-	size_t i;
-
-	for (i = 0; i < list->n; i++)
-		free(list->v[i]);
-	free(list->v);
-	memset(list, 0, sizeof(*list));
+	return strings_take(list, buf_detach(&text));
 }
 
 #define REASON_NAMES 3
 
-static int phrases_join(struct buf *out, const struct phrases *list)
+static int phrases_join(struct buf *out, const struct strings *list)
 {
-	size_t i, shown = list->n > REASON_NAMES ? REASON_NAMES : list->n;
+	size_t i, shown = list->count > REASON_NAMES ? REASON_NAMES : list->count;
 	int error = 0;
 
 	for (i = 0; i < shown && !error; i++)
-		error = buf_printf(out, "%s%s", !i ? "" : i + 1 == shown && shown == list->n ? " and " : ", ",
-				   list->v[i]);
-	if (!error && shown < list->n)
-		error = buf_printf(out, " and %zu more", list->n - shown);
+		error = buf_printf(out, "%s%s",
+				   !i ? "" : i + 1 == shown && shown == list->count ? " and " : ", ",
+				   list->items[i]);
+	if (!error && shown < list->count)
+		error = buf_printf(out, " and %zu more", list->count - shown);
 	return error;
 }
 
 /* Critical advisories first, then high ones, each "critical advisory GHSA-x in lodash". */
-static int severe_phrases(struct phrases *list, const struct deps_analysis *an)
+static int severe_phrases(struct strings *list, const struct deps_analysis *an)
 {
 	static const char *const levels[] = { "critical", "high" };
 	const struct deps_advisory *adv;
@@ -727,7 +698,7 @@ static int severe_phrases(struct phrases *list, const struct deps_analysis *an)
 	return error;
 }
 
-static int other_phrases(struct phrases *majors, struct phrases *advisories, const struct deps_analysis *an)
+static int other_phrases(struct strings *majors, struct strings *advisories, const struct deps_analysis *an)
 {
 	const struct deps_advisory *adv;
 	const char *sev;
@@ -751,7 +722,7 @@ static int other_phrases(struct phrases *majors, struct phrases *advisories, con
 /* Why the confidence is high: which bumps, and what could not be compared. */
 static int high_reason(struct buf *out, const struct deps_analysis *an)
 {
-	struct phrases unknown = { NULL, 0, 0 };
+	struct strings unknown = STRINGS_INIT;
 	size_t i, patch = 0, minor = 0;
 	int error = 0;
 
@@ -769,30 +740,31 @@ static int high_reason(struct buf *out, const struct deps_analysis *an)
 				   an->npackages > 1 ? "s" : "");
 	else if (!error)
 		error = buf_puts(out, "no major bumps, no advisories");
-	if (!error && unknown.n && !(error = buf_puts(out, "; versions of ")) &&
+	if (!error && unknown.count && !(error = buf_puts(out, "; versions of ")) &&
 	    !(error = phrases_join(out, &unknown)))
 		error = buf_puts(out, " not comparable");
-	phrases_release(&unknown);
+	strings_free(&unknown);
 	return error;
 }
 
 int deps_confidence_compute(struct deps_analysis *analysis)
 {
-	struct phrases high = { NULL, 0, 0 }, majors = { NULL, 0, 0 }, advisories = { NULL, 0, 0 };
+	struct strings high = STRINGS_INIT, majors = STRINGS_INIT, advisories = STRINGS_INIT;
 	struct buf reason = BUF_INIT;
 	int error;
 
 	if ((error = severe_phrases(&high, analysis)) < 0 ||
 	    (error = other_phrases(&majors, &advisories, analysis)) < 0)
 		goto done;
-	if (high.n) {
+	if (high.count) {
 		analysis->confidence = CONFIDENCE_LOW;
 		error = phrases_join(&reason, &high);
-	} else if (majors.n || advisories.n) {
+	} else if (majors.count || advisories.count) {
 		analysis->confidence = CONFIDENCE_MEDIUM;
-		if (majors.n && !(error = buf_printf(&reason, "major version bump%s in ", majors.n > 1 ? "s" : "")))
+		if (majors.count &&
+		    !(error = buf_printf(&reason, "major version bump%s in ", majors.count > 1 ? "s" : "")))
 			error = phrases_join(&reason, &majors);
-		if (!error && advisories.n && !(error = buf_puts(&reason, majors.n ? "; " : "")))
+		if (!error && advisories.count && !(error = buf_puts(&reason, majors.count ? "; " : "")))
 			error = phrases_join(&reason, &advisories);
 	} else {
 		analysis->confidence = CONFIDENCE_HIGH;
@@ -805,9 +777,9 @@ int deps_confidence_compute(struct deps_analysis *analysis)
 		error = error_nomem();
 done:
 	buf_release(&reason);
-	phrases_release(&high);
-	phrases_release(&majors);
-	phrases_release(&advisories);
+	strings_free(&high);
+	strings_free(&majors);
+	strings_free(&advisories);
 	return error;
 }
 

@@ -142,6 +142,7 @@ struct deps_analysis {
 	 */
 	char **problems;
 	size_t nproblems;
+	size_t problems_alloc;
 };
 
 /* One changed file, as the caller read it. */

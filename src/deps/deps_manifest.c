@@ -1,5 +1,6 @@
 /* Manifests and lock files read into their dependencies: npm, Go, Cargo, Poetry, PyPI, RubyGems. */
 #include "deps.h"
+#include "array.h"
 #include "deps_manifest.h"
 #include "botcommit.h"
 #include "status.h"
@@ -139,20 +140,14 @@ void *depmap_malformed(struct depmap *map, const char *fmt, ...)
 
 static struct dep *dep_add(struct depmap *map, const char *table, const char *name, size_t len)
 {
-	struct dep *dep, *items;
-	size_t cap;
+	struct dep *dep;
 
 	if (map->n >= DEPS_ENTRIES_MAX)
 		return depmap_malformed(map, "more than %d dependencies", DEPS_ENTRIES_MAX);
 	if (len > DEPS_SPEC_MAX)
 		return depmap_malformed(map, "a dependency name longer than %d bytes", DEPS_SPEC_MAX);
-	if (map->n == map->cap) {
-		cap = map->cap ? map->cap * 2 : 16;
-		if (!(items = realloc(map->items, cap * sizeof(*items))))
-			return nomem(map);
-		map->items = items;
-		map->cap = cap;
-	}
+	if (ARRAY_GROW(map->items, map->alloc, map->n + 1) < 0)
+		return nomem(map);
 	dep = &map->items[map->n];
 	memset(dep, 0, sizeof(*dep));
 	dep->order = map->n;

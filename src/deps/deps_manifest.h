@@ -18,7 +18,7 @@ struct dep {
 
 struct depmap {
 	struct dep *items;
-	size_t n, cap;
+	size_t n, alloc;
 	enum deps_ecosystem eco;
 	int error;              /* the first failure (memory): the reader stops adding */
 	bool malformed;         /* the text could not be read at all: the manifest is skipped */

@@ -1,5 +1,6 @@
 /* LLM providers: settings, requests, answers, and JSON inside answers. */
 #include "llm.h"
+#include "array.h"
 #include "config.h"
 #include "models.h"
 #include "secret.h"
@@ -209,14 +210,13 @@ void llm_config_release(struct llm_config *c)
 
 int llm_call_header(struct llm_call *call, const char *fmt, const char *value)
 {
-	char **headers = realloc(call->headers, (call->nheaders + 1) * sizeof(char *));
 	struct buf line = BUF_INIT;
+	int error;
 
-	if (!headers)
-		return error_nomem();
-	call->headers = headers;
-	if (buf_printf(&line, fmt, value) < 0)
-		return RL_ENOMEM;
+	if ((error = ARRAY_GROW(call->headers, call->headers_alloc, call->nheaders + 1)) < 0)
+		return error;
+	if ((error = buf_printf(&line, fmt, value)) < 0)
+		return error;
 	call->headers[call->nheaders++] = buf_detach(&line);
 	return 0;
 }

@@ -67,6 +67,7 @@ struct llm_call {
 	char *url;
 	char **headers;         /* "Name: value" (one may hold the key: never print them) */
 	size_t nheaders;
+	size_t headers_alloc;
 	char *body;
 	size_t body_len;
 };

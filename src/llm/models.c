@@ -1,5 +1,6 @@
 /* The model table: what each model takes (temperature, which token cap, ...) and costs. */
 #include "models.h"
+#include "array.h"
 #include "buf.h"
 #include "datadir.h"
 #include "glob.h"
@@ -57,7 +58,6 @@ static int problem(struct reader *rd, const char *fmt, ...)
 {
 	struct models *m = rd->m;
 	struct buf msg = BUF_INIT;
-	char **problems;
 	va_list ap;
 	int error;
 
@@ -65,9 +65,8 @@ static int problem(struct reader *rd, const char *fmt, ...)
 		m->dropped++;
 		return 0;
 	}
-	if (!(problems = realloc(m->problems, (m->nproblems + 1) * sizeof(*problems))))
-		return error_nomem();
-	m->problems = problems;
+	if ((error = ARRAY_GROW(m->problems, m->problems_alloc, m->nproblems + 1)) < 0)
+		return error;
 	if ((error = buf_printf(&msg, "%s:%d: ", rd->path, rd->line)) == 0) {
 		va_start(ap, fmt);
 		error = buf_vprintf(&msg, fmt, ap);
@@ -254,17 +253,8 @@ static int row_add(struct reader *rd, const char *p, const char *e)
 
 	if ((error = parse_row(&row, rd, p, e)) < 0)
 		goto done;
-	if (m->count == m->alloc) {
-		size_t alloc = m->alloc ? m->alloc * 2 : 32;
-		struct model_info *rows = realloc(m->rows, alloc * sizeof(*rows));
-
-		if (!rows) {
-			error = error_nomem();
-			goto done;
-		}
-		m->rows = rows;
-		m->alloc = alloc;
-	}
+	if ((error = ARRAY_GROW(m->rows, m->alloc, m->count + 1)) < 0)
+		goto done;
 	m->rows[m->count++] = row;
 	return 0;
 done:
@@ -283,11 +273,8 @@ static bool is_comment_or_blank(const char *p, const char *e)
 /* A copy of a table's path that lives as long as the set, for its rows. */
 static const char *path_keep(struct models *m, const char *path)
 {
-	char **paths = realloc(m->paths, (m->npaths + 1) * sizeof(*paths));
-
-	if (!paths)
+	if (ARRAY_GROW(m->paths, m->paths_alloc, m->npaths + 1) < 0)
 		return NULL;
-	m->paths = paths;
 	if (!(m->paths[m->npaths] = strdup(path)))
 		return NULL;
 	return m->paths[m->npaths++];

@@ -56,9 +56,11 @@ struct models {
 	/* "path:line: message" for each row left out, in file order. */
 	char **problems;
 	size_t nproblems;
+	size_t problems_alloc;
 	size_t dropped;                 /* problems past MODELS_PROBLEMS_MAX */
 	char **paths;                   /* the tables read (the rows' path) */
 	size_t npaths;
+	size_t paths_alloc;
 };
 
 /*

@@ -1,5 +1,6 @@
 /* The diff model: files, lazy loading, printing back to text. */
 #include "diff.h"
+#include "array.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -52,17 +53,11 @@ int diff_file_add(struct diff_file **out, struct diff *diff, enum diff_status st
 		  const char *old_path, const char *path, uint32_t old_mode, uint32_t new_mode)
 {
 	struct diff_file *file;
+	int error;
 
 	*out = NULL;
-	if (diff->nfiles == diff->files_alloc) {
-		size_t n = diff->files_alloc ? diff->files_alloc * 2 : 16;
-		struct diff_file *files = realloc(diff->files, n * sizeof(*files));
-
-		if (!files)
-			return error_nomem();
-		diff->files = files;
-		diff->files_alloc = n;
-	}
+	if ((error = ARRAY_GROW(diff->files, diff->files_alloc, diff->nfiles + 1)) < 0)
+		return error;
 	file = &diff->files[diff->nfiles];
 	memset(file, 0, sizeof(*file));
 	file->status = status;

@@ -5,6 +5,7 @@
  * point into that copy.
  */
 #include "diff.h"
+#include "array.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -449,23 +450,6 @@ static int part_header(struct parser *p, struct part *part)
 	return 0;
 }
 
-static int grow(void **ptr, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 64;
-	void *grown;
-
-	if (need <= *alloc)
-		return 0;
-	while (n < need)
-		n *= 2;
-	grown = realloc(*ptr, n * size);
-	if (!grown)
-		return error_nomem();
-	*ptr = grown;
-	*alloc = n;
-	return 0;
-}
-
 static bool parse_range(const char **s, const char *end, uint32_t *start, uint32_t *count)
 {
 	uint64_t n = 0;
@@ -514,7 +498,7 @@ static int add_line(struct parser *p, const struct line *line, char origin,
 	struct diff_line *dl;
 	int error;
 
-	if ((error = grow((void **)&p->lines, &p->lines_alloc, p->nlines + 1, sizeof(*p->lines))) < 0)
+	if ((error = ARRAY_GROW(p->lines, p->lines_alloc, p->nlines + 1)) < 0)
 		return error;
 	dl = &p->lines[p->nlines++];
 	dl->text = line->len ? line->s + 1 : line->s;
@@ -584,8 +568,7 @@ static int part_hunks(struct parser *p)
 		hunk.first_line = (uint32_t)p->nlines;
 		if ((error = hunk_body(p, &hunk)) < 0)
 			return error;
-		if ((error = grow((void **)&p->hunks, &p->hunks_alloc, p->nhunks + 1,
-				  sizeof(*p->hunks))) < 0)
+		if ((error = ARRAY_GROW(p->hunks, p->hunks_alloc, p->nhunks + 1)) < 0)
 			return error;
 		p->hunks[p->nhunks++] = hunk;
 	}

@@ -3,6 +3,7 @@
  * deltas at once; a file's text is generated and parsed when first needed.
  */
 #include "repo.h"
+#include "array.h"
 #include "rename.h"
 #include "repo_content.h"
 #include "repo_rename.h"
@@ -25,6 +26,7 @@ struct git_shared {
 	struct rename *renames;         /* pairs deletions (sources) with additions */
 	size_t *src_entry, *dst_entry;  /* a rename candidate's entry */
 	size_t nsrc, ndst;
+	size_t src_alloc, dst_alloc;
 	int abbrev;             /* the "index" line's ids: git's length (see repo_abbrev) */
 	bool workdir;           /* the new side is the working tree */
 	int refs;
@@ -532,18 +534,6 @@ static int files_from_entries(struct diff *diff, struct git_source *src)
 	return error;
 }
 
-static int grow_candidates(size_t **list, size_t n)
-{
-	size_t *grown;
-
-	if (n & (n - 1) && n > 8)
-		return 0;
-	if (!(grown = realloc(*list, (n < 8 ? 8 : n * 2) * sizeof(*grown))))
-		return error_nomem();
-	*list = grown;
-	return 0;
-}
-
 static int entry_add(struct git_shared *sh, size_t d, bool pair)
 {
 	const git_diff_delta *delta = git_diff_get_delta(sh->diff, d);
@@ -551,10 +541,12 @@ static int entry_add(struct git_shared *sh, size_t d, bool pair)
 	int error = 0;
 
 	*entry = (struct delta_entry){ d, pair, RENAME_NONE };
-	if (!pair && is_deleted(delta) && !(error = grow_candidates(&sh->src_entry, sh->nsrc))) {
+	if (!pair && is_deleted(delta) &&
+	    !(error = ARRAY_GROW(sh->src_entry, sh->src_alloc, sh->nsrc + 1))) {
 		entry->candidate = sh->nsrc;
 		sh->src_entry[sh->nsrc++] = sh->nentries;
-	} else if (!pair && is_added(delta) && !(error = grow_candidates(&sh->dst_entry, sh->ndst))) {
+	} else if (!pair && is_added(delta) &&
+		   !(error = ARRAY_GROW(sh->dst_entry, sh->dst_alloc, sh->ndst + 1))) {
 		entry->candidate = sh->ndst;
 		sh->dst_entry[sh->ndst++] = sh->nentries;
 	}

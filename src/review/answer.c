@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "llm.h"
 #include "status.h"
+#include "array.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -216,7 +217,7 @@ struct ref {
 
 struct refs {
 	struct ref *items;
-	size_t count, cap;
+	size_t count, alloc;
 };
 
 /* Digits as a line number, 0 when there are none or too many. */
@@ -234,15 +235,10 @@ static int line_number(const char **p)
 
 static int refs_add(struct refs *r, const struct ref *ref)
 {
-	struct ref *grown;
-	size_t cap = r->cap ? r->cap * 2 : 16;
+	int error;
 
-	if (r->count == r->cap) {
-		if (!(grown = realloc(r->items, cap * sizeof(*grown))))
-			return error_nomem();
-		r->items = grown;
-		r->cap = cap;
-	}
+	if ((error = ARRAY_GROW(r->items, r->alloc, r->count + 1)) < 0)
+		return error;
 	r->items[r->count] = *ref;
 	r->items[r->count].order = r->count;
 	r->count++;

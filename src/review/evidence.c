@@ -1,5 +1,6 @@
 #include "evidence.h"
 #include "status.h"
+#include "array.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 /* Lines without their whitespace. */
 struct lines {
 	char **text;
-	size_t count, cap;
+	size_t count, alloc;
 };
 
 /* One side of a file as read: its lines, or why it could not be read. */
@@ -24,7 +25,7 @@ struct side {
 struct evidence_files {
 	struct file_reader reader;
 	struct side *sides;
-	size_t count, cap;
+	size_t count, alloc;
 };
 
 static void lines_release(struct lines *l)
@@ -53,15 +54,10 @@ static char *squeeze(const char *s, size_t len)
 
 static int lines_add(struct lines *l, const char *s, size_t len)
 {
-	if (l->count == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		char **grown = realloc(l->text, cap * sizeof(char *));
+	int error;
 
-		if (!grown)
-			return error_nomem();
-		l->text = grown;
-		l->cap = cap;
-	}
+	if ((error = ARRAY_GROW(l->text, l->alloc, l->count + 1)) < 0)
+		return error;
 	if (!(l->text[l->count] = squeeze(s, len)))
 		return error_nomem();
 	l->count++;
@@ -314,15 +310,8 @@ static int side_get(const struct side **out, struct evidence_files *files, const
 	for (i = 0; i < files->count; i++)
 		if (files->sides[i].old_side == old_side && !strcmp(files->sides[i].path, path))
 			return *out = &files->sides[i], 0;
-	if (files->count == files->cap) {
-		size_t cap = files->cap ? 2 * files->cap : 8;
-		struct side *grown = realloc(files->sides, cap * sizeof(*grown));
-
-		if (!grown)
-			return error_nomem();
-		files->sides = grown;
-		files->cap = cap;
-	}
+	if ((error = ARRAY_GROW(files->sides, files->alloc, files->count + 1)) < 0)
+		return error;
 	side = &files->sides[files->count];
 	memset(side, 0, sizeof(*side));
 	side->old_side = old_side;

@@ -2,6 +2,7 @@
 #include "llm.h"
 #include "prompt.h"
 #include "status.h"
+#include "array.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -92,21 +93,15 @@ int reduce_prompt(struct buf *system, struct buf *user, const struct finding *f,
 	return error;
 }
 
-static int strings_add(char ***items, size_t *count, const char *s)
+/* Add a rule to a finding's from_rules unless it is there (the array has room for its count). */
+static int from_add(struct finding *f, const char *rule)
 {
-	char **grown;
-	size_t i;
+	struct strings list = { f->from_rules, f->nfrom, f->nfrom };
+	int error = strings_add_unique(&list, rule);
 
-	for (i = 0; i < *count; i++)
-		if (!strcmp((*items)[i], s))
-			return 0;
-	if (!(grown = realloc(*items, (*count + 1) * sizeof(char *))))
-		return error_nomem();
-	*items = grown;
-	if (!(grown[*count] = strdup(s)))
-		return error_nomem();
-	(*count)++;
-	return 0;
+	f->from_rules = list.items;
+	f->nfrom = list.count;
+	return error;
 }
 
 static int set_str(char **field, json_t *v)
@@ -200,11 +195,10 @@ static int merged_from(struct finding *out, json_t *m, const size_t *src, size_t
 	out->from_rules = NULL;
 	out->nfrom = 0;
 	for (i = 0; i < count && !error; i++)
-		error = strings_add(&out->from_rules, &out->nfrom, f[src[i]].rule_id);
+		error = from_add(out, f[src[i]].rule_id);
 	for (i = 0; json_is_array(rules) && i < json_array_size(rules) && !error; i++)
 		if (json_is_string(json_array_get(rules, i)))
-			error = strings_add(&out->from_rules, &out->nfrom,
-					    json_string_value(json_array_get(rules, i)));
+			error = from_add(out, json_string_value(json_array_get(rules, i)));
 	return error;
 }
 
@@ -233,11 +227,10 @@ static void sort_by_severity(struct finding *f, size_t n)
 
 static int report_add(struct report *r, struct finding *f)
 {
-	struct finding *grown = realloc(r->findings, (r->nfindings + 1) * sizeof(*grown));
+	int error;
 
-	if (!grown)
-		return error_nomem();
-	r->findings = grown;
+	if ((error = ARRAY_GROW(r->findings, r->findings_alloc, r->nfindings + 1)) < 0)
+		return error;
 	r->findings[r->nfindings++] = *f;
 	return 0;
 }
@@ -249,7 +242,7 @@ static int copy_into(struct report *r, const struct finding *from)
 
 	f.origin = finding_shown_id(from);
 	if (!error && !f.nfrom)
-		error = strings_add(&f.from_rules, &f.nfrom, f.rule_id);
+		error = from_add(&f, f.rule_id);
 	if (!error && (error = report_add(r, &f)) < 0)
 		finding_release(&f);
 	return error;
@@ -259,6 +252,7 @@ static int header_from(struct report *out, json_t *root)
 {
 	json_t *sev = json_object_get(root, "overallSeverity"), *must = json_object_get(root, "mustFix");
 	const char *s = json_string_value(sev);
+	struct strings must_fix = STRINGS_INIT;
 	size_t i;
 	int error;
 
@@ -271,8 +265,9 @@ static int header_from(struct report *out, json_t *root)
 		out->overall_severity = strdup(s);
 	for (i = 0; json_is_array(must) && i < json_array_size(must) && !error; i++)
 		if (json_is_string(json_array_get(must, i)))
-			error = strings_add(&out->must_fix, &out->nmust_fix,
-					    json_string_value(json_array_get(must, i)));
+			error = strings_add_unique(&must_fix, json_string_value(json_array_get(must, i)));
+	out->must_fix = must_fix.items;
+	out->nmust_fix = must_fix.count;
 	return error;
 }
 
@@ -387,9 +382,9 @@ static int absorb(struct finding *into, const struct finding *from)
 	if (from->end_line > into->end_line)
 		into->end_line = from->end_line;
 	for (i = 0; i < from->nfrom && !error; i++)
-		error = strings_add(&into->from_rules, &into->nfrom, from->from_rules[i]);
+		error = from_add(into, from->from_rules[i]);
 	if (!error)
-		error = strings_add(&into->from_rules, &into->nfrom, from->rule_id);
+		error = from_add(into, from->rule_id);
 	return error;
 }
 

@@ -73,6 +73,7 @@ struct report {
 	size_t nmust_fix;
 	struct finding *findings;
 	size_t nfindings;
+	size_t findings_alloc;
 	bool synthesized;               /* by the reduce call; false: the fallback */
 	char *fallback_reason;          /* why the fallback was used, or NULL */
 };

@@ -75,6 +75,7 @@ struct rule_set {
 	size_t count;
 	struct rule_problem *problems;
 	size_t nproblems;
+	size_t problems_alloc;
 	bool own;               /* the repository (or --rules) gave at least one rule */
 	size_t off;             /* how many rules the policy turned off (kept or not) */
 };

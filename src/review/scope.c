@@ -1,5 +1,6 @@
 /* What of a change is reviewed: ignore patterns, generated and minified files. */
 #include "scope.h"
+#include "array.h"
 #include "glob.h"
 #include "status.h"
 #include "usage.h"
@@ -32,21 +33,9 @@ static char *pattern_of(const char *line, size_t len)
 	return strndup(line, len);
 }
 
-static int pattern_add(char ***out, size_t *count, char *pattern)
-{
-	char **grown = realloc(*out, (*count + 1) * sizeof(*grown));
-
-	if (!grown) {
-		free(pattern);
-		return error_nomem();
-	}
-	*out = grown;
-	grown[(*count)++] = pattern;
-	return 0;
-}
-
 int scope_patterns_parse(char ***out, size_t *count, const char *text, size_t len)
 {
+	struct strings patterns = STRINGS_INIT;
 	size_t start = 0, end, lineno = 0;
 	int error = 0;
 
@@ -67,17 +56,18 @@ int scope_patterns_parse(char ***out, size_t *count, const char *text, size_t le
 				error = error_set(RL_EPARSE, "line %zu: %s", lineno, error_message());
 				free(pattern);
 			} else {
-				error = pattern_add(out, count, pattern);
+				error = strings_take(&patterns, pattern);
 			}
 		}
 		start = end + 1;
 	}
 	if (error) {
-		scope_patterns_free(*out, *count);
-		*out = NULL;
-		*count = 0;
+		strings_free(&patterns);
+		return error;
 	}
-	return error;
+	*out = patterns.items;
+	*count = patterns.count;
+	return 0;
 }
 
 static bool has_suffix(const char *s, const char *suffix)

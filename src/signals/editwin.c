@@ -14,6 +14,7 @@
  * function from an if, a struct or an object literal.
  */
 #include "editwin.h"
+#include "array.h"
 #include "editwin_braces.h"
 #include "editwin_python.h"
 #include "buf.h"
@@ -136,17 +137,12 @@ static bool window_scope(const struct job *job, enum editwin_kind kind, int *fir
 
 static int part_add(struct job *job, enum editwin_context what, int first, int last)
 {
+	int error;
+
 	if (first < 1 || last < first)
 		return 0;
-	if (job->nparts == job->alloc) {
-		size_t alloc = job->alloc ? job->alloc * 2 : 16;
-		struct editwin_part *parts = realloc(job->parts, alloc * sizeof(*parts));
-
-		if (!parts)
-			return error_nomem();
-		job->parts = parts;
-		job->alloc = alloc;
-	}
+	if ((error = ARRAY_GROW(job->parts, job->alloc, job->nparts + 1)) < 0)
+		return error;
 	job->parts[job->nparts].what = what;
 	job->parts[job->nparts].first = first;
 	job->parts[job->nparts].last = min_int(last, job->t->n);

@@ -1,5 +1,6 @@
 /* Edit windows: brace languages, read once for their braces. */
 #include "editwin_braces.h"
+#include "array.h"
 
 /* A longer head is no function's: signatures are shorter than this. */
 #define HEAD_MAX 1024
@@ -453,16 +454,10 @@ static int block_open(struct lexer *lx)
 {
 	struct braces *b = lx->b;
 	struct block *k;
+	int error;
 
-	if (b->count == b->alloc) {
-		int alloc = b->alloc ? b->alloc * 2 : 64;
-		struct block *blocks = alloc > 0 ? realloc(b->blocks, (size_t)alloc * sizeof(*blocks)) : NULL;
-
-		if (!blocks)
-			return error_nomem();
-		b->blocks = blocks;
-		b->alloc = alloc;
-	}
+	if ((error = ARRAY_GROW(b->blocks, b->alloc, (size_t)b->count + 1)) < 0)
+		return error;
 	k = &b->blocks[b->count];
 	k->head = lx->head_len ? lx->head_line : lx->line;
 	k->open = lx->line;

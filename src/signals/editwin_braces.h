@@ -27,7 +27,8 @@ struct braces {
 	const struct text *t;
 	enum dialect d;
 	struct block *blocks;
-	int count, alloc;
+	int count;
+	size_t alloc;
 	bool *code;             /* code[i]: line i holds more than comments and blanks */
 };
 

@@ -3,6 +3,7 @@
  * the signal-context seed) read and checked, and a signal's row looked up.
  */
 #include "editwin.h"
+#include "array.h"
 #include "editwin_text.h"
 #include "buf.h"
 #include "datadir.h"
@@ -401,17 +402,8 @@ static int table_add(struct editwin_table *table, const struct reader *rd, const
 
 	if ((error = parse_row(&row, rd, p, e)) < 0 || (error = check_duplicate(table, &row, rd)) < 0)
 		goto done;
-	if (table->count == table->alloc) {
-		size_t alloc = table->alloc ? table->alloc * 2 : 64;
-		struct editwin_row *rows = realloc(table->rows, alloc * sizeof(*rows));
-
-		if (!rows) {
-			error = error_nomem();
-			goto done;
-		}
-		table->rows = rows;
-		table->alloc = alloc;
-	}
+	if ((error = ARRAY_GROW(table->rows, table->alloc, table->count + 1)) < 0)
+		goto done;
 	table->rows[table->count++] = row;
 	return 0;
 done:

@@ -98,9 +98,9 @@ struct signal_list {
 	/* What was read; SIGNAL_FORMAT_COUNT for an empty input of a format neither given nor named by tool. */
 	enum signal_format format;
 	struct signal *items;
-	size_t count;
+	size_t count, alloc;
 	struct signal_problem *problems;
-	size_t nproblems;
+	size_t nproblems, problems_alloc;
 };
 
 /*

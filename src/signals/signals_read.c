@@ -1,5 +1,6 @@
 /* What the signal readers share: the list they fill, its problems, a signal as read. */
 #include "signals.h"
+#include "array.h"
 #include "signals_read.h"
 #include "status.h"
 
@@ -117,23 +118,6 @@ int signal_copy(struct signal *out, const struct signal *from)
 	return 0;
 }
 
-/*
- * Room for one more element. The lists keep no capacity: it is 8 up to 8
- * elements and the next power of two after that, so the count says when
- * the array is full.
- */
-int signals_grow(void **items, size_t count, size_t size)
-{
-	void *grown;
-
-	if (count && (count < 8 || (count & (count - 1))))
-		return 0;
-	if (!(grown = realloc(*items, (count ? count * 2 : 8) * size)))
-		return error_nomem();
-	*items = grown;
-	return 0;
-}
-
 int signals_problem_vadd(struct signal_list *list, int line, const char *field, const char *fmt, va_list ap)
 {
 	struct signal_problem *p;
@@ -141,7 +125,7 @@ int signals_problem_vadd(struct signal_list *list, int line, const char *field, 
 	int error;
 
 	if ((error = buf_vprintf(&message, fmt, ap)) < 0 ||
-	    (error = signals_grow((void **)&list->problems, list->nproblems, sizeof(*p))) < 0)
+	    (error = ARRAY_GROW(list->problems, list->problems_alloc, list->nproblems + 1)) < 0)
 		goto done;
 	p = &list->problems[list->nproblems];
 	p->line = line;
@@ -181,7 +165,7 @@ int signals_draft_keep(struct signal_list *list, const char *tool, const struct 
 	};
 	int error;
 
-	if ((error = signals_grow((void **)&list->items, list->count, sizeof(view))) < 0 ||
+	if ((error = ARRAY_GROW(list->items, list->alloc, list->count + 1)) < 0 ||
 	    (error = signal_copy(&list->items[list->count], &view)) < 0)
 		return error;
 	list->count++;

@@ -47,7 +47,7 @@ typedef int (*line_fn)(struct text_reader *r, char *line, int number);
  */
 struct text_lines {
 	char **at;
-	size_t count;
+	size_t count, alloc;
 };
 
 /* Reads the line at *i and those that belong to it, leaving *i at the next one to read. */
@@ -81,13 +81,6 @@ struct ruff_reader {
 #define SARIF_BASE_DEPTH 8
 
 #define RUFF_SYNTAX "invalid-syntax"
-
-/*
- * Room for one more element. The lists keep no capacity: it is 8 up to 8
- * elements and the next power of two after that, so the count says when
- * the array is full.
- */
-int signals_grow(void **items, size_t count, size_t size);
 
 int signals_problem_vadd(struct signal_list *list, int line, const char *field, const char *fmt, va_list ap);
 

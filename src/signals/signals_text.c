@@ -1,5 +1,6 @@
 /* Linter output as text: flake8, ruff, mypy, gcc and clang (and what reads like them). */
 #include "signals.h"
+#include "array.h"
 #include "signals_read.h"
 #include "buf.h"
 #include "status.h"
@@ -87,7 +88,7 @@ int text_lines_split(struct text_lines *out, const char *text, size_t len)
 			nl = end;
 		buf_clear(&line);
 		if ((error = line_clean(&line, p, (size_t)(nl - p), false)) < 0 ||
-		    (error = signals_grow((void **)&out->at, out->count, sizeof(*out->at))) < 0)
+		    (error = ARRAY_GROW(out->at, out->alloc, out->count + 1)) < 0)
 			break;
 		if (!(out->at[out->count] = buf_detach(&line))) {
 			error = error_nomem();
