@@ -1,4 +1,5 @@
 #include "queue.h"
+#include "array.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -6,22 +7,13 @@
 
 int queue_reserve(struct queue *q, size_t extra)
 {
-	size_t n = q->cap ? q->cap : 32;
-	char *grown;
-
 	if (q->count + extra <= q->cap)
 		return 0;
-	while (n < q->count + extra)
-		n *= 2;
 	if (q->head) {
 		memmove(q->items, q->items + q->head * q->size, q->count * q->size);
 		q->head = 0;
 	}
-	if (!(grown = realloc(q->items, n * q->size)))
-		return error_nomem();
-	q->items = grown;
-	q->cap = n;
-	return 0;
+	return array_grow(&q->items, &q->cap, q->count + extra, q->size);
 }
 
 void *queue_push(struct queue *q)

@@ -1,4 +1,5 @@
 #include "store.h"
+#include "array.h"
 #include "store_sql.h"
 #include "store_schema.h"
 #include "store_process.h"
@@ -391,7 +392,7 @@ static bool process_gone(sqlite3_stmt *row)
 static int interrupted_find(struct store *store, int64_t **ids, size_t *count)
 {
 	sqlite3_stmt *stmt = NULL;
-	int64_t *grown;
+	size_t alloc = 0;
 	int error, rc;
 
 	if ((error = prepare(store, &stmt, "SELECT id, pid, pid_start FROM checks "
@@ -400,11 +401,8 @@ static int interrupted_find(struct store *store, int64_t **ids, size_t *count)
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if (!process_gone(stmt))
 			continue;
-		if (!(grown = realloc(*ids, (*count + 1) * sizeof(**ids)))) {
-			error = error_nomem();
+		if ((error = ARRAY_GROW(*ids, alloc, *count + 1)) < 0)
 			goto done;
-		}
-		*ids = grown;
 		(*ids)[(*count)++] = sqlite3_column_int64(stmt, 0);
 	}
 	if (rc != SQLITE_DONE)
