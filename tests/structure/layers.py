@@ -11,12 +11,15 @@
   its internal header NAME_state.h or NAME_internal.h (check.c,
   check_plan.c, ... with check_state.h): they may call each other;
 - sizes: no folder over 20 .c files, no source file over 1,200 lines, no
-  function over 80 lines.
+  function over 80 lines;
+- the map is true: docs/ARCHITECTURE.md names every source file (by its
+  name, or a pattern such as views/view_*.c), and names no file that is gone.
 
 Run from anywhere: python3 tests/structure/layers.py [SOURCE_DIR]
 Prints what is wrong, one line each, and exits 1; nothing and 0 when all holds.
 """
 import collections
+import fnmatch
 import glob
 import os
 import re
@@ -199,16 +202,35 @@ def self_test():
         put('src/c/mod_part.c', '#include "mod_state.h"\nint mod_b(void)\n{\n\treturn mod_a();\n}\n')
         put('ui/u.h', '')
         put('src/b/inc.c', '#include "u.h"\n')
-        got = '\n'.join(layer_problems(root, sources(root)) + size_problems(root, sources(root)))
+        put('docs/ARCHITECTURE.md', '`one.c` `long.c` `inc.c` `mod*.c` `gone.c`\n')
+        got = '\n'.join(layer_problems(root, sources(root)) + size_problems(root, sources(root)) +
+                        map_problems(root, sources(root)))
         found, _, _ = circles(sources(root))
         expect = ['src/a/two.c: the engine calls printf', 'src/b/long.c: includes sqlite3.h',
                   'src/b/long.c: 1294 lines', 'src/b/long.c:2: long_f is 93 lines',
-                  'src/b/inc.c: the engine includes u.h of ui/']
+                  'src/b/inc.c: the engine includes u.h of ui/',
+                  'src/a/two.c: not in docs/ARCHITECTURE.md', 'docs/ARCHITECTURE.md names gone.c']
         missing = [e for e in expect if e not in got]
         if missing or len(found) != 1 or len(found[0]) != 2:
             print('self-test failed: missing %s; circles %s\n%s' % (missing, found, got))
             return 1
     return 0
+
+
+def map_problems(root, files):
+    path = os.path.join(root, 'docs', 'ARCHITECTURE.md')
+    if not os.path.exists(path):
+        return ['docs/ARCHITECTURE.md is missing']
+    names = set(re.findall(r'`([\w./*-]+\.c)`', open(path, encoding='utf-8').read()))
+    out = []
+    for f in files:
+        r = rel(root, f)
+        if not any(fnmatch.fnmatch(r, '*' + n) or os.path.basename(r) == n for n in names):
+            out.append('%s: not in docs/ARCHITECTURE.md (say in one line what it is)' % r)
+    for n in sorted(names):
+        if not any(fnmatch.fnmatch(rel(root, f), '*' + n) or os.path.basename(f) == n for f in files):
+            out.append('docs/ARCHITECTURE.md names %s, which is not a source file' % n)
+    return out
 
 
 def main():
@@ -231,6 +253,7 @@ def main():
                     problems.append('  %s -> %s: %s' % (rel(root, a), rel(root, b),
                                                           ', '.join(sorted(why[(a, b)])[:6])))
     problems += size_problems(root, files)
+    problems += map_problems(root, files)
     for p in problems:
         print(p)
     return 1 if problems else 0
