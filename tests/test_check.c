@@ -43,17 +43,7 @@ static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 
-	setenv("HOME", "/nonexistent-revline-home", 1);
-	unsetenv("XDG_CONFIG_HOME");
-	setenv("REVLINE_DATADIR", TEST_SOURCE_DIR "/share", 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("REVLINE_PROVIDER");
-	unsetenv("ANTHROPIC_API_KEY");
-	unsetenv("OPENAI_BASE_URL");
-	unsetenv("REVLINE_OSV_URL");
-	unsetenv("REVLINE_DEADLINE");
-	setenv("OPENAI_API_KEY", "sk-test", 1);
-	setenv("REVLINE_MODEL", "fake-model", 1);
+	test_env_private();
 	fx->repo_dir = test_repo_new("check");
 	fx->rules_dir = test_tmpdir("checkrules");
 	if (asprintf(&fx->db_path, "%s/revline.db", fx->rules_dir) < 0)

@@ -31,10 +31,7 @@ static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 
-	setenv("HOME", "/nonexistent-revline-home", 1);
-	unsetenv("XDG_CONFIG_HOME");
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("REVLINE_OSV_URL");
+	test_env_private();
 	fx->repo_dir = test_repo_new("depreview");
 	fx->tmp = test_tmpdir("depreviewdb");
 	if (asprintf(&fx->db_path, "%s/revline.db", fx->tmp) < 0)

@@ -36,15 +36,7 @@ static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 
-	setenv("HOME", "/nonexistent-revline-home", 1);
-	unsetenv("XDG_CONFIG_HOME");
-	setenv("REVLINE_DATADIR", TEST_SOURCE_DIR "/share", 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("REVLINE_PROVIDER");
-	unsetenv("ANTHROPIC_API_KEY");
-	unsetenv("OPENAI_BASE_URL");
-	setenv("OPENAI_API_KEY", "sk-test", 1);
-	setenv("REVLINE_MODEL", "fake-model", 1);
+	test_env_private();
 	fx->repo_dir = test_repo_new("fix");
 	fx->tmp = test_tmpdir("fixdb");
 	if (asprintf(&fx->db_path, "%s/revline.db", fx->tmp) < 0)

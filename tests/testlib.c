@@ -153,3 +153,20 @@ void test_commit(const char *dir, const char *message)
 	test_sh_ok(dir, "git add -A && git commit -q --allow-empty -m '%s'", message);
 	commit_counter++;
 }
+
+void test_env_private(void)
+{
+	static const char *const unset[] = {
+		"XDG_CONFIG_HOME", "REVLINE_PROVIDER", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL",
+		"REVLINE_OSV_URL", "REVLINE_DEADLINE",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
+		unsetenv(unset[i]);
+	setenv("HOME", "/nonexistent-revline-home", 1);
+	setenv("REVLINE_DATADIR", TEST_SOURCE_DIR "/share", 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("OPENAI_API_KEY", "sk-test", 1);
+	setenv("REVLINE_MODEL", "fake-model", 1);
+}

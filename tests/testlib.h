@@ -14,6 +14,14 @@
  * fixed author and committer dates so that hashes are the same every run.
  */
 
+/*
+ * The environment of a test that talks to the fake LLM: no user config
+ * (HOME nowhere, no system git config), data from the sources, no other
+ * provider, OSV URL or deadline from the caller's environment, and the
+ * fake's key and model.
+ */
+void test_env_private(void);
+
 /* A fresh empty directory under $TMPDIR; the caller frees the string. */
 char *test_tmpdir(const char *tag);
 /* Remove a directory tree made by test_tmpdir. */

@@ -50,29 +50,6 @@ struct fix {
 	struct patch_undo undo;
 };
 
-static const char *const state_names[] = {
-#define FIX_STATE_NAME(id, name) name,
-	FIX_STATES(FIX_STATE_NAME)
-#undef FIX_STATE_NAME
-};
-
-static const char *const recheck_names[] = {
-#define FIX_RECHECK_NAME(id, name) name,
-	FIX_RECHECKS(FIX_RECHECK_NAME)
-#undef FIX_RECHECK_NAME
-};
-
-const char *fix_state_name(enum fix_state state)
-{
-	return state_names[state];
-}
-
-const char *fix_recheck_name(enum fix_recheck recheck)
-{
-	return recheck_names[recheck] ? recheck_names[recheck] :
-		recheck == RECHECK_RUNNING ? "running" : "none";
-}
-
 static void set_text(char **field, const char *text)
 {
 	free(*field);
@@ -906,7 +883,7 @@ int fix_apply(struct fix *fix)
 
 	if (fix->state != FIX_PROPOSED && fix->state != FIX_REJECTED && fix->state != FIX_UNDONE)
 		return error_set(RL_EUSAGE, "there is no proposed fix to apply (it is %s)",
-				 state_names[fix->state]);
+				 fix_state_name(fix->state));
 	/* The file's signals before: usually read while the fix was asked for. */
 	while (base_running(fix))
 		if (lint_wait(fix->base, -1) < 0) {
@@ -938,7 +915,7 @@ done:
 int fix_reject(struct fix *fix)
 {
 	if (fix->state != FIX_PROPOSED)
-		return error_set(RL_EUSAGE, "there is no proposed fix to reject (it is %s)", state_names[fix->state]);
+		return error_set(RL_EUSAGE, "there is no proposed fix to reject (it is %s)", fix_state_name(fix->state));
 	fix->state = FIX_REJECTED;
 	return fix->id ? store_fix_rejected(fix->opts.store, fix->id) : 0;
 }
@@ -967,7 +944,7 @@ int fix_undo(struct fix *fix)
 	int error;
 
 	if (fix->state != FIX_APPLIED)
-		return error_set(RL_EUSAGE, "the fix is not applied (it is %s)", state_names[fix->state]);
+		return error_set(RL_EUSAGE, "the fix is not applied (it is %s)", fix_state_name(fix->state));
 	if (fix->lint) {
 		lint_cancel(fix->lint);
 		recheck_finish(fix);

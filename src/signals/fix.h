@@ -121,6 +121,10 @@ int fix_undo(struct fix *fix);
 
 enum fix_recheck fix_recheck(const struct fix *fix);
 const char *fix_recheck_name(enum fix_recheck recheck);
+/* fix_state.c: the names as stored (a recheck not run yet: NULL), and back (unknown: the first). */
+const char *fix_recheck_stored(enum fix_recheck recheck);
+enum fix_state fix_state_parse(const char *name);
+enum fix_recheck fix_recheck_parse(const char *name);
 /*
  * The linter's words after the apply, or NULL: "flake8 no longer reports
  * F401 at line 3, but reports 2 new problems: F821 at line 51 (undefined

@@ -12,33 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Names as stored (NULL: none is). */
-static const char *const state_names[] = {
-#define FIX_STATE_NAME(id, name) name,
-	FIX_STATES(FIX_STATE_NAME)
-#undef FIX_STATE_NAME
-};
-
-static const char *const recheck_names[] = {
-#define FIX_RECHECK_NAME(id, name) name,
-	FIX_RECHECKS(FIX_RECHECK_NAME)
-#undef FIX_RECHECK_NAME
-};
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* An applied fix whose file may not be written yet. */
 #define ROW_PENDING "status = 'applied' AND applied_at IS NULL"
-
-static int name_index(const char *const *names, size_t count, const unsigned char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < count; i++)
-		if (names[i] && !strcmp(names[i], (const char *)name))
-			return (int)i;
-	return 0;
-}
 
 static char *column_text(sqlite3_stmt *stmt, int i)
 {
@@ -190,7 +166,7 @@ int store_fix_recheck(struct store *store, int64_t id, enum fix_recheck recheck,
 	if ((error = store_begin(store)) < 0)
 		return error;
 	if ((error = row_prepare(&stmt, &rc, store, id, "recheck = :recheck, recheck_detail = :detail")) == 0) {
-		store_bind_text(&rc, stmt, ":recheck", recheck_names[recheck]);
+		store_bind_text(&rc, stmt, ":recheck", fix_recheck_stored(recheck));
 		store_bind_text(&rc, stmt, ":detail", detail);
 		error = store_step_done(store, stmt, rc);
 	}
@@ -261,7 +237,7 @@ int store_fix_write(struct store *store, int64_t id, enum fix_state back, int (*
 	if (written)
 		row_set(store, id, "applied_at = :now", NULL);
 	else if (still)
-		row_set(store, id, "status = :text, applied_at = NULL", state_names[back]);
+		row_set(store, id, "status = :text, applied_at = NULL", fix_state_name(back));
 	store_end(store, 0);
 	return written ? 0 : error;
 }
@@ -486,8 +462,7 @@ static int record_read(struct fix_record *r, sqlite3_stmt *stmt)
 	r->first = sqlite3_column_int(stmt, 6);
 	r->last = sqlite3_column_int(stmt, 7);
 	r->applied_at = sqlite3_column_int64(stmt, 8);
-	r->recheck = (enum fix_recheck)name_index(recheck_names, COUNT(recheck_names),
-						  sqlite3_column_text(stmt, 9));
+	r->recheck = fix_recheck_parse((const char *)sqlite3_column_text(stmt, 9));
 	r->recheck_detail = column_text(stmt, 10);
 	return r->file ? 0 : error_nomem();
 }
@@ -544,9 +519,8 @@ int store_fix_latest(struct fix_summary *out, bool *pending, struct store *store
 	store_bind_int(&rc, stmt, ":finding", finding_id);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		out->id = sqlite3_column_int64(stmt, 0);
-		out->state = (enum fix_state)name_index(state_names, COUNT(state_names), sqlite3_column_text(stmt, 1));
-		out->recheck = (enum fix_recheck)name_index(recheck_names, COUNT(recheck_names),
-							    sqlite3_column_text(stmt, 2));
+		out->state = fix_state_parse((const char *)sqlite3_column_text(stmt, 1));
+		out->recheck = fix_recheck_parse((const char *)sqlite3_column_text(stmt, 2));
 		*pending = sqlite3_column_int(stmt, 3) != 0;
 	} else {
 		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);

@@ -202,7 +202,7 @@ def self_test():
         put('src/c/mod_part.c', '#include "mod_state.h"\nint mod_b(void)\n{\n\treturn mod_a();\n}\n')
         put('ui/u.h', '')
         put('src/b/inc.c', '#include "u.h"\n')
-        put('docs/ARCHITECTURE.md', '`one.c` `long.c` `inc.c` `mod*.c` `gone.c`\n')
+        put('docs/ARCHITECTURE.md', '`one.c` `long.c` `inc.c` `mod*.c` `gone.c` `wo.c`\n')
         got = '\n'.join(layer_problems(root, sources(root)) + size_problems(root, sources(root)) +
                         map_problems(root, sources(root)))
         found, _, _ = circles(sources(root))
@@ -223,12 +223,16 @@ def map_problems(root, files):
         return ['docs/ARCHITECTURE.md is missing']
     names = set(re.findall(r'`([\w./*-]+\.c)`', open(path, encoding='utf-8').read()))
     out = []
+
+    def named(path, name):
+        return fnmatch.fnmatch('/' + path, '*/' + name)
+
     for f in files:
         r = rel(root, f)
-        if not any(fnmatch.fnmatch(r, '*' + n) or os.path.basename(r) == n for n in names):
+        if not any(named(r, n) for n in names):
             out.append('%s: not in docs/ARCHITECTURE.md (say in one line what it is)' % r)
     for n in sorted(names):
-        if not any(fnmatch.fnmatch(rel(root, f), '*' + n) or os.path.basename(f) == n for f in files):
+        if not any(named(rel(root, f), n) for f in files):
             out.append('docs/ARCHITECTURE.md names %s, which is not a source file' % n)
     return out
 
