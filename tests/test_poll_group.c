@@ -15,6 +15,7 @@ struct reader {
 	int order;              /* when it stepped, from a shared counter */
 	int *counter;
 	struct poll_member *leave;      /* another member to take out during the step */
+	struct poll_group *free_group;  /* a group to free during the step */
 	struct poll_member self;
 	int timeout;
 };
@@ -46,6 +47,10 @@ static int reader_step(void *ctx, const struct pollfd *fds, int n)
 		r->order = ++*r->counter;
 	if (r->leave)
 		poll_group_leave(r->leave);
+	if (r->free_group) {
+		poll_group_free(r->free_group);
+		r->free_group = NULL;
+	}
 	if (n == 1 && fds[0].fd == r->fds[0] && (fds[0].revents & POLLIN) && read(r->fds[0], &c, 1) == 1)
 		r->reads++;
 	return 0;
@@ -133,6 +138,33 @@ static void test_leave_during_step(void **state)
 	poll_group_release(&group);
 }
 
+/*
+ * A module that made its own group may be freed by a step of that group
+ * (its work done): the group goes when the step ends, the members after
+ * the one that freed it are not stepped. ASan tells a use after free.
+ */
+static void test_group_freed_during_step(void **state)
+{
+	struct poll_group *group = NULL;
+	struct reader a, b;
+
+	(void)state;
+	reader_init(&a, NULL);
+	reader_init(&b, NULL);
+	assert_int_equal(poll_group_new(&group), 0);
+	poll_group_join(group, &a.self);
+	poll_group_join(group, &b.self);
+	a.free_group = group;
+	assert_int_equal(write(b.fds[1], "x", 1), 1);
+	assert_int_equal(poll_group_wait(group, 1000), 0);
+	assert_int_equal(a.steps, 1);
+	assert_int_equal(b.steps, 0);
+	assert_null(a.self.group);
+	assert_null(b.self.group);
+	reader_close(&a);
+	reader_close(&b);
+}
+
 /* The soonest timeout bounds the wait; a member's -1 does not. */
 static void test_timeouts(void **state)
 {
@@ -209,6 +241,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_members_one_wait),
 		cmocka_unit_test(test_leave_during_step),
+		cmocka_unit_test(test_group_freed_during_step),
 		cmocka_unit_test(test_timeouts),
 		cmocka_unit_test(test_member_wait_alone),
 		cmocka_unit_test(test_own_group),

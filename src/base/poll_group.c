@@ -36,8 +36,26 @@ void poll_group_release(struct poll_group *group)
 	memset(group, 0, sizeof(*group));
 }
 
+/*
+ * A group freed by one of its members' steps (a module that made its own
+ * group and is freed when its work ends) goes when the step is over: its
+ * members leave at once, so that the step skips them.
+ */
 void poll_group_free(struct poll_group *group)
 {
+	size_t i;
+
+	if (!group)
+		return;
+	if (group->stepping) {
+		for (i = 0; i < group->count; i++)
+			if (group->members[i]) {
+				group->members[i]->group = NULL;
+				group->members[i] = NULL;
+			}
+		group->doomed = true;
+		return;
+	}
 	poll_group_release(group);
 	free(group);
 }
@@ -133,8 +151,14 @@ int poll_group_step(struct poll_group *group, const struct pollfd *fds, int n)
 		if ((e = m->step(m->ctx, fds ? fds + first : NULL, fds ? nfds : 0)) < 0 && !error)
 			error = e;
 	}
-	if (!--group->stepping)
+	if (!--group->stepping) {
+		if (group->doomed) {
+			group->doomed = false;
+			poll_group_free(group);
+			return error;
+		}
 		compact(group);
+	}
 	return error;
 }
 

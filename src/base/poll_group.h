@@ -39,11 +39,15 @@ struct poll_group {
 	struct pollfd *fds;             /* poll_group_wait's */
 	size_t fds_alloc;
 	int stepping;                   /* inside poll_group_step: leaving members only clear their slot */
+	bool doomed;                    /* freed by a step: it goes when the step ends */
 };
 
-#define POLL_GROUP_INIT { NULL, 0, 0, NULL, 0, 0 }
+#define POLL_GROUP_INIT { NULL, 0, 0, NULL, 0, 0, false }
 
-/* A group of its own for a module given none: *own is set and freed by poll_group_free. */
+/*
+ * A group of its own for a module given none, freed by poll_group_free
+ * (when a member's step frees it, it goes as the step ends).
+ */
 int poll_group_new(struct poll_group **out);
 void poll_group_free(struct poll_group *group);
 void poll_group_release(struct poll_group *group);
