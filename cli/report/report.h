@@ -32,6 +32,10 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 		 const struct report_options *options);
 int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
 		    const struct target *target, const struct report_options *options);
+/* reviewdog's Diagnostic JSON lines (rdjsonl), a finding a line. */
+int report_rdjsonl(FILE *out, const struct check *check, const struct report_options *options);
+/* file:line:col: severity: message [rule], for vim's quickfix and emacs's compilation mode. */
+int report_quickfix(FILE *out, const struct check *check, const struct report_options *options);
 
 
 /* The dependency analysis (report_deps.c): a text section, a markdown section, JSON (null when none). */

@@ -158,6 +158,36 @@ for k in ("requests", "cacheHits", "tokensIn", "tokensCached", "tokensCacheWrite
     assert isinstance(usage[k], int) and usage[k] >= 0, (k, usage)
 assert usage["costUsd"] is None or usage["costUsd"] >= 0, usage
 PY
+# reviewdog's rdjsonl: each line a Diagnostic that validates against reviewdog's
+# schema (tests/fixtures/reviewdog-diagnostic.json: reviewdog's
+# proto/rdf/jsonschema/Diagnostic.json, its descriptions shortened), so that
+# `revline check --format rdjsonl | reviewdog -f=rdjsonl` posts them.
+run check --rules "$rules" --rule slow --rule invented --format rdjsonl --fail-on none
+expect_status 0 "rdjsonl"
+python3 - "$TMP/out" "$REVLINE_SOURCE_DIR/tests/fixtures/reviewdog-diagnostic.json" <<'PY' && pass "rdjsonl: one Diagnostic a line, valid against reviewdog's schema" || fail "rdjsonl: $(cat "$TMP/out")"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[2]))
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+ds = [json.loads(l) for l in lines]
+for d in ds:
+    jsonschema.validate(d, schema)
+    assert d["source"]["name"] == "revline" and d["code"]["value"] == "slow", d
+    assert d["location"]["path"] == "app.py", d
+by_line = {d["location"]["range"]["start"]["line"]: d for d in ds}
+assert sorted(by_line) == [4, 5], by_line
+assert by_line[5]["severity"] == "ERROR" and by_line[5]["message"].startswith("Shell injection"), by_line[5]
+assert by_line[4]["severity"] == "WARNING", by_line[4]
+PY
+# quickfix: file:line:col: severity: message [rule], what vim's errorformat reads.
+run check --rules "$rules" --rule slow --rule invented --format quickfix --fail-on none
+expect_status 0 "quickfix"
+if [ "$(wc -l <"$TMP/out")" -eq 2 ] && grep -qx "app.py:5:1: error: Shell injection in run(): shell=True with a caller's string \\[slow\\]" "$TMP/out" &&
+	grep -qx 'app.py:4:1: warning: No check of cmd: i \[slow\]' "$TMP/out"; then
+	pass "quickfix: a finding a line, as a compiler's errors"
+else
+	fail "quickfix: $(cat "$TMP/out")"
+fi
 run check --rules "$rules" --rule slow --format markdown --output "$TMP/review.md" --fail-on none
 expect_status 0 "markdown to --output"
 grep -q "^## revline review: critical" "$TMP/review.md" && grep -q "<details><summary>Evidence" "$TMP/review.md" &&
