@@ -179,6 +179,21 @@ static const char *kind_text(const struct shell_values *v, enum value_kind kind)
 	}
 }
 
+/* The words a command takes as its first argument (NULL: none of its own). */
+static const char *first_words(const struct comp_command *c)
+{
+	static const struct { const char *command, *words; } table[] = {
+		{ "hook", "install uninstall" },
+		{ "completion", "bash zsh fish" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(c->name, table[i].command))
+			return table[i].words;
+	return NULL;
+}
+
 /* Whether the command takes a TARGET (a revision range) as its argument. */
 static bool takes_target(const struct comp_command *c)
 {
@@ -272,6 +287,8 @@ static void bash_command_cases(const struct comp_table *t)
 					printf(" %s", t->commands[k].name);
 		if (!strcmp(c->name, "help"))
 			printf(" keys");
+		if (first_words(c))
+			printf(" %s", first_words(c));
 		if (takes_target(c))
 			printf(" $([[ $cur == -* ]] || _revline_refs)");
 		printf("\" -- \"$cur\"))\n\t\t[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null\n\t\t;;\n");
@@ -381,6 +398,8 @@ static void zsh_print(const struct comp_table *t)
 		zsh_specs(&t->commands[i]);
 		if (!strcmp(t->commands[i].name, "help"))
 			printf(" \\\n\t\t'1: :_revline_commands'");
+		else if (first_words(&t->commands[i]))
+			printf(" \\\n\t\t'1: :(%s)'", first_words(&t->commands[i]));
 		else if (takes_target(&t->commands[i]))
 			printf(" \\\n\t\t'*: :_revline_refs'");
 		printf(" ;;\n");
@@ -471,6 +490,10 @@ static void fish_print(const struct comp_table *t)
 		if (takes_target(c)) {
 			fish_condition(c);
 			printf(" -a '(__revline_refs)'\n");
+		}
+		if (first_words(c)) {
+			fish_condition(c);
+			printf(" -a '%s'\n", first_words(c));
 		}
 	}
 	printf("complete -c revline -n '__fish_seen_subcommand_from help' -a 'keys' -d 'the keys of the terminal UI'\n");

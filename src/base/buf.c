@@ -235,3 +235,33 @@ int buf_put_quoted(struct buf *out, const char *prefix, const char *path)
 	}
 	return error ? error : buf_putc(out, '"');
 }
+
+int buf_write_file(const char *path, const char *data, size_t len, unsigned mode)
+{
+	struct buf tmp = BUF_INIT;
+	int fd = -1, error;
+	ssize_t n;
+
+	if ((error = buf_printf(&tmp, "%s.%ld.tmp", path, (long)getpid())) < 0)
+		return error;
+	if ((fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, (mode_t)mode)) < 0) {
+		error = error_set(RL_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
+	n = write(fd, data, len);
+	if (n != (ssize_t)len || fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0) {
+		error = error_set(RL_EIO, "cannot write %s: %s", tmp.ptr, n < 0 || n == (ssize_t)len ?
+				  strerror(errno) : "short write");
+		goto done;
+	}
+	if (close(fd) < 0 || rename(tmp.ptr, path) < 0)
+		error = error_set(RL_EIO, "cannot write %s: %s", path, strerror(errno));
+	fd = -1;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (error)
+		unlink(tmp.ptr);
+	buf_release(&tmp);
+	return error;
+}

@@ -44,6 +44,11 @@ int buf_put_quoted(struct buf *out, const char *prefix, const char *path);
 int buf_read_regular(struct buf *buf, const char *path, const char *shown, size_t max);
 /* buf_read_regular of any size, named by its path. */
 int buf_read_file(struct buf *buf, const char *path);
+/*
+ * Write a whole file: beside it first, then renamed over it, so that the
+ * file is whole or as it was; mode is the new file's (umask aside: set).
+ */
+int buf_write_file(const char *path, const char *data, size_t len, unsigned mode);
 /* What a file's mode is, for messages ("a FIFO", "a socket", "a directory"). */
 const char *buf_file_kind(unsigned mode);
 

@@ -81,37 +81,6 @@ static int make_dirs(char *dir)
 	}
 }
 
-/* Written beside the record, then renamed over it: a record is whole or absent. */
-static int write_record(const char *record, const char *text, size_t len)
-{
-	struct buf tmp = BUF_INIT;
-	int fd = -1, error;
-	ssize_t n;
-
-	if ((error = buf_printf(&tmp, "%s.%ld.tmp", record, (long)getpid())) < 0)
-		return error;
-	if ((fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
-		error = error_set(RL_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
-		goto done;
-	}
-	n = write(fd, text, len);
-	if (n != (ssize_t)len || fsync(fd) < 0) {
-		error = error_set(RL_EIO, "cannot write %s: %s", tmp.ptr, n < 0 || n == (ssize_t)len ?
-				  strerror(errno) : "short write");
-		goto done;
-	}
-	if (close(fd) < 0 || rename(tmp.ptr, record) < 0)
-		error = error_set(RL_EIO, "cannot write %s: %s", record, strerror(errno));
-	fd = -1;
-done:
-	if (fd >= 0)
-		close(fd);
-	if (error)
-		unlink(tmp.ptr);
-	buf_release(&tmp);
-	return error;
-}
-
 int trust_record(const char *path, const char *hash)
 {
 	struct buf record = BUF_INIT, text = BUF_INIT;
@@ -131,7 +100,7 @@ int trust_record(const char *path, const char *hash)
 	error = make_dirs(record.ptr);
 	*slash = '/';
 	if (error == 0)
-		error = write_record(record.ptr, text.ptr, text.len);
+		error = buf_write_file(record.ptr, text.ptr, text.len, 0600);
 done:
 	buf_release(&text);
 	buf_release(&record);

@@ -23,9 +23,9 @@ run completion
 expect_status 2 "no shell"
 
 # Every option of every command's --help is in the scripts (the same tables).
-for cmd in "" check diff rules signals fix feedback history fixes stats undo detect-fixes trust; do
+for cmd in "" check diff rules signals fix feedback history fixes stats undo detect-fixes trust hook completion; do
 	run help $cmd
-	for opt in $(grep -o -- '--[a-z][a-z-]*' "$TMP/out" | sort -u); do
+	for opt in $(sed -n '/^Options:/,$p' "$TMP/out" | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' | grep -o -- '--[a-z-]*' | sort -u); do
 		for shell in bash zsh fish; do
 			case $shell in
 			fish) want="-l ${opt#--}" ;;
@@ -89,4 +89,6 @@ expect_completion feature-x "check's --base takes a ref" revline check --base fe
 expect_completion --staged "a value taken, the next word is an option again" revline check --format json --st
 expect_completion keys "help takes keys" revline help ""
 expect_completion detect-fixes "help takes command names" revline help det
+expect_completion install "hook takes install" revline hook ins
+expect_completion --pre-commit "hook's options" revline hook install --pre-c
 finish
