@@ -97,11 +97,15 @@ static void test_shipped_templates(void **state)
 		{ "context_files", NULL }, { "examples", NULL },
 		{ "dependencies", "## Dependencies\n\nDo not review lock files line by line." },
 		{ "rule_files", NULL }, { "cut", "the hunk of a.c at line 1 has 9000 lines; only the first 10 are shown" },
+		{ "standards", "## AGENTS.md\n\nLog through house_logger." }, { "standards_files", "AGENTS.md" },
 	};
 	struct buf sys = BUF_INIT, user = BUF_INIT, shared = BUF_INIT, tail = BUF_INIT;
 
 	(void)state;
 	assert_int_equal(prompt_render(&sys, &user, "map", map, sizeof(map) / sizeof(map[0])), 0);
+	/* The project's standards, named, before the change (in the part every rule shares). */
+	assert_non_null(strstr(user.ptr, "instructions for its coding agents (AGENTS.md)"));
+	assert_true(strstr(user.ptr, "Log through house_logger.") < strstr(user.ptr, "+x"));
 	/* The dependency section, when the change has one, goes in after the diff. */
 	assert_non_null(strstr(user.ptr, "## Dependencies"));
 	assert_true(strstr(user.ptr, "## Dependencies") > strstr(user.ptr, "+x"));
@@ -125,6 +129,7 @@ static void test_shipped_templates(void **state)
 	assert_int_equal(prompt_render_parts(&sys, &shared, &tail, "map", map, sizeof(map) / sizeof(map[0])), 0);
 	assert_null(strstr(shared.ptr, "injection"));
 	assert_null(strstr(shared.ptr, "BODY"));
+	assert_non_null(strstr(shared.ptr, "Log through house_logger."));
 	assert_non_null(strstr(tail.ptr, "BODY"));
 	assert_int_equal(strncmp(user.ptr, shared.ptr, shared.len), 0);
 	assert_string_equal(user.ptr + shared.len + 2, tail.ptr);

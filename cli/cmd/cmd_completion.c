@@ -138,7 +138,7 @@ struct shell_values {
 static const char bash_head[] =
 	"# bash completion for revline, made by 'revline completion bash' from its option tables.\n"
 	"_revline_rules() {\n"
-	"\trevline rules 2>/dev/null | awk 'NR > 1 && $1 ~ /^[A-Za-z0-9._-]+$/ { print $1 }'\n"
+	"\trevline rules 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 && $1 ~ /^[A-Za-z0-9._-]+$/ { print $1 }'\n"
 	"}\n"
 	"_revline_refs() {\n"
 	"\tgit for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null |\n"
@@ -311,7 +311,7 @@ static const char zsh_head[] =
 	"# zsh completion for revline, made by 'revline completion zsh' from its option tables.\n"
 	"_revline_rules() {\n"
 	"\tlocal -a ids\n"
-	"\tids=(${(f)\"$(revline rules 2>/dev/null | awk 'NR > 1 && $1 ~ /^[A-Za-z0-9._-]+$/ { print $1 }')\"})\n"
+	"\tids=(${(f)\"$(revline rules 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 && $1 ~ /^[A-Za-z0-9._-]+$/ { print $1 }')\"})\n"
 	"\t_describe -t rules 'rule' ids\n"
 	"}\n"
 	"_revline_refs() {\n"
@@ -417,7 +417,7 @@ static void zsh_print(const struct comp_table *t)
 static const char fish_head[] =
 	"# fish completion for revline, made by 'revline completion fish' from its option tables.\n"
 	"function __revline_rules\n"
-	"\trevline rules 2>/dev/null | awk 'NR > 1 && $1 ~ /^[A-Za-z0-9._-]+$/ { print $1 }'\n"
+	"\trevline rules 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 && $1 ~ /^[A-Za-z0-9._-]+$/ { print $1 }'\n"
 	"end\n"
 	"function __revline_refs\n"
 	"\tgit for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null\n"

@@ -1,6 +1,7 @@
 /* revline rules: list the rules a check would use, or lint the rule files. */
 #include "commands.h"
 #include "config.h"
+#include "standards.h"
 #include "rules.h"
 #include "status.h"
 #include "term.h"
@@ -23,6 +24,43 @@ static struct repo *repo_find(void)
 		cli_error("%s; reading only the user's and the built-in rules", error_message());
 	error_clear();
 	return repo;
+}
+
+/*
+ * After the table, past an empty line: the project's standards a check
+ * gives every reviewer (revline.projectStandards), which files, or why none.
+ */
+static void standards_say(struct repo *repo)
+{
+	struct config *config = NULL;
+	struct standards st;
+	bool on = true;
+	size_t i;
+
+	if (!repo || !repo->workdir)
+		return;
+	if (config_open(&config, repo) < 0 || standards_enabled(&on, config) < 0 || !on) {
+		printf("\nProject standards: %s\n", on ? error_message() : "off (revline.projectStandards is false)");
+		goto done;
+	}
+	if (standards_read(&st, repo) < 0) {
+		term_printf(stdout, "\nProject standards: %s\n", error_message());
+		goto done;
+	}
+	if (!st.files.count)
+		printf("\nProject standards: none (AGENTS.md, CLAUDE.md, .cursorrules, .cursor/rules/*.mdc, "
+		       ".github/copilot-instructions.md)\n");
+	for (i = 0; i < st.files.count; i++)
+		term_printf(stdout, "%s%s", i ? ", " : "\nProject standards, given to every reviewer as context: ",
+			    st.files.items[i]);
+	if (st.files.count)
+		putchar('\n');
+	for (i = 0; i < st.problems.count; i++)
+		term_printf(stdout, "  %s\n", st.problems.items[i]);
+	standards_release(&st);
+done:
+	error_clear();
+	config_free(config);
 }
 
 /* revline.builtinRules, as a check would read it; false (said) when it is bad. */
@@ -340,6 +378,8 @@ int cmd_rules(int argc, char **argv)
 		rule_problem_print(stderr, sorted[i]);
 	if ((json ? list_json(&set) : list_text(&set)) < 0)
 		rc = 3;
+	else if (!json)
+		standards_say(repo);
 done:
 	if (fflush(stdout) != 0 && rc < 2)
 		rc = 3;

@@ -60,6 +60,7 @@
 	X("revline.advisories",    NULL,                  CONFIG_SENSITIVE) \
 	X("revline.osvUrl",        "REVLINE_OSV_URL",     CONFIG_SENSITIVE) \
 	X("revline.ignore",        NULL,                  CONFIG_SENSITIVE) \
+	X("revline.projectStandards", NULL,               CONFIG_SENSITIVE) \
 	X("revline.lint.*",        NULL,                  CONFIG_SENSITIVE)
 
 enum config_class {

@@ -100,9 +100,10 @@ int repo_read(struct buf *out, struct repo *repo, const struct target *target,
 
 /*
  * A file of the working tree by repository path, refusing absolute paths,
- * ".." and anything (a symlink, say) that resolves outside the tree.
+ * ".." and anything (a symlink, say) that resolves outside the tree;
+ * RL_EPARSE when it is larger than max bytes (0: any size).
  */
-int repo_read_workdir(struct buf *out, struct repo *repo, const char *path);
+int repo_read_workdir(struct buf *out, struct repo *repo, const char *path, size_t max);
 
 /*
  * What the author says about the change: the branch, and the subjects and

@@ -95,7 +95,7 @@ static bool path_in_git(const char *rel)
  * a file of the change says goes to the model, and a link committed on a
  * branch must not make it carry ~/.ssh/id_rsa, /dev/zero or .git/config.
  */
-int repo_read_workdir(struct buf *out, struct repo *repo, const char *path)
+int repo_read_workdir(struct buf *out, struct repo *repo, const char *path, size_t max)
 {
 	char real[PATH_MAX], root[PATH_MAX];
 	struct buf full = BUF_INIT;
@@ -127,7 +127,7 @@ int repo_read_workdir(struct buf *out, struct repo *repo, const char *path)
 		error = error_set(RL_EUSAGE, "%s: leads into the repository's .git: skipped", path);
 		goto done;
 	}
-	error = buf_read_regular(out, real, path, 0);
+	error = buf_read_regular(out, real, path, max);
 done:
 	buf_release(&full);
 	return error;
@@ -141,7 +141,7 @@ int repo_read(struct buf *out, struct repo *repo, const struct target *target,
 	switch (target->side) {
 	case SIDE_TREE: return blob_at(out, repo->git, target->head_oid, path);
 	case SIDE_INDEX: return blob_in_index(out, repo->git, path);
-	default: return repo_read_workdir(out, repo, path);
+	default: return repo_read_workdir(out, repo, path, 0);
 	}
 }
 

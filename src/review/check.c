@@ -99,6 +99,9 @@ int check_options_load(struct check_options *options, struct config *config)
 	} else if (error != RL_ENOTFOUND) {
 		return error;
 	}
+	if ((error = standards_enabled(&reduce, config)) < 0)
+		return error;
+	options->no_standards = !reduce;
 	return advisories_load(options, config);
 }
 
@@ -174,6 +177,8 @@ void check_free(struct check *c)
 	rules_release(&c->rules);
 	queue_release(&c->events);
 	free(c->intent);
+	standards_release(&c->standards);
+	free(c->standards_files);
 	free(c->store_error);
 	poll_group_free(c->own_group);
 	free(c);

@@ -48,6 +48,7 @@ struct check_options {
 	const char *store_error;        /* why there is no store (it would not open), for the report */
 	bool allow_partial;             /* revline.allowPartial: an incomplete review is accepted (for the front end) */
 	bool no_advisories;             /* revline.advisories false: no OSV lookups */
+	bool no_standards;              /* revline.projectStandards false: AGENTS.md and the like not read */
 	char osv_url[512];              /* revline.osvUrl or REVLINE_OSV_URL; "" for OSV's own */
 };
 

@@ -44,7 +44,7 @@ static int context_text(struct buf *out, struct check *c, const struct rule *rul
 		struct buf content = BUF_INIT;
 
 		error = buf_printf(out, "## %s\n\n", rule->context_files[i]);
-		if (!error && repo_read_workdir(&content, c->repo, rule->context_files[i]) < 0)
+		if (!error && repo_read_workdir(&content, c->repo, rule->context_files[i], 0) < 0)
 			error = buf_printf(out, "(cannot be read: %s)\n\n", error_message());
 		else if (!error && (error = prompt_fence(out, NULL, content.ptr ? content.ptr : "",
 							 content.len)) == 0)
@@ -264,6 +264,7 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 		{ "files", part->files }, { "diff", part->diff }, { "context_files", s->context },
 		{ "examples", s->examples }, { "dependencies", depreview_section(c->deps) },
 		{ "rule_files", rule_files }, { "cut", part->cut },
+		{ "standards", c->standards.text }, { "standards_files", c->standards_files },
 	};
 
 	error = prompt_render_parts(&sys, &shared, &tail, "map", vars, sizeof(vars) / sizeof(vars[0]));
@@ -341,8 +342,9 @@ static size_t plan_budget(struct check *c)
 			(s->examples ? strlen(s->examples) : 0);
 		most = bytes > most ? bytes : most;
 	}
-	/* The part's neighbours in every request: the author's intent, the dependencies. */
-	most += (c->intent ? strlen(c->intent) : 0) + (c->deps ? strlen(depreview_section(c->deps)) : 0);
+	/* The part's neighbours in every request: the author's intent, the project's standards, the dependencies. */
+	most += (c->intent ? strlen(c->intent) : 0) + (c->standards.text ? strlen(c->standards.text) : 0) +
+		(c->deps ? strlen(depreview_section(c->deps)) : 0);
 	fixed = llm_tokens(most + MAP_FIXED_BYTES);
 	return (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
 }

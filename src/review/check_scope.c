@@ -59,7 +59,7 @@ static int ignore_load(struct check *c)
 
 	if (!c->opts.ignore_file[0])
 		return 0;
-	if ((error = repo_read_workdir(&text, c->repo, c->opts.ignore_file)) < 0)
+	if ((error = repo_read_workdir(&text, c->repo, c->opts.ignore_file, 0)) < 0)
 		error = error_set(RL_ECONFIG, "revline.ignore names %s, which cannot be read: %s",
 				  c->opts.ignore_file, error_message());
 	else if ((error = scope_patterns_parse(&c->ignore, &c->nignore, text.ptr ? text.ptr : "",
@@ -128,6 +128,28 @@ static int files_scope(struct check *c)
 	return 0;
 }
 
+/* The project's standards, read once; what was left out or cut is said with the other notes. */
+static int standards_load(struct check *c)
+{
+	struct buf files = BUF_INIT;
+	size_t i;
+	int error;
+
+	if (c->opts.no_standards || !c->repo->workdir)
+		return 0;
+	if ((error = standards_read(&c->standards, c->repo)) < 0)
+		return error;
+	for (i = 0; !error && i < c->standards.problems.count; i++)
+		error = strings_add(&c->notes, c->standards.problems.items[i]);
+	for (i = 0; !error && i < c->standards.files.count; i++)
+		error = buf_printf(&files, "%s%s", i ? ", " : "", c->standards.files.items[i]);
+	if (!error && files.len)
+		c->standards_files = buf_detach(&files);
+	buf_release(&files);
+	c->nscope_notes = c->notes.count;
+	return error;
+}
+
 int check_prepare(struct check *c)
 {
 	struct rules_options ro = { c->opts.rule_dirs, c->opts.nrule_dirs, c->repo->workdir, false,
@@ -157,6 +179,8 @@ int check_prepare(struct check *c)
 	c->nscope_notes = c->notes.count;
 	repo_intent(&intent, c->repo, c->target, 20);
 	c->intent = buf_detach(&intent);
+	if ((error = standards_load(c)) < 0)
+		return error;
 	c->prepared = true;
 	return 0;
 }

@@ -8,6 +8,7 @@
  */
 
 #include "check.h"
+#include "standards.h"
 #include "answer.h"
 #include "array.h"
 #include "ask.h"
@@ -102,6 +103,8 @@ struct check {
 	bool done, cancelled;
 	const char *status;
 	char *intent;
+	struct standards standards;     /* the project's own standards (revline.projectStandards) */
+	char *standards_files;          /* their paths, ", "-joined, or NULL */
 	char *store_error;
 };
 
