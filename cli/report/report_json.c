@@ -32,14 +32,15 @@ static json_t *finding_json(const struct finding *f)
 {
 	char *const one[] = { f->rule_id };
 
-	return json_pack("{s:I, s:o, s:o, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:s, s:b}",
+	return json_pack("{s:I, s:o, s:o, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:s, s:b, s:o}",
 			 "id", (json_int_t)finding_shown_id(f), "rule_id", utf8_json(f->rule_id), "file", utf8_json(f->file),
 			 "line", f->line, "end_line", f->end_line, "severity", severity_name(f->severity),
 			 "category", utf8_json(f->category), "title", utf8_json(f->title), "issue", utf8_json(f->issue),
 			 "suggestion", utf8_json(f->suggestion), "verified", f->verified,
 			 "verify_note", utf8_json(f->verify_note), "evidence", evidence_json(&f->evidence),
 			 "from_rules", f->nfrom ? strings_json(f->from_rules, f->nfrom) : strings_json(one, 1),
-			 "fingerprint", f->fingerprint, "suppressed", f->suppressed);
+			 "fingerprint", f->fingerprint, "suppressed", f->suppressed,
+			 "suppressed_by", utf8_json(f->suppressed_by));
 }
 
 /* What tokens_in and tokens_out leave out: cached tokens, cache writes, the cost (null: not known). */

@@ -74,7 +74,9 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 	/* The id is what `revline feedback` takes. */
 	if (finding_shown_id(f))
 		fprintf(out, "  #%lld", (long long)finding_shown_id(f));
-	if (f->suppressed)
+	if (f->suppressed && f->suppressed_by)
+		term_printf(out, "  (ignored: %s)", f->suppressed_by);
+	else if (f->suppressed)
 		fputs("  (marked false positive before)", out);
 	if (f->nfrom > 1) {
 		fputs("  [", out);
@@ -93,14 +95,22 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 		    f->verify_note ? f->verify_note : "");
 }
 
-/* Findings a rule's line does not show: unverified, and marked false positive before. */
-static size_t hidden_count(const struct rule_result *r, const struct report_options *o, bool suppressed)
+/* Why a finding is not shown: unverified, marked false positive before, ignored inline. */
+enum hidden { HIDDEN_UNVERIFIED, HIDDEN_FALSE_POSITIVE, HIDDEN_INLINE };
+
+static enum hidden hidden_kind(const struct finding *f)
+{
+	return !f->suppressed ? HIDDEN_UNVERIFIED : f->suppressed_by ? HIDDEN_INLINE : HIDDEN_FALSE_POSITIVE;
+}
+
+/* Findings of a kind that a rule's line does not show. */
+static size_t hidden_count(const struct rule_result *r, const struct report_options *o, enum hidden kind)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < r->nfindings; i++)
 		if (!report_shows(&r->findings[i], o))
-			n += r->findings[i].suppressed == suppressed;
+			n += hidden_kind(&r->findings[i]) == kind;
 	return n;
 }
 
@@ -108,7 +118,8 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 		      const struct report_options *o)
 {
 	const struct rule_result *r = check_result(check, index);
-	size_t hidden = hidden_count(r, o, false), suppressed = hidden_count(r, o, true), i;
+	size_t hidden = hidden_count(r, o, HIDDEN_UNVERIFIED), suppressed = hidden_count(r, o, HIDDEN_FALSE_POSITIVE);
+	size_t ignored = hidden_count(r, o, HIDDEN_INLINE), i;
 	char time[32] = "";
 
 	if (r->status != RULE_NOT_RELEVANT && r->status != RULE_SKIPPED)
@@ -123,6 +134,8 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 		fprintf(out, " (%zu unverified, hidden)", hidden);
 	if (suppressed)
 		fprintf(out, " (%zu marked false positive before, hidden)", suppressed);
+	if (ignored)
+		fprintf(out, " (%zu ignored by a revline: ignore comment, hidden)", ignored);
 	if (r->findings_dropped)
 		fprintf(out, " (%zu more in the answer, not kept: an answer keeps its first %d)",
 			r->findings_dropped, ANSWER_FINDINGS_MAX);
@@ -214,7 +227,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 {
 	const struct report *rep = check_report(check);
 	const struct check_stats *st = check_stats(check);
-	size_t i, shown = 0, hidden = 0, suppressed = 0;
+	size_t i, shown = 0, hidden = 0, suppressed = 0, ignored = 0;
 	char number[16];
 
 	fputc('\n', out);
@@ -240,8 +253,9 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		finding_text(out, &rep->findings[i], number, o);
 	}
 	for (i = 0; i < check_nresults(check); i++) {
-		hidden += hidden_count(check_result(check, i), o, false);
-		suppressed += hidden_count(check_result(check, i), o, true);
+		hidden += hidden_count(check_result(check, i), o, HIDDEN_UNVERIFIED);
+		suppressed += hidden_count(check_result(check, i), o, HIDDEN_FALSE_POSITIVE);
+		ignored += hidden_count(check_result(check, i), o, HIDDEN_INLINE);
 	}
 	timeout_line(out, check);
 	scope_lines(out, check);
@@ -258,6 +272,8 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 	if (suppressed)
 		fprintf(out, ", %zu suppressed as false positives (--show-suppressed shows them)",
 			suppressed);
+	if (ignored)
+		fprintf(out, ", %zu ignored by revline: ignore comments (--show-suppressed shows them)", ignored);
 	usage_line(out, st);
 	if (o->fixes)
 		detect_fixes_print(out, o->fixes);

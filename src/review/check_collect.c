@@ -1,5 +1,6 @@
 /* What a check comes to: the requests' answers, each rule's result, the reduce call and the end. */
 #include "check_state.h"
+#include "suppress.h"
 #include "clock.h"
 #include "evidence.h"
 #include "feedback.h"
@@ -17,21 +18,28 @@ static int file_reader_read(void *ctx, const char *path, bool old_side, struct b
 	return repo_read(out, c->repo, c->target, path, old_side);
 }
 
-/* The evidence check, the fingerprint, and what reviewers said of it before. */
+/* The evidence check, the fingerprint, an inline "revline: ignore", and what reviewers said of it before. */
 static void findings_verify(struct check *c, struct finding *f, size_t n)
 {
 	const struct file_reader reader = { file_reader_read, c };
 	struct evidence_files *files = NULL;
+	struct suppress_files *ignores = NULL;
 	size_t i;
 
-	if (evidence_files_new(&files, &reader) < 0)
+	if (evidence_files_new(&files, &reader) < 0 || suppress_files_new(&ignores, &reader) < 0) {
+		evidence_files_free(files);
 		return;
+	}
 	for (i = 0; i < n; i++) {
 		evidence_check(&f[i], c->diff, files);
 		finding_fingerprint(&f[i]);
-		if (check_storing(c) && feedback_suppressed(&f[i].suppressed, c->opts.store, f[i].fingerprint) < 0)
+		if (suppress_inline(&f[i], ignores) < 0)
+			error_clear();
+		if (!f[i].suppressed && check_storing(c) &&
+		    feedback_suppressed(&f[i].suppressed, c->opts.store, f[i].fingerprint) < 0)
 			check_store_failed(c);
 	}
+	suppress_files_free(ignores);
 	evidence_files_free(files);
 }
 

@@ -25,6 +25,7 @@ void finding_release(struct finding *f)
 	free(f->suggestion);
 	evidence_release(&f->evidence);
 	free(f->verify_note);
+	free(f->suppressed_by);
 	for (i = 0; i < f->nfrom; i++)
 		free(f->from_rules[i]);
 	free(f->from_rules);
@@ -56,7 +57,7 @@ int finding_copy(struct finding *out, const struct finding *from)
 
 	*out = *from;
 	out->rule_id = out->file = out->category = out->title = out->issue = NULL;
-	out->suggestion = out->verify_note = NULL;
+	out->suggestion = out->verify_note = out->suppressed_by = NULL;
 	out->evidence.code_examined = out->evidence.method = out->evidence.where_checked = NULL;
 	out->from_rules = NULL;
 	out->nfrom = 0;
@@ -67,6 +68,7 @@ int finding_copy(struct finding *out, const struct finding *from)
 	    (error = dup_str(&out->issue, from->issue)) ||
 	    (error = dup_str(&out->suggestion, from->suggestion)) ||
 	    (error = dup_str(&out->verify_note, from->verify_note)) ||
+	    (error = dup_str(&out->suppressed_by, from->suppressed_by)) ||
 	    (error = dup_str(&out->evidence.code_examined, from->evidence.code_examined)) ||
 	    (error = dup_str(&out->evidence.method, from->evidence.method)) ||
 	    (error = dup_str(&out->evidence.where_checked, from->evidence.where_checked)))

@@ -39,7 +39,8 @@ struct finding {
 	char **from_rules;              /* the rules a merged finding came from */
 	size_t nfrom;
 	char fingerprint[41];           /* rule id + path + normalised code */
-	bool suppressed;                /* marked false positive earlier */
+	bool suppressed;                /* marked false positive earlier, or ignored inline */
+	char *suppressed_by;            /* ignored inline: "revline: ignore at line 12" (NULL: marked false positive) */
 };
 
 void finding_release(struct finding *finding);
