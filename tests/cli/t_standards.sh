@@ -7,11 +7,7 @@
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
-mkdir -p "$TMP/data"
-ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
-export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db
-export OPENAI_API_KEY=sk-test REVLINE_MODEL=fake-model
-unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL
+fake_llm_env
 
 cat >"$TMP/script.json" <<'EOF'
 {"rules": [{"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}]}

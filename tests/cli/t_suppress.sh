@@ -6,11 +6,7 @@
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
-mkdir -p "$TMP/data"
-ln -s "$REVLINE_SOURCE_DIR/share/prompts" "$TMP/data/prompts"
-export REVLINE_DATADIR=$TMP/data REVLINE_DB=$TMP/revline.db
-export OPENAI_API_KEY=sk-test REVLINE_MODEL=fake-model
-unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL
+fake_llm_env
 
 finding() { # TITLE
 	printf '{"file": "app.py", "line": 5, "severity": "critical", "title": "%s", "issue": "i", "suggestion": "s", "verification": {"code_examined": "return subprocess.call(cmd, shell=True)", "line_range_examined": [1, 5], "verification_method": "read run()", "checked_for_handling_elsewhere": true}}' "$1"
