@@ -40,7 +40,8 @@ static void standards_say(struct repo *repo)
 	if (!repo || !repo->workdir)
 		return;
 	if (config_open(&config, repo) < 0 || standards_enabled(&on, config) < 0 || !on) {
-		printf("\nProject standards: %s\n", on ? error_message() : "off (revline.projectStandards is false)");
+		term_printf(stdout, "\nProject standards: %s\n",
+			    on ? error_message() : "off (revline.projectStandards is false)");
 		goto done;
 	}
 	if (standards_read(&st, repo) < 0) {
