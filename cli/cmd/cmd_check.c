@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-enum check_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_MARKDOWN, FORMAT_RDJSONL, FORMAT_QUICKFIX };
+enum check_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_SARIF, FORMAT_MARKDOWN, FORMAT_RDJSONL, FORMAT_QUICKFIX, FORMAT_PROMPT };
 
 struct check_args {
 	struct target_spec spec;
@@ -85,11 +85,11 @@ static bool fail_on_arg(int *out, const char *value)
 
 static int parse_args(struct check_args *a, int argc, char **argv)
 {
-	static const char *const formats[] = { "text", "json", "sarif", "markdown", "rdjsonl", "quickfix", NULL };
+	static const char *const formats[] = { "text", "json", "sarif", "markdown", "rdjsonl", "quickfix", "prompt", NULL };
 	const char *fail_on = NULL;
 	const struct option options[] = {
 		OPT_TARGET(&a->spec),
-		OPT_CHOICE(0, "format", &a->format, "FORMAT", formats, "text (streams), json, sarif, markdown, rdjsonl (reviewdog) or quickfix"),
+		OPT_CHOICE(0, "format", &a->format, "FORMAT", formats, "text (streams), json, sarif, markdown, rdjsonl (reviewdog), quickfix or prompt (for an agent)"),
 		OPT_STRING(0, "output", &a->output, "FILE", "write the report to FILE (replaced when complete)"),
 		OPT_STRING(0, "fail-on", &fail_on, "SEVERITY",
 			   "exit 1 when a finding is this severe or more (default major; none)"),
@@ -264,6 +264,7 @@ static int write_format(FILE *out, struct check *c, struct repo *repo, struct ta
 	case FORMAT_MARKDOWN: return report_markdown(out, c, repo, t, ro);
 	case FORMAT_RDJSONL: return report_rdjsonl(out, c, ro);
 	case FORMAT_QUICKFIX: return report_quickfix(out, c, ro);
+	case FORMAT_PROMPT: return report_prompt(out, c, ro);
 	}
 	return -1;
 }

@@ -34,6 +34,8 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 		    const struct target *target, const struct report_options *options);
 /* reviewdog's Diagnostic JSON lines (rdjsonl), a finding a line. */
 int report_rdjsonl(FILE *out, const struct check *check, const struct report_options *options);
+/* For each finding, a self-contained instruction for a coding agent. */
+int report_prompt(FILE *out, const struct check *check, const struct report_options *options);
 /* file:line:col: severity: message [rule], for vim's quickfix and emacs's compilation mode. */
 int report_quickfix(FILE *out, const struct check *check, const struct report_options *options);
 

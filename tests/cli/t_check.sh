@@ -188,6 +188,24 @@ if [ "$(wc -l <"$TMP/out")" -eq 2 ] && grep -qx "app.py:5:1: error: Shell inject
 else
 	fail "quickfix: $(cat "$TMP/out")"
 fi
+# prompt: an instruction per finding that a coding agent can act on.
+run check --rules "$rules" --rule slow --rule invented --format prompt --fail-on none
+expect_status 0 "prompt"
+python3 - "$TMP/out" <<'PY' && pass "prompt: where, what, the verified code, what to change, the rule, per finding" || fail "prompt: $(cat "$TMP/out")"
+import sys
+text = open(sys.argv[1]).read()
+parts = text.split("\n---\n")
+assert len(parts) == 2, parts
+first = parts[0]
+assert first.startswith("1. In app.py, line 5 (critical): Shell injection in run()\n"), first
+for want in ("What is wrong:\n  shell=True with a caller's string\n",
+             "The code, as revline found it in the file:\n    return subprocess.call(cmd, shell=True)\n",
+             "What to change:\n  Pass a list\n",
+             "The rule (slow): Check the change for slow problems.\n",
+             "then run `revline check` again."):
+    assert want in first, want
+assert parts[1].lstrip().startswith("2. In app.py, line 4 (minor): No check of cmd"), parts[1]
+PY
 run check --rules "$rules" --rule slow --format markdown --output "$TMP/review.md" --fail-on none
 expect_status 0 "markdown to --output"
 grep -q "^## revline review: critical" "$TMP/review.md" && grep -q "<details><summary>Evidence" "$TMP/review.md" &&
