@@ -14,7 +14,7 @@
  */
 #define COMMAND_LIST(X) \
 	X(check) X(completion) X(detect_fixes) X(doctor) X(diff) X(feedback) X(fix) X(fixes) X(help) X(hook) \
-	X(history) X(init) X(rules) X(signals) X(stats) X(trust) X(undo)
+	X(history) X(init) X(mcp) X(rules) X(signals) X(stats) X(trust) X(undo)
 
 #define COMMAND_DECL(name) \
 	int cmd_##name(int argc, char **argv); \
@@ -37,6 +37,16 @@ const struct command *command_find(const char *name);
 const struct command *command_at(size_t index);
 /* The overview: revline --help. */
 int help_overview(void);
+
+/*
+ * revline.confirmTokens (limit; 0: none): 1 with why filled when the check's
+ * map requests would send more (the estimate and its price), 0 when not,
+ * an error status when it cannot be estimated. Shared by `check` and `mcp`.
+ */
+struct buf;
+struct check;
+struct llm_config;
+int check_budget(struct buf *why, struct check *check, const struct llm_config *llm, long limit);
 
 /* Fix detection for a check, shared by `check` and `detect-fixes`. */
 struct fixdetect;

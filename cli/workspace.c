@@ -8,28 +8,37 @@
 
 #include <string.h>
 
-int workspace_open(struct workspace *ws)
+int workspace_load(struct workspace *ws)
 {
 	struct buf path = BUF_INIT;
-	int rc = 0;
+	int error;
 
 	memset(ws, 0, sizeof(*ws));
-	if (repo_open(&ws->repo, NULL) < 0) {
-		cli_error("%s", error_message());
-		return 2;
-	}
+	if ((error = repo_open(&ws->repo, NULL)) < 0)
+		return error;
 	if (!ws->repo->workdir) {
-		cli_error("%s is a bare repository: signals and fixes need a working tree", ws->repo->gitdir);
-		return 2;
+		error = error_set(RL_EUSAGE, "%s is a bare repository: signals and fixes need a working tree",
+				  ws->repo->gitdir);
+		goto done;
 	}
 	ws->workdir = ws->repo->workdir;
-	if (config_open(&ws->config, ws->repo) < 0 || llm_config_load(&ws->llm, ws->config) < 0 ||
-	    store_default_path(&path, ws->config) < 0 || store_open(&ws->store, path.ptr) < 0) {
-		cli_error("%s", error_message());
-		rc = 2;
-	}
+	if ((error = config_open(&ws->config, ws->repo)) == 0 && (error = llm_config_load(&ws->llm, ws->config)) == 0 &&
+	    (error = store_default_path(&path, ws->config)) == 0)
+		error = store_open(&ws->store, path.ptr);
+done:
 	buf_release(&path);
-	return rc;
+	if (error < 0)
+		workspace_close(ws);
+	return error;
+}
+
+int workspace_open(struct workspace *ws)
+{
+	if (workspace_load(ws) < 0) {
+		cli_error("%s", error_message());
+		return 2;
+	}
+	return 0;
 }
 
 void workspace_close(struct workspace *ws)

@@ -16,7 +16,9 @@ struct workspace {
 	const char *workdir;
 };
 
-/* Prints what is wrong and returns 2; 0 when everything is open. */
+/* Open everything; on failure nothing stays open and error_message() says why. */
+int workspace_load(struct workspace *ws);
+/* The same, printing what is wrong and returning 2; 0 when everything is open. */
 int workspace_open(struct workspace *ws);
 void workspace_close(struct workspace *ws);
 

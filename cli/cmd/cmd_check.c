@@ -219,6 +219,32 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
 	return 0;
 }
 
+int check_budget(struct buf *why, struct check *c, const struct llm_config *llm, long limit)
+{
+	const struct model_info *info;
+	char count[32], most[32], cost[32], price_text[256];
+	double price;
+	long tokens;
+
+	if (limit <= 0 || llm->provider == PROVIDER_NONE)
+		return 0;
+	if (check_estimate(&tokens, c) < 0)
+		return error_status();
+	if (tokens <= limit)
+		return 0;
+	models_lookup(&info, llm->models, provider_name(llm->provider), llm->map_model);
+	usage_count_text(count, sizeof(count), tokens);
+	usage_count_text(most, sizeof(most), limit);
+	price = models_cost(info, tokens, 0, 0, 0);
+	usage_cost_text(cost, sizeof(cost), price);
+	if (price < 0)
+		snprintf(price_text, sizeof(price_text), "%s's price is not known", llm->map_model);
+	else
+		snprintf(price_text, sizeof(price_text), "%s of input at %s's price", cost, llm->map_model);
+	return buf_printf(why, "this check would send about %s tokens (%s), over revline.confirmTokens (%s): "
+			  "nothing was sent", count, price_text, most) < 0 ? error_nomem() : 1;
+}
+
 /*
  * revline.confirmTokens: a check whose map requests would send more is
  * refused with the estimate, its cost at the map model's price, and how to
@@ -226,32 +252,18 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
  */
 static int confirm(struct check *c, const struct check_args *a, const struct llm_config *llm)
 {
-	const struct model_info *info;
-	char count[32], limit[32], cost[32], price_text[256];
-	double price;
-	long tokens;
+	struct buf why = BUF_INIT;
+	int rc;
 
-	if (a->yes || a->opts.confirm_tokens <= 0 || llm->provider == PROVIDER_NONE)
+	if (a->yes)
 		return 0;
-	if (check_estimate(&tokens, c) < 0) {
+	rc = check_budget(&why, c, llm, a->opts.confirm_tokens);
+	if (rc < 0)
 		cli_error("%s", error_message());
-		return error_status() == RL_ECONFIG ? 2 : 3;
-	}
-	if (tokens <= a->opts.confirm_tokens)
-		return 0;
-	models_lookup(&info, llm->models, provider_name(llm->provider), llm->map_model);
-	usage_count_text(count, sizeof(count), tokens);
-	usage_count_text(limit, sizeof(limit), a->opts.confirm_tokens);
-	price = models_cost(info, tokens, 0, 0, 0);
-	usage_cost_text(cost, sizeof(cost), price);
-	if (price < 0)
-		snprintf(price_text, sizeof(price_text), "%s's price is not known", llm->map_model);
-	else
-		snprintf(price_text, sizeof(price_text), "%s of input at %s's price", cost, llm->map_model);
-	cli_error("this check would send about %s tokens (%s), over revline.confirmTokens (%s): "
-		  "nothing was sent; run it with --yes, or raise revline.confirmTokens",
-		  count, price_text, limit);
-	return 2;
+	else if (rc > 0)
+		cli_error("%s; run it with --yes, or raise revline.confirmTokens", why.ptr);
+	buf_release(&why);
+	return rc < 0 ? (error_status() == RL_ECONFIG ? 2 : 3) : rc > 0 ? 2 : 0;
 }
 
 static int write_format(FILE *out, struct check *c, struct repo *repo, struct target *t,
@@ -363,7 +375,7 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 
 static int run(struct check_args *a, struct repo *repo, struct target *target)
 {
-	struct report_options ro = { a->show_unverified, a->show_suppressed, false, NULL };
+	struct report_options ro = { a->show_unverified, a->show_suppressed, false, NULL, NULL };
 	struct fixdetect *fixes = NULL;
 	struct llm_config llm = { 0 };
 	struct config *config = NULL;

@@ -1,5 +1,6 @@
 /* revline signals: run linters or import their output; list their signals. */
 #include "commands.h"
+#include "report.h"
 #include "diff.h"
 #include "fix.h"
 #include "lint.h"
@@ -216,21 +217,6 @@ static const char *fix_text(char *out, size_t size, struct workspace *ws, int64_
 	return out;
 }
 
-static json_t *signal_json(const struct signal *s, struct workspace *ws)
-{
-	struct fix_summary sum;
-	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s, s:i, s:i, s:i, s:i, s:s?}", "id", (json_int_t)s->id,
-			      "tool", s->tool, "code", s->code, "message", s->message, "severity", s->severity,
-			      "file", s->file, "line", s->line, "column", s->column, "end_line", s->end_line,
-			      "end_column", s->end_column, "url", s->url);
-
-	if (o && fix_latest(&sum, ws->store, s->id, 0) == 0)
-		json_object_set_new(o, "fix", json_pack("{s:I, s:s, s:s}", "id", (json_int_t)sum.id, "state",
-							fix_state_name(sum.state), "recheck",
-							fix_recheck_name(sum.recheck)));
-	return o;
-}
-
 static void signal_print(const struct signal *s, struct workspace *ws)
 {
 	char place[512], fix[96];
@@ -266,7 +252,7 @@ static int do_list(struct workspace *ws, const struct signals_args *a, struct di
 		}
 		shown++;
 		if (array)
-			json_array_append_new(array, signal_json(s, ws));
+			json_array_append_new(array, report_signal_json(s, ws->store));
 		else
 			signal_print(s, ws);
 	}

@@ -18,6 +18,7 @@ struct report_options {
 	bool show_suppressed;   /* list findings marked false positive before */
 	bool color;             /* ANSI colours in text (a terminal, and no NO_COLOR) */
 	const struct fixdetect *fixes;  /* fix detection, when it was waited for */
+	const char *again;              /* prompt: how to review again (NULL: run `revline check`) */
 };
 
 /* A rule that just settled, with its findings (text). */
@@ -28,6 +29,10 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 
 int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		const struct target *target, const struct report_options *options);
+/* The same document, and one finding of it (for the MCP server). */
+struct json_t *report_json_doc(const struct check *check, const struct repo *repo,
+			       const struct target *target, const struct report_options *options);
+struct json_t *report_json_finding(const struct finding *finding);
 int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 		 const struct report_options *options);
 int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
@@ -39,6 +44,11 @@ int report_prompt(FILE *out, const struct check *check, const struct report_opti
 /* file:line:col: severity: message [rule], for vim's quickfix and emacs's compilation mode. */
 int report_quickfix(FILE *out, const struct check *check, const struct report_options *options);
 
+
+/* A linter's signal, with the latest fix asked for it (report_signal.c). */
+struct signal;
+struct store;
+struct json_t *report_signal_json(const struct signal *signal, struct store *store);
 
 /* The dependency analysis (report_deps.c): a text section, a markdown section, JSON (null when none). */
 #include <jansson.h>

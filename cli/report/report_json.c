@@ -28,7 +28,7 @@ static json_t *evidence_json(const struct evidence *e)
 			 "where_checked", utf8_json(e->where_checked), "is_impact_finding", e->impact);
 }
 
-static json_t *finding_json(const struct finding *f)
+json_t *report_json_finding(const struct finding *f)
 {
 	char *const one[] = { f->rule_id };
 
@@ -80,7 +80,7 @@ static json_t *findings_json(const struct check *check, const struct report_opti
 
 	for (i = 0; i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], o))
-			json_array_append_new(list, finding_json(&rep->findings[i]));
+			json_array_append_new(list, report_json_finding(&rep->findings[i]));
 	return list;
 }
 
@@ -112,8 +112,8 @@ static void incomplete_set(json_t *doc, const struct check *check)
 	buf_release(&text);
 }
 
-int report_json(FILE *out, const struct check *check, const struct repo *repo,
-		const struct target *target, const struct report_options *o)
+json_t *report_json_doc(const struct check *check, const struct repo *repo, const struct target *target,
+			const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
 	const struct check_stats *st = check_stats(check);
@@ -131,10 +131,9 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		"must_fix", strings_json(rep->must_fix, rep->nmust_fix),
 		"stats", "requests", (json_int_t)st->requests, "cache_hits", (json_int_t)st->cache_hits,
 		"tokens_in", (json_int_t)st->tokens_in, "tokens_out", (json_int_t)st->tokens_out);
-	int rc;
 
 	if (!doc)
-		return -1;
+		return NULL;
 	usage_set(json_object_get(doc, "stats"), st->tokens_cached, st->tokens_cache_write, st->cost_usd);
 	if (rep->fallback_reason)
 		json_object_set_new(doc, "reduce_fallback", utf8_json(rep->fallback_reason));
@@ -150,6 +149,17 @@ int report_json(FILE *out, const struct check *check, const struct repo *repo,
 	incomplete_set(doc, check);
 	json_object_set_new(doc, "unverified_hidden",
 			    json_integer((json_int_t)(o->show_unverified ? 0 : check_unverified(check))));
+	return doc;
+}
+
+int report_json(FILE *out, const struct check *check, const struct repo *repo,
+		const struct target *target, const struct report_options *o)
+{
+	json_t *doc = report_json_doc(check, repo, target, o);
+	int rc;
+
+	if (!doc)
+		return -1;
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
 	json_decref(doc);
 	return rc;

@@ -42,7 +42,8 @@ static void rule_put(FILE *out, const struct check *check, const char *id)
 	term_printf(out, "The rule (%s%s%s): %.*s\n", id, named ? ", " : "", named ? r->name : "", len, body);
 }
 
-static void finding_put(FILE *out, const struct check *check, const struct finding *f, size_t n)
+static void finding_put(FILE *out, const struct check *check, const struct finding *f, size_t n,
+			const char *again)
 {
 	const char *rule = f->nfrom ? f->from_rules[0] : f->rule_id;
 	int last = f->end_line > f->line ? f->end_line : f->line;
@@ -51,7 +52,10 @@ static void finding_put(FILE *out, const struct check *check, const struct findi
 		    last > f->line ? "s" : "", f->line);
 	if (last > f->line)
 		fprintf(out, "-%d", last);
-	term_printf(out, " (%s): %s\n\n", severity_name(f->severity), f->title ? f->title : "");
+	fprintf(out, " (%s", severity_name(f->severity));
+	if (finding_shown_id(f) > 0)
+		fprintf(out, ", finding %lld", (long long)finding_shown_id(f));
+	term_printf(out, "): %s\n\n", f->title ? f->title : "");
 	if (f->issue && *f->issue) {
 		fputs("What is wrong:\n", out);
 		indented(out, "  ", f->issue);
@@ -68,7 +72,7 @@ static void finding_put(FILE *out, const struct check *check, const struct findi
 	if (rule)
 		rule_put(out, check, rule);
 	term_printf(out, "\nChange %s so that this is no longer true, keep the rest of the file as it is, "
-		    "then run `revline check` again.\n", f->file ? f->file : "the file");
+		    "then %s.\n", f->file ? f->file : "the file", again ? again : "run `revline check` again");
 }
 
 int report_prompt(FILE *out, const struct check *check, const struct report_options *o)
@@ -78,7 +82,7 @@ int report_prompt(FILE *out, const struct check *check, const struct report_opti
 
 	for (i = 0; i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], o))
-			finding_put(out, check, &rep->findings[i], ++n);
+			finding_put(out, check, &rep->findings[i], ++n, o->again);
 	if (!n)
 		fputs("revline found nothing to change in this change.\n", out);
 	return ferror(out) ? -1 : 0;

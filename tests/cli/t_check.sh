@@ -197,14 +197,15 @@ text = open(sys.argv[1]).read()
 parts = text.split("\n---\n")
 assert len(parts) == 2, parts
 first = parts[0]
-assert first.startswith("1. In app.py, line 5 (critical): Shell injection in run()\n"), first
+import re
+assert re.match(r"1\. In app\.py, line 5 \(critical, finding [0-9]+\): Shell injection in run\(\)\n", first), first
 for want in ("What is wrong:\n  shell=True with a caller's string\n",
              "The code, as revline found it in the file:\n    return subprocess.call(cmd, shell=True)\n",
              "What to change:\n  Pass a list\n",
              "The rule (slow): Check the change for slow problems.\n",
              "then run `revline check` again."):
     assert want in first, want
-assert parts[1].lstrip().startswith("2. In app.py, line 4 (minor): No check of cmd"), parts[1]
+assert re.match(r"2\. In app\.py, line 4 \(minor, finding [0-9]+\): No check of cmd", parts[1].lstrip()), parts[1]
 PY
 run check --rules "$rules" --rule slow --format markdown --output "$TMP/review.md" --fail-on none
 expect_status 0 "markdown to --output"

@@ -1,0 +1,261 @@
+/*
+ * The tools that read or mark: the latest review's findings, the linters'
+ * signals (running the linters first when asked, in the poll group), and a
+ * verdict on a finding.
+ */
+#include "mcp_state.h"
+#include "check.h"
+#include "feedback.h"
+#include "lint.h"
+#include "report.h"
+#include "signals.h"
+#include "status.h"
+#include "utf8.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- findings ----------------------------------------------------------------- */
+
+struct finding_filter {
+	int severity;                   /* the least, or -1 */
+	const char *file;
+	bool show_unverified;
+};
+
+static bool filter_keeps(const struct finding_filter *f, const struct finding *finding)
+{
+	struct report_options ro = { .show_unverified = f->show_unverified };
+
+	return report_shows(finding, &ro) && (int)finding->severity >= f->severity &&
+	       (!f->file || (finding->file && !strcmp(finding->file, f->file)));
+}
+
+static void finding_line(FILE *out, const struct finding *f)
+{
+	/* One line a finding: its id, where, how severe, what (control characters shown as '?'). */
+	char title[256];
+	size_t i;
+
+	snprintf(title, sizeof(title), "%s", f->title ? f->title : "");
+	for (i = 0; title[i]; i++)
+		if ((unsigned char)title[i] < 0x20 || title[i] == 0x7f)
+			title[i] = '?';
+	fprintf(out, "finding %lld: %s:%d: %s: %s [%s]%s\n", (long long)finding_shown_id(f), f->file ? f->file : "?",
+		f->line, severity_name(f->severity), title, f->rule_id ? f->rule_id : "?",
+		f->verified ? "" : " (not verified)");
+}
+
+static json_t *findings_list(const struct report *rep, const struct finding_filter *filter, FILE *out)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < rep->nfindings; i++) {
+		if (!filter_keeps(filter, &rep->findings[i]))
+			continue;
+		json_array_append_new(list, report_json_finding(&rep->findings[i]));
+		finding_line(out, &rep->findings[i]);
+	}
+	if (!json_array_size(list))
+		fputs("no findings match\n", out);
+	return list;
+}
+
+int mcp_findings_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job)
+{
+	struct finding_filter filter = { -1, json_string_value(json_object_get(args, "file")),
+					 json_is_true(json_object_get(args, "show_unverified")) };
+	const char *severity = json_string_value(json_object_get(args, "severity"));
+	enum severity least;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	json_t *list;
+
+	(void)job;
+	if (!server->last) {
+		*out = mcp_tool_error("no review in this session yet: call review first");
+		return 0;
+	}
+	if (severity && severity_parse(&least, severity))
+		filter.severity = (int)least;
+	if (!(mem = open_memstream(&text, &len)))
+		return MCP_INTERNAL_ERROR;
+	fprintf(mem, "check %lld:\n", (long long)check_id(mcp_review_check(server->last)));
+	list = findings_list(check_report(mcp_review_check(server->last)), &filter, mem);
+	fclose(mem);
+	*out = mcp_tool_result(server, text, json_pack("{s:I, s:o}", "check_id",
+						       (json_int_t)check_id(mcp_review_check(server->last)),
+						       "findings", list));
+	free(text);
+	return 0;
+}
+
+/* --- signals ------------------------------------------------------------------ */
+
+struct signals_job {
+	struct workspace *ws;
+	struct target target;
+	struct diff *diff;
+	struct lint *lint;
+	bool all;
+	struct buf problems;            /* what the linters said went wrong */
+};
+
+static void signals_job_free(void *ctx)
+{
+	struct signals_job *j = ctx;
+
+	lint_free(j->lint);
+	diff_free(j->diff);
+	target_release(&j->target);
+	buf_release(&j->problems);
+	free(j);
+}
+
+static void signals_cancel(void *ctx)
+{
+	lint_cancel(((struct signals_job *)ctx)->lint);
+}
+
+static bool signals_step(struct mcp_server *server, void *ctx)
+{
+	(void)server;
+	return !((struct signals_job *)ctx)->lint || lint_done(((struct signals_job *)ctx)->lint);
+}
+
+/* Keep what each linter that ran found; say what the others could not do. */
+static void runs_store(struct signals_job *j)
+{
+	size_t i;
+	int64_t run;
+
+	for (i = 0; j->lint && i < lint_count(j->lint); i++) {
+		const struct lint_result *r = lint_result(j->lint, i);
+
+		if (r->status == LINT_DONE) {
+			if (lint_store(&run, j->ws->store, j->ws->workdir, linter_name(r->linter), "run", r->command,
+				       (struct signal_list *)&r->signals) < 0)
+				buf_printf(&j->problems, "%s: %s\n", linter_name(r->linter), error_message());
+		} else if (r->status != LINT_NO_FILES) {
+			buf_printf(&j->problems, "%s: %s\n", linter_name(r->linter), r->message ? r->message : "failed");
+		}
+	}
+}
+
+static json_t *signals_result(struct mcp_server *server, void *ctx)
+{
+	struct signals_job *j = ctx;
+	struct signal_list list = { 0 };
+	json_t *array;
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *mem;
+
+	runs_store(j);
+	if (lint_current(&list, j->ws->store, j->ws->workdir) < 0)
+		return mcp_tool_error("%s", error_message());
+	if (!(mem = open_memstream(&text, &len)) || !(array = json_array())) {
+		signal_list_release(&list);
+		return mcp_tool_error("out of memory");
+	}
+	fputs(j->problems.len ? j->problems.ptr : "", mem);
+	for (i = 0; i < list.count; i++) {
+		const struct signal *s = &list.items[i];
+
+		if (!j->all && !diff_line_added(j->diff, s->file, s->line))
+			continue;
+		json_array_append_new(array, report_signal_json(s, j->ws->store));
+		fprintf(mem, "signal %lld: %s:%d:%d: %s %s: %s\n", (long long)s->id, s->file, s->line, s->column,
+			s->tool, s->code, s->message);
+	}
+	if (!json_array_size(array))
+		fputs(list.count ? "no signals on the changed lines (all: true lists the others)\n" :
+		      "no signals yet: call signals with run: true to run the linters\n", mem);
+	fclose(mem);
+	signal_list_release(&list);
+	array = mcp_tool_result(server, text, json_pack("{s:o}", "signals", array));
+	free(text);
+	return array;
+}
+
+static const struct mcp_job_ops signals_ops = { signals_step, signals_result, signals_cancel, signals_job_free };
+
+static int lint_begin(struct signals_job *j, struct mcp_server *server)
+{
+	char **files = NULL;
+	size_t nfiles = 0;
+	int error;
+
+	if ((error = diff_text_files(&files, &nfiles, j->diff)) < 0)
+		return error;
+	if ((error = lint_new(&j->lint, j->ws->workdir, j->ws->config, (const char *const *)files, nfiles, NULL)) == 0)
+		error = lint_start(j->lint, &server->group);
+	diff_free_paths(files, nfiles);
+	return error;
+}
+
+int mcp_signals_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job)
+{
+	struct target_spec spec = { 0 };
+	struct signals_job *j;
+	struct workspace *ws;
+
+	if (mcp_workspace(server, &ws) < 0) {
+		*out = mcp_tool_error("%s", error_message());
+		return 0;
+	}
+	if (!(j = calloc(1, sizeof(*j))))
+		return MCP_INTERNAL_ERROR;
+	j->ws = ws;
+	j->all = json_is_true(json_object_get(args, "all"));
+	if (repo_resolve(&j->target, ws->repo, &spec) < 0 || repo_diff(&j->diff, ws->repo, &j->target) < 0 ||
+	    (json_is_true(json_object_get(args, "run")) && lint_begin(j, server) < 0)) {
+		*out = mcp_tool_error("%s", error_message());
+		signals_job_free(j);
+		return 0;
+	}
+	*job = mcp_job_new(&signals_ops, j);
+	return *job ? 0 : MCP_INTERNAL_ERROR;
+}
+
+/* --- a verdict on a finding ------------------------------------------------------ */
+
+static const char *verdict_said(enum feedback_kind kind)
+{
+	switch (kind) {
+	case FEEDBACK_FALSE_POSITIVE: return "marked false positive: it is hidden when it comes back";
+	case FEEDBACK_ACCEPT: return "accepted: the rule keeps reporting problems like it";
+	default: return "rejected: recorded; it is still shown when it comes back";
+	}
+}
+
+int mcp_feedback_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job)
+{
+	const char *verdict = json_string_value(json_object_get(args, "verdict"));
+	int64_t finding = json_integer_value(json_object_get(args, "finding_id")), id = 0;
+	enum feedback_kind kind = !strcmp(verdict, "false_positive") ? FEEDBACK_FALSE_POSITIVE :
+				  !strcmp(verdict, "accept") ? FEEDBACK_ACCEPT : FEEDBACK_REJECT;
+	struct buf about = BUF_INIT;
+	struct workspace *ws;
+	char *text = NULL;
+
+	(void)job;
+	if (mcp_workspace(server, &ws) < 0 ||
+	    feedback_on_finding(&id, ws->store, finding, kind, json_string_value(json_object_get(args, "note"))) < 0 ||
+	    feedback_describe(&about, ws->store, id) < 0) {
+		*out = mcp_tool_error("%s", error_message());
+		buf_release(&about);
+		return 0;
+	}
+	if (asprintf(&text, "finding %lld (%s) %s", (long long)finding, about.ptr ? about.ptr : "", verdict_said(kind)) < 0)
+		text = NULL;
+	*out = text ? mcp_tool_result(server, text, json_pack("{s:I, s:s, s:I}", "finding_id", (json_int_t)finding,
+							       "verdict", verdict, "feedback_id", (json_int_t)id)) :
+		      mcp_tool_error("out of memory");
+	free(text);
+	buf_release(&about);
+	return 0;
+}

@@ -1,0 +1,460 @@
+/*
+ * The MCP session: read the client's lines, keep its messages in order,
+ * answer them, and run one long tool call at a time in the poll group
+ * while pings and cancellations are still answered.
+ */
+#include "mcp_state.h"
+#include "array.h"
+#include "fix.h"
+#include "status.h"
+#include "store.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const mcp_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", NULL };
+
+/* Messages waiting while a tool call runs; more are refused. */
+#define MCP_QUEUE_MAX 256
+
+static const char instructions[] =
+	"revline reviews the local git change against the team's rules. Call review "
+	"before you say a change is done; act on its findings (each says where, what is "
+	"wrong, the code as revline found it, and what to change), then review again. "
+	"propose_fix and apply_fix fix a finding or a linter signal (undo_fix takes it "
+	"back); mark_finding records a false positive so it is not reported again.";
+
+bool mcp_since(const struct mcp_server *server, const char *version)
+{
+	return server->version && strcmp(server->version, version) >= 0;
+}
+
+void mcp_send(struct mcp_server *server, json_t *message)
+{
+	if (server->gone || !message) {
+		json_decref(message);
+		return;
+	}
+	if (mcp_write(server->out, message) < 0)
+		server->gone = true;
+}
+
+static void batch_settle(struct mcp_server *server, struct mcp_batch *batch)
+{
+	if (--batch->pending)
+		return;
+	if (json_array_size(batch->responses))
+		mcp_send(server, batch->responses);
+	else
+		json_decref(batch->responses);
+	free(batch);
+}
+
+void mcp_answer(struct mcp_server *server, struct mcp_call *call, json_t *message)
+{
+	if (!call->batch) {
+		mcp_send(server, message);
+		return;
+	}
+	json_array_append_new(call->batch->responses, message);
+	batch_settle(server, call->batch);
+}
+
+void mcp_progress(struct mcp_server *server, struct mcp_call *call, double progress, double total,
+		  const char *message)
+{
+	json_t *params;
+
+	if (!call->progress_token || progress <= call->progress)
+		return;
+	call->progress = progress;
+	params = json_pack("{s:O, s:f}", "progressToken", call->progress_token, "progress", progress);
+	if (params && total > 0)
+		json_object_set_new(params, "total", json_real(total));
+	if (params && message)
+		json_object_set_new(params, "message", json_string(message));
+	mcp_send(server, mcp_notification("notifications/progress", params));
+}
+
+int mcp_workspace(struct mcp_server *server, struct workspace **out)
+{
+	int error;
+
+	*out = NULL;
+	if (!server->opened) {
+		if ((error = workspace_load(&server->ws)) < 0)
+			return error;
+		server->opened = true;
+	}
+	*out = &server->ws;
+	return 0;
+}
+
+/* --- the queue ------------------------------------------------------------- */
+
+static void queue_push(struct mcp_server *server, json_t *message, struct mcp_batch *batch, bool reply)
+{
+	struct mcp_message m;
+
+	if (!message)
+		return;
+	mcp_message_decode(&m, message);
+	if (server->nqueue >= MCP_QUEUE_MAX || ARRAY_GROW(server->queue, server->queue_alloc, server->nqueue + 1) < 0) {
+		struct mcp_call call = { m.id, NULL, batch, 0 };
+
+		if (m.kind == MCP_REQUEST)
+			mcp_answer(server, &call, mcp_error(m.id, MCP_INTERNAL_ERROR,
+							    "too many messages waiting: send fewer at once"));
+		json_decref(message);
+		return;
+	}
+	server->queue[server->nqueue].message = message;
+	server->queue[server->nqueue].batch = batch;
+	server->queue[server->nqueue].reply = reply;
+	server->nqueue++;
+}
+
+static void queue_drop(struct mcp_server *server, size_t index)
+{
+	json_decref(server->queue[index].message);
+	memmove(&server->queue[index], &server->queue[index + 1],
+		(server->nqueue - index - 1) * sizeof(*server->queue));
+	server->nqueue--;
+}
+
+/* Whether an item of a batch needs an answer (requests, and what is not a message). */
+static bool wants_answer(json_t *item)
+{
+	struct mcp_message m;
+
+	mcp_message_decode(&m, item);
+	return m.kind == MCP_REQUEST || m.kind == MCP_INVALID;
+}
+
+static void batch_take(struct mcp_server *server, json_t *array)
+{
+	struct mcp_batch *batch;
+	size_t i;
+
+	if (!json_array_size(array) || !server->version || mcp_since(server, "2025-06-18")) {
+		queue_push(server, mcp_error(NULL, MCP_INVALID_REQUEST, json_array_size(array) ?
+					     "JSON-RPC batches are not part of this protocol revision: send one message a line" :
+					     "an empty batch"), NULL, true);
+		json_decref(array);
+		return;
+	}
+	if (!(batch = calloc(1, sizeof(*batch))) || !(batch->responses = json_array())) {
+		free(batch);
+		json_decref(array);
+		return;
+	}
+	for (i = 0; i < json_array_size(array); i++)
+		batch->pending += wants_answer(json_array_get(array, i));
+	batch->pending++;       /* held until every item is queued */
+	for (i = 0; i < json_array_size(array); i++)
+		queue_push(server, json_incref(json_array_get(array, i)), batch, false);
+	json_decref(array);
+	batch_settle(server, batch);
+}
+
+static void on_line(void *ctx, const char *line, size_t len, bool too_long)
+{
+	struct mcp_server *server = ctx;
+	json_t *message;
+
+	if (too_long) {
+		queue_push(server, mcp_error(NULL, MCP_PARSE_ERROR, "a message over 1 MiB: dropped"), NULL, true);
+		return;
+	}
+	if (!(message = mcp_line_parse(line, len))) {
+		queue_push(server, mcp_error(NULL, MCP_PARSE_ERROR, "not JSON: a message is one JSON object a line"),
+			   NULL, true);
+		return;
+	}
+	if (json_is_array(message))
+		batch_take(server, message);
+	else
+		queue_push(server, message, NULL, false);
+}
+
+/* --- stdin in the poll group ------------------------------------------------ */
+
+static int input_fds(void *ctx, struct pollfd *out, int max)
+{
+	struct mcp_server *server = ctx;
+
+	if (server->eof || max < 1)
+		return 0;
+	out[0].fd = server->in;
+	out[0].events = POLLIN;
+	return 1;
+}
+
+static int input_step(void *ctx, const struct pollfd *fds, int n)
+{
+	struct mcp_server *server = ctx;
+	char chunk[65536];
+	ssize_t got;
+
+	if (n < 1 || !(fds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+		return 0;
+	got = read(server->in, chunk, sizeof(chunk));
+	if (got < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (got <= 0) {
+		server->eof = true;
+		return 0;
+	}
+	return mcp_reader_feed(&server->reader, chunk, (size_t)got, on_line, server) < 0 ? error_nomem() : 0;
+}
+
+/* --- the methods ------------------------------------------------------------ */
+
+static const char *version_choose(json_t *params)
+{
+	const char *asked = json_string_value(json_object_get(params, "protocolVersion"));
+	size_t i;
+
+	for (i = 0; asked && mcp_versions[i]; i++)
+		if (!strcmp(asked, mcp_versions[i]))
+			return mcp_versions[i];
+	/* Not one revline speaks: the newest it does; the client decides whether it goes on. */
+	return mcp_versions[0];
+}
+
+static json_t *initialize(struct mcp_server *server, json_t *params)
+{
+	json_t *info;
+
+	server->version = version_choose(params);
+	info = json_pack("{s:s, s:s}", "name", "revline", "version", REVLINE_VERSION);
+	if (mcp_since(server, "2025-06-18"))
+		json_object_set_new(info, "title", json_string("revline code review"));
+	return json_pack("{s:s, s:{s:{s:b}}, s:o, s:s}", "protocolVersion", server->version, "capabilities",
+			 "tools", "listChanged", 0, "serverInfo", info, "instructions", instructions);
+}
+
+static json_t *progress_token(json_t *params)
+{
+	json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
+
+	return json_is_string(token) || json_is_integer(token) ? token : NULL;
+}
+
+/* tools/call: answered now, or a job that answers when it is done. */
+static void tools_call(struct mcp_server *server, struct mcp_call *call, json_t *params)
+{
+	const char *name = json_string_value(json_object_get(params, "name"));
+	json_t *args = json_object_get(params, "arguments"), *out = NULL;
+	struct mcp_job *job = NULL;
+	int code;
+
+	if (!name || (args && !json_is_object(args))) {
+		mcp_answer(server, call, mcp_error(call->id, MCP_INVALID_PARAMS,
+						   "tools/call takes a \"name\" (a string) and \"arguments\" (an object)"));
+		return;
+	}
+	call->progress_token = progress_token(params);
+	code = mcp_tools_call(server, name, args, &out, &job);
+	if (code) {
+		mcp_answer(server, call, mcp_error(call->id, code, json_string_value(out) ? json_string_value(out) :
+						   "out of memory"));
+		json_decref(out);
+	} else if (job) {
+		job->call = *call;
+		json_incref(job->call.id);
+		json_incref(job->call.progress_token);
+		server->job = job;
+	} else {
+		mcp_answer(server, call, mcp_response(call->id, out));
+	}
+}
+
+static void request(struct mcp_server *server, const struct mcp_message *m, struct mcp_batch *batch)
+{
+	struct mcp_call call = { m->id, NULL, batch, 0 };
+
+	if (!strcmp(m->method, "ping"))
+		return mcp_answer(server, &call, mcp_response(m->id, NULL));
+	if (!strcmp(m->method, "initialize")) {
+		if (server->version)
+			return mcp_answer(server, &call, mcp_error(m->id, MCP_INVALID_REQUEST, "already initialized"));
+		return mcp_answer(server, &call, mcp_response(m->id, initialize(server, m->params)));
+	}
+	if (!server->version)
+		return mcp_answer(server, &call, mcp_error(m->id, MCP_INVALID_REQUEST,
+							   "not initialized: the first request must be initialize"));
+	if (!strcmp(m->method, "tools/list"))
+		return mcp_answer(server, &call, mcp_response(m->id, mcp_tools_list(server)));
+	if (!strcmp(m->method, "tools/call"))
+		return tools_call(server, &call, m->params);
+	mcp_answer(server, &call, mcp_error(m->id, MCP_METHOD_NOT_FOUND, "no such method (revline serves tools)"));
+}
+
+/* notifications/cancelled: the running call stops (its results so far are kept), a waiting one goes. */
+static void cancelled(struct mcp_server *server, json_t *params)
+{
+	json_t *id = json_object_get(params, "requestId");
+	struct mcp_message m;
+	size_t i;
+
+	if (!id)
+		return;
+	if (server->job && json_equal(server->job->call.id, id) && !server->job->cancelled) {
+		server->job->cancelled = true;
+		server->job->ops->cancel(server->job->ctx);
+		return;
+	}
+	for (i = 0; i < server->nqueue; i++) {
+		mcp_message_decode(&m, server->queue[i].message);
+		if (m.kind == MCP_REQUEST && json_equal(m.id, id) && strcmp(m.method, "initialize")) {
+			struct mcp_batch *batch = server->queue[i].batch;
+
+			queue_drop(server, i);
+			if (batch)
+				batch_settle(server, batch);
+			return;
+		}
+	}
+}
+
+/* One message; false when it must wait for the running call. */
+static bool handle(struct mcp_server *server, const struct mcp_item *item)
+{
+	struct mcp_message m;
+	struct mcp_call call;
+
+	if (item->reply) {
+		mcp_send(server, json_incref(item->message));
+		return true;
+	}
+	mcp_message_decode(&m, item->message);
+	switch (m.kind) {
+	case MCP_NOTIFICATION:
+		if (!strcmp(m.method, "notifications/cancelled"))
+			cancelled(server, m.params);
+		return true;
+	case MCP_RESPONSE:
+		return true;    /* revline sends no requests: nothing waits for one */
+	case MCP_INVALID:
+		call = (struct mcp_call){ m.id, NULL, item->batch, 0 };
+		mcp_answer(server, &call, mcp_error(m.id, MCP_INVALID_REQUEST, m.invalid));
+		return true;
+	case MCP_REQUEST:
+		if (server->job && strcmp(m.method, "ping"))
+			return false;
+		request(server, &m, item->batch);
+		return true;
+	}
+	return true;
+}
+
+/* The queue in order; while a call runs, what must wait stays (pings and notifications go by). */
+static void dispatch(struct mcp_server *server)
+{
+	size_t i = 0;
+
+	while (i < server->nqueue && !server->gone) {
+		struct mcp_item item = server->queue[i];
+
+		server->queue[i].message = json_incref(item.message);
+		if (handle(server, &item)) {
+			/* handle may have dropped items (a cancellation): find it again. */
+			size_t at;
+
+			for (at = 0; at < server->nqueue && server->queue[at].message != item.message; at++)
+				;
+			if (at < server->nqueue)
+				queue_drop(server, at);
+			if (at < i)
+				i = at;
+		} else {
+			i++;
+		}
+		json_decref(item.message);
+	}
+}
+
+/* --- the running call -------------------------------------------------------- */
+
+static void job_end(struct mcp_server *server)
+{
+	struct mcp_job *job = server->job;
+
+	server->job = NULL;
+	if (job->cancelled) {
+		/* A cancelled request gets no answer; its batch still goes when the rest is answered. */
+		if (job->call.batch)
+			batch_settle(server, job->call.batch);
+	} else {
+		mcp_answer(server, &job->call, mcp_response(job->call.id, job->ops->result(server, job->ctx)));
+	}
+	job->ops->free(job->ctx);
+	json_decref(job->call.id);
+	json_decref(job->call.progress_token);
+	free(job);
+}
+
+static void job_step(struct mcp_server *server)
+{
+	if (server->job && server->job->ops->step(server, server->job->ctx))
+		job_end(server);
+}
+
+/* --- the session ------------------------------------------------------------ */
+
+static void server_release(struct mcp_server *server)
+{
+	size_t i;
+
+	if (server->job) {
+		server->job->cancelled = true;
+		server->job->ops->cancel(server->job->ctx);
+		while (!server->job->ops->step(server, server->job->ctx))
+			poll_group_wait(&server->group, 250);
+		server->gone = true;
+		job_end(server);
+	}
+	for (i = 0; i < server->nqueue; i++)
+		json_decref(server->queue[i].message);
+	free(server->queue);
+	mcp_review_free(server->last);
+	mcp_fixes_free(server);
+	poll_group_leave(&server->input);
+	poll_group_release(&server->group);
+	mcp_reader_release(&server->reader);
+	if (server->opened)
+		workspace_close(&server->ws);
+}
+
+int mcp_serve(int in, int out, const struct mcp_options *options)
+{
+	struct mcp_server server = { .in = in, .out = out, .options = options, .group = POLL_GROUP_INIT };
+
+	server.input = (struct poll_member){ .fds = input_fds, .step = input_step, .ctx = &server };
+	signal(SIGPIPE, SIG_IGN);
+	if (poll_group_join(&server.group, &server.input) < 0)
+		return 1;
+	while (!server.gone) {
+		dispatch(&server);
+		job_step(&server);
+		if (server.job || server.nqueue)
+			dispatch(&server);
+		if (server.eof && !server.job && !server.nqueue)
+			break;
+		if (server.eof && server.job && !server.job->cancelled) {
+			/* The client left: stop (what arrived is kept), nobody reads the answer. */
+			server.job->cancelled = true;
+			server.job->ops->cancel(server.job->ctx);
+		}
+		if (!server.job && server.nqueue)
+			continue;
+		if (poll_group_wait(&server.group, server.job ? 250 : -1) < 0)
+			error_clear();
+	}
+	server_release(&server);
+	return 0;
+}

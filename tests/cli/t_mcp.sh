@@ -1,0 +1,287 @@
+# revline mcp, driven over a pipe as a coding agent's client drives it:
+# initialize and version negotiation (2025-11-25, 2025-06-18, 2025-03-26,
+# and older or newer revisions answered with the newest), tools/list, a
+# review streamed as progress notifications with its findings and evidence,
+# a ping answered while a review runs, a cancelled review, findings,
+# mark_finding hiding a false positive in the next review, propose_fix /
+# apply_fix / undo_fix on a finding, and the protocol's errors (parse
+# errors, an oversized line, unknown tools and methods, bad arguments,
+# batches where the revision has them and where it does not).
+. "$(dirname "$0")/lib.sh"
+. "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
+trap 'fakellm_stop; cleanup_tmp' EXIT
+
+fake_llm_env
+
+python3 - "$TMP/script.json" <<'PY'
+import json, sys
+finding = {"file": "app.py", "line": 5, "severity": "critical", "title": "Shell injection in run()",
+           "issue": "shell=True with a caller's string", "suggestion": "Pass a list",
+           "verification": {"code_examined": "return subprocess.call(cmd, shell=True)",
+                            "line_range_examined": [1, 5], "verification_method": "read run()",
+                            "checked_for_handling_elsewhere": True}}
+fixed = "def run(cmd):\n    return subprocess.call(cmd.split())\n"
+rules = [
+    {"match": "Rule injection:", "answer": {"status": "attention", "reasoning": "r", "findings": [finding]}},
+    {"match": "Rule slow:", "latency_ms": 2500, "answer": {"status": "compliant", "reasoning": "ok", "findings": []}},
+    {"match": "Problem found in review (rule injection",
+     "answer": {"fixed_code": fixed, "explanation": "No shell."}},
+    {"match": "synthesizing", "answer": {"summary": "s", "overallSeverity": "critical", "findings": []}},
+    {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
+]
+json.dump({"rules": rules}, open(sys.argv[1], "w"))
+PY
+fakellm_start "$TMP/script.json"
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+
+rules=$TMP/rules
+mkdir -p "$rules"
+for id in injection slow; do
+	printf -- '---\nid: %s\nseverity: critical\n---\nCheck the change for %s.\n' "$id" "$id" >"$rules/$id.md"
+done
+
+repo=$(new_repo work)
+cd "$repo"
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n' >app.py
+git add -A && git commit -q -m base
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
+cp app.py "$TMP/app.before"
+
+python3 - "$REVLINE" "$rules" "$TMP" <<'PY' || fail "the MCP session (above)"
+import json, os, select, subprocess, sys, time
+
+revline, rules, tmp = sys.argv[1:4]
+failures = []
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+class Client:
+    def __init__(self, *extra):
+        self.p = subprocess.Popen([revline, "mcp", "--rules", rules, "--no-builtin", *extra],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp + "/mcp.err", "ab"))
+        self.buf = b""
+        self.lines = []
+
+    def send(self, obj):
+        data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+        self.p.stdin.write(data + b"\n")
+        self.p.stdin.flush()
+
+    def recv(self, timeout=30):
+        end = time.time() + timeout
+        while b"\n" not in self.buf:
+            left = end - time.time()
+            if left <= 0 or not select.select([self.p.stdout], [], [], left)[0]:
+                raise TimeoutError("no message from revline mcp")
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                raise EOFError("revline mcp closed its output")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        self.lines.append(line)
+        return json.loads(line)
+
+    def until(self, id, timeout=30):
+        """The response to id, and the notifications before it."""
+        notes = []
+        while True:
+            m = self.recv(timeout)
+            if m.get("id") == id and "method" not in m:
+                return m, notes
+            notes.append(m)
+
+    def call(self, id, name, args=None, token=None, timeout=30):
+        params = {"name": name, "arguments": args or {}}
+        if token is not None:
+            params["_meta"] = {"progressToken": token}
+        self.send({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+        return self.until(id, timeout)
+
+    def initialize(self, version):
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                   "params": {"protocolVersion": version, "capabilities": {},
+                              "clientInfo": {"name": "t_mcp", "version": "1"}}})
+        r, _ = self.until(0)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return r
+
+    def close(self):
+        self.p.stdin.close()
+        try:
+            code = self.p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            code = None
+        return code
+
+
+def text(result):
+    return "".join(c.get("text", "") for c in result["result"]["content"])
+
+
+# --- the current revision ------------------------------------------------------
+c = Client()
+c.send({"jsonrpc": "2.0", "id": "early", "method": "tools/list"})
+r, _ = c.until("early")
+check(r.get("error", {}).get("code") == -32600 and "initialize" in r["error"]["message"],
+      "a request before initialize is refused: %s" % r)
+r = c.initialize("2025-11-25")
+res = r["result"]
+check(res["protocolVersion"] == "2025-11-25", "2025-11-25 is kept")
+check(res["serverInfo"]["name"] == "revline" and "tools" in res["capabilities"] and res.get("instructions"),
+      "serverInfo, the tools capability and instructions")
+c.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+r, _ = c.until(1)
+tools = {t["name"]: t for t in r["result"]["tools"]}
+check(sorted(tools) == ["apply_fix", "findings", "mark_finding", "propose_fix", "review", "signals", "undo_fix"],
+      "tools/list: %s" % sorted(tools))
+check(all(t["inputSchema"]["type"] == "object" and t.get("title") and "annotations" in t for t in tools.values()),
+      "each tool has an object schema, a title and annotations")
+check(tools["findings"]["annotations"]["readOnlyHint"] and not tools["apply_fix"]["annotations"]["readOnlyHint"],
+      "the hints say which tools write")
+
+# A review: progress as rules settle, then the findings with their evidence.
+r, notes = c.call(2, "review", {"rules": ["injection"]}, token="rv1")
+progress = [n for n in notes if n.get("method") == "notifications/progress"]
+check(progress and all(n["params"]["progressToken"] == "rv1" for n in progress),
+      "progress notifications carry the token (%d)" % len(progress))
+values = [n["params"]["progress"] for n in progress]
+check(values == sorted(set(values)), "progress only grows: %s" % values)
+check(any("injection" in n["params"].get("message", "") for n in progress), "a rule's progress names it")
+res = r["result"]
+check(res["isError"] is False, "the review succeeded")
+body = text(r)
+check("Shell injection in run()" in body and "return subprocess.call(cmd, shell=True)" in body and
+      "Pass a list" in body and "call the review tool again" in body,
+      "the text is an instruction per finding: %r" % body[:300])
+sc = res.get("structuredContent", {})
+found = sc.get("findings", [])
+check(len(found) == 1 and found[0]["rule_id"] == "injection" and found[0]["verified"] and
+      found[0]["evidence"]["code_examined"] == "return subprocess.call(cmd, shell=True)",
+      "structuredContent: the finding with its evidence, verified against the file")
+finding = found[0]["id"] if found else 0
+check(("finding %d" % finding) in body, "the text names the finding's id")
+
+# A ping is answered while a slow review runs; a cancelled review gets no answer.
+c.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "review", "arguments": {"rules": ["slow"], "no_cache": True}}})
+time.sleep(0.3)
+c.send({"jsonrpc": "2.0", "id": "p1", "method": "ping"})
+m = c.recv(5)
+check(m.get("id") == "p1" and m.get("result") == {}, "a ping is answered during the review: %s" % m)
+r, _ = c.until(3, 30)
+check(r["result"]["isError"] is False and "slow" in json.dumps(r["result"].get("structuredContent", {})),
+      "then the slow review's answer")
+c.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+        "params": {"name": "review", "arguments": {"rules": ["slow"], "no_cache": True}}})
+time.sleep(0.3)
+c.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4, "reason": "user"}})
+c.send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
+m = c.recv(10)
+check(m.get("id") == 5, "after a cancellation the next answer is the ping's, not the review's: %s" % m)
+
+# findings: the latest review's, filtered.
+r, _ = c.call(6, "findings", {"severity": "critical"})
+check(r["result"]["structuredContent"]["findings"] == [] and "check " in text(r),
+      "findings lists the latest answered review (the slow rule's: none)")
+r, _ = c.call(60, "review", {"rules": ["injection"]})
+finding = r["result"]["structuredContent"]["findings"][0]["id"]
+r, _ = c.call(7, "findings", {"severity": "major", "file": "app.py"})
+check(len(r["result"]["structuredContent"]["findings"]) == 1 and ("finding %d" % finding) in text(r),
+      "findings filtered by severity and file: %s" % text(r))
+r, _ = c.call(8, "findings", {"file": "other.py"})
+check(r["result"]["structuredContent"]["findings"] == [] and "no findings match" in text(r), "and none elsewhere")
+
+# Bad calls: arguments the model can correct (2025-11-25: a tool error), an unknown tool, an unknown method.
+r, _ = c.call(9, "review", {"target": 42})
+check(r["result"]["isError"] and 'argument "target"' in text(r), "a wrong argument type is a tool error: %s" % r)
+r, _ = c.call(10, "mark_finding", {"finding_id": finding})
+check(r["result"]["isError"] and '"verdict" is required' in text(r), "a missing argument is named")
+r, _ = c.call(11, "no_such_tool")
+check(r.get("error", {}).get("code") == -32602 and "no_such_tool" in r["error"]["message"], "an unknown tool: -32602")
+c.send({"jsonrpc": "2.0", "id": 12, "method": "resources/list"})
+r, _ = c.until(12)
+check(r.get("error", {}).get("code") == -32601, "an unknown method: -32601")
+c.send(b"{not json")
+r = c.recv()
+check(r.get("id") is None and r.get("error", {}).get("code") == -32700, "a parse error: -32700 with a null id")
+c.send(b'{"jsonrpc": "2.0", "id": 13, "method": "ping", "pad": "' + b"x" * (1536 * 1024) + b'"}')
+r = c.recv()
+check(r.get("error", {}).get("code") == -32700 and "1 MiB" in r["error"]["message"], "a line over 1 MiB is dropped")
+c.send({"jsonrpc": "2.0", "id": 14, "method": "ping"})
+r, _ = c.until(14)
+check(r.get("result") == {}, "and the session goes on")
+c.send([{"jsonrpc": "2.0", "id": 15, "method": "ping"}])
+r = c.recv()
+check(r.get("error", {}).get("code") == -32600 and "batch" in r["error"]["message"], "no batches in 2025-11-25")
+c.send({"jsonrpc": "2.0", "id": None, "method": "ping"})
+r = c.recv()
+check(r.get("error", {}).get("code") == -32600 and r.get("id") is None, "a null id is an invalid request")
+
+# A fix of the finding: proposed (nothing written), applied, undone byte for byte.
+r, _ = c.call(20, "propose_fix", {"finding_id": finding})
+before = open("app.py", "rb").read()
+fix = r["result"].get("structuredContent", {}).get("fix_id")
+check(not r["result"]["isError"] and fix and "cmd.split()" in text(r) and before == open(tmp + "/app.before", "rb").read(),
+      "propose_fix: a diff and the fix's id, nothing written (%s)" % text(r)[:200])
+r, _ = c.call(21, "apply_fix", {"fix_id": fix})
+after = open("app.py").read()
+check(not r["result"]["isError"] and "subprocess.call(cmd.split())" in after, "apply_fix writes it: %s" % text(r))
+r, _ = c.call(22, "apply_fix", {"fix_id": fix})
+check(r["result"]["isError"] and "not proposed" in text(r), "a fix is applied once")
+r, _ = c.call(23, "undo_fix", {"fix_id": fix})
+check(not r["result"]["isError"] and open("app.py", "rb").read() == before, "undo_fix puts the file back byte for byte")
+r, _ = c.call(24, "apply_fix", {"fix_id": 99999})
+check(r["result"]["isError"] and "propose_fix" in text(r), "an unknown fix says to propose one")
+
+# mark_finding: a false positive is hidden in the next review.
+r, _ = c.call(30, "mark_finding", {"finding_id": finding, "verdict": "false_positive", "note": "cmd is ours"})
+check(not r["result"]["isError"] and "false positive" in text(r), "mark_finding: %s" % text(r))
+r, _ = c.call(31, "review", {"rules": ["injection"]})
+check(r["result"]["structuredContent"]["findings"] == [] and "nothing to change" in text(r),
+      "the false positive is hidden in the next review")
+check(all(json.loads(line) for line in c.lines), "every line revline wrote is one JSON message")
+code = c.close()
+check(code == 0, "the server ends with its input (exit %s)" % code)
+
+# --- older and newer revisions -------------------------------------------------
+c = Client()
+r = c.initialize("2025-03-26")
+check(r["result"]["protocolVersion"] == "2025-03-26", "2025-03-26 is kept")
+c.send([{"jsonrpc": "2.0", "id": "a", "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/x"},
+        {"jsonrpc": "2.0", "id": "b", "method": "tools/list"}])
+r = c.recv()
+check(isinstance(r, list) and sorted(x["id"] for x in r) == ["a", "b"], "2025-03-26: a batch gets its answers together")
+tools = {t["name"]: t for t in next(x for x in r if x["id"] == "b")["result"]["tools"]}
+check("title" not in tools["review"] and tools["review"]["annotations"].get("title"),
+      "2025-03-26: the title is an annotation")
+r, _ = c.call(1, "findings")
+check("structuredContent" not in r["result"], "2025-03-26: no structuredContent")
+r, _ = c.call(2, "review", {"target": 42})
+check(r.get("error", {}).get("code") == -32602, "2025-03-26: a wrong argument is a protocol error")
+c.close()
+for asked, got in (("2025-06-18", "2025-06-18"), ("2024-11-05", "2025-11-25"), ("2099-01-01", "2025-11-25")):
+    c = Client()
+    r = c.initialize(asked)
+    check(r["result"]["protocolVersion"] == got, "%s is answered with %s" % (asked, got))
+    c.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": asked}})
+    r, _ = c.until(1)
+    check(r.get("error", {}).get("code") == -32600, "initialize twice is refused")
+    c.close()
+
+sys.exit(1 if failures else 0)
+PY
+
+# The cancelled review is kept as cancelled (what arrived stored).
+run history --json
+python3 - "$TMP/out" <<'PY' && pass "the cancelled review is in the history" || fail "history: $(head -c 600 "$TMP/out")"
+import json, sys
+states = [c["status"] for c in json.load(open(sys.argv[1]))]
+assert "cancelled" in states, states
+PY
+finish
