@@ -1,43 +1,71 @@
 /* revline mcp: the Model Context Protocol server on stdio, for coding agents. */
 #include "commands.h"
+#include "array.h"
 #include "mcp.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 const struct command_help mcp_help = {
 	"mcp",
-	"revline mcp [--rules DIR] [--no-builtin]",
+	"revline mcp [-C DIR] [--rules DIR] [--no-builtin]",
 	"serve coding agents over the Model Context Protocol (stdio)",
 	"Runs an MCP server on stdin and stdout (JSON-RPC 2.0, a message a line;\n"
 	"protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26) for Claude Code,\n"
 	"Codex, Cursor and other agents, in the repository of the directory it is\n"
-	"started in. Its tools: review (the change, as 'revline check'; a progress\n"
+	"started in (or of -C DIR). Its tools: review (the change, as 'revline check'; a progress\n"
 	"notification as each rule settles), findings, signals, propose_fix,\n"
 	"apply_fix, undo_fix and mark_finding. Settings, rules, the cache and the\n"
 	"database are the same as the other commands'. Logs go to stderr. See the\n"
 	"README's 'Coding agents' for each agent's configuration.\n",
 };
 
+/* --rules DIR where it was typed, before -C DIR moves away from there. */
+static int dirs_resolve(struct strings *out, const struct string_list *dirs)
+{
+	size_t i;
+
+	for (i = 0; i < dirs->count; i++) {
+		char *abs = realpath(dirs->items[i], NULL);
+
+		if (abs ? strings_take(out, abs) < 0 : strings_add(out, dirs->items[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int cmd_mcp(int argc, char **argv)
 {
 	struct string_list dirs = { 0 };
+	struct strings abs = STRINGS_INIT;
+	const char *dir = NULL;
 	bool no_builtin = false;
 	const struct option options[] = {
+		OPT_STRING('C', "dir", &dir, "DIR", "serve the repository of DIR (an editor's workspace folder)"),
 		OPT_RULE_DIRS(&dirs, &no_builtin),
 		OPT_END(),
 	};
 	struct mcp_options opts;
-	int rc, n = parse_options(argc, argv, options, &mcp_help);
+	int rc = 2, n = parse_options(argc, argv, options, &mcp_help);
 
 	if (n < 0)
 		return n == PARSE_OPT_HELP ? 0 : 2;
-	if (!parse_options_at_most(n, argv, 0, &mcp_help)) {
-		free(dirs.items);
-		return 2;
+	if (!parse_options_at_most(n, argv, 0, &mcp_help))
+		goto done;
+	if (dirs_resolve(&abs, &dirs) < 0) {
+		cli_error("out of memory");
+		goto done;
 	}
-	opts = (struct mcp_options){ dirs.items, dirs.count, no_builtin };
+	if (dir && chdir(dir) < 0) {
+		cli_error("cannot serve %s: %s", dir, strerror(errno));
+		goto done;
+	}
+	opts = (struct mcp_options){ (const char *const *)abs.items, abs.count, no_builtin };
 	rc = mcp_serve(STDIN_FILENO, STDOUT_FILENO, &opts);
+done:
+	strings_free(&abs);
 	free(dirs.items);
 	return rc;
 }

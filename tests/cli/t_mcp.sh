@@ -46,11 +46,12 @@ printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n'
 git add -A && git commit -q -m base
 printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
 cp app.py "$TMP/app.before"
+git config revline.lint.mypy "printf '%s:5: error: Shell is on  [misc]\\n' {files}"
 
-python3 - "$REVLINE" "$rules" "$TMP" <<'PY' || fail "the MCP session (above)"
+python3 - "$REVLINE" "$rules" "$TMP" "$repo" <<'PY' || fail "the MCP session (above)"
 import json, os, select, subprocess, sys, time
 
-revline, rules, tmp = sys.argv[1:4]
+revline, rules, tmp, repo = sys.argv[1:5]
 failures = []
 
 
@@ -61,8 +62,8 @@ def check(cond, what):
 
 
 class Client:
-    def __init__(self, *extra):
-        self.p = subprocess.Popen([revline, "mcp", "--rules", rules, "--no-builtin", *extra],
+    def __init__(self, *extra, cwd=None):
+        self.p = subprocess.Popen([revline, "mcp", "--rules", rules, "--no-builtin", *extra], cwd=cwd,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp + "/mcp.err", "ab"))
         self.buf = b""
         self.lines = []
@@ -239,6 +240,16 @@ check(not r["result"]["isError"] and open("app.py", "rb").read() == before, "und
 r, _ = c.call(24, "apply_fix", {"fix_id": 99999})
 check(r["result"]["isError"] and "propose_fix" in text(r), "an unknown fix says to propose one")
 
+# signals: the linters run on the changed files, their signals listed with ids.
+r, _ = c.call(40, "signals")
+check(not r["result"]["isError"] and "no signals yet" in text(r), "signals before any run says how to get some")
+r, _ = c.call(41, "signals", {"run": True}, timeout=60)
+sig = [s for s in r["result"]["structuredContent"]["signals"] if s["tool"] == "mypy"]
+check(len(sig) == 1 and sig[0]["file"] == "app.py" and sig[0]["line"] == 5 and sig[0]["id"] > 0 and
+      ("signal %d: app.py:5" % sig[0]["id"]) in text(r), "signals run: mypy's signal with its id: %s" % text(r))
+r, _ = c.call(42, "signals")
+check(any(s["tool"] == "mypy" for s in r["result"]["structuredContent"]["signals"]), "and kept for the next call")
+
 # mark_finding: a false positive is hidden in the next review.
 r, _ = c.call(30, "mark_finding", {"finding_id": finding, "verdict": "false_positive", "note": "cmd is ours"})
 check(not r["result"]["isError"] and "false positive" in text(r), "mark_finding: %s" % text(r))
@@ -249,10 +260,18 @@ check(all(json.loads(line) for line in c.lines), "every line revline wrote is on
 code = c.close()
 check(code == 0, "the server ends with its input (exit %s)" % code)
 
-# --- older and newer revisions -------------------------------------------------
-c = Client()
+# --- older and newer revisions (and -C: the repository of a directory) -----------
+c = Client(cwd=tmp)
+r = c.initialize("2025-03-26")
+r, _ = c.call(9, "review", {"rules": ["injection"]})
+check(r["result"]["isError"] and "not a git repository" in text(r),
+      "outside a repository the review says so: %s" % text(r)[:200])
+c.close()
+c = Client("-C", repo, cwd=tmp)
 r = c.initialize("2025-03-26")
 check(r["result"]["protocolVersion"] == "2025-03-26", "2025-03-26 is kept")
+r, _ = c.call(10, "review", {"rules": ["injection"]})
+check(not r["result"]["isError"] and "revline reviewed" in text(r), "-C DIR serves DIR's repository: %s" % text(r)[:200])
 c.send([{"jsonrpc": "2.0", "id": "a", "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/x"},
         {"jsonrpc": "2.0", "id": "b", "method": "tools/list"}])
 r = c.recv()
