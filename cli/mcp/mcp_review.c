@@ -57,15 +57,28 @@ static void review_cancel(void *ctx)
 	check_cancel(((struct mcp_review *)ctx)->check);
 }
 
+/* "rule injection: attention; app.py:5 critical: Shell injection in run() (finding 12); ..." */
 static void rule_progress(struct mcp_server *server, struct mcp_review *r, size_t rule)
 {
 	const struct rule_result *res = check_result(r->check, rule);
-	char text[512];
+	struct buf text = BUF_INIT;
+	size_t i;
 
 	r->settled++;
-	snprintf(text, sizeof(text), "rule %s: %s, %zu finding%s", res->rule->id, rule_status_name(res->status),
-		 res->nfindings, res->nfindings == 1 ? "" : "s");
-	mcp_progress(server, &server->job->call, (double)r->settled, (double)check_nresults(r->check) + 1, text);
+	buf_printf(&text, "rule %s: %s", res->rule->id, rule_status_name(res->status));
+	for (i = 0; i < res->nfindings && text.len < 4096; i++) {
+		const struct finding *f = &res->findings[i];
+
+		buf_printf(&text, "; %s:%d %s: %s", f->file ? f->file : "?", f->line, severity_name(f->severity),
+			   f->title ? f->title : "");
+		if (finding_shown_id(f) > 0)
+			buf_printf(&text, " (finding %lld)", (long long)finding_shown_id(f));
+	}
+	if (i < res->nfindings)
+		buf_printf(&text, "; and %zu more", res->nfindings - i);
+	mcp_progress(server, &server->job->call, (double)r->settled, (double)check_nresults(r->check) + 1,
+		     text.ptr ? text.ptr : "");
+	buf_release(&text);
 }
 
 static bool review_step(struct mcp_server *server, void *ctx)

@@ -8,6 +8,7 @@
 #include "fix.h"
 #include "status.h"
 #include "store.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -75,7 +76,7 @@ void mcp_progress(struct mcp_server *server, struct mcp_call *call, double progr
 	if (params && total > 0)
 		json_object_set_new(params, "total", json_real(total));
 	if (params && message)
-		json_object_set_new(params, "message", json_string(message));
+		json_object_set_new(params, "message", utf8_json(message));
 	mcp_send(server, mcp_notification("notifications/progress", params));
 }
 

@@ -153,7 +153,8 @@ check(progress and all(n["params"]["progressToken"] == "rv1" for n in progress),
       "progress notifications carry the token (%d)" % len(progress))
 values = [n["params"]["progress"] for n in progress]
 check(values == sorted(set(values)), "progress only grows: %s" % values)
-check(any("injection" in n["params"].get("message", "") for n in progress), "a rule's progress names it")
+check(any(n["params"].get("message", "").startswith("rule injection: attention; app.py:5 critical: Shell injection in run() (finding ")
+          for n in progress), "a rule's progress streams its findings: %s" % [n["params"].get("message") for n in progress])
 res = r["result"]
 check(res["isError"] is False, "the review succeeded")
 body = text(r)
