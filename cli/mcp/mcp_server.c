@@ -412,11 +412,15 @@ static void server_release(struct mcp_server *server)
 	size_t i;
 
 	if (server->job) {
+		/* Cancelled, the call settles at once (what arrived is kept); 30 s at most. */
+		int waits = 0;
+
+		server->gone = true;
 		server->job->cancelled = true;
 		server->job->ops->cancel(server->job->ctx);
-		while (!server->job->ops->step(server, server->job->ctx))
-			poll_group_wait(&server->group, 250);
-		server->gone = true;
+		while (!server->job->ops->step(server, server->job->ctx) && waits++ < 120)
+			if (poll_group_wait(&server->group, 250) < 0)
+				error_clear();
 		job_end(server);
 	}
 	for (i = 0; i < server->nqueue; i++)
