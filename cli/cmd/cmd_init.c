@@ -16,21 +16,6 @@
 #define INIT_DIR "threadlines"
 #define INIT_FILE INIT_DIR "/example.md"
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * threadlines/ as a real directory of the working tree: made when missing,
  * refused when it is a link or a file, so nothing is written elsewhere.
@@ -110,7 +95,7 @@ int cmd_init(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	if (write_all(fd, rules_example, strlen(rules_example)) < 0 || close(fd) < 0) {
+	if (buf_write_fd(fd, rules_example, strlen(rules_example)) < 0 || close(fd) < 0) {
 		cli_error("cannot write %s: %s", INIT_FILE, strerror(errno));
 		fd = -1;
 		unlink(file.ptr);

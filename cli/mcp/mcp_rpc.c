@@ -1,10 +1,8 @@
 /* JSON-RPC 2.0 over MCP's stdio transport: lines in, messages out. */
 #include "mcp_rpc.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A piece of one line: kept, or dropped once the line is over the limit. */
 static int reader_piece(struct mcp_reader *r, const char *data, size_t len, mcp_line_fn *fn, void *ctx)
@@ -129,21 +127,6 @@ json_t *mcp_notification(const char *method, json_t *params)
 			 params ? params : json_object());
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int mcp_write(int fd, json_t *message)
 {
 	char *text;
@@ -158,7 +141,7 @@ int mcp_write(int fd, json_t *message)
 		size_t len = strlen(text);
 
 		text[len] = '\n';
-		rc = write_all(fd, text, len + 1);
+		rc = buf_write_fd(fd, text, len + 1);
 		text[len] = '\0';
 	}
 	free(text);

@@ -236,11 +236,25 @@ int buf_put_quoted(struct buf *out, const char *prefix, const char *path)
 	return error ? error : buf_putc(out, '"');
 }
 
+int buf_write_fd(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int buf_write_file(const char *path, const char *data, size_t len, unsigned mode)
 {
 	struct buf tmp = BUF_INIT;
 	int fd = -1, error;
-	ssize_t n;
 
 	if ((error = buf_printf(&tmp, "%s.%ld.tmp", path, (long)getpid())) < 0)
 		return error;
@@ -248,10 +262,9 @@ int buf_write_file(const char *path, const char *data, size_t len, unsigned mode
 		error = error_set(RL_EIO, "cannot write %s: %s", tmp.ptr, strerror(errno));
 		goto done;
 	}
-	n = write(fd, data, len);
-	if (n != (ssize_t)len || fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0) {
-		error = error_set(RL_EIO, "cannot write %s: %s", tmp.ptr, n < 0 || n == (ssize_t)len ?
-				  strerror(errno) : "short write");
+	errno = 0;
+	if (buf_write_fd(fd, data, len) < 0 || fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0) {
+		error = error_set(RL_EIO, "cannot write %s: %s", tmp.ptr, errno ? strerror(errno) : "short write");
 		goto done;
 	}
 	if (close(fd) < 0 || rename(tmp.ptr, path) < 0)

@@ -49,6 +49,8 @@ int buf_read_file(struct buf *buf, const char *path);
  * file is whole or as it was; mode is the new file's (umask aside: set).
  */
 int buf_write_file(const char *path, const char *data, size_t len, unsigned mode);
+/* Write all of data to fd (retrying what a signal cut short); -1 with errno when it cannot. */
+int buf_write_fd(int fd, const char *data, size_t len);
 /* What a file's mode is, for messages ("a FIFO", "a socket", "a directory"). */
 const char *buf_file_kind(unsigned mode);
 
