@@ -294,14 +294,25 @@ for asked, got in (("2025-06-18", "2025-06-18"), ("2024-11-05", "2025-11-25"), (
     check(r.get("error", {}).get("code") == -32600, "initialize twice is refused")
     c.close()
 
+# The client leaves mid-review: the review stops (what arrived kept) and the server ends at once.
+c = Client()
+c.initialize("2025-11-25")
+c.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "review", "arguments": {"rules": ["slow"], "no_cache": True}}})
+time.sleep(0.3)
+start = time.time()
+code = c.close()
+check(code == 0 and time.time() - start < 2, "closing the input mid-review ends the server (exit %s, %.1fs)"
+      % (code, time.time() - start))
+
 sys.exit(1 if failures else 0)
 PY
 
 # The cancelled review is kept as cancelled (what arrived stored).
 run history --json
-python3 - "$TMP/out" <<'PY' && pass "the cancelled review is in the history" || fail "history: $(head -c 600 "$TMP/out")"
+python3 - "$TMP/out" <<'PY' && pass "the cancelled reviews are in the history" || fail "history: $(head -c 600 "$TMP/out")"
 import json, sys
 states = [c["status"] for c in json.load(open(sys.argv[1]))]
-assert "cancelled" in states, states
+assert states.count("cancelled") == 2, states
 PY
 finish
