@@ -120,6 +120,7 @@ rules = [
      "answer": {"fixed_code": "count = 0\nfor item in items:\n    count += item\nreturn count\n",
                 "explanation": "Removed the debug print."}},
     {"match": "synthesizing", "answer": {"summary": "s", "overallSeverity": "minor-issues", "findings": []}},
+    {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
 ]
 json.dump({"rules": rules}, open(sys.argv[1], "w"))
 PY
@@ -171,6 +172,17 @@ applied=$(python3 -c "import sqlite3; print(sqlite3.connect('$REVLINE_DB').execu
 expect_completion "$applied" "undo's FIX_ID completes to the applied fix" revline undo ""
 run_in_repo completion --list applied
 grep -q "^$applied	util.py:" "$TMP/out" && pass "--list applied: the fix's file and lines" || fail "--list applied: $(cat "$TMP/out")"
+
+# A detected fix: the rule deleted before the next check (found without the LLM).
+rm "$TMP/dbgrules/dbg.md"
+printf -- '---\nid: keep\n---\n# Keep\n\nKeep it tidy.\n' >"$TMP/dbgrules/keep.md"
+run_in_repo check --rules "$TMP/dbgrules" --wait-fix-detection --fail-on none
+expect_status 0 "a second check, the rule gone"
+detected=$(python3 -c "import sqlite3; print(sqlite3.connect('$REVLINE_DB').execute('SELECT max(id) FROM violation_fixes').fetchone()[0])")
+expect_completion "$detected" "feedback --fix takes the detected fix's id" revline feedback --fix ""
+run_in_repo completion --list fixes
+grep -q "^$detected	dbg THREADLINE_DELETED " "$TMP/out" && pass "--list fixes: the rule and how it was fixed" ||
+	fail "--list fixes: $(cat "$TMP/out")"
 
 # fish shows what each id is.
 if command -v fish >/dev/null; then
