@@ -24,11 +24,11 @@ const struct command_help completion_help = {
 	"tables: commands, options, their values, rule ids (from 'revline rules'),\n"
 	"git refs, and the ids of this repository's findings, signals and fixes\n"
 	"(from its database; zsh and fish show what each is) where an argument\n"
-	"takes one. Load it in the shell's startup\n"
-	"file, e.g. for bash: eval \"$(revline completion bash)\"; zsh: put\n"
-	"'revline completion zsh' in a file _revline on $fpath; fish: revline\n"
-	"completion fish > ~/.config/fish/completions/revline.fish. 'cmake\n"
-	"--install' installs all three in the usual places.\n",
+	"takes one. Load it in the shell's startup file, e.g. for bash: eval\n"
+	"\"$(revline completion bash)\"; zsh: put 'revline completion zsh' in a\n"
+	"file _revline on $fpath; fish: revline completion fish >\n"
+	"~/.config/fish/completions/revline.fish. 'cmake --install' installs all\n"
+	"three in the usual places.\n",
 };
 
 /* One command's name, summary, options ("" for the terminal UI) and the ids its argument is. */
