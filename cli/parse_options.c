@@ -224,3 +224,42 @@ void parse_options_help(const struct option *options, const struct command_help 
 	for (o = parse_options_common; o->type != OPTION_END; o++)
 		option_help(o);
 }
+
+/* The names of ids a usage gives a command's first argument. */
+static const struct {
+	const char *name;
+	enum option_ids ids;
+} argument_names[] = {
+	{ "FINDING_ID", IDS_FINDING },
+	{ "SIGNAL_ID", IDS_SIGNAL },
+	{ "FIX_ID", IDS_APPLIED_FIX },
+};
+
+/* The word after "revline NAME " on one line of the usage, brackets dropped; its length. */
+static size_t first_argument(const char **word, const char *line, const char *name)
+{
+	size_t n = strlen(name);
+
+	line += strspn(line, " ");
+	if (strncmp(line, "revline ", 8) || strncmp(line + 8, name, n) || line[8 + n] != ' ')
+		return 0;
+	line += 9 + n;
+	line += strspn(line, "[(");
+	*word = line;
+	return strcspn(line, " ]|)\n");
+}
+
+enum option_ids parse_options_argument_ids(const struct command_help *help)
+{
+	const char *line, *word = NULL;
+	size_t i, len;
+
+	for (line = help->usage; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (!(len = first_argument(&word, line, help->name)))
+			continue;
+		for (i = 0; i < sizeof(argument_names) / sizeof(argument_names[0]); i++)
+			if (strlen(argument_names[i].name) == len && !strncmp(word, argument_names[i].name, len))
+				return argument_names[i].ids;
+	}
+	return IDS_NONE;
+}

@@ -24,6 +24,14 @@ enum option_type {
 	OPTION_CHOICE,          /* int: the index of the value in `choices` */
 };
 
+/*
+ * Which of the database's ids an argument is, so that completion offers
+ * this repository's: a finding of a check, a linter's signal, a fix that
+ * fix detection found (`revline fixes`), a fix revline applied (`revline
+ * undo --list`).
+ */
+enum option_ids { IDS_NONE, IDS_FINDING, IDS_SIGNAL, IDS_DETECTED_FIX, IDS_APPLIED_FIX };
+
 /* The values of a repeatable option, in order. */
 struct string_list {
 	const char **items;
@@ -39,17 +47,20 @@ struct option {
 	const char *help;
 	long bits, min, max;
 	const char *const *choices;     /* NULL-terminated */
+	enum option_ids ids;            /* the value is a stored id of this kind */
 };
 
-#define OPT_END() { OPTION_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
-#define OPT_BOOL(s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h), 0, 0, 0, NULL }
-#define OPT_BIT(s, l, v, b, h) { OPTION_BIT, (s), (l), (v), NULL, (h), (b), 0, 0, NULL }
-#define OPT_SET_INT(s, l, v, i, h) { OPTION_SET_INT, (s), (l), (v), NULL, (h), (i), 0, 0, NULL }
-#define OPT_STRING(s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL }
-#define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h), 0, 0, 0, NULL }
-#define OPT_INTEGER(s, l, v, a, lo, hi, h) { OPTION_INTEGER, (s), (l), (v), (a), (h), 0, (lo), (hi), NULL }
-#define OPT_SECONDS(s, l, v, a, h) { OPTION_SECONDS, (s), (l), (v), (a), (h), 0, 0, 0, NULL }
-#define OPT_CHOICE(s, l, v, a, c, h) { OPTION_CHOICE, (s), (l), (v), (a), (h), 0, 0, 0, (c) }
+#define OPT_END() { OPTION_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, IDS_NONE }
+#define OPT_BOOL(s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h), 0, 0, 0, NULL, IDS_NONE }
+#define OPT_BIT(s, l, v, b, h) { OPTION_BIT, (s), (l), (v), NULL, (h), (b), 0, 0, NULL, IDS_NONE }
+#define OPT_SET_INT(s, l, v, i, h) { OPTION_SET_INT, (s), (l), (v), NULL, (h), (i), 0, 0, NULL, IDS_NONE }
+#define OPT_STRING(s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE }
+#define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE }
+#define OPT_INTEGER(s, l, v, a, lo, hi, h) { OPTION_INTEGER, (s), (l), (v), (a), (h), 0, (lo), (hi), NULL, IDS_NONE }
+#define OPT_SECONDS(s, l, v, a, h) { OPTION_SECONDS, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE }
+/* A string that is one of the database's ids (see enum option_ids). */
+#define OPT_ID(s, l, v, a, k, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL, (k) }
+#define OPT_CHOICE(s, l, v, a, c, h) { OPTION_CHOICE, (s), (l), (v), (a), (h), 0, 0, 0, (c), IDS_NONE }
 
 /* What `revline help NAME` says of a command, with its table's options. */
 struct command_help {
@@ -85,6 +96,14 @@ void parse_options_help(const struct option *options, const struct command_help 
  */
 typedef void (*parse_options_hook)(void *arg, const struct option *options, const struct command_help *help);
 void parse_options_on_help(parse_options_hook hook, void *arg);
+
+/*
+ * Which of the database's ids the command's first argument is, by its
+ * name where a line of the usage puts it first after the command's name:
+ * FINDING_ID, SIGNAL_ID, or FIX_ID (a fix revline applied, as `revline
+ * undo [FIX_ID]`; an option's value says its kind in its table instead).
+ */
+enum option_ids parse_options_argument_ids(const struct command_help *help);
 
 /* Every positional after the first `allowed` is an error, named in one line; false then. */
 bool parse_options_at_most(int count, char **argv, int allowed, const struct command_help *help);

@@ -375,7 +375,7 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 
 static int run(struct check_args *a, struct repo *repo, struct target *target)
 {
-	struct report_options ro = { a->show_unverified, a->show_suppressed, false, NULL, NULL };
+	struct report_options ro = { a->show_unverified, a->show_suppressed, false, NULL, NULL, NULL, NULL };
 	struct fixdetect *fixes = NULL;
 	struct llm_config llm = { 0 };
 	struct config *config = NULL;
@@ -419,6 +419,8 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 			cli_error("fix detection: %s", error_message());
 		ro.fixes = fixes;
 	}
+	ro.store = store;
+	ro.workdir = repo->workdir;
 	error = write_format(out, c, repo, target, a, &ro);
 	rc = output_close(out, a->output, tmp, error == 0) < 0 ? 3 : fail_status(c, a, &ro);
 	/* The answer is out; fix detection goes on without holding it. */

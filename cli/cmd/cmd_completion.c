@@ -6,6 +6,7 @@
  */
 #include "array.h"
 #include "commands.h"
+#include "complete_ids.h"
 #include "severity.h"
 #include "status.h"
 #include "cli.h"
@@ -20,19 +21,22 @@ const struct command_help completion_help = {
 	"revline completion (bash | zsh | fish)",
 	"print the shell's completion script",
 	"Prints a completion script for the shell, made from the commands' option\n"
-	"tables: commands, options, their values, rule ids (from 'revline rules')\n"
-	"and git refs where an argument takes one. Load it in the shell's startup\n"
-	"file, e.g. for bash: eval \"$(revline completion bash)\"; zsh: put\n"
-	"'revline completion zsh' in a file _revline on $fpath; fish: revline\n"
-	"completion fish > ~/.config/fish/completions/revline.fish. 'cmake\n"
-	"--install' installs all three in the usual places.\n",
+	"tables: commands, options, their values, rule ids (from 'revline rules'),\n"
+	"git refs, and the ids of this repository's findings, signals and fixes\n"
+	"(from its database; zsh and fish show what each is) where an argument\n"
+	"takes one. Load it in the shell's startup file, e.g. for bash: eval\n"
+	"\"$(revline completion bash)\"; zsh: put 'revline completion zsh' in a\n"
+	"file _revline on $fpath; fish: revline completion fish >\n"
+	"~/.config/fish/completions/revline.fish. 'cmake --install' installs all\n"
+	"three in the usual places.\n",
 };
 
-/* One command's name, summary and options ("" for the terminal UI). */
+/* One command's name, summary, options ("" for the terminal UI) and the ids its argument is. */
 struct comp_command {
 	const char *name;
 	const char *summary;
 	const struct option *options;
+	enum option_ids argument;
 };
 
 struct comp_table {
@@ -43,7 +47,7 @@ struct comp_table {
 };
 
 /* The command line words that name what a value is. */
-enum value_kind { VALUE_NONE, VALUE_WORDS, VALUE_RULE, VALUE_REF, VALUE_DIR, VALUE_FILE, VALUE_ANY };
+enum value_kind { VALUE_NONE, VALUE_WORDS, VALUE_RULE, VALUE_REF, VALUE_DIR, VALUE_FILE, VALUE_IDS, VALUE_ANY };
 
 /* --fail-on SEVERITY takes a severity's name or none. */
 static const char *const severities[] = {
@@ -66,6 +70,8 @@ static enum value_kind value_kind(const struct option *o)
 		return VALUE_NONE;
 	if (choices_of(o))
 		return VALUE_WORDS;
+	if (o->ids != IDS_NONE)
+		return VALUE_IDS;
 	if (!strcmp(o->long_name, "rule"))
 		return VALUE_RULE;
 	if (!strcmp(o->argh, "REF"))
@@ -96,7 +102,8 @@ static void collect(void *arg, const struct option *options, const struct comman
 	}
 	memcpy(copy, options, n * sizeof(*copy));
 	memcpy(copy + n, parse_options_common, ncommon * sizeof(*copy));
-	t->commands[t->count++] = (struct comp_command){ t->collecting, help->summary, copy };
+	t->commands[t->count++] =
+		(struct comp_command){ t->collecting, help->summary, copy, parse_options_argument_ids(help) };
 }
 
 static void table_free(struct comp_table *t)
@@ -128,9 +135,9 @@ static int table_load(struct comp_table *t)
 	return t->error;
 }
 
-/* What completes a value of each kind, in each shell. */
+/* What completes a value of each kind, in each shell; ids: a format of the kind's --list word. */
 struct shell_values {
-	const char *rule, *ref, *dir, *file, *any;
+	const char *rule, *ref, *dir, *file, *any, *ids;
 };
 
 /* --- bash --------------------------------------------------------------- */
@@ -143,6 +150,10 @@ static const char bash_head[] =
 	"_revline_refs() {\n"
 	"\tgit for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null |\n"
 	"\t\tgrep -E '^[A-Za-z0-9._/@+-]+$'\n"
+	"}\n"
+	"# The ids of this repository's findings, signals, fixes or applied fixes, newest first.\n"
+	"_revline_ids() {\n"
+	"\trevline completion --list \"$1\" 2>/dev/null | cut -f1\n"
 	"}\n"
 	"_revline() {\n"
 	"\tlocal words=(\"${COMP_WORDS[@]}\") cword=$COMP_CWORD\n"
@@ -166,6 +177,7 @@ static const struct shell_values bash_values = {
 	"COMPREPLY=($(compgen -d -- \"$cur\"))",
 	"COMPREPLY=($(compgen -f -- \"$cur\"))",
 	"COMPREPLY=()",
+	"COMPREPLY=($(compgen -W \"$(_revline_ids %s)\" -- \"$cur\"))",
 };
 
 static const char *kind_text(const struct shell_values *v, enum value_kind kind)
@@ -177,6 +189,23 @@ static const char *kind_text(const struct shell_values *v, enum value_kind kind)
 	case VALUE_FILE: return v->file;
 	default: return v->any;
 	}
+}
+
+/* What completes ids of this kind (the format filled with its --list word). */
+static void ids_print(const struct shell_values *v, enum option_ids ids)
+{
+	printf(v->ids, complete_ids_name(ids));
+}
+
+/* What completes the option's value (not for VALUE_WORDS). */
+static void value_print(const struct shell_values *v, const struct option *o)
+{
+	enum value_kind kind = value_kind(o);
+
+	if (kind == VALUE_IDS)
+		ids_print(v, o->ids);
+	else
+		fputs(kind_text(v, kind), stdout);
 }
 
 /* The words a command takes as its first argument (NULL: none of its own). */
@@ -258,7 +287,9 @@ static void bash_value_cases(const struct comp_table *t)
 			if (o->short_name)
 				printf(" | \"%s -%c\"", t->commands[i].name, o->short_name);
 			if (kind != VALUE_WORDS) {
-				printf(")\n\t\t%s\n\t\treturn ;;\n", kind_text(&bash_values, kind));
+				printf(")\n\t\t");
+				value_print(&bash_values, o);
+				printf("\n\t\treturn ;;\n");
 				continue;
 			}
 			printf(")\n\t\tCOMPREPLY=($(compgen -W \"");
@@ -291,6 +322,8 @@ static void bash_command_cases(const struct comp_table *t)
 			printf(" %s", first_words(c));
 		if (takes_target(c))
 			printf(" $([[ $cur == -* ]] || _revline_refs)");
+		if (c->argument != IDS_NONE)
+			printf(" $([[ $cur == -* ]] || _revline_ids %s)", complete_ids_name(c->argument));
 		printf("\" -- \"$cur\"))\n\t\t[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null\n\t\t;;\n");
 	}
 	printf("\tesac\n}\ncomplete -F _revline revline git-revline\n");
@@ -318,9 +351,18 @@ static const char zsh_head[] =
 	"\tlocal -a refs\n"
 	"\trefs=(${(f)\"$(git for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null)\"})\n"
 	"\t_describe -t refs 'ref' refs\n"
+	"}\n"
+	"# The ids of this repository's findings, signals, fixes or applied fixes, with what each is.\n"
+	"_revline_ids() {\n"
+	"\tlocal -a ids\n"
+	"\tids=(${(f)\"$(revline completion --list $1 2>/dev/null)\"})\n"
+	"\tids=(\"${(@)ids/$'\\t'/:}\")\n"
+	"\t_describe -t $1 $1 ids\n"
 	"}\n";
 
-static const struct shell_values zsh_values = { "_revline_rules", "_revline_refs", "_files -/", "_files", " " };
+static const struct shell_values zsh_values = {
+	"_revline_rules", "_revline_refs", "_files -/", "_files", " ", "_revline_ids %s",
+};
 
 /* Text inside a single-quoted _arguments spec: no quote, no bracket, no unescaped colon. */
 static void zsh_text(const char *s)
@@ -358,7 +400,7 @@ static void zsh_spec(const struct option *o, bool short_form)
 				printf("%s%s", k ? " " : "", choices_of(o)[k]);
 			putchar(')');
 		} else {
-			fputs(kind_text(&zsh_values, kind), stdout);
+			value_print(&zsh_values, o);
 		}
 	}
 	putchar('\'');
@@ -402,6 +444,8 @@ static void zsh_print(const struct comp_table *t)
 			printf(" \\\n\t\t'1: :(%s)'", first_words(&t->commands[i]));
 		else if (takes_target(&t->commands[i]))
 			printf(" \\\n\t\t'*: :_revline_refs'");
+		else if (t->commands[i].argument != IDS_NONE)
+			printf(" \\\n\t\t'1: :_revline_ids %s'", complete_ids_name(t->commands[i].argument));
 		printf(" ;;\n");
 	}
 	printf("\t\t*) _arguments");
@@ -422,11 +466,15 @@ static const char fish_head[] =
 	"function __revline_refs\n"
 	"\tgit for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null\n"
 	"end\n"
+	"# The ids of this repository's findings, signals, fixes or applied fixes, with what each is.\n"
+	"function __revline_ids\n"
+	"\trevline completion --list $argv[1] 2>/dev/null\n"
+	"end\n"
 	"complete -c revline -f\n";
 
 static const struct shell_values fish_values = {
 	"-x -a '(__revline_rules)'", "-x -a '(__revline_refs)'", "-x -a '(__fish_complete_directories)'",
-	"-r -F", "-x",
+	"-r -F", "-x", "-x -k -a '(__revline_ids %s)'",
 };
 
 /* A single-quoted fish string. */
@@ -464,7 +512,8 @@ static void fish_option(const struct comp_command *c, const struct option *o)
 			printf("%s%s", k ? " " : "", choices_of(o)[k]);
 		putchar('\'');
 	} else if (kind != VALUE_NONE) {
-		printf(" %s", kind_text(&fish_values, kind));
+		putchar(' ');
+		value_print(&fish_values, o);
 	}
 	printf(" -d ");
 	fish_quoted(o->help);
@@ -495,6 +544,10 @@ static void fish_print(const struct comp_table *t)
 			fish_condition(c);
 			printf(" -a '%s'\n", first_words(c));
 		}
+		if (c->argument != IDS_NONE) {
+			fish_condition(c);
+			printf(" -k -a '(__revline_ids %s)'\n", complete_ids_name(c->argument));
+		}
 	}
 	printf("complete -c revline -n '__fish_seen_subcommand_from help' -a 'keys' -d 'the keys of the terminal UI'\n");
 }
@@ -503,6 +556,20 @@ static void fish_print(const struct comp_table *t)
 
 static const char *const shells[] = { "bash", "zsh", "fish", NULL };
 
+/*
+ * The scripts' own call, not in the help (as git's --git-completion-helper):
+ * `revline completion --list KIND` prints the ids of KIND, or nothing.
+ */
+static int list_ids(int argc, char **argv)
+{
+	enum option_ids ids;
+
+	if (argc == 3 && complete_ids_parse(&ids, argv[2]))
+		complete_ids_print(stdout, ids);
+	fflush(stdout);
+	return 0;
+}
+
 int cmd_completion(int argc, char **argv)
 {
 	static void (*const print[])(const struct comp_table *) = { bash_print, zsh_print, fish_print };
@@ -510,6 +577,8 @@ int cmd_completion(int argc, char **argv)
 	int shell = -1, n;
 	const struct option options[] = { OPT_END() };
 
+	if (argc >= 2 && !strcmp(argv[1], "--list"))
+		return list_ids(argc, argv);
 	if ((n = parse_options(argc, argv, options, &completion_help)) < 0)
 		return parse_options_exit(n);
 	if (!parse_options_at_most(n, argv, 1, &completion_help))

@@ -83,7 +83,7 @@ static int parse_args(struct feedback_args *a, int argc, char **argv)
 			"the finding is right: keep reporting problems like it"),
 		OPT_BIT(0, "reject", &a->marks, MARK(FEEDBACK_REJECT), "the finding is not worth acting on (still shown)"),
 		OPT_STRING(0, "note", &a->note, "TEXT", "why, in a few words (the rule's prompt shows it)"),
-		OPT_STRING(0, "fix", &a->fix, "FIX_ID", "feedback on a detected fix instead of a finding"),
+		OPT_ID(0, "fix", &a->fix, "FIX_ID", IDS_DETECTED_FIX, "feedback on a detected fix instead of a finding"),
 		OPT_BIT(0, "correct", &a->marks, MARK(FEEDBACK_FIX_CORRECT), "the fix was detected rightly"),
 		OPT_BIT(0, "incorrect", &a->marks, MARK(FEEDBACK_FIX_INCORRECT), "the fix was detected wrongly"),
 		OPT_END(),

@@ -40,7 +40,7 @@ const struct command_help fix_help = {
 static int parse_args(struct fix_args *a, int argc, char **argv)
 {
 	const struct option options[] = {
-		OPT_STRING(0, "finding", &a->finding, "FINDING_ID", "fix a finding of a check instead of a signal"),
+		OPT_ID(0, "finding", &a->finding, "FINDING_ID", IDS_FINDING, "fix a finding of a check instead of a signal"),
 		OPT_BOOL(0, "apply", &a->apply, "write the fix to the file (asks first on a terminal)"),
 		OPT_BOOL('y', "yes", &a->yes, "with --apply: do not ask"),
 		OPT_JSON(&a->json),

@@ -12,6 +12,7 @@
  * written once, at the end, from the same check.
  */
 struct fixdetect;
+struct store;
 
 struct report_options {
 	bool show_unverified;   /* list unverified findings too */
@@ -19,6 +20,9 @@ struct report_options {
 	bool color;             /* ANSI colours in text (a terminal, and no NO_COLOR) */
 	const struct fixdetect *fixes;  /* fix detection, when it was waited for */
 	const char *again;              /* prompt: how to review again (NULL: run `revline check`) */
+	/* Where a finding's proposed fix is looked up (rdjsonl's suggestions); NULL: nowhere. */
+	struct store *store;
+	const char *workdir;
 };
 
 /* A rule that just settled, with its findings (text). */
@@ -37,7 +41,11 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 		 const struct report_options *options);
 int report_markdown(FILE *out, const struct check *check, const struct repo *repo,
 		    const struct target *target, const struct report_options *options);
-/* reviewdog's Diagnostic JSON lines (rdjsonl), a finding a line. */
+/*
+ * reviewdog's Diagnostic JSON lines (rdjsonl), a finding a line; with a
+ * suggestion where the finding has a fix proposed that still fits the file
+ * (fix_suggestion_find).
+ */
 int report_rdjsonl(FILE *out, const struct check *check, const struct report_options *options);
 /* For each finding, a self-contained instruction for a coding agent. */
 int report_prompt(FILE *out, const struct check *check, const struct report_options *options);

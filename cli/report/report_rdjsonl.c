@@ -4,6 +4,8 @@
  * -f=rdjsonl -reporter=github-pr-review` comments on a pull request.
  */
 #include "report.h"
+#include "fix.h"
+#include "status.h"
 #include "utf8.h"
 
 #include <jansson.h>
@@ -44,14 +46,42 @@ static json_t *location_of(const struct finding *f)
 			 "range", "start", "line", first, "end", "line", last);
 }
 
-static json_t *diagnostic_of(const struct finding *f)
+/*
+ * The finding's proposed fix as reviewdog's suggestion: whole lines (no
+ * columns: the end line is included) and what replaces them; none when
+ * the finding has no fix proposed that still fits the file.
+ */
+static int suggestions_add(json_t *d, const struct finding *f, const struct report_options *o)
+{
+	struct fix_suggestion s;
+	json_t *list;
+
+	if (!o->store || !o->workdir || !finding_shown_id(f))
+		return 0;
+	/* A suggestion is an extra: one that cannot be looked up is left out, the finding is not. */
+	if (fix_suggestion_find(&s, o->store, o->workdir, finding_shown_id(f)) < 0) {
+		error_clear();
+		return 0;
+	}
+	list = json_pack("[{s:{s:{s:i}, s:{s:i}}, s:o}]", "range", "start", "line", s.first, "end", "line", s.last,
+			 "text", utf8_jsonn(s.text.ptr ? s.text.ptr : "", s.text.len));
+	fix_suggestion_release(&s);
+	return list && json_object_set_new(d, "suggestions", list) == 0 ? 0 : -1;
+}
+
+static json_t *diagnostic_of(const struct finding *f, const struct report_options *o)
 {
 	const char *rule = f->nfrom ? f->from_rules[0] : f->rule_id;
+	json_t *d = json_pack("{s:o, s:o, s:s, s:{s:s, s:s}, s:{s:o}}", "message", message_of(f),
+			      "location", location_of(f), "severity", rd_severity(f->severity),
+			      "source", "name", "revline", "url", "https://github.com/revline/revline",
+			      "code", "value", utf8_json(rule ? rule : ""));
 
-	return json_pack("{s:o, s:o, s:s, s:{s:s, s:s}, s:{s:o}}", "message", message_of(f),
-			 "location", location_of(f), "severity", rd_severity(f->severity),
-			 "source", "name", "revline", "url", "https://github.com/revline/revline",
-			 "code", "value", utf8_json(rule ? rule : ""));
+	if (d && suggestions_add(d, f, o) < 0) {
+		json_decref(d);
+		return NULL;
+	}
+	return d;
 }
 
 int report_rdjsonl(FILE *out, const struct check *check, const struct report_options *o)
@@ -65,7 +95,7 @@ int report_rdjsonl(FILE *out, const struct check *check, const struct report_opt
 
 		if (!report_shows(&rep->findings[i], o))
 			continue;
-		if (!(d = diagnostic_of(&rep->findings[i])))
+		if (!(d = diagnostic_of(&rep->findings[i], o)))
 			return -1;
 		rc = json_dumpf(d, out, JSON_COMPACT) == 0 && fputc('\n', out) != EOF ? 0 : -1;
 		json_decref(d);

@@ -81,6 +81,12 @@ int history_fixes(struct history_fix **out, size_t *count, struct store *store,
 	return store_history_fixes(out, count, store, repo, rule_id);
 }
 
+int history_findings(struct history_finding **out, size_t *count, struct store *store,
+		     const char *repo, size_t limit)
+{
+	return store_history_findings(out, count, store, repo, limit);
+}
+
 int history_fix_lookup(struct history_fix **out, struct store *store, int64_t fix_id)
 {
 	return store_history_fix(out, store, fix_id);

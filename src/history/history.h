@@ -55,6 +55,10 @@ int history_checks(struct history_check **out, size_t *count, struct store *stor
 int history_fixes(struct history_fix **out, size_t *count, struct store *store,
 		  const char *repo, const char *rule_id);
 
+/* The newest limit findings of the repository's checks (0: all), newest first (see store_history_findings). */
+int history_findings(struct history_finding **out, size_t *count, struct store *store,
+		     const char *repo, size_t limit);
+
 /* A check's violations: the most severe first, then by rule id. */
 int history_violations(struct history_violation **out, size_t *count, struct store *store,
 		       int64_t check_id);

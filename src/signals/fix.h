@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ask.h"
+#include "buf.h"
 #include "llm.h"
 #include "sched.h"
 
@@ -140,6 +141,22 @@ struct fix_summary {
 	enum fix_recheck recheck;
 };
 int fix_latest(struct fix_summary *out, struct store *store, int64_t signal_id, int64_t finding_id);
+
+/*
+ * What a finding's proposed fix would change, for a report's suggestion
+ * (fix_suggest.c): lines first..last of the file become text (the last
+ * line's end left off; "" when the fix deletes them). Found when the
+ * latest fix asked for the finding, or for the same finding in an earlier
+ * check (its fingerprint), is proposed, and the file in workdir is still
+ * byte for byte as it was when the fix was asked for; RL_ENOTFOUND (no
+ * message) otherwise.
+ */
+struct fix_suggestion {
+	int first, last;
+	struct buf text;
+};
+int fix_suggestion_find(struct fix_suggestion *out, struct store *store, const char *workdir, int64_t finding_id);
+void fix_suggestion_release(struct fix_suggestion *suggestion);
 
 /*
  * Undo a stored, applied fix of the repository at workdir (fix_id 0: the

@@ -529,6 +529,42 @@ int store_fix_latest(struct fix_summary *out, bool *pending, struct store *store
 	return error;
 }
 
+/* The finding's latest fix, or its fingerprint's: the same finding in another check. */
+static const char proposal_sql[] =
+	"SELECT f.status, f.first_line, f.last_line, f.file, f.byte_offset, f.before, f.after, f.file_id, "
+	"f.file_id_after FROM signal_fixes f JOIN repos r ON r.id = f.repo_id JOIN findings o ON "
+	"o.id = f.finding_id JOIN findings c ON c.id = :id WHERE r.path = :repo AND (o.id = c.id OR "
+	"o.fingerprint = c.fingerprint) ORDER BY f.id DESC LIMIT 1";
+
+int store_fix_proposal(struct patch_undo *out, int *first, int *last, struct store *store, const char *repo,
+		       int64_t id)
+{
+	sqlite3_stmt *stmt = NULL;
+	const unsigned char *status;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	*first = *last = 0;
+	if ((error = prepare_repo(&stmt, &rc, store, proposal_sql, repo)) < 0)
+		goto done;
+	store_bind_int(&rc, stmt, ":id", id);
+	if (rc != SQLITE_OK || (rc = sqlite3_step(stmt)) != SQLITE_ROW) {
+		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+		goto done;
+	}
+	status = sqlite3_column_text(stmt, 0);
+	if (!status || strcmp((const char *)status, "proposed") || sqlite3_column_type(stmt, 6) == SQLITE_NULL) {
+		error = RL_ENOTFOUND;
+		goto done;
+	}
+	*first = sqlite3_column_int(stmt, 1);
+	*last = sqlite3_column_int(stmt, 2);
+	error = undo_of_row(out, stmt, 3);
+done:
+	sqlite3_finalize(stmt);
+	return error;
+}
+
 int store_fix_finding(struct finding *out, struct store *store, const char *repo, int64_t id)
 {
 	sqlite3_stmt *stmt = NULL;

@@ -84,6 +84,18 @@ int store_fix_latest(struct fix_summary *out, bool *pending, struct store *store
 		     int64_t finding_id);
 
 /*
+ * The latest fix asked for finding id, or for a finding of an earlier check
+ * with its fingerprint (the same finding found again), when that fix is
+ * proposed (not applied, rejected, undone or failed): its lines and its
+ * record (file, offset, the bytes it replaces and the proposed ones, the
+ * file's id when it was asked for; id_after empty). RL_ENOTFOUND (no
+ * message) when there is none such; the record is freed with
+ * patch_undo_release.
+ */
+int store_fix_proposal(struct patch_undo *out, int *first, int *last, struct store *store, const char *repo,
+		       int64_t id);
+
+/*
  * A finding of the repository's checks, what a fix needs of it: id, file,
  * line, end_line, rule_id, severity, title, issue, suggestion (the other
  * fields are left empty); RL_ENOTFOUND (no message) when it has none such.

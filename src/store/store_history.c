@@ -339,6 +339,57 @@ int store_history_fixes(struct history_fix **out, size_t *count, struct store *s
 	return error;
 }
 
+void history_findings_free(struct history_finding *findings, size_t count)
+{
+	size_t i;
+
+	for (i = 0; findings && i < count; i++) {
+		free(findings[i].rule_id);
+		free(findings[i].file);
+		free(findings[i].severity);
+		free(findings[i].title);
+	}
+	free(findings);
+}
+
+/* A report's merged finding (reduced) has no rule of its own: it shows the rule's finding it came from. */
+static const char findings_sql[] =
+	"SELECT f.id, f.rule_id, f.file, f.line, f.severity, f.title FROM findings f "
+	"JOIN checks c ON c.id = f.check_id JOIN repos p ON p.id = c.repo_id "
+	"WHERE p.path = :repo AND f.reduced = 0 ORDER BY f.id DESC LIMIT :limit";
+
+static int finding_read(void *item, sqlite3_stmt *stmt)
+{
+	struct history_finding *f = item;
+
+	f->id = sqlite3_column_int64(stmt, 0);
+	f->line = sqlite3_column_int(stmt, 3);
+	if (!column_dup(&f->rule_id, stmt, 1) || !column_dup(&f->file, stmt, 2) ||
+	    !column_dup(&f->severity, stmt, 4) || !column_dup(&f->title, stmt, 5))
+		return error_nomem();
+	return 0;
+}
+
+int store_history_findings(struct history_finding **out, size_t *count, struct store *store,
+			   const char *repo, size_t limit)
+{
+	sqlite3_stmt *stmt = NULL;
+	int error, rc = SQLITE_OK;
+
+	*out = NULL;
+	*count = 0;
+	if ((error = store_prepare(store, &stmt, findings_sql)) < 0)
+		return error;
+	store_bind_text(&rc, stmt, ":repo", repo);
+	store_bind_int(&rc, stmt, ":limit", limit ? (int64_t)limit : -1);
+	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, finding_read)) < 0) {
+		history_findings_free(*out, *count);
+		*out = NULL;
+		*count = 0;
+	}
+	return error;
+}
+
 int store_history_fix(struct history_fix **out, struct store *store, int64_t fix_id)
 {
 	struct history_fix *fix = NULL;

@@ -75,6 +75,16 @@ struct history_violation {
 	enum history_fix_feedback fix_feedback;
 };
 
+/* A rule's own finding, what a list of findings to choose from shows (the id `revline feedback` takes). */
+struct history_finding {
+	int64_t id;
+	char *rule_id;
+	char *file;                     /* may be NULL */
+	int line;
+	char *severity;
+	char *title;                    /* may be NULL */
+};
+
 enum history_bucket { BUCKET_5MIN, BUCKET_1H, BUCKET_24H, BUCKET_MORE, BUCKET_COUNT };
 enum history_fix_type { FIX_CODE_CHANGE, FIX_THREADLINE_CHANGED, FIX_THREADLINE_DELETED,
 			FIX_TYPE_COUNT };
@@ -114,6 +124,7 @@ struct history_stats {
 void history_checks_free(struct history_check *checks, size_t count);
 void history_fixes_free(struct history_fix *fixes, size_t count);
 void history_violations_free(struct history_violation *violations, size_t count);
+void history_findings_free(struct history_finding *findings, size_t count);
 
 /* A rule's figures in stats, added (zero) when new; NULL when memory ran out. */
 struct history_rule_stats *history_rule_entry(struct history_stats *stats, const char *rule_id);
@@ -131,6 +142,13 @@ int store_history_checks(struct history_check **out, size_t *count, struct store
 /* The repository's fixes, newest first; only rule_id's when it is not NULL. */
 int store_history_fixes(struct history_fix **out, size_t *count, struct store *store,
 			const char *repo, const char *rule_id);
+
+/*
+ * The newest limit findings of the repository's checks (0: all), newest
+ * first: the rules' own (a report's merged finding shows one of them).
+ */
+int store_history_findings(struct history_finding **out, size_t *count, struct store *store,
+			   const char *repo, size_t limit);
 
 /* One fix by its id; RL_ENOTFOUND when there is none. */
 int store_history_fix(struct history_fix **out, struct store *store, int64_t fix_id);

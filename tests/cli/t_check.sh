@@ -57,6 +57,7 @@ genuine=$(finding app.py 2 critical "Shell injection" "return subprocess.call(cm
 invented=$(finding app.py 4 major "Invented" "os.system(user_input)")
 cat >"$TMP/script.json" <<EOF
 {"rules": [
+ {"match": "Problem found in review (rule slow", "answer": {"fixed_code": "def run(cmd):\\n    return subprocess.call(cmd)\\n", "explanation": "No shell."}},
  {"match": "Rule fast:", "latency_ms": 200, "answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
  {"match": "Rule slow:", "latency_ms": 2500, "answer": {"status": "attention", "reasoning": "r", "findings": [$genuine, $(finding app.py 4 minor "No check of cmd" "def run(cmd):")]}},
  {"match": "Rule invented:", "latency_ms": 100, "answer": {"status": "attention", "reasoning": "r", "findings": [$invented]}},
@@ -370,6 +371,44 @@ REVLINE_PROVIDER=anthropic ANTHROPIC_API_KEY=sk-SECRET-TEST-12345 run check --ru
 fakellm_requests >"$TMP/requests"
 json 'assert d["rules"][0]["status"] == "compliant", d["rules"]' && tail -1 "$TMP/requests" | grep -q '"/v1/messages"' &&
 	pass "anthropic provider" || fail "anthropic: $(head -c 300 "$TMP/out")"
+
+# rdjsonl's suggestion: the shell injection's fix asked for and proposed (not
+# applied), the next check's diagnostic suggests it (the same finding, by its
+# fingerprint): the fix's lines, and what replaces them; none once the file
+# changed since.
+run check --rules "$rules" --rule slow --format json --fail-on none
+injection=$(json 'print([f["id"] for f in d["findings"] if f["line"] == 5][0])')
+run fix --finding "$injection"
+expect_status 0 "a fix proposed for the shell injection (shown, not applied)"
+run check --rules "$rules" --rule slow --rule invented --format rdjsonl --fail-on none
+expect_status 0 "rdjsonl after the proposal"
+python3 - "$TMP/out" "$REVLINE_SOURCE_DIR/tests/fixtures/reviewdog-diagnostic.json" "$REVLINE_DB" <<'PY' &&
+import json, sqlite3, sys, jsonschema
+schema = json.load(open(sys.argv[2]))
+ds = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+for d in ds:
+    jsonschema.validate(d, schema)
+first, last, after, status = sqlite3.connect(sys.argv[3]).execute(
+    "SELECT first_line, last_line, after, status FROM signal_fixes ORDER BY id DESC LIMIT 1").fetchone()
+assert status == "proposed", status
+by_line = {d["location"]["range"]["start"]["line"]: d for d in ds}
+assert "suggestions" not in by_line[4], by_line[4]
+s = by_line[5]["suggestions"]
+assert len(s) == 1 and s[0]["range"] == {"start": {"line": first}, "end": {"line": last}}, s
+assert s[0]["text"] == after.decode().removesuffix("\n") and "shell=True" not in s[0]["text"], s
+assert "return subprocess.call(cmd)" in s[0]["text"], s
+PY
+	pass "rdjsonl: the proposed fix as the diagnostic's suggestion, valid against reviewdog's schema" ||
+	fail "rdjsonl suggestion: $(cat "$TMP/out")"
+cp app.py "$TMP/app.kept"
+printf '# touched\n' >>app.py
+run check --rules "$rules" --rule slow --format rdjsonl --fail-on none
+if [ "$(wc -l <"$TMP/out")" -ge 1 ] && ! grep -q '"suggestions"' "$TMP/out"; then
+	pass "the file changed since the fix was asked for: no suggestion"
+else
+	fail "suggestion on a changed file: $(cat "$TMP/out")"
+fi
+cp "$TMP/app.kept" app.py
 
 # The key is never written anywhere.
 run check --rules "$rules" --rule slow --format json

@@ -1,7 +1,11 @@
 # Shell completions made from the option tables: they parse in each shell
 # that is installed, and bash completes commands, options, their values,
-# rule ids and refs as a user types them.
+# rule ids, refs, and the ids of the repository's findings, signals and
+# fixes (from its database, after a check against the fake LLM) as a user
+# types them; fish shows what each id is.
 . "$(dirname "$0")/lib.sh"
+. "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
+trap 'fakellm_stop; cleanup_tmp' EXIT
 
 for shell in bash zsh fish; do
 	run completion "$shell"
@@ -91,4 +95,111 @@ expect_completion keys "help takes keys" revline help ""
 expect_completion detect-fixes "help takes command names" revline help det
 expect_completion install "hook takes install" revline hook ins
 expect_completion --pre-commit "hook's options" revline hook install --pre-c
+
+# --- the database's ids ----------------------------------------------------------
+# No database yet: nothing, status 0, and no database made.
+fake_llm_env
+(cd "$repo" && "$REVLINE" completion --list findings >"$TMP/out" 2>"$TMP/err") && status=0 || status=$?
+[ "$status" -eq 0 ] && [ ! -s "$TMP/out" ] && [ ! -s "$TMP/err" ] && [ ! -e "$REVLINE_DB" ] &&
+	pass "no database: --list prints nothing, exits 0, makes none" ||
+	fail "no database: status $status, out '$(cat "$TMP/out")', err '$(cat "$TMP/err")', db $(ls "$REVLINE_DB" 2>&1)"
+(cd "$TMP" && "$REVLINE" completion --list findings >"$TMP/out" 2>"$TMP/err") && status=0 || status=$?
+[ "$status" -eq 0 ] && [ ! -s "$TMP/out" ] && [ ! -s "$TMP/err" ] && pass "outside a repository: nothing, 0" ||
+	fail "outside a repository: status $status, '$(cat "$TMP/out" "$TMP/err")'"
+
+# A check whose finding's title carries a tab, a newline and an escape
+# sequence (the model's text); a flake8 signal; the finding's fix applied.
+python3 - "$TMP/script.json" <<'PY'
+import json, sys
+finding = {"file": "util.py", "line": 4, "severity": "minor", "title": "Debug\tprint\nleft \u001b[31min",
+           "issue": "print(item) in a loop", "suggestion": "Remove it",
+           "verification": {"code_examined": "print(item)"}}
+rules = [
+    {"match": "Rule dbg:", "answer": {"status": "attention", "reasoning": "r", "findings": [finding]}},
+    {"match": "Problem found in review (rule dbg",
+     "answer": {"fixed_code": "count = 0\nfor item in items:\n    count += item\nreturn count\n",
+                "explanation": "Removed the debug print."}},
+    {"match": "synthesizing", "answer": {"summary": "s", "overallSeverity": "minor-issues", "findings": []}},
+    {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
+]
+json.dump({"rules": rules}, open(sys.argv[1], "w"))
+PY
+fakellm_start "$TMP/script.json"
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+ids=$(new_repo ids)
+printf -- '---\nid: dbg\npatterns: ["**/*.py"]\n---\n# No debug prints\n\nNo print() left in.\n' >"$TMP/dbg.md"
+mkdir -p "$TMP/dbgrules" && mv "$TMP/dbg.md" "$TMP/dbgrules/"
+printf 'def total(items):\n    count = 0\n    for item in items:\n        count += item\n    return count\n' >"$ids/util.py"
+git -C "$ids" add -A && git -C "$ids" commit -q -m base
+printf 'def total(items):\n    count = 0\n    for item in items:\n        print(item)\n        count += item\n    return count\n' >"$ids/util.py"
+cd "$ids"
+run check --rules "$TMP/dbgrules" --rule dbg --format json --fail-on none --no-fix-detection
+expect_status 0 "a check with a finding"
+finding=$(python3 -c "import json; print(json.load(open('$TMP/out'))['findings'][0]['id'])")
+printf 'util.py:4:9: T201 print found\n' >"$TMP/flake8.txt"
+run signals --import "$TMP/flake8.txt" --tool flake8
+expect_status 0 "a signal imported"
+signal=$(python3 -c "import sqlite3; print(sqlite3.connect('$REVLINE_DB').execute('SELECT max(id) FROM signals').fetchone()[0])")
+cd "$TMP"
+repo=$ids
+
+run_in_repo() {
+	(cd "$ids" && "$REVLINE" "$@" >"$TMP/out" 2>"$TMP/err") && status=0 || status=$?
+}
+run_in_repo completion --list findings
+expect_status 0 "--list findings"
+grep -q "^$finding	minor dbg util.py:4 Debug print left  \\[31min$" "$TMP/out" &&
+	pass "--list findings: the id, a tab, severity, rule, place and title" || fail "--list findings: $(cat -A "$TMP/out")"
+[ "$(tr -cd '\000-\010\013-\037\177' <"$TMP/out" | wc -c)" -eq 0 ] &&
+	[ "$(awk -F '\t' 'NF != 2' "$TMP/out" | wc -l)" -eq 0 ] &&
+	pass "the title's tab, newline and escape are not written (one tab a line)" || fail "control bytes: $(cat -A "$TMP/out")"
+run_in_repo completion --list signals
+grep -q "^$signal	flake8 T201 util.py:4 print found" "$TMP/out" && pass "--list signals" || fail "--list signals: $(cat "$TMP/out")"
+run_in_repo completion --list nonsense
+[ "$status" -eq 0 ] && [ ! -s "$TMP/out" ] && [ ! -s "$TMP/err" ] && pass "an unknown kind: nothing, 0" ||
+	fail "unknown kind: $status $(cat "$TMP/out" "$TMP/err")"
+
+expect_completion "$finding" "feedback's FINDING_ID completes to the finding's id" revline feedback ""
+expect_completion "$finding" "fix --finding takes the finding's id" revline fix --finding ""
+expect_completion "$finding" "fix --finding=ID (split at =)" revline fix --finding = ""
+expect_completion "$signal" "fix's SIGNAL_ID completes to the signal's id" revline fix ""
+complete_line revline undo "" | grep -qE '^[0-9]+$' && fail "undo before any fix: $(complete_line revline undo "")" ||
+	pass "nothing to undo: undo offers no id"
+
+run_in_repo fix --finding "$finding" --apply --yes
+expect_status 0 "the finding's fix applied"
+applied=$(python3 -c "import sqlite3; print(sqlite3.connect('$REVLINE_DB').execute(\"SELECT id FROM signal_fixes WHERE status = 'applied'\").fetchone()[0])")
+expect_completion "$applied" "undo's FIX_ID completes to the applied fix" revline undo ""
+run_in_repo completion --list applied
+grep -q "^$applied	util.py:" "$TMP/out" && pass "--list applied: the fix's file and lines" || fail "--list applied: $(cat "$TMP/out")"
+
+# A detected fix: the rule deleted before the next check (found without the LLM).
+rm "$TMP/dbgrules/dbg.md"
+printf -- '---\nid: keep\n---\n# Keep\n\nKeep it tidy.\n' >"$TMP/dbgrules/keep.md"
+run_in_repo check --rules "$TMP/dbgrules" --wait-fix-detection --fail-on none
+expect_status 0 "a second check, the rule gone"
+detected=$(python3 -c "import sqlite3; print(sqlite3.connect('$REVLINE_DB').execute('SELECT max(id) FROM violation_fixes').fetchone()[0])")
+expect_completion "$detected" "feedback --fix takes the detected fix's id" revline feedback --fix ""
+run_in_repo completion --list fixes
+grep -q "^$detected	dbg THREADLINE_DELETED " "$TMP/out" && pass "--list fixes: the rule and how it was fixed" ||
+	fail "--list fixes: $(cat "$TMP/out")"
+
+# fish shows what each id is.
+if command -v fish >/dev/null; then
+	got=$(cd "$ids" && PATH="$bindir:$PATH" fish --no-config -c "source $TMP/completion.fish; complete -C 'revline feedback '" 2>&1)
+	printf '%s\n' "$got" | grep -q "^$finding	minor dbg util.py:4 Debug print" &&
+		pass "fish completes feedback's id with its description" || fail "fish: $got"
+fi
+# zsh: what _revline_ids hands _describe (its menu shows "ID -- description").
+if command -v zsh >/dev/null; then
+	cat >"$TMP/describe.zsh" <<'EOF'
+compdef() { :; }
+source "$1"
+_describe() { print -rl -- "${(@P)${@[-1]}}"; }
+_revline_ids findings
+EOF
+	got=$(cd "$ids" && PATH="$bindir:$PATH" zsh -f "$TMP/describe.zsh" "$TMP/completion.zsh" 2>&1)
+	printf '%s\n' "$got" | grep -q "^$finding:minor dbg util.py:4 Debug print" &&
+		pass "zsh describes feedback's id" || fail "zsh: $got"
+fi
 finish
