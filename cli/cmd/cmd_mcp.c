@@ -12,14 +12,16 @@ const struct command_help mcp_help = {
 	"mcp",
 	"revline mcp [-C DIR] [--rules DIR] [--no-builtin]",
 	"serve coding agents over the Model Context Protocol (stdio)",
-	"Runs an MCP server on stdin and stdout (JSON-RPC 2.0, a message a line;\n"
-	"protocol revisions 2025-11-25, 2025-06-18 and 2025-03-26) for Claude Code,\n"
-	"Codex, Cursor and other agents, in the repository of the directory it is\n"
-	"started in (or of -C DIR). Its tools: review (the change, as 'revline check'; a progress\n"
-	"notification as each rule settles), findings, signals, propose_fix,\n"
-	"apply_fix, undo_fix and mark_finding. Settings, rules, the cache and the\n"
-	"database are the same as the other commands'. Logs go to stderr. See the\n"
-	"README's 'Coding agents' for each agent's configuration.\n",
+	"Runs an MCP server on stdin and stdout (JSON-RPC 2.0, a message a line)\n"
+	"for Claude Code, Codex, Cursor and other agents, in the repository of the\n"
+	"directory it is started in (or of -C DIR). It speaks the protocol revision\n"
+	"2026-07-28 (stateless: the revision in each request) and, for clients that\n"
+	"open with initialize, 2025-11-25, 2025-06-18 and 2025-03-26. Its tools:\n"
+	"review (the change, as 'revline check'; a progress notification as each\n"
+	"rule settles), findings, signals, propose_fix, apply_fix, undo_fix and\n"
+	"mark_finding. Settings, rules, the cache and the database are the same as\n"
+	"the other commands'. Logs go to stderr. See the README's 'Coding agents'\n"
+	"for each agent's configuration.\n",
 };
 
 /* --rules DIR where it was typed, before -C DIR moves away from there. */

@@ -16,7 +16,15 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const mcp_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", NULL };
+const char *const mcp_versions[] = { "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", NULL };
+/* The modern revisions: stateless, each request says its version in _meta; the rest open with initialize. */
+#define MCP_MODERN "2026-07-28"
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPABILITIES "io.modelcontextprotocol/clientCapabilities"
+#define META_SERVER "io.modelcontextprotocol/serverInfo"
+#define MCP_UNSUPPORTED_VERSION (-32022)
+/* How long a client may keep tools/list and server/discover: the tools change only with revline. */
+#define MCP_LIST_TTL_MS 3600000
 
 /* Messages waiting while a tool call runs; more are refused. */
 #define MCP_QUEUE_MAX 256
@@ -30,7 +38,43 @@ static const char instructions[] =
 
 bool mcp_since(const struct mcp_server *server, const char *version)
 {
-	return server->version && strcmp(server->version, version) >= 0;
+	return server->current && strcmp(server->current, version) >= 0;
+}
+
+const char *mcp_version_known(const char *version)
+{
+	size_t i;
+
+	for (i = 0; version && mcp_versions[i]; i++)
+		if (!strcmp(version, mcp_versions[i]))
+			return mcp_versions[i];
+	return NULL;
+}
+
+static bool modern(const char *version)
+{
+	return version && strcmp(version, MCP_MODERN) >= 0;
+}
+
+static json_t *server_info(const struct mcp_server *server)
+{
+	json_t *info = json_pack("{s:s, s:s}", "name", "revline", "version", REVLINE_VERSION);
+
+	if (info && mcp_since(server, "2025-06-18"))
+		json_object_set_new(info, "title", json_string("revline code review"));
+	return info;
+}
+
+/* A result in the request's revision: a modern one says its type and who answered. */
+static json_t *result_for(struct mcp_server *server, const struct mcp_call *call, json_t *result)
+{
+	if (!result)
+		result = json_object();
+	if (result && modern(call->version)) {
+		json_object_set_new(result, "resultType", json_string("complete"));
+		json_object_set_new(result, "_meta", json_pack("{s:o}", META_SERVER, server_info(server)));
+	}
+	return mcp_response(call->id, result);
 }
 
 void mcp_send(struct mcp_server *server, json_t *message)
@@ -104,7 +148,7 @@ static void queue_push(struct mcp_server *server, json_t *message, struct mcp_ba
 		return;
 	mcp_message_decode(&m, message);
 	if (server->nqueue >= MCP_QUEUE_MAX || ARRAY_GROW(server->queue, server->queue_alloc, server->nqueue + 1) < 0) {
-		struct mcp_call call = { m.id, NULL, batch, 0 };
+		struct mcp_call call = { m.id, NULL, batch, 0, NULL };
 
 		if (m.kind == MCP_REQUEST)
 			mcp_answer(server, &call, mcp_error(m.id, MCP_INTERNAL_ERROR,
@@ -140,7 +184,8 @@ static void batch_take(struct mcp_server *server, json_t *array)
 	struct mcp_batch *batch;
 	size_t i;
 
-	if (!json_array_size(array) || !server->version || mcp_since(server, "2025-06-18")) {
+	/* Only 2025-03-26 has batches: later revisions took them out. */
+	if (!json_array_size(array) || !server->version || strcmp(server->version, "2025-06-18") >= 0) {
 		queue_push(server, mcp_error(NULL, MCP_INVALID_REQUEST, json_array_size(array) ?
 					     "JSON-RPC batches are not part of this protocol revision: send one message a line" :
 					     "an empty batch"), NULL, true);
@@ -220,22 +265,47 @@ static const char *version_choose(json_t *params)
 	size_t i;
 
 	for (i = 0; asked && mcp_versions[i]; i++)
-		if (!strcmp(asked, mcp_versions[i]))
+		if (!strcmp(asked, mcp_versions[i]) && !modern(mcp_versions[i]))
 			return mcp_versions[i];
-	/* Not one revline speaks: the newest it does; the client decides whether it goes on. */
-	return mcp_versions[0];
+	/* Not a revision with initialize: the newest that has it; the client decides whether it goes on. */
+	for (i = 0; modern(mcp_versions[i]); i++)
+		;
+	return mcp_versions[i];
 }
 
 static json_t *initialize(struct mcp_server *server, json_t *params)
 {
-	json_t *info;
-
-	server->version = version_choose(params);
-	info = json_pack("{s:s, s:s}", "name", "revline", "version", REVLINE_VERSION);
-	if (mcp_since(server, "2025-06-18"))
-		json_object_set_new(info, "title", json_string("revline code review"));
+	server->version = server->current = version_choose(params);
 	return json_pack("{s:s, s:{s:{s:b}}, s:o, s:s}", "protocolVersion", server->version, "capabilities",
-			 "tools", "listChanged", 0, "serverInfo", info, "instructions", instructions);
+			 "tools", "listChanged", 0, "serverInfo", server_info(server), "instructions", instructions);
+}
+
+static json_t *versions_json(void)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; mcp_versions[i]; i++)
+		json_array_append_new(list, json_string(mcp_versions[i]));
+	return list;
+}
+
+/* server/discover (modern): what revline speaks, does and is. */
+static json_t *discover(void)
+{
+	return json_pack("{s:o, s:{s:{}}, s:s, s:i, s:s}", "supportedVersions", versions_json(), "capabilities",
+			 "tools", "instructions", instructions, "ttlMs", MCP_LIST_TTL_MS, "cacheScope", "public");
+}
+
+static json_t *tools_list(struct mcp_server *server, const struct mcp_call *call)
+{
+	json_t *list = mcp_tools_list(server);
+
+	if (list && modern(call->version)) {
+		json_object_set_new(list, "ttlMs", json_integer(MCP_LIST_TTL_MS));
+		json_object_set_new(list, "cacheScope", json_string("public"));
+	}
+	return list;
 }
 
 static json_t *progress_token(json_t *params)
@@ -270,14 +340,57 @@ static void tools_call(struct mcp_server *server, struct mcp_call *call, json_t 
 		json_incref(job->call.progress_token);
 		server->job = job;
 	} else {
-		mcp_answer(server, call, mcp_response(call->id, out));
+		mcp_answer(server, call, result_for(server, call, out));
 	}
+}
+
+/* The methods every revision has, once the request's revision is known. */
+static void serve(struct mcp_server *server, struct mcp_call *call, const struct mcp_message *m)
+{
+	server->current = call->version;
+	if (!strcmp(m->method, "tools/list"))
+		return mcp_answer(server, call, result_for(server, call, tools_list(server, call)));
+	if (!strcmp(m->method, "tools/call"))
+		return tools_call(server, call, m->params);
+	mcp_answer(server, call, mcp_error(m->id, MCP_METHOD_NOT_FOUND, "no such method (revline serves tools)"));
+}
+
+/*
+ * A modern request (2026-07-28): its revision and the client's capabilities
+ * in _meta, no session. A revision revline does not speak is refused with
+ * the ones it does, so that the client can choose.
+ */
+static void modern_request(struct mcp_server *server, struct mcp_call *call, const struct mcp_message *m,
+			   json_t *version)
+{
+	json_t *meta = json_object_get(m->params, "_meta"), *error;
+	const char *asked = json_string_value(version);
+
+	if (!asked || !json_is_object(json_object_get(meta, META_CAPABILITIES)))
+		return mcp_answer(server, call, mcp_error(m->id, MCP_INVALID_PARAMS, "_meta needs \"" META_VERSION
+							  "\" (a string) and \"" META_CAPABILITIES "\" (an object)"));
+	if (!modern(asked) || !mcp_version_known(asked)) {
+		error = mcp_error(m->id, MCP_UNSUPPORTED_VERSION, "Unsupported protocol version");
+		json_object_set_new(json_object_get(error, "error"), "data", json_pack("{s:o, s:s}", "supported",
+						versions_json(), "requested", asked));
+		return mcp_answer(server, call, error);
+	}
+	call->version = mcp_version_known(asked);
+	if (!strcmp(m->method, "server/discover")) {
+		server->current = call->version;
+		return mcp_answer(server, call, result_for(server, call, discover()));
+	}
+	serve(server, call, m);
 }
 
 static void request(struct mcp_server *server, const struct mcp_message *m, struct mcp_batch *batch)
 {
-	struct mcp_call call = { m->id, NULL, batch, 0 };
+	json_t *version = json_object_get(json_object_get(m->params, "_meta"), META_VERSION);
+	struct mcp_call call = { m->id, NULL, batch, 0, server->version };
 
+	if (version)
+		return modern_request(server, &call, m, version);
+	server->current = server->version;
 	if (!strcmp(m->method, "ping"))
 		return mcp_answer(server, &call, mcp_response(m->id, NULL));
 	if (!strcmp(m->method, "initialize")) {
@@ -287,12 +400,10 @@ static void request(struct mcp_server *server, const struct mcp_message *m, stru
 	}
 	if (!server->version)
 		return mcp_answer(server, &call, mcp_error(m->id, MCP_INVALID_REQUEST,
-							   "not initialized: the first request must be initialize"));
-	if (!strcmp(m->method, "tools/list"))
-		return mcp_answer(server, &call, mcp_response(m->id, mcp_tools_list(server)));
-	if (!strcmp(m->method, "tools/call"))
-		return tools_call(server, &call, m->params);
-	mcp_answer(server, &call, mcp_error(m->id, MCP_METHOD_NOT_FOUND, "no such method (revline serves tools)"));
+							   "not initialized: send initialize first, or give the "
+							   "protocol version in _meta (" META_VERSION ", "
+							   MCP_MODERN ")"));
+	serve(server, &call, m);
 }
 
 /* notifications/cancelled: the running call stops (its results so far are kept), a waiting one goes. */
@@ -341,7 +452,7 @@ static bool handle(struct mcp_server *server, const struct mcp_item *item)
 	case MCP_RESPONSE:
 		return true;    /* revline sends no requests: nothing waits for one */
 	case MCP_INVALID:
-		call = (struct mcp_call){ m.id, NULL, item->batch, 0 };
+		call = (struct mcp_call){ m.id, NULL, item->batch, 0, NULL };
 		mcp_answer(server, &call, mcp_error(m.id, MCP_INVALID_REQUEST, m.invalid));
 		return true;
 	case MCP_REQUEST:
@@ -391,7 +502,8 @@ static void job_end(struct mcp_server *server)
 		if (job->call.batch)
 			batch_settle(server, job->call.batch);
 	} else {
-		mcp_answer(server, &job->call, mcp_response(job->call.id, job->ops->result(server, job->ctx)));
+		server->current = job->call.version;
+		mcp_answer(server, &job->call, result_for(server, &job->call, job->ops->result(server, job->ctx)));
 	}
 	job->ops->free(job->ctx);
 	json_decref(job->call.id);

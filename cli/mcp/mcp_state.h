@@ -35,6 +35,7 @@ struct mcp_call {
 	json_t *progress_token;         /* params._meta.progressToken, or NULL */
 	struct mcp_batch *batch;
 	double progress;                /* the last progress sent (it only grows) */
+	const char *version;            /* the revision it speaks: its _meta's (modern), or the session's */
 };
 
 /*
@@ -69,7 +70,8 @@ struct mcp_server {
 	struct poll_member input;
 	struct mcp_reader reader;
 	bool eof, gone;                 /* stdin closed; stdout closed (the client left) */
-	const char *version;            /* the negotiated protocol revision; NULL before initialize */
+	const char *version;            /* the revision initialize chose (legacy); NULL before */
+	const char *current;            /* the revision of the request being answered */
 	struct mcp_item *queue;
 	size_t nqueue, queue_alloc;
 	struct mcp_job *job;            /* the tool call running, or NULL */
@@ -84,7 +86,9 @@ struct mcp_server {
 
 /* --- mcp_server.c ---------------------------------------------------------- */
 
-/* Whether the negotiated revision is at least this one ("2025-06-18"). */
+/* The list's entry for a revision revline speaks, or NULL. */
+const char *mcp_version_known(const char *version);
+/* Whether the revision of the request being answered is at least this one ("2025-06-18"). */
 bool mcp_since(const struct mcp_server *server, const char *version);
 /* Send a message (stolen); marks the client gone when it cannot be written. */
 void mcp_send(struct mcp_server *server, json_t *message);

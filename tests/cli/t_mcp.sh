@@ -96,10 +96,12 @@ class Client:
                 return m, notes
             notes.append(m)
 
-    def call(self, id, name, args=None, token=None, timeout=30):
+    def call(self, id, name, args=None, token=None, timeout=30, meta=None):
         params = {"name": name, "arguments": args or {}}
+        if meta is not None:
+            params["_meta"] = dict(meta)
         if token is not None:
-            params["_meta"] = {"progressToken": token}
+            params.setdefault("_meta", {})["progressToken"] = token
         self.send({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
         return self.until(id, timeout)
 
@@ -125,7 +127,56 @@ def text(result):
     return "".join(c.get("text", "") for c in result["result"]["content"])
 
 
-# --- the current revision ------------------------------------------------------
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": {"name": "t_mcp", "version": "1"}}
+
+# --- the current revision, 2026-07-28: no handshake, the revision in each request --
+c = Client()
+c.send({"jsonrpc": "2.0", "id": "d", "method": "server/discover", "params": {"_meta": MODERN}})
+r, _ = c.until("d")
+res = r.get("result", {})
+check(res.get("resultType") == "complete" and res.get("supportedVersions", [None])[0] == "2026-07-28" and
+      "2025-03-26" in res["supportedVersions"] and "tools" in res.get("capabilities", {}) and
+      res.get("ttlMs", -1) >= 0 and res.get("cacheScope") == "public" and res.get("instructions") and
+      res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "revline",
+      "server/discover: the revisions, capabilities, instructions, cache hints and serverInfo: %s" % r)
+c.send({"jsonrpc": "2.0", "id": "l", "method": "tools/list", "params": {"_meta": MODERN}})
+r, _ = c.until("l")
+res = r.get("result", {})
+check(res.get("resultType") == "complete" and res.get("cacheScope") == "public" and res.get("ttlMs", -1) >= 0 and
+      [t["name"] for t in res["tools"]] == ["review", "findings", "signals", "propose_fix", "apply_fix",
+                                            "undo_fix", "mark_finding"],
+      "tools/list without initialize, in a fixed order, with cache hints")
+r, notes = c.call("rv", "review", {"rules": ["injection"]}, token=7, meta=MODERN)
+res = r.get("result", {})
+check(res.get("resultType") == "complete" and not res.get("isError") and
+      any(n.get("method") == "notifications/progress" and n["params"]["progressToken"] == 7 for n in notes) and
+      res.get("structuredContent", {}).get("findings"),
+      "a modern review: progress, then a complete result with structured findings")
+r, _ = c.call("bad", "review", {"target": 42}, meta=MODERN)
+check(r.get("result", {}).get("isError") and 'argument "target"' in text(r), "a wrong argument is a tool error")
+old = dict(MODERN, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})
+c.send({"jsonrpc": "2.0", "id": "v", "method": "tools/list", "params": {"_meta": old}})
+r, _ = c.until("v")
+err = r.get("error", {})
+check(err.get("code") == -32022 and err["data"]["requested"] == "2099-01-01" and
+      err["data"]["supported"][0] == "2026-07-28", "an unknown revision: -32022 with the supported ones: %s" % r)
+c.send({"jsonrpc": "2.0", "id": "c", "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}})
+r, _ = c.until("c")
+check(r.get("error", {}).get("code") == -32602 and "clientCapabilities" in r["error"]["message"],
+      "without the client's capabilities: -32602")
+c.send({"jsonrpc": "2.0", "id": "p", "method": "ping", "params": {"_meta": MODERN}})
+r, _ = c.until("p")
+check(r.get("error", {}).get("code") == -32601, "2026-07-28 has no ping")
+c.send({"jsonrpc": "2.0", "id": "n", "method": "tools/list"})
+r, _ = c.until("n")
+check(r.get("error", {}).get("code") == -32600 and "initialize" in r["error"]["message"],
+      "a request with neither _meta nor initialize is refused, saying both ways")
+check(c.close() == 0, "the modern session ends with its input")
+
+# --- a legacy client: 2025-11-25, opened with initialize ---------------------------
 c = Client()
 c.send({"jsonrpc": "2.0", "id": "early", "method": "tools/list"})
 r, _ = c.until("early")
