@@ -225,9 +225,9 @@ int store_mark_interrupted(struct store *store, size_t *count)
 	int error;
 
 	*count = 0;
-	mtx_lock(&store->lock);
+	store_lock(store);
 	error = running_any(store, &any);
-	mtx_unlock(&store->lock);
+	store_unlock(store);
 	if (error || !any)
 		return error;
 	if ((error = tx_begin(store)) < 0)
@@ -308,9 +308,9 @@ int store_version(struct store *store)
 {
 	int version = 0, error;
 
-	mtx_lock(&store->lock);
+	store_lock(store);
 	error = read_version(store, &version);
-	mtx_unlock(&store->lock);
+	store_unlock(store);
 	return error < 0 ? error : version;
 }
 

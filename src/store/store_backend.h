@@ -19,30 +19,37 @@
  * What is still one dialect's, for the next backend (PostgreSQL) to give
  * its own counterpart of:
  *
- * - the schema and its migrations (store_schema.c, per backend: SQLite's
- *   INTEGER PRIMARY KEY / AUTOINCREMENT, BLOB, REAL, json_type() CHECKs,
- *   the sqlite_sequence bookkeeping and the rebuilt table of version 2);
- *   the version is kept by schema_version_get/set (PRAGMA user_version);
- * - the migration's surroundings: foreign keys off while migrating and a
- *   foreign key check after each step (SQLite); an advisory lock would go
- *   in migrate_begin/migrate_end;
+ * - the schema and its migrations (store_schema.c, one section per
+ *   backend: SQLite's INTEGER PRIMARY KEY / AUTOINCREMENT, BLOB, REAL,
+ *   json_type() CHECKs, the sqlite_sequence bookkeeping and the table
+ *   rebuilt in version 2); the version is kept by schema_version_get/set
+ *   (SQLite: PRAGMA user_version);
+ * - what surrounds a migration: SQLite turns foreign keys off meanwhile
+ *   and checks them after each step (migrate_begin/end/check); two clients
+ *   migrating at once would take an advisory lock there;
  * - full-text retrieval of feedback examples: FTS5's MATCH and bm25()
- *   (store_dialect.feedback_match in store_schema.c), and which failure
- *   means the query was refused (step_refused);
- * - the write transaction's start (BEGIN IMMEDIATE) and what a busy
- *   database waits (busy timeout, WAL), in this file's backend;
- * - the change counters behind store_history_version (PRAGMA
- *   data_version, sqlite3_total_changes): data_version;
- * - a few SQL functions that have no common spelling and stay in queries:
- *   json_extract() (feedback's copy of a finding's code, a fix's first
- *   file) and json_group_array() (a violation's files in history);
- * - parameters are :name in the SQL; a backend that numbers them ($1)
- *   maps the names when it prepares, and may need their types where the
- *   SQL leaves them open (":id = 0", ":repo IS NULL").
+ *   (store_dialect.feedback_match, kept in step by triggers in the
+ *   schema), and which failure means the query was refused (step_refused:
+ *   SQLite's SQLITE_ERROR as the statement runs);
+ * - the write transaction's start (SQLite: BEGIN IMMEDIATE), what a busy
+ *   database waits (busy timeout, WAL: setup) and the advice an error
+ *   gives (this file's backend);
+ * - the counters behind store_history_version (SQLite: PRAGMA
+ *   data_version and sqlite3_total_changes): data_version;
+ * - parameters are :name in the SQL: a backend that numbers them ($1)
+ *   maps the names when it prepares, and may need to give their types
+ *   where the SQL leaves them open (":id = 0", ":repo IS NULL", LIMIT);
+ * - a statement may be prepared and stepped while another one's rows are
+ *   being read (a violation's files, store_violations.c): a backend that
+ *   streams rows must fetch each result whole first;
+ * - identifiers a dialect reserves are quoted ("window" of signal_fixes).
  *
- * Portable already: INSERT ... ON CONFLICT DO NOTHING / DO UPDATE, RETURNING
- * id, CASE instead of boolean results, coalesce(x, '') <> 'y' instead of
- * IS NOT, times as unix milliseconds in integers, no LIMIT -1.
+ * Portable already: INSERT ... ON CONFLICT DO UPDATE instead of INSERT OR
+ * REPLACE, RETURNING id instead of the last rowid, CASE instead of boolean
+ * results and sums of booleans, coalesce(x, '') <> 'y' instead of IS NOT,
+ * JSON read in C instead of json_extract() and json_group_array(), a
+ * largest LIMIT instead of LIMIT -1, times as unix milliseconds in
+ * integers.
  */
 
 struct store_dialect;

@@ -12,6 +12,7 @@
 #include "finding.h"
 #include "status.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,17 +57,31 @@ static void subject_release(struct subject *s)
 	free(s->code);
 }
 
+/* The code a finding's evidence (JSON text) examined; NULL when it names none. */
+static int evidence_code(char **out, const char *evidence)
+{
+	json_t *root = evidence ? json_loads(evidence, 0, NULL) : NULL;
+	json_t *code = json_object_get(root, "code_examined");
+	int error = 0;
+
+	*out = NULL;
+	if (json_is_string(code) && !(*out = strdup(json_string_value(code))))
+		error = error_nomem();
+	json_decref(root);
+	return error;
+}
+
 static int subject_read(struct subject *s, struct store *store, int64_t finding_id)
 {
-	char **fields[] = { &s->rule_id, &s->fingerprint, &s->file, &s->title, &s->issue, &s->code };
+	char **fields[] = { &s->rule_id, &s->fingerprint, &s->file, &s->title, &s->issue };
 	struct store_stmt *stmt = NULL;
 	size_t i;
 	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT c.repo_id, f.rule_id, f.fingerprint, f.file, f.title, f.issue, "
-				   "json_extract(f.evidence, '$.code_examined') FROM findings f "
-				   "JOIN checks c ON c.id = f.check_id WHERE f.id = :id")) < 0)
+				   "f.evidence FROM findings f JOIN checks c ON c.id = f.check_id "
+				   "WHERE f.id = :id")) < 0)
 		return error;
 	store_bind_int(stmt, ":id", finding_id);
 	rc = store_step(stmt);
@@ -83,6 +98,8 @@ static int subject_read(struct subject *s, struct store *store, int64_t finding_
 	s->repo_id = store_column_int64(stmt, 0);
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && !error; i++)
 		error = store_column_dup(fields[i], stmt, (int)i + 1);
+	if (!error)
+		error = evidence_code(&s->code, store_column_text(stmt, 6));
 done:
 	store_finalize(stmt);
 	return error;
@@ -149,32 +166,76 @@ int store_feedback_on_finding(int64_t *id, struct store *store, int64_t finding_
 	return error;
 }
 
-/* The fix's rule and its first file; one statement, so an unknown id changes nothing. */
-static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum feedback_kind kind,
-		      const char *note)
+/* What feedback on a fix copies of it: its repository, rule and first file. */
+struct fix_subject {
+	int64_t repo_id;
+	char *rule_id, *file;
+};
+
+/* The first string of a JSON array text; NULL when there is none. */
+static int first_string(char **out, const char *json)
+{
+	json_t *root = json ? json_loads(json, 0, NULL) : NULL;
+	json_t *first = json_array_get(root, 0);
+	int error = 0;
+
+	*out = NULL;
+	if (json_is_string(first) && !(*out = strdup(json_string_value(first))))
+		error = error_nomem();
+	json_decref(root);
+	return error;
+}
+
+static int fix_subject_read(struct fix_subject *s, struct store *store, int64_t fix_id)
 {
 	struct store_stmt *stmt = NULL;
 	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
-				   "INSERT INTO feedback (fix_id, repo_id, kind, note, rule_id, file, "
-				   "created_at) SELECT v.id, c.repo_id, :kind, :note, v.threadline_id, "
-				   "json_extract(v.file_references, '$[0]'), :now FROM violation_fixes v "
-				   "JOIN checks c ON c.id = v.fix_check_id WHERE v.id = :id RETURNING id")) < 0)
+				   "SELECT c.repo_id, v.threadline_id, v.file_references FROM violation_fixes v "
+				   "JOIN checks c ON c.id = v.fix_check_id WHERE v.id = :id")) < 0)
 		return error;
 	store_bind_int(stmt, ":id", fix_id);
-	store_bind_text(stmt, ":kind", feedback_kind_name(kind));
-	store_bind_text(stmt, ":note", note);
-	store_bind_int(stmt, ":now", clock_wall_ms());
-	rc = store_step(stmt);
-	if (rc == STORE_ROW)
-		*id = store_column_int64(stmt, 0);
-	else if (rc == STORE_DONE)
+	if ((rc = store_step(stmt)) == STORE_ROW) {
+		s->repo_id = store_column_int64(stmt, 0);
+		if (!(error = store_column_dup(&s->rule_id, stmt, 1)))
+			error = first_string(&s->file, store_column_text(stmt, 2));
+	} else if (rc == STORE_DONE) {
 		error = error_set(RL_ENOTFOUND, "no fix %lld in %s (fix ids are in the output of "
 				  "'revline fixes')", (long long)fix_id, store_path(store));
-	else
+	} else {
 		error = rc;
+	}
 	store_finalize(stmt);
+	return error;
+}
+
+/* The fix's rule and its first file, read and written in the caller's transaction. */
+static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum feedback_kind kind,
+		      const char *note)
+{
+	struct fix_subject s = { 0, NULL, NULL };
+	struct store_stmt *stmt = NULL;
+	int error;
+
+	if ((error = fix_subject_read(&s, store, fix_id)) < 0 ||
+	    (error = store_prepare(store, &stmt,
+				   "INSERT INTO feedback (fix_id, repo_id, kind, note, rule_id, file, "
+				   "created_at) VALUES (:fix, :repo, :kind, :note, :rule, :file, :now) "
+				   "RETURNING id")) < 0)
+		goto done;
+	store_bind_int(stmt, ":fix", fix_id);
+	store_bind_int(stmt, ":repo", s.repo_id);
+	store_bind_text(stmt, ":kind", feedback_kind_name(kind));
+	store_bind_text(stmt, ":note", note);
+	store_bind_text(stmt, ":rule", s.rule_id);
+	store_bind_text(stmt, ":file", s.file);
+	store_bind_int(stmt, ":now", clock_wall_ms());
+	error = store_step_id(stmt, id);
+done:
+	store_finalize(stmt);
+	free(s.rule_id);
+	free(s.file);
 	return error;
 }
 

@@ -44,7 +44,7 @@ int store_fix_add(int64_t *id, struct store *store, const char *repo, const stru
 	if ((error = store_repo_id(store, &repo_id, repo, NULL)) < 0 || (error = store_begin(store)) < 0)
 		return error;
 	if ((error = store_prepare(store, &stmt, "INSERT INTO signal_fixes (repo_id, signal_id, finding_id, tool, "
-				   "code, message, file, first_line, last_line, window, status, file_id, byte_offset, "
+				   "code, message, file, first_line, last_line, \"window\", status, file_id, byte_offset, "
 				   "before, model, created_at) VALUES (:repo, :signal, :finding, :tool, :code, "
 				   ":message, :file, :first, :last, :window, 'asking', :file_id, :offset, :before, "
 				   ":model, :now) RETURNING id")) < 0)

@@ -271,16 +271,15 @@ static int files_read(struct strings *files, const char *text)
 }
 
 /*
- * The files of one or two JSON array columns (col2 < 0: one), each once,
- * as a list its owner frees (also when reading failed half-way).
+ * The files of a JSON array column, each once, as a list its owner frees
+ * (also when reading failed half-way).
  */
-static int files_take(char ***files, size_t *count, struct store_stmt *stmt, int col, int col2)
+static int files_take(char ***files, size_t *count, struct store_stmt *stmt, int col)
 {
 	struct strings list = STRINGS_INIT;
 	int error;
 
-	if (!(error = files_read(&list, store_column_text(stmt, col))) && col2 >= 0)
-		error = files_read(&list, store_column_text(stmt, col2));
+	error = files_read(&list, store_column_text(stmt, col));
 	*files = list.items;
 	*count = list.count;
 	return error;
@@ -311,7 +310,7 @@ static int fix_read(void *item, struct store_stmt *stmt)
 	    !column_dup(&f->fix_type, stmt, 7) || !column_dup(&f->explanation, stmt, 8) ||
 	    !column_dup(&f->method, stmt, 9))
 		return error_nomem();
-	return files_take(&f->files, &f->nfiles, stmt, 6, -1);
+	return files_take(&f->files, &f->nfiles, stmt, 6);
 }
 
 int store_history_fixes(struct history_fix **out, size_t *count, struct store *store,
@@ -367,15 +366,14 @@ done:
 }
 
 /*
- * A check's violations with their findings' files and the latest fix
- * found for each (fix detection may have been run again on a check).
+ * A check's violations with their result's files and the latest fix found
+ * for each (fix detection may have been run again on a check); their
+ * findings' files are added after (violations_files).
  */
 static const char violations_sql[] =
 	"SELECT r.id, t.id, t.threadline_id, t.threadline_file_path, t.severity, r.reasoning, "
 	"(SELECT count(*) FROM findings f WHERE f.check_threadline_id = t.id AND f.reduced = 0), "
-	"r.file_references, (SELECT json_group_array(file) FROM (SELECT DISTINCT f.file FROM "
-	"findings f WHERE f.check_threadline_id = t.id AND f.file IS NOT NULL ORDER BY f.file)), "
-	"x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
+	"r.file_references, x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
 	"LEFT JOIN violation_fixes x ON x.id = (SELECT max(y.id) FROM violation_fixes y "
 	"WHERE y.violation_threadline_id = t.id) "
 	"WHERE t.check_id = :check AND " VIOLATION " ORDER BY CASE t.severity "
@@ -388,13 +386,46 @@ static int violation_read(void *item, struct store_stmt *stmt)
 	v->id = store_column_int64(stmt, 0);
 	v->threadline_row = store_column_int64(stmt, 1);
 	v->findings = (long)store_column_int64(stmt, 6);
-	v->fix_id = store_column_int64(stmt, 9);
-	v->fix_feedback = feedback_read(stmt, 11);
+	v->fix_id = store_column_int64(stmt, 8);
+	v->fix_feedback = feedback_read(stmt, 10);
 	if (!column_dup(&v->rule_id, stmt, 2) || !column_dup(&v->rule_file, stmt, 3) ||
 	    !column_dup(&v->severity, stmt, 4) || !column_dup(&v->reasoning, stmt, 5) ||
-	    !column_dup(&v->fix_type, stmt, 10))
+	    !column_dup(&v->fix_type, stmt, 9))
 		return error_nomem();
-	return files_take(&v->files, &v->nfiles, stmt, 7, 8);
+	return files_take(&v->files, &v->nfiles, stmt, 7);
+}
+
+/* A violation's findings' files, in order, added to its own, each once. */
+static int finding_files(struct history_violation *v, struct store_stmt *stmt)
+{
+	struct strings files = { v->files, v->nfiles, v->nfiles };
+	const char *file;
+	int error = 0, rc;
+
+	store_bind_int(stmt, ":row", v->threadline_row);
+	while (!error && (rc = store_step(stmt)) == STORE_ROW)
+		error = (file = store_column_text(stmt, 0)) ? strings_add_unique(&files, file) : error_nomem();
+	if (!error && rc < 0)
+		error = rc;
+	store_reset(stmt);
+	v->files = files.items;
+	v->nfiles = files.count;
+	return error;
+}
+
+static int violations_files(struct history_violation *list, size_t count, struct store *store)
+{
+	struct store_stmt *stmt = NULL;
+	size_t i;
+	int error;
+
+	if ((error = store_prepare(store, &stmt, "SELECT DISTINCT file FROM findings WHERE "
+				   "check_threadline_id = :row AND file IS NOT NULL ORDER BY file")) < 0)
+		return error;
+	for (i = 0; i < count && !error; i++)
+		error = finding_files(&list[i], stmt);
+	store_finalize(stmt);
+	return error;
 }
 
 int store_history_violations(struct history_violation **out, size_t *count, struct store *store,
@@ -408,7 +439,8 @@ int store_history_violations(struct history_violation **out, size_t *count, stru
 	if ((error = store_prepare(store, &stmt, violations_sql)) < 0)
 		return error;
 	store_bind_int(stmt, ":check", check_id);
-	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, violation_read)) < 0) {
+	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, violation_read)) < 0 ||
+	    (error = violations_files(*out, *count, store)) < 0) {
 		history_violations_free(*out, *count);
 		*out = NULL;
 		*count = 0;

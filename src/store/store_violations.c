@@ -298,7 +298,7 @@ static int files_json(char **out, const struct fix_record *fix)
 static int fix_insert(int64_t *id, struct store *store, const struct fix_record *fix, const char *files)
 {
 	struct store_stmt *stmt = NULL;
-	int error, rc;
+	int error;
 
 	if ((error = store_prepare(store, &stmt,
 				   "INSERT INTO violation_fixes (violation_check_id, fix_check_id, "
@@ -323,11 +323,7 @@ static int fix_insert(int64_t *id, struct store *store, const struct fix_record 
 	store_bind_int(stmt, ":seconds", fix->seconds);
 	store_bind_text(stmt, ":method", fix->method);
 	store_bind_int(stmt, ":now", clock_wall_ms());
-	rc = store_step(stmt);
-	if (rc == STORE_ROW)
-		*id = store_column_int64(stmt, 0);
-	else
-		error = rc;
+	error = store_step_id(stmt, id);
 	store_finalize(stmt);
 	return error;
 }
@@ -370,7 +366,7 @@ done:
 int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id, int64_t previous_id)
 {
 	struct store_stmt *stmt = NULL;
-	int error, rc;
+	int error;
 
 	*run_id = 0;
 	if ((error = store_begin(store)) < 0)
@@ -385,11 +381,7 @@ int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id
 		store_bind_int(stmt, ":previous", previous_id);
 	store_bind_int(stmt, ":now", clock_wall_ms());
 	store_bind_int(stmt, ":pid", (int64_t)getpid());
-	rc = store_step(stmt);
-	if (rc == STORE_ROW)
-		*run_id = store_column_int64(stmt, 0);
-	else
-		error = rc;
+	error = store_step_id(stmt, run_id);
 done:
 	store_finalize(stmt);
 	if ((error = store_end(store, error)) < 0)
