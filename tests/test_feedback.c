@@ -9,6 +9,7 @@
 #include "status.h"
 #include "store.h"
 #include "store_sql.h"
+#include "store_backend.h"
 #include "store_feedback.h"
 
 #include <sqlite3.h>

@@ -5,6 +5,7 @@
 #include "status.h"
 #include "store.h"
 #include "store_sql.h"
+#include "store_backend.h"
 
 #include <fcntl.h>
 #include <signal.h>

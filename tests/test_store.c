@@ -9,6 +9,7 @@
 #include "status.h"
 #include "store.h"
 #include "store_sql.h"
+#include "store_backend.h"
 #include "usage.h"
 
 #include <jansson.h>
@@ -311,6 +312,8 @@ static void test_schema_created(void **state)
 	store_close(store);
 }
 
+#define SCHEMA_SQL "SELECT group_concat(sql, ';') FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%'"
+
 static void test_reopen_is_idempotent(void **state)
 {
 	char *path = path_in("revline.db"), *schema, *again;
@@ -322,7 +325,11 @@ static void test_reopen_is_idempotent(void **state)
 	(void)state;
 	assert_int_equal(store_check_begin(store, &check, &r), 0);
 	db = plain_open(path);
-	schema = text_of(db, "SELECT group_concat(sql, ';') FROM sqlite_master", 0);
+	/*
+	 * The tables the schema made; not SQLite's statistics, which PRAGMA
+	 * optimize may start (empty) when a connection closes.
+	 */
+	schema = text_of(db, SCHEMA_SQL, 0);
 	sqlite3_close(db);
 	store_close(store);
 
@@ -331,7 +338,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
-	again = text_of(db, "SELECT group_concat(sql, ';') FROM sqlite_master", 0);
+	again = text_of(db, SCHEMA_SQL, 0);
 	assert_string_equal(again, schema);
 	free(again);
 	assert_int_equal(int_of(db, "SELECT count(*) FROM checks", 0), 1);

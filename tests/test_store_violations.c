@@ -12,6 +12,7 @@
 #include "status.h"
 #include "store.h"
 #include "store_sql.h"
+#include "store_backend.h"
 #include "store_violations.h"
 
 #include <sqlite3.h>

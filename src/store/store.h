@@ -10,8 +10,9 @@
 #include "rules.h"
 
 /*
- * The store: one SQLite database (WAL, foreign keys, a busy timeout,
- * migrations by PRAGMA user_version). Every write is its own transaction,
+ * The store: one database, on a backend (store_backend.h; SQLite, the
+ * only one so far: one file, WAL, foreign keys, a busy timeout), migrated
+ * by a schema version. Every write is its own transaction,
  * made the moment the data arrives, so a crash mid-check keeps everything
  * received so far. Tables follow the violation-fix seed: repos, checks,
  * check_diffs, check_threadlines (the rules of a check), check_results,
@@ -21,8 +22,6 @@
 struct store;
 struct config;
 struct usage;
-struct sqlite3;
-struct sqlite3_stmt;
 
 /*
  * Where the database is: REVLINE_DB, git config revline.db, else
@@ -34,7 +33,7 @@ int store_default_path(struct buf *out, struct config *config);
 int store_open(struct store **out, const char *path);
 void store_close(struct store *store);
 const char *store_path(const struct store *store);
-/* The schema version (PRAGMA user_version) after migrations. */
+/* The schema version (SQLite: PRAGMA user_version) after migrations. */
 int store_version(struct store *store);
 
 struct check_record {

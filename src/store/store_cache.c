@@ -8,58 +8,56 @@
 #include "status.h"
 #include "usage.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int cache_read(struct store *store, const char *key, char **answer, struct usage *usage)
 {
-	sqlite3_stmt *stmt = NULL;
-	const unsigned char *text;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	const char *text;
+	int error, rc;
 
 	if ((error = store_prepare(store, &stmt, "SELECT answer, tokens_in, tokens_out, tokens_cached, "
 				   "tokens_cache_write FROM llm_cache WHERE key = :key")) < 0)
 		return error;
-	store_bind_text(&rc, stmt, ":key", key);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE) {
+	store_bind_text(stmt, ":key", key);
+	rc = store_step(stmt);
+	if (rc == STORE_DONE) {
 		error = error_set(RL_ENOTFOUND, "no cached answer");
 		goto done;
 	}
-	if (rc != SQLITE_ROW) {
-		error = store_fail(store, rc);
+	if (rc != STORE_ROW) {
+		error = rc;
 		goto done;
 	}
-	text = sqlite3_column_text(stmt, 0);
-	if (!(*answer = strdup(text ? (const char *)text : ""))) {
+	text = store_column_text(stmt, 0);
+	if (!(*answer = strdup(text ? text : ""))) {
 		error = error_nomem();
 		goto done;
 	}
-	usage->tokens_in = (long)sqlite3_column_int64(stmt, 1);
-	usage->tokens_out = (long)sqlite3_column_int64(stmt, 2);
-	usage->tokens_cached = (long)sqlite3_column_int64(stmt, 3);
-	usage->tokens_cache_write = (long)sqlite3_column_int64(stmt, 4);
+	usage->tokens_in = (long)store_column_int64(stmt, 1);
+	usage->tokens_out = (long)store_column_int64(stmt, 2);
+	usage->tokens_cached = (long)store_column_int64(stmt, 3);
+	usage->tokens_cache_write = (long)store_column_int64(stmt, 4);
 	/* Not kept: the model table prices the tokens (the row names the model). */
 	usage->cost_usd = -1;
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
 static int cache_touch(struct store *store, const char *key, int64_t now)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt, "UPDATE llm_cache SET hits = hits + 1, "
 				   "last_used_at = :now WHERE key = :key")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":now", now);
-	store_bind_text(&rc, stmt, ":key", key);
-	error = store_step_done(store, stmt, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":now", now);
+	store_bind_text(stmt, ":key", key);
+	error = store_step_done(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -86,69 +84,73 @@ int store_cache_fetch(struct store *store, const char *key, char **answer, struc
 int store_cache_keep(struct store *store, const char *key, const char *provider,
 		     const char *model, const char *answer, const struct usage *usage)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	int64_t now = clock_wall_ms();
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if ((error = store_begin(store)) < 0)
 		return error;
 	if ((error = store_prepare(store, &stmt,
-				   "INSERT OR REPLACE INTO llm_cache (key, provider, model, answer, "
-				   "tokens_in, tokens_out, tokens_cached, tokens_cache_write, created_at, "
-				   "last_used_at, hits) VALUES (:key, :provider, :model, :answer, :tokens_in, "
-				   ":tokens_out, :tokens_cached, :tokens_cache_write, :now, :now, 0)")) < 0)
+				   "INSERT INTO llm_cache (key, provider, model, answer, tokens_in, "
+				   "tokens_out, tokens_cached, tokens_cache_write, created_at, last_used_at, "
+				   "hits) VALUES (:key, :provider, :model, :answer, :tokens_in, :tokens_out, "
+				   ":tokens_cached, :tokens_cache_write, :now, :now, 0) ON CONFLICT (key) DO "
+				   "UPDATE SET provider = excluded.provider, model = excluded.model, "
+				   "answer = excluded.answer, tokens_in = excluded.tokens_in, "
+				   "tokens_out = excluded.tokens_out, tokens_cached = excluded.tokens_cached, "
+				   "tokens_cache_write = excluded.tokens_cache_write, created_at = "
+				   "excluded.created_at, last_used_at = excluded.last_used_at, hits = 0")) < 0)
 		goto done;
-	store_bind_text(&rc, stmt, ":key", key);
-	store_bind_text(&rc, stmt, ":provider", provider);
-	store_bind_text(&rc, stmt, ":model", model);
-	store_bind_text(&rc, stmt, ":answer", answer);
-	store_bind_int(&rc, stmt, ":tokens_in", usage->tokens_in);
-	store_bind_int(&rc, stmt, ":tokens_out", usage->tokens_out);
-	store_bind_int(&rc, stmt, ":tokens_cached", usage->tokens_cached);
-	store_bind_int(&rc, stmt, ":tokens_cache_write", usage->tokens_cache_write);
-	store_bind_int(&rc, stmt, ":now", now);
-	error = store_step_done(store, stmt, rc);
+	store_bind_text(stmt, ":key", key);
+	store_bind_text(stmt, ":provider", provider);
+	store_bind_text(stmt, ":model", model);
+	store_bind_text(stmt, ":answer", answer);
+	store_bind_int(stmt, ":tokens_in", usage->tokens_in);
+	store_bind_int(stmt, ":tokens_out", usage->tokens_out);
+	store_bind_int(stmt, ":tokens_cached", usage->tokens_cached);
+	store_bind_int(stmt, ":tokens_cache_write", usage->tokens_cache_write);
+	store_bind_int(stmt, ":now", now);
+	error = store_step_done(stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
 
 int store_refusal_put(struct store *store, const char *server, const char *model, const char *param)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if ((error = store_prepare(store, &stmt, "INSERT OR REPLACE INTO llm_refusals (server, model, param, "
-				   "refused_at) VALUES (:server, :model, :param, :now)")) < 0)
+	if ((error = store_prepare(store, &stmt, "INSERT INTO llm_refusals (server, model, param, refused_at) "
+				   "VALUES (:server, :model, :param, :now) ON CONFLICT (server, model, param) "
+				   "DO UPDATE SET refused_at = excluded.refused_at")) < 0)
 		goto done;
-	store_bind_text(&rc, stmt, ":server", server);
-	store_bind_text(&rc, stmt, ":model", model);
-	store_bind_text(&rc, stmt, ":param", param);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	error = store_step_done(store, stmt, rc);
+	store_bind_text(stmt, ":server", server);
+	store_bind_text(stmt, ":model", model);
+	store_bind_text(stmt, ":param", param);
+	store_bind_int(stmt, ":now", clock_wall_ms());
+	error = store_step_done(stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
 
 int store_refusals_get(struct buf *out, struct store *store, const char *server, const char *model)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc = STORE_DONE;
 
 	if ((error = store_prepare(store, &stmt, "SELECT param FROM llm_refusals WHERE server = :server AND "
 				   "model = :model ORDER BY param")) < 0)
 		return error;
-	store_bind_text(&rc, stmt, ":server", server);
-	store_bind_text(&rc, stmt, ":model", model);
-	if (rc != SQLITE_OK)
-		error = store_fail(store, rc);
-	while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		error = buf_printf(out, "%s%s", out->len ? "," : "", (const char *)sqlite3_column_text(stmt, 0));
-	if (!error && rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+	store_bind_text(stmt, ":server", server);
+	store_bind_text(stmt, ":model", model);
+	while (!error && (rc = store_step(stmt)) == STORE_ROW)
+		error = buf_printf(out, "%s%s", out->len ? "," : "", store_column_text(stmt, 0));
+	if (!error && rc != STORE_DONE)
+		error = rc;
+	store_finalize(stmt);
 	return error;
 }

@@ -11,66 +11,63 @@
 #include "utf8.h"
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /* A rowid, or NULL for 0 (a merged finding has no rule row). */
-static void bind_id(int *rc, sqlite3_stmt *stmt, const char *name, int64_t id)
+static void bind_id(struct store_stmt *stmt, const char *name, int64_t id)
 {
-	if (*rc == SQLITE_OK && !id)
-		*rc = sqlite3_bind_null(stmt, sqlite3_bind_parameter_index(stmt, name));
+	if (!id)
+		store_bind_null(stmt, name);
 	else
-		store_bind_int(rc, stmt, name, id);
+		store_bind_int(stmt, name, id);
 }
 
 /* Run one statement with a single :id parameter. */
 static int exec_id(struct store *store, const char *sql, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt, sql)) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", id);
-	error = store_step_done(store, stmt, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":id", id);
+	error = store_step_done(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
 int store_check_timeout(struct store *store, int64_t check_id, double base, double chosen, const char *reason)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt, "UPDATE checks SET timeout_base = :base, "
 				   "timeout_chosen = :chosen, timeout_reason = :reason WHERE id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", check_id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":base"), base);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_bind_double(stmt, sqlite3_bind_parameter_index(stmt, ":chosen"), chosen);
-	store_bind_text(&rc, stmt, ":reason", reason);
-	error = store_step_done(store, stmt, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":id", check_id);
+	store_bind_double(stmt, ":base", base);
+	store_bind_double(stmt, ":chosen", chosen);
+	store_bind_text(stmt, ":reason", reason);
+	error = store_step_done(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
 int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt,
 				   "UPDATE check_threadlines SET timeout_ms = :ms WHERE id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", rule_row);
-	store_bind_int(&rc, stmt, ":ms", timeout_ms);
-	error = store_step_done(store, stmt, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":id", rule_row);
+	store_bind_int(stmt, ":ms", timeout_ms);
+	error = store_step_done(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -128,10 +125,10 @@ static int json_evidence(char **out, const struct evidence *ev)
  */
 static int repo_id(struct store *store, int64_t *id, const char *path, const char *name, int64_t now)
 {
-	sqlite3_stmt *ins = NULL, *sel = NULL;
+	struct store_stmt *ins = NULL, *sel = NULL;
 	size_t len = strlen(path);
 	char *key = NULL, *base;
-	int error, rc = SQLITE_OK;
+	int error, rc;
 
 	while (len > 1 && path[len - 1] == '/')
 		len--;
@@ -143,27 +140,23 @@ static int repo_id(struct store *store, int64_t *id, const char *path, const cha
 	if ((error = store_prepare(store, &ins,
 				   "INSERT INTO repos (path, name, created_at) VALUES (:path, :name, :now) "
 				   "ON CONFLICT (path) DO UPDATE SET name = excluded.name "
-				   "WHERE name IS NOT excluded.name")) < 0 ||
+				   "WHERE name <> excluded.name")) < 0 ||
 	    (error = store_prepare(store, &sel, "SELECT id FROM repos WHERE path = :path")) < 0)
 		goto done;
-	store_bind_text(&rc, ins, ":path", key);
-	store_bind_text(&rc, ins, ":name", name);
-	store_bind_int(&rc, ins, ":now", now);
-	store_bind_text(&rc, sel, ":path", key);
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
+	store_bind_text(ins, ":path", key);
+	store_bind_text(ins, ":name", name);
+	store_bind_int(ins, ":now", now);
+	store_bind_text(sel, ":path", key);
+	if ((error = store_step_done(ins)) < 0)
+		goto done;
+	if ((rc = store_step(sel)) != STORE_ROW) {
+		error = rc < 0 ? rc : error_set(RL_ERROR, "%s: the row of %s is missing", store_path(store), key);
 		goto done;
 	}
-	if ((error = store_step_done(store, ins, SQLITE_OK)) < 0)
-		goto done;
-	if ((rc = sqlite3_step(sel)) != SQLITE_ROW) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	*id = sqlite3_column_int64(sel, 0);
+	*id = store_column_int64(sel, 0);
 done:
-	sqlite3_finalize(ins);
-	sqlite3_finalize(sel);
+	store_finalize(ins);
+	store_finalize(sel);
 	free(key);
 	return error;
 }
@@ -178,84 +171,81 @@ int store_repo_id(struct store *store, int64_t *id, const char *path, const char
 }
 
 /* A check records its process, so a later run can tell whether it still runs. */
-static void bind_process(int *rc, sqlite3_stmt *stmt)
+static void bind_process(struct store_stmt *stmt)
 {
 	int64_t start = process_start(getpid());
 
-	store_bind_int(rc, stmt, ":pid", getpid());
+	store_bind_int(stmt, ":pid", getpid());
 	if (start >= 0)         /* unbound is NULL: no /proc, no start time */
-		store_bind_int(rc, stmt, ":pid_start", start);
+		store_bind_int(stmt, ":pid_start", start);
 }
 
 static int check_insert(struct store *store, int64_t *id, int64_t repo, const struct check_record *r,
 			int64_t created)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt,
 				   "INSERT INTO checks (repo_id, branch, environment, base_label, base_oid, "
 				   "head_label, head_oid, target, status, created_at, pid, pid_start) VALUES "
 				   "(:repo, :branch, coalesce(:environment, 'local'), :base_label, :base_oid, "
-				   ":head_label, :head_oid, :target, 'running', :created, :pid, :pid_start)")) < 0)
+				   ":head_label, :head_oid, :target, 'running', :created, :pid, :pid_start) "
+				   "RETURNING id")) < 0)
 		return error;
-	bind_process(&rc, stmt);
-	store_bind_int(&rc, stmt, ":repo", repo);
-	store_bind_text(&rc, stmt, ":branch", r->branch);
-	store_bind_text(&rc, stmt, ":environment", r->environment);
-	store_bind_text(&rc, stmt, ":base_label", r->base_label);
-	store_bind_text(&rc, stmt, ":base_oid", r->base_oid);
-	store_bind_text(&rc, stmt, ":head_label", r->head_label);
-	store_bind_text(&rc, stmt, ":head_oid", r->head_oid);
-	store_bind_text(&rc, stmt, ":target", r->target);
-	store_bind_int(&rc, stmt, ":created", created);
-	error = store_step_done(store, stmt, rc);
-	if (!error)
-		*id = sqlite3_last_insert_rowid(store_db(store));
-	sqlite3_finalize(stmt);
+	bind_process(stmt);
+	store_bind_int(stmt, ":repo", repo);
+	store_bind_text(stmt, ":branch", r->branch);
+	store_bind_text(stmt, ":environment", r->environment);
+	store_bind_text(stmt, ":base_label", r->base_label);
+	store_bind_text(stmt, ":base_oid", r->base_oid);
+	store_bind_text(stmt, ":head_label", r->head_label);
+	store_bind_text(stmt, ":head_oid", r->head_oid);
+	store_bind_text(stmt, ":target", r->target);
+	store_bind_int(stmt, ":created", created);
+	error = store_step_id(stmt, id);
+	store_finalize(stmt);
 	return error;
 }
 
 /* The diff as a BLOB: it is bytes from the files, not necessarily UTF-8. */
 static int diff_insert(struct store *store, int64_t check_id, const struct check_record *r)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt,
 				   "INSERT INTO check_diffs (check_id, diff, files, additions, deletions) "
 				   "VALUES (:id, :diff, :files, :additions, :deletions)")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", check_id);
-	if (rc == SQLITE_OK)
-		rc = r->diff_len ? sqlite3_bind_blob64(stmt, sqlite3_bind_parameter_index(stmt, ":diff"),
-						       r->diff, r->diff_len, SQLITE_STATIC) :
-			sqlite3_bind_zeroblob(stmt, sqlite3_bind_parameter_index(stmt, ":diff"), 0);
-	store_bind_int(&rc, stmt, ":files", (int64_t)r->files);
-	store_bind_int(&rc, stmt, ":additions", (int64_t)r->additions);
-	store_bind_int(&rc, stmt, ":deletions", (int64_t)r->deletions);
-	error = store_step_done(store, stmt, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":id", check_id);
+	store_bind_blob(stmt, ":diff", r->diff, r->diff_len);
+	store_bind_int(stmt, ":files", (int64_t)r->files);
+	store_bind_int(stmt, ":additions", (int64_t)r->additions);
+	store_bind_int(stmt, ":deletions", (int64_t)r->deletions);
+	error = store_step_done(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
 int store_check_diff(struct buf *out, struct store *store, int64_t check_id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	const void *diff;
+	size_t len = 0;
+	int error, rc;
 
 	buf_clear(out);
 	if ((error = buf_put(out, "", 0)) < 0 ||
 	    (error = store_prepare(store, &stmt, "SELECT diff FROM check_diffs WHERE check_id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", check_id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW && sqlite3_column_blob(stmt, 0))
-		error = buf_put(out, sqlite3_column_blob(stmt, 0), (size_t)sqlite3_column_bytes(stmt, 0));
-	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":id", check_id);
+	rc = store_step(stmt);
+	if (rc == STORE_ROW && (diff = store_column_blob(stmt, 0, &len)))
+		error = buf_put(out, diff, len);
+	else if (rc < 0)
+		error = rc;
+	store_finalize(stmt);
 	return error;
 }
 
@@ -281,9 +271,9 @@ int store_check_begin(struct store *store, int64_t *id, const struct check_recor
 
 static int rule_insert(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	char *patterns = NULL, *context = NULL;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if ((error = json_strings(&patterns, rule->patterns, rule->npatterns)) < 0 ||
 	    (error = json_strings(&context, rule->context_files, rule->ncontext)) < 0 ||
@@ -292,24 +282,22 @@ static int rule_insert(struct store *store, int64_t *id, int64_t check_id, const
 				   "threadline_file_path, threadline_version, threadline_content, "
 				   "threadline_patterns, context_files, kind, model, severity, source) "
 				   "VALUES (:check, :rule, :path, :version, :content, :patterns, :context, "
-				   ":kind, :model, :severity, :source)")) < 0)
+				   ":kind, :model, :severity, :source) RETURNING id")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	store_bind_text(&rc, stmt, ":rule", rule->id);
-	store_bind_text(&rc, stmt, ":path", rule->path ? rule->path : "");
-	store_bind_text(&rc, stmt, ":version", rule->version);
-	store_bind_text(&rc, stmt, ":content", rule->content ? rule->content : "");
-	store_bind_text(&rc, stmt, ":patterns", patterns);
-	store_bind_text(&rc, stmt, ":context", context);
-	store_bind_text(&rc, stmt, ":kind", rule->kind == RULE_LOCAL ? "local" : "llm");
-	store_bind_text(&rc, stmt, ":model", rule->model);
-	store_bind_text(&rc, stmt, ":severity", severity_name(rule->severity));
-	store_bind_text(&rc, stmt, ":source", rule->source);
-	if ((error = store_step_done(store, stmt, rc)) < 0)
-		goto done;
-	*id = sqlite3_last_insert_rowid(store_db(store));
+	store_bind_int(stmt, ":check", check_id);
+	store_bind_text(stmt, ":rule", rule->id);
+	store_bind_text(stmt, ":path", rule->path ? rule->path : "");
+	store_bind_text(stmt, ":version", rule->version);
+	store_bind_text(stmt, ":content", rule->content ? rule->content : "");
+	store_bind_text(stmt, ":patterns", patterns);
+	store_bind_text(stmt, ":context", context);
+	store_bind_text(stmt, ":kind", rule->kind == RULE_LOCAL ? "local" : "llm");
+	store_bind_text(stmt, ":model", rule->model);
+	store_bind_text(stmt, ":severity", severity_name(rule->severity));
+	store_bind_text(stmt, ":source", rule->source);
+	error = store_step_id(stmt, id);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	free(patterns);
 	free(context);
 	return error;
@@ -336,40 +324,39 @@ static const char finding_sql[] =
 	"severity, category, title, issue, suggestion, evidence, verified, verify_note, "
 	"fingerprint, suppressed, from_rules, reduced, created_at) VALUES (:check, :threadline, "
 	":rule, :file, :line, :end_line, :severity, :category, :title, :issue, :suggestion, "
-	":evidence, :verified, :verify_note, :fingerprint, :suppressed, :from_rules, :reduced, :now)";
+	":evidence, :verified, :verify_note, :fingerprint, :suppressed, :from_rules, :reduced, :now) "
+	"RETURNING id";
 
 /* One finding with finding_sql; threadline 0 is the report's merged finding. */
-static int finding_insert(struct store *store, sqlite3_stmt *stmt, int64_t check_id,
+static int finding_insert(struct store_stmt *stmt, int64_t check_id,
 			  int64_t threadline, struct finding *f, int64_t now)
 {
 	char *evidence = NULL, *from = NULL;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if ((error = json_evidence(&evidence, &f->evidence)) < 0 ||
 	    (error = json_strings(&from, f->from_rules, f->nfrom)) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	bind_id(&rc, stmt, ":threadline", threadline);
-	store_bind_text(&rc, stmt, ":rule", f->rule_id);
-	store_bind_text(&rc, stmt, ":file", f->file);
-	store_bind_int(&rc, stmt, ":line", f->line);
-	store_bind_int(&rc, stmt, ":end_line", f->end_line);
-	store_bind_text(&rc, stmt, ":severity", severity_name(f->severity));
-	store_bind_text(&rc, stmt, ":category", f->category);
-	store_bind_text(&rc, stmt, ":title", f->title);
-	store_bind_text(&rc, stmt, ":issue", f->issue);
-	store_bind_text(&rc, stmt, ":suggestion", f->suggestion);
-	store_bind_text(&rc, stmt, ":evidence", evidence);
-	store_bind_int(&rc, stmt, ":verified", f->verified);
-	store_bind_text(&rc, stmt, ":verify_note", f->verify_note);
-	store_bind_text(&rc, stmt, ":fingerprint", f->fingerprint[0] ? f->fingerprint : NULL);
-	store_bind_int(&rc, stmt, ":suppressed", f->suppressed);
-	store_bind_text(&rc, stmt, ":from_rules", from);
-	store_bind_int(&rc, stmt, ":reduced", !threadline);
-	store_bind_int(&rc, stmt, ":now", now);
-	if ((error = store_step_done(store, stmt, rc)) < 0)
-		goto done;
-	f->id = sqlite3_last_insert_rowid(store_db(store));
+	store_bind_int(stmt, ":check", check_id);
+	bind_id(stmt, ":threadline", threadline);
+	store_bind_text(stmt, ":rule", f->rule_id);
+	store_bind_text(stmt, ":file", f->file);
+	store_bind_int(stmt, ":line", f->line);
+	store_bind_int(stmt, ":end_line", f->end_line);
+	store_bind_text(stmt, ":severity", severity_name(f->severity));
+	store_bind_text(stmt, ":category", f->category);
+	store_bind_text(stmt, ":title", f->title);
+	store_bind_text(stmt, ":issue", f->issue);
+	store_bind_text(stmt, ":suggestion", f->suggestion);
+	store_bind_text(stmt, ":evidence", evidence);
+	store_bind_int(stmt, ":verified", f->verified);
+	store_bind_text(stmt, ":verify_note", f->verify_note);
+	store_bind_text(stmt, ":fingerprint", f->fingerprint[0] ? f->fingerprint : NULL);
+	store_bind_int(stmt, ":suppressed", f->suppressed);
+	store_bind_text(stmt, ":from_rules", from);
+	store_bind_int(stmt, ":reduced", !threadline);
+	store_bind_int(stmt, ":now", now);
+	error = store_step_id(stmt, &f->id);
 done:
 	free(evidence);
 	free(from);
@@ -379,7 +366,7 @@ done:
 static int findings_insert(struct store *store, int64_t check_id, int64_t threadline,
 			   struct finding *findings, size_t count, int64_t now)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	size_t i;
 	int error;
 
@@ -388,8 +375,8 @@ static int findings_insert(struct store *store, int64_t check_id, int64_t thread
 	if ((error = store_prepare(store, &stmt, finding_sql)) < 0)
 		return error;
 	for (i = 0; i < count && !error; i++)
-		error = finding_insert(store, stmt, check_id, threadline, &findings[i], now);
-	sqlite3_finalize(stmt);
+		error = finding_insert(stmt, check_id, threadline, &findings[i], now);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -407,35 +394,34 @@ static int threadline_find(struct store *store, int64_t *out, int64_t check_id,
 			   const struct rule_result *result)
 {
 	const char *rule = result->rule ? result->rule->id : NULL;
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT id FROM check_threadlines WHERE check_id = :check AND "
 				   "(id = :id OR (:id = 0 AND threadline_id = :rule))")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	store_bind_int(&rc, stmt, ":id", result->id);
-	store_bind_text(&rc, stmt, ":rule", rule);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(stmt, 0);
-	else if (rc == SQLITE_DONE)
+	store_bind_int(stmt, ":check", check_id);
+	store_bind_int(stmt, ":id", result->id);
+	store_bind_text(stmt, ":rule", rule);
+	rc = store_step(stmt);
+	if (rc == STORE_ROW)
+		*out = store_column_int64(stmt, 0);
+	else if (rc == STORE_DONE)
 		error = error_set(RL_ENOTFOUND, "%s: check %lld has no rule %s", store_path(store),
 				  (long long)check_id, rule ? rule : "(no id)");
 	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+		error = rc;
+	store_finalize(stmt);
 	return error;
 }
 
 static int result_insert(struct store *store, int64_t threadline, const struct rule_result *r,
 			 int64_t now)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	char *refs = NULL;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if ((error = json_strings(&refs, r->file_references, r->nrefs)) < 0)
 		return error;
@@ -447,24 +433,24 @@ static int result_insert(struct store *store, int64_t threadline, const struct r
 				   ":cached, :attempts, :duration, :tokens_in, :tokens_out, :tokens_cached, "
 				   ":tokens_cache_write, :cost_usd, :chunks, :now)")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":threadline", threadline);
-	store_bind_text(&rc, stmt, ":status", rule_status_name(r->status));
-	store_bind_text(&rc, stmt, ":reasoning", r->reasoning);
-	store_bind_text(&rc, stmt, ":refs", refs);
-	store_bind_text(&rc, stmt, ":error", r->error);
-	store_bind_int(&rc, stmt, ":cached", r->cached);
-	store_bind_int(&rc, stmt, ":attempts", r->attempts);
-	store_bind_int(&rc, stmt, ":duration", r->duration_ms);
-	store_bind_int(&rc, stmt, ":tokens_in", r->tokens_in);
-	store_bind_int(&rc, stmt, ":tokens_out", r->tokens_out);
-	store_bind_int(&rc, stmt, ":tokens_cached", r->tokens_cached);
-	store_bind_int(&rc, stmt, ":tokens_cache_write", r->tokens_cache_write);
-	store_bind_cost(&rc, stmt, ":cost_usd", r->cost_usd);
-	store_bind_int(&rc, stmt, ":chunks", r->chunks);
-	store_bind_int(&rc, stmt, ":now", now);
-	error = store_step_done(store, stmt, rc);
+	store_bind_int(stmt, ":threadline", threadline);
+	store_bind_text(stmt, ":status", rule_status_name(r->status));
+	store_bind_text(stmt, ":reasoning", r->reasoning);
+	store_bind_text(stmt, ":refs", refs);
+	store_bind_text(stmt, ":error", r->error);
+	store_bind_int(stmt, ":cached", r->cached);
+	store_bind_int(stmt, ":attempts", r->attempts);
+	store_bind_int(stmt, ":duration", r->duration_ms);
+	store_bind_int(stmt, ":tokens_in", r->tokens_in);
+	store_bind_int(stmt, ":tokens_out", r->tokens_out);
+	store_bind_int(stmt, ":tokens_cached", r->tokens_cached);
+	store_bind_int(stmt, ":tokens_cache_write", r->tokens_cache_write);
+	store_bind_cost(stmt, ":cost_usd", r->cost_usd);
+	store_bind_int(stmt, ":chunks", r->chunks);
+	store_bind_int(stmt, ":now", now);
+	error = store_step_done(stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	free(refs);
 	return error;
 }
@@ -533,9 +519,9 @@ static int check_update(struct store *store, int64_t check_id, const char *statu
 {
 	/* No statistics: nothing is known of what was billed. */
 	static const struct check_stats none = { .cost_usd = -1 };
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	char *must_fix = NULL;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if (!stats)
 		stats = &none;
@@ -545,7 +531,7 @@ static int check_update(struct store *store, int64_t check_id, const char *statu
 				   "UPDATE checks SET status = :status, finished_at = :now, "
 				   "duration_ms = :duration, rule_count = (SELECT count(*) FROM "
 				   "check_threadlines WHERE check_id = :id), finding_count = CASE WHEN "
-				   ":has_report THEN :nfindings ELSE (SELECT count(*) FROM findings WHERE "
+				   ":has_report = 1 THEN :nfindings ELSE (SELECT count(*) FROM findings WHERE "
 				   "check_id = :id AND reduced = 0) END, summary = :summary, "
 				   "overall_severity = :overall, must_fix = coalesce(:must_fix, '[]'), "
 				   "synthesized = :synthesized, fallback_reason = :fallback, "
@@ -554,31 +540,31 @@ static int check_update(struct store *store, int64_t check_id, const char *statu
 				   "tokens_cache_write = :tokens_cache_write, cost_usd = :cost_usd "
 				   "WHERE id = :id")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":id", check_id);
-	store_bind_text(&rc, stmt, ":status", status);
-	store_bind_int(&rc, stmt, ":now", now);
-	store_bind_int(&rc, stmt, ":duration", duration_ms);
-	store_bind_int(&rc, stmt, ":has_report", report != NULL);
-	store_bind_int(&rc, stmt, ":nfindings", report ? (int64_t)report->nfindings : 0);
-	store_bind_text(&rc, stmt, ":summary", report ? report->summary : NULL);
-	store_bind_text(&rc, stmt, ":overall", report ? report->overall_severity : NULL);
-	store_bind_text(&rc, stmt, ":must_fix", must_fix);
+	store_bind_int(stmt, ":id", check_id);
+	store_bind_text(stmt, ":status", status);
+	store_bind_int(stmt, ":now", now);
+	store_bind_int(stmt, ":duration", duration_ms);
+	store_bind_int(stmt, ":has_report", report != NULL);
+	store_bind_int(stmt, ":nfindings", report ? (int64_t)report->nfindings : 0);
+	store_bind_text(stmt, ":summary", report ? report->summary : NULL);
+	store_bind_text(stmt, ":overall", report ? report->overall_severity : NULL);
+	store_bind_text(stmt, ":must_fix", must_fix);
 	if (report)     /* unbound is NULL: no report, no synthesis either way */
-		store_bind_int(&rc, stmt, ":synthesized", report->synthesized);
-	store_bind_text(&rc, stmt, ":fallback", report ? report->fallback_reason : NULL);
-	store_bind_int(&rc, stmt, ":requests", stats->requests);
-	store_bind_int(&rc, stmt, ":cache_hits", stats->cache_hits);
-	store_bind_int(&rc, stmt, ":tokens_in", stats->tokens_in);
-	store_bind_int(&rc, stmt, ":tokens_out", stats->tokens_out);
-	store_bind_int(&rc, stmt, ":tokens_cached", stats->tokens_cached);
-	store_bind_int(&rc, stmt, ":tokens_cache_write", stats->tokens_cache_write);
-	store_bind_cost(&rc, stmt, ":cost_usd", stats->cost_usd);
-	if ((error = store_step_done(store, stmt, rc)) < 0)
+		store_bind_int(stmt, ":synthesized", report->synthesized);
+	store_bind_text(stmt, ":fallback", report ? report->fallback_reason : NULL);
+	store_bind_int(stmt, ":requests", stats->requests);
+	store_bind_int(stmt, ":cache_hits", stats->cache_hits);
+	store_bind_int(stmt, ":tokens_in", stats->tokens_in);
+	store_bind_int(stmt, ":tokens_out", stats->tokens_out);
+	store_bind_int(stmt, ":tokens_cached", stats->tokens_cached);
+	store_bind_int(stmt, ":tokens_cache_write", stats->tokens_cache_write);
+	store_bind_cost(stmt, ":cost_usd", stats->cost_usd);
+	if ((error = store_step_done(stmt)) < 0)
 		goto done;
-	if (!sqlite3_changes(store_db(store)))
+	if (!store_changes(stmt))
 		error = error_set(RL_ENOTFOUND, "%s: no check %lld", store_path(store), (long long)check_id);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	free(must_fix);
 	return error;
 }

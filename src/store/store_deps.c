@@ -5,7 +5,6 @@
 #include "status.h"
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 
 /* The ecosystems seen, as a JSON array of their names. */
@@ -43,37 +42,41 @@ static char *advisories_json(const struct deps_package *p)
 static int summary_put(struct store *store, int64_t check_id, const struct deps_analysis *a, size_t checked,
 		       const char *advisories_error)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	char *ecos = ecosystems_json(a->ecosystems);
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if (!ecos)
 		return error_nomem();
-	if ((error = store_prepare(store, &stmt, "INSERT OR REPLACE INTO check_dependencies (check_id, ecosystems, "
-				   "bot, dependency_only, confidence, reason, advisories_checked, advisories_error) "
+	if ((error = store_prepare(store, &stmt, "INSERT INTO check_dependencies (check_id, ecosystems, bot, "
+				   "dependency_only, confidence, reason, advisories_checked, advisories_error) "
 				   "VALUES (:check, :ecosystems, :bot, :dependency_only, :confidence, :reason, "
-				   ":checked, :error)")) < 0)
+				   ":checked, :error) ON CONFLICT (check_id) DO UPDATE SET ecosystems = "
+				   "excluded.ecosystems, bot = excluded.bot, dependency_only = "
+				   "excluded.dependency_only, confidence = excluded.confidence, reason = "
+				   "excluded.reason, advisories_checked = excluded.advisories_checked, "
+				   "advisories_error = excluded.advisories_error")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	store_bind_text(&rc, stmt, ":ecosystems", ecos);
-	store_bind_text(&rc, stmt, ":bot", a->bot);
-	store_bind_int(&rc, stmt, ":dependency_only", a->dependency_only);
-	store_bind_text(&rc, stmt, ":confidence", deps_confidence_name(a->confidence));
-	store_bind_text(&rc, stmt, ":reason", a->reason ? a->reason : "");
-	store_bind_int(&rc, stmt, ":checked", (int64_t)checked);
-	store_bind_text(&rc, stmt, ":error", advisories_error);
-	error = store_step_done(store, stmt, rc);
+	store_bind_int(stmt, ":check", check_id);
+	store_bind_text(stmt, ":ecosystems", ecos);
+	store_bind_text(stmt, ":bot", a->bot);
+	store_bind_int(stmt, ":dependency_only", a->dependency_only);
+	store_bind_text(stmt, ":confidence", deps_confidence_name(a->confidence));
+	store_bind_text(stmt, ":reason", a->reason ? a->reason : "");
+	store_bind_int(stmt, ":checked", (int64_t)checked);
+	store_bind_text(stmt, ":error", advisories_error);
+	error = store_step_done(stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	free(ecos);
 	return error;
 }
 
 static int package_put(struct store *store, int64_t check_id, const struct deps_package *p)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	char *advisories = advisories_json(p);
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if (!advisories)
 		return error_nomem();
@@ -82,19 +85,19 @@ static int package_put(struct store *store, int64_t check_id, const struct deps_
 				   ":ecosystem, :name, :manifest, :from, :to, :bump, :breaking, :downgrade, "
 				   ":advisories)")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	store_bind_text(&rc, stmt, ":ecosystem", deps_ecosystem_name(p->ecosystem));
-	store_bind_text(&rc, stmt, ":name", p->name);
-	store_bind_text(&rc, stmt, ":manifest", p->manifest);
-	store_bind_text(&rc, stmt, ":from", p->from);
-	store_bind_text(&rc, stmt, ":to", p->to);
-	store_bind_text(&rc, stmt, ":bump", deps_bump_name(p->bump));
-	store_bind_int(&rc, stmt, ":breaking", p->breaking);
-	store_bind_int(&rc, stmt, ":downgrade", p->downgrade);
-	store_bind_text(&rc, stmt, ":advisories", advisories);
-	error = store_step_done(store, stmt, rc);
+	store_bind_int(stmt, ":check", check_id);
+	store_bind_text(stmt, ":ecosystem", deps_ecosystem_name(p->ecosystem));
+	store_bind_text(stmt, ":name", p->name);
+	store_bind_text(stmt, ":manifest", p->manifest);
+	store_bind_text(stmt, ":from", p->from);
+	store_bind_text(stmt, ":to", p->to);
+	store_bind_text(stmt, ":bump", deps_bump_name(p->bump));
+	store_bind_int(stmt, ":breaking", p->breaking);
+	store_bind_int(stmt, ":downgrade", p->downgrade);
+	store_bind_text(stmt, ":advisories", advisories);
+	error = store_step_done(stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	free(advisories);
 	return error;
 }

@@ -1,16 +1,18 @@
 /*
  * Feedback as the store keeps it: rows on findings and fixes with a copy
  * of what they are about, the latest word on a fingerprint, and the
- * examples for a rule's prompt ranked by SQLite FTS5's BM25.
+ * examples for a rule's prompt ranked by the backend's full-text search
+ * (SQLite: FTS5's BM25).
  */
 #include "store_feedback.h"
 #include "store_sql.h"
+#include "store_schema.h"
 #include "array.h"
 #include "clock.h"
 #include "finding.h"
 #include "status.h"
 
-#include <sqlite3.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,36 +57,51 @@ static void subject_release(struct subject *s)
 	free(s->code);
 }
 
+/* The code a finding's evidence (JSON text) examined; NULL when it names none. */
+static int evidence_code(char **out, const char *evidence)
+{
+	json_t *root = evidence ? json_loads(evidence, 0, NULL) : NULL;
+	json_t *code = json_object_get(root, "code_examined");
+	int error = 0;
+
+	*out = NULL;
+	if (json_is_string(code) && !(*out = strdup(json_string_value(code))))
+		error = error_nomem();
+	json_decref(root);
+	return error;
+}
+
 static int subject_read(struct subject *s, struct store *store, int64_t finding_id)
 {
-	char **fields[] = { &s->rule_id, &s->fingerprint, &s->file, &s->title, &s->issue, &s->code };
-	sqlite3_stmt *stmt = NULL;
+	char **fields[] = { &s->rule_id, &s->fingerprint, &s->file, &s->title, &s->issue };
+	struct store_stmt *stmt = NULL;
 	size_t i;
-	int error, rc = SQLITE_OK;
+	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT c.repo_id, f.rule_id, f.fingerprint, f.file, f.title, f.issue, "
-				   "json_extract(f.evidence, '$.code_examined') FROM findings f "
-				   "JOIN checks c ON c.id = f.check_id WHERE f.id = :id")) < 0)
+				   "f.evidence FROM findings f JOIN checks c ON c.id = f.check_id "
+				   "WHERE f.id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", finding_id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE) {
+	store_bind_int(stmt, ":id", finding_id);
+	rc = store_step(stmt);
+	if (rc == STORE_DONE) {
 		error = error_set(RL_ENOTFOUND, "no finding %lld in %s (finding ids are in the output "
 				  "of 'revline check' and 'revline history')", (long long)finding_id,
 				  store_path(store));
 		goto done;
 	}
-	if (rc != SQLITE_ROW) {
-		error = store_fail(store, rc);
+	if (rc != STORE_ROW) {
+		error = rc;
 		goto done;
 	}
-	s->repo_id = sqlite3_column_int64(stmt, 0);
+	s->repo_id = store_column_int64(stmt, 0);
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && !error; i++)
 		error = store_column_dup(fields[i], stmt, (int)i + 1);
+	if (!error)
+		error = evidence_code(&s->code, store_column_text(stmt, 6));
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -106,33 +123,28 @@ static int subject_fingerprint(struct subject *s)
 static int subject_insert(int64_t *id, struct store *store, const struct subject *s,
 			  int64_t finding_id, enum feedback_kind kind, const char *note)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt,
 				   "INSERT INTO feedback (finding_id, repo_id, kind, note, rule_id, "
 				   "fingerprint, file, title, issue, code, created_at) VALUES (:finding, "
 				   ":repo, :kind, :note, :rule, :fingerprint, :file, :title, :issue, :code, "
-				   ":now)")) < 0)
+				   ":now) RETURNING id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":finding", finding_id);
-	store_bind_int(&rc, stmt, ":repo", s->repo_id);
-	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	store_bind_text(&rc, stmt, ":note", note);
-	store_bind_text(&rc, stmt, ":rule", s->rule_id);
-	store_bind_text(&rc, stmt, ":fingerprint", s->fingerprint);
-	store_bind_text(&rc, stmt, ":file", s->file);
-	store_bind_text(&rc, stmt, ":title", s->title);
-	store_bind_text(&rc, stmt, ":issue", s->issue);
-	store_bind_text(&rc, stmt, ":code", s->code);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE)
-		*id = sqlite3_last_insert_rowid(store_db(store));
-	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":finding", finding_id);
+	store_bind_int(stmt, ":repo", s->repo_id);
+	store_bind_text(stmt, ":kind", feedback_kind_name(kind));
+	store_bind_text(stmt, ":note", note);
+	store_bind_text(stmt, ":rule", s->rule_id);
+	store_bind_text(stmt, ":fingerprint", s->fingerprint);
+	store_bind_text(stmt, ":file", s->file);
+	store_bind_text(stmt, ":title", s->title);
+	store_bind_text(stmt, ":issue", s->issue);
+	store_bind_text(stmt, ":code", s->code);
+	store_bind_int(stmt, ":now", clock_wall_ms());
+	error = store_step_id(stmt, id);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -154,33 +166,76 @@ int store_feedback_on_finding(int64_t *id, struct store *store, int64_t finding_
 	return error;
 }
 
-/* The fix's rule and its first file; one statement, so an unknown id changes nothing. */
+/* What feedback on a fix copies of it: its repository, rule and first file. */
+struct fix_subject {
+	int64_t repo_id;
+	char *rule_id, *file;
+};
+
+/* The first string of a JSON array text; NULL when there is none. */
+static int first_string(char **out, const char *json)
+{
+	json_t *root = json ? json_loads(json, 0, NULL) : NULL;
+	json_t *first = json_array_get(root, 0);
+	int error = 0;
+
+	*out = NULL;
+	if (json_is_string(first) && !(*out = strdup(json_string_value(first))))
+		error = error_nomem();
+	json_decref(root);
+	return error;
+}
+
+static int fix_subject_read(struct fix_subject *s, struct store *store, int64_t fix_id)
+{
+	struct store_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_prepare(store, &stmt,
+				   "SELECT c.repo_id, v.threadline_id, v.file_references FROM violation_fixes v "
+				   "JOIN checks c ON c.id = v.fix_check_id WHERE v.id = :id")) < 0)
+		return error;
+	store_bind_int(stmt, ":id", fix_id);
+	if ((rc = store_step(stmt)) == STORE_ROW) {
+		s->repo_id = store_column_int64(stmt, 0);
+		if (!(error = store_column_dup(&s->rule_id, stmt, 1)))
+			error = first_string(&s->file, store_column_text(stmt, 2));
+	} else if (rc == STORE_DONE) {
+		error = error_set(RL_ENOTFOUND, "no fix %lld in %s (fix ids are in the output of "
+				  "'revline fixes')", (long long)fix_id, store_path(store));
+	} else {
+		error = rc;
+	}
+	store_finalize(stmt);
+	return error;
+}
+
+/* The fix's rule and its first file, read and written in the caller's transaction. */
 static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum feedback_kind kind,
 		      const char *note)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct fix_subject s = { 0, NULL, NULL };
+	struct store_stmt *stmt = NULL;
+	int error;
 
-	if ((error = store_prepare(store, &stmt,
+	if ((error = fix_subject_read(&s, store, fix_id)) < 0 ||
+	    (error = store_prepare(store, &stmt,
 				   "INSERT INTO feedback (fix_id, repo_id, kind, note, rule_id, file, "
-				   "created_at) SELECT v.id, c.repo_id, :kind, :note, v.threadline_id, "
-				   "json_extract(v.file_references, '$[0]'), :now FROM violation_fixes v "
-				   "JOIN checks c ON c.id = v.fix_check_id WHERE v.id = :id")) < 0)
-		return error;
-	store_bind_int(&rc, stmt, ":id", fix_id);
-	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(kind));
-	store_bind_text(&rc, stmt, ":note", note);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	else if (!sqlite3_changes(store_db(store)))
-		error = error_set(RL_ENOTFOUND, "no fix %lld in %s (fix ids are in the output of "
-				  "'revline fixes')", (long long)fix_id, store_path(store));
-	else
-		*id = sqlite3_last_insert_rowid(store_db(store));
-	sqlite3_finalize(stmt);
+				   "created_at) VALUES (:fix, :repo, :kind, :note, :rule, :file, :now) "
+				   "RETURNING id")) < 0)
+		goto done;
+	store_bind_int(stmt, ":fix", fix_id);
+	store_bind_int(stmt, ":repo", s.repo_id);
+	store_bind_text(stmt, ":kind", feedback_kind_name(kind));
+	store_bind_text(stmt, ":note", note);
+	store_bind_text(stmt, ":rule", s.rule_id);
+	store_bind_text(stmt, ":file", s.file);
+	store_bind_int(stmt, ":now", clock_wall_ms());
+	error = store_step_id(stmt, id);
+done:
+	store_finalize(stmt);
+	free(s.rule_id);
+	free(s.file);
 	return error;
 }
 
@@ -201,29 +256,28 @@ int store_feedback_on_fix(int64_t *id, struct store *store, int64_t fix_id,
 
 static int describe_read(struct buf *out, struct store *store, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	const unsigned char *rule, *file;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	const char *rule, *file;
+	int error, rc;
 	int64_t line;
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT fb.rule_id, fb.file, f.line FROM feedback fb "
 				   "LEFT JOIN findings f ON f.id = fb.finding_id WHERE fb.id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE) {
+	store_bind_int(stmt, ":id", id);
+	rc = store_step(stmt);
+	if (rc == STORE_DONE) {
 		error = error_set(RL_ENOTFOUND, "no feedback %lld in %s", (long long)id, store_path(store));
 		goto done;
 	}
-	if (rc != SQLITE_ROW) {
-		error = store_fail(store, rc);
+	if (rc != STORE_ROW) {
+		error = rc;
 		goto done;
 	}
-	rule = sqlite3_column_text(stmt, 0);
-	file = sqlite3_column_text(stmt, 1);
-	line = sqlite3_column_int64(stmt, 2);
+	rule = store_column_text(stmt, 0);
+	file = store_column_text(stmt, 1);
+	line = store_column_int64(stmt, 2);
 	if (rule)
 		error = buf_printf(out, "%s%s", rule, file ? ", " : "");
 	if (!error && file)
@@ -231,7 +285,7 @@ static int describe_read(struct buf *out, struct store *store, int64_t id)
 	if (!error && file && line > 0)
 		error = buf_printf(out, ":%lld", (long long)line);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -247,21 +301,21 @@ int store_feedback_describe(struct buf *out, struct store *store, int64_t id)
 
 static int latest_read(bool *out, struct store *store, const char *fingerprint)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
-				   "SELECT kind = 'false_positive' FROM feedback WHERE fingerprint = :fp "
+				   "SELECT CASE WHEN kind = 'false_positive' THEN 1 ELSE 0 END FROM feedback "
+				   "WHERE fingerprint = :fp "
 				   "AND kind IN " FINDING_KINDS " ORDER BY id DESC LIMIT 1")) < 0)
 		return error;
-	store_bind_text(&rc, stmt, ":fp", fingerprint);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int(stmt, 0) != 0;
-	else if (rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+	store_bind_text(stmt, ":fp", fingerprint);
+	rc = store_step(stmt);
+	if (rc == STORE_ROW)
+		*out = store_column_int(stmt, 0) != 0;
+	else if (rc != STORE_DONE)
+		error = rc;
+	store_finalize(stmt);
 	return error;
 }
 
@@ -300,7 +354,7 @@ void feedback_examples_release(struct feedback_examples *list)
 	list->alloc = 0;
 }
 
-static int example_read(struct feedback_examples *list, sqlite3_stmt *stmt)
+static int example_read(struct feedback_examples *list, struct store_stmt *stmt)
 {
 	struct feedback_example *e;
 	int error;
@@ -308,7 +362,7 @@ static int example_read(struct feedback_examples *list, sqlite3_stmt *stmt)
 	if ((error = ARRAY_GROW(list->items, list->alloc, list->count + 1)) < 0)
 		return error;
 	e = &list->items[list->count++];
-	*e = (struct feedback_example){ .kind = list->kind, .score = sqlite3_column_double(stmt, 5) };
+	*e = (struct feedback_example){ .kind = list->kind, .score = store_column_double(stmt, 5) };
 	if ((error = store_column_dup(&e->file, stmt, 0)) < 0 ||
 	    (error = store_column_dup(&e->title, stmt, 1)) < 0 ||
 	    (error = store_column_dup(&e->issue, stmt, 2)) < 0 ||
@@ -317,47 +371,52 @@ static int example_read(struct feedback_examples *list, sqlite3_stmt *stmt)
 	return store_column_dup(&e->note, stmt, 4);
 }
 
-/* The rule's feedback of one kind still in force, most like the query first. */
-static const char match_sql[] =
-	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, bm25(feedback_fts) AS score "
-	"FROM feedback_fts JOIN feedback fb ON fb.id = feedback_fts.rowid "
-	"WHERE feedback_fts MATCH :query AND fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE
-	" ORDER BY score, fb.id DESC LIMIT :max";
+/*
+ * The rule's feedback of one kind still in force, most like the query
+ * first: the backend's full-text match (store_dialect.feedback_match) gives
+ * the rows and their scores.
+ */
+#define MATCH_SQL \
+	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, m.score " \
+	"FROM (%s) m JOIN feedback fb ON fb.id = m.id " \
+	"WHERE fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE \
+	" ORDER BY m.score, fb.id DESC LIMIT :max"
 
-/* The same, most recent first: for no query, or one FTS5 rejects. */
+/* The same, most recent first: for no query, or one the full-text search refuses. */
 static const char recent_sql[] =
 	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, 0.0 FROM feedback fb "
 	"WHERE fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE
 	" ORDER BY fb.id DESC LIMIT :max";
 
 /*
- * Run one of the two; *rejected when the MATCH query failed as SQL
- * (FTS5's syntax errors are SQLITE_ERROR, found when it runs).
+ * Run one of the two; *rejected when the match query was refused as it
+ * ran (FTS5's syntax errors are found then).
  */
 static int examples_select(struct feedback_examples *list, bool *rejected, struct store *store,
 			   const char *sql, const char *rule_id, const char *query)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	*rejected = false;
 	if ((error = store_prepare(store, &stmt, sql)) < 0)
 		return error;
 	if (query)
-		store_bind_text(&rc, stmt, ":query", query);
-	store_bind_text(&rc, stmt, ":rule", rule_id);
-	store_bind_text(&rc, stmt, ":kind", feedback_kind_name(list->kind));
-	store_bind_int(&rc, stmt, ":max", (int64_t)(list->max < INT32_MAX ? list->max : INT32_MAX));
-	if (rc == SQLITE_OK)
-		while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-			error = example_read(list, stmt);
-	if (!error && rc != SQLITE_DONE) {
-		if (query && rc == SQLITE_ERROR)
+		store_bind_text(stmt, ":query", query);
+	store_bind_text(stmt, ":rule", rule_id);
+	store_bind_text(stmt, ":kind", feedback_kind_name(list->kind));
+	store_bind_int(stmt, ":max", (int64_t)(list->max < INT32_MAX ? list->max : INT32_MAX));
+	while (!error && (rc = store_step(stmt)) == STORE_ROW)
+		error = example_read(list, stmt);
+	if (!error && rc < 0) {
+		if (query && store_step_refused(stmt)) {
 			*rejected = true;
-		else
-			error = store_fail(store, rc);
+			error_clear();
+		} else {
+			error = rc;
+		}
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -365,16 +424,19 @@ static int examples_select(struct feedback_examples *list, bool *rejected, struc
 static int examples_find(struct feedback_examples *list, struct store *store, const char *rule_id,
 			 const char *query)
 {
+	struct buf match = BUF_INIT;
 	bool rejected = false;
 	int error;
 
 	if (!list->max || !rule_id)
 		return 0;
 	if (query && *query) {
-		error = examples_select(list, &rejected, store, match_sql, rule_id, query);
+		if ((error = buf_printf(&match, MATCH_SQL, store_dialect(store)->feedback_match)) == 0)
+			error = examples_select(list, &rejected, store, match.ptr, rule_id, query);
+		buf_release(&match);
 		if (error || !rejected)
 			return error;
-		/* A query FTS5 cannot read must not cost the prompt its examples. */
+		/* A query the full-text search cannot read must not cost the prompt its examples. */
 		feedback_examples_release(list);
 	}
 	return examples_select(list, &rejected, store, recent_sql, rule_id, NULL);

@@ -7,7 +7,6 @@
 #include "patch.h"
 #include "status.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,29 +15,20 @@
 /* An applied fix whose file may not be written yet. */
 #define ROW_PENDING "status = 'applied' AND applied_at IS NULL"
 
-static char *column_text(sqlite3_stmt *stmt, int i)
+static char *column_text(struct store_stmt *stmt, int i)
 {
-	const unsigned char *text = sqlite3_column_text(stmt, i);
+	const char *text = store_column_text(stmt, i);
 
-	return text ? strdup((const char *)text) : NULL;
+	return text ? strdup(text) : NULL;
 }
 
-/* Bytes as they are, never scrubbed: a file's own. */
-static void bind_blob(int *rc, sqlite3_stmt *stmt, const char *name, const void *data, size_t len)
-{
-	if (*rc == SQLITE_OK)
-		*rc = sqlite3_bind_blob64(stmt, sqlite3_bind_parameter_index(stmt, name), data ? data : "", len,
-					  SQLITE_TRANSIENT);
-}
-
-/* A statement that names :repo, bound; the binds' status in *rc. */
-static int prepare_repo(sqlite3_stmt **out, int *rc, struct store *store, const char *sql, const char *repo)
+/* A statement that names :repo, bound. */
+static int prepare_repo(struct store_stmt **out, struct store *store, const char *sql, const char *repo)
 {
 	int error;
 
-	*rc = SQLITE_OK;
 	if ((error = store_prepare(store, out, sql)) == 0)
-		store_bind_text(rc, *out, ":repo", repo);
+		store_bind_text(*out, ":repo", repo);
 	return error;
 }
 
@@ -46,40 +36,39 @@ static int prepare_repo(sqlite3_stmt **out, int *rc, struct store *store, const 
 
 int store_fix_add(int64_t *id, struct store *store, const char *repo, const struct fix_row *row)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	int64_t repo_id = 0;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	*id = 0;
 	if ((error = store_repo_id(store, &repo_id, repo, NULL)) < 0 || (error = store_begin(store)) < 0)
 		return error;
 	if ((error = store_prepare(store, &stmt, "INSERT INTO signal_fixes (repo_id, signal_id, finding_id, tool, "
-				   "code, message, file, first_line, last_line, window, status, file_id, byte_offset, "
+				   "code, message, file, first_line, last_line, \"window\", status, file_id, byte_offset, "
 				   "before, model, created_at) VALUES (:repo, :signal, :finding, :tool, :code, "
 				   ":message, :file, :first, :last, :window, 'asking', :file_id, :offset, :before, "
-				   ":model, :now)")) < 0)
+				   ":model, :now) RETURNING id")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":repo", repo_id);
+	store_bind_int(stmt, ":repo", repo_id);
 	if (row->signal_id)
-		store_bind_int(&rc, stmt, ":signal", row->signal_id);
+		store_bind_int(stmt, ":signal", row->signal_id);
 	if (row->finding_id)
-		store_bind_int(&rc, stmt, ":finding", row->finding_id);
-	store_bind_text(&rc, stmt, ":tool", row->tool);
-	store_bind_text(&rc, stmt, ":code", row->code);
-	store_bind_text(&rc, stmt, ":message", row->message);
-	store_bind_text(&rc, stmt, ":file", row->file);
-	store_bind_int(&rc, stmt, ":first", row->first);
-	store_bind_int(&rc, stmt, ":last", row->last);
-	store_bind_text(&rc, stmt, ":window", row->window);
-	store_bind_text(&rc, stmt, ":file_id", row->snippet->file_id);
-	store_bind_int(&rc, stmt, ":offset", (int64_t)row->snippet->start);
-	bind_blob(&rc, stmt, ":before", row->snippet->text, row->snippet->len);
-	store_bind_text(&rc, stmt, ":model", row->model);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	if ((error = store_step_done(store, stmt, rc)) == 0)
-		*id = sqlite3_last_insert_rowid(store_db(store));
+		store_bind_int(stmt, ":finding", row->finding_id);
+	store_bind_text(stmt, ":tool", row->tool);
+	store_bind_text(stmt, ":code", row->code);
+	store_bind_text(stmt, ":message", row->message);
+	store_bind_text(stmt, ":file", row->file);
+	store_bind_int(stmt, ":first", row->first);
+	store_bind_int(stmt, ":last", row->last);
+	store_bind_text(stmt, ":window", row->window);
+	store_bind_text(stmt, ":file_id", row->snippet->file_id);
+	store_bind_int(stmt, ":offset", (int64_t)row->snippet->start);
+	store_bind_blob(stmt, ":before", row->snippet->text, row->snippet->len);
+	store_bind_text(stmt, ":model", row->model);
+	store_bind_int(stmt, ":now", clock_wall_ms());
+	error = store_step_id(stmt, id);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
 
@@ -87,18 +76,17 @@ done:
  * An UPDATE of a fix's row, in the caller's transaction, with :id (and
  * :now when the SET clause names it) bound; the caller binds the rest.
  */
-static int row_prepare(sqlite3_stmt **out, int *rc, struct store *store, int64_t id, const char *set)
+static int row_prepare(struct store_stmt **out, struct store *store, int64_t id, const char *set)
 {
 	struct buf sql = BUF_INIT;
 	int error;
 
-	*rc = SQLITE_OK;
 	if ((error = buf_printf(&sql, "UPDATE signal_fixes SET %s WHERE id = :id", set)) < 0)
 		return error;
 	if ((error = store_prepare(store, out, sql.ptr)) == 0) {
-		store_bind_int(rc, *out, ":id", id);
-		if (sqlite3_bind_parameter_index(*out, ":now"))
-			store_bind_int(rc, *out, ":now", clock_wall_ms());
+		store_bind_int(*out, ":id", id);
+		if (store_param_has(*out, ":now"))
+			store_bind_int(*out, ":now", clock_wall_ms());
 	}
 	buf_release(&sql);
 	return error;
@@ -107,15 +95,15 @@ static int row_prepare(sqlite3_stmt **out, int *rc, struct store *store, int64_t
 /* An UPDATE with one text (:text, or none) beside :id and :now. */
 static int row_set(struct store *store, int64_t id, const char *set, const char *text)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	struct store_stmt *stmt = NULL;
+	int error;
 
-	if ((error = row_prepare(&stmt, &rc, store, id, set)) == 0) {
-		if (sqlite3_bind_parameter_index(stmt, ":text"))
-			store_bind_text(&rc, stmt, ":text", text);
-		error = store_step_done(store, stmt, rc);
+	if ((error = row_prepare(&stmt, store, id, set)) == 0) {
+		if (store_param_has(stmt, ":text"))
+			store_bind_text(stmt, ":text", text);
+		error = store_step_done(stmt);
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -142,35 +130,35 @@ int store_fix_rejected(struct store *store, int64_t id)
 int store_fix_proposed(struct store *store, int64_t id, const char *after, size_t after_len,
 		       const char *explanation, const char *preview)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if ((error = row_prepare(&stmt, &rc, store, id, "status = 'proposed', after = :after, explanation = "
+	if ((error = row_prepare(&stmt, store, id, "status = 'proposed', after = :after, explanation = "
 				 ":explanation, preview = :preview, proposed_at = :now")) == 0) {
-		bind_blob(&rc, stmt, ":after", after, after_len);
-		store_bind_text(&rc, stmt, ":explanation", explanation);
-		store_bind_text(&rc, stmt, ":preview", preview);
-		error = store_step_done(store, stmt, rc);
+		store_bind_blob(stmt, ":after", after, after_len);
+		store_bind_text(stmt, ":explanation", explanation);
+		store_bind_text(stmt, ":preview", preview);
+		error = store_step_done(stmt);
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
 
 int store_fix_recheck(struct store *store, int64_t id, enum fix_recheck recheck, const char *detail)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if ((error = row_prepare(&stmt, &rc, store, id, "recheck = :recheck, recheck_detail = :detail")) == 0) {
-		store_bind_text(&rc, stmt, ":recheck", fix_recheck_stored(recheck));
-		store_bind_text(&rc, stmt, ":detail", detail);
-		error = store_step_done(store, stmt, rc);
+	if ((error = row_prepare(&stmt, store, id, "recheck = :recheck, recheck_detail = :detail")) == 0) {
+		store_bind_text(stmt, ":recheck", fix_recheck_stored(recheck));
+		store_bind_text(stmt, ":detail", detail);
+		error = store_step_done(stmt);
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
 
@@ -179,40 +167,41 @@ int store_fix_recheck(struct store *store, int64_t id, enum fix_recheck recheck,
 /* The undo record, exactly as patch_prepare made it. */
 int store_fix_pending(struct store *store, int64_t id, const struct patch_undo *undo)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if ((error = row_prepare(&stmt, &rc, store, id, "status = 'applied', applied_at = NULL, error = NULL, "
+	if ((error = row_prepare(&stmt, store, id, "status = 'applied', applied_at = NULL, error = NULL, "
 				 "byte_offset = :offset, before = :before, after = :after, file_id = :id_before, "
 				 "file_id_after = :id_after")) == 0) {
-		store_bind_int(&rc, stmt, ":offset", (int64_t)undo->offset);
-		bind_blob(&rc, stmt, ":before", undo->before, undo->before_len);
-		bind_blob(&rc, stmt, ":after", undo->after, undo->after_len);
-		store_bind_text(&rc, stmt, ":id_before", undo->id_before);
-		store_bind_text(&rc, stmt, ":id_after", undo->id_after);
-		error = store_step_done(store, stmt, rc);
+		store_bind_int(stmt, ":offset", (int64_t)undo->offset);
+		store_bind_blob(stmt, ":before", undo->before, undo->before_len);
+		store_bind_blob(stmt, ":after", undo->after, undo->after_len);
+		store_bind_text(stmt, ":id_before", undo->id_before);
+		store_bind_text(stmt, ":id_after", undo->id_after);
+		error = store_step_done(stmt);
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
 
 /* Whether the fix's row is still pending: no other revline settled it meanwhile. */
 static int row_pending(bool *out, struct store *store, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	*out = true;
-	if ((error = store_prepare(store, &stmt, "SELECT " ROW_PENDING " FROM signal_fixes WHERE id = :id")) < 0)
+	if ((error = store_prepare(store, &stmt, "SELECT CASE WHEN " ROW_PENDING " THEN 1 ELSE 0 END "
+				   "FROM signal_fixes WHERE id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", id);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		*out = sqlite3_column_int(stmt, 0) != 0;
+	store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) == STORE_ROW)
+		*out = store_column_int(stmt, 0) != 0;
 	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+		error = rc < 0 ? rc : error_set(RL_ENOTFOUND, "%s: no fix %lld", store_path(store), (long long)id);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -261,17 +250,19 @@ int store_fix_undo(struct store *store, int64_t id, int (*undo)(void *payload), 
  * The undo record of a row, from column first on: file, byte_offset,
  * before, after, file_id, file_id_after.
  */
-static int undo_of_row(struct patch_undo *u, sqlite3_stmt *stmt, int first)
+static int undo_of_row(struct patch_undo *u, struct store_stmt *stmt, int first)
 {
-	const void *before = sqlite3_column_blob(stmt, first + 2), *after = sqlite3_column_blob(stmt, first + 3);
-	const unsigned char *id_before = sqlite3_column_text(stmt, first + 4);
-	const unsigned char *id_after = sqlite3_column_text(stmt, first + 5);
+	size_t before_len = 0, after_len = 0;
+	const void *before = store_column_blob(stmt, first + 2, &before_len);
+	const void *after = store_column_blob(stmt, first + 3, &after_len);
+	const char *id_before = store_column_text(stmt, first + 4);
+	const char *id_after = store_column_text(stmt, first + 5);
 
 	memset(u, 0, sizeof(*u));
 	u->path = column_text(stmt, first);
-	u->offset = (size_t)sqlite3_column_int64(stmt, first + 1);
-	u->before_len = (size_t)sqlite3_column_bytes(stmt, first + 2);
-	u->after_len = (size_t)sqlite3_column_bytes(stmt, first + 3);
+	u->offset = (size_t)store_column_int64(stmt, first + 1);
+	u->before_len = before_len;
+	u->after_len = after_len;
 	u->before = malloc(u->before_len + 1);
 	u->after = malloc(u->after_len + 1);
 	if (!u->path || !u->before || !u->after) {
@@ -310,7 +301,7 @@ static void pending_rows_release(struct pending_rows *rows)
 	memset(rows, 0, sizeof(*rows));
 }
 
-static int pending_add(struct pending_rows *rows, sqlite3_stmt *stmt)
+static int pending_add(struct pending_rows *rows, struct store_stmt *stmt)
 {
 	struct pending_row *row;
 	int error;
@@ -319,7 +310,7 @@ static int pending_add(struct pending_rows *rows, sqlite3_stmt *stmt)
 		return error;
 	row = &rows->items[rows->count++];
 	memset(row, 0, sizeof(*row));
-	row->id = sqlite3_column_int64(stmt, 0);
+	row->id = store_column_int64(stmt, 0);
 	if (!(row->workdir = column_text(stmt, 1)))
 		return error_nomem();
 	return undo_of_row(&row->undo, stmt, 2);
@@ -328,26 +319,22 @@ static int pending_add(struct pending_rows *rows, sqlite3_stmt *stmt)
 /* The pending rows: one (id), a repository's (repo), or all. */
 static int pending_find(struct pending_rows *out, struct store *store, int64_t id, const char *repo)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	int error, rc;
 
-	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.id, r.path, f.file, f.byte_offset, f.before, "
+	if ((error = prepare_repo(&stmt, store, "SELECT f.id, r.path, f.file, f.byte_offset, f.before, "
 				  "f.after, f.file_id, f.file_id_after FROM signal_fixes f JOIN repos r ON "
 				  "r.id = f.repo_id WHERE f." ROW_PENDING " AND (:id = 0 OR f.id = :id) AND "
 				  "(:repo IS NULL OR r.path = :repo) ORDER BY f.id", repo)) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":id", id);
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+	store_bind_int(stmt, ":id", id);
+	while ((rc = store_step(stmt)) == STORE_ROW)
 		if ((error = pending_add(out, stmt)) < 0)
 			goto done;
-	if (rc != SQLITE_DONE)
-		error = store_fail(store, rc);
+	if (rc != STORE_DONE)
+		error = rc;
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -396,42 +383,42 @@ done:
 
 int store_fix_applied_find(int64_t *id, struct store *store, const char *repo, int64_t wanted)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	int error, rc;
 
 	*id = 0;
-	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.id FROM signal_fixes f JOIN repos r ON "
+	if ((error = prepare_repo(&stmt, store, "SELECT f.id FROM signal_fixes f JOIN repos r ON "
 				  "r.id = f.repo_id WHERE r.path = :repo AND f.status = 'applied' AND f.applied_at "
 				  "IS NOT NULL AND (:wanted = 0 OR f.id = :wanted) ORDER BY f.applied_at DESC, "
 				  "f.id DESC LIMIT 1", repo)) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":wanted", wanted);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
+	store_bind_int(stmt, ":wanted", wanted);
+	if ((rc = store_step(stmt)) == STORE_ROW)
+		*id = store_column_int64(stmt, 0);
 	else
-		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+		error = rc == STORE_DONE ? RL_ENOTFOUND : rc;
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
 int store_fix_undo_get(struct patch_undo *out, struct store *store, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((error = store_prepare(store, &stmt, "SELECT file, byte_offset, before, after, file_id, file_id_after "
 				   "FROM signal_fixes WHERE id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", id);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
+	store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) == STORE_ROW)
 		error = undo_of_row(out, stmt, 0);
-	else if (rc == SQLITE_DONE)
+	else if (rc == STORE_DONE)
 		error = error_set(RL_ENOTFOUND, "%s: no fix %lld", store_path(store), (long long)id);
 	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+		error = rc;
+	store_finalize(stmt);
 	return error;
 }
 
@@ -450,19 +437,19 @@ void store_fix_records_free(struct fix_record *records, size_t count)
 	free(records);
 }
 
-static int record_read(struct fix_record *r, sqlite3_stmt *stmt)
+static int record_read(struct fix_record *r, struct store_stmt *stmt)
 {
 	memset(r, 0, sizeof(*r));
-	r->id = sqlite3_column_int64(stmt, 0);
+	r->id = store_column_int64(stmt, 0);
 	r->file = column_text(stmt, 1);
 	r->tool = column_text(stmt, 2);
 	r->code = column_text(stmt, 3);
 	r->message = column_text(stmt, 4);
 	r->window = column_text(stmt, 5);
-	r->first = sqlite3_column_int(stmt, 6);
-	r->last = sqlite3_column_int(stmt, 7);
-	r->applied_at = sqlite3_column_int64(stmt, 8);
-	r->recheck = fix_recheck_parse((const char *)sqlite3_column_text(stmt, 9));
+	r->first = store_column_int(stmt, 6);
+	r->last = store_column_int(stmt, 7);
+	r->applied_at = store_column_int64(stmt, 8);
+	r->recheck = fix_recheck_parse(store_column_text(stmt, 9));
 	r->recheck_detail = column_text(stmt, 10);
 	return r->file ? 0 : error_nomem();
 }
@@ -470,30 +457,26 @@ static int record_read(struct fix_record *r, sqlite3_stmt *stmt)
 int store_fixes_applied(struct fix_record **out, size_t *count, struct store *store, const char *repo)
 {
 	struct fix_record *rows = NULL;
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	size_t alloc = 0;
 	int error, rc;
 
 	*out = NULL;
 	*count = 0;
-	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.id, f.file, f.tool, f.code, f.message, f.window, "
+	if ((error = prepare_repo(&stmt, store, "SELECT f.id, f.file, f.tool, f.code, f.message, f.window, "
 				  "f.first_line, f.last_line, f.applied_at, f.recheck, f.recheck_detail FROM "
 				  "signal_fixes f JOIN repos r ON r.id = f.repo_id WHERE r.path = :repo AND "
 				  "f.status = 'applied' AND f.applied_at IS NOT NULL ORDER BY f.applied_at DESC, "
 				  "f.id DESC", repo)) < 0)
 		goto done;
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
+	while ((rc = store_step(stmt)) == STORE_ROW)
 		if ((error = ARRAY_GROW(rows, alloc, *count + 1)) < 0 ||
 		    (error = record_read(&rows[(*count)++], stmt)) < 0)
 			goto done;
-	if (rc != SQLITE_DONE)
-		error = store_fail(store, rc);
+	if (rc != STORE_DONE)
+		error = rc;
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	if (error < 0) {
 		store_fix_records_free(rows, *count);
 		rows = NULL;
@@ -506,26 +489,26 @@ done:
 int store_fix_latest(struct fix_summary *out, bool *pending, struct store *store, int64_t signal_id,
 		     int64_t finding_id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	memset(out, 0, sizeof(*out));
 	*pending = false;
-	if ((error = store_prepare(store, &stmt, "SELECT id, status, recheck, " ROW_PENDING " FROM signal_fixes "
-				   "WHERE (:signal != 0 AND signal_id = :signal) OR (:finding != 0 AND "
+	if ((error = store_prepare(store, &stmt, "SELECT id, status, recheck, CASE WHEN " ROW_PENDING
+				   " THEN 1 ELSE 0 END FROM signal_fixes WHERE (:signal != 0 AND signal_id = :signal) OR (:finding != 0 AND "
 				   "finding_id = :finding) ORDER BY id DESC LIMIT 1")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":signal", signal_id);
-	store_bind_int(&rc, stmt, ":finding", finding_id);
-	if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(stmt, 0);
-		out->state = fix_state_parse((const char *)sqlite3_column_text(stmt, 1));
-		out->recheck = fix_recheck_parse((const char *)sqlite3_column_text(stmt, 2));
-		*pending = sqlite3_column_int(stmt, 3) != 0;
+	store_bind_int(stmt, ":signal", signal_id);
+	store_bind_int(stmt, ":finding", finding_id);
+	if ((rc = store_step(stmt)) == STORE_ROW) {
+		out->id = store_column_int64(stmt, 0);
+		out->state = fix_state_parse(store_column_text(stmt, 1));
+		out->recheck = fix_recheck_parse(store_column_text(stmt, 2));
+		*pending = store_column_int(stmt, 3) != 0;
 	} else {
-		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+		error = rc == STORE_DONE ? RL_ENOTFOUND : rc;
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -567,30 +550,30 @@ done:
 
 int store_fix_finding(struct finding *out, struct store *store, const char *repo, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	int error, rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = prepare_repo(&stmt, &rc, store, "SELECT f.file, f.line, f.end_line, f.rule_id, f.severity, "
+	if ((error = prepare_repo(&stmt, store, "SELECT f.file, f.line, f.end_line, f.rule_id, f.severity, "
 				  "f.title, f.issue, f.suggestion FROM findings f JOIN checks c ON c.id = f.check_id "
 				  "JOIN repos r ON r.id = c.repo_id WHERE f.id = :id AND r.path = :repo", repo)) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":id", id);
-	if (rc != SQLITE_OK || (rc = sqlite3_step(stmt)) != SQLITE_ROW) {
-		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+	store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) != STORE_ROW) {
+		error = rc == STORE_DONE ? RL_ENOTFOUND : rc;
 		goto done;
 	}
 	out->id = id;
 	out->file = column_text(stmt, 0);
-	out->line = sqlite3_column_int(stmt, 1);
-	out->end_line = sqlite3_column_int(stmt, 2);
+	out->line = store_column_int(stmt, 1);
+	out->end_line = store_column_int(stmt, 2);
 	out->rule_id = column_text(stmt, 3);
-	if (sqlite3_column_text(stmt, 4))
-		severity_parse(&out->severity, (const char *)sqlite3_column_text(stmt, 4));
+	if (store_column_text(stmt, 4))
+		severity_parse(&out->severity, store_column_text(stmt, 4));
 	out->title = column_text(stmt, 5);
 	out->issue = column_text(stmt, 6);
 	out->suggestion = column_text(stmt, 7);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }

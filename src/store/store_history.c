@@ -9,7 +9,6 @@
 #include "status.h"
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,39 +83,35 @@ struct history_rule_stats *history_rule_entry(struct history_stats *stats, const
 }
 
 /* A text column as a new string; NULL stays NULL. false when memory ran out. */
-static bool column_dup(char **out, sqlite3_stmt *stmt, int col)
+static bool column_dup(char **out, struct store_stmt *stmt, int col)
 {
 	return store_column_dup(out, stmt, col) == 0;
 }
 
 /* A step that gives a row or the end; anything else is the store's error. */
-static int step_row(struct store *store, sqlite3_stmt *stmt, bool *row)
+static int step_row(struct store_stmt *stmt, bool *row)
 {
-	int rc = sqlite3_step(stmt);
+	int rc = store_step(stmt);
 
-	*row = rc == SQLITE_ROW;
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(store, rc);
+	*row = rc == STORE_ROW;
+	return rc == STORE_ROW || rc == STORE_DONE ? 0 : rc;
 }
 
 /*
- * Each row of a prepared statement (bound with the sticky status rc) read
- * into a new, zeroed element of *items by read; the statement is finalized.
+ * Each row of a prepared and bound statement read into a new, zeroed
+ * element of *items by read; the statement is finalized.
  * On failure *items keeps what was read, the failing element included, for
  * the caller to free.
  */
-static int rows_read(void **items, size_t *count, size_t size, struct store *store,
-		     sqlite3_stmt *stmt, int rc, int (*read)(void *item, sqlite3_stmt *stmt))
+static int rows_read(void **items, size_t *count, size_t size, struct store_stmt *stmt,
+		     int (*read)(void *item, struct store_stmt *stmt))
 {
 	size_t alloc = *count;
 	bool row = true;
 	void *item;
 	int error;
 
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	while (!(error = step_row(store, stmt, &row)) && row) {
+	while (!(error = step_row(stmt, &row)) && row) {
 		if ((error = array_grow(items, &alloc, *count + 1, size)) < 0)
 			break;
 		/* Counted before it is read: a half-read element is freed with the rest. */
@@ -126,8 +121,7 @@ static int rows_read(void **items, size_t *count, size_t size, struct store *sto
 		if ((error = read(item, stmt)) < 0)
 			break;
 	}
-done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -145,7 +139,8 @@ done:
 	"CASE WHEN " LIVE_CHECK " THEN " LIVE_SUM("coalesce(sum(r." column "), 0)") " ELSE c." column " END"
 #define LIVE_COST \
 	"CASE WHEN " LIVE_CHECK " THEN " \
-	LIVE_SUM("CASE WHEN sum(r.cost_usd IS NULL AND r.tokens_in + r.tokens_out > 0) > 0 " \
+	LIVE_SUM("CASE WHEN sum(CASE WHEN r.cost_usd IS NULL AND r.tokens_in + r.tokens_out > 0 " \
+		 "THEN 1 ELSE 0 END) > 0 " \
 		 "THEN NULL ELSE coalesce(sum(r.cost_usd), 0) END") " ELSE c.cost_usd END"
 #define CHECK_USAGE \
 	LIVE_OR("tokens_in") ", " LIVE_OR("tokens_out") ", " LIVE_OR("tokens_cached") ", " \
@@ -161,10 +156,10 @@ done:
 #define VIOLATION \
 	"(r.status = 'attention' AND (NOT EXISTS (SELECT 1 FROM findings f WHERE " \
 	"f.check_threadline_id = t.id) OR EXISTS (SELECT 1 FROM findings f WHERE " \
-	"f.check_threadline_id = t.id AND f.suppressed = 0 AND (SELECT l.kind FROM feedback l " \
+	"f.check_threadline_id = t.id AND f.suppressed = 0 AND coalesce((SELECT l.kind FROM feedback l " \
 	"WHERE (l.finding_id = f.id OR l.fingerprint = f.fingerprint) AND " \
 	"l.kind IN ('false_positive', 'accept', 'reject') " \
-	"ORDER BY l.created_at DESC, l.id DESC LIMIT 1) IS NOT 'false_positive')))"
+	"ORDER BY l.created_at DESC, l.id DESC LIMIT 1), '') <> 'false_positive')))"
 
 /* The checks: the rules and attention counts are live, so an interrupted check has them too. */
 static const char checks_sql[] =
@@ -180,27 +175,27 @@ static const char checks_sql[] =
 	"ORDER BY c.created_at DESC, c.id DESC LIMIT :limit";
 
 /* The five columns of CHECK_USAGE from col on. */
-static void usage_read(struct usage *u, sqlite3_stmt *stmt, int col)
+static void usage_read(struct usage *u, struct store_stmt *stmt, int col)
 {
-	u->tokens_in = (long)sqlite3_column_int64(stmt, col);
-	u->tokens_out = (long)sqlite3_column_int64(stmt, col + 1);
-	u->tokens_cached = (long)sqlite3_column_int64(stmt, col + 2);
-	u->tokens_cache_write = (long)sqlite3_column_int64(stmt, col + 3);
+	u->tokens_in = (long)store_column_int64(stmt, col);
+	u->tokens_out = (long)store_column_int64(stmt, col + 1);
+	u->tokens_cached = (long)store_column_int64(stmt, col + 2);
+	u->tokens_cache_write = (long)store_column_int64(stmt, col + 3);
 	u->cost_usd = store_column_cost(stmt, col + 4);
 }
 
-static int check_read(void *item, sqlite3_stmt *stmt)
+static int check_read(void *item, struct store_stmt *stmt)
 {
 	struct history_check *c = item;
 
-	c->id = sqlite3_column_int64(stmt, 0);
-	c->created_ms = sqlite3_column_int64(stmt, 1);
-	c->finished_ms = sqlite3_column_int64(stmt, 2);
-	c->duration_ms = sqlite3_column_type(stmt, 3) == SQLITE_NULL ? -1 :
-		sqlite3_column_int64(stmt, 3);
-	c->rules = (long)sqlite3_column_int64(stmt, 8);
-	c->findings = (long)sqlite3_column_int64(stmt, 9);
-	c->attention = (long)sqlite3_column_int64(stmt, 10);
+	c->id = store_column_int64(stmt, 0);
+	c->created_ms = store_column_int64(stmt, 1);
+	c->finished_ms = store_column_int64(stmt, 2);
+	c->duration_ms = store_column_is_null(stmt, 3) ? -1 :
+		store_column_int64(stmt, 3);
+	c->rules = (long)store_column_int64(stmt, 8);
+	c->findings = (long)store_column_int64(stmt, 9);
+	c->attention = (long)store_column_int64(stmt, 10);
 	usage_read(&c->usage, stmt, 11);
 	if (!column_dup(&c->branch, stmt, 4) || !column_dup(&c->target, stmt, 5) ||
 	    !column_dup(&c->status, stmt, 6) || !column_dup(&c->overall_severity, stmt, 7))
@@ -211,17 +206,17 @@ static int check_read(void *item, sqlite3_stmt *stmt)
 int store_history_checks(struct history_check **out, size_t *count, struct store *store,
 		   const char *repo, size_t limit)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	*out = NULL;
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, checks_sql)) < 0)
 		return error;
-	store_bind_text(&rc, stmt, ":repo", repo);
-	/* LIMIT -1: no limit. */
-	store_bind_int(&rc, stmt, ":limit", limit ? (int64_t)limit : -1);
-	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, check_read)) < 0) {
+	store_bind_text(stmt, ":repo", repo);
+	/* No limit: the most rows there can be (LIMIT -1 is SQLite's own). */
+	store_bind_int(stmt, ":limit", limit ? (int64_t)limit : INT64_MAX);
+	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, check_read)) < 0) {
 		history_checks_free(*out, *count);
 		*out = NULL;
 		*count = 0;
@@ -276,24 +271,23 @@ static int files_read(struct strings *files, const char *text)
 }
 
 /*
- * The files of one or two JSON array columns (col2 < 0: one), each once,
- * as a list its owner frees (also when reading failed half-way).
+ * The files of a JSON array column, each once, as a list its owner frees
+ * (also when reading failed half-way).
  */
-static int files_take(char ***files, size_t *count, sqlite3_stmt *stmt, int col, int col2)
+static int files_take(char ***files, size_t *count, struct store_stmt *stmt, int col)
 {
 	struct strings list = STRINGS_INIT;
 	int error;
 
-	if (!(error = files_read(&list, (const char *)sqlite3_column_text(stmt, col))) && col2 >= 0)
-		error = files_read(&list, (const char *)sqlite3_column_text(stmt, col2));
+	error = files_read(&list, store_column_text(stmt, col));
 	*files = list.items;
 	*count = list.count;
 	return error;
 }
 
-static enum history_fix_feedback feedback_read(sqlite3_stmt *stmt, int col)
+static enum history_fix_feedback feedback_read(struct store_stmt *stmt, int col)
 {
-	const unsigned char *kind = sqlite3_column_text(stmt, col);
+	const char *kind = store_column_text(stmt, col);
 
 	if (!kind)
 		return HISTORY_FIX_UNRATED;
@@ -301,37 +295,37 @@ static enum history_fix_feedback feedback_read(sqlite3_stmt *stmt, int col)
 		HISTORY_FIX_CORRECT;
 }
 
-static int fix_read(void *item, sqlite3_stmt *stmt)
+static int fix_read(void *item, struct store_stmt *stmt)
 {
 	struct history_fix *f = item;
 
-	f->id = sqlite3_column_int64(stmt, 0);
-	f->violation_check_id = sqlite3_column_int64(stmt, 1);
-	f->fix_check_id = sqlite3_column_int64(stmt, 2);
-	f->created_ms = sqlite3_column_int64(stmt, 3);
-	f->timed = sqlite3_column_type(stmt, 10) != SQLITE_NULL;
-	f->seconds = sqlite3_column_int64(stmt, 10);
+	f->id = store_column_int64(stmt, 0);
+	f->violation_check_id = store_column_int64(stmt, 1);
+	f->fix_check_id = store_column_int64(stmt, 2);
+	f->created_ms = store_column_int64(stmt, 3);
+	f->timed = !store_column_is_null(stmt, 10);
+	f->seconds = store_column_int64(stmt, 10);
 	f->feedback = feedback_read(stmt, 11);
 	if (!column_dup(&f->rule_id, stmt, 4) || !column_dup(&f->rule_file, stmt, 5) ||
 	    !column_dup(&f->fix_type, stmt, 7) || !column_dup(&f->explanation, stmt, 8) ||
 	    !column_dup(&f->method, stmt, 9))
 		return error_nomem();
-	return files_take(&f->files, &f->nfiles, stmt, 6, -1);
+	return files_take(&f->files, &f->nfiles, stmt, 6);
 }
 
 int store_history_fixes(struct history_fix **out, size_t *count, struct store *store,
 		  const char *repo, const char *rule_id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	*out = NULL;
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, fixes_sql)) < 0)
 		return error;
-	store_bind_text(&rc, stmt, ":repo", repo);
-	store_bind_text(&rc, stmt, ":rule", rule_id);
-	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, fix_read)) < 0) {
+	store_bind_text(stmt, ":repo", repo);
+	store_bind_text(stmt, ":rule", rule_id);
+	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, fix_read)) < 0) {
 		history_fixes_free(*out, *count);
 		*out = NULL;
 		*count = 0;
@@ -393,19 +387,15 @@ int store_history_findings(struct history_finding **out, size_t *count, struct s
 int store_history_fix(struct history_fix **out, struct store *store, int64_t fix_id)
 {
 	struct history_fix *fix = NULL;
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	bool row = false;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	*out = NULL;
 	if ((error = store_prepare(store, &stmt, fix_sql)) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", fix_id);
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	if ((error = step_row(store, stmt, &row)) < 0)
+	store_bind_int(stmt, ":id", fix_id);
+	if ((error = step_row(stmt, &row)) < 0)
 		goto done;
 	if (!row) {
 		error = error_set(RL_ENOTFOUND, "no fix %lld in %s", (long long)fix_id, store_path(store));
@@ -417,7 +407,7 @@ int store_history_fix(struct history_fix **out, struct store *store, int64_t fix
 	}
 	error = fix_read(fix, stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	if (error < 0) {
 		history_fixes_free(fix, 1);
 		return error;
@@ -427,48 +417,81 @@ done:
 }
 
 /*
- * A check's violations with their findings' files and the latest fix
- * found for each (fix detection may have been run again on a check).
+ * A check's violations with their result's files and the latest fix found
+ * for each (fix detection may have been run again on a check); their
+ * findings' files are added after (violations_files).
  */
 static const char violations_sql[] =
 	"SELECT r.id, t.id, t.threadline_id, t.threadline_file_path, t.severity, r.reasoning, "
 	"(SELECT count(*) FROM findings f WHERE f.check_threadline_id = t.id AND f.reduced = 0), "
-	"r.file_references, (SELECT json_group_array(file) FROM (SELECT DISTINCT f.file FROM "
-	"findings f WHERE f.check_threadline_id = t.id AND f.file IS NOT NULL ORDER BY f.file)), "
-	"x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
+	"r.file_references, x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
 	"LEFT JOIN violation_fixes x ON x.id = (SELECT max(y.id) FROM violation_fixes y "
 	"WHERE y.violation_threadline_id = t.id) "
 	"WHERE t.check_id = :check AND " VIOLATION " ORDER BY CASE t.severity "
 	"WHEN 'critical' THEN 0 WHEN 'major' THEN 1 WHEN 'minor' THEN 2 ELSE 3 END, t.threadline_id";
 
-static int violation_read(void *item, sqlite3_stmt *stmt)
+static int violation_read(void *item, struct store_stmt *stmt)
 {
 	struct history_violation *v = item;
 
-	v->id = sqlite3_column_int64(stmt, 0);
-	v->threadline_row = sqlite3_column_int64(stmt, 1);
-	v->findings = (long)sqlite3_column_int64(stmt, 6);
-	v->fix_id = sqlite3_column_int64(stmt, 9);
-	v->fix_feedback = feedback_read(stmt, 11);
+	v->id = store_column_int64(stmt, 0);
+	v->threadline_row = store_column_int64(stmt, 1);
+	v->findings = (long)store_column_int64(stmt, 6);
+	v->fix_id = store_column_int64(stmt, 8);
+	v->fix_feedback = feedback_read(stmt, 10);
 	if (!column_dup(&v->rule_id, stmt, 2) || !column_dup(&v->rule_file, stmt, 3) ||
 	    !column_dup(&v->severity, stmt, 4) || !column_dup(&v->reasoning, stmt, 5) ||
-	    !column_dup(&v->fix_type, stmt, 10))
+	    !column_dup(&v->fix_type, stmt, 9))
 		return error_nomem();
-	return files_take(&v->files, &v->nfiles, stmt, 7, 8);
+	return files_take(&v->files, &v->nfiles, stmt, 7);
+}
+
+/* A violation's findings' files, in order, added to its own, each once. */
+static int finding_files(struct history_violation *v, struct store_stmt *stmt)
+{
+	struct strings files = { v->files, v->nfiles, v->nfiles };
+	const char *file;
+	int error = 0, rc;
+
+	store_bind_int(stmt, ":row", v->threadline_row);
+	while (!error && (rc = store_step(stmt)) == STORE_ROW)
+		error = (file = store_column_text(stmt, 0)) ? strings_add_unique(&files, file) : error_nomem();
+	if (!error && rc < 0)
+		error = rc;
+	store_reset(stmt);
+	v->files = files.items;
+	v->nfiles = files.count;
+	return error;
+}
+
+static int violations_files(struct history_violation *list, size_t count, struct store *store)
+{
+	struct store_stmt *stmt = NULL;
+	size_t i;
+	int error;
+
+	if ((error = store_prepare(store, &stmt, "SELECT DISTINCT file FROM findings WHERE "
+				   "check_threadline_id = :row AND file IS NOT NULL ORDER BY file")) < 0)
+		return error;
+	for (i = 0; i < count && !error; i++)
+		error = finding_files(&list[i], stmt);
+	store_finalize(stmt);
+	return error;
 }
 
 int store_history_violations(struct history_violation **out, size_t *count, struct store *store,
 		       int64_t check_id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	*out = NULL;
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, violations_sql)) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, violation_read)) < 0) {
+	store_bind_int(stmt, ":check", check_id);
+	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, violation_read)) < 0 ||
+	    (error = violations_files(*out, *count, store)) < 0) {
 		history_violations_free(*out, *count);
 		*out = NULL;
 		*count = 0;
@@ -478,18 +501,9 @@ int store_history_violations(struct history_violation **out, size_t *count, stru
 
 int store_history_version(struct history_version *out, struct store *store)
 {
-	sqlite3_stmt *stmt = NULL;
-	bool row = false;
-	int error;
-
-	out->changes = sqlite3_total_changes(store_db(store));
+	out->changes = 0;
 	out->data = -1;
-	if ((error = store_prepare(store, &stmt, "PRAGMA data_version")) < 0)
-		return error;
-	if (!(error = step_row(store, stmt, &row)) && row)
-		out->data = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	return error;
+	return store_data_version(store, &out->data, &out->changes);
 }
 
 enum rule_count { COUNT_VIOLATIONS, COUNT_FINDINGS, COUNT_FALSE_POSITIVES };
@@ -532,54 +546,47 @@ static int rule_counts(struct history_stats *stats, struct store *store, int64_t
 		       enum rule_count which)
 {
 	struct history_rule_stats *r;
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	bool row = true;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if ((error = store_prepare(store, &stmt, rule_count_sql[which])) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":repo", repo);
-	if (rc != SQLITE_OK) {
-		error = store_fail(store, rc);
-		goto done;
-	}
-	while (!(error = step_row(store, stmt, &row)) && row) {
-		const char *rule_id = (const char *)sqlite3_column_text(stmt, 0);
+	store_bind_int(stmt, ":repo", repo);
+	while (!(error = step_row(stmt, &row)) && row) {
+		const char *rule_id = store_column_text(stmt, 0);
 
 		/* The queries leave out NULL ids: NULL here is memory running out. */
 		if (!rule_id || !(r = history_rule_entry(stats, rule_id))) {
 			error = error_nomem();
 			break;
 		}
-		*count_field(r, which) = (long)sqlite3_column_int64(stmt, 1);
+		*count_field(r, which) = (long)store_column_int64(stmt, 1);
 		if (which == COUNT_VIOLATIONS)
 			stats->violations += r->violations;
 	}
-done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
 /* The repository's row and its number of checks; repo 0 when the store has never seen it. */
 static int repo_find(struct store *store, int64_t *repo, long *checks, const char *path)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	bool row = false;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	*repo = 0;
 	*checks = 0;
 	if ((error = store_prepare(store, &stmt, "SELECT p.id, (SELECT count(*) FROM checks c "
 				   "WHERE c.repo_id = p.id) FROM repos p WHERE p.path = :path")) < 0)
 		return error;
-	store_bind_text(&rc, stmt, ":path", path);
-	if (rc != SQLITE_OK)
-		error = store_fail(store, rc);
-	else if (!(error = step_row(store, stmt, &row)) && row) {
-		*repo = sqlite3_column_int64(stmt, 0);
-		*checks = (long)sqlite3_column_int64(stmt, 1);
+	store_bind_text(stmt, ":path", path);
+	if (!(error = step_row(stmt, &row)) && row) {
+		*repo = store_column_int64(stmt, 0);
+		*checks = (long)store_column_int64(stmt, 1);
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -589,30 +596,28 @@ static int repo_find(struct store *store, int64_t *repo, long *checks, const cha
  */
 static const char usage_sql[] =
 	"SELECT coalesce(sum(i), 0), coalesce(sum(o), 0), coalesce(sum(ca), 0), coalesce(sum(w), 0), "
-	"sum(cost), coalesce(sum(cost IS NULL AND i + o > 0), 0), "
-	"coalesce(sum(cost IS NOT NULL AND i + o > 0), 0) FROM (SELECT "
+	"sum(cost), coalesce(sum(CASE WHEN cost IS NULL AND i + o > 0 THEN 1 ELSE 0 END), 0), "
+	"coalesce(sum(CASE WHEN cost IS NOT NULL AND i + o > 0 THEN 1 ELSE 0 END), 0) FROM (SELECT "
 	LIVE_OR("tokens_in") " AS i, " LIVE_OR("tokens_out") " AS o, " LIVE_OR("tokens_cached") " AS ca, "
 	LIVE_OR("tokens_cache_write") " AS w, " LIVE_COST " AS cost FROM checks c WHERE c.repo_id = :repo)";
 
 static int usage_total(struct history_stats *stats, struct store *store, int64_t repo)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	bool row = false;
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if ((error = store_prepare(store, &stmt, usage_sql)) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":repo", repo);
-	if (rc != SQLITE_OK)
-		error = store_fail(store, rc);
-	else if (!(error = step_row(store, stmt, &row)) && row) {
+	store_bind_int(stmt, ":repo", repo);
+	if (!(error = step_row(stmt, &row)) && row) {
 		usage_read(&stats->usage, stmt, 0);
-		stats->unpriced = (long)sqlite3_column_int64(stmt, 5);
+		stats->unpriced = (long)store_column_int64(stmt, 5);
 		/* No cost known (NULL), or none of the checks that billed knows one: the total is not known. */
-		if (stats->usage.cost_usd < 0 || (stats->unpriced && !sqlite3_column_int64(stmt, 6)))
+		if (stats->usage.cost_usd < 0 || (stats->unpriced && !store_column_int64(stmt, 6)))
 			stats->usage.cost_usd = stats->unpriced ? -1 : 0;
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 

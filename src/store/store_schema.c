@@ -1,8 +1,13 @@
-/* The store's schema: the migrations from one version to the next. */
+/*
+ * The store's schema, the migrations from one version to the next, and the
+ * other SQL that is one backend's own, one section per backend.
+ */
 #include "store_schema.h"
 
+/* === SQLite ============================================================== */
+
 /*
- * The schema, one script per version: store_migrations[i] takes a database from
+ * The schema, one script per version: sqlite_migrations[i] takes a database from
  * user_version i to i + 1. Later versions append a script. Foreign keys are
  * off while migrating, so that a script may rebuild a table (SQLite's
  * twelve-step procedure); each step's transaction ends with a foreign key
@@ -12,7 +17,7 @@
  * the values that matter in shape on older libraries too. Times are unix
  * milliseconds. JSON columns hold compact JSON text.
  */
-const char *const store_migrations[] = {
+static const char *const sqlite_migrations[] = {
 	/* 1: the check history of the violation-fix seed, and the LLM cache. */
 	"CREATE TABLE repos (\n"
 	"	id INTEGER PRIMARY KEY,\n"
@@ -394,4 +399,12 @@ const char *const store_migrations[] = {
 	");\n",
 };
 
-const size_t store_nmigrations = sizeof(store_migrations) / sizeof(store_migrations[0]);
+/* FTS5's BM25: lower is better. */
+static const char sqlite_feedback_match[] =
+	"SELECT rowid AS id, bm25(feedback_fts) AS score FROM feedback_fts WHERE feedback_fts MATCH :query";
+
+const struct store_dialect store_dialect_sqlite = {
+	.migrations = sqlite_migrations,
+	.nmigrations = sizeof(sqlite_migrations) / sizeof(sqlite_migrations[0]),
+	.feedback_match = sqlite_feedback_match,
+};

@@ -3,8 +3,21 @@
 
 #include <stddef.h>
 
-/* Inside the store: store_migrations[i] takes a database from user_version i to i + 1. */
-extern const char *const store_migrations[];
-extern const size_t store_nmigrations;
+/*
+ * Inside the store: the SQL that is one backend's own (store_backend.h
+ * lists it). migrations[i] takes a database from schema version i to
+ * i + 1.
+ */
+struct store_dialect {
+	const char *const *migrations;
+	size_t nmigrations;
+	/*
+	 * The feedback rows whose text matches :query, as (id, score), the
+	 * best match the lowest score (store_feedback.c joins and ranks them).
+	 */
+	const char *feedback_match;
+};
+
+extern const struct store_dialect store_dialect_sqlite;
 
 #endif

@@ -1,12 +1,11 @@
 #ifndef REVLINE_STORE_SQL_H
 #define REVLINE_STORE_SQL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store.h"
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 /*
  * The SQL layer's own tools, for the files of src/store only: the rest of
@@ -15,32 +14,86 @@ struct sqlite3_stmt;
  * store_history.h, ...) and never sees SQL: tests/structure/layers.py
  * holds it so.
  *
- * The SQLite handle, a write transaction under the store's lock (BEGIN
- * IMMEDIATE; store_end commits, or rolls back when error is set, and
- * returns the first failure), a prepared statement, an error that names
- * the database file with SQLite's message, and the clock the store uses.
+ * The statements speak to whichever backend the store was opened on
+ * (store_backend.h); nothing here names one. A failure sets the message
+ * (error_set), naming the database as the user wrote it, and comes back
+ * as a negative status.
  */
-struct sqlite3 *store_db(struct store *store);
+
+/*
+ * A write transaction under the store's lock (SQLite: BEGIN IMMEDIATE,
+ * the write lock taken or waited for now); store_end commits, or rolls
+ * back when error is set, and returns the first failure.
+ */
 int store_begin(struct store *store);
 int store_end(struct store *store, int error);
-int store_prepare(struct store *store, struct sqlite3_stmt **out, const char *sql);
+
+/* The store's lock alone, for reads that want no transaction. */
+void store_lock(struct store *store);
+void store_unlock(struct store *store);
+
+/* A prepared statement, with :name parameters. */
+struct store_stmt;
+
+int store_prepare(struct store *store, struct store_stmt **out, const char *sql);
+void store_finalize(struct store_stmt *stmt);
+/* Whether the statement has the parameter: an UPDATE made from pieces may not. */
+bool store_param_has(struct store_stmt *stmt, const char *name);
+
 /*
- * Binding by parameter name with a sticky status: *rc keeps the first
- * failure and later binds do nothing, so a statement is checked once.
- * NULL text binds NULL.
+ * Binding by parameter name with a sticky status: the statement keeps the
+ * first failure, later binds do nothing, and the next step returns it, so
+ * a statement is checked once. A parameter left unbound is NULL. NULL
+ * text binds NULL; text is scrubbed of the API key (secret.h).
  */
-void store_bind_text(int *rc, struct sqlite3_stmt *stmt, const char *name, const char *value);
-void store_bind_int(int *rc, struct sqlite3_stmt *stmt, const char *name, int64_t value);
-/* An estimated cost (usage.h): NULL when negative, not known; and read back, NULL as -1. */
-void store_bind_cost(int *rc, struct sqlite3_stmt *stmt, const char *name, double cost_usd);
-double store_column_cost(struct sqlite3_stmt *stmt, int col);
-int store_fail(struct store *store, int rc);
+void store_bind_text(struct store_stmt *stmt, const char *name, const char *value);
+void store_bind_int(struct store_stmt *stmt, const char *name, int64_t value);
+void store_bind_double(struct store_stmt *stmt, const char *name, double value);
+void store_bind_null(struct store_stmt *stmt, const char *name);
+/* Bytes as they are, never scrubbed (a file's own); NULL binds zero bytes, not NULL. */
+void store_bind_blob(struct store_stmt *stmt, const char *name, const void *data, size_t len);
+/* An estimated cost (usage.h): NULL when negative, not known. */
+void store_bind_cost(struct store_stmt *stmt, const char *name, double cost_usd);
+
 /*
- * Run a statement that returns no rows, once its binds' sticky status rc
- * says SQLITE_OK (else that failure), leaving it ready to run again.
+ * Run the statement to its next row: STORE_ROW, STORE_DONE, or a negative
+ * status with its message set (the binds' first failure, if any).
  */
-int store_step_done(struct store *store, struct sqlite3_stmt *stmt, int rc);
+#define STORE_DONE 0
+#define STORE_ROW 1
+int store_step(struct store_stmt *stmt);
+/* Run a statement that returns no rows, leaving it ready to run again. */
+int store_step_done(struct store_stmt *stmt);
+/*
+ * Run an INSERT ... RETURNING id: the new row's id in *id, the statement
+ * ready to run again. Inserting nothing is a failure.
+ */
+int store_step_id(struct store_stmt *stmt, int64_t *id);
+/* Ready to run again; the binds stay. */
+void store_reset(struct store_stmt *stmt);
+/* The rows the statement's last run inserted, changed or deleted. */
+int64_t store_changes(struct store_stmt *stmt);
+/* Whether the last failure was the statement's own SQL refused when it ran (a bad MATCH query). */
+bool store_step_refused(struct store_stmt *stmt);
+
+/* The current row's columns, from 0. */
+int64_t store_column_int64(struct store_stmt *stmt, int col);
+int store_column_int(struct store_stmt *stmt, int col);
+double store_column_double(struct store_stmt *stmt, int col);
+bool store_column_is_null(struct store_stmt *stmt, int col);
+/* Borrowed until the next step; NULL for NULL (or memory running out: see store_column_dup). */
+const char *store_column_text(struct store_stmt *stmt, int col);
+/* Borrowed bytes and their length; NULL (length 0) for NULL or no bytes. */
+const void *store_column_blob(struct store_stmt *stmt, int col, size_t *len);
 /* A text column as a new string; NULL stays NULL. */
-int store_column_dup(char **out, struct sqlite3_stmt *stmt, int col);
+int store_column_dup(char **out, struct store_stmt *stmt, int col);
+/* A cost read back: NULL as -1. */
+double store_column_cost(struct store_stmt *stmt, int col);
+
+/* What differs between the backends' SQL (store_schema.h). */
+const struct store_dialect *store_dialect(struct store *store);
+
+/* Counters that move when the database changes (store_history_version). */
+int store_data_version(struct store *store, int64_t *data, int64_t *changes);
 
 #endif

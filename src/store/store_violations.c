@@ -9,7 +9,6 @@
 #include "status.h"
 
 #include <jansson.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,57 +24,55 @@ void check_pair_release(struct check_pair *pair)
 static int pair_read(struct check_pair *out, int64_t *repo, char **branch, struct store *store,
 		     int64_t check_id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT c.repo_id, c.branch, c.environment, c.created_at, r.path "
 				   "FROM checks c JOIN repos r ON r.id = c.repo_id WHERE c.id = :id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":id", check_id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc != SQLITE_ROW) {
-		error = rc == SQLITE_DONE ? error_set(RL_ENOTFOUND, "no check %lld in %s (see 'revline history')",
+	store_bind_int(stmt, ":id", check_id);
+	rc = store_step(stmt);
+	if (rc != STORE_ROW) {
+		error = rc == STORE_DONE ? error_set(RL_ENOTFOUND, "no check %lld in %s (see 'revline history')",
 						      (long long)check_id, store_path(store)) :
-			store_fail(store, rc);
+			rc;
 		goto done;
 	}
-	*repo = sqlite3_column_int64(stmt, 0);
-	out->created_ms = sqlite3_column_int64(stmt, 3);
+	*repo = store_column_int64(stmt, 0);
+	out->created_ms = store_column_int64(stmt, 3);
 	if (!(error = store_column_dup(branch, stmt, 1)) &&
 	    !(error = store_column_dup(&out->environment, stmt, 2)))
 		error = store_column_dup(&out->workdir, stmt, 4);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
 static int previous_read(struct check_pair *out, struct store *store, int64_t check_id, int64_t repo,
 			 const char *branch)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT id, created_at FROM checks WHERE repo_id = :repo AND branch = :branch "
 				   "AND environment = :environment AND (created_at < :created OR "
 				   "(created_at = :created AND id < :id)) ORDER BY created_at DESC, id DESC LIMIT 1")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":repo", repo);
-	store_bind_text(&rc, stmt, ":branch", branch);
-	store_bind_text(&rc, stmt, ":environment", out->environment);
-	store_bind_int(&rc, stmt, ":created", out->created_ms);
-	store_bind_int(&rc, stmt, ":id", check_id);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->previous_id = sqlite3_column_int64(stmt, 0);
-		out->previous_ms = sqlite3_column_int64(stmt, 1);
-	} else if (rc != SQLITE_DONE) {
-		error = store_fail(store, rc);
+	store_bind_int(stmt, ":repo", repo);
+	store_bind_text(stmt, ":branch", branch);
+	store_bind_text(stmt, ":environment", out->environment);
+	store_bind_int(stmt, ":created", out->created_ms);
+	store_bind_int(stmt, ":id", check_id);
+	rc = store_step(stmt);
+	if (rc == STORE_ROW) {
+		out->previous_id = store_column_int64(stmt, 0);
+		out->previous_ms = store_column_int64(stmt, 1);
+	} else if (rc != STORE_DONE) {
+		error = rc;
 	}
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -113,16 +110,16 @@ static int json_strings_add(struct strings *list, const char *text, bool unique)
 }
 
 /* Each row's text column 0 added to a list, each once; the statement is finalized. */
-static int column_strings(struct strings *list, struct store *store, sqlite3_stmt *stmt)
+static int column_strings(struct strings *list, struct store_stmt *stmt)
 {
 	int error = 0, rc;
 
-	while (!error && (rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		error = sqlite3_column_text(stmt, 0) ?
-			strings_add_unique(list, (const char *)sqlite3_column_text(stmt, 0)) : error_nomem();
-	if (!error && rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+	while (!error && (rc = store_step(stmt)) == STORE_ROW)
+		error = store_column_text(stmt, 0) ?
+			strings_add_unique(list, store_column_text(stmt, 0)) : error_nomem();
+	if (!error && rc != STORE_DONE)
+		error = rc;
+	store_finalize(stmt);
 	return error;
 }
 
@@ -148,33 +145,28 @@ void stored_violations_free(struct stored_violation *violations, size_t count)
 static int violation_files(struct stored_violation *v, struct store *store, const char *refs)
 {
 	struct strings files = STRINGS_INIT;
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = json_strings_add(&files, refs, true)) < 0 ||
 	    (error = store_prepare(store, &stmt,
 				   "SELECT DISTINCT file FROM findings WHERE check_threadline_id = :row "
 				   "AND file IS NOT NULL ORDER BY file")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":row", v->threadline_row);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(stmt);
-		error = store_fail(store, rc);
-		goto done;
-	}
-	error = column_strings(&files, store, stmt);
+	store_bind_int(stmt, ":row", v->threadline_row);
+	error = column_strings(&files, stmt);
 done:
 	v->files = files.items;
 	v->nfiles = files.count;
 	return error;
 }
 
-static int violation_read(struct stored_violation *v, struct store *store, sqlite3_stmt *stmt)
+static int violation_read(struct stored_violation *v, struct store *store, struct store_stmt *stmt)
 {
 	char *refs = NULL;
 	int error;
 
-	v->threadline_row = sqlite3_column_int64(stmt, 0);
+	v->threadline_row = store_column_int64(stmt, 0);
 	if (!(error = store_column_dup(&v->rule_id, stmt, 1)) &&
 	    !(error = store_column_dup(&v->rule_path, stmt, 2)) &&
 	    !(error = store_column_dup(&v->rule_version, stmt, 3)) &&
@@ -189,9 +181,9 @@ int store_violations_of_check(struct stored_violation **out, size_t *count, stru
 			      int64_t check_id)
 {
 	struct stored_violation *list = NULL;
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	size_t n = 0, alloc = 0;
-	int error, rc = SQLITE_OK;
+	int error, rc;
 
 	*out = NULL;
 	*count = 0;
@@ -201,18 +193,17 @@ int store_violations_of_check(struct stored_violation **out, size_t *count, stru
 				   "ON r.check_threadline_id = t.id WHERE t.check_id = :check AND "
 				   "r.status = 'attention' ORDER BY t.threadline_id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	while (!error && rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		rc = SQLITE_OK;
+	store_bind_int(stmt, ":check", check_id);
+	while (!error && (rc = store_step(stmt)) == STORE_ROW) {
 		if ((error = ARRAY_GROW(list, alloc, n + 1)) < 0)
 			break;
 		/* Counted before it is read: a half-read violation is freed with the rest. */
 		memset(&list[n], 0, sizeof(*list));
 		error = violation_read(&list[n++], store, stmt);
 	}
-	if (!error && rc != SQLITE_DONE)
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+	if (!error && rc != STORE_DONE)
+		error = rc;
+	store_finalize(stmt);
 	if (error < 0) {
 		stored_violations_free(list, n);
 		return error;
@@ -233,26 +224,22 @@ void stored_rule_release(struct stored_rule *rule)
 
 static int fingerprints_read(struct stored_rule *rule, struct store *store)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt, "SELECT DISTINCT fingerprint FROM findings WHERE "
 				   "check_threadline_id = :row AND fingerprint IS NOT NULL")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":row", rule->row);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(stmt);
-		return store_fail(store, rc);
-	}
-	return column_strings(&rule->fingerprints, store, stmt);
+	store_bind_int(stmt, ":row", rule->row);
+	return column_strings(&rule->fingerprints, stmt);
 }
 
 static int rule_read(struct stored_rule *out, struct store *store, int64_t check_id,
 		     const char *rule_id, const char *rule_path)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	char *patterns = NULL;
-	int error, rc = SQLITE_OK;
+	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT t.id, t.threadline_content, t.threadline_patterns, r.status "
@@ -260,25 +247,24 @@ static int rule_read(struct stored_rule *out, struct store *store, int64_t check
 				   "WHERE t.check_id = :check AND t.threadline_id = :rule AND "
 				   "t.threadline_file_path = :path")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":check", check_id);
-	store_bind_text(&rc, stmt, ":rule", rule_id);
-	store_bind_text(&rc, stmt, ":path", rule_path);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_DONE)
+	store_bind_int(stmt, ":check", check_id);
+	store_bind_text(stmt, ":rule", rule_id);
+	store_bind_text(stmt, ":path", rule_path);
+	rc = store_step(stmt);
+	if (rc == STORE_DONE)
 		goto done;
-	if (rc != SQLITE_ROW) {
-		error = store_fail(store, rc);
+	if (rc != STORE_ROW) {
+		error = rc;
 		goto done;
 	}
 	out->present = true;
-	out->row = sqlite3_column_int64(stmt, 0);
+	out->row = store_column_int64(stmt, 0);
 	if (!(error = store_column_dup(&out->content, stmt, 1)) &&
 	    !(error = store_column_dup(&patterns, stmt, 2)) &&
 	    !(error = store_column_dup(&out->status, stmt, 3)))
 		error = json_strings_add(&out->patterns, patterns, false);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	free(patterns);
 	return error;
 }
@@ -311,8 +297,8 @@ static int files_json(char **out, const struct fix_record *fix)
 
 static int fix_insert(int64_t *id, struct store *store, const struct fix_record *fix, const char *files)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_prepare(store, &stmt,
 				   "INSERT INTO violation_fixes (violation_check_id, fix_check_id, "
@@ -324,26 +310,21 @@ static int fix_insert(int64_t *id, struct store *store, const struct fix_record 
 				   "fix_type = excluded.fix_type, explanation = excluded.explanation, evidence = "
 				   "excluded.evidence, detection_method = excluded.detection_method RETURNING id")) < 0)
 		return error;
-	store_bind_int(&rc, stmt, ":violation_check", fix->violation_check);
-	store_bind_int(&rc, stmt, ":fix_check", fix->fix_check);
-	store_bind_int(&rc, stmt, ":row", fix->threadline_row);
-	store_bind_text(&rc, stmt, ":rule", fix->rule_id);
-	store_bind_text(&rc, stmt, ":path", fix->rule_path);
-	store_bind_text(&rc, stmt, ":version", fix->rule_version);
-	store_bind_text(&rc, stmt, ":files", files);
-	store_bind_text(&rc, stmt, ":type", fix->fix_type);
-	store_bind_text(&rc, stmt, ":explanation", fix->explanation ? fix->explanation : "");
-	store_bind_text(&rc, stmt, ":evidence", fix->evidence);
-	store_bind_int(&rc, stmt, ":seconds", fix->seconds);
-	store_bind_text(&rc, stmt, ":method", fix->method);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(stmt, 0);
-	else
-		error = store_fail(store, rc);
-	sqlite3_finalize(stmt);
+	store_bind_int(stmt, ":violation_check", fix->violation_check);
+	store_bind_int(stmt, ":fix_check", fix->fix_check);
+	store_bind_int(stmt, ":row", fix->threadline_row);
+	store_bind_text(stmt, ":rule", fix->rule_id);
+	store_bind_text(stmt, ":path", fix->rule_path);
+	store_bind_text(stmt, ":version", fix->rule_version);
+	store_bind_text(stmt, ":files", files);
+	store_bind_text(stmt, ":type", fix->fix_type);
+	store_bind_text(stmt, ":explanation", fix->explanation ? fix->explanation : "");
+	store_bind_text(stmt, ":evidence", fix->evidence);
+	store_bind_int(stmt, ":seconds", fix->seconds);
+	store_bind_text(stmt, ":method", fix->method);
+	store_bind_int(stmt, ":now", clock_wall_ms());
+	error = store_step_id(stmt, id);
+	store_finalize(stmt);
 	return error;
 }
 
@@ -366,26 +347,26 @@ done:
 
 int store_fix_drop(struct store *store, int64_t fix_check, int64_t threadline_row)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	if ((error = store_begin(store)) < 0)
 		return error;
 	if ((error = store_prepare(store, &stmt, "DELETE FROM violation_fixes WHERE fix_check_id = :check "
 				   "AND violation_threadline_id = :row")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":check", fix_check);
-	store_bind_int(&rc, stmt, ":row", threadline_row);
-	error = store_step_done(store, stmt, rc);
+	store_bind_int(stmt, ":check", fix_check);
+	store_bind_int(stmt, ":row", threadline_row);
+	error = store_step_done(stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
 
 int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id, int64_t previous_id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	*run_id = 0;
 	if ((error = store_begin(store)) < 0)
@@ -395,19 +376,14 @@ int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id
 				   "started_at, pid) VALUES (:check, :previous, 'running', :now, :pid) "
 				   "RETURNING id")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":check", check_id);
+	store_bind_int(stmt, ":check", check_id);
 	if (previous_id)        /* unbound is NULL: no previous check */
-		store_bind_int(&rc, stmt, ":previous", previous_id);
-	store_bind_int(&rc, stmt, ":now", clock_wall_ms());
-	store_bind_int(&rc, stmt, ":pid", (int64_t)getpid());
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW)
-		*run_id = sqlite3_column_int64(stmt, 0);
-	else
-		error = store_fail(store, rc);
+		store_bind_int(stmt, ":previous", previous_id);
+	store_bind_int(stmt, ":now", clock_wall_ms());
+	store_bind_int(stmt, ":pid", (int64_t)getpid());
+	error = store_step_id(stmt, run_id);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	if ((error = store_end(store, error)) < 0)
 		*run_id = 0;
 	return error;
@@ -415,9 +391,9 @@ done:
 
 int store_detection_finish(struct store *store, int64_t run_id, const struct detection_figures *figures)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
 	int64_t now = clock_wall_ms();
-	int error, rc = SQLITE_OK;
+	int error;
 
 	if ((error = store_begin(store)) < 0)
 		return error;
@@ -427,19 +403,19 @@ int store_detection_finish(struct store *store, int64_t run_id, const struct det
 				   "llm_calls = :calls, errors = :errors, error_log = :log, finished_at = :now, "
 				   "duration_ms = :duration WHERE id = :id")) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":id", run_id);
-	store_bind_text(&rc, stmt, ":status", figures->status);
-	store_bind_int(&rc, stmt, ":violations", (int64_t)figures->violations);
-	store_bind_int(&rc, stmt, ":analysed", (int64_t)figures->analysed);
-	store_bind_int(&rc, stmt, ":detected", (int64_t)figures->detected);
-	store_bind_int(&rc, stmt, ":deterministic", (int64_t)figures->deterministic);
-	store_bind_int(&rc, stmt, ":calls", (int64_t)figures->calls);
-	store_bind_int(&rc, stmt, ":errors", (int64_t)figures->errors);
-	store_bind_text(&rc, stmt, ":log", figures->error_log ? figures->error_log : "[]");
-	store_bind_int(&rc, stmt, ":now", now);
-	store_bind_int(&rc, stmt, ":duration", now - figures->started_ms);
-	error = store_step_done(store, stmt, rc);
+	store_bind_int(stmt, ":id", run_id);
+	store_bind_text(stmt, ":status", figures->status);
+	store_bind_int(stmt, ":violations", (int64_t)figures->violations);
+	store_bind_int(stmt, ":analysed", (int64_t)figures->analysed);
+	store_bind_int(stmt, ":detected", (int64_t)figures->detected);
+	store_bind_int(stmt, ":deterministic", (int64_t)figures->deterministic);
+	store_bind_int(stmt, ":calls", (int64_t)figures->calls);
+	store_bind_int(stmt, ":errors", (int64_t)figures->errors);
+	store_bind_text(stmt, ":log", figures->error_log ? figures->error_log : "[]");
+	store_bind_int(stmt, ":now", now);
+	store_bind_int(stmt, ":duration", now - figures->started_ms);
+	error = store_step_done(stmt);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return store_end(store, error);
 }
