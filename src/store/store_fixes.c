@@ -522,29 +522,29 @@ static const char proposal_sql[] =
 int store_fix_proposal(struct patch_undo *out, int *first, int *last, struct store *store, const char *repo,
 		       int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	const unsigned char *status;
+	struct store_stmt *stmt = NULL;
+	const char *status;
 	int error, rc;
 
 	memset(out, 0, sizeof(*out));
 	*first = *last = 0;
-	if ((error = prepare_repo(&stmt, &rc, store, proposal_sql, repo)) < 0)
+	if ((error = prepare_repo(&stmt, store, proposal_sql, repo)) < 0)
 		goto done;
-	store_bind_int(&rc, stmt, ":id", id);
-	if (rc != SQLITE_OK || (rc = sqlite3_step(stmt)) != SQLITE_ROW) {
-		error = rc == SQLITE_DONE ? RL_ENOTFOUND : store_fail(store, rc);
+	store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) != STORE_ROW) {
+		error = rc == STORE_DONE ? RL_ENOTFOUND : rc;
 		goto done;
 	}
-	status = sqlite3_column_text(stmt, 0);
-	if (!status || strcmp((const char *)status, "proposed") || sqlite3_column_type(stmt, 6) == SQLITE_NULL) {
+	status = store_column_text(stmt, 0);
+	if (!status || strcmp(status, "proposed") || store_column_is_null(stmt, 6)) {
 		error = RL_ENOTFOUND;
 		goto done;
 	}
-	*first = sqlite3_column_int(stmt, 1);
-	*last = sqlite3_column_int(stmt, 2);
+	*first = store_column_int(stmt, 1);
+	*last = store_column_int(stmt, 2);
 	error = undo_of_row(out, stmt, 3);
 done:
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	return error;
 }
 

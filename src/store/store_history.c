@@ -352,12 +352,12 @@ static const char findings_sql[] =
 	"JOIN checks c ON c.id = f.check_id JOIN repos p ON p.id = c.repo_id "
 	"WHERE p.path = :repo AND f.reduced = 0 ORDER BY f.id DESC LIMIT :limit";
 
-static int finding_read(void *item, sqlite3_stmt *stmt)
+static int finding_read(void *item, struct store_stmt *stmt)
 {
 	struct history_finding *f = item;
 
-	f->id = sqlite3_column_int64(stmt, 0);
-	f->line = sqlite3_column_int(stmt, 3);
+	f->id = store_column_int64(stmt, 0);
+	f->line = store_column_int(stmt, 3);
 	if (!column_dup(&f->rule_id, stmt, 1) || !column_dup(&f->file, stmt, 2) ||
 	    !column_dup(&f->severity, stmt, 4) || !column_dup(&f->title, stmt, 5))
 		return error_nomem();
@@ -367,16 +367,16 @@ static int finding_read(void *item, sqlite3_stmt *stmt)
 int store_history_findings(struct history_finding **out, size_t *count, struct store *store,
 			   const char *repo, size_t limit)
 {
-	sqlite3_stmt *stmt = NULL;
-	int error, rc = SQLITE_OK;
+	struct store_stmt *stmt = NULL;
+	int error;
 
 	*out = NULL;
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, findings_sql)) < 0)
 		return error;
-	store_bind_text(&rc, stmt, ":repo", repo);
-	store_bind_int(&rc, stmt, ":limit", limit ? (int64_t)limit : -1);
-	if ((error = rows_read((void **)out, count, sizeof(**out), store, stmt, rc, finding_read)) < 0) {
+	store_bind_text(stmt, ":repo", repo);
+	store_bind_int(stmt, ":limit", limit ? (int64_t)limit : INT64_MAX);
+	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, finding_read)) < 0) {
 		history_findings_free(*out, *count);
 		*out = NULL;
 		*count = 0;
