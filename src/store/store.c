@@ -3,6 +3,7 @@
 #include "store_sql.h"
 #include "store_schema.h"
 #include "store_process.h"
+#include "store_location.h"
 #include "clock.h"
 #include "config.h"
 #include "datadir.h"
@@ -498,6 +499,8 @@ int store_open(struct store **out, const char *path)
 	*out = NULL;
 	if (!path || !*path)
 		return error_set(RL_EUSAGE, "no database path");
+	if (store_location_kind(path) == STORE_LOCATION_POSTGRES)
+		return store_location_refuse(path);
 	if (!memory && ((error = make_parent_dirs(path)) < 0 || (error = create_private(path)) < 0))
 		return error;
 	if (!(store = calloc(1, sizeof(*store))))
