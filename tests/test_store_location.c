@@ -66,6 +66,13 @@ static void test_uri_passwords(void **state)
 	assert_display("postgresql://alice:p%40ss%3Aw0rd@db/x", "postgresql://alice:***@db/x");
 	assert_display("postgresql://alice:p@ss@w0rd@db/x", "postgresql://alice:***@db/x");
 	assert_display("postgresql://alice:s3cret@h1:5432,h2:5433/x", "postgresql://alice:***@h1:5432,h2:5433/x");
+	/* A '/' or a '?' left unencoded in the password: libpq misreads it, the display hides it. */
+	assert_display("postgresql://alice:s3/cret@db/x", "postgresql://alice:***@db/x");
+	assert_display("postgresql://alice:s3?cret@db/x", "postgresql://alice:***@db/x");
+	assert_display("postgresql://alice:1234/5678@db", "postgresql://alice:***@db");
+	/* An '@' in the query is no userinfo. */
+	assert_display("postgresql://db:5432/x?user=alice@corp&application_name=a@b",
+		       "postgresql://db:5432/x?user=alice@corp&application_name=a@b");
 	/* Parameters, any case, percent-encoded names, several, sslpassword. */
 	assert_display("postgresql://db/x?password=s3cret", "postgresql://db/x?password=***");
 	assert_display("postgresql://db/x?sslmode=require&password=s3cret&connect_timeout=5",

@@ -60,17 +60,19 @@ static bool secret_keyword(const char *s, size_t len, bool encoded)
 }
 
 /*
- * A URI: the password of user:password@ (from the first ':' to the last '@'
- * before the first '/', which holds whatever libpq takes for one), and the
- * value of every password parameter after any '?' or '&'.
+ * A URI: the password of user:password@, from the first ':' to the last '@'
+ * before the later of the first '/' and the first '?' (whatever libpq takes
+ * for one, and a password with a '/' or a '?' left unencoded, which libpq
+ * misreads); and the value of every password parameter after any '?' or '&'.
  */
 static void uri_hide(char *mask, const char *s, size_t n)
 {
-	size_t start = uri_prefix(s), end = start, at = 0, i, key, eq, val;
+	size_t start = uri_prefix(s), slash, query, end, at = 0, i, key, eq, val;
 	bool has_at = false;
 
-	while (end < n && s[end] != '/')
-		end++;
+	slash = start + strcspn(s + start, "/");
+	query = start + strcspn(s + start, "?");
+	end = slash > query ? slash : query;
 	for (i = start; i < end; i++)
 		if (s[i] == '@')
 			at = i, has_at = true;
