@@ -18,12 +18,13 @@ build=${REVLINE_BUILD_DIR:-$src/build}
 packages=(
 	build-essential cmake pkg-config git ca-certificates
 	libncurses-dev libgit2-dev libcurl4-openssl-dev libjansson-dev
-	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev libssl-dev libxxhash-dev
+	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev libssl-dev libxxhash-dev libpq-dev
 	tmux python3 python3-jsonschema
 )
-# The linters whose output the tests read and run (ruff is not in Debian 12), and the
-# shells whose completion scripts the tests parse.
-test_packages=(flake8 mypy bandit shellcheck cppcheck zsh fish)
+# The linters whose output the tests read and run (ruff is not in Debian 12), the
+# shells whose completion scripts the tests parse, and a PostgreSQL server
+# (initdb, pg_ctl, psql) that the store's tests start in a temporary directory.
+test_packages=(flake8 mypy bandit shellcheck cppcheck zsh fish postgresql)
 
 say() { printf 'revline setup: %s\n' "$*" >&2; }
 

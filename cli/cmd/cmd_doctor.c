@@ -10,6 +10,7 @@
 #include "rules.h"
 #include "status.h"
 #include "store.h"
+#include "store_location.h"
 #include "term.h"
 #include "trust.h"
 
@@ -157,21 +158,24 @@ static int provider_section(struct config *config)
 
 static int store_section(struct config *config)
 {
-	struct buf path = BUF_INIT;
+	struct buf path = BUF_INIT, shown = BUF_INIT;
 	struct store *store = NULL;
 	int bad = 0;
 
-	if (store_default_path(&path, config) < 0) {
+	/* A connection string is shown without its password. */
+	if (store_default_path(&path, config) < 0 || store_location_display(&shown, path.ptr) < 0) {
 		term_printf(stdout, "database:   error: %s\n", error_message());
+		buf_release(&path);
 		return 1;
 	}
 	if (store_open(&store, path.ptr) < 0) {
-		term_printf(stdout, "database:   %s: %s\n", path.ptr, error_message());
+		term_printf(stdout, "database:   %s: %s\n", shown.ptr, error_message());
 		bad = 1;
 	} else {
-		term_printf(stdout, "database:   %s (schema %d)\n", path.ptr, store_version(store));
+		term_printf(stdout, "database:   %s (schema %d)\n", shown.ptr, store_version(store));
 	}
 	store_close(store);
+	buf_release(&shown);
 	buf_release(&path);
 	return bad;
 }

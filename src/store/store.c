@@ -9,6 +9,7 @@
 #include "store_sql.h"
 #include "store_schema.h"
 #include "store_process.h"
+#include "store_location.h"
 #include "clock.h"
 #include "config.h"
 #include "datadir.h"
@@ -268,6 +269,8 @@ int store_open(struct store **out, const char *path)
 	*out = NULL;
 	if (!path || !*path)
 		return error_set(RL_EUSAGE, "no database path");
+	if (store_location_kind(path) == STORE_LOCATION_POSTGRES)
+		return store_location_refuse(path);
 	if (!(store = calloc(1, sizeof(*store))))
 		return error_nomem();
 	if (mtx_init(&store->lock, mtx_plain) != thrd_success) {

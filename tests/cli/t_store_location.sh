@@ -1,0 +1,85 @@
+# revline.db (or REVLINE_DB) naming a PostgreSQL database, which this
+# revline cannot use yet: check still runs and prints its results (exit
+# status 4, as for any store that will not open), saying
+# in one line that they were not stored and naming the setting; the
+# password is never shown; no file or directory named after the URI
+# appears; history and doctor say the same.
+. "$(dirname "$0")/lib.sh"
+. "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
+trap 'fakellm_stop; cleanup_tmp' EXIT
+
+fake_llm_env
+cat >"$TMP/script.json" <<'EOF2'
+{"rules": [
+ {"match": "Rule injection:", "answer": {"status": "attention", "reasoning": "r", "findings": [{"file": "app.py", "line": 4, "severity": "critical", "title": "Shell injection", "issue": "i", "suggestion": "s", "verification": {"code_examined": "return subprocess.call(cmd, shell=True)", "line_range_examined": [1, 4], "verification_method": "read run()", "checked_for_handling_elsewhere": true}}]}},
+ {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}
+]}
+EOF2
+fakellm_start "$TMP/script.json"
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+rules=$TMP/rules
+mkdir -p "$rules"
+printf -- '---\nid: injection\nseverity: critical\n---\nCheck the change for injection.\n' >"$rules/injection.md"
+
+repo=$(new_repo work)
+cd "$repo"
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n' >app.py
+git add -A && git commit -q -m base
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
+check() { run check --rules "$rules" --rule injection --no-builtin --fail-on major "$@"; }
+
+no_password() { # WHAT
+	if grep -q "s3cretPW" "$TMP/out" "$TMP/err"; then fail "$1: the password is shown: $(cat "$TMP/err")"; else pass "$1: no password shown"; fi
+}
+nothing_created() { # WHAT
+	local made
+	made=$(find "$repo" "$TMP" -maxdepth 2 \( -name 'postgres*' -o -name '*=*' \) -not -path "$TMP/rules*" | head -3)
+	if [ -n "$made" ]; then fail "$1: created $made"; else pass "$1: no file named after the location"; fi
+}
+
+export REVLINE_DB='postgresql://alice:s3cretPW@db.invalid:5432/revline?sslmode=require&password=s3cretPW'
+check
+expect_status 4 "REVLINE_DB=postgresql://...: the check runs; 4, its results are not stored (4 wins over 1)"
+expect_out "Shell injection" "the finding is printed"
+expect_err_line "the results are not stored: REVLINE_DB is a PostgreSQL database (postgresql://alice:\*\*\*@db.invalid:5432/revline?sslmode=require&password=\*\*\*), which this revline cannot use yet: set REVLINE_DB to a file path; the review goes on and is only printed" \
+	"one line says the results are not stored, naming REVLINE_DB and the location without its password"
+no_password "check, URI"
+nothing_created "check, URI"
+[ ! -e "$TMP/revline.db" ] || fail "a SQLite file was made instead"
+
+check --format json
+expect_status 4 "--format json: the check runs"
+python3 - "$TMP/out" <<'PY' && pass "the JSON report holds the finding" || fail "json: $(head -c 400 "$TMP/out")"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+assert [f["rule_id"] for f in fs] == ["injection"], fs
+PY
+no_password "check --format json"
+
+# From git config, a key/value string: revline.db is named.
+unset REVLINE_DB
+git config revline.db "host=db.invalid dbname=revline password='s3cretPW x'"
+check
+expect_status 4 "revline.db=host=...: the check runs"
+expect_err_line "not stored: revline.db is a PostgreSQL database (host=db.invalid dbname=revline password=\*\*\*), which this revline cannot use yet: set revline.db to a file path" \
+	"the message names revline.db"
+no_password "check, key/value"
+nothing_created "check, key/value"
+
+run history
+expect_status 2 "history cannot open it"
+expect_err_line "revline.db is a PostgreSQL database (host=db.invalid dbname=revline password=\*\*\*)" "history says why in one line"
+no_password "history"
+
+run doctor
+expect_out "^database:   host=db.invalid dbname=revline password=\*\*\*: revline.db is a PostgreSQL database" "doctor shows the location without its password"
+no_password "doctor"
+nothing_created "history, doctor"
+
+# A file path is still a file.
+git config revline.db "$TMP/team.db"
+check
+expect_status 1 "a file path: the check runs"
+if [ -s "$TMP/team.db" ] && [ ! -s "$TMP/err" ]; then pass "a file path: stored, nothing on stderr"; else fail "a file path: $(cat "$TMP/err")"; fi
+
+finish

@@ -1,0 +1,236 @@
+/* Where the store is: a file or PostgreSQL, told as libpq tells them; passwords never shown. */
+#include "testlib.h"
+
+#include "status.h"
+#include "store.h"
+#include "store_location.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int reset(void **state)
+{
+	(void)state;
+	unsetenv("REVLINE_DB");
+	error_clear();
+	return 0;
+}
+
+static void assert_display(const char *in, const char *want)
+{
+	struct buf b = BUF_INIT;
+
+	assert_int_equal(store_location_display(&b, in), 0);
+	assert_non_null(b.ptr);
+	if (strcmp(b.ptr, want))
+		fail_msg("display of [%s]: [%s], expected [%s]", in, b.ptr, want);
+	buf_release(&b);
+}
+
+static void test_kinds(void **state)
+{
+	static const char *const files[] = {
+		"/home/me/.local/share/revline/revline.db", "revline.db", ":memory:", "~/x.db",
+		"postgresql:", "postgresql:/x", "POSTGRESQL://db/x", "postgres:/db", "./postgres//x", " postgresql://x",
+	};
+	static const char *const servers[] = {
+		"postgresql://", "postgres://", "postgresql://db/revline", "postgres://u@db:5433/x?sslmode=require",
+		"host=db dbname=revline", "dbname=x", "=", "/tmp/a=b.db", "service=team",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(files) / sizeof(*files); i++)
+		if (store_location_kind(files[i]) != STORE_LOCATION_FILE)
+			fail_msg("[%s] taken for PostgreSQL", files[i]);
+	for (i = 0; i < sizeof(servers) / sizeof(*servers); i++)
+		if (store_location_kind(servers[i]) != STORE_LOCATION_POSTGRES)
+			fail_msg("[%s] taken for a file", servers[i]);
+	assert_int_equal(store_location_kind(NULL), STORE_LOCATION_FILE);
+	/* A file path is shown as it is. */
+	assert_display("/tmp/my password.db", "/tmp/my password.db");
+}
+
+static void test_uri_passwords(void **state)
+{
+	(void)state;
+	assert_display("postgres://alice@db/revline", "postgres://alice@db/revline");
+	assert_display("postgresql://alice:s3cret@db.example.com:5432/revline?sslmode=require",
+		       "postgresql://alice:***@db.example.com:5432/revline?sslmode=require");
+	assert_display("postgresql://:s3cret@db/x", "postgresql://:***@db/x");
+	assert_display("postgresql://alice:@db/x", "postgresql://alice:@db/x");
+	/* Percent-encoded, or an '@' left unencoded: everything up to the last '@' of the authority. */
+	assert_display("postgresql://alice:p%40ss%3Aw0rd@db/x", "postgresql://alice:***@db/x");
+	assert_display("postgresql://alice:p@ss@w0rd@db/x", "postgresql://alice:***@db/x");
+	assert_display("postgresql://alice:s3cret@h1:5432,h2:5433/x", "postgresql://alice:***@h1:5432,h2:5433/x");
+	/* A '/' or a '?' left unencoded in the password: libpq misreads it, the display hides it. */
+	assert_display("postgresql://alice:s3/cret@db/x", "postgresql://alice:***@db/x");
+	assert_display("postgresql://alice:s3?cret@db/x", "postgresql://alice:***@db/x");
+	assert_display("postgresql://alice:1234/5678@db", "postgresql://alice:***@db");
+	/* An '@' in the query is no userinfo. */
+	assert_display("postgresql://db:5432/x?user=alice@corp&application_name=a@b",
+		       "postgresql://db:5432/x?user=alice@corp&application_name=a@b");
+	/* Parameters, any case, percent-encoded names, several, sslpassword. */
+	assert_display("postgresql://db/x?password=s3cret", "postgresql://db/x?password=***");
+	assert_display("postgresql://db/x?sslmode=require&password=s3cret&connect_timeout=5",
+		       "postgresql://db/x?sslmode=require&password=***&connect_timeout=5");
+	assert_display("postgresql://db/x?pass%77ord=s3cret", "postgresql://db/x?pass%77ord=***");
+	assert_display("postgresql://db/x?%70%61%73%73%77%6F%72%64=s3cret", "postgresql://db/x?%70%61%73%73%77%6F%72%64=***");
+	assert_display("postgresql://db/x?PASSWORD=s3cret", "postgresql://db/x?PASSWORD=***");
+	assert_display("postgresql://db/x?sslpassword=k3y&password=s3cret", "postgresql://db/x?sslpassword=***&password=***");
+	assert_display("postgresql://db?password=s3cret", "postgresql://db?password=***");
+	assert_display("postgresql://db/x?password=", "postgresql://db/x?password=");
+	assert_display("postgresql://db/x?password", "postgresql://db/x?password");
+	/* What libpq would read as a password wherever its parser puts the query. */
+	assert_display("postgresql://u@h?password=s3cret@x/db", "postgresql://u@h?password=***");
+	assert_display("postgresql://u?a@h?password=s3cret", "postgresql://u?a@h?password=***");
+	assert_display("postgresql://h?password=a:b@c/db", "postgresql://h?password=***");
+	assert_display("postgresql://db/x?password=s3?cret&password=again", "postgresql://db/x?password=***&password=***");
+}
+
+static void test_keyword_passwords(void **state)
+{
+	(void)state;
+	assert_display("host=db dbname=revline", "host=db dbname=revline");
+	assert_display("host=db dbname=revline password=s3cret", "host=db dbname=revline password=***");
+	assert_display("password = s3cret host=db", "password = *** host=db");
+	assert_display("\tpassword=s3cret\nhost=db", "\tpassword=***\nhost=db");
+	assert_display("host=db password='s3 cr\\'et' user=alice", "host=db password=*** user=alice");
+	assert_display("password=s3\\ cret host=db", "password=*** host=db");
+	assert_display("password='' host=db", "password=*** host=db");
+	assert_display("PASSWORD=s3cret sslpassword=k3y", "PASSWORD=*** sslpassword=***");
+	/* A dbname that is itself a connection string (libpq can expand it). */
+	assert_display("dbname=postgresql://u:s3cret@h/db host=x", "dbname=*** host=x");
+	assert_display("dbname='host=h password=s3cret' port=5", "dbname=*** port=5");
+	assert_display("dbname=revline", "dbname=revline");
+}
+
+static void test_malformed_keywords(void **state)
+{
+	(void)state;
+	/* What libpq refuses to parse is hidden from where it stops. */
+	assert_display("host=db password='s3cret", "host=db password=***");
+	assert_display("host='db password=s3cret", "host=***");
+	assert_display("host x password=s3cret", "***");
+	assert_display("host=db oops password=s3cret", "host=db ***");
+	assert_display("=s3cret", "***");
+	assert_display("host=db =", "host=db ***");
+	assert_display("password=s3cret\\", "password=***");
+	assert_display("host=db \\", "host=db ***");
+}
+
+/* No input shows the password it carries: many shapes around one secret. */
+static void test_hostile(void **state)
+{
+	static const char *const shapes[] = {
+		"postgresql://u:%s@h/db", "postgresql://u:%s@@h", "postgres://u:%s@", "postgresql://x?password=%s",
+		"postgresql://x/?a=b&password=%s&c", "postgresql://@@:%s@h", "password=%s", "password='%s'",
+		"password = '%s' x", "a=b password=%s", "a='b' password=\"%s\"", "a=b\\ c password=%s",
+		"x=\x01\x7f password=%s", "dbname='password=%s'", "postgresql://h/d?sslpassword=%s",
+		"postgresql://h/d?pa%%73sword=%s", "postgresql://h/d??&&password=%s",
+	};
+	struct buf b = BUF_INIT;
+	char *in, *big;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(shapes) / sizeof(*shapes); i++) {
+		if (asprintf(&in, shapes[i], "Zq9s3cretQz") < 0)
+			fail_msg("out of memory");
+		buf_clear(&b);
+		assert_int_equal(store_location_display(&b, in), 0);
+		if (strstr(b.ptr, "s3cret"))
+			fail_msg("[%s] shown as [%s]", in, b.ptr);
+		free(in);
+	}
+	/* Long input, many parameters: linear, and still hidden. */
+	big = malloc(1 << 20);
+	assert_non_null(big);
+	strcpy(big, "postgresql://h/d?");
+	for (i = strlen(big); i + 32 < 1 << 20; i += 16)
+		memcpy(big + i, "&password=s3cret", 16);
+	big[i] = '\0';
+	buf_clear(&b);
+	assert_int_equal(store_location_display(&b, big), 0);
+	assert_null(strstr(b.ptr, "s3cret"));
+	free(big);
+	buf_release(&b);
+}
+
+static void test_parse(void **state)
+{
+	struct store_location loc;
+
+	(void)state;
+	assert_int_equal(store_location_parse(&loc, "postgresql://alice:s3cret@db/revline"), 0);
+	assert_int_equal(loc.kind, STORE_LOCATION_POSTGRES);
+	assert_string_equal(loc.conninfo, "postgresql://alice:s3cret@db/revline");
+	assert_string_equal(loc.display, "postgresql://alice:***@db/revline");
+	store_location_release(&loc);
+	assert_int_equal(store_location_parse(&loc, "/var/lib/revline.db"), 0);
+	assert_int_equal(loc.kind, STORE_LOCATION_FILE);
+	assert_string_equal(loc.conninfo, "/var/lib/revline.db");
+	assert_string_equal(loc.display, "/var/lib/revline.db");
+	store_location_release(&loc);
+	assert_int_equal(store_location_parse(&loc, NULL), RL_EUSAGE);
+	assert_null(loc.conninfo);
+	store_location_release(&loc);
+}
+
+/* Until the PostgreSQL backend: one line naming the setting, no password, nothing created. */
+static void test_store_open_refuses(void **state)
+{
+	static const char *const where[] = {
+		"postgresql://alice:s3cret@db.invalid/revline", "postgres:///revline", "host=db password=s3cret",
+		"dbname=revline",
+	};
+	char *dir = test_tmpdir("location"), cwd[4096];
+	struct store *store = (struct store *)1;
+	struct stat st;
+	size_t i;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	for (i = 0; i < sizeof(where) / sizeof(*where); i++) {
+		assert_int_equal(store_open(&store, where[i]), RL_ECONFIG);
+		assert_null(store);
+		assert_non_null(strstr(error_message(), "revline.db is a PostgreSQL database ("));
+		assert_null(strstr(error_message(), "s3cret"));
+		assert_null(strchr(error_message(), '\n'));
+	}
+	assert_non_null(strstr(error_message(), "(dbname=revline)"));
+	assert_int_not_equal(lstat("postgresql:", &st), 0);
+	assert_int_not_equal(lstat("postgres:", &st), 0);
+	assert_int_not_equal(lstat("host=db password=s3cret", &st), 0);
+	assert_int_not_equal(lstat("dbname=revline", &st), 0);
+	/* From the environment, it is REVLINE_DB that is named. */
+	setenv("REVLINE_DB", where[0], 1);
+	assert_string_equal(store_location_setting(where[0]), "REVLINE_DB");
+	assert_string_equal(store_location_setting("other"), "revline.db");
+	assert_int_equal(store_open(&store, where[0]), RL_ECONFIG);
+	assert_string_equal(error_message(), "REVLINE_DB is a PostgreSQL database "
+			    "(postgresql://alice:***@db.invalid/revline), which this revline cannot use yet: "
+			    "set REVLINE_DB to a file path");
+	assert_int_equal(chdir(cwd), 0);
+	test_rmtree(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_kinds, reset),
+		cmocka_unit_test_setup(test_uri_passwords, reset),
+		cmocka_unit_test_setup(test_keyword_passwords, reset),
+		cmocka_unit_test_setup(test_malformed_keywords, reset),
+		cmocka_unit_test_setup(test_hostile, reset),
+		cmocka_unit_test_setup(test_parse, reset),
+		cmocka_unit_test_setup(test_store_open_refuses, reset),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, reset);
+}
