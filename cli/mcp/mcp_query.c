@@ -6,6 +6,9 @@
 #include "mcp_state.h"
 #include "check.h"
 #include "feedback.h"
+#include "finding.h"
+#include "history.h"
+#include "store.h"
 #include "lint.h"
 #include "report.h"
 #include "signals.h"
@@ -47,20 +50,60 @@ static void finding_line(FILE *out, const struct finding *f)
 		f->verified ? "" : " (not verified)");
 }
 
-static json_t *findings_list(const struct report *rep, const struct finding_filter *filter, FILE *out)
+static json_t *findings_list(const struct finding *findings, size_t n, const struct finding_filter *filter,
+			     FILE *out)
 {
 	json_t *list = json_array();
 	size_t i;
 
-	for (i = 0; i < rep->nfindings; i++) {
-		if (!filter_keeps(filter, &rep->findings[i]))
+	for (i = 0; i < n; i++) {
+		if (!filter_keeps(filter, &findings[i]))
 			continue;
-		json_array_append_new(list, report_json_finding(&rep->findings[i]));
-		finding_line(out, &rep->findings[i]);
+		json_array_append_new(list, report_json_finding(&findings[i]));
+		finding_line(out, &findings[i]);
 	}
 	if (!json_array_size(list))
 		fputs("no findings match\n", out);
 	return list;
+}
+
+static int findings_copy(struct finding **out, size_t *n, const struct finding *from, size_t count)
+{
+	int error;
+
+	if (!(*out = calloc(count ? count : 1, sizeof(**out))))
+		return error_nomem();
+	for (*n = 0; *n < count; (*n)++)
+		if ((error = finding_copy(&(*out)[*n], &from[*n])) < 0)
+			return error;
+	return 0;
+}
+
+/*
+ * The check's findings as stored, so that any process (or client) can ask
+ * by id; the session's latest review from memory only when it could not
+ * be stored.
+ */
+static int findings_load(struct finding **out, size_t *n, int64_t *check, struct mcp_server *server)
+{
+	const struct check *last = server->last ? mcp_review_check(server->last) : NULL;
+	struct workspace *ws;
+	char *key;
+	int error;
+
+	*out = NULL;
+	*n = 0;
+	if (last && !check_stored(last) && (!*check || *check == check_id(last))) {
+		*check = check_id(last);
+		return findings_copy(out, n, check_report(last)->findings, check_report(last)->nfindings);
+	}
+	if ((error = mcp_workspace(server, &ws)) < 0)
+		return error;
+	if (!(key = history_repo_key(ws->workdir)))
+		return error_nomem();
+	error = store_check_findings(out, n, check, ws->store, key);
+	free(key);
+	return error;
 }
 
 int mcp_findings_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job)
@@ -68,28 +111,31 @@ int mcp_findings_call(struct mcp_server *server, json_t *args, json_t **out, str
 	struct finding_filter filter = { -1, json_string_value(json_object_get(args, "file")),
 					 json_is_true(json_object_get(args, "show_unverified")) };
 	const char *severity = json_string_value(json_object_get(args, "severity"));
+	int64_t check = json_integer_value(json_object_get(args, "check_id"));
+	struct finding *findings = NULL;
+	size_t n = 0, len = 0;
 	enum severity least;
 	char *text = NULL;
-	size_t len = 0;
 	FILE *mem;
 	json_t *list;
 
 	(void)job;
-	if (!server->last) {
-		*out = mcp_tool_error("no review in this session yet: call review first");
+	if (findings_load(&findings, &n, &check, server) < 0) {
+		*out = mcp_tool_error("%s%s", error_message(), check ? "" : ": call review first");
 		return 0;
 	}
 	if (severity && severity_parse(&least, severity))
 		filter.severity = (int)least;
-	if (!(mem = open_memstream(&text, &len)))
+	if (!(mem = open_memstream(&text, &len))) {
+		findings_free(findings, n);
 		return MCP_INTERNAL_ERROR;
-	fprintf(mem, "check %lld:\n", (long long)check_id(mcp_review_check(server->last)));
-	list = findings_list(check_report(mcp_review_check(server->last)), &filter, mem);
+	}
+	fprintf(mem, "check %lld:\n", (long long)check);
+	list = findings_list(findings, n, &filter, mem);
 	fclose(mem);
-	*out = mcp_tool_result(server, text, json_pack("{s:I, s:o}", "check_id",
-						       (json_int_t)check_id(mcp_review_check(server->last)),
-						       "findings", list));
+	*out = mcp_tool_result(server, text, json_pack("{s:I, s:o}", "check_id", (json_int_t)check, "findings", list));
 	free(text);
+	findings_free(findings, n);
 	return 0;
 }
 

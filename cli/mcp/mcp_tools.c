@@ -29,8 +29,10 @@
 	  "\"rules\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"description\": \"run only these rule ids\"}," \
 	  "\"no_cache\": {\"type\": \"boolean\", \"description\": \"ask the LLM again even when the answer is cached\"}}}") \
 	X(findings, "List the findings", 1, 0, 1, 0, \
-	  "The findings of the latest review of this session, filtered: the most severe first.", \
+	  "The findings of a review (check_id, as review returned it; default the repository's latest), " \
+	  "filtered, the most severe first, with their ids for propose_fix and mark_finding.", \
 	  "{\"type\": \"object\", \"additionalProperties\": false, \"properties\": {" \
+	  "\"check_id\": " ID_PROP("the review's check id (default: the latest)") "," \
 	  "\"severity\": {\"type\": \"string\", \"enum\": [\"critical\", \"major\", \"minor\", \"nitpick\"], \"description\": \"this severe or more\"}," \
 	  "\"file\": {\"type\": \"string\", \"description\": \"only findings in this file (path in the repository)\"}," \
 	  "\"show_unverified\": {\"type\": \"boolean\", \"description\": \"also findings whose evidence was not found in the file\"}}}") \

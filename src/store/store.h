@@ -79,6 +79,14 @@ int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const str
  * finding's id.
  */
 int store_result_put(struct store *store, int64_t check_id, struct rule_result *result);
+/*
+ * A stored check's findings as its rules gave them (the ids a check shows;
+ * not the report's merged ones), the most severe first: check *check_id of
+ * the repository, or its latest when *check_id is 0 (set to the check
+ * read). RL_ENOTFOUND names what is missing. Freed with findings_free.
+ */
+int store_check_findings(struct finding **out, size_t *count, int64_t *check_id, struct store *store,
+			 const char *repo);
 
 /*
  * The end of a check: its status (complete, partial, failed, cancelled),

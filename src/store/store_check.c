@@ -6,11 +6,13 @@
 #include "store.h"
 #include "store_sql.h"
 #include "store_process.h"
+#include "array.h"
 #include "clock.h"
 #include "status.h"
 #include "utf8.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,5 +591,116 @@ int store_check_finish(struct store *store, int64_t check_id, const char *status
 		error = findings_insert(store, check_id, 0, report->findings, report->nfindings, now);
 	if ((error = store_end(store, error)) < 0 && report)
 		findings_forget(report->findings, report->nfindings);
+	return error;
+}
+
+/* --- a stored check's findings, read back ---------------------------------- */
+
+static char *json_text(json_t *object, const char *key)
+{
+	const char *s = json_string_value(json_object_get(object, key));
+
+	return s ? strdup(s) : NULL;
+}
+
+static void evidence_read(struct evidence *ev, const char *text)
+{
+	json_t *root = text ? json_loads(text, 0, NULL) : NULL, *range;
+
+	if (!root)
+		return;
+	ev->code_examined = json_text(root, "code_examined");
+	ev->method = json_text(root, "verification_method");
+	ev->where_checked = json_text(root, "where_checked");
+	ev->checked_elsewhere = json_is_true(json_object_get(root, "checked_for_handling_elsewhere"));
+	ev->impact = json_is_true(json_object_get(root, "is_impact_finding"));
+	range = json_object_get(root, "line_range_examined");
+	ev->range_start = (int)json_integer_value(json_array_get(range, 0));
+	ev->range_end = (int)json_integer_value(json_array_get(range, 1));
+	json_decref(root);
+}
+
+static int finding_read(struct finding *f, struct store_stmt *stmt)
+{
+	const char *severity = store_column_text(stmt, 4);
+	int error;
+
+	memset(f, 0, sizeof(*f));
+	f->id = store_column_int64(stmt, 0);
+	f->line = store_column_int(stmt, 2);
+	f->end_line = store_column_int(stmt, 3);
+	if (severity)
+		severity_parse(&f->severity, severity);
+	f->verified = store_column_int(stmt, 9) != 0;
+	f->suppressed = store_column_int(stmt, 11) != 0;
+	if ((error = store_column_dup(&f->rule_id, stmt, 1)) < 0 || (error = store_column_dup(&f->file, stmt, 5)) < 0 ||
+	    (error = store_column_dup(&f->title, stmt, 6)) < 0 || (error = store_column_dup(&f->issue, stmt, 7)) < 0 ||
+	    (error = store_column_dup(&f->suggestion, stmt, 8)) < 0 || (error = store_column_dup(&f->verify_note, stmt, 12)) < 0 ||
+	    (error = store_column_dup(&f->category, stmt, 13)) < 0)
+		return error;
+	if (store_column_text(stmt, 14))
+		snprintf(f->fingerprint, sizeof(f->fingerprint), "%s", store_column_text(stmt, 14));
+	evidence_read(&f->evidence, store_column_text(stmt, 10));
+	return 0;
+}
+
+/* The check: the one named (of this repository), or the repository's latest. */
+static const char check_of_repo_sql[] =
+	"SELECT c.id FROM checks c JOIN repos r ON r.id = c.repo_id WHERE r.path = :repo AND "
+	"(:id = 0 OR c.id = :id) ORDER BY c.id DESC LIMIT 1";
+
+static const char check_findings_sql[] =
+	"SELECT id, rule_id, line, end_line, severity, file, title, issue, suggestion, verified, evidence, "
+	"suppressed, verify_note, category, fingerprint FROM findings WHERE check_id = :check AND reduced = 0 "
+	"ORDER BY CASE severity WHEN 'critical' THEN 0 WHEN 'major' THEN 1 WHEN 'minor' THEN 2 ELSE 3 END, "
+	"file, line, id";
+
+static int check_of_repo(int64_t *out, struct store *store, const char *repo, int64_t id)
+{
+	struct store_stmt *stmt = NULL;
+	int error, rc;
+
+	if ((error = store_prepare(store, &stmt, check_of_repo_sql)) < 0)
+		return error;
+	store_bind_text(stmt, ":repo", repo);
+	store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) == STORE_ROW)
+		*out = store_column_int64(stmt, 0);
+	else if (rc == STORE_DONE)
+		error = id ? error_set(RL_ENOTFOUND, "no check %lld in this repository", (long long)id) :
+			error_set(RL_ENOTFOUND, "no check of this repository yet");
+	else
+		error = rc;
+	store_finalize(stmt);
+	return error;
+}
+
+int store_check_findings(struct finding **out, size_t *count, int64_t *check_id, struct store *store,
+			 const char *repo)
+{
+	struct store_stmt *stmt = NULL;
+	size_t alloc = 0;
+	int error, rc;
+
+	*out = NULL;
+	*count = 0;
+	if ((error = check_of_repo(check_id, store, repo, *check_id)) < 0 ||
+	    (error = store_prepare(store, &stmt, check_findings_sql)) < 0)
+		return error;
+	store_bind_int(stmt, ":check", *check_id);
+	while ((rc = store_step(stmt)) == STORE_ROW) {
+		if ((error = ARRAY_GROW(*out, alloc, *count + 1)) < 0)
+			break;
+		if ((error = finding_read(&(*out)[(*count)++], stmt)) < 0)
+			break;
+	}
+	if (!error && rc != STORE_DONE)
+		error = rc;
+	store_finalize(stmt);
+	if (error < 0) {
+		findings_free(*out, *count);
+		*out = NULL;
+		*count = 0;
+	}
 	return error;
 }

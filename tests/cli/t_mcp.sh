@@ -154,6 +154,17 @@ check(res.get("resultType") == "complete" and not res.get("isError") and
       any(n.get("method") == "notifications/progress" and n["params"]["progressToken"] == 7 for n in notes) and
       res.get("structuredContent", {}).get("findings"),
       "a modern review: progress, then a complete result with structured findings")
+reviewed = res["structuredContent"]
+other = Client()
+r, _ = other.call("f", "findings", {"check_id": reviewed["check_id"]}, meta=MODERN)
+got = r.get("result", {}).get("structuredContent", {})
+check(got.get("check_id") == reviewed["check_id"] and
+      [f["id"] for f in got.get("findings", [])] == [f["id"] for f in reviewed["findings"]] and
+      got["findings"][0]["evidence"]["code_examined"] == "return subprocess.call(cmd, shell=True)",
+      "another process lists that review's findings by its check id, with their evidence: %s" % r)
+r, _ = other.call("f2", "findings", {"check_id": 99999}, meta=MODERN)
+check(r["result"]["isError"] and "no check 99999" in text(r), "an unknown check is named")
+other.close()
 r, _ = c.call("bad", "review", {"target": 42}, meta=MODERN)
 check(r.get("result", {}).get("isError") and 'argument "target"' in text(r), "a wrong argument is a tool error")
 old = dict(MODERN, **{"io.modelcontextprotocol/protocolVersion": "2099-01-01"})
