@@ -114,17 +114,26 @@ void mcp_fixes_free(struct mcp_server *server)
 
 /* --- propose_fix -------------------------------------------------------------- */
 
+static int options_load(struct fix_options *opts, struct mcp_server *server, struct workspace *ws)
+{
+	int error;
+
+	*opts = (struct fix_options){ .workdir = ws->workdir, .store = ws->store, .llm = &ws->llm,
+				      .config = ws->config, .group = &server->group };
+	if ((error = sched_options_load(&opts->sched, ws->config)) < 0)
+		return error;
+	return asker_options_load(&opts->ask, ws->config);
+}
+
 static int fix_make(struct fix **out, struct mcp_server *server, struct workspace *ws, json_t *args)
 {
-	struct fix_options opts = { .workdir = ws->workdir, .store = ws->store, .llm = &ws->llm,
-				    .config = ws->config, .group = &server->group };
 	int64_t finding = json_integer_value(json_object_get(args, "finding_id"));
 	int64_t signal_id = json_integer_value(json_object_get(args, "signal_id"));
+	struct fix_options opts;
 	struct signal signal;
 	int error;
 
-	if ((error = sched_options_load(&opts.sched, ws->config)) < 0 ||
-	    (error = asker_options_load(&opts.ask, ws->config)) < 0)
+	if ((error = options_load(&opts, server, ws)) < 0)
 		return error;
 	if (finding)
 		return fix_new_finding(out, &opts, finding);
@@ -167,18 +176,39 @@ static struct fix *session_fix(struct mcp_server *server, int64_t id)
 	return NULL;
 }
 
+/*
+ * The fix: the one this server asked for, or one proposed before (another
+ * server, `revline fix`), read back from the store: a client need not keep
+ * to one process.
+ */
+static int fix_find(struct fix **out, struct mcp_server *server, int64_t id)
+{
+	struct fix_options opts;
+	struct workspace *ws;
+	int error;
+
+	if ((*out = session_fix(server, id)))
+		return 0;
+	if (ARRAY_GROW(server->fixes, server->fixes_alloc, server->nfixes + 1) < 0)
+		return error_nomem();
+	if ((error = mcp_workspace(server, &ws)) < 0 || (error = options_load(&opts, server, ws)) < 0 ||
+	    (error = fix_open(out, &opts, id)) < 0)
+		return error;
+	server->fixes[server->nfixes++] = *out;
+	return 0;
+}
+
 int mcp_apply_fix_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job)
 {
 	int64_t id = json_integer_value(json_object_get(args, "fix_id"));
-	struct fix *fix = session_fix(server, id);
+	struct fix *fix;
 
-	if (!fix) {
-		*out = mcp_tool_error("fix %lld was not proposed in this session (a fix is applied by the server "
-				      "that asked for it): call propose_fix again", (long long)id);
+	if (fix_find(&fix, server, id) < 0) {
+		*out = mcp_tool_error("%s: propose_fix asks for one", error_message());
 		return 0;
 	}
-	if (fix_state(fix) != FIX_PROPOSED) {
-		*out = mcp_tool_error("fix %lld is %s, not proposed: nothing to apply", (long long)id,
+	if (fix_state(fix) != FIX_PROPOSED && fix_state(fix) != FIX_REJECTED && fix_state(fix) != FIX_UNDONE) {
+		*out = mcp_tool_error("fix %lld is %s: there is no proposal to apply", (long long)id,
 				      fix_state_name(fix_state(fix)));
 		return 0;
 	}

@@ -49,7 +49,8 @@
 	  "\"finding_id\": " ID_PROP("a finding's id, from review or findings") "," \
 	  "\"signal_id\": " ID_PROP("a signal's id, from signals") "}}") \
 	X(apply_fix, "Apply a fix", 0, 1, 0, 0, \
-	  "Write a fix proposed in this session to its file, keeping indentation and line endings; refused " \
+	  "Write a fix propose_fix proposed (in this session or an earlier one) to its file, keeping " \
+	  "indentation and line endings; refused " \
 	  "when the file changed since. Then runs the signal's linter again and says whether the problem is gone. " \
 	  "undo_fix takes it back.", \
 	  "{\"type\": \"object\", \"additionalProperties\": false, \"required\": [\"fix_id\"], \"properties\": {" \

@@ -87,6 +87,13 @@ int fix_new_signal(struct fix **out, const struct fix_options *options, const st
 /* A stored finding of this repository's checks; RL_ENOTFOUND names it. */
 int fix_new_finding(struct fix **out, const struct fix_options *options, int64_t finding_id);
 void fix_free(struct fix *fix);
+/*
+ * A fix proposed before (by this process or another), read back from the
+ * store to be applied: RL_ENOTFOUND for no such fix of the repository,
+ * RL_EUSAGE when it holds no proposal (asking, failed, applied). fix_apply
+ * refuses it when the file changed since it was asked for.
+ */
+int fix_open(struct fix **out, const struct fix_options *options, int64_t fix_id);
 
 /*
  * Read the file, take the window, store the request and send it. RL_EUSAGE

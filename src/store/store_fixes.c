@@ -577,3 +577,73 @@ done:
 	store_finalize(stmt);
 	return error;
 }
+
+/* --- a proposal read back, to apply it from another process -------------- */
+
+void fix_stored_release(struct fix_stored *f)
+{
+	free(f->file);
+	free(f->window);
+	free(f->state);
+	free(f->explanation);
+	free(f->preview);
+	free(f->before);
+	free(f->after);
+	memset(f, 0, sizeof(*f));
+}
+
+static int blob_dup(char **out, size_t *len, struct store_stmt *stmt, int col)
+{
+	const void *bytes = store_column_blob(stmt, col, len);
+
+	if (!(*out = malloc(*len + 1)))
+		return error_nomem();
+	if (*len)
+		memcpy(*out, bytes, *len);
+	(*out)[*len] = '\0';
+	return 0;
+}
+
+static int stored_read(struct fix_stored *f, struct store_stmt *stmt)
+{
+	const char *file_id = store_column_text(stmt, 8);
+	int error;
+
+	f->signal_id = store_column_int64(stmt, 0);
+	f->finding_id = store_column_int64(stmt, 1);
+	f->first = store_column_int(stmt, 3);
+	f->last = store_column_int(stmt, 4);
+	f->offset = (size_t)store_column_int64(stmt, 7);
+	snprintf(f->file_id, sizeof(f->file_id), "%s", file_id ? file_id : "");
+	if (!(f->file = column_text(stmt, 2)) || !(f->window = column_text(stmt, 5)) ||
+	    !(f->state = column_text(stmt, 6)))
+		return error_nomem();
+	if ((error = store_column_dup(&f->explanation, stmt, 11)) < 0 ||
+	    (error = store_column_dup(&f->preview, stmt, 12)) < 0 ||
+	    (error = blob_dup(&f->before, &f->before_len, stmt, 9)) < 0)
+		return error;
+	/* No answer yet (asking, failed): no proposed bytes. */
+	return store_column_is_null(stmt, 10) ? 0 : blob_dup(&f->after, &f->after_len, stmt, 10);
+}
+
+int store_fix_stored(struct fix_stored *out, struct store *store, const char *repo, int64_t id)
+{
+	struct store_stmt *stmt = NULL;
+	int error, rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = prepare_repo(&stmt, store, "SELECT f.signal_id, f.finding_id, f.file, f.first_line, "
+				  "f.last_line, f.\"window\", f.status, f.byte_offset, f.file_id, f.before, f.after, "
+				  "f.explanation, f.preview FROM signal_fixes f JOIN repos r ON r.id = f.repo_id "
+				  "WHERE f.id = :id AND r.path = :repo", repo)) < 0)
+		return error;
+	store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) == STORE_ROW)
+		error = stored_read(out, stmt);
+	else
+		error = rc == STORE_DONE ? error_set(RL_ENOTFOUND, "no fix %lld in this repository", (long long)id) : rc;
+	store_finalize(stmt);
+	if (error < 0)
+		fix_stored_release(out);
+	return error;
+}

@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "fix.h"
+#include "patch_text.h"
 
 struct store;
 struct finding;
@@ -101,5 +102,21 @@ int store_fix_proposal(struct patch_undo *out, int *first, int *last, struct sto
  * fields are left empty); RL_ENOTFOUND (no message) when it has none such.
  */
 int store_fix_finding(struct finding *out, struct store *store, const char *repo, int64_t id);
+
+/* A fix's row as it was asked for and answered, to apply it from another process. */
+struct fix_stored {
+	int64_t signal_id, finding_id;  /* one of them; 0 for the other (or a signal since deleted) */
+	char *file, *window, *state;
+	int first, last;
+	size_t offset;                  /* the window's first byte */
+	char file_id[PATCH_ID_SIZE];    /* the file's id when the fix was asked for */
+	char *before, *after;           /* the window's bytes, and the proposed ones (NULL: none yet) */
+	size_t before_len, after_len;
+	char *explanation, *preview;
+};
+
+/* Fix id of the repository; RL_ENOTFOUND names it. Freed by fix_stored_release. */
+int store_fix_stored(struct fix_stored *out, struct store *store, const char *repo, int64_t id);
+void fix_stored_release(struct fix_stored *stored);
 
 #endif
