@@ -140,6 +140,8 @@ int mcp_workspace(struct mcp_server *server, struct workspace **out)
 
 /* --- the queue ------------------------------------------------------------- */
 
+static void cancelled(struct mcp_server *server, json_t *params);
+
 static void queue_push(struct mcp_server *server, json_t *message, struct mcp_batch *batch, bool reply)
 {
 	struct mcp_message m;
@@ -147,10 +149,16 @@ static void queue_push(struct mcp_server *server, json_t *message, struct mcp_ba
 	if (!message)
 		return;
 	mcp_message_decode(&m, message);
+	/* A cancellation does not wait its turn: it is for what waits or runs. */
+	if (m.kind == MCP_NOTIFICATION && !strcmp(m.method, "notifications/cancelled")) {
+		cancelled(server, m.params);
+		json_decref(message);
+		return;
+	}
 	if (server->nqueue >= MCP_QUEUE_MAX || ARRAY_GROW(server->queue, server->queue_alloc, server->nqueue + 1) < 0) {
 		struct mcp_call call = { m.id, NULL, batch, 0, NULL };
 
-		if (m.kind == MCP_REQUEST)
+		if (m.kind == MCP_REQUEST || m.kind == MCP_INVALID)
 			mcp_answer(server, &call, mcp_error(m.id, MCP_INTERNAL_ERROR,
 							    "too many messages waiting: send fewer at once"));
 		json_decref(message);
@@ -446,9 +454,7 @@ static bool handle(struct mcp_server *server, const struct mcp_item *item)
 	mcp_message_decode(&m, item->message);
 	switch (m.kind) {
 	case MCP_NOTIFICATION:
-		if (!strcmp(m.method, "notifications/cancelled"))
-			cancelled(server, m.params);
-		return true;
+		return true;    /* notifications/initialized and the like; a cancellation never waits here */
 	case MCP_RESPONSE:
 		return true;    /* revline sends no requests: nothing waits for one */
 	case MCP_INVALID:
