@@ -114,6 +114,7 @@ struct store_backend {
 };
 
 extern const struct store_backend store_backend_sqlite;
+extern const struct store_backend store_backend_pg;
 
 /*
  * The SQLite handle behind a store opened on SQLite, NULL on another
