@@ -60,6 +60,9 @@
 #define OID_FLOAT8 701
 #define OID_BOOL 16
 
+/* The mark of a statement whose failure as it runs is its input refused (store_dialect.feedback_match). */
+#define REFUSABLE "/* refusable */"
+
 struct store_conn {
 	PGconn *pg;
 	/* The location as messages name it, and the setting that named it. */
@@ -89,6 +92,8 @@ struct store_conn_stmt {
 	PGresult *res;
 	int row;                 /* the current row; -1 before the first step */
 	bool ran;
+	/* Marked REFUSABLE: run under a savepoint in a transaction; refused when its SQL failed. */
+	bool refusable, refused;
 	int64_t changes;
 	/* The last column_blob's bytes, until the next step. */
 	unsigned char *blob;
@@ -534,6 +539,7 @@ static int pg_prepare(struct store_conn *conn, struct store_conn_stmt **out, con
 		return error_nomem();
 	stmt->conn = conn;
 	stmt->row = -1;
+	stmt->refusable = strstr(sql, REFUSABLE) != NULL;
 	if ((error = sql_number(stmt, sql)) < 0) {
 		pg_finalize(stmt);
 		return error;
@@ -628,6 +634,14 @@ static int pg_bind_blob(struct store_conn_stmt *stmt, const char *name, const vo
 	return param_set(stmt, name, OID_BYTEA, data, len);
 }
 
+/* SQLSTATE classes 22 (data exception) and 42 (syntax or access rule): what the statement's input made fail. */
+static bool refused_state(PGresult *res)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	return state && (!strncmp(state, "22", 2) || (!strncmp(state, "42", 2) && strcmp(state, "42501")));
+}
+
 /* Run the statement with its values and keep its whole result. */
 static int stmt_run(struct store_conn_stmt *stmt)
 {
@@ -661,13 +675,36 @@ static int stmt_run(struct store_conn_stmt *stmt)
 	return 0;
 }
 
+/*
+ * A refusable statement inside a transaction runs under a savepoint: when
+ * its input is refused, the transaction goes back to before it and goes on.
+ */
+static int stmt_run_refusable(struct store_conn_stmt *stmt)
+{
+	struct store_conn *conn = stmt->conn;
+	bool savepoint = stmt->refusable && conn->in_tx;
+	int error;
+
+	stmt->refused = false;
+	if (savepoint && (error = pg_exec(conn, "SAVEPOINT revline_refusable")) < 0)
+		return error;
+	if ((error = stmt_run(stmt)) < 0) {
+		stmt->refused = stmt->refusable && refused_state(stmt->res);
+		if (savepoint && pg_exec(conn, "ROLLBACK TO SAVEPOINT revline_refusable") < 0)
+			stmt->refused = false;
+		/* The statement's own message, not the rollback's. */
+		return stmt->refused ? result_error(conn, stmt->res) : error;
+	}
+	return savepoint ? pg_exec(conn, "RELEASE SAVEPOINT revline_refusable") : 0;
+}
+
 static int pg_step(struct store_conn_stmt *stmt)
 {
 	int error;
 
 	PQfreemem(stmt->blob);
 	stmt->blob = NULL;
-	if (!stmt->ran && (error = stmt_run(stmt)) < 0)
+	if (!stmt->ran && (error = stmt_run_refusable(stmt)) < 0)
 		return error;
 	if (!stmt->res || PQresultStatus(stmt->res) != PGRES_TUPLES_OK ||
 	    stmt->row + 1 >= PQntuples(stmt->res)) {
@@ -695,15 +732,9 @@ static int64_t pg_changes(struct store_conn *conn)
 	return conn->last_changes;
 }
 
-/*
- * Nothing is refused as it runs: the feedback match reads its query with
- * websearch_to_tsquery, which takes any text. (A statement that failed
- * inside a transaction ends it, so another statement could not follow.)
- */
 static bool pg_step_refused(struct store_conn_stmt *stmt)
 {
-	(void)stmt;
-	return false;
+	return stmt->refused;
 }
 
 static bool has_value(struct store_conn_stmt *stmt, int col)

@@ -730,14 +730,22 @@ static const char *const pg_migrations[] = { NULL, NULL, NULL, NULL, NULL, NULL 
 
 /*
  * The rows whose text has any of the query's terms ("a" OR "b", as
- * feedback_query writes it; websearch_to_tsquery reads any text without
- * refusing it), the query's words split as the column's are; the score
- * -ts_rank, so that lower is better as with bm25().
+ * feedback_query writes it), the query's words split as the column's are;
+ * the score -ts_rank, so that lower is better as with bm25(). A query that
+ * is not terms (quoted, or words of letters, digits and '_') separated by
+ * spaces or OR is refused as FTS5 refuses what it cannot read: cast to a
+ * tsquery with an unclosed '(' it fails as the statement runs, and the
+ * backend runs a statement marked refusable under a savepoint, so that
+ * the transaction goes on (backend_pg.c).
  */
+#define PG_QUERY "CAST(:query AS TEXT)"
+#define PG_TERM "(\"[^\"]*\"|[[:alnum:]_]+)"
 static const char pg_feedback_match[] =
-	"SELECT fb.id, -ts_rank(fb.search, q) AS score FROM feedback fb, "
-	"websearch_to_tsquery('simple'::regconfig, regexp_replace(CAST(:query AS TEXT), "
-	"'[^[:alnum:]_\"]+', ' ', 'g')) q WHERE fb.search @@ q";
+	"/* refusable */ SELECT fb.id, -ts_rank(fb.search, w.q) AS score FROM feedback fb, "
+	"(SELECT CASE WHEN " PG_QUERY " ~ '^[[:space:]]*" PG_TERM "([[:space:]]+(OR[[:space:]]+)?" PG_TERM
+	")*[[:space:]]*$' THEN websearch_to_tsquery('simple'::regconfig, regexp_replace(" PG_QUERY ", "
+	"'[^[:alnum:]_\"]+', ' ', 'g')) ELSE CAST(" PG_QUERY " || ' (' AS tsquery) END AS q) w "
+	"WHERE fb.search @@ w.q";
 
 const struct store_dialect store_dialect_pg = {
 	.migrations = pg_migrations,
