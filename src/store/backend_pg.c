@@ -95,8 +95,9 @@ struct store_conn_stmt {
 	/* Marked REFUSABLE: run under a savepoint in a transaction; refused when its SQL failed. */
 	bool refusable, refused;
 	int64_t changes;
-	/* The last column_blob's bytes, until the next step. */
-	unsigned char *blob;
+	/* column_blob's bytes, one per column of the row, until the next step. */
+	unsigned char **blobs;
+	int nblobs;
 };
 
 /* --- messages ------------------------------------------------------------- */
@@ -500,6 +501,16 @@ static int sql_number(struct store_conn_stmt *stmt, const char *sql)
 	return 0;
 }
 
+static void blobs_free(struct store_conn_stmt *stmt)
+{
+	int i;
+
+	for (i = 0; i < stmt->nblobs; i++) {
+		PQfreemem(stmt->blobs[i]);
+		stmt->blobs[i] = NULL;
+	}
+}
+
 static void params_clear(struct store_conn_stmt *stmt)
 {
 	int i;
@@ -522,8 +533,9 @@ static void pg_finalize(struct store_conn_stmt *stmt)
 	for (i = 0; i < stmt->nparams; i++)
 		free(stmt->params[i].name);
 	free(stmt->params);
+	blobs_free(stmt);
+	free(stmt->blobs);
 	PQclear(stmt->res);
-	PQfreemem(stmt->blob);
 	free(stmt->sql);
 	free(stmt);
 }
@@ -702,8 +714,7 @@ static int pg_step(struct store_conn_stmt *stmt)
 {
 	int error;
 
-	PQfreemem(stmt->blob);
-	stmt->blob = NULL;
+	blobs_free(stmt);
 	if (!stmt->ran && (error = stmt_run_refusable(stmt)) < 0)
 		return error;
 	if (!stmt->res || PQresultStatus(stmt->res) != PGRES_TUPLES_OK ||
@@ -720,8 +731,7 @@ static void pg_reset(struct store_conn_stmt *stmt)
 {
 	PQclear(stmt->res);
 	stmt->res = NULL;
-	PQfreemem(stmt->blob);
-	stmt->blob = NULL;
+	blobs_free(stmt);
 	stmt->ran = false;
 	stmt->row = -1;
 	stmt->changes = 0;
@@ -792,10 +802,19 @@ static const void *pg_column_blob(struct store_conn_stmt *stmt, int col, size_t 
 		*len = (size_t)PQgetlength(stmt->res, stmt->row, col);
 		return *len ? v : NULL;
 	}
-	PQfreemem(stmt->blob);
-	if (!(stmt->blob = PQunescapeBytea((const unsigned char *)v, len)))
+	if (col >= stmt->nblobs) {
+		unsigned char **grown = realloc(stmt->blobs, (size_t)(col + 1) * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		memset(grown + stmt->nblobs, 0, (size_t)(col + 1 - stmt->nblobs) * sizeof(*grown));
+		stmt->blobs = grown;
+		stmt->nblobs = col + 1;
+	}
+	PQfreemem(stmt->blobs[col]);
+	if (!(stmt->blobs[col] = PQunescapeBytea((const unsigned char *)v, len)))
 		*len = 0;
-	return *len ? stmt->blob : NULL;
+	return *len ? stmt->blobs[col] : NULL;
 }
 
 const struct store_backend store_backend_pg = {

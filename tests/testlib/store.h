@@ -51,6 +51,9 @@ char *test_store_text(struct store *store, const char *sql, int64_t id);
 /* Run a statement that returns nothing (:id bound when it has one). */
 void test_store_exec(struct store *store, const char *sql, int64_t id);
 
+/* An expression each dialect writes its own way: TEST_SQL("json_extract(x, '$.a')", "x::json->>'a'"). */
+#define TEST_SQL(sqlite, postgres) (test_store_pg() ? (postgres) : (sqlite))
+
 /* A second store on the same location: for a test that reads what another connection wrote. */
 struct store *test_store_open(const char *where);
 
