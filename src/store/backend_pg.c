@@ -782,11 +782,17 @@ static bool pg_column_is_null(struct store_conn_stmt *stmt, int col)
 	return !has_value(stmt, col);
 }
 
+/* A boolean reads as SQLite's would, 1 or 0. */
 static const char *pg_column_text(struct store_conn_stmt *stmt, int col)
 {
+	const char *v;
+
 	if (!has_value(stmt, col))
 		return NULL;
-	return PQgetvalue(stmt->res, stmt->row, col);
+	v = PQgetvalue(stmt->res, stmt->row, col);
+	if (PQftype(stmt->res, col) == OID_BOOL)
+		return *v == 't' ? "1" : "0";
+	return v;
 }
 
 /* A bytea arrives in text (hex) form: unescaped here, kept until the next step. */

@@ -148,3 +148,24 @@ struct store *test_store_open(const char *where)
 		fail_msg("store_open %s: %s", where, error_message());
 	return store;
 }
+
+char *test_store_query(const char *where, const char *sql)
+{
+	struct store *store = test_store_open(where);
+	struct store_stmt *stmt = NULL;
+	const char *text;
+	char *out = NULL;
+	int rc;
+
+	if (store_prepare(store, &stmt, sql) < 0)
+		fail_msg("%s: %s", sql, error_message());
+	if ((rc = store_step(stmt)) == STORE_ROW)
+		out = strdup((text = store_column_text(stmt, 0)) ? text : "");
+	else if (rc == STORE_DONE)
+		out = strdup("(none)");
+	else
+		fail_msg("%s: %s", sql, error_message());
+	store_finalize(stmt);
+	store_close(store);
+	return out;
+}

@@ -54,6 +54,13 @@ void test_store_exec(struct store *store, const char *sql, int64_t id);
 /* An expression each dialect writes its own way: TEST_SQL("json_extract(x, '$.a')", "x::json->>'a'"). */
 #define TEST_SQL(sqlite, postgres) (test_store_pg() ? (postgres) : (sqlite))
 
+/*
+ * sql's first column of its first row, as text ("" for NULL, "(none)"
+ * without a row), read by a store of its own opened on where (the way
+ * another process would see it). The caller frees it.
+ */
+char *test_store_query(const char *where, const char *sql);
+
 /* A second store on the same location: for a test that reads what another connection wrote. */
 struct store *test_store_open(const char *where);
 
