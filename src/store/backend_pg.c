@@ -110,6 +110,9 @@ static void first_line(char *out, size_t size, const char *message)
 
 	if (!strncmp(p, "connection to server", 20) && failed && failed < p + strcspn(p, "\n"))
 		p = failed + 9;
+	/* The server's own words come with their severity: "FATAL:  password authentication failed". */
+	if (!strncmp(p, "FATAL:  ", 8) || !strncmp(p, "ERROR:  ", 8))
+		p += 8;
 	len = strcspn(p, "\n");
 	while (len && (p[len - 1] == ' ' || p[len - 1] == '.'))
 		len--;
