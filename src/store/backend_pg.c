@@ -48,7 +48,7 @@
 #include <time.h>
 
 #define CONNECT_TIMEOUT "10"
-/* The advisory lock of revline's write transactions: "revline" in ASCII. */
+/* The advisory lock of revline's write transactions: a number of its own, the same in every revline. */
 #define LOCK_KEY "7310598736549989"
 #define LOCK_WAIT "30s"
 #define BEGIN_TRIES 5
@@ -119,11 +119,15 @@ static void first_line(char *out, size_t size, const char *message)
 	snprintf(out, size, "%.*s", (int)len, p);
 }
 
-/* What to do about a connection that failed with libpq's message. */
+/*
+ * What to do about a connection that failed with libpq's message (libpq's
+ * and the server's English; in another language the advice is general).
+ */
 static const char *connect_advice(PGconn *pg, const char *message)
 {
 	if (PQconnectionNeedsPassword(pg) || strstr(message, "password authentication failed") ||
-	    strstr(message, "no password supplied"))
+	    strstr(message, "no password supplied") ||
+	    (PQconnectionUsedPassword(pg) && strstr(message, "authentication")))
 		return "the password was refused: give the right one in the location, PGPASSWORD or ~/.pgpass";
 	if (strstr(message, "SSL") || strstr(message, "GSSAPI") || strstr(message, "certificate"))
 		return "TLS was refused: let the server offer TLS, or change sslmode in the location";
