@@ -6,6 +6,7 @@
  * the real SQLite store with a check.
  */
 #include "testlib.h"
+#include "testlib/store.h"
 #include "fakellm/fakellm.h"
 
 #include "depreview.h"
@@ -13,7 +14,6 @@
 #include "status.h"
 #include "store.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,8 +34,7 @@ static int setup(void **state)
 	test_env_private();
 	fx->repo_dir = test_repo_new("depreview");
 	fx->tmp = test_tmpdir("depreviewdb");
-	if (asprintf(&fx->db_path, "%s/revline.db", fx->tmp) < 0)
-		return -1;
+	fx->db_path = test_store_location(fx->tmp, "revline.db");
 	*state = fx;
 	return 0;
 }
@@ -142,21 +141,7 @@ static size_t osv_queries(struct fixture *fx)
 
 static char *sql_text(struct fixture *fx, const char *sql)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	char *out;
-
-	assert_int_equal(sqlite3_open_v2(fx->db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		out = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
-	else
-		out = strdup("(none)");
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return out;
+	return test_store_query(fx->db_path, sql);
 }
 
 static void assert_sql(struct fixture *fx, const char *want, const char *sql)
@@ -243,12 +228,16 @@ static void test_manifest_change_with_advisories(void **state)
 	snprintf(sql, sizeof(sql), "SELECT confidence || ' ' || dependency_only || ' ' || ecosystems FROM "
 		 "check_dependencies WHERE check_id = %lld", (long long)id);
 	assert_sql(fx, "low 0 [\"npm\"]", sql);
-	snprintf(sql, sizeof(sql), "SELECT group_concat(name || ':' || bump || ':' || breaking, ' ') FROM "
-		 "(SELECT * FROM check_packages WHERE check_id = %lld ORDER BY name)", (long long)id);
+	snprintf(sql, sizeof(sql), TEST_SQL("SELECT group_concat(name || ':' || bump || ':' || breaking, ' ') FROM "
+		 "(SELECT * FROM check_packages WHERE check_id = %lld ORDER BY name)",
+		 "SELECT string_agg(name || ':' || bump || ':' || breaking, ' ' ORDER BY name) FROM "
+		 "check_packages WHERE check_id = %lld"), (long long)id);
 	assert_sql(fx, "express:major:1 jest:removed:0 left-pad:added:0 lodash:patch:0", sql);
-	snprintf(sql, sizeof(sql), "SELECT json_extract(advisories, '$[0].id') || ' ' || "
+	snprintf(sql, sizeof(sql), TEST_SQL("SELECT json_extract(advisories, '$[0].id') || ' ' || "
 		 "json_extract(advisories, '$[0].fixed') FROM check_packages WHERE check_id = %lld "
-		 "AND name = 'lodash'", (long long)id);
+		 "AND name = 'lodash'", "SELECT (advisories::json->0->>'id') || ' ' || CASE WHEN "
+		 "(advisories::json->0->>'fixed')::boolean THEN 1 ELSE 0 END FROM check_packages WHERE "
+		 "check_id = %lld AND name = 'lodash'"), (long long)id);
 	assert_sql(fx, "GHSA-35jh-r3h4-6jhm 1", sql);
 }
 
@@ -311,6 +300,8 @@ static void test_no_manifest_nothing_found(void **state)
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		T(test_manifest_change_with_advisories),
 		T(test_osv_failing_is_fail_open),

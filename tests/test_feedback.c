@@ -1,5 +1,6 @@
 /* Feedback: rows and their copies, suppression, the retrieval query, BM25 examples, the prompt text. */
 #include "testlib.h"
+#include "testlib/store.h"
 
 #include "diff.h"
 #include "feedback.h"
@@ -12,25 +13,22 @@
 #include "store_backend.h"
 #include "store_feedback.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static char *tmp;               /* a fresh directory for each test */
-static struct store *store;     /* a real database file in it */
+static struct store *store;     /* a new database: a file in it, or on PostgreSQL (testlib/store.h) */
 
 static int setup(void **state)
 {
-	char *path;
+	char *where;
 
 	(void)state;
 	tmp = test_tmpdir("feedback");
-	if (asprintf(&path, "%s/revline.db", tmp) < 0)
-		fail_msg("out of memory");
-	if (store_open(&store, path) < 0)
-		fail_msg("store_open %s: %s", path, error_message());
-	free(path);
+	where = test_store_location(tmp, "revline.db");
+	store = test_store_open(where);
+	free(where);
 	return 0;
 }
 
@@ -100,38 +98,34 @@ static int64_t mark(int64_t finding, enum feedback_kind kind, const char *note)
 	return id;
 }
 
-static sqlite3_stmt *row_of(const char *sql, int64_t id)
+/* One row of sql (:id bound), read through the store on either backend; the caller finalizes it. */
+static struct store_stmt *row_of(const char *sql, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
+	struct store_stmt *stmt = NULL;
+	int rc;
 
-	if (sqlite3_prepare_v2(store_db(store), sql, -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(store_db(store)));
-	sqlite3_bind_int64(stmt, 1, id);
-	if (sqlite3_step(stmt) != SQLITE_ROW)
-		fail_msg("no row for %s (%lld)", sql, (long long)id);
+	if (store_prepare(store, &stmt, sql) < 0)
+		fail_msg("%s: %s", sql, error_message());
+	if (store_param_has(stmt, ":id"))
+		store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) != STORE_ROW)
+		fail_msg("no row for %s (%lld): %s", sql, (long long)id, rc < 0 ? error_message() : "");
 	return stmt;
 }
 
 static int64_t int_of(const char *sql, int64_t id)
 {
-	sqlite3_stmt *stmt = row_of(sql, id);
-	int64_t value = sqlite3_column_int64(stmt, 0);
-
-	sqlite3_finalize(stmt);
-	return value;
+	return test_store_int(store, sql, id);
 }
 
 static void exec_ok(const char *sql)
 {
-	char *message = NULL;
-
-	if (sqlite3_exec(store_db(store), sql, NULL, NULL, &message) != SQLITE_OK)
-		fail_msg("%s: %s", sql, message);
+	test_store_exec(store, sql, 0);
 }
 
-static void assert_col(sqlite3_stmt *stmt, int col, const char *expected)
+static void assert_col(struct store_stmt *stmt, int col, const char *expected)
 {
-	const unsigned char *text = sqlite3_column_text(stmt, col);
+	const char *text = store_column_text(stmt, col);
 
 	if (!expected) {
 		if (text)
@@ -155,7 +149,7 @@ static void test_on_finding_copies(void **state)
 		.evidence = { .code_examined = "return subprocess.call(cmd, shell=True)" },
 	};
 	int64_t finding = seed(&shell), id, again;
-	sqlite3_stmt *stmt;
+	struct store_stmt *stmt;
 
 	(void)state;
 	finding_fingerprint(&f);
@@ -163,10 +157,10 @@ static void test_on_finding_copies(void **state)
 	stmt = row_of("SELECT fb.finding_id, fb.fix_id, fb.repo_id = c.repo_id, fb.kind, fb.note, "
 		      "fb.rule_id, fb.fingerprint, fb.file, fb.title, fb.issue, fb.code, "
 		      "fb.created_at > 1600000000000 FROM feedback fb JOIN findings f ON "
-		      "f.id = fb.finding_id JOIN checks c ON c.id = f.check_id WHERE fb.id = ?1", id);
-	assert_int_equal(sqlite3_column_int64(stmt, 0), finding);
-	assert_int_equal(sqlite3_column_type(stmt, 1), SQLITE_NULL);
-	assert_int_equal(sqlite3_column_int(stmt, 2), 1);
+		      "f.id = fb.finding_id JOIN checks c ON c.id = f.check_id WHERE fb.id = :id", id);
+	assert_int_equal(store_column_int64(stmt, 0), finding);
+	assert_int_equal(store_column_is_null(stmt, 1), true);
+	assert_int_equal(store_column_int(stmt, 2), 1);
 	assert_col(stmt, 3, "false_positive");
 	assert_col(stmt, 4, "cmd is a constant list");
 	assert_col(stmt, 5, "injection");
@@ -175,25 +169,29 @@ static void test_on_finding_copies(void **state)
 	assert_col(stmt, 8, "Shell injection");
 	assert_col(stmt, 9, "shell=True with a caller's string");
 	assert_col(stmt, 10, "return subprocess.call(cmd, shell=True)");
-	assert_int_equal(sqlite3_column_int(stmt, 11), 1);
-	sqlite3_finalize(stmt);
+	assert_int_equal(store_column_int(stmt, 11), 1);
+	store_finalize(stmt);
 
-	/* The full-text index follows the table (its triggers). */
-	assert_int_equal(int_of("SELECT rowid FROM feedback_fts WHERE feedback_fts MATCH 'subprocess'", 0), id);
+	/* The full-text index follows the table (SQLite: its triggers; PostgreSQL: a generated column). */
+	if (test_store_pg())
+		assert_int_equal(int_of("SELECT id FROM feedback WHERE search @@ "
+					"plainto_tsquery('simple', 'subprocess')", 0), id);
+	else
+		assert_int_equal(int_of("SELECT rowid FROM feedback_fts WHERE feedback_fts MATCH 'subprocess'", 0), id);
 
 	/* Twice is two rows; an empty note is none. */
 	again = mark(finding, FEEDBACK_ACCEPT, "");
 	assert_true(again > id);
-	assert_int_equal(int_of("SELECT count(*) FROM feedback WHERE finding_id = ?1", finding), 2);
-	assert_int_equal(int_of("SELECT note IS NULL FROM feedback WHERE id = ?1", again), 1);
+	assert_int_equal(int_of("SELECT count(*) FROM feedback WHERE finding_id = :id", finding), 2);
+	assert_int_equal(int_of("SELECT note IS NULL FROM feedback WHERE id = :id", again), 1);
 
 	/* The copy outlives the finding and its check. */
 	exec_ok("DELETE FROM checks");
-	stmt = row_of("SELECT finding_id, title, code FROM feedback WHERE id = ?1", id);
-	assert_int_equal(sqlite3_column_type(stmt, 0), SQLITE_NULL);
+	stmt = row_of("SELECT finding_id, title, code FROM feedback WHERE id = :id", id);
+	assert_int_equal(store_column_is_null(stmt, 0), true);
 	assert_col(stmt, 1, "Shell injection");
 	assert_col(stmt, 2, "return subprocess.call(cmd, shell=True)");
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 }
 
 /* A finding stored without a fingerprint gets the one a check would have given it. */
@@ -204,24 +202,24 @@ static void test_on_finding_without_fingerprint(void **state)
 		.evidence = { .code_examined = "return subprocess.call(cmd, shell=True)" },
 	};
 	int64_t finding = seed(&shell), id;
-	sqlite3_stmt *stmt;
+	struct store_stmt *stmt;
 	bool suppressed = false;
 
 	(void)state;
 	finding_fingerprint(&f);
 	exec_ok("UPDATE findings SET fingerprint = NULL");
 	id = mark(finding, FEEDBACK_FALSE_POSITIVE, NULL);
-	stmt = row_of("SELECT fingerprint FROM feedback WHERE id = ?1", id);
+	stmt = row_of("SELECT fingerprint FROM feedback WHERE id = :id", id);
 	assert_col(stmt, 0, f.fingerprint);
-	sqlite3_finalize(stmt);
+	store_finalize(stmt);
 	assert_int_equal(feedback_suppressed(&suppressed, store, f.fingerprint), 0);
 	assert_true(suppressed);
 }
 
 static int64_t seed_fix(int64_t finding)
 {
-	int64_t check = int_of("SELECT check_id FROM findings WHERE id = ?1", finding);
-	int64_t threadline = int_of("SELECT check_threadline_id FROM findings WHERE id = ?1", finding);
+	int64_t check = int_of("SELECT check_id FROM findings WHERE id = :id", finding);
+	int64_t threadline = int_of("SELECT check_threadline_id FROM findings WHERE id = :id", finding);
 	int64_t later = seed_check(tmp);
 	char sql[512];
 
@@ -229,39 +227,38 @@ static int64_t seed_fix(int64_t finding)
 		 "INSERT INTO violation_fixes (violation_check_id, fix_check_id, "
 		 "violation_threadline_id, threadline_id, threadline_file_path, file_references, "
 		 "fix_type, explanation, created_at) VALUES (%lld, %lld, %lld, 'injection', "
-		 "'rules/r.md', '[\"app.py\", \"lib/run.py\"]', 'CODE_CHANGE', 'shell=False now', 1)",
-		 (long long)check, (long long)later, (long long)threadline);
-	exec_ok(sql);
-	return sqlite3_last_insert_rowid(store_db(store));
+		 "'rules/r.md', '[\"app.py\", \"lib/run.py\"]', 'CODE_CHANGE', 'shell=False now', 1) "
+		 "RETURNING id", (long long)check, (long long)later, (long long)threadline);
+	return int_of(sql, 0);
 }
 
 static void test_on_fix(void **state)
 {
 	int64_t finding = seed(&shell), fix = seed_fix(finding), id = 0, wrong = 0;
 	struct buf about = BUF_INIT;
-	sqlite3_stmt *stmt;
+	struct store_stmt *stmt;
 	bool suppressed = true;
 
 	(void)state;
 	assert_int_equal(feedback_on_fix(&id, store, fix, true, "yes"), 0);
 	stmt = row_of("SELECT fb.fix_id, fb.finding_id, fb.kind, fb.note, fb.rule_id, fb.file, "
 		      "fb.fingerprint, fb.repo_id = (SELECT repo_id FROM checks LIMIT 1) "
-		      "FROM feedback fb WHERE fb.id = ?1", id);
-	assert_int_equal(sqlite3_column_int64(stmt, 0), fix);
-	assert_int_equal(sqlite3_column_type(stmt, 1), SQLITE_NULL);
+		      "FROM feedback fb WHERE fb.id = :id", id);
+	assert_int_equal(store_column_int64(stmt, 0), fix);
+	assert_int_equal(store_column_is_null(stmt, 1), true);
 	assert_col(stmt, 2, "fix_correct");
 	assert_col(stmt, 3, "yes");
 	assert_col(stmt, 4, "injection");
 	assert_col(stmt, 5, "app.py");
 	assert_col(stmt, 6, NULL);
-	assert_int_equal(sqlite3_column_int(stmt, 7), 1);
-	sqlite3_finalize(stmt);
+	assert_int_equal(store_column_int(stmt, 7), 1);
+	store_finalize(stmt);
 	assert_int_equal(feedback_describe(&about, store, id), 0);
 	assert_string_equal(about.ptr, "injection, app.py");
 
 	assert_int_equal(feedback_on_fix(&wrong, store, fix, false, NULL), 0);
 	assert_int_equal(int_of("SELECT kind = 'fix_incorrect' AND note IS NULL FROM feedback "
-				"WHERE id = ?1", wrong), 1);
+				"WHERE id = :id", wrong), 1);
 	/* A fix's feedback says nothing about suppression. */
 	assert_int_equal(feedback_suppressed(&suppressed, store, "0123"), 0);
 	assert_false(suppressed);
@@ -295,15 +292,15 @@ static void test_suppression_follows_latest(void **state)
 	int64_t finding = seed(&shell), other = seed(&(struct seed){
 		"injection", "app.py", 9, "Eval", "eval of input", "eval(text)" });
 	char *fp = NULL, *other_fp = NULL;
-	sqlite3_stmt *stmt;
+	struct store_stmt *stmt;
 	bool s = true;
 
 	(void)state;
-	stmt = row_of("SELECT (SELECT fingerprint FROM findings WHERE id = ?1), "
-		      "(SELECT fingerprint FROM findings WHERE id = ?1 + 1)", finding);
-	fp = strdup((const char *)sqlite3_column_text(stmt, 0));
-	other_fp = strdup((const char *)sqlite3_column_text(stmt, 1));
-	sqlite3_finalize(stmt);
+	stmt = row_of("SELECT (SELECT fingerprint FROM findings WHERE id = :id), "
+		      "(SELECT fingerprint FROM findings WHERE id = :id + 1)", finding);
+	fp = strdup(store_column_text(stmt, 0));
+	other_fp = strdup(store_column_text(stmt, 1));
+	store_finalize(stmt);
 	assert_int_equal(other, finding + 1);
 	assert_string_not_equal(fp, other_fp);
 
@@ -775,6 +772,8 @@ static void test_prompt_examples_caps(void **state)
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_on_finding_copies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_on_finding_without_fingerprint, setup, teardown),

@@ -6,6 +6,7 @@
  * since refused. One test runs flake8 for the recheck when it is installed.
  */
 #include "testlib.h"
+#include "testlib/store.h"
 #include "fakellm/fakellm.h"
 
 #include "fix.h"
@@ -17,7 +18,6 @@
 #include "store.h"
 
 #include <dirent.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,8 +39,7 @@ static int setup(void **state)
 	test_env_private();
 	fx->repo_dir = test_repo_new("fix");
 	fx->tmp = test_tmpdir("fixdb");
-	if (asprintf(&fx->db_path, "%s/revline.db", fx->tmp) < 0)
-		return -1;
+	fx->db_path = test_store_location(fx->tmp, "revline.db");
 	*state = fx;
 	return 0;
 }
@@ -115,22 +114,10 @@ static void settle(struct fixture *fx)
 
 static char *sql_text(struct fixture *fx, const char *fmt, long long id)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	char sql[512], *out;
+	char sql[512];
 
 	snprintf(sql, sizeof(sql), fmt, id);
-	assert_int_equal(sqlite3_open_v2(fx->db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		out = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
-	else
-		out = strdup("(none)");
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return out;
+	return test_store_query(fx->db_path, sql);
 }
 
 static void assert_row(struct fixture *fx, const char *column, const char *want)
@@ -465,6 +452,8 @@ static void test_failed_call_fails_the_fix(void **state)
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		T(test_window_sent_and_applied),
 		T(test_crlf_and_tabs_kept),

@@ -8,6 +8,7 @@
  * each fix once.
  */
 #include "testlib.h"
+#include "testlib/store.h"
 #include "fakellm/fakellm.h"
 
 #include "check.h"
@@ -18,7 +19,6 @@
 #include "status.h"
 #include "store.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,8 +37,7 @@ static int setup(void **state)
 	test_env_private();
 	fx->repo_dir = test_repo_new("fixdetect");
 	fx->tmp = test_tmpdir("fixdetectdb");
-	if (asprintf(&fx->db_path, "%s/revline.db", fx->tmp) < 0)
-		return -1;
+	fx->db_path = test_store_location(fx->tmp, "revline.db");
 	*state = fx;
 	return 0;
 }
@@ -156,8 +155,6 @@ static const struct violation *violation_of(struct fixture *fx, const char *rule
 
 static char *sql_text(struct fixture *fx, const char *fmt, ...)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
 	char *sql, *out;
 	va_list ap;
 
@@ -165,16 +162,7 @@ static char *sql_text(struct fixture *fx, const char *fmt, ...)
 	if (vasprintf(&sql, fmt, ap) < 0)
 		fail_msg("out of memory");
 	va_end(ap);
-	assert_int_equal(sqlite3_open_v2(fx->db_path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	if (sqlite3_step(st) == SQLITE_ROW)
-		out = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
-	else
-		out = strdup("(none)");
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+	out = test_store_query(fx->db_path, sql);
 	free(sql);
 	return out;
 }
@@ -316,10 +304,12 @@ static void test_classified_with_time_to_fix(void **state)
 	assert_int_equal(requests_with(&fx->fake, "-patterns: [\\\"**/*.py\\\"]"), 1);
 
 	/* The store: one row per fix, with its type, the two checks and the time between them. */
-	snprintf(sql, sizeof(sql), "SELECT group_concat(threadline_id || ':' || fix_type || ':' || "
+	snprintf(sql, sizeof(sql), TEST_SQL("SELECT group_concat(threadline_id || ':' || fix_type || ':' || "
 		 "detection_method || ':' || violation_check_id || ':' || (time_between_checks_seconds / 60), ' ') "
 		 "FROM (SELECT * FROM violation_fixes WHERE fix_check_id = %lld ORDER BY threadline_id)",
-		 (long long)second);
+		 "SELECT string_agg(threadline_id || ':' || fix_type || ':' || detection_method || ':' || "
+		 "violation_check_id || ':' || (time_between_checks_seconds / 60), ' ' ORDER BY threadline_id) "
+		 "FROM violation_fixes WHERE fix_check_id = %lld"), (long long)second);
 	text = sql_text(fx, "%s", sql);
 	{
 		char want[512];
@@ -385,11 +375,13 @@ static void test_failed_call_is_logged(void **state)
 	assert_non_null(violation_of(fx, "codefix")->error);
 	assert_int_equal(violation_of(fx, "ruledel")->outcome, OUTCOME_FIXED);
 	assert_int_equal(fixdetect_errors(fx->fd), 2);
-	snprintf(sql, sizeof(sql), "SELECT json_array_length(error_log) || ' ' || errors FROM fix_detection_runs "
-		 "WHERE check_id = %lld", (long long)second);
+	snprintf(sql, sizeof(sql), TEST_SQL("SELECT json_array_length(error_log) || ' ' || errors FROM "
+		 "fix_detection_runs WHERE check_id = %lld", "SELECT json_array_length(error_log::json) || ' ' || "
+		 "errors FROM fix_detection_runs WHERE check_id = %lld"), (long long)second);
 	assert_sql(fx, "2 2", sql);
-	snprintf(sql, sizeof(sql), "SELECT group_concat(threadline_id) FROM violation_fixes WHERE fix_check_id = %lld",
-		 (long long)second);
+	snprintf(sql, sizeof(sql), TEST_SQL("SELECT group_concat(threadline_id) FROM violation_fixes WHERE "
+		 "fix_check_id = %lld", "SELECT string_agg(threadline_id, ',') FROM violation_fixes WHERE "
+		 "fix_check_id = %lld"), (long long)second);
 	assert_sql(fx, "ruledel", sql);
 
 	/* An unknown check is refused. */
@@ -405,6 +397,8 @@ static void test_failed_call_is_logged(void **state)
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		T(test_classified_with_time_to_fix),
 		T(test_twice_records_once),

@@ -1,5 +1,6 @@
 /* History: checks, fixes and the statistics on a seeded history; interrupted checks. */
 #include "testlib.h"
+#include "testlib/store.h"
 
 #include "history.h"
 #include "status.h"
@@ -18,11 +19,13 @@
 #include <unistd.h>
 
 static char *tmp;               /* a fresh directory for each test: also the repository's path */
+static char *where;             /* the store's location: a new database each test (testlib/store.h) */
 
 static int setup(void **state)
 {
 	(void)state;
 	tmp = test_tmpdir("history");
+	where = test_store_location(tmp, "revline.db");
 	return 0;
 }
 
@@ -31,40 +34,34 @@ static int teardown(void **state)
 	(void)state;
 	test_rmtree(tmp);
 	free(tmp);
-	tmp = NULL;
+	free(where);
+	tmp = where = NULL;
 	return 0;
 }
 
 static struct store *open_ok(void)
 {
-	struct store *store = NULL;
-	char *path;
-
-	if (asprintf(&path, "%s/revline.db", tmp) < 0)
-		fail_msg("out of memory");
-	if (store_open(&store, path) < 0)
-		fail_msg("store_open %s: %s", path, error_message());
-	free(path);
-	return store;
+	return test_store_open(where);
 }
 
-/* SQL with sqlite3_mprintf's formats (%Q: a quoted string or NULL). */
+/*
+ * SQL with sqlite3_mprintf's formats (%Q: a quoted string or NULL), only
+ * to write the text: it runs through the store, on either backend.
+ */
 static void sql_ok(struct store *store, const char *fmt, ...)
 {
-	char *sql, *message = NULL;
 	va_list ap;
+	char *sql;
 
 	va_start(ap, fmt);
 	sql = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
-	if (sqlite3_exec(store_db(store), sql, NULL, NULL, &message) != SQLITE_OK)
-		fail_msg("%s: %s", sql, message);
+	test_store_exec(store, sql, 0);
 	sqlite3_free(sql);
 }
 
 static int64_t int_of(struct store *store, const char *fmt, ...)
 {
-	sqlite3_stmt *stmt = NULL;
 	int64_t value;
 	va_list ap;
 	char *sql;
@@ -72,28 +69,14 @@ static int64_t int_of(struct store *store, const char *fmt, ...)
 	va_start(ap, fmt);
 	sql = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
-	if (sqlite3_prepare_v2(store_db(store), sql, -1, &stmt, NULL) != SQLITE_OK ||
-	    sqlite3_step(stmt) != SQLITE_ROW)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(store_db(store)));
-	value = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
+	value = test_store_int(store, sql, 0);
 	sqlite3_free(sql);
 	return value;
 }
 
-static char *text_of(struct store *store, const char *fmt, int64_t id)
+static char *text_of(struct store *store, const char *sql, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	char *value;
-
-	if (sqlite3_prepare_v2(store_db(store), fmt, -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", fmt, sqlite3_errmsg(store_db(store)));
-	sqlite3_bind_int64(stmt, 1, id);
-	if (sqlite3_step(stmt) != SQLITE_ROW)
-		fail_msg("no row: %s (%lld)", fmt, (long long)id);
-	value = sqlite3_column_text(stmt, 0) ? strdup((const char *)sqlite3_column_text(stmt, 0)) : NULL;
-	sqlite3_finalize(stmt);
-	return value;
+	return test_store_text(store, sql, id);
 }
 
 /*
@@ -653,9 +636,8 @@ static void test_changed(void **state)
 	struct store *store = open_ok();
 	struct history_version version = { 0, 0 };
 	struct history_check *checks = NULL;
-	sqlite3 *other = NULL;
+	struct store *other;
 	size_t count = 0;
-	char *path;
 
 	(void)state;
 	history_changed(&version, store);
@@ -667,13 +649,10 @@ static void test_changed(void **state)
 	assert_true(history_changed(&version, store));
 	assert_false(history_changed(&version, store));
 
-	if (asprintf(&path, "%s/revline.db", tmp) < 0)
-		fail_msg("out of memory");
-	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(other, "UPDATE checks SET branch = 'other'", NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(other);
-	free(path);
+	/* Another connection's commit. */
+	other = open_ok();
+	test_store_exec(other, "UPDATE checks SET branch = 'other'", 0);
+	store_close(other);
 	assert_true(history_changed(&version, store));
 	assert_false(history_changed(&version, store));
 	store_close(store);
@@ -764,7 +743,7 @@ static int64_t start_time_of(pid_t pid)
 static const char *status_of(struct store *store, int64_t check)
 {
 	static char status[32];
-	char *text = text_of(store, "SELECT status FROM checks WHERE id = ?1", check);
+	char *text = text_of(store, "SELECT status FROM checks WHERE id = :id", check);
 
 	snprintf(status, sizeof(status), "%s", text);
 	free(text);
@@ -994,6 +973,8 @@ static void test_usage(void **state)
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),

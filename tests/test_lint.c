@@ -1,5 +1,6 @@
 /* Linters: which run, their processes and output, failures, and the signals kept. */
 #include "testlib.h"
+#include "testlib/store.h"
 
 #include "config.h"
 #include "lint.h"
@@ -37,8 +38,10 @@ static int setup(void **state)
 	tmp = test_tmpdir("lint");
 	test_sh_ok(tmp, "mkdir -p bin work/src && printf 'x = 1\\n' >work/src/a.py && "
 		   "printf 'echo $1\\n' >work/run.sh && printf 'int x;\\n' >work/m.c");
-	if (asprintf(&bin, "%s/bin", tmp) < 0 || asprintf(&path, "%s/revline.db", tmp) < 0)
+	if (asprintf(&bin, "%s/bin", tmp) < 0)
 		fail_msg("out of memory");
+	/* Before PATH is the fakes' only: PostgreSQL's server starts through bash (testlib/store.h). */
+	path = test_store_location(tmp, "revline.db");
 	old_path = strdup(getenv("PATH"));
 	/* Only the fake tools: no real linter is found (the fakes use shell builtins). */
 	setenv("PATH", bin, 1);
@@ -302,6 +305,8 @@ static void test_import_tools(void **state)
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_installed_and_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flake8_only_without_ruff, setup, teardown),

@@ -4,6 +4,7 @@
  * refused and left as they were.
  */
 #include "testlib.h"
+#include "testlib/store.h"
 
 #include "config.h"
 #include "status.h"
@@ -119,23 +120,81 @@ static void assert_col_text(sqlite3_stmt *stmt, int col, const char *expected)
 	assert_string_equal((const char *)text, expected);
 }
 
-static json_t *col_json(sqlite3_stmt *stmt, int col)
+/* --- the same through the store's statements, on either backend (testlib/store.h) --- */
+
+/* A second connection to the location, for reading what the store wrote. */
+static struct store *s_open(const char *where)
 {
-	const unsigned char *text = sqlite3_column_text(stmt, col);
+	return test_store_open(where);
+}
+
+static struct store_stmt *s_row_of(struct store *db, const char *sql, int64_t id)
+{
+	struct store_stmt *stmt = NULL;
+	int rc;
+
+	if (store_prepare(db, &stmt, sql) < 0)
+		fail_msg("%s: %s", sql, error_message());
+	if (store_param_has(stmt, ":id"))
+		store_bind_int(stmt, ":id", id);
+	if ((rc = store_step(stmt)) != STORE_ROW)
+		fail_msg("no row for %s (%lld): %s", sql, (long long)id, rc < 0 ? error_message() : "");
+	return stmt;
+}
+
+static int64_t s_int_of(struct store *db, const char *sql, int64_t id)
+{
+	return test_store_int(db, sql, id);
+}
+
+static char *s_text_of(struct store *db, const char *sql, int64_t id)
+{
+	return test_store_text(db, sql, id);
+}
+
+/* A statement that returns no row: 0, or the store's failure. */
+static int s_exec(struct store *db, const char *sql)
+{
+	struct store_stmt *stmt = NULL;
+	int error;
+
+	if ((error = store_prepare(db, &stmt, sql)) < 0)
+		return error;
+	error = store_step_done(stmt);
+	store_finalize(stmt);
+	return error;
+}
+
+static void s_col_text(struct store_stmt *stmt, int col, const char *expected)
+{
+	const char *text = store_column_text(stmt, col);
+
+	if (!expected) {
+		if (!store_column_is_null(stmt, col))
+			fail_msg("column %d: expected NULL, got '%s'", col, text);
+		return;
+	}
+	if (!text)
+		fail_msg("column %d: expected '%s', got NULL", col, expected);
+	assert_string_equal(text, expected);
+}
+
+static json_t *s_col_json(struct store_stmt *stmt, int col)
+{
+	const char *text = store_column_text(stmt, col);
 	json_error_t err;
 	json_t *value;
 
 	if (!text)
-		fail_msg("column %s is NULL", sqlite3_column_name(stmt, col));
-	if (!(value = json_loads((const char *)text, 0, &err)))
-		fail_msg("column %s is not JSON (%s): %s", sqlite3_column_name(stmt, col), err.text, text);
+		fail_msg("column %d is NULL", col);
+	if (!(value = json_loads(text, 0, &err)))
+		fail_msg("column %d is not JSON (%s): %s", col, err.text, text);
 	return value;
 }
 
-/* A JSON column holding an array of these strings. */
-static void assert_col_strings(sqlite3_stmt *stmt, int col, const char *const *items, size_t count)
+static void s_col_strings(struct store_stmt *stmt, int col, const char *const *items, size_t count)
 {
-	json_t *array = col_json(stmt, col);
+	json_t *array = s_col_json(stmt, col);
 	size_t i;
 
 	assert_true(json_is_array(array));
@@ -143,6 +202,17 @@ static void assert_col_strings(sqlite3_stmt *stmt, int col, const char *const *i
 	for (i = 0; i < count; i++)
 		assert_string_equal(json_string_value(json_array_get(array, i)), items[i]);
 	json_decref(array);
+}
+
+/* A bytes column holding exactly len bytes of data. */
+static void assert_blob(struct store_stmt *stmt, int col, const void *data, size_t len)
+{
+	size_t got = 0;
+	const void *bytes = store_column_blob(stmt, col, &got);
+
+	assert_int_equal(got, len);
+	if (len)
+		assert_memory_equal(bytes, data, len);
 }
 
 static void assert_json_text(json_t *object, const char *key, const char *expected)
@@ -813,133 +883,132 @@ static void test_migrate_v1(void **state)
 	free(path);
 }
 
-static void check_round_trip_check_row(sqlite3 *db, int64_t check, const char *repo_path)
+static void check_round_trip_check_row(struct store *db, int64_t check, const char *repo_path)
 {
-	sqlite3_stmt *stmt = row_of(db,
+	struct store_stmt *stmt = s_row_of(db,
 		"SELECT r.path, r.name, c.branch, c.environment, c.base_label, c.base_oid, "
 		"c.head_label, c.head_oid, c.target, c.status, c.created_at, c.finished_at, "
 		"d.diff, d.files, d.additions, d.deletions "
 		"FROM checks c JOIN repos r ON r.id = c.repo_id JOIN check_diffs d ON d.check_id = c.id "
-		"WHERE c.id = ?1", check);
+		"WHERE c.id = :id", check);
 
-	assert_col_text(stmt, 0, repo_path);
-	assert_col_text(stmt, 1, strrchr(repo_path, '/') + 1);
-	assert_col_text(stmt, 2, "feature");
-	assert_col_text(stmt, 3, "local");
-	assert_col_text(stmt, 4, "main");
-	assert_col_text(stmt, 5, "1111111111111111111111111111111111111111");
-	assert_col_text(stmt, 6, "working tree");
-	assert_col_text(stmt, 7, "2222222222222222222222222222222222222222");
-	assert_col_text(stmt, 8, "working tree against main");
-	assert_col_text(stmt, 9, "running");
-	assert_int_equal(sqlite3_column_int64(stmt, 10), 1700000000123);
-	assert_int_equal(sqlite3_column_type(stmt, 11), SQLITE_NULL);
-	assert_int_equal(sqlite3_column_bytes(stmt, 12), sizeof(diff_text) - 1);
-	assert_memory_equal(sqlite3_column_blob(stmt, 12), diff_text, sizeof(diff_text) - 1);
-	assert_int_equal(sqlite3_column_int(stmt, 13), 1);
-	assert_int_equal(sqlite3_column_int(stmt, 14), 1);
-	assert_int_equal(sqlite3_column_int(stmt, 15), 0);
-	sqlite3_finalize(stmt);
+	s_col_text(stmt, 0, repo_path);
+	s_col_text(stmt, 1, strrchr(repo_path, '/') + 1);
+	s_col_text(stmt, 2, "feature");
+	s_col_text(stmt, 3, "local");
+	s_col_text(stmt, 4, "main");
+	s_col_text(stmt, 5, "1111111111111111111111111111111111111111");
+	s_col_text(stmt, 6, "working tree");
+	s_col_text(stmt, 7, "2222222222222222222222222222222222222222");
+	s_col_text(stmt, 8, "working tree against main");
+	s_col_text(stmt, 9, "running");
+	assert_int_equal(store_column_int64(stmt, 10), 1700000000123);
+	assert_int_equal(store_column_is_null(stmt, 11), true);
+	assert_blob(stmt, 12, diff_text, sizeof(diff_text) - 1);
+	assert_int_equal(store_column_int(stmt, 13), 1);
+	assert_int_equal(store_column_int(stmt, 14), 1);
+	assert_int_equal(store_column_int(stmt, 15), 0);
+	store_finalize(stmt);
 }
 
-static void check_round_trip_rules(sqlite3 *db, int64_t id_a, int64_t id_b, int64_t check)
+static void check_round_trip_rules(struct store *db, int64_t id_a, int64_t id_b, int64_t check)
 {
 	static const char *const patterns[] = { "src/**/*.c", "include/*.h" };
 	static const char *const context[] = { "docs/errors.md" };
 	const char *sql = "SELECT check_id, threadline_id, threadline_file_path, threadline_version, "
 		"threadline_content, threadline_patterns, context_files, kind, model, severity, source "
-		"FROM check_threadlines WHERE id = ?1";
+		"FROM check_threadlines WHERE id = :id";
 	struct rule a = rule_llm(), b = rule_local();
-	sqlite3_stmt *stmt = row_of(db, sql, id_a);
+	struct store_stmt *stmt = s_row_of(db, sql, id_a);
 
-	assert_int_equal(sqlite3_column_int64(stmt, 0), check);
-	assert_col_text(stmt, 1, "errors");
-	assert_col_text(stmt, 2, "threadlines/errors.md");
-	assert_col_text(stmt, 3, "2");
-	assert_col_text(stmt, 4, a.content);
-	assert_col_strings(stmt, 5, patterns, 2);
-	assert_col_strings(stmt, 6, context, 1);
-	assert_col_text(stmt, 7, "llm");
-	assert_col_text(stmt, 8, "small-model");
-	assert_col_text(stmt, 9, "major");
-	assert_col_text(stmt, 10, "repository");
-	sqlite3_finalize(stmt);
+	assert_int_equal(store_column_int64(stmt, 0), check);
+	s_col_text(stmt, 1, "errors");
+	s_col_text(stmt, 2, "threadlines/errors.md");
+	s_col_text(stmt, 3, "2");
+	s_col_text(stmt, 4, a.content);
+	s_col_strings(stmt, 5, patterns, 2);
+	s_col_strings(stmt, 6, context, 1);
+	s_col_text(stmt, 7, "llm");
+	s_col_text(stmt, 8, "small-model");
+	s_col_text(stmt, 9, "major");
+	s_col_text(stmt, 10, "repository");
+	store_finalize(stmt);
 
-	stmt = row_of(db, sql, id_b);
-	assert_col_text(stmt, 1, "no-todo");
-	assert_col_text(stmt, 2, b.path);
-	assert_col_text(stmt, 3, NULL);
-	assert_col_text(stmt, 4, b.content);
-	assert_col_strings(stmt, 5, NULL, 0);
-	assert_col_strings(stmt, 6, NULL, 0);
-	assert_col_text(stmt, 7, "local");
-	assert_col_text(stmt, 8, NULL);
-	assert_col_text(stmt, 9, "minor");
-	assert_col_text(stmt, 10, "built-in");
-	sqlite3_finalize(stmt);
+	stmt = s_row_of(db, sql, id_b);
+	s_col_text(stmt, 1, "no-todo");
+	s_col_text(stmt, 2, b.path);
+	s_col_text(stmt, 3, NULL);
+	s_col_text(stmt, 4, b.content);
+	s_col_strings(stmt, 5, NULL, 0);
+	s_col_strings(stmt, 6, NULL, 0);
+	s_col_text(stmt, 7, "local");
+	s_col_text(stmt, 8, NULL);
+	s_col_text(stmt, 9, "minor");
+	s_col_text(stmt, 10, "built-in");
+	store_finalize(stmt);
 }
 
-static void check_round_trip_results(sqlite3 *db, int64_t id_a, int64_t id_b)
+static void check_round_trip_results(struct store *db, int64_t id_a, int64_t id_b)
 {
 	static const char *const refs[] = { "src/a.c", "src/b.c" };
 	const char *sql = "SELECT status, reasoning, file_references, error, cached, attempts, "
 		"duration_ms, tokens_in, tokens_out, chunks, created_at, tokens_cached, "
-		"tokens_cache_write, cost_usd FROM check_results WHERE check_threadline_id = ?1";
-	sqlite3_stmt *stmt = row_of(db, sql, id_a);
+		"tokens_cache_write, cost_usd FROM check_results WHERE check_threadline_id = :id";
+	struct store_stmt *stmt = s_row_of(db, sql, id_a);
 	int64_t now = (int64_t)time(NULL) * 1000;
 
-	assert_col_text(stmt, 0, "attention");
-	assert_col_text(stmt, 1, "two allocations are unchecked");
-	assert_col_strings(stmt, 2, refs, 2);
-	assert_col_text(stmt, 3, NULL);
-	assert_int_equal(sqlite3_column_int(stmt, 4), 0);
-	assert_int_equal(sqlite3_column_int(stmt, 5), 2);
-	assert_int_equal(sqlite3_column_int(stmt, 6), 4321);
-	assert_int_equal(sqlite3_column_int(stmt, 7), 1500);
-	assert_int_equal(sqlite3_column_int(stmt, 8), 300);
-	assert_int_equal(sqlite3_column_int(stmt, 9), 3);
-	assert_in_range(sqlite3_column_int64(stmt, 10), now - 60000, now + 60000);
-	assert_int_equal(sqlite3_column_int(stmt, 11), 1024);
-	assert_int_equal(sqlite3_column_int(stmt, 12), 128);
-	assert_true(sqlite3_column_double(stmt, 13) == 0.00375);
-	sqlite3_finalize(stmt);
+	s_col_text(stmt, 0, "attention");
+	s_col_text(stmt, 1, "two allocations are unchecked");
+	s_col_strings(stmt, 2, refs, 2);
+	s_col_text(stmt, 3, NULL);
+	assert_int_equal(store_column_int(stmt, 4), 0);
+	assert_int_equal(store_column_int(stmt, 5), 2);
+	assert_int_equal(store_column_int(stmt, 6), 4321);
+	assert_int_equal(store_column_int(stmt, 7), 1500);
+	assert_int_equal(store_column_int(stmt, 8), 300);
+	assert_int_equal(store_column_int(stmt, 9), 3);
+	assert_in_range(store_column_int64(stmt, 10), now - 60000, now + 60000);
+	assert_int_equal(store_column_int(stmt, 11), 1024);
+	assert_int_equal(store_column_int(stmt, 12), 128);
+	assert_true(store_column_double(stmt, 13) == 0.00375);
+	store_finalize(stmt);
 
-	stmt = row_of(db, sql, id_b);
-	assert_col_text(stmt, 0, "compliant");
-	assert_col_text(stmt, 1, NULL);
-	assert_col_strings(stmt, 2, NULL, 0);
-	assert_int_equal(sqlite3_column_int(stmt, 4), 1);
-	assert_int_equal(sqlite3_column_int(stmt, 11), 0);
-	assert_int_equal(sqlite3_column_type(stmt, 13), SQLITE_NULL);
-	sqlite3_finalize(stmt);
+	stmt = s_row_of(db, sql, id_b);
+	s_col_text(stmt, 0, "compliant");
+	s_col_text(stmt, 1, NULL);
+	s_col_strings(stmt, 2, NULL, 0);
+	assert_int_equal(store_column_int(stmt, 4), 1);
+	assert_int_equal(store_column_int(stmt, 11), 0);
+	assert_int_equal(store_column_is_null(stmt, 13), true);
+	store_finalize(stmt);
 }
 
 /* A stored finding against the struct it came from. */
-static void check_finding_row(sqlite3 *db, const struct finding *f, int64_t check, int64_t threadline)
+static void check_finding_row(struct store *db, const struct finding *f, int64_t check, int64_t threadline)
 {
-	sqlite3_stmt *stmt = row_of(db,
+	struct store_stmt *stmt = s_row_of(db,
 		"SELECT check_id, check_threadline_id, rule_id, file, line, end_line, severity, "
 		"category, title, issue, suggestion, evidence, verified, verify_note, fingerprint, "
-		"suppressed, from_rules, reduced FROM findings WHERE id = ?1", f->id);
+		"suppressed, from_rules, reduced FROM findings WHERE id = :id", f->id);
 	const char *from[8];
 	json_t *ev, *range;
 	size_t i;
 
-	assert_int_equal(sqlite3_column_int64(stmt, 0), check);
+	assert_int_equal(store_column_int64(stmt, 0), check);
 	if (threadline)
-		assert_int_equal(sqlite3_column_int64(stmt, 1), threadline);
+		assert_int_equal(store_column_int64(stmt, 1), threadline);
 	else
-		assert_int_equal(sqlite3_column_type(stmt, 1), SQLITE_NULL);
-	assert_col_text(stmt, 2, f->rule_id);
-	assert_col_text(stmt, 3, f->file);
-	assert_int_equal(sqlite3_column_int(stmt, 4), f->line);
-	assert_int_equal(sqlite3_column_int(stmt, 5), f->end_line);
-	assert_col_text(stmt, 6, severity_name(f->severity));
-	assert_col_text(stmt, 7, f->category);
-	assert_col_text(stmt, 8, f->title);
-	assert_col_text(stmt, 9, f->issue);
-	assert_col_text(stmt, 10, f->suggestion);
-	ev = col_json(stmt, 11);
+		assert_int_equal(store_column_is_null(stmt, 1), true);
+	s_col_text(stmt, 2, f->rule_id);
+	s_col_text(stmt, 3, f->file);
+	assert_int_equal(store_column_int(stmt, 4), f->line);
+	assert_int_equal(store_column_int(stmt, 5), f->end_line);
+	s_col_text(stmt, 6, severity_name(f->severity));
+	s_col_text(stmt, 7, f->category);
+	s_col_text(stmt, 8, f->title);
+	s_col_text(stmt, 9, f->issue);
+	s_col_text(stmt, 10, f->suggestion);
+	ev = s_col_json(stmt, 11);
 	assert_true(json_is_object(ev));
 	assert_int_equal(json_object_size(ev), 6);
 	assert_json_text(ev, "code_examined", f->evidence.code_examined);
@@ -958,21 +1027,21 @@ static void check_finding_row(sqlite3 *db, const struct finding *f, int64_t chec
 	assert_json_text(ev, "where_checked", f->evidence.where_checked);
 	assert_int_equal(json_is_true(json_object_get(ev, "is_impact_finding")), f->evidence.impact);
 	json_decref(ev);
-	assert_int_equal(sqlite3_column_int(stmt, 12), f->verified);
-	assert_col_text(stmt, 13, f->verify_note);
-	assert_col_text(stmt, 14, f->fingerprint[0] ? f->fingerprint : NULL);
-	assert_int_equal(sqlite3_column_int(stmt, 15), f->suppressed);
+	assert_int_equal(store_column_int(stmt, 12), f->verified);
+	s_col_text(stmt, 13, f->verify_note);
+	s_col_text(stmt, 14, f->fingerprint[0] ? f->fingerprint : NULL);
+	assert_int_equal(store_column_int(stmt, 15), f->suppressed);
 	for (i = 0; i < f->nfrom; i++)
 		from[i] = f->from_rules[i];
-	assert_col_strings(stmt, 16, from, f->nfrom);
-	assert_int_equal(sqlite3_column_int(stmt, 17), threadline ? 0 : 1);
-	sqlite3_finalize(stmt);
+	s_col_strings(stmt, 16, from, f->nfrom);
+	assert_int_equal(store_column_int(stmt, 17), threadline ? 0 : 1);
+	store_finalize(stmt);
 }
 
 static void test_check_round_trip(void **state)
 {
 	static const char *const must[] = { "Unchecked malloc in src/a.c:10" };
-	char *path = path_in("revline.db");
+	char *path = test_store_location(tmp, "revline.db");
 	struct store *store = open_ok(path);
 	struct rule a = rule_llm(), b = rule_local();
 	struct finding fa[2], merged[1];
@@ -981,8 +1050,8 @@ static void test_check_round_trip(void **state)
 				     .tokens_cached = 6144, .tokens_cache_write = 1024, .cost_usd = 0.0125 };
 	struct report report = { 0 };
 	int64_t check, id_a = 0, id_b = 0;
-	sqlite3_stmt *stmt;
-	sqlite3 *db;
+	struct store_stmt *stmt;
+	struct store *db;
 
 	(void)state;
 	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
@@ -1013,7 +1082,7 @@ static void test_check_round_trip(void **state)
 	assert_int_equal(rb.id, id_b);
 
 	/* Read while the check is running, then again once finished. */
-	db = plain_open(path);
+	db = s_open(path);
 	check_round_trip_check_row(db, check, tmp);
 
 	merged[0] = finding_new("errors", "src/a.c", 10, "Unchecked allocations");
@@ -1033,31 +1102,31 @@ static void test_check_round_trip(void **state)
 	check_finding_row(db, &fa[0], check, id_a);
 	check_finding_row(db, &fa[1], check, id_a);
 	check_finding_row(db, &merged[0], check, 0);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE check_id = ?1", check), 3);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE check_id = :id", check), 3);
 
-	stmt = row_of(db, "SELECT status, finished_at - created_at > 0, duration_ms, rule_count, "
+	stmt = s_row_of(db, "SELECT status, finished_at - created_at > 0, duration_ms, rule_count, "
 		      "finding_count, summary, overall_severity, must_fix, synthesized, fallback_reason, "
 		      "requests, cache_hits, tokens_in, tokens_out, tokens_cached, tokens_cache_write, "
-		      "cost_usd FROM checks WHERE id = ?1", check);
-	assert_col_text(stmt, 0, "complete");
-	assert_int_equal(sqlite3_column_int(stmt, 1), 1);
-	assert_int_equal(sqlite3_column_int(stmt, 2), 5678);
-	assert_int_equal(sqlite3_column_int(stmt, 3), 2);
-	assert_int_equal(sqlite3_column_int(stmt, 4), 1);
-	assert_col_text(stmt, 5, "One critical problem.");
-	assert_col_text(stmt, 6, "critical");
-	assert_col_strings(stmt, 7, must, 1);
-	assert_int_equal(sqlite3_column_int(stmt, 8), 1);
-	assert_col_text(stmt, 9, NULL);
-	assert_int_equal(sqlite3_column_int(stmt, 10), 7);
-	assert_int_equal(sqlite3_column_int(stmt, 11), 2);
-	assert_int_equal(sqlite3_column_int(stmt, 12), 9000);
-	assert_int_equal(sqlite3_column_int(stmt, 13), 800);
-	assert_int_equal(sqlite3_column_int(stmt, 14), 6144);
-	assert_int_equal(sqlite3_column_int(stmt, 15), 1024);
-	assert_true(sqlite3_column_double(stmt, 16) == 0.0125);
-	sqlite3_finalize(stmt);
-	sqlite3_close(db);
+		      "cost_usd FROM checks WHERE id = :id", check);
+	s_col_text(stmt, 0, "complete");
+	assert_int_equal(store_column_int(stmt, 1), 1);
+	assert_int_equal(store_column_int(stmt, 2), 5678);
+	assert_int_equal(store_column_int(stmt, 3), 2);
+	assert_int_equal(store_column_int(stmt, 4), 1);
+	s_col_text(stmt, 5, "One critical problem.");
+	s_col_text(stmt, 6, "critical");
+	s_col_strings(stmt, 7, must, 1);
+	assert_int_equal(store_column_int(stmt, 8), 1);
+	s_col_text(stmt, 9, NULL);
+	assert_int_equal(store_column_int(stmt, 10), 7);
+	assert_int_equal(store_column_int(stmt, 11), 2);
+	assert_int_equal(store_column_int(stmt, 12), 9000);
+	assert_int_equal(store_column_int(stmt, 13), 800);
+	assert_int_equal(store_column_int(stmt, 14), 6144);
+	assert_int_equal(store_column_int(stmt, 15), 1024);
+	assert_true(store_column_double(stmt, 16) == 0.0125);
+	store_finalize(stmt);
+	store_close(db);
 	store_close(store);
 	free(path);
 }
@@ -1065,14 +1134,14 @@ static void test_check_round_trip(void **state)
 /* A retried rule replaces its result and findings; finishing twice replaces the report. */
 static void test_put_again_replaces(void **state)
 {
-	char *path = path_in("revline.db");
+	char *path = test_store_location(tmp, "revline.db");
 	struct store *store = open_ok(path);
 	struct rule a = rule_llm(), b = rule_local();
 	struct finding f[2];
 	struct rule_result r = { 0 };
 	struct report report = { 0 };
 	int64_t check, id_a = 0, id_b = 0;
-	sqlite3 *db;
+	struct store *db;
 
 	(void)state;
 	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
@@ -1089,16 +1158,16 @@ static void test_put_again_replaces(void **state)
 	report.nfindings = 1;
 	assert_int_equal(store_check_finish(store, check, "partial", 20, NULL, &report), 0);
 
-	db = plain_open(path);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results", 0), 1);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention' "
+	db = s_open(path);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_results", 0), 1);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention' "
 				"AND error IS NULL", 0), 1);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 2);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 1", 0), 1);
-	assert_int_equal(int_of(db, "SELECT finding_count FROM checks WHERE id = ?1", check), 1);
-	assert_int_equal(int_of(db, "SELECT synthesized FROM checks WHERE id = ?1", check), 0);
-	assert_int_equal(int_of(db, "SELECT duration_ms FROM checks WHERE id = ?1", check), 20);
-	sqlite3_close(db);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 2);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 1", 0), 1);
+	assert_int_equal(s_int_of(db, "SELECT finding_count FROM checks WHERE id = :id", check), 1);
+	assert_int_equal(s_int_of(db, "SELECT synthesized FROM checks WHERE id = :id", check), 0);
+	assert_int_equal(s_int_of(db, "SELECT duration_ms FROM checks WHERE id = :id", check), 20);
+	store_close(db);
 	store_close(store);
 	free(path);
 }
@@ -1106,13 +1175,13 @@ static void test_put_again_replaces(void **state)
 /* What the store refuses before touching the database, and unknown rows. */
 static void test_bad_arguments(void **state)
 {
-	char *path = path_in("revline.db");
+	char *path = test_store_location(tmp, "revline.db");
 	struct store *store = open_ok(path);
 	struct rule a = rule_llm(), b = rule_local(), c = rule_llm();
 	struct rule_result r = { .rule = &a, .status = RULE_RUNNING };
 	struct report report = { .overall_severity = "fine" };
 	int64_t check, id_a = 0, id_b = 0;
-	sqlite3 *db;
+	struct store *db;
 
 	(void)state;
 	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
@@ -1132,33 +1201,34 @@ static void test_bad_arguments(void **state)
 	/* The same rule twice in one check. */
 	assert_int_equal(store_rule_add(store, &id_a, check, &a), RL_EIO);
 	assert_int_equal(id_a, 0);
-	assert_non_null(strstr(error_message(), "UNIQUE constraint failed"));
+	assert_non_null(strstr(error_message(), TEST_SQL("UNIQUE constraint failed", "violates unique constraint")));
 
 	/* Without a report the rules' own findings are counted. */
 	assert_int_equal(store_check_finish(store, check, "failed", 3, NULL, NULL), 0);
-	db = plain_open(path);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'failed' AND "
+	db = s_open(path);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM checks WHERE status = 'failed' AND "
 				"synthesized IS NULL AND finding_count = 0 AND summary IS NULL", 0), 1);
-	sqlite3_close(db);
+	store_close(db);
 	store_close(store);
 	free(path);
 }
 
 static void test_foreign_keys(void **state)
 {
-	char *path = path_in("revline.db");
+	char *path = test_store_location(tmp, "revline.db");
 	struct store *store = open_ok(path);
 	struct rule a = rule_llm(), b = rule_local();
 	struct finding f = finding_new("errors", "src/a.c", 1, "x");
 	struct rule_result r = { 0 };
 	int64_t check, id_a = 0, id_b = 0, id = 1;
-	sqlite3 *db;
+	struct store *db;
 
 	(void)state;
 	assert_int_equal(store_rule_add(store, &id, 4242, &a), RL_EIO);
 	assert_int_equal(id, 0);
 	assert_non_null(strstr(error_message(), path));
-	assert_non_null(strstr(error_message(), "FOREIGN KEY constraint failed"));
+	assert_non_null(strstr(error_message(), TEST_SQL("FOREIGN KEY constraint failed",
+							   "violates foreign key constraint")));
 
 	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
 	r = (struct rule_result){ .rule = &a, .id = id_a, .status = RULE_ATTENTION,
@@ -1167,20 +1237,20 @@ static void test_foreign_keys(void **state)
 	assert_int_equal(store_check_finish(store, check, "complete", 1, NULL, NULL), 0);
 
 	/* Deleting a check takes everything of it; deleting the repo takes its checks. */
-	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), SQLITE_OK);
-	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO findings (check_id, severity, reduced, "
-					  "created_at) VALUES (999, 'major', 1, 0)", NULL, NULL, NULL),
-			     SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "DELETE FROM checks", NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(int_of(db, "SELECT (SELECT count(*) FROM check_diffs) + (SELECT count(*) "
+	db = s_open(path);
+	if (!test_store_pg())
+		assert_int_equal(s_exec(db, "PRAGMA foreign_keys = ON"), 0);
+	assert_int_not_equal(s_exec(db, "INSERT INTO findings (check_id, severity, reduced, "
+					  "created_at) VALUES (999, 'major', 1, 0)"), 0);
+	assert_int_equal(s_exec(db, "DELETE FROM checks"), 0);
+	assert_int_equal(s_int_of(db, "SELECT (SELECT count(*) FROM check_diffs) + (SELECT count(*) "
 				"FROM check_threadlines) + (SELECT count(*) FROM check_results) + "
 				"(SELECT count(*) FROM findings)", 0), 0);
-	sqlite3_close(db);
+	store_close(db);
 	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
-	assert_int_equal(sqlite3_exec(store_db(store), "DELETE FROM repos", NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(int_of(store_db(store), "SELECT count(*) FROM checks", 0), 0);
-	assert_int_equal(int_of(store_db(store), "SELECT count(*) FROM check_threadlines", 0), 0);
+	assert_int_equal(s_exec(store, "DELETE FROM repos"), 0);
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM checks", 0), 0);
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM check_threadlines", 0), 0);
 	store_close(store);
 	free(path);
 }
@@ -1239,15 +1309,15 @@ static void test_consecutive_checks(void **state)
 	const char *previous =
 		"SELECT p.id FROM checks c JOIN checks p ON p.repo_id = c.repo_id AND "
 		"p.branch = c.branch AND p.environment = c.environment AND "
-		"(p.created_at, p.id) < (c.created_at, c.id) WHERE c.id = ?1 "
+		"(p.created_at, p.id) < (c.created_at, c.id) WHERE c.id = :id "
 		"ORDER BY p.created_at DESC, p.id DESC LIMIT 1";
-	char *path = path_in("revline.db");
+	char *path = test_store_location(tmp, "revline.db");
 	struct store *store = open_ok(path);
 	struct check_record r = record_new("feature", 1700000000000);
 	struct buf plan = BUF_INIT, sql = BUF_INIT;
 	sqlite3_stmt *stmt;
 	int64_t first = 0, second = 0, other = 0, third = 0, now = (int64_t)time(NULL) * 1000;
-	sqlite3 *db = store_db(store);
+	struct store *db = store;
 
 	(void)state;
 	assert_int_equal(store_check_begin(store, &first, &r), 0);
@@ -1261,22 +1331,25 @@ static void test_consecutive_checks(void **state)
 	r.created_ms = 0;
 	assert_int_equal(store_check_begin(store, &third, &r), 0);
 
-	assert_int_equal(int_of(db, previous, second), first);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM repos", 0), 2);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM repos WHERE path = '/elsewhere/repo' "
+	assert_int_equal(s_int_of(db, previous, second), first);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM repos", 0), 2);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM repos WHERE path = '/elsewhere/repo' "
 				"AND name = 'repo'", 0), 1);
-	assert_in_range(int_of(db, "SELECT created_at FROM checks WHERE id = ?1", third),
+	assert_in_range(s_int_of(db, "SELECT created_at FROM checks WHERE id = :id", third),
 			now - 60000, now + 60000);
-	assert_int_equal(int_of(db, previous, third), third - 1);
-	/* The query uses the index made for it. */
+	assert_int_equal(s_int_of(db, previous, third), third - 1);
+	/* The query uses the index made for it: SQLite's plan (PostgreSQL scans a table this small). */
+	if (test_store_pg())
+		goto done;
 	buf_printf(&sql, "EXPLAIN QUERY PLAN %s", previous);
-	assert_int_equal(sqlite3_prepare_v2(db, sql.ptr, -1, &stmt, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(store_db(store), sql.ptr, -1, &stmt, NULL), SQLITE_OK);
 	sqlite3_bind_int64(stmt, 1, second);
 	while (sqlite3_step(stmt) == SQLITE_ROW)
 		buf_printf(&plan, "%s\n", (const char *)sqlite3_column_text(stmt, 3));
 	sqlite3_finalize(stmt);
 	if (!plan.ptr || !strstr(plan.ptr, "checks_consecutive"))
 		fail_msg("the plan does not use checks_consecutive:\n%s", plan.ptr);
+done:
 	buf_release(&plan);
 	buf_release(&sql);
 	store_close(store);
@@ -1286,9 +1359,9 @@ static void test_consecutive_checks(void **state)
 /* Results put before a crash are all there after it; the next open marks the check interrupted. */
 static void test_crash_keeps_results(void **state)
 {
-	char *path = path_in("revline.db");
+	char *path = test_store_location(tmp, "revline.db");
 	struct store *store;
-	sqlite3 *db;
+	struct store *db;
 	pid_t pid;
 	int status;
 
@@ -1322,15 +1395,15 @@ static void test_crash_keeps_results(void **state)
 
 	/* Opening again finds the process gone: the check was interrupted, its results kept. */
 	store = open_ok(path);
-	db = store_db(store);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'interrupted' AND "
-				"finished_at IS NOT NULL AND pid = ?1", pid), 1);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM check_threadlines", 0), 2);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention'", 0), 2);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 3);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM findings f JOIN check_threadlines t ON "
+	db = store;
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM checks WHERE status = 'interrupted' AND "
+				"finished_at IS NOT NULL AND pid = :id", pid), 1);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_threadlines", 0), 2);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention'", 0), 2);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 3);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings f JOIN check_threadlines t ON "
 				"t.id = f.check_threadline_id WHERE t.threadline_id = f.rule_id", 0), 3);
-	assert_int_equal(int_of(db, "SELECT length(diff) FROM check_diffs", 0), sizeof(diff_text) - 1);
+	assert_int_equal(s_int_of(db, "SELECT length(diff) FROM check_diffs", 0), sizeof(diff_text) - 1);
 	store_close(store);
 	free(path);
 }
@@ -1375,10 +1448,10 @@ fail:
 
 static void test_two_writers(void **state)
 {
-	char *path = path_in("shared/revline.db");
+	char *path = test_store_location(tmp, "shared/revline.db");
 	pid_t pids[2];
 	int gate[2], i, status;
-	sqlite3 *db;
+	struct store *db;
 
 	(void)state;
 	assert_int_equal(pipe(gate), 0);
@@ -1398,27 +1471,27 @@ static void test_two_writers(void **state)
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
 
-	db = plain_open(path);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM repos", 0), 1);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE status = 'complete' "
+	db = s_open(path);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM repos", 0), 1);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM checks WHERE status = 'complete' "
 				"AND rule_count = 1 AND finding_count = 1", 0), 2 * WRITER_CHECKS);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE branch = 'one'", 0), WRITER_CHECKS);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM check_diffs", 0), 2 * WRITER_CHECKS);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM check_threadlines", 0), 2 * WRITER_CHECKS);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM check_results", 0), 2 * WRITER_CHECKS);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 2 * WRITER_CHECKS);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM findings WHERE reduced = 1", 0), 2 * WRITER_CHECKS);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM llm_cache", 0), 2 * WRITER_CHECKS);
-	sqlite3_close(db);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM checks WHERE branch = 'one'", 0), WRITER_CHECKS);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_diffs", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_threadlines", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_results", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 1", 0), 2 * WRITER_CHECKS);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM llm_cache", 0), 2 * WRITER_CHECKS);
+	store_close(db);
 	free(path);
 }
 
 static void test_cache(void **state)
 {
-	char *path = path_in("revline.db"), *answer = (char *)"untouched";
+	char *path = test_store_location(tmp, "revline.db"), *answer = (char *)"untouched";
 	struct store *store = open_ok(path);
 	long in = -1, out = -1;
-	sqlite3 *db = store_db(store);
+	struct store *db = store;
 
 	(void)state;
 	assert_int_equal(cache_get(store, "k1", &answer, &in, &out), RL_ENOTFOUND);
@@ -1433,8 +1506,8 @@ static void test_cache(void **state)
 	/* The token counts are optional. */
 	assert_int_equal(cache_get(store, "k1", &answer, NULL, NULL), 0);
 	free(answer);
-	assert_int_equal(int_of(db, "SELECT hits FROM llm_cache WHERE key = 'k1'", 0), 2);
-	assert_int_equal(int_of(db, "SELECT last_used_at >= created_at AND provider = 'anthropic' "
+	assert_int_equal(s_int_of(db, "SELECT hits FROM llm_cache WHERE key = 'k1'", 0), 2);
+	assert_int_equal(s_int_of(db, "SELECT last_used_at >= created_at AND provider = 'anthropic' "
 				"AND model = 'claude' FROM llm_cache WHERE key = 'k1'", 0), 1);
 	/* Putting again replaces the answer and starts the count again. */
 	assert_int_equal(cache_put(store, "k1", "anthropic", "claude", "second", 1, 2), 0);
@@ -1442,8 +1515,8 @@ static void test_cache(void **state)
 	assert_string_equal(answer, "second");
 	assert_int_equal(in, 1);
 	free(answer);
-	assert_int_equal(int_of(db, "SELECT hits FROM llm_cache WHERE key = 'k1'", 0), 1);
-	assert_int_equal(int_of(db, "SELECT count(*) FROM llm_cache", 0), 1);
+	assert_int_equal(s_int_of(db, "SELECT hits FROM llm_cache WHERE key = 'k1'", 0), 1);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM llm_cache", 0), 1);
 	store_close(store);
 	free(path);
 }
@@ -1451,7 +1524,7 @@ static void test_cache(void **state)
 /* The cache keeps the cached tokens and cache writes an answer billed when it was asked. */
 static void test_cache_usage(void **state)
 {
-	char *path = path_in("revline.db"), *answer = NULL;
+	char *path = test_store_location(tmp, "revline.db"), *answer = NULL;
 	struct store *store = open_ok(path);
 	struct usage kept = { .tokens_in = 12345, .tokens_cached = 9984, .tokens_cache_write = 256,
 			      .tokens_out = 1234, .cost_usd = 0.5 }, back = { 0 };
@@ -1471,7 +1544,7 @@ static void test_cache_usage(void **state)
 	assert_true(back.cost_usd < 0);
 	assert_int_equal(store_cache_fetch(store, "k", &answer, NULL), 0);
 	free(answer);
-	assert_int_equal(int_of(store_db(store), "SELECT hits FROM llm_cache WHERE key = 'k'", 0), 2);
+	assert_int_equal(s_int_of(store, "SELECT hits FROM llm_cache WHERE key = 'k'", 0), 2);
 	store_close(store);
 	free(path);
 }
@@ -1552,13 +1625,13 @@ static void test_diff_bytes_survive(void **state)
 {
 	/* Latin-1, an invalid sequence, a NUL and a lone continuation byte. */
 	static const char bytes[] = "diff --git a/l1.txt b/l1.txt\n+caf\xe9\n+\xc3\x28\n+a\0b\n+\x80\xff\xfe\n";
-	char *path = path_in("revline.db");
+	char *path = test_store_location(tmp, "revline.db");
 	struct store *store = open_ok(path);
 	struct check_record r = record_new("main", 0);
 	struct buf read = BUF_INIT;
 	int64_t check = 0, empty = 0;
-	sqlite3_stmt *stmt;
-	sqlite3 *db;
+	struct store_stmt *stmt;
+	struct store *db;
 
 	(void)state;
 	r.diff = bytes;
@@ -1579,21 +1652,21 @@ static void test_diff_bytes_survive(void **state)
 	buf_release(&read);
 	store_close(store);
 
-	db = plain_open(path);
-	stmt = row_of(db, "SELECT typeof(diff), diff FROM check_diffs WHERE check_id = ?1", check);
-	assert_col_text(stmt, 0, "blob");
-	assert_int_equal(sqlite3_column_bytes(stmt, 1), sizeof(bytes) - 1);
-	assert_memory_equal(sqlite3_column_blob(stmt, 1), bytes, sizeof(bytes) - 1);
-	sqlite3_finalize(stmt);
-	assert_int_equal(int_of(db, "SELECT length(diff) FROM check_diffs WHERE check_id = ?1", empty), 0);
-	sqlite3_close(db);
+	db = s_open(path);
+	stmt = s_row_of(db, TEST_SQL("SELECT typeof(diff), diff FROM check_diffs WHERE check_id = :id",
+				     "SELECT pg_typeof(diff)::text, diff FROM check_diffs WHERE check_id = :id"), check);
+	s_col_text(stmt, 0, TEST_SQL("blob", "bytea"));
+	assert_blob(stmt, 1, bytes, sizeof(bytes) - 1);
+	store_finalize(stmt);
+	assert_int_equal(s_int_of(db, "SELECT length(diff) FROM check_diffs WHERE check_id = :id", empty), 0);
+	store_close(db);
 	free(path);
 }
 
 /* Non-UTF-8 text in JSON columns becomes U+FFFD, so the JSON stays valid. */
 static void test_json_columns_stay_valid(void **state)
 {
-	char *path = path_in("revline.db"), *refs[] = { "caf\xe9.c" };
+	char *path = test_store_location(tmp, "revline.db"), *refs[] = { "caf\xe9.c" };
 	struct store *store = open_ok(path);
 	struct rule a = rule_llm(), b = rule_local();
 	struct finding f = finding_new("errors", "caf\xe9.c", 1, "latin-1");
@@ -1607,32 +1680,136 @@ static void test_json_columns_stay_valid(void **state)
 	r = (struct rule_result){ .rule = &a, .status = RULE_ATTENTION, .file_references = refs,
 				  .nrefs = 1, .findings = &f, .nfindings = 1 };
 	assert_int_equal(store_result_put(store, check, &r), 0);
-	code = text_of(store_db(store), "SELECT json_extract(evidence, '$.code_examined') FROM findings "
-		       "WHERE id = ?1", f.id);
+	code = s_text_of(store, TEST_SQL("SELECT json_extract(evidence, '$.code_examined') FROM findings "
+					 "WHERE id = :id", "SELECT evidence::json->>'code_examined' FROM findings "
+					 "WHERE id = :id"), f.id);
 	assert_string_equal(code, "x = \"\xef\xbf\xbd\";");
 	free(code);
-	code = text_of(store_db(store), "SELECT json_extract(file_references, '$[0]') FROM "
-		       "check_results", 0);
+	code = s_text_of(store, TEST_SQL("SELECT json_extract(file_references, '$[0]') FROM check_results",
+					 "SELECT file_references::json->>0 FROM check_results"), 0);
 	assert_string_equal(code, "caf\xef\xbf\xbd.c");
 	free(code);
 	store_close(store);
 	free(path);
 }
 
+/* PostgreSQL: the schema made at once at the latest version, its tables and indexes, found again. */
+static void test_schema_created_pg(void **state)
+{
+	static const char *const tables[] = {
+		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
+		"checks", "feedback", "findings", "fix_detection_runs", "llm_cache", "llm_refusals", "repos",
+		"revline_schema_version", "signal_fixes", "signal_runs", "signals", "violation_fixes",
+	};
+	char *where = test_store_location(tmp, "revline.db"), *names;
+	struct store *store = open_ok(where), *again;
+	struct buf want = BUF_INIT;
+	size_t i;
+
+	(void)state;
+	assert_null(store_db(store));
+	assert_string_equal(store_path(store), where);
+	assert_int_equal(store_version(store), 6);
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		buf_printf(&want, "%s%s", i ? "," : "", tables[i]);
+	names = s_text_of(store, "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables "
+			  "WHERE schemaname = current_schema()", 0);
+	assert_string_equal(names, want.ptr);
+	free(names);
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() "
+				  "AND indexname IN ('checks_consecutive', 'feedback_search', 'signal_fixes_file', "
+				  "'violation_fixes_time_between')", 0), 4);
+	/* Opened again, nothing is made twice. */
+	again = open_ok(where);
+	assert_int_equal(store_version(again), 6);
+	assert_int_equal(s_int_of(again, "SELECT count(*) FROM revline_schema_version", 0), 1);
+	store_close(again);
+	store_close(store);
+	buf_release(&want);
+	free(where);
+}
+
+/* PostgreSQL: a schema version this revline does not know is refused, naming the setting; nothing changes. */
+static void test_newer_database_refused_pg(void **state)
+{
+	char *where = test_store_location(tmp, "revline.db");
+	struct store *store = open_ok(where), *refused = NULL;
+
+	(void)state;
+	assert_int_equal(s_exec(store, "UPDATE revline_schema_version SET version = 7"), 0);
+	assert_int_equal(store_open(&refused, where), RL_EIO);
+	assert_null(refused);
+	assert_non_null(strstr(error_message(), where));
+	assert_non_null(strstr(error_message(), "newer revline"));
+	assert_non_null(strstr(error_message(), "version 7"));
+	assert_non_null(strstr(error_message(), "revline.db"));
+	assert_int_equal(s_int_of(store, "SELECT version FROM revline_schema_version", 0), 7);
+	store_close(store);
+	free(where);
+}
+
+/* Two clients that start on an empty database at once make the schema once. */
+static void test_migrate_once_pg(void **state)
+{
+	char *where = test_store_location(tmp, "revline.db");
+	struct store *store;
+	pid_t pids[4];
+	int gate[2], i, status;
+
+	(void)state;
+	assert_int_equal(pipe(gate), 0);
+	for (i = 0; i < 4; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			char c;
+
+			close(gate[1]);
+			store = NULL;
+			if (read(gate[0], &c, 1) < 0 || store_open(&store, where) < 0) {
+				fprintf(stderr, "client %d: %s\n", i, error_message());
+				_exit(1);
+			}
+			store_close(store);
+			_exit(0);
+		}
+	}
+	close(gate[0]);
+	close(gate[1]);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	store = open_ok(where);
+	assert_int_equal(store_version(store), 6);
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM revline_schema_version", 0), 1);
+	store_close(store);
+	free(where);
+}
+
+/*
+ * On SQLite the whole list; on PostgreSQL (REVLINE_TEST_DB=postgres,
+ * testlib/store.h) those that are not about SQLite's file (its modes, its
+ * pragmas, damaged or unreadable files, version 1 migrated, its lock), and
+ * PostgreSQL's own.
+ */
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest sqlite_tests[] = {
 		cmocka_unit_test_setup_teardown(test_schema_created, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_is_idempotent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_database_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locked_names_file, setup, teardown),
+	};
+	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_check_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_again_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_keys, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_locked_names_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consecutive_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_keeps_results, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
@@ -1642,6 +1819,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_diff_bytes_survive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_columns_stay_valid, setup, teardown),
 	};
+	const struct CMUnitTest pg_tests[] = {
+		cmocka_unit_test_setup_teardown(test_schema_created_pg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_database_refused_pg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_once_pg, setup, teardown),
+	};
+	int failed;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	if (test_store_skip())
+		return PG_SKIP;
+	if (test_store_pg())
+		failed = cmocka_run_group_tests_name("postgresql", pg_tests, NULL, NULL);
+	else
+		failed = cmocka_run_group_tests_name("sqlite", sqlite_tests, NULL, NULL);
+	return failed | cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* Where the store is: a file or PostgreSQL, told as libpq tells them; passwords never shown. */
 #include "testlib.h"
+#include "testlib/pg.h"
 
 #include "status.h"
 #include "store.h"
@@ -180,44 +181,95 @@ static void test_parse(void **state)
 	store_location_release(&loc);
 }
 
-/* Until the PostgreSQL backend: one line naming the setting, no password, nothing created. */
-static void test_store_open_refuses(void **state)
+/* No server where the location points: one line naming the setting and the problem, no password, nothing created. */
+static void test_store_open_unreachable(void **state)
 {
-	static const char *const where[] = {
-		"postgresql://alice:s3cret@db.invalid/revline", "postgres:///revline", "host=db password=s3cret",
-		"dbname=revline",
-	};
-	char *dir = test_tmpdir("location"), cwd[4096];
+	char *dir = test_tmpdir("location"), cwd[4096], *where[4], *want;
 	struct store *store = (struct store *)1;
 	struct stat st;
 	size_t i;
 
 	(void)state;
+	/* A socket directory with no server in it: refused at once, whatever the machine runs. */
+	assert_true(asprintf(&where[0], "postgresql://alice:s3cret@/revline?host=%s&port=5999", dir) > 0);
+	assert_true(asprintf(&where[1], "postgres:///revline?host=%s&port=5999", dir) > 0);
+	assert_true(asprintf(&where[2], "host=%s port=5999 password=s3cret", dir) > 0);
+	assert_true(asprintf(&where[3], "host=%s port=5999 dbname=revline", dir) > 0);
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(dir), 0);
 	for (i = 0; i < sizeof(where) / sizeof(*where); i++) {
-		assert_int_equal(store_open(&store, where[i]), RL_ECONFIG);
+		assert_int_equal(store_open(&store, where[i]), RL_EIO);
 		assert_null(store);
-		assert_non_null(strstr(error_message(), "revline.db is a PostgreSQL database ("));
+		if (!strstr(error_message(), "revline.db (") || !strstr(error_message(), "cannot connect") ||
+		    !strstr(error_message(), "the server is down or unreachable") ||
+		    !strstr(error_message(), "set revline.db to a file path"))
+			fail_msg("unexpected: %s", error_message());
 		assert_null(strstr(error_message(), "s3cret"));
 		assert_null(strchr(error_message(), '\n'));
 	}
-	assert_non_null(strstr(error_message(), "(dbname=revline)"));
 	assert_int_not_equal(lstat("postgresql:", &st), 0);
 	assert_int_not_equal(lstat("postgres:", &st), 0);
-	assert_int_not_equal(lstat("host=db password=s3cret", &st), 0);
-	assert_int_not_equal(lstat("dbname=revline", &st), 0);
-	/* From the environment, it is REVLINE_DB that is named. */
+	assert_int_not_equal(lstat("revline.db", &st), 0);
+	/* From the environment, it is REVLINE_DB that is named, with the display form. */
 	setenv("REVLINE_DB", where[0], 1);
 	assert_string_equal(store_location_setting(where[0]), "REVLINE_DB");
 	assert_string_equal(store_location_setting("other"), "revline.db");
-	assert_int_equal(store_open(&store, where[0]), RL_ECONFIG);
-	assert_string_equal(error_message(), "REVLINE_DB is a PostgreSQL database "
-			    "(postgresql://alice:***@db.invalid/revline), which this revline cannot use yet: "
-			    "set REVLINE_DB to a file path");
+	assert_int_equal(store_open(&store, where[0]), RL_EIO);
+	assert_true(asprintf(&want, "REVLINE_DB (postgresql://alice:***@/revline?host=%s&port=5999): "
+			     "cannot connect: ", dir) > 0);
+	if (strncmp(error_message(), want, strlen(want)))
+		fail_msg("expected [%s...], got [%s]", want, error_message());
+	free(want);
 	assert_int_equal(chdir(cwd), 0);
+	for (i = 0; i < sizeof(where) / sizeof(*where); i++)
+		free(where[i]);
 	test_rmtree(dir);
 	free(dir);
+}
+
+/* A real server: a wrong password, a missing database, the server gone; the password never shown. */
+static void test_store_open_refused_by_server(void **state)
+{
+	struct pg_server pg;
+	struct store *store = NULL;
+	char *query, *where;
+
+	(void)state;
+	if (!pg_server_available())
+		skip();
+	pg_server_start(&pg);
+	pg_server_add_password_user(&pg, "alice", "s3cretPW");
+	query = strchr(pg.url, '?');
+	assert_true(asprintf(&where, "postgresql://alice:wrongPW@/revline_test%s", query) > 0);
+	/* The URL's own user=revline would win over alice: drop it. */
+	*strstr(where, "&user=") = '\0';
+	assert_int_equal(store_open(&store, where), RL_EIO);
+	if (!strstr(error_message(), "the password was refused"))
+		fail_msg("unexpected: %s", error_message());
+	assert_null(strstr(error_message(), "wrongPW"));
+	free(where);
+
+	assert_true(asprintf(&where, "postgresql:///no_such_db%s", query) > 0);
+	assert_int_equal(store_open(&store, where), RL_EIO);
+	if (!strstr(error_message(), "the database does not exist"))
+		fail_msg("unexpected: %s", error_message());
+	free(where);
+
+	/* The right password opens it; the password is among the secrets no message may show. */
+	assert_true(asprintf(&where, "postgresql://alice:s3cretPW@/revline_test%s", query) > 0);
+	*strstr(where, "&user=") = '\0';
+	if (store_open(&store, where) < 0)
+		fail_msg("store_open: %s", error_message());
+	assert_null(strstr(store_path(store), "s3cretPW"));
+	store_close(store);
+	store = NULL;
+
+	pg_server_stop(&pg);
+	assert_int_equal(store_open(&store, where), RL_EIO);
+	if (!strstr(error_message(), "the server is down or unreachable"))
+		fail_msg("unexpected: %s", error_message());
+	assert_null(strstr(error_message(), "s3cretPW"));
+	free(where);
 }
 
 int main(void)
@@ -229,7 +281,8 @@ int main(void)
 		cmocka_unit_test_setup(test_malformed_keywords, reset),
 		cmocka_unit_test_setup(test_hostile, reset),
 		cmocka_unit_test_setup(test_parse, reset),
-		cmocka_unit_test_setup(test_store_open_refuses, reset),
+		cmocka_unit_test_setup(test_store_open_unreachable, reset),
+		cmocka_unit_test_setup(test_store_open_refused_by_server, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, reset);

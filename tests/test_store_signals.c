@@ -5,6 +5,7 @@
  * leaving the rows as they were.
  */
 #include "testlib.h"
+#include "testlib/store.h"
 
 #include "deps.h"
 #include "finding.h"
@@ -19,23 +20,20 @@
 #include "store_fixes.h"
 #include "store_signals.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static char *tmp;               /* a fresh directory for each test; also the repository's key */
-static char *db_path;
+static char *db_path;           /* a new database: a file in tmp, or on PostgreSQL (testlib/store.h) */
 static struct store *store;
 
 static int setup(void **state)
 {
 	(void)state;
 	tmp = test_tmpdir("store_signals");
-	if (asprintf(&db_path, "%s/revline.db", tmp) < 0)
-		fail_msg("out of memory");
-	if (store_open(&store, db_path) < 0)
-		fail_msg("store_open %s: %s", db_path, error_message());
+	db_path = test_store_location(tmp, "revline.db");
+	store = test_store_open(db_path);
 	return 0;
 }
 
@@ -51,42 +49,20 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* --- reading the file as it is, with SQLite itself ------------------------ */
-
-static sqlite3_stmt *row_of(sqlite3 **db, const char *sql, int64_t id)
-{
-	sqlite3_stmt *stmt = NULL;
-
-	if (sqlite3_open_v2(db_path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(*db, sql, -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(*db));
-	sqlite3_bind_int64(stmt, 1, id);
-	if (sqlite3_step(stmt) != SQLITE_ROW)
-		fail_msg("no row: %s (%lld)", sql, (long long)id);
-	return stmt;
-}
+/* --- reading what was stored, through a store's statements (either backend) --- */
 
 static int64_t int_of(const char *sql, int64_t id)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *stmt = row_of(&db, sql, id);
-	int64_t value = sqlite3_column_int64(stmt, 0);
-
-	sqlite3_finalize(stmt);
-	sqlite3_close(db);
-	return value;
+	return test_store_int(store, sql, id);
 }
 
 /* The column as text ("(null)" for NULL), compared. */
 static void assert_text_of(const char *sql, int64_t id, const char *expected)
 {
-	sqlite3 *db = NULL;
-	sqlite3_stmt *stmt = row_of(&db, sql, id);
-	const unsigned char *text = sqlite3_column_text(stmt, 0);
+	char *text = test_store_text(store, sql, id);
 
-	assert_string_equal(text ? (const char *)text : "(null)", expected);
-	sqlite3_finalize(stmt);
-	sqlite3_close(db);
+	assert_string_equal(text ? text : "(null)", expected);
+	free(text);
 }
 
 /* --- signals -------------------------------------------------------------- */
@@ -128,9 +104,10 @@ static void test_signals_round_trip(void **state)
 	assert_int_equal(store_signals_put(&run, store, tmp, "ruff", "import", "ruff.json", &list), 0);
 	assert_true(run > 0);
 	assert_true(ruff[0].id > 0 && ruff[1].id > ruff[0].id);
-	assert_int_equal(int_of("SELECT signals FROM signal_runs WHERE id = ?1", run), 2);
-	assert_text_of("SELECT json_extract(problems, '$[0].message') FROM signal_runs WHERE id = ?1", run, "missing");
-	assert_text_of("SELECT source || ' ' || origin || ' ' || format FROM signal_runs WHERE id = ?1", run,
+	assert_int_equal(int_of("SELECT signals FROM signal_runs WHERE id = :id", run), 2);
+	assert_text_of(TEST_SQL("SELECT json_extract(problems, '$[0].message') FROM signal_runs WHERE id = :id",
+				"SELECT problems::json->0->>'message' FROM signal_runs WHERE id = :id"), run, "missing");
+	assert_text_of("SELECT source || ' ' || origin || ' ' || format FROM signal_runs WHERE id = :id", run,
 		       "import ruff.json ruff");
 	signals_put(tmp, "mypy", mypy, 1);
 
@@ -176,9 +153,9 @@ static void test_signals_put_refused(void **state)
 	(void)state;
 	assert_int_equal(store_signals_put(&run, store, tmp, "ruff", "guess", "ruff check", &list), RL_EIO);
 	assert_int_equal(run, 0);
-	assert_non_null(strstr(error_message(), db_path));
-	assert_int_equal(int_of("SELECT count(*) FROM signal_runs WHERE ?1 = ?1", 0), 0);
-	assert_int_equal(int_of("SELECT count(*) FROM signals WHERE ?1 = ?1", 0), 0);
+	assert_non_null(strstr(error_message(), store_path(store)));
+	assert_int_equal(int_of("SELECT count(*) FROM signal_runs WHERE :id = :id", 0), 0);
+	assert_int_equal(int_of("SELECT count(*) FROM signals WHERE :id = :id", 0), 0);
 }
 
 /* --- fixes ---------------------------------------------------------------- */
@@ -261,14 +238,15 @@ static void test_fix_round_trip(void **state)
 	id = fix_add(tmp, s[0].id, "b.py");
 	assert_true(id > 0);
 	assert_latest(s[0].id, id, FIX_ASKING, false);
-	assert_int_equal(int_of("SELECT length(before) FROM signal_fixes WHERE id = ?1", id), 6);
-	assert_int_equal(int_of("SELECT byte_offset FROM signal_fixes WHERE id = ?1", id), 10);
-	assert_text_of("SELECT model || ' ' || window FROM signal_fixes WHERE id = ?1", id, "small-model lines 3-3");
+	assert_int_equal(int_of("SELECT length(before) FROM signal_fixes WHERE id = :id", id), 6);
+	assert_int_equal(int_of("SELECT byte_offset FROM signal_fixes WHERE id = :id", id), 10);
+	assert_text_of("SELECT model || ' ' || \"window\" FROM signal_fixes WHERE id = :id", id, "small-model lines 3-3");
 
 	/* Pending: applied without applied_at, not yet an applied fix. */
 	fix_pending(id, "b.py");
 	assert_latest(s[0].id, id, FIX_APPLIED, true);
-	assert_text_of("SELECT CAST(after AS TEXT) || preview FROM signal_fixes WHERE id = ?1", id,
+	assert_text_of(TEST_SQL("SELECT CAST(after AS TEXT) || preview FROM signal_fixes WHERE id = :id",
+				"SELECT convert_from(after, 'UTF8') || preview FROM signal_fixes WHERE id = :id"), id,
 		       "x = 2\n-x = 1\n+x = 2\n");
 	assert_int_equal(store_fixes_applied(&records, &count, store, tmp), 0);
 	assert_int_equal(count, 0);
@@ -326,7 +304,7 @@ static void test_fix_write_refused(void **state)
 	assert_int_equal(store_fix_write(store, a, FIX_PROPOSED, write_counted, &w), RL_ECONFLICT);
 	assert_int_equal(w.calls, 1);
 	assert_latest(s[0].id, a, FIX_PROPOSED, false);
-	assert_int_equal(int_of("SELECT applied_at IS NULL FROM signal_fixes WHERE id = ?1", a), 1);
+	assert_int_equal(int_of("SELECT applied_at IS NULL FROM signal_fixes WHERE id = :id", a), 1);
 
 	b = fix_add(tmp, s[1].id, "a.py");
 	fix_pending(b, "a.py");
@@ -336,7 +314,7 @@ static void test_fix_write_refused(void **state)
 	assert_int_equal(w.calls, 0);
 	assert_non_null(strstr(error_message(), "another revline settled the record"));
 	assert_latest(s[1].id, b, FIX_FAILED, false);
-	assert_text_of("SELECT error FROM signal_fixes WHERE id = ?1", b, "settled elsewhere");
+	assert_text_of("SELECT error FROM signal_fixes WHERE id = :id", b, "settled elsewhere");
 
 	/* An undo that fails leaves the row applied. */
 	assert_int_equal(store_fix_rejected(store, a), 0);
@@ -382,7 +360,7 @@ static void test_fixes_settle(void **state)
 	assert_int_equal(judged, 2);
 	assert_latest(s[0].id, a, FIX_APPLIED, false);
 	assert_latest(s[1].id, b, FIX_FAILED, false);
-	assert_text_of("SELECT error FROM signal_fixes WHERE id = ?1", b, "interrupted before a.py was written");
+	assert_text_of("SELECT error FROM signal_fixes WHERE id = :id", b, "interrupted before a.py was written");
 	assert_latest(s[2].id, c, FIX_APPLIED, true);
 
 	/* Nothing left there: the judge is not asked. */
@@ -475,19 +453,21 @@ static void test_deps_put(void **state)
 	check = check_new();
 	assert_int_equal(store_deps_put(store, check, &a, 2, NULL), 0);
 	assert_text_of("SELECT ecosystems || ' ' || bot || ' ' || confidence || ' ' || advisories_checked || ' ' || "
-		       "coalesce(advisories_error, '-') FROM check_dependencies WHERE check_id = ?1", check,
+		       "coalesce(advisories_error, '-') FROM check_dependencies WHERE check_id = :id", check,
 		       "[\"npm\",\"pip\"] dependabot low 2 -");
-	assert_int_equal(int_of("SELECT count(*) FROM check_packages WHERE check_id = ?1", check), 2);
-	assert_text_of("SELECT json_extract(advisories, '$[0].id') || ' ' || bump || ' ' || breaking FROM "
-		       "check_packages WHERE check_id = ?1 AND name = 'express'", check, "GHSA-1234 major 1");
+	assert_int_equal(int_of("SELECT count(*) FROM check_packages WHERE check_id = :id", check), 2);
+	assert_text_of(TEST_SQL("SELECT json_extract(advisories, '$[0].id') || ' ' || bump || ' ' || breaking FROM "
+				"check_packages WHERE check_id = :id AND name = 'express'",
+				"SELECT (advisories::json->0->>'id') || ' ' || bump || ' ' || breaking FROM "
+				"check_packages WHERE check_id = :id AND name = 'express'"), check, "GHSA-1234 major 1");
 	assert_text_of("SELECT coalesce(from_spec, '-') || ' ' || to_spec || ' ' || ecosystem || ' ' || advisories "
-		       "FROM check_packages WHERE check_id = ?1 AND name = 'requests'", check, "- 2.32.0 pip []");
+		       "FROM check_packages WHERE check_id = :id AND name = 'requests'", check, "- 2.32.0 pip []");
 
 	/* The summary is replaced, not doubled. */
 	a.npackages = 0;
 	assert_int_equal(store_deps_put(store, check, &a, 1, "not looked up: offline"), 0);
-	assert_int_equal(int_of("SELECT count(*) FROM check_dependencies WHERE check_id = ?1", check), 1);
-	assert_text_of("SELECT advisories_error FROM check_dependencies WHERE check_id = ?1", check,
+	assert_int_equal(int_of("SELECT count(*) FROM check_dependencies WHERE check_id = :id", check), 1);
+	assert_text_of("SELECT advisories_error FROM check_dependencies WHERE check_id = :id", check,
 		       "not looked up: offline");
 }
 
@@ -505,13 +485,15 @@ static void test_deps_put_is_whole(void **state)
 	(void)state;
 	check = check_new();
 	assert_int_equal(store_deps_put(store, check, &a, 0, NULL), RL_EIO);
-	assert_non_null(strstr(error_message(), db_path));
-	assert_int_equal(int_of("SELECT count(*) FROM check_dependencies WHERE check_id = ?1", check), 0);
-	assert_int_equal(int_of("SELECT count(*) FROM check_packages WHERE check_id = ?1", check), 0);
+	assert_non_null(strstr(error_message(), store_path(store)));
+	assert_int_equal(int_of("SELECT count(*) FROM check_dependencies WHERE check_id = :id", check), 0);
+	assert_int_equal(int_of("SELECT count(*) FROM check_packages WHERE check_id = :id", check), 0);
 }
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_signals_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signals_put_refused, setup, teardown),

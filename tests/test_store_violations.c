@@ -5,6 +5,7 @@
  * dropped, and the runs.
  */
 #include "testlib.h"
+#include "testlib/store.h"
 
 #include "finding.h"
 #include "result.h"
@@ -15,25 +16,22 @@
 #include "store_backend.h"
 #include "store_violations.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static char *tmp;               /* a fresh directory for each test: also the repository's path */
-static struct store *store;     /* a real database file in it */
+static struct store *store;     /* a new database: a file in it, or on PostgreSQL (testlib/store.h) */
 
 static int setup(void **state)
 {
-	char *path;
+	char *where;
 
 	(void)state;
 	tmp = test_tmpdir("store_violations");
-	if (asprintf(&path, "%s/revline.db", tmp) < 0)
-		fail_msg("out of memory");
-	if (store_open(&store, path) < 0)
-		fail_msg("store_open %s: %s", path, error_message());
-	free(path);
+	where = test_store_location(tmp, "revline.db");
+	store = test_store_open(where);
+	free(where);
 	return 0;
 }
 
@@ -93,32 +91,12 @@ static int64_t result_new(int64_t check, const struct rule *rule, enum rule_stat
 
 static int64_t int_of(const char *sql, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	int64_t value;
-
-	if (sqlite3_prepare_v2(store_db(store), sql, -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(store_db(store)));
-	sqlite3_bind_int64(stmt, 1, id);
-	if (sqlite3_step(stmt) != SQLITE_ROW)
-		fail_msg("no row: %s", sql);
-	value = sqlite3_column_int64(stmt, 0);
-	sqlite3_finalize(stmt);
-	return value;
+	return test_store_int(store, sql, id);
 }
 
 static char *text_of(const char *sql, int64_t id)
 {
-	sqlite3_stmt *stmt = NULL;
-	char *value;
-
-	if (sqlite3_prepare_v2(store_db(store), sql, -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(store_db(store)));
-	sqlite3_bind_int64(stmt, 1, id);
-	if (sqlite3_step(stmt) != SQLITE_ROW)
-		fail_msg("no row: %s", sql);
-	value = sqlite3_column_text(stmt, 0) ? strdup((const char *)sqlite3_column_text(stmt, 0)) : NULL;
-	sqlite3_finalize(stmt);
-	return value;
+	return test_store_text(store, sql, id);
 }
 
 /* The previous check is the latest before on the same branch and environment; a tie goes by id. */
@@ -259,8 +237,8 @@ static void test_fix_put_and_drop(void **state)
 	};
 	assert_int_equal(store_fix_put(&id, store, &fix), 0);
 	assert_true(id > 0);
-	assert_int_equal(int_of("SELECT time_between_checks_seconds FROM violation_fixes WHERE id = ?1", id), 60);
-	text = text_of("SELECT file_references FROM violation_fixes WHERE id = ?1", id);
+	assert_int_equal(int_of("SELECT time_between_checks_seconds FROM violation_fixes WHERE id = :id", id), 60);
+	text = text_of("SELECT file_references FROM violation_fixes WHERE id = :id", id);
 	assert_string_equal(text, "[\"x.c\"]");
 	free(text);
 
@@ -268,21 +246,21 @@ static void test_fix_put_and_drop(void **state)
 	fix.method = "deterministic";
 	assert_int_equal(store_fix_put(&again, store, &fix), 0);
 	assert_int_equal(again, id);
-	text = text_of("SELECT fix_type || ' ' || detection_method FROM violation_fixes WHERE id = ?1", id);
+	text = text_of("SELECT fix_type || ' ' || detection_method FROM violation_fixes WHERE id = :id", id);
 	assert_string_equal(text, "THREADLINE_CHANGED deterministic");
 	free(text);
-	assert_int_equal(int_of("SELECT count(*) FROM violation_fixes WHERE fix_check_id = ?1", after), 1);
+	assert_int_equal(int_of("SELECT count(*) FROM violation_fixes WHERE fix_check_id = :id", after), 1);
 
 	assert_int_equal(store_fix_drop(store, after, v->threadline_row), 0);
-	assert_int_equal(int_of("SELECT count(*) FROM violation_fixes WHERE fix_check_id = ?1", after), 0);
+	assert_int_equal(int_of("SELECT count(*) FROM violation_fixes WHERE fix_check_id = :id", after), 0);
 	/* Nothing to drop is no failure. */
 	assert_int_equal(store_fix_drop(store, after, v->threadline_row), 0);
 
-	/* A fix of a check that does not exist breaks a reference: the store says so, naming its file. */
+	/* A fix of a check that does not exist breaks a reference: the store says so, naming itself. */
 	fix.fix_check = after + 100;
 	assert_true(store_fix_put(&id, store, &fix) < 0);
 	assert_int_equal(id, 0);
-	assert_non_null(strstr(error_message(), "revline.db"));
+	assert_non_null(strstr(error_message(), store_path(store)));
 	stored_violations_free(v, n);
 }
 
@@ -300,26 +278,28 @@ static void test_detection_run(void **state)
 	assert_int_equal(store_detection_begin(&run, store, first, 0), 0);
 	assert_true(run > 0);
 	assert_int_equal(int_of("SELECT previous_check_id IS NULL AND status = 'running' AND pid > 0 "
-				"FROM fix_detection_runs WHERE id = ?1", run), 1);
+				"FROM fix_detection_runs WHERE id = :id", run), 1);
 	assert_int_equal(store_detection_finish(store, run, &(struct detection_figures){ .status = "done" }), 0);
-	text = text_of("SELECT error_log FROM fix_detection_runs WHERE id = ?1", run);
+	text = text_of("SELECT error_log FROM fix_detection_runs WHERE id = :id", run);
 	assert_string_equal(text, "[]");
 	free(text);
 
 	assert_int_equal(store_detection_begin(&run, store, second, first), 0);
-	assert_int_equal(int_of("SELECT previous_check_id FROM fix_detection_runs WHERE id = ?1", run), first);
+	assert_int_equal(int_of("SELECT previous_check_id FROM fix_detection_runs WHERE id = :id", run), first);
 	assert_int_equal(store_detection_finish(store, run, &figures), 0);
 	text = text_of("SELECT status || ' ' || violations || ' ' || analysed || ' ' || detected || ' ' || "
 		       "deterministic || ' ' || llm_calls || ' ' || errors || ' ' || error_log "
-		       "FROM fix_detection_runs WHERE id = ?1", run);
+		       "FROM fix_detection_runs WHERE id = :id", run);
 	assert_string_equal(text, "done 3 3 1 1 2 1 [\"a-rule: failed\"]");
 	free(text);
-	assert_true(int_of("SELECT finished_at FROM fix_detection_runs WHERE id = ?1", run) > 0);
-	assert_true(int_of("SELECT duration_ms FROM fix_detection_runs WHERE id = ?1", run) > 0);
+	assert_true(int_of("SELECT finished_at FROM fix_detection_runs WHERE id = :id", run) > 0);
+	assert_true(int_of("SELECT duration_ms FROM fix_detection_runs WHERE id = :id", run) > 0);
 }
 
 int main(void)
 {
+	if (test_store_skip())
+		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_check_pair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_violations_of_check, setup, teardown),

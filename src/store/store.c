@@ -27,7 +27,10 @@
 struct store {
 	const struct store_backend *backend;
 	struct store_conn *conn;
+	/* As messages name it: a PostgreSQL location's display form, never its password. */
 	char *path;
+	/* The setting that named it (revline.db, REVLINE_DB). */
+	const char *setting;
 	/* One connection per process; this keeps each transaction whole when threads share it. */
 	mtx_t lock;
 };
@@ -76,24 +79,34 @@ static int read_version(struct store *store, int *out)
 static int refuse_newer(struct store *store, int version)
 {
 	return error_set(RL_EIO, "%s: made by a newer revline (schema version %d; this one knows "
-			 "up to %d); upgrade revline or choose another database with REVLINE_DB",
-			 store->path, version, schema_known(store));
+			 "up to %d); upgrade revline or choose another database with %s",
+			 store->path, version, schema_known(store), store->setting);
 }
 
-/* Apply the step from version `from`, unless another process did it first. */
+/*
+ * Apply the step from version `from`, unless another process did it first
+ * (the write transaction's lock keeps two from migrating at once): the
+ * next migration, or a new database made at the latest version at once
+ * when the backend can (store_dialect.create).
+ */
 static int migrate_step(struct store *store, int from)
 {
 	const struct store_backend *b = store->backend;
-	int version = 0, error;
+	const char *script = b->dialect->migrations[from];
+	int version = 0, to = from + 1, error;
 
+	if (from == 0 && b->dialect->create)
+		script = b->dialect->create, to = schema_known(store);
+	if (!script)
+		return error_set(RL_EIO, "%s: schema version %d is unknown to this %s backend", store->path,
+				 from, b->name);
 	if ((error = tx_begin(store)) < 0)
 		return error;
 	if ((error = read_version(store, &version)) < 0 || version != from)
 		goto done;
-	if ((error = b->exec(store->conn, b->dialect->migrations[from])) < 0 ||
-	    (error = b->migrate_check(store->conn)) < 0)
+	if ((error = b->exec(store->conn, script)) < 0 || (error = b->migrate_check(store->conn)) < 0)
 		goto done;
-	error = b->schema_version_set(store->conn, from + 1);
+	error = b->schema_version_set(store->conn, to);
 done:
 	return tx_end(store, error);
 }
@@ -253,15 +266,17 @@ static void store_free(struct store *store)
 	free(store);
 }
 
-/* The backend for a database: SQLite is the only one so far. */
+/* The backend for a database: a PostgreSQL location (store_location.h), else a SQLite file. */
 static const struct store_backend *backend_for(const char *path)
 {
-	(void)path;
+	if (store_location_kind(path) == STORE_LOCATION_POSTGRES)
+		return &store_backend_pg;
 	return &store_backend_sqlite;
 }
 
 int store_open(struct store **out, const char *path)
 {
+	struct buf display = BUF_INIT;
 	struct store *store = NULL;
 	size_t marked = 0;
 	int error = 0;
@@ -269,8 +284,6 @@ int store_open(struct store **out, const char *path)
 	*out = NULL;
 	if (!path || !*path)
 		return error_set(RL_EUSAGE, "no database path");
-	if (store_location_kind(path) == STORE_LOCATION_POSTGRES)
-		return store_location_refuse(path);
 	if (!(store = calloc(1, sizeof(*store))))
 		return error_nomem();
 	if (mtx_init(&store->lock, mtx_plain) != thrd_success) {
@@ -278,7 +291,10 @@ int store_open(struct store **out, const char *path)
 		return error_nomem();
 	}
 	store->backend = backend_for(path);
-	if (!(store->path = strdup(path))) {
+	store->setting = store_location_setting(path);
+	if ((error = store_location_display(&display, path)) < 0)
+		goto done;
+	if (!(store->path = buf_detach(&display)) && !(store->path = strdup(""))) {
 		error = error_nomem();
 		goto done;
 	}
@@ -291,6 +307,7 @@ int store_open(struct store **out, const char *path)
 	*out = store;
 	store = NULL;
 done:
+	buf_release(&display);
 	store_free(store);
 	return error;
 }

@@ -10,9 +10,9 @@
 #include "rules.h"
 
 /*
- * The store: one database, on a backend (store_backend.h; SQLite, the
- * only one so far: one file, WAL, foreign keys, a busy timeout), migrated
- * by a schema version. Every write is its own transaction,
+ * The store: one database, on a backend (store_backend.h): SQLite (one
+ * file, WAL, foreign keys, a busy timeout) or a PostgreSQL server (a
+ * location libpq reads, store_location.h), migrated by a schema version. Every write is its own transaction,
  * made the moment the data arrives, so a crash mid-check keeps everything
  * received so far. Tables follow the violation-fix seed: repos, checks,
  * check_diffs, check_threadlines (the rules of a check), check_results,
@@ -29,9 +29,14 @@ struct usage;
  */
 int store_default_path(struct buf *out, struct config *config);
 
-/* Open (creating the file, its directory and the schema as needed). */
+/*
+ * Open (creating the file, its directory and the schema as needed; on
+ * PostgreSQL connecting and making the schema as needed). A failure's
+ * message names the location without its password.
+ */
 int store_open(struct store **out, const char *path);
 void store_close(struct store *store);
+/* The location as messages show it: a PostgreSQL location without its password. */
 const char *store_path(const struct store *store);
 /* The schema version (SQLite: PRAGMA user_version) after migrations. */
 int store_version(struct store *store);

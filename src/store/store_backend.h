@@ -16,33 +16,45 @@
  * the message itself (error_set), naming the database as `where` was
  * given to open, with what the user can do about it.
  *
- * What is still one dialect's, for the next backend (PostgreSQL) to give
- * its own counterpart of:
+ * What is each dialect's own, SQLite's (backend_sqlite.c) and PostgreSQL's
+ * (backend_pg.c):
  *
- * - the schema and its migrations (store_schema.c, one section per
- *   backend: SQLite's INTEGER PRIMARY KEY / AUTOINCREMENT, BLOB, REAL,
- *   json_type() CHECKs, the sqlite_sequence bookkeeping and the table
- *   rebuilt in version 2); the version is kept by schema_version_get/set
- *   (SQLite: PRAGMA user_version);
+ * - the schema (store_schema.c, one section per backend): SQLite's
+ *   INTEGER PRIMARY KEY / AUTOINCREMENT, BLOB, REAL, json_type() CHECKs,
+ *   migrated one version at a time (the table rebuilt in version 2);
+ *   PostgreSQL's BIGINT identity columns, BYTEA, DOUBLE PRECISION,
+ *   json_typeof() CHECKs, made at once at the latest version
+ *   (store_dialect.create). The version is kept by schema_version_get/set
+ *   (SQLite: PRAGMA user_version; PostgreSQL: revline_schema_version);
  * - what surrounds a migration: SQLite turns foreign keys off meanwhile
- *   and checks them after each step (migrate_begin/end/check); two clients
- *   migrating at once would take an advisory lock there;
- * - full-text retrieval of feedback examples: FTS5's MATCH and bm25()
- *   (store_dialect.feedback_match, kept in step by triggers in the
- *   schema), and which failure means the query was refused (step_refused:
- *   SQLite's SQLITE_ERROR as the statement runs);
- * - the write transaction's start (SQLite: BEGIN IMMEDIATE), what a busy
- *   database waits (busy timeout, WAL: setup) and the advice an error
- *   gives (this file's backend);
- * - the counters behind store_history_version (SQLite: PRAGMA
- *   data_version and sqlite3_total_changes): data_version;
- * - parameters are :name in the SQL: a backend that numbers them ($1)
- *   maps the names when it prepares, and may need to give their types
- *   where the SQL leaves them open (":id = 0", ":repo IS NULL", LIMIT);
+ *   and checks them after each step (migrate_begin/end/check); PostgreSQL
+ *   checks them as each statement runs. Each step is a write transaction,
+ *   whose lock (BEGIN IMMEDIATE; an advisory lock) keeps two clients that
+ *   start at once from migrating twice;
+ * - full-text retrieval of feedback examples (store_dialect.feedback_match):
+ *   FTS5's MATCH and bm25(), kept in step by triggers; a generated tsvector
+ *   column with a GIN index, websearch_to_tsquery and -ts_rank. Which
+ *   failure means the query was refused (step_refused): SQLite's
+ *   SQLITE_ERROR as the statement runs; on PostgreSQL a statement marked
+ *   refusable runs under a savepoint, so that the transaction goes on;
+ * - the write transaction's start: SQLite's BEGIN IMMEDIATE, waited for up
+ *   to the busy timeout (WAL: setup); PostgreSQL's BEGIN and an advisory
+ *   lock every revline takes, waited for up to a lock timeout, the start
+ *   tried again on a serialization failure or a deadlock; and the advice
+ *   an error gives;
+ * - the counters behind store_history_version (data_version): SQLite's
+ *   PRAGMA data_version and sqlite3_total_changes; a sequence PostgreSQL's
+ *   backend advances after each write, and the rows its connection wrote;
+ * - parameters are :name in the SQL: PostgreSQL's backend numbers them ($1)
+ *   when it prepares and sends each value with its type; where the SQL
+ *   leaves a type open and the value may be NULL (":repo IS NULL") the
+ *   SQL says it (CAST(:repo AS TEXT));
  * - a statement may be prepared and stepped while another one's rows are
- *   being read (a violation's files, store_violations.c): a backend that
- *   streams rows must fetch each result whole first;
- * - identifiers a dialect reserves are quoted ("window" of signal_fixes).
+ *   being read (a violation's files, store_violations.c): PostgreSQL's
+ *   backend fetches each result whole first;
+ * - identifiers a dialect reserves are quoted ("window" of signal_fixes);
+ *   a subquery in FROM has an alias; an ON CONFLICT update names its
+ *   table's columns (repos.name).
  *
  * Portable already: INSERT ... ON CONFLICT DO UPDATE instead of INSERT OR
  * REPLACE, RETURNING id instead of the last rowid, CASE instead of boolean
@@ -114,6 +126,7 @@ struct store_backend {
 };
 
 extern const struct store_backend store_backend_sqlite;
+extern const struct store_backend store_backend_pg;
 
 /*
  * The SQLite handle behind a store opened on SQLite, NULL on another

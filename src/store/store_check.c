@@ -142,7 +142,7 @@ static int repo_id(struct store *store, int64_t *id, const char *path, const cha
 	if ((error = store_prepare(store, &ins,
 				   "INSERT INTO repos (path, name, created_at) VALUES (:path, :name, :now) "
 				   "ON CONFLICT (path) DO UPDATE SET name = excluded.name "
-				   "WHERE name <> excluded.name")) < 0 ||
+				   "WHERE repos.name <> excluded.name")) < 0 ||
 	    (error = store_prepare(store, &sel, "SELECT id FROM repos WHERE path = :path")) < 0)
 		goto done;
 	store_bind_text(ins, ":path", key);

@@ -325,7 +325,7 @@ static int pending_find(struct pending_rows *out, struct store *store, int64_t i
 	if ((error = prepare_repo(&stmt, store, "SELECT f.id, r.path, f.file, f.byte_offset, f.before, "
 				  "f.after, f.file_id, f.file_id_after FROM signal_fixes f JOIN repos r ON "
 				  "r.id = f.repo_id WHERE f." ROW_PENDING " AND (:id = 0 OR f.id = :id) AND "
-				  "(:repo IS NULL OR r.path = :repo) ORDER BY f.id", repo)) < 0)
+				  "(CAST(:repo AS TEXT) IS NULL OR r.path = :repo) ORDER BY f.id", repo)) < 0)
 		goto done;
 	store_bind_int(stmt, ":id", id);
 	while ((rc = store_step(stmt)) == STORE_ROW)

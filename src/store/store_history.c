@@ -243,7 +243,7 @@ int store_history_checks(struct history_check **out, size_t *count, struct store
 static const char fixes_sql[] = FIX_COLUMNS
 	"JOIN checks c ON c.id = f.fix_check_id "
 	"JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo AND "
-	"(:rule IS NULL OR f.threadline_id = :rule) AND EXISTS (SELECT 1 FROM check_threadlines t "
+	"(CAST(:rule AS TEXT) IS NULL OR f.threadline_id = :rule) AND EXISTS (SELECT 1 FROM check_threadlines t "
 	"JOIN check_results r ON r.check_threadline_id = t.id WHERE t.id = f.violation_threadline_id "
 	"AND " VIOLATION ") "
 	"ORDER BY c.created_at DESC, f.id DESC";
@@ -599,7 +599,7 @@ static const char usage_sql[] =
 	"sum(cost), coalesce(sum(CASE WHEN cost IS NULL AND i + o > 0 THEN 1 ELSE 0 END), 0), "
 	"coalesce(sum(CASE WHEN cost IS NOT NULL AND i + o > 0 THEN 1 ELSE 0 END), 0) FROM (SELECT "
 	LIVE_OR("tokens_in") " AS i, " LIVE_OR("tokens_out") " AS o, " LIVE_OR("tokens_cached") " AS ca, "
-	LIVE_OR("tokens_cache_write") " AS w, " LIVE_COST " AS cost FROM checks c WHERE c.repo_id = :repo)";
+	LIVE_OR("tokens_cache_write") " AS w, " LIVE_COST " AS cost FROM checks c WHERE c.repo_id = :repo) u";
 
 static int usage_total(struct history_stats *stats, struct store *store, int64_t repo)
 {

@@ -131,7 +131,7 @@ struct history_rule_stats *history_rule_entry(struct history_stats *stats, const
 
 /* Where the store stands, so that a view reads the history again only when it has changed. */
 struct history_version {
-	int64_t data;                   /* PRAGMA data_version: other connections' commits */
+	int64_t data;                   /* other connections' commits (SQLite: PRAGMA data_version; PostgreSQL: a sequence) */
 	int64_t changes;                /* rows this connection has written */
 };
 

@@ -206,17 +206,3 @@ const char *store_location_setting(const char *text)
 
 	return env && *env && text && !strcmp(env, text) ? "REVLINE_DB" : "revline.db";
 }
-
-int store_location_refuse(const char *text)
-{
-	struct buf display = BUF_INIT;
-	const char *setting = store_location_setting(text);
-	int error;
-
-	if (store_location_display(&display, text) < 0)
-		return error_nomem();
-	error = error_set(RL_ECONFIG, "%s is a PostgreSQL database (%s), which this revline cannot use "
-			  "yet: set %s to a file path", setting, display.ptr ? display.ptr : "", setting);
-	buf_release(&display);
-	return error;
-}

@@ -46,11 +46,4 @@ int store_location_display(struct buf *out, const char *text);
  */
 const char *store_location_setting(const char *text);
 
-/*
- * Until revline speaks to PostgreSQL: RL_ECONFIG with one line naming the
- * setting and the display form of text. store_open calls it before it
- * creates anything, so no file named "postgresql:" appears.
- */
-int store_location_refuse(const char *text);
-
 #endif

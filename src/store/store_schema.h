@@ -12,6 +12,13 @@ struct store_dialect {
 	const char *const *migrations;
 	size_t nmigrations;
 	/*
+	 * The latest schema at once, for a new database (version 0), which it
+	 * takes to version nmigrations; NULL: a new database replays every
+	 * migration. A backend that has one has no database older than the
+	 * version it was introduced at, and NULL migrations up to there.
+	 */
+	const char *create;
+	/*
 	 * The feedback rows whose text matches :query, as (id, score), the
 	 * best match the lowest score (store_feedback.c joins and ranks them).
 	 */
@@ -19,5 +26,6 @@ struct store_dialect {
 };
 
 extern const struct store_dialect store_dialect_sqlite;
+extern const struct store_dialect store_dialect_pg;
 
 #endif

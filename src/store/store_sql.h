@@ -22,7 +22,8 @@
 
 /*
  * A write transaction under the store's lock (SQLite: BEGIN IMMEDIATE,
- * the write lock taken or waited for now); store_end commits, or rolls
+ * the write lock taken or waited for now; PostgreSQL: an advisory lock
+ * every revline takes); store_end commits, or rolls
  * back when error is set, and returns the first failure.
  */
 int store_begin(struct store *store);

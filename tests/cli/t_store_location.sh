@@ -1,9 +1,9 @@
-# revline.db (or REVLINE_DB) naming a PostgreSQL database, which this
-# revline cannot use yet: check still runs and prints its results (exit
-# status 4, as for any store that will not open), saying
-# in one line that they were not stored and naming the setting; the
-# password is never shown; no file or directory named after the URI
-# appears; history and doctor say the same.
+# revline.db (or REVLINE_DB) naming a PostgreSQL database where no server
+# answers (a socket directory with none in it): check still runs and prints
+# its results (exit status 4, as for any store that will not open), saying
+# in one line that they were not stored, naming the setting and what to do;
+# the password is never shown; no file or directory named after the URI
+# appears; history and doctor say the same. A real server: t_store_pg.
 . "$(dirname "$0")/lib.sh"
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
 trap 'fakellm_stop; cleanup_tmp' EXIT
@@ -37,12 +37,14 @@ nothing_created() { # WHAT
 	if [ -n "$made" ]; then fail "$1: created $made"; else pass "$1: no file named after the location"; fi
 }
 
-export REVLINE_DB='postgresql://alice:s3cretPW@db.invalid:5432/revline?sslmode=require&password=s3cretPW'
+nosock=$TMP/no-server
+mkdir -p "$nosock"
+export REVLINE_DB="postgresql://alice:s3cretPW@/revline?host=$nosock&port=5999&sslmode=prefer&password=s3cretPW"
 check
 expect_status 4 "REVLINE_DB=postgresql://...: the check runs; 4, its results are not stored (4 wins over 1)"
 expect_out "Shell injection" "the finding is printed"
-expect_err_line "the results are not stored: REVLINE_DB is a PostgreSQL database (postgresql://alice:\*\*\*@db.invalid:5432/revline?sslmode=require&password=\*\*\*), which this revline cannot use yet: set REVLINE_DB to a file path; the review goes on and is only printed" \
-	"one line says the results are not stored, naming REVLINE_DB and the location without its password"
+expect_err_line "the results are not stored: REVLINE_DB (postgresql://alice:\*\*\*@/revline?host=$nosock&port=5999&sslmode=prefer&password=\*\*\*): cannot connect: .*(the server is down or unreachable: start it, or check the host and port; or set REVLINE_DB to a file path to keep the store locally); the review goes on and is only printed" \
+	"one line says the results are not stored, naming REVLINE_DB, the location without its password and what to do"
 no_password "check, URI"
 nothing_created "check, URI"
 [ ! -e "$TMP/revline.db" ] || fail "a SQLite file was made instead"
@@ -58,21 +60,21 @@ no_password "check --format json"
 
 # From git config, a key/value string: revline.db is named.
 unset REVLINE_DB
-git config revline.db "host=db.invalid dbname=revline password='s3cretPW x'"
+git config revline.db "host=$nosock port=5999 dbname=revline password='s3cretPW x'"
 check
 expect_status 4 "revline.db=host=...: the check runs"
-expect_err_line "not stored: revline.db is a PostgreSQL database (host=db.invalid dbname=revline password=\*\*\*), which this revline cannot use yet: set revline.db to a file path" \
+expect_err_line "not stored: revline.db (host=$nosock port=5999 dbname=revline password=\*\*\*): cannot connect: .*set revline.db to a file path" \
 	"the message names revline.db"
 no_password "check, key/value"
 nothing_created "check, key/value"
 
 run history
 expect_status 2 "history cannot open it"
-expect_err_line "revline.db is a PostgreSQL database (host=db.invalid dbname=revline password=\*\*\*)" "history says why in one line"
+expect_err_line "revline.db (host=$nosock port=5999 dbname=revline password=\*\*\*): cannot connect" "history says why in one line"
 no_password "history"
 
 run doctor
-expect_out "^database:   host=db.invalid dbname=revline password=\*\*\*: revline.db is a PostgreSQL database" "doctor shows the location without its password"
+expect_out "^database:   host=$nosock port=5999 dbname=revline password=\*\*\*: revline.db (host=.*cannot connect" "doctor shows the location without its password"
 no_password "doctor"
 nothing_created "history, doctor"
 

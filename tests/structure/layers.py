@@ -3,9 +3,9 @@
 
 - layers: the engine (src/) includes nothing of ui/ or cli/, never draws
   (curses), prints or exits; ui/ includes nothing of cli/;
-- SQL in one layer: only src/store includes store_sql.h, store_backend.h
-  or libpq-fe.h, and only its SQLite backend (backend_sqlite.c) includes
-  sqlite3.h;
+- SQL in one layer: only src/store includes store_sql.h or
+  store_backend.h; only its SQLite backend (backend_sqlite.c) includes
+  sqlite3.h, and only its PostgreSQL backend (backend_pg.c) libpq-fe.h;
 - no circles: no module calls a function of a module that calls back into
   it, directly or round a longer loop (the calls are read from the sources:
   a name followed by '(' or taken by '&' that another file defines). A
@@ -31,6 +31,7 @@ MAX_FOLDER = 20
 MAX_FILE = 1200
 MAX_FUNCTION = 80
 SQLITE_BACKEND = 'src/store/backend_sqlite.c'
+PG_BACKEND = 'src/store/backend_pg.c'
 
 
 def sources(root):
@@ -72,10 +73,12 @@ def layer_problems(root, files):
                 out.append('%s: the UI includes %s of cli/' % (r, inc))
             if top == 'src' and re.match(r'n?cursesw?\.h|curses\.h', base):
                 out.append('%s: the engine includes %s (only ui/ draws)' % (r, inc))
-            if base in ('store_sql.h', 'store_backend.h', 'libpq-fe.h') and not r.startswith('src/store/'):
+            if base in ('store_sql.h', 'store_backend.h') and not r.startswith('src/store/'):
                 out.append('%s: includes %s: SQL belongs to src/store' % (r, inc))
             if base == 'sqlite3.h' and r != SQLITE_BACKEND:
                 out.append('%s: includes %s: only %s speaks to SQLite' % (r, inc, SQLITE_BACKEND))
+            if base == 'libpq-fe.h' and r != PG_BACKEND:
+                out.append('%s: includes %s: only %s speaks to PostgreSQL' % (r, inc, PG_BACKEND))
         if top == 'src':
             for call in ('printf', 'fprintf', 'puts', 'fputs', 'putchar', 'exit', 'abort', 'perror'):
                 if re.search(r'(?<![\w.>])%s\s*\(' % call, text):
@@ -207,7 +210,7 @@ def self_test():
         put('src/c/mod_part.c', '#include "mod_state.h"\nint mod_b(void)\n{\n\treturn mod_a();\n}\n')
         put('ui/u.h', '')
         put('src/b/inc.c', '#include "u.h"\n')
-        put('src/store/store_x.c', '#include <sqlite3.h>\n#include "store_sql.h"\n')
+        put('src/store/store_x.c', '#include <sqlite3.h>\n#include "store_sql.h"\n#include <libpq-fe.h>\n')
         put('src/store/backend_sqlite.c', '#include <sqlite3.h>\n')
         put('docs/ARCHITECTURE.md', '`one.c` `long.c` `inc.c` `mod*.c` `gone.c` `wo.c` `store_x.c` '
             '`backend_sqlite.c`\n')
@@ -218,6 +221,7 @@ def self_test():
                   'src/b/long.c: 1294 lines', 'src/b/long.c:2: long_f is 93 lines',
                   'src/b/inc.c: the engine includes u.h of ui/',
                   'src/store/store_x.c: includes sqlite3.h: only src/store/backend_sqlite.c',
+                  'src/store/store_x.c: includes libpq-fe.h: only src/store/backend_pg.c',
                   'src/a/two.c: not in docs/ARCHITECTURE.md', 'docs/ARCHITECTURE.md names gone.c']
         missing = [e for e in expect if e not in got]
         if missing or len(found) != 1 or len(found[0]) != 2:

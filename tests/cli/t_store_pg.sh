@@ -1,0 +1,138 @@
+# revline check, history, feedback, fixes and stats with the store on a
+# real PostgreSQL server (REVLINE_DB=postgresql://...; the test starts its
+# own, tests/testlib/pg.sh, and is skipped only without the server's
+# binaries). Then what issue 17 wants of a connection that fails: the
+# server stopped, a wrong password, TLS refused, a schema from a newer
+# revline: each is one line naming the problem and the setting, the check
+# still prints its results (exit status 4), and no password is shown.
+. "$(dirname "$0")/lib.sh"
+. "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
+. "$REVLINE_SOURCE_DIR/tests/testlib/pg.sh"
+tls_pid=
+trap 'fakellm_stop; [ -z "$tls_pid" ] || kill "$tls_pid" 2>/dev/null; cleanup_tmp' EXIT
+pg_start
+
+fake_llm_env
+cat >"$TMP/script.json" <<'EOF2'
+{"rules": [
+ {"match": "Rule injection:", "answer": {"status": "attention", "reasoning": "r", "findings": [{"file": "app.py", "line": 5, "severity": "critical", "title": "Shell injection", "issue": "i", "suggestion": "s", "verification": {"code_examined": "return subprocess.call(cmd, shell=True)", "line_range_examined": [1, 5], "verification_method": "read run()", "checked_for_handling_elsewhere": true}}]}},
+ {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}
+]}
+EOF2
+fakellm_start "$TMP/script.json"
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+rules=$TMP/rules
+mkdir -p "$rules"
+printf -- '---\nid: injection\nseverity: critical\n---\nCheck the change for injection.\n' >"$rules/injection.md"
+
+repo=$(new_repo work)
+cd "$repo"
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n' >app.py
+git add -A && git commit -q -m base
+printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
+check() { run check --rules "$rules" --rule injection --no-builtin --fail-on major "$@"; }
+sql() { pg_psql -c "$1"; }
+findings() { # the JSON report's findings: "id line suppressed" per line
+	python3 -c 'import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    print(f["id"], f["line"], str(f["suppressed"]).lower())' "$TMP/out"
+}
+no_password() { # WHAT PASSWORD
+	if grep -q -- "$2" "$TMP/out" "$TMP/err"; then fail "$1: the password is shown: $(cat "$TMP/err")"; else pass "$1: no password shown"; fi
+}
+url=$PG_URL
+export REVLINE_DB=$url
+
+# --- the store on PostgreSQL ----------------------------------------------------
+check --format json
+expect_status 1 "check with REVLINE_DB=postgresql://...: stored, 1 for the finding"
+[ ! -s "$TMP/err" ] && pass "nothing on stderr" || fail "stderr: $(cat "$TMP/err")"
+findings >"$TMP/findings"
+first=$(awk 'NR == 1 { print $1 }' "$TMP/findings")
+[ -n "$first" ] && pass "the finding has an id ($first)" || fail "no finding: $(head -c 400 "$TMP/out")"
+[ "$(sql "SELECT count(*) || ' ' || min(status) FROM checks")" = "1 complete" ] &&
+	pass "the check is a row on the server" || fail "checks: $(sql "SELECT id, status FROM checks")"
+[ "$(sql "SELECT version FROM revline_schema_version")" = 6 ] && pass "schema version 6 on the server" ||
+	fail "version: $(sql "SELECT * FROM revline_schema_version")"
+[ "$(sql "SELECT title FROM findings WHERE id = $first")" = "Shell injection" ] &&
+	pass "the finding is a row" || fail "findings: $(sql "SELECT id, title FROM findings")"
+
+run history
+expect_status 0 "history"
+expect_out "complete" "history lists the check"
+run doctor
+expect_out "^database:   postgresql:///revline_test?host=.*(schema 6)$" "doctor names the database and its schema"
+
+# A fix, as fix detection stores it (of the violation not yet marked); fixes and stats read it back.
+sql "INSERT INTO violation_fixes (violation_check_id, fix_check_id, violation_threadline_id, threadline_id,
+	threadline_file_path, file_references, fix_type, explanation, time_between_checks_seconds,
+	detection_method, created_at) SELECT t.check_id, (SELECT max(id) FROM checks), t.id, 'injection',
+	'rules/injection.md', '[\"app.py\"]', 'CODE_CHANGE', 'shell=True is gone', 120, 'deterministic',
+	1700000000000 FROM check_threadlines t ORDER BY t.id LIMIT 1" >/dev/null
+run fixes
+expect_status 0 "fixes"
+expect_out "injection  CODE_CHANGE  2 min  deterministic" "fixes lists the fix"
+expect_out "explanation: shell=True is gone" "with its explanation"
+run stats
+expect_status 0 "stats"
+expect_out "injection" "stats counts the rule"
+# Feedback: marked false positive, hidden from the next check.
+run feedback "$first" --false-positive --note "cmd is a constant"
+expect_status 0 "feedback --false-positive"
+[ "$(sql "SELECT kind || '|' || note FROM feedback")" = "false_positive|cmd is a constant" ] &&
+	pass "the feedback row" || fail "feedback: $(sql "SELECT * FROM feedback")"
+check --format json --fail-on none
+findings >"$TMP/findings2"
+[ ! -s "$TMP/findings2" ] && pass "the next check hides the false positive" || fail "findings: $(cat "$TMP/findings2")"
+check --format json --fail-on none --show-suppressed
+grep -q " true$" <(findings) && pass "--show-suppressed shows it" || fail "show-suppressed: $(head -c 400 "$TMP/out")"
+
+[ "$(sql "SELECT count(*) FROM checks")" = 3 ] && pass "three checks stored" || fail "checks: $(sql "SELECT count(*) FROM checks")"
+
+# --- connections that fail: one line each, the results printed, exit 4 ----------
+not_stored() { # WHAT PATTERN
+	expect_status 4 "$1: the check runs; 4, its results are not stored"
+	expect_out "Shell injection" "$1: the finding is printed"
+	expect_err_line "the results are not stored: .*$2.*; the review goes on and is only printed" "$1: one line says why"
+}
+
+# A schema from a newer revline.
+sql "UPDATE revline_schema_version SET version = 99" >/dev/null
+check --show-suppressed
+not_stored "a newer schema" "made by a newer revline (schema version 99; this one knows up to 6); upgrade revline or choose another database with REVLINE_DB"
+[ "$(sql "SELECT count(*) FROM checks")" = 3 ] && pass "a newer schema: nothing written" || fail "a newer schema: a check was written"
+sql "UPDATE revline_schema_version SET version = 6" >/dev/null
+
+# A wrong password (a role that must give one; libpq gets it from the URI).
+pg_add_password_user alice s3cretPW >/dev/null
+REVLINE_DB="postgresql://alice:wrongPW@/revline_test?host=$PGHOST&port=$PGPORT" check --show-suppressed
+not_stored "a wrong password" "REVLINE_DB (postgresql://alice:\*\*\*@/revline_test?host=.*): cannot connect: password authentication failed for user \"alice\" (the password was refused"
+no_password "a wrong password" wrongPW
+REVLINE_DB="host=$PGHOST port=$PGPORT dbname=revline_test user=alice password=wrongPW" check --show-suppressed
+not_stored "a wrong password, key/value" "password=\*\*\*): cannot connect: .*(the password was refused"
+no_password "a wrong password, key/value" wrongPW
+
+# TLS refused: a server that answers no to TLS, with sslmode=require.
+python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept(); c.recv(8); c.sendall(b"N"); c.close()
+' >"$TMP/tls_port" &
+tls_pid=$!
+for _ in $(seq 50); do [ -s "$TMP/tls_port" ] && break; sleep 0.1; done
+REVLINE_DB="postgresql://bob:tlsPW@127.0.0.1:$(cat "$TMP/tls_port")/revline?sslmode=require" check --show-suppressed
+not_stored "TLS refused" "REVLINE_DB (postgresql://bob:\*\*\*@127.0.0.1:[0-9]*/revline?sslmode=require): cannot connect: server does not support SSL, but SSL was required (TLS was refused"
+no_password "TLS refused" tlsPW
+
+# The server stopped.
+pg_stop
+export REVLINE_DB=$url
+check --show-suppressed
+not_stored "the server stopped" "REVLINE_DB (postgresql:///revline_test?host=.*): cannot connect: .*(the server is down or unreachable: start it, or check the host and port; or set REVLINE_DB to a file path to keep the store locally)"
+run history
+expect_status 2 "history with the server stopped"
+expect_err_line "cannot connect" "history says why in one line"
+
+finish
