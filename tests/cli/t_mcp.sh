@@ -6,12 +6,19 @@
 # mark_finding hiding a false positive in the next review, propose_fix /
 # apply_fix / undo_fix on a finding, and the protocol's errors (parse
 # errors, an oversized line, unknown tools and methods, bad arguments,
-# batches where the revision has them and where it does not).
+# batches where the revision has them and where it does not). With
+# REVLINE_TEST_DB=postgres (cli/t_mcp-pg) the store is a PostgreSQL server.
 . "$(dirname "$0")/lib.sh"
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
 trap 'fakellm_stop; cleanup_tmp' EXIT
 
 fake_llm_env
+# cli/t_mcp-pg: the same session with the store on a PostgreSQL server of its own.
+if [ "${REVLINE_TEST_DB:-}" = postgres ]; then
+	. "$REVLINE_SOURCE_DIR/tests/testlib/pg.sh"
+	pg_start
+	export REVLINE_DB=$PG_URL
+fi
 
 python3 - "$TMP/script.json" <<'PY'
 import json, sys
