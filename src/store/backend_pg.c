@@ -24,8 +24,8 @@
  *   failure or a deadlock is tried again, up to BEGIN_TRIES times.
  * - The data version (store_history_version): the sequence
  *   revline_data_version, advanced by nextval() after every commit of a
- *   transaction that changed rows and after every such statement outside
- *   a transaction. Sequences are not transactional and take no lock, so
+ *   transaction that changed rows (sent with the COMMIT, in its round trip)
+ *   and after every such statement outside a transaction. Sequences are not transactional and take no lock, so
  *   this costs one short statement per write and no contention; it moves
  *   only after the change is visible, so a reader that sees it move reads
  *   the change. A client killed between its commit and the nextval leaves
@@ -347,9 +347,32 @@ static int pg_begin(struct store_conn *conn)
 	return error;
 }
 
+/*
+ * COMMIT, and when the transaction changed rows the data version's
+ * nextval() right after it in the same round trip (a simple query of two
+ * statements: the second runs once the first has committed). The result
+ * of the COMMIT is the one that counts.
+ */
+static PGresult *commit_send(struct store_conn *conn)
+{
+	PGresult *res = NULL, *next;
+
+	if (!conn->tx_wrote)
+		return PQexec(conn->pg, "COMMIT");
+	if (!PQsendQuery(conn->pg, "COMMIT; SELECT nextval('revline_data_version')"))
+		return NULL;
+	while ((next = PQgetResult(conn->pg))) {
+		if (!res)
+			res = next;
+		else
+			PQclear(next);
+	}
+	return res;
+}
+
 static int pg_commit(struct store_conn *conn)
 {
-	PGresult *res = PQexec(conn->pg, "COMMIT");
+	PGresult *res = commit_send(conn);
 	int error = 0;
 
 	if (!result_ok(res))
@@ -361,8 +384,6 @@ static int pg_commit(struct store_conn *conn)
 
 	/* A COMMIT of a failed transaction is a ROLLBACK that succeeds: the transaction is over either way. */
 	conn->in_tx = false;
-	if (!error && conn->tx_wrote)
-		data_version_bump(conn);
 	conn->tx_wrote = false;
 	return error;
 }
