@@ -294,9 +294,13 @@ int store_feedback_describe(struct buf *out, struct store *store, int64_t id)
 	int error;
 
 	buf_clear(out);
-	if ((error = buf_put(out, "", 0)) < 0 || (error = store_begin(store)) < 0)
+	if ((error = buf_put(out, "", 0)) < 0)
 		return error;
-	return store_end(store, describe_read(out, store, id));
+	/* Reads take the store's lock, not a write transaction (on PostgreSQL: every client's lock). */
+	store_lock(store);
+	error = describe_read(out, store, id);
+	store_unlock(store);
+	return error;
 }
 
 static int latest_read(bool *out, struct store *store, const char *fingerprint)
@@ -325,10 +329,10 @@ int store_feedback_latest_false_positive(bool *out, struct store *store, const c
 	int error;
 
 	*out = false;
-	if ((error = store_begin(store)) < 0)
-		return error;
-	if (!(error = store_end(store, latest_read(&suppressed, store, fingerprint))))
+	store_lock(store);
+	if (!(error = latest_read(&suppressed, store, fingerprint)))
 		*out = suppressed;
+	store_unlock(store);
 	return error;
 }
 
@@ -448,11 +452,12 @@ int store_feedback_similar(struct feedback_examples *lists, size_t nlists, struc
 	size_t i;
 	int error;
 
-	if ((error = store_begin(store)) < 0)
-		return error;
+	error = 0;
+	store_lock(store);
 	for (i = 0; i < nlists && !error; i++)
 		error = examples_find(&lists[i], store, rule_id, query);
-	if ((error = store_end(store, error)) < 0)
+	store_unlock(store);
+	if (error < 0)
 		for (i = 0; i < nlists; i++)
 			feedback_examples_release(&lists[i]);
 	return error;
