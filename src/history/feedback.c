@@ -69,7 +69,34 @@ int feedback_suppressed(bool *out, struct store *store, const char *fingerprint)
 	*out = false;
 	if (!fingerprint || !*fingerprint)
 		return 0;
-	return store_feedback_latest_false_positive(out, store, fingerprint);
+	return store_feedback_false_positives(out, store, &fingerprint, 1);
+}
+
+int feedback_suppress(struct store *store, struct finding *findings, size_t count)
+{
+	const char **fps = calloc(count ? count : 1, sizeof(*fps));
+	bool *fp = calloc(count ? count : 1, sizeof(*fp));
+	size_t *at = calloc(count ? count : 1, sizeof(*at));
+	size_t i, n = 0;
+	int error = 0;
+
+	if (!fps || !fp || !at) {
+		error = error_nomem();
+		goto done;
+	}
+	for (i = 0; i < count; i++)
+		if (!findings[i].suppressed && findings[i].fingerprint[0]) {
+			fps[n] = findings[i].fingerprint;
+			at[n++] = i;
+		}
+	if (n && (error = store_feedback_false_positives(fp, store, fps, n)) == 0)
+		for (i = 0; i < n; i++)
+			findings[at[i]].suppressed = fp[i];
+done:
+	free(fps);
+	free(fp);
+	free(at);
+	return error;
 }
 
 /* Languages by extension: signal 2 of the query, and the fence of an example's code. */

@@ -48,6 +48,9 @@ int feedback_describe(struct buf *out, struct store *store, int64_t id);
  * (a later accept or reject lifts it).
  */
 int feedback_suppressed(bool *out, struct store *store, const char *fingerprint);
+/* The same for many findings at once (one query): marks suppressed those whose latest word is false_positive. */
+struct finding;
+int feedback_suppress(struct store *store, struct finding *findings, size_t count);
 
 /*
  * The retrieval query for a rule's part of a change, from several signals

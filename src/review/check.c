@@ -184,11 +184,33 @@ void check_free(struct check *c)
 	free(c);
 }
 
+/* The check's rules, in one transaction; their rows' ids are the results'. */
+static int rules_store(struct check *c)
+{
+	const struct rule **rules = calloc(c->nstates ? c->nstates : 1, sizeof(*rules));
+	int64_t *ids = calloc(c->nstates ? c->nstates : 1, sizeof(*ids));
+	size_t i;
+	int error;
+
+	if (!rules || !ids) {
+		error = error_nomem();
+		goto done;
+	}
+	for (i = 0; i < c->nstates; i++)
+		rules[i] = c->states[i].result.rule;
+	if ((error = store_rules_add(c->opts.store, ids, c->id, rules, c->nstates)) == 0)
+		for (i = 0; i < c->nstates; i++)
+			c->states[i].result.id = ids[i];
+done:
+	free(rules);
+	free(ids);
+	return error;
+}
+
 static int check_store_begin(struct check *c)
 {
 	struct buf text = BUF_INIT;
 	struct check_record rec = { 0 };
-	size_t i;
 	int error = 0;
 
 	if (!check_storing(c))
@@ -214,9 +236,8 @@ static int check_store_begin(struct check *c)
 		check_store_failed(c);
 		goto done;
 	}
-	for (i = 0; i < c->nstates && check_storing(c); i++)
-		if (store_rule_add(c->opts.store, &c->states[i].result.id, c->id, c->states[i].result.rule) < 0)
-			check_store_failed(c);
+	if (rules_store(c) < 0)
+		check_store_failed(c);
 done:
 	buf_release(&text);
 	return error;
@@ -254,9 +275,8 @@ static void rule_timeout(struct check *c, size_t index)
 	for (k = 0; k < s->nchunks; k++)
 		if ((ms = sched_task_timeout_ms(&c->opts.sched, s->chunks[k]->weight)) > most)
 			most = ms;
+	/* Kept with the rule's result (store_result_put). */
 	s->result.timeout_ms = most;
-	if (check_storing(c) && s->result.id && store_rule_timeout(c->opts.store, s->result.id, most) < 0)
-		check_store_failed(c);
 }
 
 static int start_rule(struct check *c, size_t index)

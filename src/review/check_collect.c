@@ -35,10 +35,9 @@ static void findings_verify(struct check *c, struct finding *f, size_t n)
 		finding_fingerprint(&f[i]);
 		if (suppress_inline(&f[i], ignores) < 0)
 			error_clear();
-		if (!f[i].suppressed && check_storing(c) &&
-		    feedback_suppressed(&f[i].suppressed, c->opts.store, f[i].fingerprint) < 0)
-			check_store_failed(c);
 	}
+	if (check_storing(c) && feedback_suppress(c->opts.store, f, n) < 0)
+		check_store_failed(c);
 	suppress_files_free(ignores);
 	evidence_files_free(files);
 }

@@ -84,6 +84,9 @@ int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const str
  * finding's id.
  */
 int store_result_put(struct store *store, int64_t check_id, struct rule_result *result);
+/* The check's rules, in one transaction: ids[i] for rules[i] (all 0 on failure). */
+int store_rules_add(struct store *store, int64_t *ids, int64_t check_id, const struct rule *const *rules,
+		    size_t count);
 /*
  * A stored check's findings as its rules gave them (the ids a check shows;
  * not the report's merged ones), the most severe first: check *check_id of
@@ -101,9 +104,8 @@ int store_check_findings(struct finding **out, size_t *count, int64_t *check_id,
 int store_check_finish(struct store *store, int64_t check_id, const char *status,
 		       long duration_ms, const struct check_stats *stats, struct report *report);
 
-/* The timeout a check chose (timeout.h), and the one a rule's requests got (the longest, in ms). */
+/* The timeout a check chose (timeout.h); a rule's (the longest of its requests) is kept with its result. */
 int store_check_timeout(struct store *store, int64_t check_id, double base, double chosen, const char *reason);
-int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms);
 
 /*
  * The LLM cache: an answer by key, or RL_ENOTFOUND, with what it billed

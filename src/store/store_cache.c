@@ -11,15 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The answer and what it billed, counting the hit in the same statement:
+ * one round trip, no transaction (a single statement is atomic on both
+ * backends), under the store's lock for its connection.
+ */
 static int cache_read(struct store *store, const char *key, char **answer, struct usage *usage)
 {
 	struct store_stmt *stmt = NULL;
 	const char *text;
 	int error, rc;
 
-	if ((error = store_prepare(store, &stmt, "SELECT answer, tokens_in, tokens_out, tokens_cached, "
-				   "tokens_cache_write FROM llm_cache WHERE key = :key")) < 0)
+	if ((error = store_prepare(store, &stmt, "UPDATE llm_cache SET hits = hits + 1, last_used_at = :now "
+				   "WHERE key = :key RETURNING answer, tokens_in, tokens_out, tokens_cached, "
+				   "tokens_cache_write")) < 0)
 		return error;
+	store_bind_int(stmt, ":now", clock_wall_ms());
 	store_bind_text(stmt, ":key", key);
 	rc = store_step(stmt);
 	if (rc == STORE_DONE) {
@@ -41,27 +48,14 @@ static int cache_read(struct store *store, const char *key, char **answer, struc
 	usage->tokens_cache_write = (long)store_column_int64(stmt, 4);
 	/* Not kept: the model table prices the tokens (the row names the model). */
 	usage->cost_usd = -1;
+	/* RETURNING's row is out before the statement has finished: run it to its end. */
+	if ((rc = store_step(stmt)) < 0)
+		error = rc;
 done:
 	store_finalize(stmt);
 	return error;
 }
 
-static int cache_touch(struct store *store, const char *key, int64_t now)
-{
-	struct store_stmt *stmt = NULL;
-	int error;
-
-	if ((error = store_prepare(store, &stmt, "UPDATE llm_cache SET hits = hits + 1, "
-				   "last_used_at = :now WHERE key = :key")) < 0)
-		return error;
-	store_bind_int(stmt, ":now", now);
-	store_bind_text(stmt, ":key", key);
-	error = store_step_done(stmt);
-	store_finalize(stmt);
-	return error;
-}
-
-/* A write transaction from the start: a read upgraded to a write may fail busy without waiting. */
 int store_cache_fetch(struct store *store, const char *key, char **answer, struct usage *usage)
 {
 	struct usage unused;
@@ -70,11 +64,10 @@ int store_cache_fetch(struct store *store, const char *key, char **answer, struc
 	*answer = NULL;
 	if (!usage)
 		usage = &unused;
-	if ((error = store_begin(store)) < 0)
-		return error;
-	if (!(error = cache_read(store, key, answer, usage)))
-		error = cache_touch(store, key, clock_wall_ms());
-	if ((error = store_end(store, error)) < 0) {
+	store_lock(store);
+	error = cache_read(store, key, answer, usage);
+	store_unlock(store);
+	if (error < 0) {
 		free(*answer);
 		*answer = NULL;
 	}

@@ -58,21 +58,6 @@ int store_check_timeout(struct store *store, int64_t check_id, double base, doub
 	return error;
 }
 
-int store_rule_timeout(struct store *store, int64_t rule_row, long timeout_ms)
-{
-	struct store_stmt *stmt = NULL;
-	int error;
-
-	if ((error = store_prepare(store, &stmt,
-				   "UPDATE check_threadlines SET timeout_ms = :ms WHERE id = :id")) < 0)
-		return error;
-	store_bind_int(stmt, ":id", rule_row);
-	store_bind_int(stmt, ":ms", timeout_ms);
-	error = store_step_done(stmt);
-	store_finalize(stmt);
-	return error;
-}
-
 /* Serialise and release a value built by the helpers below (NULL: memory ran out). */
 static int json_out(char **out, json_t *value)
 {
@@ -305,80 +290,178 @@ done:
 	return error;
 }
 
-int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
+int store_rules_add(struct store *store, int64_t *ids, int64_t check_id, const struct rule *const *rules,
+		    size_t count)
 {
-	int64_t row = 0;
+	size_t i;
 	int error;
 
-	*id = 0;
-	if (!rule || !rule->id)
-		return error_set(RL_EUSAGE, "%s: a rule without an id", store_path(store));
+	for (i = 0; i < count; i++) {
+		ids[i] = 0;
+		if (!rules[i] || !rules[i]->id)
+			return error_set(RL_EUSAGE, "%s: a rule without an id", store_path(store));
+	}
 	if ((error = store_begin(store)) < 0)
 		return error;
-	error = rule_insert(store, &row, check_id, rule);
-	if (!(error = store_end(store, error)))
-		*id = row;
+	for (i = 0; i < count && !error; i++)
+		error = rule_insert(store, &ids[i], check_id, rules[i]);
+	if ((error = store_end(store, error)) < 0)
+		for (i = 0; i < count; i++)
+			ids[i] = 0;
 	return error;
 }
 
-static const char finding_sql[] =
-	"INSERT INTO findings (check_id, check_threadline_id, rule_id, file, line, end_line, "
-	"severity, category, title, issue, suggestion, evidence, verified, verify_note, "
-	"fingerprint, suppressed, from_rules, reduced, created_at) VALUES (:check, :threadline, "
-	":rule, :file, :line, :end_line, :severity, :category, :title, :issue, :suggestion, "
-	":evidence, :verified, :verify_note, :fingerprint, :suppressed, :from_rules, :reduced, :now) "
-	"RETURNING id";
-
-/* One finding with finding_sql; threadline 0 is the report's merged finding. */
-static int finding_insert(struct store_stmt *stmt, int64_t check_id,
-			  int64_t threadline, struct finding *f, int64_t now)
+int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
 {
-	char *evidence = NULL, *from = NULL;
+	return store_rules_add(store, id, check_id, &rule, 1);
+}
+
+/*
+ * Findings go in rows of at most FINDINGS_CHUNK a statement: one round
+ * trip for a rule's findings on a server, well under every backend's
+ * limit of parameters (19 a row).
+ */
+#define FINDINGS_CHUNK 32
+static const char *const finding_columns[] = {
+	"check_id", "check_threadline_id", "rule_id", "file", "line", "end_line", "severity", "category", "title",
+	"issue", "suggestion", "evidence", "verified", "verify_note", "fingerprint", "suppressed", "from_rules",
+	"reduced", "created_at",
+};
+#define FINDING_COLUMNS (sizeof(finding_columns) / sizeof(finding_columns[0]))
+
+static int findings_sql(struct buf *sql, size_t rows)
+{
+	size_t r, k;
+	int error = buf_puts(sql, "INSERT INTO findings (");
+
+	for (k = 0; k < FINDING_COLUMNS && !error; k++)
+		error = buf_printf(sql, "%s%s", k ? ", " : "", finding_columns[k]);
+	if (!error)
+		error = buf_puts(sql, ") VALUES ");
+	for (r = 0; r < rows && !error; r++) {
+		error = buf_puts(sql, r ? ", (" : "(");
+		for (k = 0; k < FINDING_COLUMNS && !error; k++)
+			error = buf_printf(sql, "%s:%s_%zu", k ? ", " : "", finding_columns[k], r);
+		if (!error)
+			error = buf_putc(sql, ')');
+	}
+	return error ? error : buf_puts(sql, " RETURNING id");
+}
+
+static void bind_text_at(struct store_stmt *stmt, const char *column, size_t row, const char *value)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), ":%s_%zu", column, row);
+	store_bind_text(stmt, name, value);
+}
+
+static void bind_int_at(struct store_stmt *stmt, const char *column, size_t row, int64_t value)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), ":%s_%zu", column, row);
+	store_bind_int(stmt, name, value);
+}
+
+/* Row r of the statement: the finding; threadline 0 is the report's merged finding. */
+static int finding_bind(struct store_stmt *stmt, size_t r, int64_t check_id, int64_t threadline,
+			const struct finding *f, int64_t now)
+{
+	char *evidence = NULL, *from = NULL, name[64];
 	int error;
 
 	if ((error = json_evidence(&evidence, &f->evidence)) < 0 ||
 	    (error = json_strings(&from, f->from_rules, f->nfrom)) < 0)
 		goto done;
-	store_bind_int(stmt, ":check", check_id);
-	bind_id(stmt, ":threadline", threadline);
-	store_bind_text(stmt, ":rule", f->rule_id);
-	store_bind_text(stmt, ":file", f->file);
-	store_bind_int(stmt, ":line", f->line);
-	store_bind_int(stmt, ":end_line", f->end_line);
-	store_bind_text(stmt, ":severity", severity_name(f->severity));
-	store_bind_text(stmt, ":category", f->category);
-	store_bind_text(stmt, ":title", f->title);
-	store_bind_text(stmt, ":issue", f->issue);
-	store_bind_text(stmt, ":suggestion", f->suggestion);
-	store_bind_text(stmt, ":evidence", evidence);
-	store_bind_int(stmt, ":verified", f->verified);
-	store_bind_text(stmt, ":verify_note", f->verify_note);
-	store_bind_text(stmt, ":fingerprint", f->fingerprint[0] ? f->fingerprint : NULL);
-	store_bind_int(stmt, ":suppressed", f->suppressed);
-	store_bind_text(stmt, ":from_rules", from);
-	store_bind_int(stmt, ":reduced", !threadline);
-	store_bind_int(stmt, ":now", now);
-	error = store_step_id(stmt, &f->id);
+	bind_int_at(stmt, "check_id", r, check_id);
+	snprintf(name, sizeof(name), ":check_threadline_id_%zu", r);
+	bind_id(stmt, name, threadline);
+	bind_text_at(stmt, "rule_id", r, f->rule_id);
+	bind_text_at(stmt, "file", r, f->file);
+	bind_int_at(stmt, "line", r, f->line);
+	bind_int_at(stmt, "end_line", r, f->end_line);
+	bind_text_at(stmt, "severity", r, severity_name(f->severity));
+	bind_text_at(stmt, "category", r, f->category);
+	bind_text_at(stmt, "title", r, f->title);
+	bind_text_at(stmt, "issue", r, f->issue);
+	bind_text_at(stmt, "suggestion", r, f->suggestion);
+	bind_text_at(stmt, "evidence", r, evidence);
+	bind_int_at(stmt, "verified", r, f->verified);
+	bind_text_at(stmt, "verify_note", r, f->verify_note);
+	bind_text_at(stmt, "fingerprint", r, f->fingerprint[0] ? f->fingerprint : NULL);
+	bind_int_at(stmt, "suppressed", r, f->suppressed);
+	bind_text_at(stmt, "from_rules", r, from);
+	bind_int_at(stmt, "reduced", r, !threadline);
+	bind_int_at(stmt, "created_at", r, now);
 done:
 	free(evidence);
 	free(from);
 	return error;
 }
 
+static int id_order(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The new rows' ids, to their findings: under the store's write lock the
+ * rows of one statement get ids in the order of its VALUES (SQLite's rowid
+ * and PostgreSQL's identity both count up), so the sorted ids are the
+ * findings' in order; RETURNING's own order is not promised.
+ */
+static int ids_take(struct store_stmt *stmt, struct finding *findings, size_t n)
+{
+	int64_t ids[FINDINGS_CHUNK];
+	size_t got = 0, i;
+	int rc;
+
+	while ((rc = store_step(stmt)) == STORE_ROW)
+		if (got < n)
+			ids[got++] = store_column_int64(stmt, 0);
+	if (rc < 0)
+		return rc;
+	if (got != n)
+		return error_set(RL_EIO, "%zu findings inserted, %zu ids returned", n, got);
+	qsort(ids, n, sizeof(*ids), id_order);
+	for (i = 0; i < n; i++)
+		findings[i].id = ids[i];
+	return 0;
+}
+
+static int findings_chunk(struct store *store, int64_t check_id, int64_t threadline, struct finding *findings,
+			  size_t n, int64_t now)
+{
+	struct store_stmt *stmt = NULL;
+	struct buf sql = BUF_INIT;
+	size_t r;
+	int error;
+
+	if ((error = findings_sql(&sql, n)) < 0 || (error = store_prepare(store, &stmt, sql.ptr)) < 0)
+		goto done;
+	for (r = 0; r < n && !error; r++)
+		error = finding_bind(stmt, r, check_id, threadline, &findings[r], now);
+	if (!error)
+		error = ids_take(stmt, findings, n);
+done:
+	store_finalize(stmt);
+	buf_release(&sql);
+	return error;
+}
+
 static int findings_insert(struct store *store, int64_t check_id, int64_t threadline,
 			   struct finding *findings, size_t count, int64_t now)
 {
-	struct store_stmt *stmt = NULL;
-	size_t i;
-	int error;
+	size_t at, n;
+	int error = 0;
 
-	if (!count)
-		return 0;
-	if ((error = store_prepare(store, &stmt, finding_sql)) < 0)
-		return error;
-	for (i = 0; i < count && !error; i++)
-		error = finding_insert(stmt, check_id, threadline, &findings[i], now);
-	store_finalize(stmt);
+	for (at = 0; at < count && !error; at += n) {
+		n = count - at < FINDINGS_CHUNK ? count - at : FINDINGS_CHUNK;
+		error = findings_chunk(store, check_id, threadline, findings + at, n, now);
+	}
 	return error;
 }
 
@@ -391,7 +474,7 @@ static void findings_forget(struct finding *findings, size_t count)
 		findings[i].id = 0;
 }
 
-/* The rule's row in this check: result->id when set, else found by the rule's id. */
+/* The rule's row in this check, found by the rule's id. */
 static int threadline_find(struct store *store, int64_t *out, int64_t check_id,
 			   const struct rule_result *result)
 {
@@ -461,6 +544,54 @@ done:
  * Putting a rule's result again (a retried rule) replaces the earlier
  * result and its findings: the latest settling is the one that counts.
  */
+/*
+ * The rule's row in this check, with the longest a request of it could
+ * take: result->id when set (checked to be of this check by the same
+ * UPDATE), else found by the rule's id.
+ */
+static int threadline_mark(struct store *store, int64_t *out, int64_t check_id,
+			   const struct rule_result *result)
+{
+	struct store_stmt *stmt = NULL;
+	int error;
+
+	if (!result->id) {
+		if ((error = threadline_find(store, out, check_id, result)) < 0)
+			return error;
+	} else {
+		*out = result->id;
+	}
+	if ((error = store_prepare(store, &stmt, "UPDATE check_threadlines SET timeout_ms = :ms "
+				   "WHERE id = :id AND check_id = :check")) < 0)
+		return error;
+	store_bind_int(stmt, ":ms", result->timeout_ms);
+	store_bind_int(stmt, ":id", *out);
+	store_bind_int(stmt, ":check", check_id);
+	if (!(error = store_step_done(stmt)) && store_changes(stmt) != 1)
+		error = error_set(RL_ENOTFOUND, "%s: check %lld has no rule %lld", store_path(store),
+				  (long long)check_id, (long long)*out);
+	store_finalize(stmt);
+	return error;
+}
+
+/*
+ * A result stored before (a rule run again) goes, with its findings; a
+ * rule's first result finds none, and its findings are not looked for.
+ */
+static int result_forget(struct store *store, int64_t threadline)
+{
+	struct store_stmt *stmt = NULL;
+	int error;
+
+	if ((error = store_prepare(store, &stmt, "DELETE FROM check_results WHERE check_threadline_id = :id")) < 0)
+		return error;
+	store_bind_int(stmt, ":id", threadline);
+	if (!(error = store_step_done(stmt)) && store_changes(stmt) > 0)
+		error = exec_id(store, "DELETE FROM findings WHERE check_threadline_id = :id", threadline);
+	store_finalize(stmt);
+	return error;
+}
+
 int store_result_put(struct store *store, int64_t check_id, struct rule_result *result)
 {
 	int64_t threadline = 0, now = clock_wall_ms();
@@ -472,11 +603,8 @@ int store_result_put(struct store *store, int64_t check_id, struct rule_result *
 				 rule_status_name(result->status));
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if (!(error = threadline_find(store, &threadline, check_id, result)) &&
-	    !(error = exec_id(store, "DELETE FROM findings WHERE check_threadline_id = :id",
-			      threadline)) &&
-	    !(error = exec_id(store, "DELETE FROM check_results WHERE check_threadline_id = :id",
-			      threadline)) &&
+	if (!(error = threadline_mark(store, &threadline, check_id, result)) &&
+	    !(error = result_forget(store, threadline)) &&
 	    !(error = result_insert(store, threadline, result, now)))
 		error = findings_insert(store, check_id, threadline, result->findings,
 					result->nfindings, now);

@@ -303,36 +303,73 @@ int store_feedback_describe(struct buf *out, struct store *store, int64_t id)
 	return error;
 }
 
-static int latest_read(bool *out, struct store *store, const char *fingerprint)
-{
-	struct store_stmt *stmt = NULL;
-	int error, rc;
+/* At most this many fingerprints a query: the parameters stay well under every backend's limit. */
+#define LATEST_CHUNK 64
 
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT CASE WHEN kind = 'false_positive' THEN 1 ELSE 0 END FROM feedback "
-				   "WHERE fingerprint = :fp "
-				   "AND kind IN " FINDING_KINDS " ORDER BY id DESC LIMIT 1")) < 0)
-		return error;
-	store_bind_text(stmt, ":fp", fingerprint);
-	rc = store_step(stmt);
-	if (rc == STORE_ROW)
-		*out = store_column_int(stmt, 0) != 0;
-	else if (rc != STORE_DONE)
-		error = rc;
-	store_finalize(stmt);
+/* The fingerprints' latest word, newest first: the first row of each decides. */
+static int latest_query(struct store_stmt **out, struct store *store, const char *const *fps, size_t n)
+{
+	struct buf sql = BUF_INIT;
+	char name[32];
+	size_t i;
+	int error;
+
+	error = buf_puts(&sql, "SELECT fingerprint, CASE WHEN kind = 'false_positive' THEN 1 ELSE 0 END FROM feedback "
+			 "WHERE kind IN " FINDING_KINDS " AND fingerprint IN (");
+	for (i = 0; i < n && !error; i++)
+		error = buf_printf(&sql, "%s:fp%zu", i ? ", " : "", i);
+	if (!error && !(error = buf_puts(&sql, ") ORDER BY id DESC")))
+		error = store_prepare(store, out, sql.ptr);
+	for (i = 0; i < n && !error; i++) {
+		snprintf(name, sizeof(name), ":fp%zu", i);
+		store_bind_text(*out, name, fps[i]);
+	}
+	buf_release(&sql);
 	return error;
 }
 
-int store_feedback_latest_false_positive(bool *out, struct store *store, const char *fingerprint)
+static int latest_read(bool *out, struct store *store, const char *const *fps, size_t n)
 {
-	bool suppressed = false;
-	int error;
+	struct store_stmt *stmt = NULL;
+	bool *decided = calloc(n ? n : 1, sizeof(*decided));
+	const char *fp;
+	size_t i;
+	int error, rc;
 
-	*out = false;
+	if (!decided)
+		return error_nomem();
+	if ((error = latest_query(&stmt, store, fps, n)) < 0)
+		goto done;
+	while ((rc = store_step(stmt)) == STORE_ROW) {
+		fp = store_column_text(stmt, 0);
+		for (i = 0; fp && i < n; i++)
+			if (!decided[i] && !strcmp(fps[i], fp)) {
+				decided[i] = true;
+				out[i] = store_column_int(stmt, 1) != 0;
+			}
+	}
+	if (rc != STORE_DONE)
+		error = rc;
+done:
+	store_finalize(stmt);
+	free(decided);
+	return error;
+}
+
+int store_feedback_false_positives(bool *out, struct store *store, const char *const *fingerprints, size_t count)
+{
+	size_t at, n;
+	int error = 0;
+
+	memset(out, 0, count * sizeof(*out));
 	store_lock(store);
-	if (!(error = latest_read(&suppressed, store, fingerprint)))
-		*out = suppressed;
+	for (at = 0; at < count && !error; at += n) {
+		n = count - at < LATEST_CHUNK ? count - at : LATEST_CHUNK;
+		error = latest_read(out + at, store, fingerprints + at, n);
+	}
 	store_unlock(store);
+	if (error)
+		memset(out, 0, count * sizeof(*out));
 	return error;
 }
 

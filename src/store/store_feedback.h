@@ -57,8 +57,8 @@ int store_feedback_on_fix(int64_t *id, struct store *store, int64_t fix_id,
 /* "rule, file:line" of a feedback (the line while its finding is stored); RL_ENOTFOUND for none. */
 int store_feedback_describe(struct buf *out, struct store *store, int64_t id);
 
-/* Whether the latest word on a fingerprint (false_positive, accept, reject) is false_positive. */
-int store_feedback_latest_false_positive(bool *out, struct store *store, const char *fingerprint);
+/* For each fingerprint, whether the latest word on it (false_positive, accept, reject) is false_positive. */
+int store_feedback_false_positives(bool *out, struct store *store, const char *const *fingerprints, size_t count);
 
 /* A list of examples and what it asks for: up to max of one kind. */
 struct feedback_examples {
