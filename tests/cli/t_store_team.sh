@@ -37,8 +37,9 @@ done
 pids=()
 for who in ana bo; do
 	for i in 1 2 3 4 5 6 7 8; do
-		(cd "$TMP/$who" && "$REVLINE" check --rules "$rules" --no-builtin --no-cache --no-fix-detection \
-			--fail-on none --format json >"$TMP/$who.$i.out" 2>"$TMP/$who.$i.err"; echo $? >"$TMP/$who.$i.rc") &
+		(cd "$TMP/$who" && rc=0 && "$REVLINE" check --rules "$rules" --no-builtin --no-cache --no-fix-detection \
+			--fail-on none --format json >"$TMP/$who.$i.out" 2>"$TMP/$who.$i.err" || rc=$?
+		 echo "$rc" >"$TMP/$who.$i.rc") &
 		pids+=($!)
 	done
 done
@@ -46,10 +47,10 @@ for pid in "${pids[@]}"; do wait "$pid"; done
 bad=0
 for who in ana bo; do
 	for i in 1 2 3 4 5 6 7 8; do
-		rc=$(cat "$TMP/$who.$i.rc")
+		rc=$(cat "$TMP/$who.$i.rc" 2>/dev/null || echo "none")
 		if [ "$rc" != 0 ] || [ -s "$TMP/$who.$i.err" ]; then
 			bad=$((bad + 1))
-			fail "$who's check $i: exit $rc: $(head -c 300 "$TMP/$who.$i.err")"
+			fail "$who's check $i: exit $rc: $(head -c 300 "$TMP/$who.$i.err") $(head -c 300 "$TMP/$who.$i.out")"
 		fi
 	done
 done
