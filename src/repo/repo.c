@@ -2,6 +2,7 @@
 #include "status.h"
 
 #include <git2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,17 +150,89 @@ static int merge_base(git_oid *out, git_repository *git, const git_oid *a, const
 	return 0;
 }
 
+/* What one fetch refspec of the remote makes of the branch's merge ref. */
+struct upstream_find {
+	const char *merge;
+	git_buf ref;
+	bool found;
+};
+
+static int refspec_try(const git_config_entry *entry, void *payload)
+{
+	struct upstream_find *f = payload;
+	git_refspec *spec = NULL;
+
+	if (f->found || git_refspec_parse(&spec, entry->value, 1) < 0)
+		return 0;
+	if (git_refspec_src_matches(spec, f->merge) && git_refspec_transform(&f->ref, spec, f->merge) == 0)
+		f->found = true;
+	git_refspec_free(spec);
+	return 0;
+}
+
+static int config_text(git_buf *out, git_config *config, const char *section, const char *name,
+		       const char *key)
+{
+	char *full = NULL;
+	int error;
+
+	if (asprintf(&full, "%s.%s.%s", section, name, key) < 0)
+		return -1;
+	error = git_config_get_string_buf(out, config, full);
+	free(full);
+	return error;
+}
+
+/*
+ * The ref HEAD's branch follows, as git reads it: branch.NAME.remote and
+ * branch.NAME.merge, through the remote's fetch refspecs ("." is this
+ * repository). Read here rather than with git_branch_upstream: libgit2 1.5
+ * leaks PCRE2 match data in the config patterns that one uses.
+ */
+static int upstream_ref(git_buf *out, git_repository *git, const char *branch)
+{
+	git_buf remote = GIT_BUF_INIT, merge = GIT_BUF_INIT;
+	struct upstream_find f = { NULL, GIT_BUF_INIT, false };
+	git_config *config = NULL;
+	char *key = NULL;
+	int error = -1;
+
+	if (git_repository_config_snapshot(&config, git) < 0 ||
+	    config_text(&remote, config, "branch", branch, "remote") < 0 ||
+	    config_text(&merge, config, "branch", branch, "merge") < 0)
+		goto done;
+	if (!strcmp(remote.ptr, ".")) {
+		error = git_buf_set(out, merge.ptr, merge.size);
+		goto done;
+	}
+	f.merge = merge.ptr;
+	if (asprintf(&key, "remote.%s.fetch", remote.ptr) < 0)
+		goto done;
+	if (git_config_get_multivar_foreach(config, key, NULL, refspec_try, &f) == 0 && f.found)
+		error = git_buf_set(out, f.ref.ptr, f.ref.size);
+done:
+	free(key);
+	git_buf_dispose(&f.ref);
+	git_buf_dispose(&remote);
+	git_buf_dispose(&merge);
+	git_config_free(config);
+	return error;
+}
+
 /* The upstream of HEAD's branch, as "origin/main", or NULL. */
 static char *upstream_name(git_repository *git, git_oid *oid)
 {
 	git_reference *head = NULL, *up = NULL;
+	git_buf ref = GIT_BUF_INIT;
 	char *name = NULL;
 
 	if (git_repository_head(&head, git) == 0 && git_reference_is_branch(head) &&
-	    git_branch_upstream(&up, head) == 0 && git_reference_target(up)) {
+	    upstream_ref(&ref, git, git_reference_shorthand(head)) == 0 &&
+	    git_reference_lookup(&up, git, ref.ptr) == 0 && git_reference_target(up)) {
 		name = strdup(git_reference_shorthand(up));
 		git_oid_cpy(oid, git_reference_target(up));
 	}
+	git_buf_dispose(&ref);
 	git_reference_free(up);
 	git_reference_free(head);
 	return name;
