@@ -66,6 +66,11 @@ sql() { pg_psql -c "$1"; }
 [ "$(sql "SELECT count(DISTINCT check_id) FROM findings WHERE reduced = 0")" = 16 ] &&
 	pass "no check lost another's finding" || fail "findings by check: $(sql "SELECT check_id, count(*) FROM findings GROUP BY check_id")"
 
+python3 - "$TMP/ana.1.out" <<'PY' && pass "a clone reviews against the merge base with its upstream, origin/main" || fail "base: $(head -c 400 "$TMP/ana.1.out")"
+import json, sys
+assert json.load(open(sys.argv[1]))["base"]["label"] == "merge base with origin/main"
+PY
+
 # --- a false positive marked in one clone, hidden in the other --------------------
 finding=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["findings"][0]["id"])' "$TMP/ana.1.out")
 (cd "$TMP/ana" && "$REVLINE" feedback "$finding" --false-positive --note "cmd is ours" >"$TMP/out" 2>"$TMP/err") &&
