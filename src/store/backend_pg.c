@@ -248,8 +248,16 @@ static void pg_close(struct store_conn *conn)
 static PGconn *pg_connect(const char *conninfo)
 {
 	/* Before dbname, so that the location's own setting wins; after it, what must be so. */
-	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname", "client_encoding", NULL };
-	const char *values[] = { CONNECT_TIMEOUT, "revline", conninfo, "UTF8", NULL };
+	/*
+	 * A server gone silent on a network ends a wait: TCP keepalives, and
+	 * data unacknowledged for 60 s (tcp_user_timeout); the location's own
+	 * settings win. A statement's own time is bounded once connected (pg_open).
+	 */
+	const char *keys[] = { "connect_timeout", "fallback_application_name", "keepalives", "keepalives_idle",
+			       "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname",
+			       "client_encoding", NULL };
+	const char *values[] = { CONNECT_TIMEOUT, "revline", "1", "30", "10", "3", "60000", conninfo, "UTF8",
+				 NULL };
 	const char *env = getenv("PGCONNECT_TIMEOUT");
 
 	if (env && *env)
@@ -284,6 +292,9 @@ static int pg_open(struct store_conn **out, const char *where)
 		goto done;
 	}
 	PQsetNoticeProcessor(conn->pg, notice_ignore, NULL);
+	/* A statement the server works on for more than 2 minutes is cancelled by it. */
+	if ((error = pg_exec(conn, "SET statement_timeout = '120s'")) < 0)
+		goto done;
 	*out = conn;
 	conn = NULL;
 done:
