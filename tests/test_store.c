@@ -319,14 +319,15 @@ static void test_schema_created(void **state)
 		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
 		"checks", "feedback",
 		"feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
-		"feedback_fts_idx", "findings", "fix_detection_runs", "llm_cache", "llm_refusals", "repos",
-		"signal_fixes", "signal_runs", "signals", "sqlite_sequence", "violation_fixes",
+		"feedback_fts_idx", "findings", "fix_detection_claims", "fix_detection_runs", "llm_cache",
+		"llm_refusals", "migrated_rows", "repos", "signal_fixes", "signal_runs", "signals",
+		"sqlite_sequence", "violation_fixes",
 	};
 	static const char *const indexes[] = {
-		"check_packages_check", "checks_consecutive", "feedback_fingerprint", "feedback_fix", "feedback_rule",
-		"findings_check", "findings_fingerprint", "findings_rule", "findings_threadline",
-		"fix_detection_runs_check", "llm_cache_last_used", "signal_fixes_file",
-		"signal_fixes_finding", "signal_fixes_signal", "signal_runs_repo_tool", "signals_file",
+		"check_packages_check", "checks_author", "checks_consecutive", "feedback_fingerprint", "feedback_fix",
+		"feedback_rule", "findings_check", "findings_fingerprint", "findings_rule", "findings_threadline",
+		"fix_detection_claims_previous", "fix_detection_runs_check", "llm_cache_last_used", "repos_remote",
+		"signal_fixes_file", "signal_fixes_finding", "signal_fixes_signal", "signal_runs_repo_tool", "signals_file",
 		"signals_run", "violation_fixes_fix_type",
 		"violation_fixes_threadline", "violation_fixes_time_between",
 		"violation_fixes_violation_check",
@@ -340,7 +341,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 6);
+	assert_int_equal(store_version(store), 7);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -351,7 +352,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 6);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 7);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -378,7 +379,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 6);
+	assert_int_equal(store_version(store), 7);
 	store_close(store);
 }
 
@@ -404,7 +405,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 6);
+	assert_int_equal(store_version(store), 7);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -428,7 +429,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 8", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -436,10 +437,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 7"));
+	assert_non_null(strstr(error_message(), "version 8"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 7);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 8);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -777,7 +778,8 @@ static char *rows_text(sqlite3 *db, const char *sql)
 
 /* What version 1 had, read the same way before and after migrating. */
 static const char *const v1_dumps[] = {
-	"SELECT * FROM repos ORDER BY id",
+	/* 7 added the remote. */
+	"SELECT id, path, name, created_at FROM repos ORDER BY id",
 	/* status and finished_at aside: the check left running is marked when opened. */
 	"SELECT id, repo_id, branch, environment, base_label, base_oid, head_label, head_oid, target, "
 	"created_at, duration_ms, rule_count, finding_count, summary, overall_severity, must_fix, "
@@ -838,7 +840,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(db);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 6);
+	assert_int_equal(store_version(store), 7);
 	db = store_db(store);
 	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
 	for (i = 0; i < NDUMPS; i++) {
@@ -1698,8 +1700,9 @@ static void test_schema_created_pg(void **state)
 {
 	static const char *const tables[] = {
 		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
-		"checks", "feedback", "findings", "fix_detection_runs", "llm_cache", "llm_refusals", "repos",
-		"revline_schema_version", "signal_fixes", "signal_runs", "signals", "violation_fixes",
+		"checks", "feedback", "findings", "fix_detection_claims", "fix_detection_runs", "llm_cache",
+		"llm_refusals", "migrated_rows", "repos", "revline_schema_version", "signal_fixes", "signal_runs",
+		"signals", "violation_fixes",
 	};
 	char *where = test_store_location(tmp, "revline.db"), *names;
 	struct store *store = open_ok(where), *again;
@@ -1709,7 +1712,7 @@ static void test_schema_created_pg(void **state)
 	(void)state;
 	assert_null(store_db(store));
 	assert_string_equal(store_path(store), where);
-	assert_int_equal(store_version(store), 6);
+	assert_int_equal(store_version(store), 7);
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		buf_printf(&want, "%s%s", i ? "," : "", tables[i]);
 	names = s_text_of(store, "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables "
@@ -1721,7 +1724,7 @@ static void test_schema_created_pg(void **state)
 				  "'violation_fixes_time_between')", 0), 4);
 	/* Opened again, nothing is made twice. */
 	again = open_ok(where);
-	assert_int_equal(store_version(again), 6);
+	assert_int_equal(store_version(again), 7);
 	assert_int_equal(s_int_of(again, "SELECT count(*) FROM revline_schema_version", 0), 1);
 	store_close(again);
 	store_close(store);
@@ -1736,14 +1739,14 @@ static void test_newer_database_refused_pg(void **state)
 	struct store *store = open_ok(where), *refused = NULL;
 
 	(void)state;
-	assert_int_equal(s_exec(store, "UPDATE revline_schema_version SET version = 7"), 0);
+	assert_int_equal(s_exec(store, "UPDATE revline_schema_version SET version = 8"), 0);
 	assert_int_equal(store_open(&refused, where), RL_EIO);
 	assert_null(refused);
 	assert_non_null(strstr(error_message(), where));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 7"));
+	assert_non_null(strstr(error_message(), "version 8"));
 	assert_non_null(strstr(error_message(), "revline.db"));
-	assert_int_equal(s_int_of(store, "SELECT version FROM revline_schema_version", 0), 7);
+	assert_int_equal(s_int_of(store, "SELECT version FROM revline_schema_version", 0), 8);
 	store_close(store);
 	free(where);
 }
@@ -1782,7 +1785,7 @@ static void test_migrate_once_pg(void **state)
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
 	store = open_ok(where);
-	assert_int_equal(store_version(store), 6);
+	assert_int_equal(store_version(store), 7);
 	assert_int_equal(s_int_of(store, "SELECT count(*) FROM revline_schema_version", 0), 1);
 	store_close(store);
 	free(where);

@@ -86,8 +86,8 @@ static int refuse_newer(struct store *store, int version)
 /*
  * Apply the step from version `from`, unless another process did it first
  * (the write transaction's lock keeps two from migrating at once): the
- * next migration, or a new database made at the latest version at once
- * when the backend can (store_dialect.create).
+ * next migration, or a new database made at once at the version the
+ * backend's schema is (store_dialect.create).
  */
 static int migrate_step(struct store *store, int from)
 {
@@ -96,7 +96,7 @@ static int migrate_step(struct store *store, int from)
 	int version = 0, to = from + 1, error;
 
 	if (from == 0 && b->dialect->create)
-		script = b->dialect->create, to = schema_known(store);
+		script = b->dialect->create, to = b->dialect->create_version;
 	if (!script)
 		return error_set(RL_EIO, "%s: schema version %d is unknown to this %s backend", store->path,
 				 from, b->name);

@@ -4,6 +4,47 @@
  */
 #include "store_schema.h"
 
+/*
+ * 7: a team's store, the same on both backends but for the integer type
+ * (SQLite's INTEGER is 64-bit, as PostgreSQL's BIGINT). Records say who
+ * wrote them (git's user.email) and on which machine (host: with the
+ * repository's path, the clone); a repository knows its remote
+ * (remote_url.h: credentials stripped, one form for ssh and https). Fix
+ * detection claims a pair of checks before it runs, so that two clients
+ * racing for it run it once; the runs already done claim theirs. What
+ * `revline db migrate` copied maps a source's row to the target's, so
+ * that copying again adds nothing and an interrupted copy goes on.
+ */
+#define SCHEMA_V7(INT) \
+	"ALTER TABLE repos ADD COLUMN remote TEXT;\n" \
+	"CREATE INDEX repos_remote ON repos (remote);\n" \
+	"ALTER TABLE checks ADD COLUMN author TEXT;\n" \
+	"ALTER TABLE checks ADD COLUMN host TEXT;\n" \
+	"CREATE INDEX checks_author ON checks (author);\n" \
+	"ALTER TABLE feedback ADD COLUMN author TEXT;\n" \
+	"ALTER TABLE feedback ADD COLUMN host TEXT;\n" \
+	"ALTER TABLE signal_fixes ADD COLUMN author TEXT;\n" \
+	"ALTER TABLE signal_fixes ADD COLUMN host TEXT;\n" \
+	"ALTER TABLE fix_detection_runs ADD COLUMN host TEXT;\n" \
+	"CREATE TABLE fix_detection_claims (\n" \
+	"	check_id " #INT " NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n" \
+	"	previous_check_id " #INT " NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n" \
+	"	run_id " #INT " REFERENCES fix_detection_runs(id) ON DELETE SET NULL,\n" \
+	"	claimed_at " #INT " NOT NULL,\n" \
+	"	PRIMARY KEY (check_id, previous_check_id)\n" \
+	");\n" \
+	"CREATE INDEX fix_detection_claims_previous ON fix_detection_claims (previous_check_id);\n" \
+	"INSERT INTO fix_detection_claims (check_id, previous_check_id, run_id, claimed_at)\n" \
+	"	SELECT check_id, previous_check_id, max(id), max(started_at) FROM fix_detection_runs\n" \
+	"	WHERE status = 'done' AND previous_check_id IS NOT NULL GROUP BY check_id, previous_check_id;\n" \
+	"CREATE TABLE migrated_rows (\n" \
+	"	source TEXT NOT NULL,\n" \
+	"	tbl TEXT NOT NULL,\n" \
+	"	source_id " #INT " NOT NULL,\n" \
+	"	target_id " #INT " NOT NULL,\n" \
+	"	PRIMARY KEY (source, tbl, source_id)\n" \
+	");\n"
+
 /* === SQLite ============================================================== */
 
 /*
@@ -397,6 +438,8 @@ static const char *const sqlite_migrations[] = {
 	"	refused_at INTEGER NOT NULL,\n"
 	"	PRIMARY KEY (server, model, param)\n"
 	");\n",
+	/* 7: a team's store (SCHEMA_V7 above). */
+	SCHEMA_V7(INTEGER),
 };
 
 /* FTS5's BM25: lower is better. */
@@ -726,7 +769,11 @@ static const char pg_create[] =
 	");\n";
 
 /* Versions 1 to 6 are made at once by pg_create; later versions append a script here. */
-static const char *const pg_migrations[] = { NULL, NULL, NULL, NULL, NULL, NULL };
+static const char *const pg_migrations[] = {
+	NULL, NULL, NULL, NULL, NULL, NULL,
+	/* 7: as SQLite's 7. */
+	SCHEMA_V7(BIGINT),
+};
 
 /*
  * The rows whose text has any of the query's terms ("a" OR "b", as
@@ -751,5 +798,6 @@ const struct store_dialect store_dialect_pg = {
 	.migrations = pg_migrations,
 	.nmigrations = sizeof(pg_migrations) / sizeof(pg_migrations[0]),
 	.create = pg_create,
+	.create_version = 6,
 	.feedback_match = pg_feedback_match,
 };

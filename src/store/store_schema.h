@@ -12,12 +12,14 @@ struct store_dialect {
 	const char *const *migrations;
 	size_t nmigrations;
 	/*
-	 * The latest schema at once, for a new database (version 0), which it
-	 * takes to version nmigrations; NULL: a new database replays every
-	 * migration. A backend that has one has no database older than the
-	 * version it was introduced at, and NULL migrations up to there.
+	 * A schema at once, for a new database (version 0), which it takes to
+	 * version create_version, the migrations after it applied next; NULL:
+	 * a new database replays every migration. A backend that has one has
+	 * no database older than create_version, and NULL migrations up to
+	 * there.
 	 */
 	const char *create;
+	int create_version;
 	/*
 	 * The feedback rows whose text matches :query, as (id, score), the
 	 * best match the lowest score (store_feedback.c joins and ranks them).
