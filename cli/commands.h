@@ -48,13 +48,13 @@ struct check;
 struct llm_config;
 int check_budget(struct buf *why, struct check *check, const struct llm_config *llm, long limit);
 
-/* Fix detection for a check, shared by `check` and `detect-fixes`. */
+/* Fix detection for a check, shared by `check` and `detect-fixes`; once: claim the pair (fixdetect.h). */
 struct fixdetect;
 struct store;
 struct llm_config;
 struct sched_options;
 int detect_fixes_run(struct fixdetect **out, struct store *store, int64_t check_id,
-		     struct llm_config *llm, const struct sched_options *sched);
+		     struct llm_config *llm, const struct sched_options *sched, bool once);
 void detect_fixes_spawn(int64_t check_id);
 void detect_fixes_print(FILE *out, const struct fixdetect *fd);
 struct json_t *detect_fixes_json(const struct fixdetect *fd);
