@@ -206,6 +206,8 @@ static const char *sqlstate_advice(const char *state)
 		return " (the server is out of a resource: disk, memory or connections; ask its administrator)";
 	if (!strncmp(state, "42501", 5))
 		return " (the user may not do this: grant it the privileges on the database's tables)";
+	if (!strcmp(state, "26000"))
+		return " (the session's prepared statements were reset, as by a pooler in transaction mode; run again)";
 	if (!strncmp(state, "08", 2) || !strncmp(state, "57P", 3))
 		return " (the connection to the server was lost; run again)";
 	return "";
