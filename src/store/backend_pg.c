@@ -14,8 +14,22 @@
  * - Statements: the store's :name parameters become $1, $2, ... when a
  *   statement is prepared; each run sends the values with the types they
  *   were bound with (int8, float8, text, bytea in binary; NULL untyped)
- *   through PQexecParams and fetches the result whole, so that another
- *   statement may run while this one's rows are read.
+ *   and fetches the result whole, so that another statement may run while
+ *   this one's rows are read.
+ * - Prepared statements: the connection keeps up to CACHE_SIZE, one per
+ *   SQL text and parameter types, named revline_N (N never reused). The
+ *   first run sends the Parse with the run, in one round trip (pipeline
+ *   mode), later runs the run alone: the server parses once, and plans
+ *   once a statement has run a few times (its generic plan). A new one
+ *   takes the least recently run one's place, deallocated first, outside a
+ *   transaction only (in one it runs unnamed: a failed DEALLOCATE would
+ *   fail the transaction). A rollback, or a savepoint's (refusable
+ *   statements), keeps them; one whose Parse failed is not kept. One the
+ *   server lost or has already (DISCARD ALL, a pooler that moves the
+ *   session: 26000, 42P05) or whose plan cannot follow its tables (0A000)
+ *   turns the cache off: unnamed statements from then on, the failed one
+ *   run again at once outside a transaction. exec (a migration's script)
+ *   deallocates them all first.
  * - Write transactions: BEGIN, then a transaction-scoped advisory lock
  *   (LOCK_KEY) that every revline client takes, so that write transactions
  *   run one at a time as they do on SQLite (BEGIN IMMEDIATE), waited for at
@@ -25,7 +39,10 @@
  * - The data version (store_history_version): the sequence
  *   revline_data_version, advanced by nextval() after every commit of a
  *   transaction that changed rows (sent with the COMMIT, in its round trip)
- *   and after every such statement outside a transaction. Sequences are not transactional and take no lock, so
+ *   and after every such statement outside a transaction: an INSERT,
+ *   UPDATE or DELETE sends it in the statement's round trip (a pipeline,
+ *   the nextval after the statement's own commit), which advances it even
+ *   when nothing matched. Sequences are not transactional and take no lock, so
  *   this costs one short statement per write and no contention; it moves
  *   only after the change is visible, so a reader that sees it move reads
  *   the change. A client killed between its commit and the nextval leaves
@@ -45,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define CONNECT_TIMEOUT "10"
@@ -63,6 +81,21 @@
 /* The mark of a statement whose failure as it runs is its input refused (store_dialect.feedback_match). */
 #define REFUSABLE "/* refusable */"
 
+/* The statements a connection keeps prepared on the server. */
+#define CACHE_SIZE 64
+
+#define DATA_VERSION_NEXT "SELECT nextval('revline_data_version')"
+
+/* A statement prepared on the connection: its SQL and parameter types, and its name. */
+struct prepared {
+	char *sql;               /* NULL: a free place */
+	uint64_t hash;           /* of the SQL and the types */
+	unsigned int *types;
+	int ntypes;
+	uint64_t used;           /* the connection's run count when it last ran: the least recent goes */
+	char name[24];
+};
+
 struct store_conn {
 	PGconn *pg;
 	/* The location as messages name it, and the setting that named it. */
@@ -73,6 +106,11 @@ struct store_conn {
 	bool tx_wrote;
 	int64_t last_changes;
 	int64_t total_changes;
+	struct prepared cache[CACHE_SIZE];
+	int cached;
+	uint64_t runs;
+	unsigned int named;      /* statements named so far: the next name's number */
+	bool cache_off;
 };
 
 /* A bound value: its type, its bytes (text form, or the raw bytes of a bytea). */
@@ -87,6 +125,9 @@ struct param {
 struct store_conn_stmt {
 	struct store_conn *conn;
 	char *sql;               /* with $n in place of :name */
+	uint64_t hash;           /* of sql */
+	/* An INSERT, UPDATE or DELETE: outside a transaction, the data version's nextval goes with it. */
+	bool writes;
 	struct param *params;
 	int nparams;
 	PGresult *res;
@@ -165,6 +206,8 @@ static const char *sqlstate_advice(const char *state)
 		return " (the server is out of a resource: disk, memory or connections; ask its administrator)";
 	if (!strncmp(state, "42501", 5))
 		return " (the user may not do this: grant it the privileges on the database's tables)";
+	if (!strcmp(state, "26000"))
+		return " (the session's prepared statements were reset, as by a pooler in transaction mode; run again)";
 	if (!strncmp(state, "08", 2) || !strncmp(state, "57P", 3))
 		return " (the connection to the server was lost; run again)";
 	return "";
@@ -192,17 +235,20 @@ static bool result_ok(PGresult *res)
 	return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
 }
 
+/* The rows a statement inserted, changed or deleted: a SELECT's rows (PQcmdTuples gives them too) are none. */
 static int64_t cmd_tuples(PGresult *res)
 {
 	const char *n = PQcmdTuples(res);
 
+	if (!strncmp(PQcmdStatus(res), "SELECT", 6))
+		return 0;
 	return n && *n ? strtoll(n, NULL, 10) : 0;
 }
 
 /* The data version moves after a change is visible (see the top of this file); best effort. */
 static void data_version_bump(struct store_conn *conn)
 {
-	PQclear(PQexec(conn->pg, "SELECT nextval('revline_data_version')"));
+	PQclear(PQexec(conn->pg, DATA_VERSION_NEXT));
 }
 
 static int pg_exec(struct store_conn *conn, const char *sql)
@@ -212,6 +258,124 @@ static int pg_exec(struct store_conn *conn, const char *sql)
 
 	PQclear(res);
 	return error;
+}
+
+/* --- prepared statements (see the top of this file) ---------------------- */
+
+/* FNV-1a. */
+static uint64_t hash_add(uint64_t hash, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		hash = (hash ^ p[i]) * 1099511628211ULL;
+	return hash;
+}
+
+static void prepared_free(struct store_conn *conn, struct prepared *p)
+{
+	free(p->sql);
+	free(p->types);
+	memset(p, 0, sizeof(*p));
+	conn->cached--;
+}
+
+/* Forget them all without a word to the server (it keeps them until the connection closes). */
+static void cache_forget(struct store_conn *conn)
+{
+	struct prepared *p;
+
+	for (p = conn->cache; p < conn->cache + CACHE_SIZE; p++)
+		if (p->sql)
+			prepared_free(conn, p);
+}
+
+/* The statement prepared with this SQL and these types, or NULL. */
+static struct prepared *cache_find(struct store_conn *conn, const char *sql, uint64_t hash,
+				   const unsigned int *types, int n)
+{
+	struct prepared *p;
+
+	for (p = conn->cache; p < conn->cache + CACHE_SIZE; p++)
+		if (p->sql && p->hash == hash && p->ntypes == n &&
+		    (!n || !memcmp(p->types, types, (size_t)n * sizeof(*types))) && !strcmp(p->sql, sql))
+			return p;
+	return NULL;
+}
+
+/* A place for a new statement: a free one, else the least recently run one's, deallocated; NULL in a transaction. */
+static struct prepared *cache_place(struct store_conn *conn)
+{
+	struct prepared *p, *oldest = conn->cache;
+	char sql[64];
+
+	for (p = conn->cache; p < conn->cache + CACHE_SIZE; p++) {
+		if (!p->sql)
+			return p;
+		if (p->used < oldest->used)
+			oldest = p;
+	}
+	if (PQtransactionStatus(conn->pg) != PQTRANS_IDLE)
+		return NULL;
+	/* Its name is never used again: one the server no longer had is as good as gone. */
+	snprintf(sql, sizeof(sql), "DEALLOCATE %s", oldest->name);
+	PQclear(PQexec(conn->pg, sql));
+	prepared_free(conn, oldest);
+	return oldest;
+}
+
+/* A new statement in the cache, named, to be prepared as it first runs; NULL when there is no place or memory. */
+static struct prepared *cache_add(struct store_conn *conn, const char *sql, uint64_t hash,
+				  const unsigned int *types, int n)
+{
+	struct prepared *p = cache_place(conn);
+
+	if (!p || !(p->sql = strdup(sql)))
+		return NULL;
+	if (!(p->types = malloc((size_t)(n ? n : 1) * sizeof(*types)))) {
+		free(p->sql);
+		p->sql = NULL;
+		return NULL;
+	}
+	if (n)
+		memcpy(p->types, types, (size_t)n * sizeof(*types));
+	p->ntypes = n;
+	p->hash = hash;
+	snprintf(p->name, sizeof(p->name), "revline_%u", ++conn->named);
+	conn->cached++;
+	return p;
+}
+
+/* The prepared statement to run, new (*parse: prepare it first) or not; NULL: run it unnamed. */
+static struct prepared *cache_get(struct store_conn *conn, const char *sql, uint64_t sql_hash,
+				  const unsigned int *types, int n, bool *parse)
+{
+	uint64_t hash = hash_add(sql_hash, types, (size_t)n * sizeof(*types));
+	struct prepared *p;
+
+	*parse = false;
+	if (conn->cache_off)
+		return NULL;
+	if (!(p = cache_find(conn, sql, hash, types, n))) {
+		if (!(p = cache_add(conn, sql, hash, types, n)))
+			return NULL;
+		*parse = true;
+	}
+	p->used = ++conn->runs;
+	return p;
+}
+
+/* A script through exec (a migration), which may change the tables under the prepared statements. */
+static int pg_exec_script(struct store_conn *conn, const char *sql)
+{
+	int error = 0;
+
+	if (conn->cached) {
+		cache_forget(conn);
+		error = pg_exec(conn, "DEALLOCATE ALL");
+	}
+	return error < 0 ? error : pg_exec(conn, sql);
 }
 
 /* --- opening -------------------------------------------------------------- */
@@ -240,6 +404,7 @@ static void pg_close(struct store_conn *conn)
 {
 	if (!conn)
 		return;
+	cache_forget(conn);
 	PQfinish(conn->pg);
 	free(conn->display);
 	free(conn);
@@ -579,6 +744,14 @@ static void pg_finalize(struct store_conn_stmt *stmt)
 	free(stmt);
 }
 
+/* Whether the SQL's first word is INSERT, UPDATE or DELETE. */
+static bool sql_writes(const char *sql)
+{
+	sql += strspn(sql, " \t\r\n");
+	return (!strncasecmp(sql, "INSERT", 6) || !strncasecmp(sql, "UPDATE", 6) ||
+		!strncasecmp(sql, "DELETE", 6)) && !name_char(sql[6], false);
+}
+
 /* Nothing reaches the server yet: the SQL is checked when it first runs. */
 static int pg_prepare(struct store_conn *conn, struct store_conn_stmt **out, const char *sql)
 {
@@ -591,10 +764,12 @@ static int pg_prepare(struct store_conn *conn, struct store_conn_stmt **out, con
 	stmt->conn = conn;
 	stmt->row = -1;
 	stmt->refusable = strstr(sql, REFUSABLE) != NULL;
+	stmt->writes = sql_writes(sql);
 	if ((error = sql_number(stmt, sql)) < 0) {
 		pg_finalize(stmt);
 		return error;
 	}
+	stmt->hash = hash_add(14695981039346656037ULL, stmt->sql, strlen(stmt->sql));
 	*out = stmt;
 	return 0;
 }
@@ -693,13 +868,125 @@ static bool refused_state(PGresult *res)
 	return state && (!strncmp(state, "22", 2) || (!strncmp(state, "42", 2) && strcmp(state, "42501")));
 }
 
+/* One run of a statement as the pipeline sends it. */
+struct run {
+	const char *name;        /* the prepared statement's; NULL: the unnamed statement */
+	bool parse;              /* prepare it first, in the same round trip */
+	bool bump;               /* the data version's nextval after the statement's commit */
+	int n;
+	const unsigned int *types;
+	const char *const *values;
+	const int *lengths, *formats;
+};
+
+/* Queue the run: the number of syncs sent, each the end of a part (the nextval's part runs after the statement's commit). */
+static int pipeline_send(struct store_conn_stmt *stmt, const struct run *r)
+{
+	PGconn *pg = stmt->conn->pg;
+	int ok = 1;
+
+	if (r->parse)
+		ok = PQsendPrepare(pg, r->name, stmt->sql, r->n, r->types);
+	if (ok && r->name)
+		ok = PQsendQueryPrepared(pg, r->name, r->n, r->values, r->lengths, r->formats, 0);
+	else if (ok)
+		ok = PQsendQueryParams(pg, stmt->sql, r->n, r->types, r->values, r->lengths, r->formats, 0);
+	if (!PQpipelineSync(pg))
+		return 0;
+	if (ok && r->bump && PQsendQueryParams(pg, DATA_VERSION_NEXT, 0, NULL, NULL, NULL, NULL, 0) &&
+	    PQpipelineSync(pg))
+		return 2;
+	return 1;
+}
+
+/* The results of the pipeline's statements in order, up to its last sync; fewer when the connection is lost. */
+static int pipeline_read(PGconn *pg, int syncs, PGresult **got, int max)
+{
+	PGresult *res;
+	int n = 0, nulls = 0, left = 16;
+
+	while (syncs > 0 && nulls < 2 && left-- > 0) {
+		if (!(res = PQgetResult(pg))) {
+			nulls++;
+			continue;
+		}
+		nulls = 0;
+		if (PQresultStatus(res) == PGRES_PIPELINE_SYNC)
+			syncs--, PQclear(res);
+		else if (n < max)
+			got[n++] = res;
+		else
+			PQclear(res);
+	}
+	return n;
+}
+
+/*
+ * Send the run in one round trip: the statement's result, or its Parse's
+ * failure; NULL when the connection failed (*parsed: the Parse went through).
+ */
+static PGresult *pipeline_run(struct store_conn_stmt *stmt, const struct run *r, bool *parsed)
+{
+	PGconn *pg = stmt->conn->pg;
+	PGresult *got[3] = { NULL, NULL, NULL }, *res = NULL;
+	int n = 0, syncs, i, mine = 0;
+
+	*parsed = false;
+	if (!PQenterPipelineMode(pg))
+		return NULL;
+	if ((syncs = pipeline_send(stmt, r)) > 0)
+		n = pipeline_read(pg, syncs, got, 3);
+	if (PQexitPipelineMode(pg)) {
+		if (r->parse)
+			*parsed = n > 0 && PQresultStatus(got[0]) == PGRES_COMMAND_OK;
+		mine = *parsed ? 1 : 0;
+		res = mine < n ? got[mine] : NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (got[i] != res)
+			PQclear(got[i]);
+	return res;
+}
+
+/*
+ * Run the statement, prepared on the connection when the cache has it or
+ * a place for it. A prepared statement gone stale (see the top of this
+ * file) turns the cache off, and outside a transaction, where the failed
+ * run changed nothing, the statement runs again unnamed.
+ */
+static PGresult *stmt_send(struct store_conn_stmt *stmt, struct run *r)
+{
+	struct store_conn *conn = stmt->conn;
+	struct prepared *p = cache_get(conn, stmt->sql, stmt->hash, r->types, r->n, &r->parse);
+	bool parsed, reused = p && !r->parse;
+	PGresult *res;
+
+	r->name = p ? p->name : NULL;
+	res = pipeline_run(stmt, r, &parsed);
+	if (p && r->parse && !parsed)
+		prepared_free(conn, p);
+	if (p && (state_is(res, "26000", "42P05") || (reused && state_is(res, "0A000", "0A000")))) {
+		cache_forget(conn);
+		conn->cache_off = true;
+		if (PQtransactionStatus(conn->pg) == PQTRANS_IDLE) {
+			PQclear(res);
+			r->name = NULL;
+			r->parse = false;
+			res = pipeline_run(stmt, r, &parsed);
+		}
+	}
+	return res;
+}
+
 /* Run the statement with its values and keep its whole result. */
 static int stmt_run(struct store_conn_stmt *stmt)
 {
 	struct store_conn *conn = stmt->conn;
-	unsigned int types[stmt->nparams ? stmt->nparams : 1];
-	const char *values[stmt->nparams ? stmt->nparams : 1];
-	int lengths[stmt->nparams ? stmt->nparams : 1], formats[stmt->nparams ? stmt->nparams : 1], i;
+	int size = stmt->nparams ? stmt->nparams : 1, lengths[size], formats[size], i;
+	unsigned int types[size];
+	const char *values[size];
+	struct run r = { .n = stmt->nparams, .types = types, .values = values, .lengths = lengths,
+			 .formats = formats, .bump = !conn->in_tx && stmt->writes };
 
 	for (i = 0; i < stmt->nparams; i++) {
 		struct param *p = &stmt->params[i];
@@ -709,7 +996,7 @@ static int stmt_run(struct store_conn_stmt *stmt)
 		lengths[i] = p->length;
 		formats[i] = p->type == OID_BYTEA;
 	}
-	stmt->res = PQexecParams(conn->pg, stmt->sql, stmt->nparams, types, values, lengths, formats, 0);
+	stmt->res = stmt_send(stmt, &r);
 	stmt->ran = true;
 	stmt->row = -1;
 	if (!result_ok(stmt->res))
@@ -720,7 +1007,7 @@ static int stmt_run(struct store_conn_stmt *stmt)
 		conn->total_changes += stmt->changes;
 		if (conn->in_tx)
 			conn->tx_wrote = true;
-		else
+		else if (!r.bump)
 			data_version_bump(conn);
 	}
 	return 0;
@@ -869,7 +1156,7 @@ const struct store_backend store_backend_pg = {
 	.setup = pg_setup,
 	.optimize = pg_optimize,
 	.close = pg_close,
-	.exec = pg_exec,
+	.exec = pg_exec_script,
 	.begin = pg_begin,
 	.commit = pg_commit,
 	.rollback = pg_rollback,
