@@ -104,7 +104,8 @@ static void refusals_lines(const struct llm_config *llm, struct config *config)
 	size_t i;
 
 	/* Only a database that is there: the store section says the rest. */
-	if (store_default_path(&path, config) < 0 || access(path.ptr, F_OK) != 0 ||
+	if (store_default_path(&path, config) < 0 ||
+	    (store_location_kind(path.ptr) == STORE_LOCATION_FILE && access(path.ptr, F_OK) != 0) ||
 	    store_open(&store, path.ptr) < 0) {
 		error_clear();
 		buf_release(&path);
@@ -156,6 +157,19 @@ static int provider_section(struct config *config)
 	return ok;
 }
 
+/* Whom a team's store says wrote what this clone writes. */
+static void author_line(struct config *config)
+{
+	char *email = NULL;
+
+	if (config_get(&email, config, "user.email") == 0 && *email)
+		term_printf(stdout, "author:     %s (git's user.email, recorded with checks and feedback)\n", email);
+	else
+		printf("author:     not set (git config user.email): checks and feedback are recorded without one\n");
+	error_clear();
+	free(email);
+}
+
 static int store_section(struct config *config)
 {
 	struct buf path = BUF_INIT, shown = BUF_INIT;
@@ -173,6 +187,7 @@ static int store_section(struct config *config)
 		bad = 1;
 	} else {
 		term_printf(stdout, "database:   %s (schema %d)\n", shown.ptr, store_version(store));
+		author_line(config);
 	}
 	store_close(store);
 	buf_release(&shown);

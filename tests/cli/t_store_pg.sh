@@ -62,6 +62,7 @@ expect_status 0 "history"
 expect_out "complete" "history lists the check"
 run doctor
 expect_out "^database:   postgresql:///revline_test?host=.*(schema 7)$" "doctor names the database and its schema"
+expect_out "^author:     t@example.com (git's user.email" "and who the records say wrote them"
 
 # A fix, as fix detection stores it (of the violation not yet marked); fixes and stats read it back.
 sql "INSERT INTO violation_fixes (violation_check_id, fix_check_id, violation_threadline_id, threadline_id,
