@@ -123,6 +123,14 @@ struct store_backend {
 	bool (*column_is_null)(struct store_conn_stmt *stmt, int col);
 	const char *(*column_text)(struct store_conn_stmt *stmt, int col);
 	const void *(*column_blob)(struct store_conn_stmt *stmt, int col, size_t *len);
+
+	/*
+	 * The columns of the statement's result once it has run (its first
+	 * step, a row or the end): how many, and each one's name (borrowed
+	 * until the statement is reset or finalized; NULL past the last).
+	 */
+	int (*column_count)(struct store_conn_stmt *stmt);
+	const char *(*column_name)(struct store_conn_stmt *stmt, int col);
 };
 
 extern const struct store_backend store_backend_sqlite;
