@@ -520,7 +520,7 @@ static int copy_failed(const struct copy *c, int error)
 
 	if (!message)
 		return error_nomem();
-	error = error_set(error, "%s (copying %s)", message, c->table->name);
+	error = error_set(error, "copying %s: %s", c->table->name, message);
 	free(message);
 	return error;
 }
