@@ -148,6 +148,21 @@ check --no-fix-detection --fail-on major --format json
 expect_status 0 "a check on the server: the false positive is still hidden"
 [ "$(json_field "len(d['findings'])")" = 0 ] && pass "no finding shown" || fail "findings: $(head -c 400 "$TMP/out")"
 
+# --- and back: the server's history into a new file -----------------------------------
+for cmd in history fixes stats; do
+	run "$cmd"
+	cp "$TMP/out" "$TMP/server.$cmd"
+done
+run db migrate --from "$target" --to "$TMP/back.db"
+expect_status 0 "the server's history copied into a new file"
+no_password "the copy back"
+expect_out "^checks  *4 copied, 0 there already" "its four checks copied"
+for cmd in history fixes stats; do
+	REVLINE_DB=$TMP/back.db run "$cmd"
+	if cmp -s "$TMP/out" "$TMP/server.$cmd"; then pass "$cmd says the same in the file copied back"
+	else fail "$cmd differs: $(diff "$TMP/server.$cmd" "$TMP/out")"; fi
+done
+
 # --- refusals -------------------------------------------------------------------------
 run db migrate --to "$local_db" --from "$local_db"
 expect_status 2 "--to the source itself is refused"
