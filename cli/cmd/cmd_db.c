@@ -90,7 +90,7 @@ static int open_source(struct store **out, const char *location)
 		else
 			cli_error("%s", error_message());
 	} else if (store_open(out, location) < 0) {
-		cli_error("cannot copy from it: %s", error_message());
+		cli_error("the database to copy from: %s", error_message());
 	} else {
 		rc = 0;
 	}
@@ -112,7 +112,7 @@ static int migrate(const char *to, const char *from)
 	if (open_source(&source, location.ptr))
 		goto done;
 	if (store_open(&target, to) < 0) {
-		cli_error("cannot copy to --to: %s", error_message());
+		cli_error("the database to copy into: %s", error_message());
 		goto done;
 	}
 	term_printf(stdout, "Copying %s to %s\n", store_path(source), store_path(target));
@@ -157,5 +157,9 @@ int cmd_db(int argc, char **argv)
 		cli_error("migrate needs --to LOCATION: the database to copy into (see 'revline help db')");
 		return 2;
 	}
+	/* A message about either names the option, not revline.db. */
+	store_location_named(to, "--to");
+	if (from)
+		store_location_named(from, "--from");
 	return migrate(to, from);
 }

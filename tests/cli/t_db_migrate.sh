@@ -171,6 +171,11 @@ run db migrate --to "$target" --from "$TMP/none.db"
 expect_status 2 "a --from that is not there"
 expect_err_line "no database to copy from at $TMP/none.db" "is named"
 [ ! -e "$TMP/none.db" ] && pass "and not made" || fail "$TMP/none.db was made"
+run db migrate --to "postgresql://migrator:wrongPW@/$PGDATABASE?host=$PGHOST&port=$PGPORT"
+expect_status 2 "a wrong password for --to"
+expect_err_line "the database to copy into: --to (postgresql://migrator:\*\*\*@/.*): cannot connect: password authentication failed.*(the password was refused" \
+	"one line naming --to without its password, the problem and what to do"
+grep -q wrongPW "$TMP/out" "$TMP/err" && fail "the wrong password is shown" || pass "the wrong password is not shown"
 run db migrate
 expect_status 2 "migrate without --to"
 run db frobnicate --to "$target"
