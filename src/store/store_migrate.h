@@ -41,7 +41,8 @@ typedef void (*store_migrate_progress)(void *arg, const struct store_migrate_tab
 /*
  * Copy everything from source into target; progress (may be NULL) is told
  * of each table when it is done, in the order they are copied (parents
- * first). Refused, copying nothing: the same database on both sides, or a
+ * first). Refused, copying nothing: the same database on both sides (the
+ * same file, or a row given to the target seen in the source), or a
  * table of the source's schema this revline does not know how to copy. A
  * failure names the database and the table, and what was committed stays.
  */

@@ -167,6 +167,11 @@ done
 run db migrate --to "$local_db" --from "$local_db"
 expect_status 2 "--to the source itself is refused"
 expect_err_line "is the database to copy from: choose another" "saying so"
+run db migrate --from "$target" --to "$PG_CONNINFO"
+expect_status 2 "the same database by another name is refused"
+expect_err_line "host=.* is the database to copy from: choose another" "saying so"
+[ "$(sql "SELECT count(*) FROM migrated_rows WHERE tbl = 'probe'")" = 0 ] && pass "the probe that told it is gone" ||
+	fail "probe rows left: $(sql "SELECT * FROM migrated_rows WHERE tbl = 'probe'")"
 run db migrate --to "$target" --from "$TMP/none.db"
 expect_status 2 "a --from that is not there"
 expect_err_line "no database to copy from at $TMP/none.db" "is named"
