@@ -116,8 +116,11 @@ struct migration {
 struct copy {
 	const struct table *table;
 	struct map *map;
-	struct store_stmt *read, *insert, *find, *record;
+	struct store_stmt *read, *insert, *find;
 	struct column *columns;
+	/* The rows of the open transaction, for migrated_rows: written in one statement before it commits. */
+	struct pair *pending;
+	size_t npending, pending_alloc;
 	size_t ncolumns;
 	int key, natural;       /* their places in the source's row; -1 */
 	struct store_migrate_table figures;
@@ -373,8 +376,6 @@ static int copy_prepare(struct copy *c, struct migration *m)
 		    (error = store_prepare(m->target, &c->find, sql.ptr)) < 0)
 			goto done;
 	}
-	error = store_prepare(m->target, &c->record, "INSERT INTO migrated_rows (source, tbl, source_id, target_id) "
-			      "VALUES (:source, :tbl, :from, :to)");
 done:
 	strings_free(&names);
 	buf_release(&kinds);
@@ -427,21 +428,44 @@ static int tx_need(struct migration *m)
 	return 0;
 }
 
-static int tx_done(struct migration *m, int error)
+/* The transaction's rows in migrated_rows, in one statement (a few hundred rows: within SQLite's 999 parameters). */
+static int record(struct copy *c, struct migration *m)
+{
+	struct store_stmt *stmt = NULL;
+	struct buf sql = BUF_INIT;
+	char name[32];
+	size_t i;
+	int error = buf_puts(&sql, "INSERT INTO migrated_rows (source, tbl, source_id, target_id) VALUES ");
+
+	for (i = 0; !error && i < c->npending; i++)
+		error = buf_printf(&sql, "%s(:source, :tbl, :f%zu, :t%zu)", i ? ", " : "", i, i);
+	if (error || (error = store_prepare(m->target, &stmt, sql.ptr)) < 0)
+		goto done;
+	store_bind_text(stmt, ":source", m->source_id.ptr);
+	store_bind_text(stmt, ":tbl", c->table->name);
+	for (i = 0; i < c->npending; i++) {
+		snprintf(name, sizeof(name), ":f%zu", i);
+		store_bind_int(stmt, name, c->pending[i].from);
+		snprintf(name, sizeof(name), ":t%zu", i);
+		store_bind_int(stmt, name, c->pending[i].to);
+	}
+	error = store_step_done(stmt);
+done:
+	store_finalize(stmt);
+	buf_release(&sql);
+	return error;
+}
+
+/* Commit the batch with its rows' map, or roll it back when error is set. */
+static int tx_done(struct migration *m, struct copy *c, int error)
 {
 	if (!m->in_tx)
 		return error;
+	if (!error && c->npending)
+		error = record(c, m);
+	c->npending = 0;
 	m->in_tx = false;
 	return store_end(m->target, error);
-}
-
-static int record(struct copy *c, struct migration *m, int64_t from, int64_t to)
-{
-	store_bind_text(c->record, ":source", m->source_id.ptr);
-	store_bind_text(c->record, ":tbl", c->table->name);
-	store_bind_int(c->record, ":from", from);
-	store_bind_int(c->record, ":to", to);
-	return store_step_done(c->record);
 }
 
 /* The same row in the target already (a repository by its path): its key in *to, or 0 when none. */
@@ -483,10 +507,15 @@ static int row_copy(struct copy *c, struct migration *m)
 		store_changes(c->insert) ? c->figures.copied++ : c->figures.present++;
 	if (error < 0)
 		return error;
-	if (c->table->key && ((error = record(c, m, from, to)) < 0 || (error = map_add(c->map, from, to)) < 0))
-		return error;
+	if (c->table->key) {
+		if (ARRAY_GROW(c->pending, c->pending_alloc, c->npending + 1) < 0 ||
+		    map_add(c->map, from, to) < 0)
+			return error_status();
+		c->pending[c->npending].from = from;
+		c->pending[c->npending++].to = to;
+	}
 	if (++m->tx_rows >= BATCH_ROWS)
-		return tx_done(m, 0);
+		return tx_done(m, c, 0);
 	return 0;
 }
 
@@ -510,8 +539,8 @@ static void copy_release(struct copy *c)
 	store_finalize(c->read);
 	store_finalize(c->insert);
 	store_finalize(c->find);
-	store_finalize(c->record);
 	free(c->columns);
+	free(c->pending);
 }
 
 /* A failure's message, with the table it stopped in. */
@@ -541,7 +570,7 @@ static int table_copy(struct migration *m, size_t index, struct store_migrate_ta
 	store_unlock(m->source);
 	if (!error && rc < 0)
 		error = rc;
-	error = tx_done(m, error);
+	error = tx_done(m, &c, error);
 	map_sort(c.map);
 done:
 	*figures = c.figures;
