@@ -144,7 +144,7 @@ int cmd_db(int argc, char **argv)
 	if (n < 0)
 		return parse_options_exit(n);
 	if (!n) {
-		cli_error("which? 'revline db migrate --to LOCATION' (see 'revline help db')");
+		cli_error("db needs a command: 'revline db migrate --to LOCATION' (see 'revline help db')");
 		return 2;
 	}
 	if (strcmp(argv[0], "migrate")) {
