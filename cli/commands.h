@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "parse_options.h"
+#include "store_history.h"
 
 /*
  * The commands, by their C names (detect_fixes is typed detect-fixes). Each
@@ -48,13 +49,13 @@ struct check;
 struct llm_config;
 int check_budget(struct buf *why, struct check *check, const struct llm_config *llm, long limit);
 
-/* Fix detection for a check, shared by `check` and `detect-fixes`. */
+/* Fix detection for a check, shared by `check` and `detect-fixes`; once: claim the pair (fixdetect.h). */
 struct fixdetect;
 struct store;
 struct llm_config;
 struct sched_options;
 int detect_fixes_run(struct fixdetect **out, struct store *store, int64_t check_id,
-		     struct llm_config *llm, const struct sched_options *sched);
+		     struct llm_config *llm, const struct sched_options *sched, bool once);
 void detect_fixes_spawn(int64_t check_id);
 void detect_fixes_print(FILE *out, const struct fixdetect *fd);
 struct json_t *detect_fixes_json(const struct fixdetect *fd);
@@ -67,7 +68,27 @@ struct json_t *detect_fixes_json(const struct fixdetect *fd);
  * bytes shown as '?', and the JSON document written (2 on failure).
  */
 struct store;
-int history_open(struct store **store, char **repo_key);
+/*
+ * Whose history history, fixes and stats show: this clone's by default;
+ * --repo URL every clone of that repository in a team's database (its
+ * remote in any form; "." this repository's), --author EMAIL one author's.
+ */
+struct history_filter {
+	const char *repo;
+	const char *author;
+};
+#define OPT_HISTORY_FILTER(f) \
+	OPT_STRING(0, "repo", &(f)->repo, "URL", \
+		   "every clone of the repository with this remote ('.': this one's)"), \
+	OPT_STRING(0, "author", &(f)->author, "EMAIL", "only what this author did (git's user.email)")
+/* The scope a filter gives, and its label ("-": the repository's path or remote). */
+struct history_where {
+	struct history_scope scope;
+	char *path, *remote;
+	const char *label;
+};
+int history_open(struct store **store, struct history_where *where, const struct history_filter *filter);
+void history_where_release(struct history_where *where);
 void history_local_time(char *out, size_t size, int64_t ms);
 struct json_t *history_time_json(int64_t ms);
 int history_text_width(const char *s);

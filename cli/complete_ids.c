@@ -121,7 +121,7 @@ static void detected_out(FILE *out, struct store *store, const char *repo)
 	struct buf text = BUF_INIT;
 	size_t i, count = 0;
 
-	if (history_fixes(&list, &count, store, repo, NULL) < 0)
+	if (history_fixes(&list, &count, store, &(struct history_scope){ .path = repo }, NULL) < 0)
 		return;
 	for (i = 0; i < count && i < COMPLETE_IDS_MAX; i++) {
 		buf_printf(&text, "%s %s %s", or_empty(list[i].rule_id), or_empty(list[i].fix_type),

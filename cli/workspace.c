@@ -23,8 +23,8 @@ int workspace_load(struct workspace *ws)
 	}
 	ws->workdir = ws->repo->workdir;
 	if ((error = config_open(&ws->config, ws->repo)) == 0 && (error = llm_config_load(&ws->llm, ws->config)) == 0 &&
-	    (error = store_default_path(&path, ws->config)) == 0)
-		error = store_open(&ws->store, path.ptr);
+	    (error = store_default_path(&path, ws->config)) == 0 && (error = store_open(&ws->store, path.ptr)) == 0)
+		error = store_author_load(ws->store, ws->config);
 done:
 	buf_release(&path);
 	if (error < 0)

@@ -18,6 +18,16 @@
 #include <time.h>
 #include <unistd.h>
 
+
+/* This clone's history: the scope of a path. */
+static const struct history_scope *at(const char *path)
+{
+	static struct history_scope scope;
+
+	scope = (struct history_scope){ .path = path };
+	return &scope;
+}
+
 static char *tmp;               /* a fresh directory for each test: also the repository's path */
 static char *where;             /* the store's location: a new database each test (testlib/store.h) */
 
@@ -341,7 +351,7 @@ static void test_stats(void **state)
 
 	(void)state;
 	history_seed(store, &s);
-	assert_int_equal(history_stats(&st, store, tmp), 0);
+	assert_int_equal(history_stats(&st, store, at(tmp)), 0);
 	assert_int_equal(st.checks, 5);
 	assert_int_equal(st.violations, 7);
 	assert_int_equal(st.fixes, 6);
@@ -365,7 +375,7 @@ static void test_stats(void **state)
 	history_stats_release(&st);
 
 	/* The other repository: one violation, its fix of 1 s, one false positive (not two). */
-	assert_int_equal(history_stats(&st, store, "/elsewhere/other"), 0);
+	assert_int_equal(history_stats(&st, store, at("/elsewhere/other")), 0);
 	assert_int_equal(st.checks, 2);
 	assert_int_equal(st.violations, 1);
 	assert_int_equal(st.fixes, 1);
@@ -378,7 +388,7 @@ static void test_stats(void **state)
 	history_stats_release(&st);
 
 	/* A repository never seen: all zero, rates 0 (not NaN). */
-	assert_int_equal(history_stats(&st, store, "/never/seen"), 0);
+	assert_int_equal(history_stats(&st, store, at("/never/seen")), 0);
 	assert_int_equal(st.checks, 0);
 	assert_int_equal(st.violations, 0);
 	assert_near(st.fix_rate, 0);
@@ -397,7 +407,7 @@ static void test_checks(void **state)
 
 	(void)state;
 	history_seed(store, &s);
-	assert_int_equal(history_checks(&checks, &count, store, tmp, 3), 0);
+	assert_int_equal(history_checks(&checks, &count, store, at(tmp), 3), 0);
 	assert_int_equal(count, 3);
 	/* Newest first: C5 (running), C4, C3. */
 	assert_int_equal(checks[0].id, s.checks[4]);
@@ -427,14 +437,14 @@ static void test_checks(void **state)
 	history_checks_free(checks, count);
 
 	/* 0: all of them; another repository's are not here. */
-	assert_int_equal(history_checks(&checks, &count, store, tmp, 0), 0);
+	assert_int_equal(history_checks(&checks, &count, store, at(tmp), 0), 0);
 	assert_int_equal(count, NCHECKS);
 	assert_int_equal(checks[4].id, s.checks[0]);
 	/* Its sql violation's one finding is marked false positive: not a violation. */
 	assert_int_equal(checks[4].attention, 2);
 	assert_int_equal(checks[4].findings, 4);
 	history_checks_free(checks, count);
-	assert_int_equal(history_checks(&checks, &count, store, "/never/seen", 0), 0);
+	assert_int_equal(history_checks(&checks, &count, store, at("/never/seen"), 0), 0);
 	assert_int_equal(count, 0);
 	assert_null(checks);
 	store_close(store);
@@ -450,7 +460,7 @@ static void test_fixes(void **state)
 
 	(void)state;
 	history_seed(store, &s);
-	assert_int_equal(history_fixes(&fixes, &count, store, tmp, NULL), 0);
+	assert_int_equal(history_fixes(&fixes, &count, store, at(tmp), NULL), 0);
 	/* Newest fix check first; within one check, the later fix first. */
 	assert_int_equal(count, 7);
 	for (i = 0; i < count; i++)
@@ -479,15 +489,15 @@ static void test_fixes(void **state)
 	history_fixes_free(fixes, count);
 
 	/* F8 fixed a violation marked false positive since: not listed. */
-	assert_int_equal(history_fixes(&fixes, &count, store, tmp, "sql"), 0);
+	assert_int_equal(history_fixes(&fixes, &count, store, at(tmp), "sql"), 0);
 	assert_int_equal(count, 2);
 	assert_int_equal(fixes[0].id, 6);
 	assert_int_equal(fixes[1].id, 3);
 	history_fixes_free(fixes, count);
-	assert_int_equal(history_fixes(&fixes, &count, store, tmp, "nosuch"), 0);
+	assert_int_equal(history_fixes(&fixes, &count, store, at(tmp), "nosuch"), 0);
 	assert_int_equal(count, 0);
 	history_fixes_free(fixes, count);
-	assert_int_equal(history_fixes(&fixes, &count, store, "/elsewhere/other", NULL), 0);
+	assert_int_equal(history_fixes(&fixes, &count, store, at("/elsewhere/other"), NULL), 0);
 	assert_int_equal(count, 1);
 	assert_int_equal(fixes[0].id, 9);
 	assert_int_equal(fixes[0].nfiles, 0);
@@ -642,7 +652,7 @@ static void test_changed(void **state)
 	(void)state;
 	history_changed(&version, store);
 	assert_false(history_changed(&version, store));
-	assert_int_equal(history_checks(&checks, &count, store, tmp, 0), 0);
+	assert_int_equal(history_checks(&checks, &count, store, at(tmp), 0), 0);
 	history_checks_free(checks, count);
 	assert_false(history_changed(&version, store));
 	check_begin(store, tmp, T0);
@@ -851,7 +861,7 @@ static void test_interrupted_in_history(void **state)
 	sql_ok(store, "UPDATE checks SET pid = NULL WHERE id = %lld", (long long)check);
 	store_close(store);
 	store = open_ok();
-	assert_int_equal(history_checks(&checks, &count, store, tmp, 0), 0);
+	assert_int_equal(history_checks(&checks, &count, store, at(tmp), 0), 0);
 	assert_int_equal(count, 1);
 	assert_string_equal(checks[0].status, "interrupted");
 	assert_int_equal(checks[0].rules, 1);
@@ -920,7 +930,7 @@ static void test_usage(void **state)
 	usage_put(store, id[3], &sql, true, 999, 0, 99, 0.5);
 	usage_put(store, id[4], &errors, false, 50, 0, 5, -1);
 
-	assert_int_equal(history_checks(&checks, &count, store, tmp, 0), 0);
+	assert_int_equal(history_checks(&checks, &count, store, at(tmp), 0), 0);
 	assert_int_equal(count, 5);
 	/* Newest first: E, D, C, B, A. */
 	assert_string_equal(checks[0].status, "running");
@@ -945,7 +955,7 @@ static void test_usage(void **state)
 	history_checks_free(checks, count);
 
 	/* The total: the known costs of A and D; B and E billed at a cost not known. */
-	assert_int_equal(history_stats(&st, store, tmp), 0);
+	assert_int_equal(history_stats(&st, store, at(tmp)), 0);
 	assert_int_equal(st.usage.tokens_in, 10000 + 3000 + 400 + 50);
 	assert_int_equal(st.usage.tokens_cached, 8000 + 100);
 	assert_int_equal(st.usage.tokens_cache_write, 1000);
@@ -957,16 +967,94 @@ static void test_usage(void **state)
 	/* Once no check that billed knows its cost, neither does the total. */
 	sql_ok(store, "UPDATE checks SET cost_usd = NULL WHERE id = %lld", (long long)id[0]);
 	sql_ok(store, "UPDATE check_results SET cost_usd = NULL");
-	assert_int_equal(history_stats(&st, store, tmp), 0);
+	assert_int_equal(history_stats(&st, store, at(tmp)), 0);
 	assert_true(st.usage.cost_usd < 0);
 	assert_int_equal(st.unpriced, 4);
 	history_stats_release(&st);
 
 	/* A repository without checks billed nothing, at no cost. */
-	assert_int_equal(history_stats(&st, store, "/never/seen"), 0);
+	assert_int_equal(history_stats(&st, store, at("/never/seen")), 0);
 	assert_int_equal(st.usage.tokens_in, 0);
 	assert_cost(st.usage.cost_usd, 0);
 	assert_int_equal(st.unpriced, 0);
+	history_stats_release(&st);
+	store_close(store);
+}
+
+/*
+ * A team's store: two clones of one repository (reached by ssh and by
+ * https: one remote), by two authors, and another repository. --repo finds
+ * both clones' checks, fixes and figures; --author one person's; the
+ * default stays this clone's.
+ */
+static void test_scope(void **state)
+{
+	struct store *store = open_ok();
+	struct history_check *checks = NULL;
+	struct history_stats st = { 0 };
+	struct history_fix *fixes = NULL;
+	struct rule rule = rule_make(rule_ids[0]);
+	struct check_record r = { .branch = "main", .diff = "", .created_ms = 1000 };
+	const struct { const char *path, *remote, *author; char status; } made[] = {
+		{ "/home/alice/proj", "github.com/org/proj", "alice@example.com", 'A' },
+		{ "/home/alice/proj", "github.com/org/proj", "alice@example.com", 'C' },
+		{ "/home/bob/proj", "github.com/org/proj", "bob@example.com", 'A' },
+		{ "/home/bob/other", "github.com/org/other", "bob@example.com", 'A' },
+	};
+	struct history_scope team = { .path = "/home/alice/proj", .remote = "github.com/org/proj" };
+	int64_t ids[4], id = 0, finding[1];
+	size_t i, count = 0;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		r.repo_path = made[i].path;
+		r.remote = made[i].remote;
+		r.created_ms = 1000 * (int64_t)(i + 1);
+		if (store_check_begin(store, &ids[i], &r) < 0)
+			fail_msg("store_check_begin: %s", error_message());
+		if (store_rule_add(store, &id, ids[i], &rule) < 0)
+			fail_msg("store_rule_add: %s", error_message());
+		result_put(store, ids[i], &rule, made[i].status, made[i].status == 'A', finding);
+	}
+	sql_ok(store, "UPDATE checks SET author = CASE WHEN repo_id IN (SELECT id FROM repos WHERE "
+	       "path LIKE '/home/alice/%%') THEN 'alice@example.com' ELSE 'bob@example.com' END");
+	sql_ok(store, "INSERT INTO violation_fixes (violation_check_id, fix_check_id, violation_threadline_id, "
+	       "threadline_id, threadline_file_path, fix_type, explanation, created_at) SELECT %lld, %lld, "
+	       "t.id, t.threadline_id, 'threadlines/x.md', 'CODE_CHANGE', 'fixed', 0 FROM check_threadlines t "
+	       "WHERE t.check_id = %lld", (long long)ids[0], (long long)ids[1], (long long)ids[0]);
+
+	assert_int_equal(history_checks(&checks, &count, store, at("/home/alice/proj"), 0), 0);
+	assert_int_equal(count, 2);
+	history_checks_free(checks, count);
+	assert_int_equal(history_checks(&checks, &count, store, &team, 0), 0);
+	assert_int_equal(count, 3);
+	assert_int_equal(checks[0].id, ids[2]);
+	assert_string_equal(checks[0].author, "bob@example.com");
+	assert_string_equal(checks[0].path, "/home/bob/proj");
+	history_checks_free(checks, count);
+	team.author = "bob@example.com";
+	assert_int_equal(history_checks(&checks, &count, store, &team, 0), 0);
+	assert_int_equal(count, 1);
+	history_checks_free(checks, count);
+	assert_int_equal(history_fixes(&fixes, &count, store, &team, NULL), 0);
+	assert_int_equal(count, 0);
+	team.author = "alice@example.com";
+	assert_int_equal(history_fixes(&fixes, &count, store, &team, NULL), 0);
+	assert_int_equal(count, 1);
+	history_fixes_free(fixes, count);
+
+	team.author = NULL;
+	assert_int_equal(history_stats(&st, store, &team), 0);
+	assert_int_equal(st.checks, 3);
+	assert_int_equal(st.violations, 2);
+	assert_int_equal(st.fixes, 1);
+	history_stats_release(&st);
+	memset(&st, 0, sizeof(st));
+	team.author = "bob@example.com";
+	assert_int_equal(history_stats(&st, store, &team), 0);
+	assert_int_equal(st.checks, 1);
+	assert_int_equal(st.violations, 1);
+	assert_int_equal(st.fixes, 0);
 	history_stats_release(&st);
 	store_close(store);
 }
@@ -989,6 +1077,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mark_interrupted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted_in_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scope, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1410,6 +1410,50 @@ static void test_crash_keeps_results(void **state)
 	free(path);
 }
 
+/*
+ * A team's store: a check says who wrote it, from which machine, and of
+ * which repository (its remote). A check another machine runs is that
+ * machine's to mark: its process number means nothing here, even when no
+ * such process runs.
+ */
+static void test_other_machine_running(void **state)
+{
+	char *path = test_store_location(tmp, "revline.db");
+	struct store *store = open_ok(path);
+	struct check_record r = record_new("feature", 0);
+	int64_t theirs = 0, mine = 0;
+	size_t marked = 0;
+	char *text;
+
+	(void)state;
+	/* Who writes: git's author (no repository here: the environment's); where: this machine. */
+	setenv("GIT_AUTHOR_EMAIL", "alice@example.com", 1);
+	assert_int_equal(store_author_load(store, NULL), 0);
+	unsetenv("GIT_AUTHOR_EMAIL");
+	r.remote = "github.com/org/repo";
+	assert_int_equal(store_check_begin(store, &theirs, &r), 0);
+	r.remote = NULL;        /* a clone whose remote cannot be read keeps the one known */
+	assert_int_equal(store_check_begin(store, &mine, &r), 0);
+	text = test_store_text(store, "SELECT c.author || ' ' || r.remote FROM checks c JOIN repos r ON "
+			       "r.id = c.repo_id WHERE c.id = :id", mine);
+	assert_string_equal(text, "alice@example.com github.com/org/repo");
+	free(text);
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM checks WHERE host IS NOT NULL AND host <> '' "
+				  "AND id = :id", mine), 1);
+	/* pid 2^31-1 runs nowhere here. */
+	test_store_exec(store, "UPDATE checks SET pid = 2147483647, pid_start = NULL, host = 'elsewhere' "
+			"WHERE id = :id", theirs);
+	test_store_exec(store, "UPDATE checks SET pid = 2147483647, pid_start = NULL WHERE id = :id", mine);
+	assert_int_equal(store_mark_interrupted(store, &marked), 0);
+	assert_int_equal(marked, 1);
+	assert_int_equal(s_int_of(store, "SELECT CASE WHEN status = 'running' THEN 1 ELSE 0 END FROM checks "
+				  "WHERE id = :id", theirs), 1);
+	assert_int_equal(s_int_of(store, "SELECT CASE WHEN status = 'interrupted' THEN 1 ELSE 0 END FROM checks "
+				  "WHERE id = :id", mine), 1);
+	store_close(store);
+	free(path);
+}
+
 #define WRITER_CHECKS 50
 
 /* A child process: WRITER_CHECKS whole checks; exit 0, or 1 with the message on stderr. */
@@ -1815,6 +1859,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consecutive_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_keeps_results, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_machine_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache_usage, setup, teardown),

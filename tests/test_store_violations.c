@@ -22,16 +22,14 @@
 
 static char *tmp;               /* a fresh directory for each test: also the repository's path */
 static struct store *store;     /* a new database: a file in it, or on PostgreSQL (testlib/store.h) */
+static char *where;             /* its location */
 
 static int setup(void **state)
 {
-	char *where;
-
 	(void)state;
 	tmp = test_tmpdir("store_violations");
 	where = test_store_location(tmp, "revline.db");
 	store = test_store_open(where);
-	free(where);
 	return 0;
 }
 
@@ -40,6 +38,8 @@ static int teardown(void **state)
 	(void)state;
 	store_close(store);
 	store = NULL;
+	free(where);
+	where = NULL;
 	test_rmtree(tmp);
 	free(tmp);
 	tmp = NULL;
@@ -275,7 +275,7 @@ static void test_detection_run(void **state)
 	char *text;
 
 	(void)state;
-	assert_int_equal(store_detection_begin(&run, store, first, 0), 0);
+	assert_int_equal(store_detection_begin(&run, store, first, 0, false), 0);
 	assert_true(run > 0);
 	assert_int_equal(int_of("SELECT previous_check_id IS NULL AND status = 'running' AND pid > 0 "
 				"FROM fix_detection_runs WHERE id = :id", run), 1);
@@ -284,7 +284,7 @@ static void test_detection_run(void **state)
 	assert_string_equal(text, "[]");
 	free(text);
 
-	assert_int_equal(store_detection_begin(&run, store, second, first), 0);
+	assert_int_equal(store_detection_begin(&run, store, second, first, false), 0);
 	assert_int_equal(int_of("SELECT previous_check_id FROM fix_detection_runs WHERE id = :id", run), first);
 	assert_int_equal(store_detection_finish(store, run, &figures), 0);
 	text = text_of("SELECT status || ' ' || violations || ' ' || analysed || ' ' || detected || ' ' || "
@@ -294,6 +294,83 @@ static void test_detection_run(void **state)
 	free(text);
 	assert_true(int_of("SELECT finished_at FROM fix_detection_runs WHERE id = :id", run) > 0);
 	assert_true(int_of("SELECT duration_ms FROM fix_detection_runs WHERE id = :id", run) > 0);
+}
+
+/*
+ * The previous check is this clone's: a check another machine stored at
+ * the same path (a team's store) is not compared with; one from before
+ * version 7 (no host) still is.
+ */
+static void test_check_pair_same_clone(void **state)
+{
+	int64_t legacy = check_new("main", NULL, 1000), mine = check_new("main", NULL, 2000);
+	int64_t theirs = check_new("main", NULL, 3000), now = check_new("main", NULL, 4000);
+	struct check_pair pair;
+
+	(void)state;
+	assert_int_equal(int_of("SELECT CASE WHEN host IS NOT NULL AND host <> '' THEN 1 ELSE 0 END "
+				"FROM checks WHERE id = :id", mine), 1);
+	test_store_exec(store, "UPDATE checks SET host = 'elsewhere' WHERE id = :id", theirs);
+	test_store_exec(store, "UPDATE checks SET host = NULL WHERE id = :id", legacy);
+	assert_int_equal(store_check_pair(&pair, store, now), 0);
+	assert_int_equal(pair.previous_id, mine);
+	check_pair_release(&pair);
+	assert_int_equal(store_check_pair(&pair, store, mine), 0);
+	assert_int_equal(pair.previous_id, legacy);
+	check_pair_release(&pair);
+	/* The other machine's next check compares with its own. */
+	assert_int_equal(store_check_pair(&pair, store, theirs), 0);
+	assert_int_equal(pair.previous_id, legacy);
+	check_pair_release(&pair);
+}
+
+/*
+ * Claimed, a pair runs once: a second client racing for it (another
+ * connection to the same database) gets no run while the first runs and
+ * after it is done; a failed run gives the claim up; a claim an hour old
+ * without a run done is taken over. By hand (no claim) it always runs.
+ */
+static void test_detection_claim(void **state)
+{
+	int64_t first = check_new("main", NULL, 1000), second = check_new("main", NULL, 2000);
+	int64_t run = 0, other_run = 0;
+	struct store *other = test_store_open(where);
+
+	(void)state;
+	assert_int_equal(store_detection_begin(&run, store, second, first, true), 0);
+	assert_true(run > 0);
+	assert_int_equal(store_detection_begin(&other_run, other, second, first, true), 0);
+	assert_int_equal(other_run, 0);
+	assert_int_equal(store_detection_finish(store, run, &(struct detection_figures){ .status = "done" }), 0);
+	assert_int_equal(store_detection_begin(&other_run, other, second, first, true), 0);
+	assert_int_equal(other_run, 0);
+	assert_int_equal(int_of("SELECT count(*) FROM fix_detection_runs WHERE check_id = :id", second), 1);
+	assert_int_equal(int_of("SELECT run_id FROM fix_detection_claims WHERE check_id = :id", second), run);
+
+	/* By hand. */
+	assert_int_equal(store_detection_begin(&other_run, other, second, first, false), 0);
+	assert_true(other_run > run);
+	assert_int_equal(store_detection_finish(other, other_run, &(struct detection_figures){ .status = "failed" }), 0);
+	/* A failed run by hand held no claim: the done one's stays. */
+	assert_int_equal(int_of("SELECT run_id FROM fix_detection_claims WHERE check_id = :id", second), run);
+
+	/* A failed run gives its claim up. */
+	test_store_exec(store, "DELETE FROM fix_detection_claims WHERE check_id = :id", second);
+	assert_int_equal(store_detection_begin(&run, store, second, first, true), 0);
+	assert_true(run > 0);
+	assert_int_equal(store_detection_finish(store, run, &(struct detection_figures){ .status = "failed" }), 0);
+	assert_int_equal(int_of("SELECT count(*) FROM fix_detection_claims WHERE check_id = :id", second), 0);
+	assert_int_equal(store_detection_begin(&other_run, other, second, first, true), 0);
+	assert_true(other_run > 0);
+
+	/* That client died on another machine: an hour on, its claim is taken over. */
+	assert_int_equal(store_detection_begin(&run, store, second, first, true), 0);
+	assert_int_equal(run, 0);
+	test_store_exec(store, "UPDATE fix_detection_claims SET claimed_at = claimed_at - 3600001 "
+			"WHERE check_id = :id", second);
+	assert_int_equal(store_detection_begin(&run, store, second, first, true), 0);
+	assert_true(run > other_run);
+	store_close(other);
 }
 
 int main(void)
@@ -306,6 +383,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rule_in_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_put_and_drop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detection_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_check_pair_same_clone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detection_claim, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -156,6 +156,41 @@ static void test_untrusted_then_trusted(void **state)
 	repo_free(repo);
 }
 
+/* Who the user is comes from the user's own config, never from a .revline, trusted or not. */
+static void test_identity_never_from_revline(void **state)
+{
+	struct fixture *f = *state;
+	struct repo *repo = NULL;
+	struct config *config;
+	char *value = NULL;
+
+	(void)state;
+	unsetenv("GIT_AUTHOR_EMAIL");
+	test_write_str(f->repo, ".revline", "[user]\n\temail = mallory@evil.example\n");
+	test_sh_ok(f->repo, "git config --unset-all user.email; true");
+	config = open_here(f, &repo);
+	assert_int_equal(config_get(&value, config, "user.email"), RL_ENOTFOUND);
+	assert_int_equal(trust_record(config_revline(config)->path, config_revline(config)->hash), 0);
+	config_free(config);
+	assert_int_equal(config_open(&config, repo), 0);
+	assert_int_equal(config_revline(config)->trust, TRUST_TRUSTED);
+	assert_int_equal(config_get(&value, config, "user.email"), RL_ENOTFOUND);
+	test_sh_ok(f->repo, "git config user.email alice@example.com");
+	config_free(config);
+	assert_int_equal(config_open(&config, repo), 0);
+	assert_int_equal(config_get(&value, config, "user.email"), 0);
+	assert_string_equal(value, "alice@example.com");
+	free(value);
+	/* git's own order: the environment's author first. */
+	setenv("GIT_AUTHOR_EMAIL", "bob@example.com", 1);
+	assert_int_equal(config_get(&value, config, "user.email"), 0);
+	assert_string_equal(value, "bob@example.com");
+	free(value);
+	unsetenv("GIT_AUTHOR_EMAIL");
+	config_free(config);
+	repo_free(repo);
+}
+
 static void test_theme_path(void **state)
 {
 	struct fixture *f = *state;
@@ -217,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test_setup_teardown(test_record_check_revoke, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_then_trusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_never_from_revline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_theme_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_read, setup, teardown),
 	};

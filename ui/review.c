@@ -22,7 +22,8 @@ int review_init(struct review *r, struct tui *tui)
 	memset(r, 0, sizeof(*r));
 	r->tui = tui;
 	if (config_open(&r->config, tui->repo) < 0 || llm_config_load(&r->llm, r->config) < 0 ||
-	    store_default_path(&path, r->config) < 0 || store_open(&r->store, path.ptr) < 0) {
+	    store_default_path(&path, r->config) < 0 || store_open(&r->store, path.ptr) < 0 ||
+	    store_author_load(r->store, r->config) < 0) {
 		snprintf(r->error, sizeof(r->error), "%s", error_message());
 		store_close(r->store);
 		r->store = NULL;
@@ -68,7 +69,7 @@ static void dirty_panes(struct tui *tui)
 /* Fix detection runs in this process once the check is done, so history shows it live. */
 static void fixes_start(struct review *r)
 {
-	struct fixdetect_options opts = { .llm = &r->llm, .group = &r->tui->loop.group };
+	struct fixdetect_options opts = { .llm = &r->llm, .group = &r->tui->loop.group, .once = true };
 
 	fixdetect_free(r->fixes);
 	r->fixes = NULL;

@@ -351,7 +351,7 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 		return 2;
 	}
 	/* A database that will not open (damaged, locked, read-only, full) does not stop the review. */
-	if (store_open(store, path.ptr) < 0) {
+	if (store_open(store, path.ptr) < 0 || store_author_load(*store, *config) < 0) {
 		if (!(a->store_error = strdup(error_message()))) {
 			buf_release(&path);
 			return 2;
@@ -415,7 +415,7 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 			  "what arrived is kept (exit status 5)", a->opts.sched.deadline);
 	/* Fix detection reads the check back from the store: only a check stored whole. */
 	if (a->wait_fixes && check_stored(c) && !a->no_fixes) {
-		if (detect_fixes_run(&fixes, store, check_id(c), &llm, &a->opts.sched) < 0)
+		if (detect_fixes_run(&fixes, store, check_id(c), &llm, &a->opts.sched, true) < 0)
 			cli_error("fix detection: %s", error_message());
 		ro.fixes = fixes;
 	}

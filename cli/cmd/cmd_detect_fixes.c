@@ -17,9 +17,9 @@
 
 /* Run fix detection for a check to the end (for this command and --wait-fix-detection). */
 int detect_fixes_run(struct fixdetect **out, struct store *store, int64_t check_id,
-		     struct llm_config *llm, const struct sched_options *sched)
+		     struct llm_config *llm, const struct sched_options *sched, bool once)
 {
-	struct fixdetect_options opts = { .llm = llm, .sched = *sched };
+	struct fixdetect_options opts = { .llm = llm, .sched = *sched, .once = once };
 	struct fixdetect_event ev;
 	int error;
 
@@ -36,8 +36,8 @@ int detect_fixes_run(struct fixdetect **out, struct store *store, int64_t check_
 }
 
 /*
- * Start `revline detect-fixes CHECK_ID` detached (its own session, output
- * to /dev/null), so that the check's answer never waits for it.
+ * Start `revline detect-fixes --once CHECK_ID` detached (its own session,
+ * output to /dev/null), so that the check's answer never waits for it.
  */
 void detect_fixes_spawn(int64_t check_id)
 {
@@ -63,7 +63,7 @@ void detect_fixes_spawn(int64_t check_id)
 		if (null > STDERR_FILENO)
 			close(null);
 	}
-	execl("/proc/self/exe", "revline", "detect-fixes", id, (char *)NULL);
+	execl("/proc/self/exe", "revline", "detect-fixes", "--once", id, (char *)NULL);
 	_exit(127);
 }
 
@@ -73,6 +73,11 @@ void detect_fixes_print(FILE *out, const struct fixdetect *fd)
 
 	if (!fixdetect_previous(fd)) {
 		fputs("fix detection: no earlier check on this branch to compare with\n", out);
+		return;
+	}
+	if (fixdetect_elsewhere(fd)) {
+		fprintf(out, "fix detection against check %lld: another run has it (running or done); "
+			"'revline detect-fixes ID' runs it again\n", (long long)fixdetect_previous(fd));
 		return;
 	}
 	fprintf(out, "fix detection against check %lld (%ld s earlier): %zu violation%s, %zu fixed",
@@ -115,7 +120,8 @@ json_t *detect_fixes_json(const struct fixdetect *fd)
 			"method", utf8_json(v->method), "explanation", utf8_json(v->explanation),
 			"error", utf8_json(v->error), "files", files, "fix_id", (json_int_t)v->fix_id));
 	}
-	return json_pack("{s:I, s:o, s:I, s:I, s:o}", "run_id", (json_int_t)fixdetect_run_id(fd),
+	return json_pack("{s:I, s:b, s:o, s:I, s:I, s:o}", "run_id", (json_int_t)fixdetect_run_id(fd),
+			 "elsewhere", fixdetect_elsewhere(fd),
 			 "previous_check_id", fixdetect_previous(fd) ? json_integer(fixdetect_previous(fd)) :
 				json_null(),
 			 "seconds_between_checks", (json_int_t)fixdetect_seconds(fd),
@@ -124,13 +130,14 @@ json_t *detect_fixes_json(const struct fixdetect *fd)
 
 const struct command_help detect_fixes_help = {
 	"detect-fixes",
-	"revline detect-fixes CHECK_ID [--json]",
+	"revline detect-fixes CHECK_ID [--json] [--once]",
 	"find which violations of the check before CHECK_ID were fixed, and how",
 	"Compares the check with the previous one on the same branch: for each rule\n"
 	"that needed attention then, was it fixed by a code change, by changing the\n"
 	"rule, or by deleting the rule? What needs no judgement is decided without\n"
 	"the LLM; the rest is asked, in parallel. `revline check` starts this in the\n"
-	"background after each check; it can be run again by hand.\n",
+	"background after each check (with --once, so that clients sharing one\n"
+	"database run it once per pair of checks); it can be run again by hand.\n",
 };
 
 int cmd_detect_fixes(int argc, char **argv)
@@ -143,8 +150,8 @@ int cmd_detect_fixes(int argc, char **argv)
 	struct repo *repo = NULL;
 	struct buf path = BUF_INIT;
 	int64_t check_id = 0;
-	bool json = false;
-	const struct option options[] = { OPT_JSON(&json), OPT_END() };
+	bool json = false, once = false;
+	const struct option options[] = { OPT_JSON(&json), OPT_BOOL(0, "once", &once, "do nothing when another run has the pair of checks (running or done)"), OPT_END() };
 	int n, rc = 0;
 
 	if ((n = parse_options(argc, argv, options, &detect_fixes_help)) < 0)
@@ -164,7 +171,7 @@ int cmd_detect_fixes(int argc, char **argv)
 		rc = 2;
 		goto done;
 	}
-	if (detect_fixes_run(&fd, store, check_id, &llm, &sched) < 0) {
+	if (detect_fixes_run(&fd, store, check_id, &llm, &sched, once) < 0) {
 		cli_error("%s", error_message());
 		rc = error_status() == RL_ENOTFOUND ? 2 : 3;
 		goto done;

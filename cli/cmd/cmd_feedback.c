@@ -109,7 +109,7 @@ static int store_setup(struct store **store)
 	if (repo_open(&repo, NULL) < 0)
 		error_clear();
 	if (config_open(&config, repo) < 0 || store_default_path(&path, config) < 0 ||
-	    store_open(store, path.ptr) < 0) {
+	    store_open(store, path.ptr) < 0 || store_author_load(*store, config) < 0) {
 		cli_error("%s", error_message());
 		rc = 2;
 	}

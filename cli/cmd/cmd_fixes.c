@@ -105,19 +105,22 @@ static void fix_print(const struct history_fix *f)
 
 const struct command_help fixes_help = {
 	"fixes",
-	"revline fixes [--rule ID] [--json]",
+	"revline fixes [--rule ID] [--repo URL] [--author EMAIL] [--json]",
 	"list the violations that were fixed, and how",
 	"Lists the fixes fix detection found in this repository, newest first: the\n"
 	"rule and its file, the files, how it was fixed (CODE_CHANGE,\n"
 	"THREADLINE_CHANGED, THREADLINE_DELETED), the explanation, the time between\n"
 	"the two checks, how it was detected, the two checks, and the feedback on it\n"
-	"(a fix marked incorrect is shown, and left out of revline stats).\n",
+	"(a fix marked incorrect is shown, and left out of revline stats). --repo\n"
+	"and --author choose as for revline history (the author of the check that\n"
+	"showed the fix).\n",
 };
 
-static int parse_args(int argc, char **argv, const char **rule, bool *json)
+static int parse_args(int argc, char **argv, const char **rule, bool *json, struct history_filter *filter)
 {
 	const struct option options[] = {
 		OPT_STRING(0, "rule", rule, "ID", "only the fixes of this rule"),
+		OPT_HISTORY_FILTER(filter),
 		OPT_JSON(json),
 		OPT_END(),
 	};
@@ -131,18 +134,19 @@ static int parse_args(int argc, char **argv, const char **rule, bool *json)
 int cmd_fixes(int argc, char **argv)
 {
 	struct history_fix *fixes = NULL;
+	struct history_filter filter = { 0 };
+	struct history_where where;
 	struct store *store = NULL;
 	const char *rule = NULL;
 	size_t count = 0, i;
-	char *repo = NULL;
 	bool json = false;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &rule, &json)) != 0)
+	if ((rc = parse_args(argc, argv, &rule, &json, &filter)) != 0)
 		return rc < 0 ? 0 : rc;
-	if ((rc = history_open(&store, &repo)) != 0)
+	if ((rc = history_open(&store, &where, &filter)) != 0)
 		return rc;
-	if (history_fixes(&fixes, &count, store, repo, rule) < 0) {
+	if (history_fixes(&fixes, &count, store, &where.scope, rule) < 0) {
 		cli_error("%s", error_message());
 		rc = 2;
 	} else if (json) {
@@ -159,6 +163,6 @@ int cmd_fixes(int argc, char **argv)
 	}
 	history_fixes_free(fixes, count);
 	store_close(store);
-	free(repo);
+	history_where_release(&where);
 	return rc;
 }

@@ -77,12 +77,13 @@ static json_t *usage_json(const struct history_stats *s)
 	return usage;
 }
 
-static int stats_json(const struct history_stats *s, const char *repo)
+static int stats_json(const struct history_stats *s, const struct history_where *where)
 {
 	int common = most_common_type(s);
 
-	return history_json_out(json_pack("{s:o, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
-		"repo", utf8_json(repo), "checks", (int)s->checks, "violations", (int)s->violations,
+	return history_json_out(json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
+		"repo", utf8_json(where->label), "remote", utf8_json(where->scope.remote),
+		"author", utf8_json(where->scope.author), "checks", (int)s->checks, "violations", (int)s->violations,
 		"fixes", (int)s->fixes, "incorrect_fixes", (int)s->incorrect, "fix_rate", s->fix_rate,
 		"time_to_fix", times_json(s), "fix_types", types_json(s),
 		"most_common_fix_type", common < 0 ? json_null() :
@@ -164,12 +165,16 @@ static void usage_text_rows(const struct history_stats *s)
 		printf("%-22s %6s\n", "estimated cost", cost);
 }
 
-static void stats_text(const struct history_stats *s, const char *repo)
+static void stats_text(const struct history_stats *s, const struct history_where *where)
 {
 	int i, common = most_common_type(s);
 
 	printf("Statistics for ");
-	history_put(stdout, repo, 0);
+	history_put(stdout, where->label, 0);
+	if (where->scope.author) {
+		printf(" by ");
+		history_put(stdout, where->scope.author, 0);
+	}
 	printf(" (%ld check%s)\n\n", s->checks, s->checks == 1 ? "" : "s");
 	printf("%-22s %6ld\n", "violations", s->violations);
 	printf("%-22s %6ld", "fixes", s->fixes);
@@ -190,17 +195,19 @@ static void stats_text(const struct history_stats *s, const char *repo)
 
 const struct command_help stats_help = {
 	"stats",
-	"revline stats [--json]",
+	"revline stats [--repo URL] [--author EMAIL] [--json]",
 	"how often violations get fixed, how fast, and false positives",
 	"Figures for this repository: violations (rules needing attention), fixes,\n"
 	"fix rate, average and p95 time to fix with the time buckets, fix types,\n"
 	"and per rule violations, fixes, fix rate, findings, false positives and\n"
-	"false-positive rate. See revline(1) for the exact definitions.\n",
+	"false-positive rate. See revline(1) for the exact definitions. --repo and\n"
+	"--author choose as for revline history (an author's false positives are\n"
+	"the ones they marked).\n",
 };
 
-static int parse_args(int argc, char **argv, bool *json)
+static int parse_args(int argc, char **argv, bool *json, struct history_filter *filter)
 {
-	const struct option options[] = { OPT_JSON(json), OPT_END() };
+	const struct option options[] = { OPT_HISTORY_FILTER(filter), OPT_JSON(json), OPT_END() };
 	int n = parse_options(argc, argv, options, &stats_help);
 
 	if (n < 0)
@@ -211,25 +218,26 @@ static int parse_args(int argc, char **argv, bool *json)
 int cmd_stats(int argc, char **argv)
 {
 	struct history_stats stats = { 0 };
+	struct history_filter filter = { 0 };
+	struct history_where where;
 	struct store *store = NULL;
-	char *repo = NULL;
 	bool json = false;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &json)) != 0)
+	if ((rc = parse_args(argc, argv, &json, &filter)) != 0)
 		return rc < 0 ? 0 : rc;
-	if ((rc = history_open(&store, &repo)) != 0)
+	if ((rc = history_open(&store, &where, &filter)) != 0)
 		return rc;
-	if (history_stats(&stats, store, repo) < 0) {
+	if (history_stats(&stats, store, &where.scope) < 0) {
 		cli_error("%s", error_message());
 		rc = 2;
 	} else if (json) {
-		rc = stats_json(&stats, repo);
+		rc = stats_json(&stats, &where);
 	} else {
-		stats_text(&stats, repo);
+		stats_text(&stats, &where);
 	}
 	history_stats_release(&stats);
 	store_close(store);
-	free(repo);
+	history_where_release(&where);
 	return rc;
 }

@@ -53,6 +53,7 @@ static bool harmless(const struct key_info *info, const char *value)
 	case CONFIG_NAME:
 		return !value || !strchr(value, '/');
 	case CONFIG_SENSITIVE:
+	case CONFIG_IDENTITY:
 		break;
 	}
 	return false;
@@ -61,6 +62,8 @@ static bool harmless(const struct key_info *info, const char *value)
 /* Whether a value the .revline sets counts (the user's own config always does). */
 static bool revline_counts(const struct config *config, const struct key_info *info, const char *value)
 {
+	if (info->class == CONFIG_IDENTITY)
+		return false;
 	return config->file.trust == TRUST_TRUSTED || harmless(info, value);
 }
 

@@ -28,6 +28,9 @@
  *                    a path: counts only from the user's own git config,
  *                    the environment, or a .revline the user trusted
  *                    (`revline trust`, trust.h) as it is now.
+ *   CONFIG_IDENTITY  who the user is (the author a team's store records):
+ *                    never from a .revline, trusted or not, so that no
+ *                    branch can write in someone else's name.
  *
  * The models are sensitive: behind a router (OpenRouter, LiteLLM, a
  * company gateway) the model's name picks the upstream provider that gets
@@ -61,12 +64,14 @@
 	X("revline.osvUrl",        "REVLINE_OSV_URL",     CONFIG_SENSITIVE) \
 	X("revline.ignore",        NULL,                  CONFIG_SENSITIVE) \
 	X("revline.projectStandards", NULL,               CONFIG_SENSITIVE) \
-	X("revline.lint.*",        NULL,                  CONFIG_SENSITIVE)
+	X("revline.lint.*",        NULL,                  CONFIG_SENSITIVE) \
+	X("user.email",            "GIT_AUTHOR_EMAIL",    CONFIG_IDENTITY)
 
 enum config_class {
 	CONFIG_HARMLESS,
 	CONFIG_NAME,
 	CONFIG_SENSITIVE,
+	CONFIG_IDENTITY,
 };
 
 struct config;

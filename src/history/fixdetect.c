@@ -45,6 +45,7 @@ struct fixdetect {
 	struct queue events;     /* of struct fixdetect_event */
 	int64_t started_ms;
 	bool done;
+	bool elsewhere;         /* once, and another client had the pair */
 };
 
 static void violation_release(struct violation *v)
@@ -94,10 +95,14 @@ int fixdetect_new(struct fixdetect **out, struct store *store, int64_t check_id,
 	return 0;
 }
 
+static void run_abandon(struct fixdetect *fd);
+
 void fixdetect_free(struct fixdetect *fd)
 {
 	if (!fd)
 		return;
+	if (fd->run_id && !fd->done)
+		run_abandon(fd);
 	poll_group_leave(&fd->member);
 	asker_free(fd->asker);
 	violations_free(fd->violations, fd->count);
@@ -138,6 +143,7 @@ static int load_checks(struct fixdetect *fd)
 	fd->created_ms = pair.created_ms;
 	fd->previous_id = pair.previous_id;
 	fd->previous_ms = pair.previous_ms;
+	free(pair.host);
 	return 0;
 }
 
@@ -508,7 +514,10 @@ static int decide(struct fixdetect *fd, size_t index)
 
 static int run_begin(struct fixdetect *fd)
 {
-	return store_detection_begin(&fd->run_id, fd->store, fd->check_id, fd->previous_id);
+	int error = store_detection_begin(&fd->run_id, fd->store, fd->check_id, fd->previous_id, fd->opts.once);
+
+	fd->elsewhere = !error && !fd->run_id;
+	return error;
 }
 
 /* Best effort: the run's figures are for the record; a failure to keep them stops nothing. */
@@ -528,6 +537,22 @@ static void run_finish(struct fixdetect *fd)
 	event_push(fd, FIXDETECT_DONE, 0);
 }
 
+/*
+ * Stopped before the end (the TUI quit): the run failed, which gives up
+ * its claim, so that the detector started in the background runs the
+ * pair again. Best effort, as run_finish.
+ */
+static void run_abandon(struct fixdetect *fd)
+{
+	const struct detection_figures figures = {
+		.status = "failed", .violations = fd->count, .analysed = fd->count - fd->unsettled,
+		.detected = fd->fixed, .deterministic = fd->deterministic, .calls = fd->calls,
+		.errors = fd->errors, .error_log = "[\"stopped before the end\"]", .started_ms = fd->started_ms,
+	};
+
+	store_detection_finish(fd->store, fd->run_id, &figures);
+}
+
 static void advance(struct fixdetect *fd)
 {
 	if (!fd->unsettled && !fd->done)
@@ -544,6 +569,11 @@ int fixdetect_start(struct fixdetect *fd)
 	fd->started_ms = clock_wall_ms();
 	if ((error = load_checks(fd)) < 0 || (error = run_begin(fd)) < 0)
 		return error;
+	if (fd->elsewhere) {
+		fd->done = true;
+		event_push(fd, FIXDETECT_DONE, 0);
+		return 0;
+	}
 	if (!fd->previous_id) {
 		advance(fd);
 		return 0;
@@ -644,6 +674,11 @@ size_t fixdetect_count(const struct fixdetect *fd)
 const struct violation *fixdetect_violation(const struct fixdetect *fd, size_t index)
 {
 	return &fd->violations[index];
+}
+
+bool fixdetect_elsewhere(const struct fixdetect *fd)
+{
+	return fd->elsewhere;
 }
 
 int64_t fixdetect_run_id(const struct fixdetect *fd)

@@ -13,7 +13,7 @@
 /*
  * Violation-fix detection (the violation-fix seed, for a local program):
  * after a check is stored, the violations of the previous consecutive check
- * (same repository, branch and environment) are looked at one by one:
+ * (same clone, branch and environment) are looked at one by one:
  * was each fixed, and how (CODE_CHANGE, THREADLINE_CHANGED,
  * THREADLINE_DELETED)? What needs no judgement is decided without a call
  * (a rule gone with its file is THREADLINE_DELETED; the same findings
@@ -68,6 +68,12 @@ struct fixdetect_options {
 	struct sched_options sched;
 	struct asker_options ask;
 	bool no_cache;
+	/*
+	 * Claim the pair of checks first (what runs after a check does): when
+	 * another client has it, running or done, this run does nothing
+	 * (fixdetect_elsewhere). By hand it runs again regardless.
+	 */
+	bool once;
 	struct poll_group *group;       /* the front end's poll group (NULL: one of its own) */
 };
 
@@ -101,6 +107,8 @@ long fixdetect_seconds(const struct fixdetect *fd);        /* between the two ch
 size_t fixdetect_count(const struct fixdetect *fd);
 const struct violation *fixdetect_violation(const struct fixdetect *fd, size_t index);
 int64_t fixdetect_run_id(const struct fixdetect *fd);
+/* With once: whether another client had the pair, so that this run did nothing. */
+bool fixdetect_elsewhere(const struct fixdetect *fd);
 /* Violations fixed, and failed calls, so far. */
 size_t fixdetect_fixed(const struct fixdetect *fd);
 size_t fixdetect_errors(const struct fixdetect *fd);

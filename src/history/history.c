@@ -70,15 +70,15 @@ void history_duration_text(char *out, size_t size, double seconds)
 }
 
 int history_checks(struct history_check **out, size_t *count, struct store *store,
-		   const char *repo, size_t limit)
+		   const struct history_scope *scope, size_t limit)
 {
-	return store_history_checks(out, count, store, repo, limit);
+	return store_history_checks(out, count, store, scope, limit);
 }
 
 int history_fixes(struct history_fix **out, size_t *count, struct store *store,
-		  const char *repo, const char *rule_id)
+		  const struct history_scope *scope, const char *rule_id)
 {
-	return store_history_fixes(out, count, store, repo, rule_id);
+	return store_history_fixes(out, count, store, scope, rule_id);
 }
 
 int history_findings(struct history_finding **out, size_t *count, struct store *store,
@@ -221,14 +221,14 @@ static void rates_compute(struct history_stats *stats)
 }
 
 /* The store's counts, and from its fixes the figures of fixes and times. */
-int history_stats(struct history_stats *out, struct store *store, const char *repo)
+int history_stats(struct history_stats *out, struct store *store, const struct history_scope *scope)
 {
 	struct history_fix *fixes = NULL;
 	size_t nfixes = 0;
 	int error;
 
 	memset(out, 0, sizeof(*out));
-	if ((error = store_history_counts(out, &fixes, &nfixes, store, repo)) < 0 ||
+	if ((error = store_history_counts(out, &fixes, &nfixes, store, scope)) < 0 ||
 	    (error = fix_figures(out, fixes, nfixes)) < 0) {
 		history_fixes_free(fixes, nfixes);
 		history_stats_release(out);

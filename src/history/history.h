@@ -14,7 +14,9 @@
  * fixes fix detection found, and the figures of the violation-fix seed
  * (section 6). The scope is a repository by its path as the store keeps
  * it (repos.path: the working tree, or the git directory of a bare
- * repository, without a trailing slash); history_repo_key makes it.
+ * repository, without a trailing slash; history_repo_key makes it), or
+ * in a team's store every clone of a repository by its remote, and
+ * possibly one author's part (struct history_scope).
  *
  * Definitions:
  *  - A violation is a check_results row with status 'attention': one per
@@ -47,13 +49,13 @@
 /* The store's key of a repository path: the path without trailing slashes. */
 char *history_repo_key(const char *path);
 
-/* The newest limit checks of the repository (0: all), newest first. */
+/* The newest limit checks of the scope (store_history.h; 0: all), newest first. */
 int history_checks(struct history_check **out, size_t *count, struct store *store,
-		   const char *repo, size_t limit);
+		   const struct history_scope *scope, size_t limit);
 
-/* The repository's fixes, newest first; only rule_id's when it is not NULL. */
+/* The scope's fixes, newest first; only rule_id's when it is not NULL. */
 int history_fixes(struct history_fix **out, size_t *count, struct store *store,
-		  const char *repo, const char *rule_id);
+		  const struct history_scope *scope, const char *rule_id);
 
 /* The newest limit findings of the repository's checks (0: all), newest first (see store_history_findings). */
 int history_findings(struct history_finding **out, size_t *count, struct store *store,
@@ -73,7 +75,7 @@ int history_fix_lookup(struct history_fix **out, struct store *store, int64_t fi
  */
 bool history_changed(struct history_version *version, struct store *store);
 
-int history_stats(struct history_stats *out, struct store *store, const char *repo);
+int history_stats(struct history_stats *out, struct store *store, const struct history_scope *scope);
 void history_stats_release(struct history_stats *stats);
 
 /*

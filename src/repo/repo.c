@@ -1,4 +1,5 @@
 #include "repo.h"
+#include "remote_url.h"
 #include "status.h"
 
 #include <git2.h>
@@ -66,6 +67,8 @@ static int name_from(struct repo *repo)
 	return repo->name ? 0 : error_nomem();
 }
 
+static void remote_read(struct repo *repo);
+
 int repo_open(struct repo **out, const char *path)
 {
 	struct repo *repo = NULL;
@@ -104,6 +107,7 @@ int repo_open(struct repo **out, const char *path)
 	}
 	if ((error = name_from(repo)) < 0)
 		goto done;
+	remote_read(repo);
 	*out = repo;
 	repo = NULL;
 done:
@@ -122,6 +126,7 @@ void repo_free(struct repo *repo)
 	free(repo->gitdir);
 	free(repo->name);
 	free(repo->branch);
+	free(repo->remote);
 	free(repo);
 	git_libgit2_shutdown();
 }
@@ -217,6 +222,36 @@ done:
 	git_buf_dispose(&merge);
 	git_config_free(config);
 	return error;
+}
+
+/*
+ * The remote that identifies the repository (remote_url.h): the one HEAD's
+ * branch follows, else origin; none for a repository without one, or with
+ * one revline cannot read (never said: it is only a tag).
+ */
+static void remote_read(struct repo *repo)
+{
+	git_buf name = GIT_BUF_INIT, url = GIT_BUF_INIT;
+	git_reference *head = NULL;
+	git_config *config = NULL;
+	struct buf id = BUF_INIT;
+
+	if (git_repository_config_snapshot(&config, repo->git) < 0)
+		goto done;
+	if (git_repository_head(&head, repo->git) < 0 || !git_reference_is_branch(head) ||
+	    config_text(&name, config, "branch", git_reference_shorthand(head), "remote") < 0 ||
+	    !strcmp(name.ptr, "."))
+		git_buf_set(&name, "origin", 6);
+	if (config_text(&url, config, "remote", name.ptr, "url") == 0 && remote_url_normalize(&id, url.ptr) == 0)
+		repo->remote = buf_detach(&id);
+done:
+	error_clear();
+	git_error_clear();
+	buf_release(&id);
+	git_buf_dispose(&name);
+	git_buf_dispose(&url);
+	git_reference_free(head);
+	git_config_free(config);
 }
 
 /* The upstream of HEAD's branch, as "origin/main", or NULL. */

@@ -19,6 +19,7 @@ struct repo {
 	char *gitdir;
 	char *name;             /* base name of the working tree */
 	char *branch;           /* "main", "detached at 1a2b3c4", "main (no commits yet)" */
+	char *remote;           /* the remote's identity (remote_url.h), NULL when none */
 };
 
 /* Open the repository that contains path (the current directory when NULL). */

@@ -219,6 +219,7 @@ static int check_store_begin(struct check *c)
 		goto done;
 	rec.repo_path = c->repo->workdir ? c->repo->workdir : c->repo->gitdir;
 	rec.repo_name = c->repo->name;
+	rec.remote = c->repo->remote;
 	rec.branch = c->repo->branch;
 	rec.environment = c->opts.environment;
 	rec.base_label = c->target->base_label;

@@ -33,6 +33,9 @@ struct store {
 	const char *setting;
 	/* One connection per process; this keeps each transaction whole when threads share it. */
 	mtx_t lock;
+	/* Who writes (git's user.email, NULL when not known) and on which machine. */
+	char *author;
+	char host[256];
 };
 
 struct store_stmt {
@@ -166,7 +169,14 @@ static bool process_gone(struct store_stmt *row)
 	return now >= 0 && now != start;
 }
 
-/* The running checks whose process is gone, as a list of ids. */
+/*
+ * A check this machine runs, whose process it can look for: one another
+ * machine runs is that machine's to mark (a team's store). A check from
+ * before version 7 has no host: it was written here.
+ */
+#define ON_THIS_HOST "(host IS NULL OR host = CAST(:host AS TEXT))"
+
+/* The running checks of this machine whose process is gone, as a list of ids. */
 static int interrupted_find(struct store *store, int64_t **ids, size_t *count)
 {
 	struct store_stmt *stmt = NULL;
@@ -174,8 +184,9 @@ static int interrupted_find(struct store *store, int64_t **ids, size_t *count)
 	int error, rc;
 
 	if ((error = store_prepare(store, &stmt, "SELECT id, pid, pid_start FROM checks "
-				   "WHERE status = 'running'")) < 0)
+				   "WHERE status = 'running' AND " ON_THIS_HOST)) < 0)
 		return error;
+	store_bind_writer(stmt);
 	while ((rc = store_step(stmt)) == STORE_ROW) {
 		if (!process_gone(stmt))
 			continue;
@@ -217,8 +228,9 @@ static int running_any(struct store *store, bool *out)
 	int error, rc;
 
 	if ((error = store_prepare(store, &stmt, "SELECT CASE WHEN EXISTS (SELECT 1 FROM checks "
-				   "WHERE status = 'running') THEN 1 ELSE 0 END")) < 0)
+				   "WHERE status = 'running' AND " ON_THIS_HOST ") THEN 1 ELSE 0 END")) < 0)
 		return error;
+	store_bind_writer(stmt);
 	if ((rc = store_step(stmt)) == STORE_ROW)
 		*out = store_column_int(stmt, 0);
 	else
@@ -254,6 +266,43 @@ int store_mark_interrupted(struct store *store, size_t *count)
 	return error;
 }
 
+/* This machine's name, as the records of a team's store say where they were written; "" when not known. */
+static void host_read(char *out, size_t size)
+{
+	size_t i;
+
+	if (gethostname(out, size - 1) < 0)
+		out[0] = '\0';
+	out[size - 1] = '\0';
+	for (i = 0; out[i]; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = '?';
+}
+
+int store_author_load(struct store *store, struct config *config)
+{
+	char *email = NULL;
+	int error = config_get(&email, config, "user.email");
+
+	if (error == RL_ENOTFOUND || (!error && !*email)) {
+		free(email);
+		return 0;
+	}
+	if (error < 0)
+		return error;
+	free(store->author);
+	store->author = email;
+	return 0;
+}
+
+void store_bind_writer(struct store_stmt *stmt)
+{
+	if (store_param_has(stmt, ":author"))
+		store_bind_text(stmt, ":author", stmt->store->author);
+	if (store_param_has(stmt, ":host"))
+		store_bind_text(stmt, ":host", *stmt->store->host ? stmt->store->host : NULL);
+}
+
 /* Without the backend's tidying: a store that failed to open may be a newer revline's. */
 static void store_free(struct store *store)
 {
@@ -263,6 +312,7 @@ static void store_free(struct store *store)
 		store->backend->close(store->conn);
 	mtx_destroy(&store->lock);
 	free(store->path);
+	free(store->author);
 	free(store);
 }
 
@@ -292,6 +342,7 @@ int store_open(struct store **out, const char *path)
 	}
 	store->backend = backend_for(path);
 	store->setting = store_location_setting(path);
+	host_read(store->host, sizeof(store->host));
 	if ((error = store_location_display(&display, path)) < 0)
 		goto done;
 	if (!(store->path = buf_detach(&display)) && !(store->path = strdup(""))) {

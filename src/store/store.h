@@ -35,6 +35,14 @@ int store_default_path(struct buf *out, struct config *config);
  * message names the location without its password.
  */
 int store_open(struct store **out, const char *path);
+
+/*
+ * Who writes to the store from now on: git's user.email (GIT_AUTHOR_EMAIL
+ * first; never a .revline's, config.h), which a team's store records on
+ * checks, feedback and fixes beside the machine's name. Not set, they
+ * record no author.
+ */
+int store_author_load(struct store *store, struct config *config);
 void store_close(struct store *store);
 /* The location as messages show it: a PostgreSQL location without its password. */
 const char *store_path(const struct store *store);
@@ -44,6 +52,7 @@ int store_version(struct store *store);
 struct check_record {
 	const char *repo_path;          /* the working tree (or git dir when bare) */
 	const char *repo_name;
+	const char *remote;             /* the repository's identity (remote_url.h), NULL when none */
 	const char *branch;
 	const char *environment;        /* "local" (the column exists for CI) */
 	const char *base_label, *base_oid;
@@ -64,8 +73,10 @@ struct check_record {
 int store_check_begin(struct store *store, int64_t *id, const struct check_record *record);
 
 /*
- * Mark every 'running' check whose process is gone as 'interrupted'
- * (finished_at now), in one transaction; *count says how many. A process
+ * Mark every 'running' check of this machine whose process is gone as
+ * 'interrupted' (finished_at now), in one transaction; *count says how
+ * many. Another machine's checks (a team's store) are that machine's to
+ * mark. A process
  * is gone when no pid was recorded, kill(pid, 0) says there is no such
  * process, or /proc/PID/stat gives another start time. store_open calls
  * it, best effort: a check killed halfway (SIGKILL, a crash, a power cut)

@@ -109,8 +109,11 @@ static int json_evidence(char **out, const struct evidence *ev)
 /*
  * The repository's row, made on first sight. The path is the key; a
  * trailing slash (libgit2's workdir has one) does not make another repo.
+ * The remote (remote_url.h), when given, is kept up to date: it is what
+ * `--repo` finds the clones of one repository by.
  */
-static int repo_id(struct store *store, int64_t *id, const char *path, const char *name, int64_t now)
+static int repo_id(struct store *store, int64_t *id, const char *path, const char *name, const char *remote,
+		   int64_t now)
 {
 	struct store_stmt *ins = NULL, *sel = NULL;
 	size_t len = strlen(path);
@@ -125,13 +128,16 @@ static int repo_id(struct store *store, int64_t *id, const char *path, const cha
 	if (!name)
 		name = base && base[1] ? base + 1 : key;
 	if ((error = store_prepare(store, &ins,
-				   "INSERT INTO repos (path, name, created_at) VALUES (:path, :name, :now) "
-				   "ON CONFLICT (path) DO UPDATE SET name = excluded.name "
-				   "WHERE repos.name <> excluded.name")) < 0 ||
+				   "INSERT INTO repos (path, name, remote, created_at) VALUES (:path, :name, "
+				   ":remote, :now) ON CONFLICT (path) DO UPDATE SET name = excluded.name, "
+				   "remote = coalesce(excluded.remote, repos.remote) WHERE repos.name <> "
+				   "excluded.name OR coalesce(repos.remote, '') <> coalesce(excluded.remote, "
+				   "repos.remote, '')")) < 0 ||
 	    (error = store_prepare(store, &sel, "SELECT id FROM repos WHERE path = :path")) < 0)
 		goto done;
 	store_bind_text(ins, ":path", key);
 	store_bind_text(ins, ":name", name);
+	store_bind_text(ins, ":remote", remote);
 	store_bind_int(ins, ":now", now);
 	store_bind_text(sel, ":path", key);
 	if ((error = store_step_done(ins)) < 0)
@@ -154,7 +160,7 @@ int store_repo_id(struct store *store, int64_t *id, const char *path, const char
 
 	if ((error = store_begin(store)) < 0)
 		return error;
-	return store_end(store, repo_id(store, id, path, name, clock_wall_ms()));
+	return store_end(store, repo_id(store, id, path, name, NULL, clock_wall_ms()));
 }
 
 /* A check records its process, so a later run can tell whether it still runs. */
@@ -175,12 +181,13 @@ static int check_insert(struct store *store, int64_t *id, int64_t repo, const st
 
 	if ((error = store_prepare(store, &stmt,
 				   "INSERT INTO checks (repo_id, branch, environment, base_label, base_oid, "
-				   "head_label, head_oid, target, status, created_at, pid, pid_start) VALUES "
-				   "(:repo, :branch, coalesce(:environment, 'local'), :base_label, :base_oid, "
-				   ":head_label, :head_oid, :target, 'running', :created, :pid, :pid_start) "
-				   "RETURNING id")) < 0)
+				   "head_label, head_oid, target, status, created_at, pid, pid_start, author, "
+				   "host) VALUES (:repo, :branch, coalesce(:environment, 'local'), :base_label, "
+				   ":base_oid, :head_label, :head_oid, :target, 'running', :created, :pid, "
+				   ":pid_start, :author, :host) RETURNING id")) < 0)
 		return error;
 	bind_process(stmt);
+	store_bind_writer(stmt);
 	store_bind_int(stmt, ":repo", repo);
 	store_bind_text(stmt, ":branch", r->branch);
 	store_bind_text(stmt, ":environment", r->environment);
@@ -248,7 +255,7 @@ int store_check_begin(struct store *store, int64_t *id, const struct check_recor
 		return error_set(RL_EUSAGE, "%s: a diff length without a diff", store_path(store));
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if (!(error = repo_id(store, &repo, record->repo_path, record->repo_name, created)) &&
+	if (!(error = repo_id(store, &repo, record->repo_path, record->repo_name, record->remote, created)) &&
 	    !(error = check_insert(store, &check, repo, record, created)))
 		error = diff_insert(store, check, record);
 	if (!(error = store_end(store, error)))

@@ -128,10 +128,11 @@ static int subject_insert(int64_t *id, struct store *store, const struct subject
 
 	if ((error = store_prepare(store, &stmt,
 				   "INSERT INTO feedback (finding_id, repo_id, kind, note, rule_id, "
-				   "fingerprint, file, title, issue, code, created_at) VALUES (:finding, "
-				   ":repo, :kind, :note, :rule, :fingerprint, :file, :title, :issue, :code, "
-				   ":now) RETURNING id")) < 0)
+				   "fingerprint, file, title, issue, code, created_at, author, host) VALUES "
+				   "(:finding, :repo, :kind, :note, :rule, :fingerprint, :file, :title, :issue, "
+				   ":code, :now, :author, :host) RETURNING id")) < 0)
 		return error;
+	store_bind_writer(stmt);
 	store_bind_int(stmt, ":finding", finding_id);
 	store_bind_int(stmt, ":repo", s->repo_id);
 	store_bind_text(stmt, ":kind", feedback_kind_name(kind));
@@ -221,9 +222,10 @@ static int fix_insert(int64_t *id, struct store *store, int64_t fix_id, enum fee
 	if ((error = fix_subject_read(&s, store, fix_id)) < 0 ||
 	    (error = store_prepare(store, &stmt,
 				   "INSERT INTO feedback (fix_id, repo_id, kind, note, rule_id, file, "
-				   "created_at) VALUES (:fix, :repo, :kind, :note, :rule, :file, :now) "
-				   "RETURNING id")) < 0)
+				   "created_at, author, host) VALUES (:fix, :repo, :kind, :note, :rule, :file, "
+				   ":now, :author, :host) RETURNING id")) < 0)
 		goto done;
+	store_bind_writer(stmt);
 	store_bind_int(stmt, ":fix", fix_id);
 	store_bind_int(stmt, ":repo", s.repo_id);
 	store_bind_text(stmt, ":kind", feedback_kind_name(kind));

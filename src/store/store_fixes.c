@@ -45,10 +45,11 @@ int store_fix_add(int64_t *id, struct store *store, const char *repo, const stru
 		return error;
 	if ((error = store_prepare(store, &stmt, "INSERT INTO signal_fixes (repo_id, signal_id, finding_id, tool, "
 				   "code, message, file, first_line, last_line, \"window\", status, file_id, byte_offset, "
-				   "before, model, created_at) VALUES (:repo, :signal, :finding, :tool, :code, "
-				   ":message, :file, :first, :last, :window, 'asking', :file_id, :offset, :before, "
-				   ":model, :now) RETURNING id")) < 0)
+				   "before, model, created_at, author, host) VALUES (:repo, :signal, :finding, "
+				   ":tool, :code, :message, :file, :first, :last, :window, 'asking', :file_id, "
+				   ":offset, :before, :model, :now, :author, :host) RETURNING id")) < 0)
 		goto done;
+	store_bind_writer(stmt);
 	store_bind_int(stmt, ":repo", repo_id);
 	if (row->signal_id)
 		store_bind_int(stmt, ":signal", row->signal_id);

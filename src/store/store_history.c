@@ -21,6 +21,9 @@ void history_checks_free(struct history_check *checks, size_t count)
 		free(checks[i].target);
 		free(checks[i].status);
 		free(checks[i].overall_severity);
+		free(checks[i].author);
+		free(checks[i].host);
+		free(checks[i].path);
 	}
 	free(checks);
 }
@@ -161,6 +164,22 @@ static int rows_read(void **items, size_t *count, size_t size, struct store_stmt
 	"l.kind IN ('false_positive', 'accept', 'reject') " \
 	"ORDER BY l.created_at DESC, l.id DESC LIMIT 1), '') <> 'false_positive')))"
 
+/*
+ * The scope (struct history_scope) of a query, over repos p and checks c:
+ * this clone's path, or every clone with the remote; the author's only.
+ */
+#define SCOPE_REPO(p) \
+	"((CAST(:remote AS TEXT) IS NULL AND " p ".path = :repo) OR " p ".remote = :remote)"
+#define SCOPE_AUTHOR(c) "(CAST(:author AS TEXT) IS NULL OR " c ".author = :author)"
+#define SCOPE(p, c) SCOPE_REPO(p) " AND " SCOPE_AUTHOR(c)
+
+static void scope_bind(struct store_stmt *stmt, const struct history_scope *scope)
+{
+	store_bind_text(stmt, ":repo", scope->path);
+	store_bind_text(stmt, ":remote", scope->remote);
+	store_bind_text(stmt, ":author", scope->author);
+}
+
 /* The checks: the rules and attention counts are live, so an interrupted check has them too. */
 static const char checks_sql[] =
 	"SELECT c.id, c.created_at, c.finished_at, c.duration_ms, c.branch, c.target, c.status, "
@@ -170,8 +189,8 @@ static const char checks_sql[] =
 	"WHERE f.check_id = c.id AND f.reduced = 0) ELSE c.finding_count END, "
 	"(SELECT count(*) FROM check_results r JOIN check_threadlines t ON "
 	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND " VIOLATION "), "
-	CHECK_USAGE " "
-	"FROM checks c JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo "
+	CHECK_USAGE ", c.author, c.host, p.path "
+	"FROM checks c JOIN repos p ON p.id = c.repo_id WHERE " SCOPE("p", "c") " "
 	"ORDER BY c.created_at DESC, c.id DESC LIMIT :limit";
 
 /* The five columns of CHECK_USAGE from col on. */
@@ -198,13 +217,15 @@ static int check_read(void *item, struct store_stmt *stmt)
 	c->attention = (long)store_column_int64(stmt, 10);
 	usage_read(&c->usage, stmt, 11);
 	if (!column_dup(&c->branch, stmt, 4) || !column_dup(&c->target, stmt, 5) ||
-	    !column_dup(&c->status, stmt, 6) || !column_dup(&c->overall_severity, stmt, 7))
+	    !column_dup(&c->status, stmt, 6) || !column_dup(&c->overall_severity, stmt, 7) ||
+	    !column_dup(&c->author, stmt, 16) || !column_dup(&c->host, stmt, 17) ||
+	    !column_dup(&c->path, stmt, 18))
 		return error_nomem();
 	return 0;
 }
 
 int store_history_checks(struct history_check **out, size_t *count, struct store *store,
-		   const char *repo, size_t limit)
+			 const struct history_scope *scope, size_t limit)
 {
 	struct store_stmt *stmt = NULL;
 	int error;
@@ -213,7 +234,7 @@ int store_history_checks(struct history_check **out, size_t *count, struct store
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, checks_sql)) < 0)
 		return error;
-	store_bind_text(stmt, ":repo", repo);
+	scope_bind(stmt, scope);
 	/* No limit: the most rows there can be (LIMIT -1 is SQLite's own). */
 	store_bind_int(stmt, ":limit", limit ? (int64_t)limit : INT64_MAX);
 	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, check_read)) < 0) {
@@ -242,7 +263,7 @@ int store_history_checks(struct history_check **out, size_t *count, struct store
 /* A fix of a violation later marked false positive is no fix: it is left out. */
 static const char fixes_sql[] = FIX_COLUMNS
 	"JOIN checks c ON c.id = f.fix_check_id "
-	"JOIN repos p ON p.id = c.repo_id WHERE p.path = :repo AND "
+	"JOIN repos p ON p.id = c.repo_id WHERE " SCOPE("p", "c") " AND "
 	"(CAST(:rule AS TEXT) IS NULL OR f.threadline_id = :rule) AND EXISTS (SELECT 1 FROM check_threadlines t "
 	"JOIN check_results r ON r.check_threadline_id = t.id WHERE t.id = f.violation_threadline_id "
 	"AND " VIOLATION ") "
@@ -314,7 +335,7 @@ static int fix_read(void *item, struct store_stmt *stmt)
 }
 
 int store_history_fixes(struct history_fix **out, size_t *count, struct store *store,
-		  const char *repo, const char *rule_id)
+			const struct history_scope *scope, const char *rule_id)
 {
 	struct store_stmt *stmt = NULL;
 	int error;
@@ -323,7 +344,7 @@ int store_history_fixes(struct history_fix **out, size_t *count, struct store *s
 	*count = 0;
 	if ((error = store_prepare(store, &stmt, fixes_sql)) < 0)
 		return error;
-	store_bind_text(stmt, ":repo", repo);
+	scope_bind(stmt, scope);
 	store_bind_text(stmt, ":rule", rule_id);
 	if ((error = rows_read((void **)out, count, sizeof(**out), stmt, fix_read)) < 0) {
 		history_fixes_free(*out, *count);
@@ -512,21 +533,23 @@ enum rule_count { COUNT_VIOLATIONS, COUNT_FINDINGS, COUNT_FALSE_POSITIVES };
 static const char *const rule_count_sql[] = {
 	[COUNT_VIOLATIONS] =
 	"SELECT t.threadline_id, count(*) FROM check_results r JOIN check_threadlines t ON "
-	"t.id = r.check_threadline_id JOIN checks c ON c.id = t.check_id "
-	"WHERE c.repo_id = :repo AND " VIOLATION " GROUP BY t.threadline_id",
+	"t.id = r.check_threadline_id JOIN checks c ON c.id = t.check_id JOIN repos p ON "
+	"p.id = c.repo_id WHERE " SCOPE("p", "c") " AND " VIOLATION " GROUP BY t.threadline_id",
 	[COUNT_FINDINGS] =
-	"SELECT f.rule_id, count(*) FROM findings f JOIN checks c ON c.id = f.check_id "
-	"WHERE c.repo_id = :repo AND f.reduced = 0 AND f.rule_id IS NOT NULL GROUP BY f.rule_id",
+	"SELECT f.rule_id, count(*) FROM findings f JOIN checks c ON c.id = f.check_id JOIN repos p "
+	"ON p.id = c.repo_id WHERE " SCOPE("p", "c") " AND f.reduced = 0 AND f.rule_id IS NOT NULL "
+	"GROUP BY f.rule_id",
 	/*
 	 * A false positive is the latest word on its finding (later feedback of
 	 * the finding kinds lifts it), so a finding counts once. Feedback whose
 	 * finding is gone counts by itself. Feedback without a repository is
-	 * placed by its finding's check.
+	 * placed by its finding's check. By an author: the feedback they gave.
 	 */
 	[COUNT_FALSE_POSITIVES] =
 	"SELECT b.rule_id, count(*) FROM feedback b WHERE b.kind = 'false_positive' AND "
 	"b.rule_id IS NOT NULL AND coalesce(b.repo_id, (SELECT c.repo_id FROM findings f "
-	"JOIN checks c ON c.id = f.check_id WHERE f.id = b.finding_id)) = :repo AND "
+	"JOIN checks c ON c.id = f.check_id WHERE f.id = b.finding_id)) IN (SELECT p.id FROM repos p "
+	"WHERE " SCOPE_REPO("p") ") AND " SCOPE_AUTHOR("b") " AND "
 	"(b.finding_id IS NULL OR NOT EXISTS (SELECT 1 FROM feedback l WHERE "
 	"l.finding_id = b.finding_id AND l.kind IN ('false_positive', 'accept', 'reject') AND "
 	"(l.created_at, l.id) > (b.created_at, b.id))) GROUP BY b.rule_id",
@@ -542,7 +565,7 @@ static long *count_field(struct history_rule_stats *r, enum rule_count which)
 	return &r->false_positives;
 }
 
-static int rule_counts(struct history_stats *stats, struct store *store, int64_t repo,
+static int rule_counts(struct history_stats *stats, struct store *store, const struct history_scope *scope,
 		       enum rule_count which)
 {
 	struct history_rule_stats *r;
@@ -552,7 +575,7 @@ static int rule_counts(struct history_stats *stats, struct store *store, int64_t
 
 	if ((error = store_prepare(store, &stmt, rule_count_sql[which])) < 0)
 		return error;
-	store_bind_int(stmt, ":repo", repo);
+	scope_bind(stmt, scope);
 	while (!(error = step_row(stmt, &row)) && row) {
 		const char *rule_id = store_column_text(stmt, 0);
 
@@ -569,23 +592,20 @@ static int rule_counts(struct history_stats *stats, struct store *store, int64_t
 	return error;
 }
 
-/* The repository's row and its number of checks; repo 0 when the store has never seen it. */
-static int repo_find(struct store *store, int64_t *repo, long *checks, const char *path)
+/* The number of checks in the scope. */
+static int checks_count(struct store *store, long *checks, const struct history_scope *scope)
 {
 	struct store_stmt *stmt = NULL;
 	bool row = false;
 	int error;
 
-	*repo = 0;
 	*checks = 0;
-	if ((error = store_prepare(store, &stmt, "SELECT p.id, (SELECT count(*) FROM checks c "
-				   "WHERE c.repo_id = p.id) FROM repos p WHERE p.path = :path")) < 0)
+	if ((error = store_prepare(store, &stmt, "SELECT count(*) FROM checks c JOIN repos p ON "
+				   "p.id = c.repo_id WHERE " SCOPE("p", "c"))) < 0)
 		return error;
-	store_bind_text(stmt, ":path", path);
-	if (!(error = step_row(stmt, &row)) && row) {
-		*repo = store_column_int64(stmt, 0);
-		*checks = (long)store_column_int64(stmt, 1);
-	}
+	scope_bind(stmt, scope);
+	if (!(error = step_row(stmt, &row)) && row)
+		*checks = (long)store_column_int64(stmt, 0);
 	store_finalize(stmt);
 	return error;
 }
@@ -599,9 +619,10 @@ static const char usage_sql[] =
 	"sum(cost), coalesce(sum(CASE WHEN cost IS NULL AND i + o > 0 THEN 1 ELSE 0 END), 0), "
 	"coalesce(sum(CASE WHEN cost IS NOT NULL AND i + o > 0 THEN 1 ELSE 0 END), 0) FROM (SELECT "
 	LIVE_OR("tokens_in") " AS i, " LIVE_OR("tokens_out") " AS o, " LIVE_OR("tokens_cached") " AS ca, "
-	LIVE_OR("tokens_cache_write") " AS w, " LIVE_COST " AS cost FROM checks c WHERE c.repo_id = :repo) u";
+	LIVE_OR("tokens_cache_write") " AS w, " LIVE_COST " AS cost FROM checks c JOIN repos p ON "
+	"p.id = c.repo_id WHERE " SCOPE("p", "c") ") u";
 
-static int usage_total(struct history_stats *stats, struct store *store, int64_t repo)
+static int usage_total(struct history_stats *stats, struct store *store, const struct history_scope *scope)
 {
 	struct store_stmt *stmt = NULL;
 	bool row = false;
@@ -609,7 +630,7 @@ static int usage_total(struct history_stats *stats, struct store *store, int64_t
 
 	if ((error = store_prepare(store, &stmt, usage_sql)) < 0)
 		return error;
-	store_bind_int(stmt, ":repo", repo);
+	scope_bind(stmt, scope);
 	if (!(error = step_row(stmt, &row)) && row) {
 		usage_read(&stats->usage, stmt, 0);
 		stats->unpriced = (long)store_column_int64(stmt, 5);
@@ -628,24 +649,23 @@ static int usage_total(struct history_stats *stats, struct store *store, int64_t
  * few reads only.
  */
 static int counts_read(struct history_stats *stats, struct history_fix **fixes, size_t *nfixes,
-		       struct store *store, const char *path)
+		       struct store *store, const struct history_scope *scope)
 {
-	int64_t repo = 0;
 	int error;
 
-	if ((error = repo_find(store, &repo, &stats->checks, path)) < 0 || !repo)
+	if ((error = checks_count(store, &stats->checks, scope)) < 0 || !stats->checks)
 		return error;
-	if ((error = store_history_fixes(fixes, nfixes, store, path, NULL)) < 0)
+	if ((error = store_history_fixes(fixes, nfixes, store, scope, NULL)) < 0)
 		return error;
-	if (!(error = rule_counts(stats, store, repo, COUNT_VIOLATIONS)) &&
-	    !(error = rule_counts(stats, store, repo, COUNT_FINDINGS)) &&
-	    !(error = rule_counts(stats, store, repo, COUNT_FALSE_POSITIVES)))
-		error = usage_total(stats, store, repo);
+	if (!(error = rule_counts(stats, store, scope, COUNT_VIOLATIONS)) &&
+	    !(error = rule_counts(stats, store, scope, COUNT_FINDINGS)) &&
+	    !(error = rule_counts(stats, store, scope, COUNT_FALSE_POSITIVES)))
+		error = usage_total(stats, store, scope);
 	return error;
 }
 
 int store_history_counts(struct history_stats *out, struct history_fix **fixes, size_t *nfixes,
-			 struct store *store, const char *repo)
+			 struct store *store, const struct history_scope *scope)
 {
 	int error;
 
@@ -653,7 +673,7 @@ int store_history_counts(struct history_stats *out, struct history_fix **fixes, 
 	*nfixes = 0;
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if ((error = store_end(store, counts_read(out, fixes, nfixes, store, repo))) < 0) {
+	if ((error = store_end(store, counts_read(out, fixes, nfixes, store, scope))) < 0) {
 		history_fixes_free(*fixes, *nfixes);
 		*fixes = NULL;
 		*nfixes = 0;

@@ -15,6 +15,18 @@
  * at all.
  */
 
+/*
+ * Whose history: this clone's (path, history_repo_key), or with remote
+ * every clone of the repository, however each reached it (remote_url.h's
+ * form); with author only what that author did (the checks they ran, the
+ * fixes found in their checks, the feedback they gave).
+ */
+struct history_scope {
+	const char *path;
+	const char *remote;             /* NULL: the clone at path */
+	const char *author;             /* NULL: anyone's */
+};
+
 /* A check as history lists it. */
 struct history_check {
 	int64_t id;
@@ -28,6 +40,9 @@ struct history_check {
 	long rules;                     /* rules taking part */
 	long findings;                  /* the report's findings (the rules' own without one) */
 	long attention;                 /* rules whose result is 'attention' */
+	char *author;                   /* who ran it (git's user.email), NULL when not known */
+	char *host;                     /* on which machine, NULL when not known */
+	char *path;                     /* the clone's path on it */
 	/*
 	 * What its requests billed (cost negative when not known). A running
 	 * or interrupted check has no totals yet: its rules' results that were
@@ -137,11 +152,11 @@ struct history_version {
 
 /* The newest limit checks of the repository (0: all), newest first. */
 int store_history_checks(struct history_check **out, size_t *count, struct store *store,
-			 const char *repo, size_t limit);
+			 const struct history_scope *scope, size_t limit);
 
 /* The repository's fixes, newest first; only rule_id's when it is not NULL. */
 int store_history_fixes(struct history_fix **out, size_t *count, struct store *store,
-			const char *repo, const char *rule_id);
+			const struct history_scope *scope, const char *rule_id);
 
 /*
  * The newest limit findings of the repository's checks (0: all), newest
@@ -161,12 +176,12 @@ int store_history_violations(struct history_violation **out, size_t *count, stru
 int store_history_version(struct history_version *out, struct store *store);
 
 /*
- * In one transaction: the repository's number of checks, violations, each
+ * In one transaction: the scope's number of checks, violations, each
  * rule's violations, findings and false positives (in out->rules), usage
  * and unpriced checks, and its fixes (for the caller's figures). Nothing
- * when the store has never seen the repository.
+ * when the scope has no check.
  */
 int store_history_counts(struct history_stats *out, struct history_fix **fixes, size_t *nfixes,
-			 struct store *store, const char *repo);
+			 struct store *store, const struct history_scope *scope);
 
 #endif

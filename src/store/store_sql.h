@@ -70,6 +70,9 @@ int store_step_done(struct store_stmt *stmt);
  * ready to run again. Inserting nothing is a failure.
  */
 int store_step_id(struct store_stmt *stmt, int64_t *id);
+/* :author and :host, those the statement has: who writes and on which machine (store_author_load), NULL when not known. */
+void store_bind_writer(struct store_stmt *stmt);
+
 /* Ready to run again; the binds stay. */
 void store_reset(struct store_stmt *stmt);
 /* The rows the statement's last run inserted, changed or deleted. */

@@ -17,10 +17,11 @@ void check_pair_release(struct check_pair *pair)
 {
 	free(pair->environment);
 	free(pair->workdir);
+	free(pair->host);
 	memset(pair, 0, sizeof(*pair));
 }
 
-/* The check's repository, branch, environment, time and path. */
+/* The check's repository, branch, environment, time, path and machine. */
 static int pair_read(struct check_pair *out, int64_t *repo, char **branch, struct store *store,
 		     int64_t check_id)
 {
@@ -28,7 +29,7 @@ static int pair_read(struct check_pair *out, int64_t *repo, char **branch, struc
 	int error, rc;
 
 	if ((error = store_prepare(store, &stmt,
-				   "SELECT c.repo_id, c.branch, c.environment, c.created_at, r.path "
+				   "SELECT c.repo_id, c.branch, c.environment, c.created_at, r.path, c.host "
 				   "FROM checks c JOIN repos r ON r.id = c.repo_id WHERE c.id = :id")) < 0)
 		return error;
 	store_bind_int(stmt, ":id", check_id);
@@ -42,8 +43,9 @@ static int pair_read(struct check_pair *out, int64_t *repo, char **branch, struc
 	*repo = store_column_int64(stmt, 0);
 	out->created_ms = store_column_int64(stmt, 3);
 	if (!(error = store_column_dup(branch, stmt, 1)) &&
-	    !(error = store_column_dup(&out->environment, stmt, 2)))
-		error = store_column_dup(&out->workdir, stmt, 4);
+	    !(error = store_column_dup(&out->environment, stmt, 2)) &&
+	    !(error = store_column_dup(&out->workdir, stmt, 4)))
+		error = store_column_dup(&out->host, stmt, 5);
 done:
 	store_finalize(stmt);
 	return error;
@@ -57,9 +59,11 @@ static int previous_read(struct check_pair *out, struct store *store, int64_t ch
 
 	if ((error = store_prepare(store, &stmt,
 				   "SELECT id, created_at FROM checks WHERE repo_id = :repo AND branch = :branch "
-				   "AND environment = :environment AND (created_at < :created OR "
-				   "(created_at = :created AND id < :id)) ORDER BY created_at DESC, id DESC LIMIT 1")) < 0)
+				   "AND environment = :environment AND (CAST(:host AS TEXT) IS NULL OR host IS NULL "
+				   "OR host = :host) AND (created_at < :created OR (created_at = :created AND "
+				   "id < :id)) ORDER BY created_at DESC, id DESC LIMIT 1")) < 0)
 		return error;
+	store_bind_text(stmt, ":host", out->host);
 	store_bind_int(stmt, ":repo", repo);
 	store_bind_text(stmt, ":branch", branch);
 	store_bind_text(stmt, ":environment", out->environment);
@@ -363,27 +367,98 @@ done:
 	return store_end(store, error);
 }
 
-int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id, int64_t previous_id)
+/*
+ * Take the pair's claim: false in *mine when another client holds it. A
+ * claim is given up when its run failed (store_detection_finish drops it)
+ * or when it is older than CLAIM_STALE_MS without a run done (a client
+ * that died on another machine).
+ */
+#define CLAIM_STALE_MS (60 * 60 * 1000)
+
+static int claim_take(bool *mine, struct store *store, int64_t check_id, int64_t previous_id, int64_t now)
+{
+	struct store_stmt *drop = NULL, *ins = NULL;
+	int error;
+
+	if ((error = store_prepare(store, &drop, "DELETE FROM fix_detection_claims WHERE check_id = :check "
+				   "AND previous_check_id = :previous AND claimed_at < :stale AND NOT EXISTS "
+				   "(SELECT 1 FROM fix_detection_runs r WHERE r.id = fix_detection_claims.run_id "
+				   "AND r.status = 'done')")) < 0 ||
+	    (error = store_prepare(store, &ins, "INSERT INTO fix_detection_claims (check_id, "
+				   "previous_check_id, claimed_at) VALUES (:check, :previous, :now) "
+				   "ON CONFLICT DO NOTHING")) < 0)
+		goto done;
+	store_bind_int(drop, ":check", check_id);
+	store_bind_int(drop, ":previous", previous_id);
+	store_bind_int(drop, ":stale", now - CLAIM_STALE_MS);
+	store_bind_int(ins, ":check", check_id);
+	store_bind_int(ins, ":previous", previous_id);
+	store_bind_int(ins, ":now", now);
+	if ((error = store_step_done(drop)) < 0 || (error = store_step_done(ins)) < 0)
+		goto done;
+	*mine = store_changes(ins) == 1;
+done:
+	store_finalize(drop);
+	store_finalize(ins);
+	return error;
+}
+
+static int claim_name_run(struct store *store, int64_t check_id, int64_t previous_id, int64_t run_id)
 {
 	struct store_stmt *stmt = NULL;
+	int error;
+
+	if ((error = store_prepare(store, &stmt, "UPDATE fix_detection_claims SET run_id = :run "
+				   "WHERE check_id = :check AND previous_check_id = :previous")) < 0)
+		return error;
+	store_bind_int(stmt, ":run", run_id);
+	store_bind_int(stmt, ":check", check_id);
+	store_bind_int(stmt, ":previous", previous_id);
+	error = store_step_done(stmt);
+	store_finalize(stmt);
+	return error;
+}
+
+static int run_insert(int64_t *run_id, struct store *store, int64_t check_id, int64_t previous_id, int64_t now)
+{
+	struct store_stmt *stmt = NULL;
+	int error;
+
+	if ((error = store_prepare(store, &stmt,
+				   "INSERT INTO fix_detection_runs (check_id, previous_check_id, status, "
+				   "started_at, pid, host) VALUES (:check, :previous, 'running', :now, :pid, "
+				   ":host) RETURNING id")) < 0)
+		return error;
+	store_bind_writer(stmt);
+	store_bind_int(stmt, ":check", check_id);
+	if (previous_id)        /* unbound is NULL: no previous check */
+		store_bind_int(stmt, ":previous", previous_id);
+	store_bind_int(stmt, ":now", now);
+	store_bind_int(stmt, ":pid", (int64_t)getpid());
+	error = store_step_id(stmt, run_id);
+	store_finalize(stmt);
+	return error;
+}
+
+int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id, int64_t previous_id,
+			  bool claim)
+{
+	int64_t now = clock_wall_ms();
+	bool mine = true;
 	int error;
 
 	*run_id = 0;
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if ((error = store_prepare(store, &stmt,
-				   "INSERT INTO fix_detection_runs (check_id, previous_check_id, status, "
-				   "started_at, pid) VALUES (:check, :previous, 'running', :now, :pid) "
-				   "RETURNING id")) < 0)
+	if (claim && previous_id && (error = claim_take(&mine, store, check_id, previous_id, now)) < 0)
 		goto done;
-	store_bind_int(stmt, ":check", check_id);
-	if (previous_id)        /* unbound is NULL: no previous check */
-		store_bind_int(stmt, ":previous", previous_id);
-	store_bind_int(stmt, ":now", clock_wall_ms());
-	store_bind_int(stmt, ":pid", (int64_t)getpid());
-	error = store_step_id(stmt, run_id);
+	if (!mine)
+		goto done;
+	if ((error = run_insert(run_id, store, check_id, previous_id, now)) < 0)
+		goto done;
+	if (claim && previous_id)
+		error = claim_name_run(store, check_id, previous_id, *run_id);
 done:
-	store_finalize(stmt);
 	if ((error = store_end(store, error)) < 0)
 		*run_id = 0;
 	return error;
@@ -414,7 +489,14 @@ int store_detection_finish(struct store *store, int64_t run_id, const struct det
 	store_bind_text(stmt, ":log", figures->error_log ? figures->error_log : "[]");
 	store_bind_int(stmt, ":now", now);
 	store_bind_int(stmt, ":duration", now - figures->started_ms);
-	error = store_step_done(stmt);
+	if ((error = store_step_done(stmt)) < 0 || strcmp(figures->status, "failed"))
+		goto done;
+	/* A failed run gives its claim up: the next client may try the pair again. */
+	store_finalize(stmt);
+	if (!(error = store_prepare(store, &stmt, "DELETE FROM fix_detection_claims WHERE run_id = :id"))) {
+		store_bind_int(stmt, ":id", run_id);
+		error = store_step_done(stmt);
+	}
 done:
 	store_finalize(stmt);
 	return store_end(store, error);

@@ -20,6 +20,7 @@
 struct check_pair {
 	char *environment;
 	char *workdir;                  /* the repository's path, for rule files */
+	char *host;                     /* the machine the check ran on; with workdir, its clone */
 	int64_t created_ms;
 	int64_t previous_id;            /* 0: none */
 	int64_t previous_ms;
@@ -83,8 +84,14 @@ int store_fix_put(int64_t *id, struct store *store, const struct fix_record *fix
 /* A violation found not fixed by fix_check loses the fix an earlier run may have stored. */
 int store_fix_drop(struct store *store, int64_t fix_check, int64_t threadline_row);
 
-/* A run of fix detection for check_id begins (status running, this process); previous 0: none. */
-int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id, int64_t previous_id);
+/*
+ * A run of fix detection for check_id begins (status running, this
+ * process); previous 0: none. With claim, the pair is claimed first, so
+ * that of two clients racing for it one runs it: *run_id is 0 when the
+ * pair is another run's (running, or done).
+ */
+int store_detection_begin(int64_t *run_id, struct store *store, int64_t check_id, int64_t previous_id,
+			  bool claim);
 
 /* How a run ended. */
 struct detection_figures {

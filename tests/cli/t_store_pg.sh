@@ -52,7 +52,7 @@ first=$(awk 'NR == 1 { print $1 }' "$TMP/findings")
 [ -n "$first" ] && pass "the finding has an id ($first)" || fail "no finding: $(head -c 400 "$TMP/out")"
 [ "$(sql "SELECT count(*) || ' ' || min(status) FROM checks")" = "1 complete" ] &&
 	pass "the check is a row on the server" || fail "checks: $(sql "SELECT id, status FROM checks")"
-[ "$(sql "SELECT version FROM revline_schema_version")" = 6 ] && pass "schema version 6 on the server" ||
+[ "$(sql "SELECT version FROM revline_schema_version")" = 7 ] && pass "schema version 7 on the server" ||
 	fail "version: $(sql "SELECT * FROM revline_schema_version")"
 [ "$(sql "SELECT title FROM findings WHERE id = $first")" = "Shell injection" ] &&
 	pass "the finding is a row" || fail "findings: $(sql "SELECT id, title FROM findings")"
@@ -61,7 +61,7 @@ run history
 expect_status 0 "history"
 expect_out "complete" "history lists the check"
 run doctor
-expect_out "^database:   postgresql:///revline_test?host=.*(schema 6)$" "doctor names the database and its schema"
+expect_out "^database:   postgresql:///revline_test?host=.*(schema 7)$" "doctor names the database and its schema"
 
 # A fix, as fix detection stores it (of the violation not yet marked); fixes and stats read it back.
 sql "INSERT INTO violation_fixes (violation_check_id, fix_check_id, violation_threadline_id, threadline_id,
@@ -99,9 +99,9 @@ not_stored() { # WHAT PATTERN
 # A schema from a newer revline.
 sql "UPDATE revline_schema_version SET version = 99" >/dev/null
 check --show-suppressed
-not_stored "a newer schema" "made by a newer revline (schema version 99; this one knows up to 6); upgrade revline or choose another database with REVLINE_DB"
+not_stored "a newer schema" "made by a newer revline (schema version 99; this one knows up to 7); upgrade revline or choose another database with REVLINE_DB"
 [ "$(sql "SELECT count(*) FROM checks")" = 3 ] && pass "a newer schema: nothing written" || fail "a newer schema: a check was written"
-sql "UPDATE revline_schema_version SET version = 6" >/dev/null
+sql "UPDATE revline_schema_version SET version = 7" >/dev/null
 
 # A wrong password (a role that must give one; libpq gets it from the URI).
 pg_add_password_user alice s3cretPW >/dev/null

@@ -131,7 +131,8 @@ static int load(struct history_view *hv, struct tui *tui)
 	if (!hv->repo &&
 	    !(hv->repo = history_repo_key(tui->repo->workdir ? tui->repo->workdir : tui->repo->gitdir)))
 		return error_nomem();
-	if ((error = history_checks(&hv->checks, &hv->nchecks, store, hv->repo, 0)) < 0)
+	if ((error = history_checks(&hv->checks, &hv->nchecks, store, &(struct history_scope){ .path = hv->repo },
+				    0)) < 0)
 		return error;
 	if (hv->level != LEVEL_CHECKS &&
 	    (error = history_violations(&hv->violations, &hv->nviolations, store, hv->check)) < 0)

@@ -43,7 +43,7 @@ static void reread(struct stats_view *sv, struct tui *tui)
 	if (!sv->repo &&
 	    !(sv->repo = history_repo_key(tui->repo->workdir ? tui->repo->workdir : tui->repo->gitdir)))
 		snprintf(sv->error, sizeof(sv->error), "out of memory");
-	else if (history_stats(&sv->stats, tui->review.store, sv->repo) < 0)
+	else if (history_stats(&sv->stats, tui->review.store, &(struct history_scope){ .path = sv->repo }) < 0)
 		snprintf(sv->error, sizeof(sv->error), "%s", error_message());
 }
 
