@@ -5,7 +5,10 @@
 # (tests/testlib/pg.sh). history, fixes and stats say the same on both, and
 # the false positive stays hidden. A copy refused partway (INSERT revoked
 # on one table) leaves the target whole; run again it copies the rest, no
-# row twice; a third run copies nothing. The password is never shown.
+# row twice; a third run copies nothing. A copy killed (SIGKILL) in the
+# middle of 12,000 findings leaves whole transactions, each row in the map,
+# and the next run finishes it. The server's history copied back into a
+# file says the same. The password is never shown.
 . "$(dirname "$0")/lib.sh"
 . "$REVLINE_SOURCE_DIR/tests/fakellm/fakellm.sh"
 . "$REVLINE_SOURCE_DIR/tests/testlib/pg.sh"
@@ -162,6 +165,43 @@ for cmd in history fixes stats; do
 	if cmp -s "$TMP/out" "$TMP/server.$cmd"; then pass "$cmd says the same in the file copied back"
 	else fail "$cmd differs: $(diff "$TMP/server.$cmd" "$TMP/out")"; fi
 done
+
+# --- killed in the middle: what was committed is whole, and the next run finishes -------------
+bulk=$TMP/bulk.db
+python3 - "$local_db" "$bulk" <<'PY'
+import sqlite3, sys
+src = sqlite3.connect(sys.argv[1])
+src.execute("VACUUM INTO ?", (sys.argv[2],))
+db = sqlite3.connect(sys.argv[2])
+tl, check = db.execute("SELECT id, check_id FROM check_threadlines ORDER BY id LIMIT 1").fetchone()
+db.executemany("INSERT INTO findings (check_id, check_threadline_id, severity, title, created_at) VALUES (?, ?, 'minor', ?, 1)",
+               [(check, tl, "bulk %d" % i) for i in range(12000)])
+db.commit()
+PY
+sql "CREATE DATABASE revline_bulk" >/dev/null
+bulk_url="postgresql:///revline_bulk?host=$PGHOST&port=$PGPORT&user=$PGUSER"
+bsql() { pg_psql -d revline_bulk -c "$1"; }
+"$REVLINE" db migrate --from "$bulk" --to "$bulk_url" >"$TMP/bulk.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+	[ "$(bsql "SELECT count(*) FROM migrated_rows WHERE tbl = 'findings'" 2>/dev/null || echo 0)" -gt 0 ] && break
+	sleep 0.05
+done
+kill -9 "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+copied=$(bsql "SELECT count(*) FROM findings")
+[ "$copied" = "$(bsql "SELECT count(*) FROM migrated_rows WHERE tbl = 'findings'")" ] &&
+	pass "killed with $copied of 12007 findings copied: each one in the map" ||
+	fail "after the kill: $copied findings, $(bsql "SELECT count(*) FROM migrated_rows WHERE tbl = 'findings'") in the map"
+run db migrate --from "$bulk" --to "$bulk_url"
+expect_status 0 "run again after the kill: finished"
+for t in checks findings feedback signal_fixes llm_cache; do
+	l=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM $t').fetchone()[0])" "$bulk")
+	p=$(bsql "SELECT count(*) FROM $t")
+	[ "$l" = "$p" ] && pass "after the kill, $t: $l rows on both sides" || fail "after the kill, $t: $l in the file, $p on the server"
+done
+[ "$(bsql "SELECT count(DISTINCT title) FROM findings WHERE title LIKE 'bulk %'")" = 12000 ] &&
+	pass "no finding twice" || fail "findings copied twice"
 
 # --- refusals -------------------------------------------------------------------------
 run db migrate --to "$local_db" --from "$local_db"
