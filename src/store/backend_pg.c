@@ -1149,6 +1149,17 @@ static const void *pg_column_blob(struct store_conn_stmt *stmt, int col, size_t 
 	return *len ? stmt->blobs[col] : NULL;
 }
 
+/* The result's columns: known once the statement ran (whole results, fetched at the first step). */
+static int pg_column_count(struct store_conn_stmt *stmt)
+{
+	return stmt->res ? PQnfields(stmt->res) : 0;
+}
+
+static const char *pg_column_name(struct store_conn_stmt *stmt, int col)
+{
+	return stmt->res && col >= 0 && col < PQnfields(stmt->res) ? PQfname(stmt->res, col) : NULL;
+}
+
 const struct store_backend store_backend_pg = {
 	.name = "postgresql",
 	.dialect = &store_dialect_pg,
@@ -1183,4 +1194,6 @@ const struct store_backend store_backend_pg = {
 	.column_is_null = pg_column_is_null,
 	.column_text = pg_column_text,
 	.column_blob = pg_column_blob,
+	.column_count = pg_column_count,
+	.column_name = pg_column_name,
 };

@@ -452,6 +452,16 @@ struct sqlite3 *backend_sqlite_handle(struct store_conn *conn)
 	return conn->db;
 }
 
+static int sqlite_column_count(struct store_conn_stmt *stmt)
+{
+	return sqlite3_column_count(stmt->stmt);
+}
+
+static const char *sqlite_column_name(struct store_conn_stmt *stmt, int col)
+{
+	return sqlite3_column_name(stmt->stmt, col);
+}
+
 const struct store_backend store_backend_sqlite = {
 	.name = "sqlite",
 	.dialect = &store_dialect_sqlite,
@@ -486,4 +496,6 @@ const struct store_backend store_backend_sqlite = {
 	.column_is_null = sqlite_column_is_null,
 	.column_text = sqlite_column_text,
 	.column_blob = sqlite_column_blob,
+	.column_count = sqlite_column_count,
+	.column_name = sqlite_column_name,
 };

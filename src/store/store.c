@@ -630,3 +630,13 @@ int store_column_dup(char **out, struct store_stmt *stmt, int col)
 		return store_column_is_null(stmt, col) ? 0 : error_nomem();
 	return (*out = strdup(text)) ? 0 : error_nomem();
 }
+
+int store_column_count(struct store_stmt *stmt)
+{
+	return stmt->store->backend->column_count(stmt->impl);
+}
+
+const char *store_column_name(struct store_stmt *stmt, int col)
+{
+	return col >= 0 && col < store_column_count(stmt) ? stmt->store->backend->column_name(stmt->impl, col) : NULL;
+}

@@ -52,6 +52,11 @@
  * - a statement may be prepared and stepped while another one's rows are
  *   being read (a violation's files, store_violations.c): PostgreSQL's
  *   backend fetches each result whole first;
+ * - the catalogue the copy of `revline db migrate` reads (store_migrate.c;
+ *   store_dialect.tables and .columns): sqlite_master without FTS5's
+ *   virtual table and its shadow tables, pragma_table_info's declared
+ *   types; information_schema's base tables and columns, the generated
+ *   one (feedback.search) left out;
  * - identifiers a dialect reserves are quoted ("window" of signal_fixes);
  *   a subquery in FROM has an alias; an ON CONFLICT update names its
  *   table's columns (repos.name).
@@ -123,6 +128,14 @@ struct store_backend {
 	bool (*column_is_null)(struct store_conn_stmt *stmt, int col);
 	const char *(*column_text)(struct store_conn_stmt *stmt, int col);
 	const void *(*column_blob)(struct store_conn_stmt *stmt, int col, size_t *len);
+
+	/*
+	 * The columns of the statement's result once it has run (its first
+	 * step, a row or the end): how many, and each one's name (borrowed
+	 * until the statement is reset or finalized; NULL past the last).
+	 */
+	int (*column_count)(struct store_conn_stmt *stmt);
+	const char *(*column_name)(struct store_conn_stmt *stmt, int col);
 };
 
 extern const struct store_backend store_backend_sqlite;

@@ -200,9 +200,30 @@ void store_location_release(struct store_location *location)
 	location->conninfo = location->display = NULL;
 }
 
+/* Locations an option named (store_location_named), in the order they were named. */
+static struct {
+	const char *text, *setting;
+} named[4];
+
+void store_location_named(const char *text, const char *setting)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!named[i].text || !strcmp(named[i].text, text)) {
+			named[i].text = text;
+			named[i].setting = setting;
+			return;
+		}
+}
+
 const char *store_location_setting(const char *text)
 {
 	const char *env = getenv("REVLINE_DB");
+	size_t i;
 
+	for (i = 0; text && i < sizeof(named) / sizeof(named[0]) && named[i].text; i++)
+		if (!strcmp(named[i].text, text))
+			return named[i].setting;
 	return env && *env && text && !strcmp(env, text) ? "REVLINE_DB" : "revline.db";
 }

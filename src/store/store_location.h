@@ -40,10 +40,19 @@ void store_location_release(struct store_location *location);
 int store_location_display(struct buf *out, const char *text);
 
 /*
- * The setting that named text, for a message: "REVLINE_DB" when that
- * environment variable holds it (the environment wins over git config),
- * else "revline.db".
+ * The setting that named text, for a message: the option that named it
+ * (store_location_named), else "REVLINE_DB" when that environment
+ * variable holds it (the environment wins over git config), else
+ * "revline.db".
  */
 const char *store_location_setting(const char *text);
+
+/*
+ * Say that an option of the command line named text (`revline db migrate
+ * --to`): the setting messages name for it from then on. Both strings
+ * must live as long as the process uses them (argv, literals); a few
+ * locations at most, the first named kept when there are more.
+ */
+void store_location_named(const char *text, const char *setting);
 
 #endif

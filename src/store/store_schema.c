@@ -446,10 +446,30 @@ static const char *const sqlite_migrations[] = {
 static const char sqlite_feedback_match[] =
 	"SELECT rowid AS id, bm25(feedback_fts) AS score FROM feedback_fts WHERE feedback_fts MATCH :query";
 
+/*
+ * The tables but SQLite's own (sqlite_sequence) and the full-text index,
+ * a virtual table, with the shadow tables it keeps its data in
+ * (feedback_fts_data, ...). A column's kind from its declared type, as
+ * SQLite's affinity rules read it.
+ */
+static const char sqlite_tables[] =
+	"SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+	"AND m.sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND NOT EXISTS (SELECT 1 FROM sqlite_master v "
+	"WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%' AND m.name LIKE v.name || '\\_%' ESCAPE '\\') "
+	"ORDER BY m.name";
+static const char sqlite_columns[] =
+	"SELECT name, CASE WHEN upper(type) LIKE '%INT%' THEN 'int' "
+	"WHEN upper(type) LIKE '%CHAR%' OR upper(type) LIKE '%CLOB%' OR upper(type) LIKE '%TEXT%' THEN 'text' "
+	"WHEN upper(type) LIKE '%BLOB%' OR type = '' THEN 'blob' "
+	"WHEN upper(type) LIKE '%REAL%' OR upper(type) LIKE '%FLOA%' OR upper(type) LIKE '%DOUB%' THEN 'real' "
+	"ELSE 'text' END FROM pragma_table_info(:tbl) ORDER BY cid";
+
 const struct store_dialect store_dialect_sqlite = {
 	.migrations = sqlite_migrations,
 	.nmigrations = sizeof(sqlite_migrations) / sizeof(sqlite_migrations[0]),
 	.feedback_match = sqlite_feedback_match,
+	.tables = sqlite_tables,
+	.columns = sqlite_columns,
 };
 
 /* === PostgreSQL ========================================================== */
@@ -794,10 +814,23 @@ static const char pg_feedback_match[] =
 	"'[^[:alnum:]_\"]+', ' ', 'g')) ELSE CAST(" PG_QUERY " || ' (' AS tsquery) END AS q) w "
 	"WHERE fb.search @@ w.q";
 
+/* The tables of the schema revline uses (the search_path's first); a generated column (feedback.search) is not written. */
+static const char pg_tables[] =
+	"SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+	"AND table_type = 'BASE TABLE' ORDER BY table_name";
+static const char pg_columns[] =
+	"SELECT column_name, CASE WHEN data_type IN ('bigint', 'integer', 'smallint', 'boolean') THEN 'int' "
+	"WHEN data_type IN ('double precision', 'real', 'numeric') THEN 'real' "
+	"WHEN data_type = 'bytea' THEN 'blob' ELSE 'text' END FROM information_schema.columns "
+	"WHERE table_schema = current_schema() AND table_name = CAST(:tbl AS TEXT) AND is_generated = 'NEVER' "
+	"ORDER BY ordinal_position";
+
 const struct store_dialect store_dialect_pg = {
 	.migrations = pg_migrations,
 	.nmigrations = sizeof(pg_migrations) / sizeof(pg_migrations[0]),
 	.create = pg_create,
 	.create_version = 6,
 	.feedback_match = pg_feedback_match,
+	.tables = pg_tables,
+	.columns = pg_columns,
 };

@@ -25,6 +25,13 @@ struct store_dialect {
 	 * best match the lowest score (store_feedback.c joins and ranks them).
 	 */
 	const char *feedback_match;
+	/* The schema's tables by name (store_migrate.c): neither the backend's own nor full-text indexes. */
+	const char *tables;
+	/*
+	 * The columns a row of table :tbl is written with, as (name, kind):
+	 * kind 'int', 'real', 'blob' or 'text'; generated columns left out.
+	 */
+	const char *columns;
 };
 
 extern const struct store_dialect store_dialect_sqlite;

@@ -93,6 +93,13 @@ const void *store_column_blob(struct store_stmt *stmt, int col, size_t *len);
 int store_column_dup(char **out, struct store_stmt *stmt, int col);
 /* A cost read back: NULL as -1. */
 double store_column_cost(struct store_stmt *stmt, int col);
+/*
+ * The result's columns, once the statement has run (its first step, a row
+ * or the end): how many, and each one's name (NULL past the last),
+ * borrowed until the statement is reset or finalized.
+ */
+int store_column_count(struct store_stmt *stmt);
+const char *store_column_name(struct store_stmt *stmt, int col);
 
 /* What differs between the backends' SQL (store_schema.h). */
 const struct store_dialect *store_dialect(struct store *store);
