@@ -2,8 +2,8 @@
  * The store on a PostgreSQL server, through libpq: the location is a
  * connection URI or key/value string as libpq reads it (store_location.h),
  * and the PG* variables, a service file and ~/.pgpass count as they do for
- * psql. The only file of revline that includes libpq-fe.h
- * (tests/structure/layers.py).
+ * psql. With its statement cache (backend_pg_cache.c), the only files of
+ * revline that include libpq-fe.h (tests/structure/layers.py).
  *
  * - Connecting: connect_timeout 10 unless the location or PGCONNECT_TIMEOUT
  *   gives one; libpq's own sslmode (prefer: TLS whenever the server offers
@@ -16,7 +16,7 @@
  *   were bound with (int8, float8, text, bytea in binary; NULL untyped)
  *   and fetches the result whole, so that another statement may run while
  *   this one's rows are read.
- * - Prepared statements: the connection keeps up to CACHE_SIZE, one per
+ * - Prepared statements (backend_pg_cache.c): the connection keeps up to PG_CACHE_SIZE, one per
  *   SQL text and parameter types, named revline_N (N never reused). The
  *   first run sends the Parse with the run, in one round trip (pipeline
  *   mode), later runs the run alone: the server parses once, and plans
@@ -49,6 +49,7 @@
  *   the counter behind until the next write.
  */
 #include "store_backend.h"
+#include "backend_pg_cache.h"
 #include "store_schema.h"
 #include "store_location.h"
 #include "secret.h"
@@ -82,19 +83,7 @@
 #define REFUSABLE "/* refusable */"
 
 /* The statements a connection keeps prepared on the server. */
-#define CACHE_SIZE 64
-
 #define DATA_VERSION_NEXT "SELECT nextval('revline_data_version')"
-
-/* A statement prepared on the connection: its SQL and parameter types, and its name. */
-struct prepared {
-	char *sql;               /* NULL: a free place */
-	uint64_t hash;           /* of the SQL and the types */
-	unsigned int *types;
-	int ntypes;
-	uint64_t used;           /* the connection's run count when it last ran: the least recent goes */
-	char name[24];
-};
 
 struct store_conn {
 	PGconn *pg;
@@ -106,11 +95,7 @@ struct store_conn {
 	bool tx_wrote;
 	int64_t last_changes;
 	int64_t total_changes;
-	struct prepared cache[CACHE_SIZE];
-	int cached;
-	uint64_t runs;
-	unsigned int named;      /* statements named so far: the next name's number */
-	bool cache_off;
+	struct pg_cache cache;
 };
 
 /* A bound value: its type, its bytes (text form, or the raw bytes of a bytea). */
@@ -263,116 +248,13 @@ static int pg_exec(struct store_conn *conn, const char *sql)
 /* --- prepared statements (see the top of this file) ---------------------- */
 
 /* FNV-1a. */
-static uint64_t hash_add(uint64_t hash, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		hash = (hash ^ p[i]) * 1099511628211ULL;
-	return hash;
-}
-
-static void prepared_free(struct store_conn *conn, struct prepared *p)
-{
-	free(p->sql);
-	free(p->types);
-	memset(p, 0, sizeof(*p));
-	conn->cached--;
-}
-
-/* Forget them all without a word to the server (it keeps them until the connection closes). */
-static void cache_forget(struct store_conn *conn)
-{
-	struct prepared *p;
-
-	for (p = conn->cache; p < conn->cache + CACHE_SIZE; p++)
-		if (p->sql)
-			prepared_free(conn, p);
-}
-
-/* The statement prepared with this SQL and these types, or NULL. */
-static struct prepared *cache_find(struct store_conn *conn, const char *sql, uint64_t hash,
-				   const unsigned int *types, int n)
-{
-	struct prepared *p;
-
-	for (p = conn->cache; p < conn->cache + CACHE_SIZE; p++)
-		if (p->sql && p->hash == hash && p->ntypes == n &&
-		    (!n || !memcmp(p->types, types, (size_t)n * sizeof(*types))) && !strcmp(p->sql, sql))
-			return p;
-	return NULL;
-}
-
-/* A place for a new statement: a free one, else the least recently run one's, deallocated; NULL in a transaction. */
-static struct prepared *cache_place(struct store_conn *conn)
-{
-	struct prepared *p, *oldest = conn->cache;
-	char sql[64];
-
-	for (p = conn->cache; p < conn->cache + CACHE_SIZE; p++) {
-		if (!p->sql)
-			return p;
-		if (p->used < oldest->used)
-			oldest = p;
-	}
-	if (PQtransactionStatus(conn->pg) != PQTRANS_IDLE)
-		return NULL;
-	/* Its name is never used again: one the server no longer had is as good as gone. */
-	snprintf(sql, sizeof(sql), "DEALLOCATE %s", oldest->name);
-	PQclear(PQexec(conn->pg, sql));
-	prepared_free(conn, oldest);
-	return oldest;
-}
-
-/* A new statement in the cache, named, to be prepared as it first runs; NULL when there is no place or memory. */
-static struct prepared *cache_add(struct store_conn *conn, const char *sql, uint64_t hash,
-				  const unsigned int *types, int n)
-{
-	struct prepared *p = cache_place(conn);
-
-	if (!p || !(p->sql = strdup(sql)))
-		return NULL;
-	if (!(p->types = malloc((size_t)(n ? n : 1) * sizeof(*types)))) {
-		free(p->sql);
-		p->sql = NULL;
-		return NULL;
-	}
-	if (n)
-		memcpy(p->types, types, (size_t)n * sizeof(*types));
-	p->ntypes = n;
-	p->hash = hash;
-	snprintf(p->name, sizeof(p->name), "revline_%u", ++conn->named);
-	conn->cached++;
-	return p;
-}
-
-/* The prepared statement to run, new (*parse: prepare it first) or not; NULL: run it unnamed. */
-static struct prepared *cache_get(struct store_conn *conn, const char *sql, uint64_t sql_hash,
-				  const unsigned int *types, int n, bool *parse)
-{
-	uint64_t hash = hash_add(sql_hash, types, (size_t)n * sizeof(*types));
-	struct prepared *p;
-
-	*parse = false;
-	if (conn->cache_off)
-		return NULL;
-	if (!(p = cache_find(conn, sql, hash, types, n))) {
-		if (!(p = cache_add(conn, sql, hash, types, n)))
-			return NULL;
-		*parse = true;
-	}
-	p->used = ++conn->runs;
-	return p;
-}
-
 /* A script through exec (a migration), which may change the tables under the prepared statements. */
 static int pg_exec_script(struct store_conn *conn, const char *sql)
 {
 	int error = 0;
 
-	if (conn->cached) {
-		cache_forget(conn);
+	if (conn->cache.count) {
+		pg_cache_forget(&conn->cache);
 		error = pg_exec(conn, "DEALLOCATE ALL");
 	}
 	return error < 0 ? error : pg_exec(conn, sql);
@@ -404,7 +286,7 @@ static void pg_close(struct store_conn *conn)
 {
 	if (!conn)
 		return;
-	cache_forget(conn);
+	pg_cache_forget(&conn->cache);
 	PQfinish(conn->pg);
 	free(conn->display);
 	free(conn);
@@ -769,7 +651,7 @@ static int pg_prepare(struct store_conn *conn, struct store_conn_stmt **out, con
 		pg_finalize(stmt);
 		return error;
 	}
-	stmt->hash = hash_add(14695981039346656037ULL, stmt->sql, strlen(stmt->sql));
+	stmt->hash = pg_hash(14695981039346656037ULL, stmt->sql, strlen(stmt->sql));
 	*out = stmt;
 	return 0;
 }
@@ -957,17 +839,18 @@ static PGresult *pipeline_run(struct store_conn_stmt *stmt, const struct run *r,
 static PGresult *stmt_send(struct store_conn_stmt *stmt, struct run *r)
 {
 	struct store_conn *conn = stmt->conn;
-	struct prepared *p = cache_get(conn, stmt->sql, stmt->hash, r->types, r->n, &r->parse);
+	struct pg_prepared *p = pg_cache_get(&conn->cache, conn->pg, stmt->sql, stmt->hash, r->types, r->n,
+					     &r->parse);
 	bool parsed, reused = p && !r->parse;
 	PGresult *res;
 
 	r->name = p ? p->name : NULL;
 	res = pipeline_run(stmt, r, &parsed);
 	if (p && r->parse && !parsed)
-		prepared_free(conn, p);
+		pg_cache_drop(&conn->cache, p);
 	if (p && (state_is(res, "26000", "42P05") || (reused && state_is(res, "0A000", "0A000")))) {
-		cache_forget(conn);
-		conn->cache_off = true;
+		pg_cache_forget(&conn->cache);
+		conn->cache.off = true;
 		if (PQtransactionStatus(conn->pg) == PQTRANS_IDLE) {
 			PQclear(res);
 			r->name = NULL;
