@@ -175,7 +175,7 @@ static int list_sensitive(const git_config_entry *entry, void *payload)
 	size_t n;
 
 	/* Keys revline does not read have no effect, and other sections are not read from here. */
-	if (!info || harmless(info, entry->value))
+	if (strncasecmp(entry->name, "revline.", 8) || !info || harmless(info, entry->value))
 		return 0;
 	name = strcmp(info->key + strlen(info->key) - 2, ".*") ? info->key : entry->name;
 	n = strlen(name);
@@ -206,7 +206,12 @@ static int add_revline_file(struct config *config, struct repo *repo)
 		return error_set(RL_ECONFIG, "%s: %s", config->file.path,
 				 e && e->message ? e->message : "bad config file");
 	}
-	if (git_config_foreach_match(config->revline, "^revline\\.", list_sensitive, &config->file) < 0)
+	/*
+	 * Every key, the section tested in list_sensitive: libgit2 1.5's
+	 * foreach_match leaks PCRE2 match data for each key its pattern does
+	 * not match (a .revline with any other section).
+	 */
+	if (git_config_foreach(config->revline, list_sensitive, &config->file) < 0)
 		return error_nomem();
 	return 0;
 }
