@@ -822,6 +822,62 @@ static void assert_references(sqlite3 *db)
 	assert_int_equal(int_of(db, "SELECT count(*) FROM sqlite_master WHERE sql LIKE '%checks_v2%'", 0), 0);
 }
 
+/*
+ * A database of version 6 (a version 7 one with what 7 added taken away)
+ * with fix detection runs: version 7 claims the pairs whose run is done,
+ * and no other; every row is kept, the new columns empty.
+ */
+static void test_migrate_v6_claims(void **state)
+{
+	static const char *const undo_v7[] = {
+		"DROP TABLE fix_detection_claims", "DROP TABLE migrated_rows", "DROP INDEX checks_author",
+		"DROP INDEX repos_remote", "ALTER TABLE repos DROP COLUMN remote",
+		"ALTER TABLE checks DROP COLUMN author", "ALTER TABLE checks DROP COLUMN host",
+		"ALTER TABLE feedback DROP COLUMN author", "ALTER TABLE feedback DROP COLUMN host",
+		"ALTER TABLE signal_fixes DROP COLUMN author", "ALTER TABLE signal_fixes DROP COLUMN host",
+		"ALTER TABLE fix_detection_runs DROP COLUMN host", "PRAGMA user_version = 6",
+	};
+	char *path = path_in("revline.db");
+	struct store *store = open_ok(path);
+	struct check_record r = record_new("feature", 0);
+	int64_t checks[4];
+	char *runs;
+	sqlite3 *db;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		assert_int_equal(store_check_begin(store, &checks[i], &r), 0);
+	store_close(store);
+	db = plain_open(path);
+	for (i = 0; i < sizeof(undo_v7) / sizeof(undo_v7[0]); i++)
+		if (sqlite3_exec(db, undo_v7[i], NULL, NULL, NULL) != SQLITE_OK)
+			fail_msg("%s: %s", undo_v7[i], sqlite3_errmsg(db));
+	/* Done twice for one pair (by hand), done for another, failed for a third, done without a previous check. */
+	runs = sqlite3_mprintf(
+		"INSERT INTO fix_detection_runs (id, check_id, previous_check_id, status, started_at) VALUES "
+		"(1, %lld, %lld, 'done', 100), (2, %lld, %lld, 'done', 200), (3, %lld, %lld, 'done', 300), "
+		"(4, %lld, %lld, 'failed', 400), (5, %lld, NULL, 'done', 500)",
+		(long long)checks[1], (long long)checks[0], (long long)checks[1], (long long)checks[0],
+		(long long)checks[2], (long long)checks[1], (long long)checks[3], (long long)checks[2],
+		(long long)checks[0]);
+	assert_int_equal(sqlite3_exec(db, runs, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_free(runs);
+	sqlite3_close(db);
+
+	store = open_ok(path);
+	db = store_db(store);
+	assert_int_equal(store_version(store), 7);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM fix_detection_claims", 0), 2);
+	assert_int_equal(int_of(db, "SELECT run_id FROM fix_detection_claims WHERE check_id = :id", checks[1]), 2);
+	assert_int_equal(int_of(db, "SELECT run_id FROM fix_detection_claims WHERE check_id = :id", checks[2]), 3);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM fix_detection_runs", 0), 5);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM checks WHERE author IS NULL AND host IS NULL", 0), 4);
+	assert_int_equal(int_of(db, "SELECT count(*) FROM pragma_foreign_key_check", 0), 0);
+	store_close(store);
+	free(path);
+}
+
 static void test_migrate_v1(void **state)
 {
 	char *path = path_in("old/revline.db"), *before[NDUMPS], *after;
@@ -1850,6 +1906,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v6_claims, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locked_names_file, setup, teardown),
 	};
 	const struct CMUnitTest tests[] = {
