@@ -101,16 +101,7 @@ static int64_t mark(int64_t finding, enum feedback_kind kind, const char *note)
 /* One row of sql (:id bound), read through the store on either backend; the caller finalizes it. */
 static struct store_stmt *row_of(const char *sql, int64_t id)
 {
-	struct store_stmt *stmt = NULL;
-	int rc;
-
-	if (store_prepare(store, &stmt, sql) < 0)
-		fail_msg("%s: %s", sql, error_message());
-	if (store_param_has(stmt, ":id"))
-		store_bind_int(stmt, ":id", id);
-	if ((rc = store_step(stmt)) != STORE_ROW)
-		fail_msg("no row for %s (%lld): %s", sql, (long long)id, rc < 0 ? error_message() : "");
-	return stmt;
+	return test_store_row(store, sql, id);
 }
 
 static int64_t int_of(const char *sql, int64_t id)

@@ -128,20 +128,6 @@ static struct store *s_open(const char *where)
 	return test_store_open(where);
 }
 
-static struct store_stmt *s_row_of(struct store *db, const char *sql, int64_t id)
-{
-	struct store_stmt *stmt = NULL;
-	int rc;
-
-	if (store_prepare(db, &stmt, sql) < 0)
-		fail_msg("%s: %s", sql, error_message());
-	if (store_param_has(stmt, ":id"))
-		store_bind_int(stmt, ":id", id);
-	if ((rc = store_step(stmt)) != STORE_ROW)
-		fail_msg("no row for %s (%lld): %s", sql, (long long)id, rc < 0 ? error_message() : "");
-	return stmt;
-}
-
 static int64_t s_int_of(struct store *db, const char *sql, int64_t id)
 {
 	return test_store_int(db, sql, id);
@@ -943,7 +929,7 @@ static void test_migrate_v1(void **state)
 
 static void check_round_trip_check_row(struct store *db, int64_t check, const char *repo_path)
 {
-	struct store_stmt *stmt = s_row_of(db,
+	struct store_stmt *stmt = test_store_row(db,
 		"SELECT r.path, r.name, c.branch, c.environment, c.base_label, c.base_oid, "
 		"c.head_label, c.head_oid, c.target, c.status, c.created_at, c.finished_at, "
 		"d.diff, d.files, d.additions, d.deletions "
@@ -977,7 +963,7 @@ static void check_round_trip_rules(struct store *db, int64_t id_a, int64_t id_b,
 		"threadline_content, threadline_patterns, context_files, kind, model, severity, source "
 		"FROM check_threadlines WHERE id = :id";
 	struct rule a = rule_llm(), b = rule_local();
-	struct store_stmt *stmt = s_row_of(db, sql, id_a);
+	struct store_stmt *stmt = test_store_row(db, sql, id_a);
 
 	assert_int_equal(store_column_int64(stmt, 0), check);
 	s_col_text(stmt, 1, "errors");
@@ -992,7 +978,7 @@ static void check_round_trip_rules(struct store *db, int64_t id_a, int64_t id_b,
 	s_col_text(stmt, 10, "repository");
 	store_finalize(stmt);
 
-	stmt = s_row_of(db, sql, id_b);
+	stmt = test_store_row(db, sql, id_b);
 	s_col_text(stmt, 1, "no-todo");
 	s_col_text(stmt, 2, b.path);
 	s_col_text(stmt, 3, NULL);
@@ -1012,7 +998,7 @@ static void check_round_trip_results(struct store *db, int64_t id_a, int64_t id_
 	const char *sql = "SELECT status, reasoning, file_references, error, cached, attempts, "
 		"duration_ms, tokens_in, tokens_out, chunks, created_at, tokens_cached, "
 		"tokens_cache_write, cost_usd FROM check_results WHERE check_threadline_id = :id";
-	struct store_stmt *stmt = s_row_of(db, sql, id_a);
+	struct store_stmt *stmt = test_store_row(db, sql, id_a);
 	int64_t now = (int64_t)time(NULL) * 1000;
 
 	s_col_text(stmt, 0, "attention");
@@ -1031,7 +1017,7 @@ static void check_round_trip_results(struct store *db, int64_t id_a, int64_t id_
 	assert_true(store_column_double(stmt, 13) == 0.00375);
 	store_finalize(stmt);
 
-	stmt = s_row_of(db, sql, id_b);
+	stmt = test_store_row(db, sql, id_b);
 	s_col_text(stmt, 0, "compliant");
 	s_col_text(stmt, 1, NULL);
 	s_col_strings(stmt, 2, NULL, 0);
@@ -1044,7 +1030,7 @@ static void check_round_trip_results(struct store *db, int64_t id_a, int64_t id_
 /* A stored finding against the struct it came from. */
 static void check_finding_row(struct store *db, const struct finding *f, int64_t check, int64_t threadline)
 {
-	struct store_stmt *stmt = s_row_of(db,
+	struct store_stmt *stmt = test_store_row(db,
 		"SELECT check_id, check_threadline_id, rule_id, file, line, end_line, severity, "
 		"category, title, issue, suggestion, evidence, verified, verify_note, fingerprint, "
 		"suppressed, from_rules, reduced FROM findings WHERE id = :id", f->id);
@@ -1162,7 +1148,7 @@ static void test_check_round_trip(void **state)
 	check_finding_row(db, &merged[0], check, 0);
 	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE check_id = :id", check), 3);
 
-	stmt = s_row_of(db, "SELECT status, finished_at - created_at > 0, duration_ms, rule_count, "
+	stmt = test_store_row(db, "SELECT status, finished_at - created_at > 0, duration_ms, rule_count, "
 		      "finding_count, summary, overall_severity, must_fix, synthesized, fallback_reason, "
 		      "requests, cache_hits, tokens_in, tokens_out, tokens_cached, tokens_cache_write, "
 		      "cost_usd FROM checks WHERE id = :id", check);
@@ -1755,7 +1741,7 @@ static void test_diff_bytes_survive(void **state)
 	store_close(store);
 
 	db = s_open(path);
-	stmt = s_row_of(db, TEST_SQL("SELECT typeof(diff), diff FROM check_diffs WHERE check_id = :id",
+	stmt = test_store_row(db, TEST_SQL("SELECT typeof(diff), diff FROM check_diffs WHERE check_id = :id",
 				     "SELECT pg_typeof(diff)::text, diff FROM check_diffs WHERE check_id = :id"), check);
 	s_col_text(stmt, 0, TEST_SQL("blob", "bytea"));
 	assert_blob(stmt, 1, bytes, sizeof(bytes) - 1);

@@ -26,6 +26,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE, "tests", "fakellm"))
+import fakellm_proc  # noqa: E402  (the fake LLM server, started)
 
 
 def sh(cmd, cwd, env=None):
@@ -66,16 +68,7 @@ def start_server(root, latency=None, answers=None):
     with open(script, "w") as f:
         json.dump(answers or {"default": {"latency_ms": latency,
                                           "answer": {"status": "compliant", "reasoning": "fine"}}}, f)
-    port_file = os.path.join(root, "port")
-    proc = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "fakellm", "fake_llm.py"),
-                             "--script", script, "--log", os.path.join(root, "log.jsonl"),
-                             "--port-file", port_file], stdout=subprocess.DEVNULL)
-    for _ in range(500):
-        if os.path.exists(port_file) and os.path.getsize(port_file):
-            return proc, open(port_file).read().strip()
-        time.sleep(0.01)
-    proc.kill()
-    raise SystemExit("bench_check: the fake server did not start")
+    return fakellm_proc.start(script, root, "bench_check")
 
 
 def run_check(revline, repo, env, args):

@@ -26,6 +26,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE, "tests", "fakellm"))
+import fakellm_proc  # noqa: E402  (the fake LLM server, started)
 
 
 def setup(root, count):
@@ -56,17 +58,7 @@ def setup(root, count):
 
 
 def start_server(root):
-    port_file = os.path.join(root, "port")
-    proc = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "fakellm", "fake_llm.py"),
-                             "--script", os.path.join(root, "script.json"),
-                             "--log", os.path.join(root, "log.jsonl"), "--port-file", port_file],
-                            stdout=subprocess.DEVNULL)
-    for _ in range(500):
-        if os.path.exists(port_file) and os.path.getsize(port_file):
-            return proc, open(port_file).read().strip()
-        time.sleep(0.01)
-    proc.kill()
-    raise SystemExit("bench_fixes: the fake server did not start")
+    return fakellm_proc.start(os.path.join(root, "script.json"), root, "bench_fixes")
 
 
 def set_state(repo, bad):

@@ -30,6 +30,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(SOURCE, "tests", "fakellm"))
+import fakellm_proc  # noqa: E402  (the fake LLM server, started)
 PG_SH = os.path.join(SOURCE, "tests", "testlib", "pg.sh")
 TARGET_MS = 50
 
@@ -63,17 +65,7 @@ def setup(root, nrules, nfindings):
 
 
 def start_llm(root):
-    port_file = os.path.join(root, "port")
-    proc = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "fakellm", "fake_llm.py"),
-                             "--script", os.path.join(root, "script.json"),
-                             "--log", os.path.join(root, "log.jsonl"), "--port-file", port_file],
-                            stdout=subprocess.DEVNULL)
-    for _ in range(500):
-        if os.path.exists(port_file) and os.path.getsize(port_file):
-            return proc, open(port_file).read().strip()
-        time.sleep(0.01)
-    proc.kill()
-    raise SystemExit("bench_store: the fake server did not start")
+    return fakellm_proc.start(os.path.join(root, "script.json"), root, "bench_store")
 
 
 def start_pg():

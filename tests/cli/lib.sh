@@ -99,3 +99,29 @@ finish() {
 	fi
 	echo "all checks passed"
 }
+
+# injection_fixture LINE: what the store tests review. The fake LLM (fakellm.sh,
+# sourced by the test) answers the rule "injection" (in $rules) with one
+# critical finding at app.py:LINE and every other rule compliant; $repo is
+# a repository whose change adds shell=True, and the current directory.
+injection_fixture() {
+	local line=$1
+	fake_llm_env
+	cat >"$TMP/script.json" <<EOF2
+{"rules": [
+ {"match": "Rule injection:", "answer": {"status": "attention", "reasoning": "r", "findings": [{"file": "app.py", "line": $line, "severity": "critical", "title": "Shell injection", "issue": "i", "suggestion": "s", "verification": {"code_examined": "return subprocess.call(cmd, shell=True)", "line_range_examined": [1, $line], "verification_method": "read run()", "checked_for_handling_elsewhere": true}}]}},
+ {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}
+]}
+EOF2
+	fakellm_start "$TMP/script.json"
+	export REVLINE_BASE_URL=$FAKELLM_URL/v1
+	rules=$TMP/rules
+	mkdir -p "$rules"
+	printf -- '---\nid: injection\nseverity: critical\n---\nCheck the change for injection.\n' >"$rules/injection.md"
+
+	repo=$(new_repo work)
+	cd "$repo"
+	printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n' >app.py
+	git add -A && git commit -q -m base
+	printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
+}

@@ -12,24 +12,7 @@ tls_pid=
 trap 'fakellm_stop; [ -z "$tls_pid" ] || kill "$tls_pid" 2>/dev/null; cleanup_tmp' EXIT
 pg_start
 
-fake_llm_env
-cat >"$TMP/script.json" <<'EOF2'
-{"rules": [
- {"match": "Rule injection:", "answer": {"status": "attention", "reasoning": "r", "findings": [{"file": "app.py", "line": 5, "severity": "critical", "title": "Shell injection", "issue": "i", "suggestion": "s", "verification": {"code_examined": "return subprocess.call(cmd, shell=True)", "line_range_examined": [1, 5], "verification_method": "read run()", "checked_for_handling_elsewhere": true}}]}},
- {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}
-]}
-EOF2
-fakellm_start "$TMP/script.json"
-export REVLINE_BASE_URL=$FAKELLM_URL/v1
-rules=$TMP/rules
-mkdir -p "$rules"
-printf -- '---\nid: injection\nseverity: critical\n---\nCheck the change for injection.\n' >"$rules/injection.md"
-
-repo=$(new_repo work)
-cd "$repo"
-printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n' >app.py
-git add -A && git commit -q -m base
-printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
+injection_fixture 5
 check() { run check --rules "$rules" --rule injection --no-builtin --fail-on major "$@"; }
 sql() { pg_psql -c "$1"; }
 findings() { # the JSON report's findings: "id line suppressed" per line

@@ -80,7 +80,7 @@ char *test_store_location(const char *dir, const char *name)
 	return out;
 }
 
-static struct store_stmt *row_of(struct store *store, const char *sql, int64_t id)
+struct store_stmt *test_store_row(struct store *store, const char *sql, int64_t id)
 {
 	struct store_stmt *stmt = NULL;
 	int rc;
@@ -100,7 +100,7 @@ int64_t test_store_int(struct store *store, const char *sql, int64_t id)
 	int64_t value;
 
 	store_lock(store);
-	stmt = row_of(store, sql, id);
+	stmt = test_store_row(store, sql, id);
 	value = store_column_int64(stmt, 0);
 	store_finalize(stmt);
 	store_unlock(store);
@@ -114,7 +114,7 @@ char *test_store_text(struct store *store, const char *sql, int64_t id)
 	char *value;
 
 	store_lock(store);
-	stmt = row_of(store, sql, id);
+	stmt = test_store_row(store, sql, id);
 	text = store_column_text(stmt, 0);
 	value = text ? strdup(text) : NULL;
 	store_finalize(stmt);

@@ -42,9 +42,12 @@ char *test_store_location(const char *dir, const char *name);
 
 /*
  * What the store holds, read with its own statements (store_sql.h), so on
- * either backend: the first column of the first row of sql, whose only
- * parameter, if any, is :id. Fails the test when there is no row.
+ * either backend. The first row of sql, whose only parameter, if any, is
+ * :id, for the caller to read and finalize; fails the test when there is
+ * no row.
  */
+struct store_stmt *test_store_row(struct store *store, const char *sql, int64_t id);
+/* Its first column. */
 int64_t test_store_int(struct store *store, const char *sql, int64_t id);
 /* The same as a new string; NULL for NULL. */
 char *test_store_text(struct store *store, const char *sql, int64_t id);
