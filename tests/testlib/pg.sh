@@ -166,14 +166,18 @@ pg_server_stop() {
 }
 
 # Stop the server when OWNER is gone (or the directory is): for a test that dies without its traps.
+# Forked twice, the watcher is init's child, out of the test's process tree:
+# a runner that kills the tree on a timeout (CTest) does not kill it with
+# the test (the server, a daemon, would outlive both), and a test's bare
+# `wait` does not wait for it.
 pg_watch() {
 	local owner=$1 dir=$2
-	(
+	( (
 		exec </dev/null >/dev/null 2>&1
 		trap '' HUP INT
 		while kill -0 "$owner" 2>/dev/null && [ -d "$dir" ]; do sleep 1; done
 		pg_server_stop "$dir"
-	) &
+	) & )
 }
 
 # pg_start: see the top of this file.
