@@ -469,7 +469,14 @@ static int query_int(struct store_conn *conn, const char *sql, int64_t *value, b
 	return error;
 }
 
-/* revline_schema_version, made with the schema: a database without it is new (version 0). */
+/*
+ * revline_schema_version, made with the schema: a database without it is
+ * new (version 0). Whether it exists is read from pg_class, which each
+ * statement reads afresh, not by name (to_regclass): a name the session
+ * looked up before it existed stays unknown, from the session's catalog
+ * cache, in a transaction begun before another client made it, as one
+ * waiting for the lock to migrate is, which would make the schema again.
+ */
 static int pg_version_get(struct store_conn *conn, int *version)
 {
 	int64_t value = 0;
@@ -477,8 +484,9 @@ static int pg_version_get(struct store_conn *conn, int *version)
 	int error;
 
 	*version = 0;
-	if ((error = query_int(conn, "SELECT CASE WHEN to_regclass('revline_schema_version') IS NULL "
-			       "THEN 0 ELSE 1 END", &value, &found)) < 0 || !value)
+	if ((error = query_int(conn, "SELECT count(*) FROM pg_catalog.pg_class c "
+			       "WHERE c.relname = 'revline_schema_version' AND c.relkind = 'r' "
+			       "AND pg_catalog.pg_table_is_visible(c.oid)", &value, &found)) < 0 || !value)
 		return error;
 	value = 0;
 	error = query_int(conn, "SELECT version FROM revline_schema_version WHERE id = 1", &value, &found);

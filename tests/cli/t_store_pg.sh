@@ -110,6 +110,36 @@ REVLINE_DB="postgresql://bob:tlsPW@127.0.0.1:$(cat "$TMP/tls_port")/revline?sslm
 not_stored "TLS refused" "REVLINE_DB (postgresql://bob:\*\*\*@127.0.0.1:[0-9]*/revline?sslmode=require): cannot connect: server does not support SSL, but SSL was required (TLS was refused"
 no_password "TLS refused" tlsPW
 
+# Clients that start while another holds revline's lock to make the schema:
+# they look for it, find none and wait; when the lock comes to them they must
+# see the schema now there (PostgreSQL keeps the session's earlier lookup of
+# the name, to_regclass, for the transaction they began while waiting) and
+# not make it again. The schema is made beforehand and hidden under another
+# name, so that what the holder does is one small change, as it is when the
+# server is quiet (a large one reaches the waiters by another path).
+sql "CREATE DATABASE race"
+race_url=${url/revline_test/race}
+REVLINE_DB=$race_url run history
+expect_status 0 "a new database"
+pg_psql -d race -c "ALTER TABLE revline_schema_version RENAME TO schema_hidden"
+pg_psql -d race -c "BEGIN; SELECT pg_advisory_xact_lock(7310598736549989); SELECT pg_sleep(1.5);
+	ALTER TABLE schema_hidden RENAME TO revline_schema_version; COMMIT" >/dev/null &
+holder=$!
+for _ in $(seq 50); do
+	[ "$(pg_psql -d race -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")" = 1 ] && break
+	sleep 0.1
+done
+for i in 1 2 3; do
+	(REVLINE_DB=$race_url "$REVLINE" history >"$TMP/race.$i.out" 2>"$TMP/race.$i.err"; echo $? >"$TMP/race.$i.rc") &
+	races[i]=$!
+done
+wait "${races[@]}" "$holder"
+[ "$(cat "$TMP"/race.[123].rc | tr -d '\n')" = 000 ] &&
+	pass "clients that waited for the lock see the schema made meanwhile" ||
+	fail "a client failed: $(cat "$TMP"/race.[123].err)"
+[ "$(pg_psql -d race -c "SELECT version FROM revline_schema_version")" = 7 ] &&
+	pass "the schema is there once, at version 7" || fail "version: $(pg_psql -d race -c "SELECT * FROM revline_schema_version")"
+
 # The server stopped.
 pg_stop
 export REVLINE_DB=$url
