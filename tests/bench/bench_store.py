@@ -15,12 +15,16 @@ differences (a round's two runs share the machine's load of the moment),
 and its spread, the middle half of those differences, is printed with it,
 as is the spread of the SQLite runs: on a machine whose cores others
 share, the figures move by tens of milliseconds from one run to the next.
+Then three more checks run with the server logging every statement's
+duration: the time it spent in them and how many it ran, per check, which
+a busy machine moves less.
 Figures, not a test: exits 0 unless the harness failed (without
 PostgreSQL's server binaries it says so and measures nothing).
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +38,7 @@ sys.path.insert(0, os.path.join(SOURCE, "tests", "fakellm"))
 import fakellm_proc  # noqa: E402  (the fake LLM server, started)
 PG_SH = os.path.join(SOURCE, "tests", "testlib", "pg.sh")
 TARGET_MS = 50
+DURATION = re.compile(r"LOG:  duration: ([0-9.]+) ms  (statement|execute|parse|bind)")
 
 
 def setup(root, nrules, nfindings):
@@ -93,6 +98,27 @@ def check(revline, repo, env, rules):
     return took, len(report["findings"])
 
 
+def server_work(revline, repo, env, rules, pg, runs):
+    """What the server did for each of `runs` checks, from its own log (every
+    statement's duration): the median of the time it spent in the statements
+    and of how many it ran. It does not move with the client's share of the
+    machine as the times of whole checks do."""
+    subprocess.run(["bash", PG_SH, "sql", "ALTER SYSTEM SET log_min_duration_statement = 0",
+                    "SELECT pg_reload_conf()"], env=env, stdout=subprocess.DEVNULL, check=True)
+    time.sleep(0.5)   # the reload reaches the server's processes by a signal
+    log = os.path.join(pg["PG_DIR"], "log")
+    spent, counts = [], []
+    for _ in range(runs):
+        start = os.path.getsize(log)
+        check(revline, repo, env, rules)
+        with open(log, errors="replace") as f:
+            f.seek(start)
+            lines = [m for m in (DURATION.search(line) for line in f) if m]
+        spent.append(sum(float(m.group(1)) for m in lines))
+        counts.append(sum(1 for m in lines if m.group(2) in ("statement", "execute")))
+    return statistics.median(spent), statistics.median(counts)
+
+
 def quartiles(values):
     """The first and third quartiles (the middle half of the values lies between them)."""
     if len(values) < 2:
@@ -132,6 +158,7 @@ def main():
                 took, shown = check(a.revline, repo, dict(base, REVLINE_DB=dbs[name]), rules)
                 if i:   # the first round fills each database's cache
                     times[name].append(took)
+        work = server_work(a.revline, repo, dict(base, REVLINE_DB=dbs["postgresql"]), rules, pg, 3)
     finally:
         if llm:
             llm.terminate()
@@ -152,6 +179,8 @@ def main():
     print("  %-44s %8.2f" % ("ratio PostgreSQL / SQLite", ms["postgresql"] / ms["sqlite"]))
     print("  %-44s %8.1f to %.1f ms (the middle half of the rounds)" % ("spread: the overhead", *quartiles(diffs)))
     print("  %-44s %8.1f to %.1f ms" % ("        the SQLite runs", *quartiles([t * 1000 for t in times["sqlite"]])))
+    print("  %-44s %8.1f ms   in %d statements (its log, the median of 3 more checks)"
+          % ("the server's own work per check", *work))
     return 0
 
 

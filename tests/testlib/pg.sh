@@ -30,6 +30,7 @@
 #   bash pg.sh available                       # exit 0, or 77 printing why not
 #   bash pg.sh start OWNER_PID                 # prints NAME=VALUE lines; stopped when OWNER_PID ends
 #   bash pg.sh add-password-user NAME PASSWORD # with the PG* variables of start in the environment
+#   bash pg.sh sql STATEMENT...                # each its own transaction, as the superuser; the same
 #   bash pg.sh stop DIR
 
 PG_TIMEOUT=${PG_TIMEOUT:-60}    # seconds for initdb, and for the server to start or stop
@@ -253,11 +254,15 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	add-password-user)
 		pg_add_password_user "$2" "$3" >/dev/null
 		;;
+	sql)
+		shift
+		for statement in "$@"; do pg_psql -c "$statement" || exit 1; done
+		;;
 	stop)
 		pg_server_stop "${2:-}"
 		;;
 	*)
-		echo "usage: pg.sh available | start OWNER_PID | add-password-user NAME PASSWORD | stop DIR" >&2
+		echo "usage: pg.sh available | start OWNER_PID | add-password-user NAME PASSWORD | sql STATEMENT... | stop DIR" >&2
 		exit 2
 		;;
 	esac
