@@ -34,8 +34,12 @@
  *   (LOCK_KEY) that every revline client takes, so that write transactions
  *   run one at a time as they do on SQLite (BEGIN IMMEDIATE), waited for at
  *   most LOCK_WAIT; the migrations run under it too, so two clients that
- *   start at once migrate once. A start that fails on a serialization
- *   failure or a deadlock is tried again, up to BEGIN_TRIES times.
+ *   start at once migrate once. The start is sent with the transaction's
+ *   first statement, in its round trip (the pipeline: the statement runs
+ *   only once the lock is held), or on its own before anything else (a
+ *   script, a savepoint); a transaction that ran nothing sends nothing. A
+ *   start that fails on a serialization failure or a deadlock is tried
+ *   again, up to BEGIN_TRIES times.
  * - The data version (store_history_version): the sequence
  *   revline_data_version, advanced by nextval() after every commit of a
  *   transaction that changed rows (sent with the COMMIT, in its round trip)
@@ -91,6 +95,8 @@ struct store_conn {
 	char *display;
 	const char *setting;
 	bool in_tx;
+	/* The transaction's start, not sent yet: it goes with the first statement. */
+	bool begin_pending;
 	/* A statement changed rows in the open transaction: advance the data version at commit. */
 	bool tx_wrote;
 	int64_t last_changes;
@@ -236,10 +242,17 @@ static void data_version_bump(struct store_conn *conn)
 	PQclear(PQexec(conn->pg, DATA_VERSION_NEXT));
 }
 
+static int begin_flush(struct store_conn *conn);
+
 static int pg_exec(struct store_conn *conn, const char *sql)
 {
-	PGresult *res = PQexec(conn->pg, sql);
-	int error = result_ok(res) ? 0 : result_error(conn, res);
+	PGresult *res;
+	int error;
+
+	if ((error = begin_flush(conn)) < 0)
+		return error;
+	res = PQexec(conn->pg, sql);
+	error = result_ok(res) ? 0 : result_error(conn, res);
 
 	PQclear(res);
 	return error;
@@ -379,30 +392,57 @@ static void pause_ms(long ms)
 		;
 }
 
-static int pg_begin(struct store_conn *conn)
+/* The start of a write transaction, one statement at a time as the pipeline sends it. */
+#define BEGIN_STEPS 3
+static const char *const begin_steps[BEGIN_STEPS] = {
+	"BEGIN", "SET LOCAL lock_timeout = '" LOCK_WAIT "'", "SELECT pg_advisory_xact_lock(" LOCK_KEY ")"
+};
+
+/*
+ * After a start that failed, rolled back: whether to go again (40001
+ * serialization failure, 40P01 deadlock: the other side won).
+ */
+static bool begin_again(struct store_conn *conn, PGresult *res, int tries)
+{
+	PQclear(PQexec(conn->pg, "ROLLBACK"));
+	if (tries >= BEGIN_TRIES || !state_is(res, "40001", "40P01"))
+		return false;
+	pause_ms(20L * tries);
+	return true;
+}
+
+/* The pending start, sent now on its own: what comes next is no statement of the pipeline's. */
+static int begin_flush(struct store_conn *conn)
 {
 	static const char sql[] = "BEGIN; SET LOCAL lock_timeout = '" LOCK_WAIT "'; "
 				  "SELECT pg_advisory_xact_lock(" LOCK_KEY ")";
 	PGresult *res = NULL;
 	int tries, error = 0;
 
+	if (!conn->begin_pending)
+		return 0;
+	conn->begin_pending = false;
 	for (tries = 1; ; tries++) {
 		res = PQexec(conn->pg, sql);
 		if (result_ok(res))
 			break;
-		PQclear(PQexec(conn->pg, "ROLLBACK"));
-		/* 40001 serialization failure, 40P01 deadlock: the other side wins, we go again. */
-		if (tries >= BEGIN_TRIES || !state_is(res, "40001", "40P01")) {
+		if (!begin_again(conn, res, tries)) {
 			error = result_error(conn, res);
 			break;
 		}
 		PQclear(res);
-		pause_ms(20L * tries);
 	}
 	PQclear(res);
-	if (!error)
-		conn->in_tx = true, conn->tx_wrote = false;
 	return error;
+}
+
+/* Nothing is sent yet: the start goes with the first statement (see the top of this file). */
+static int pg_begin(struct store_conn *conn)
+{
+	conn->in_tx = true;
+	conn->tx_wrote = false;
+	conn->begin_pending = true;
+	return 0;
 }
 
 /*
@@ -430,9 +470,16 @@ static PGresult *commit_send(struct store_conn *conn)
 
 static int pg_commit(struct store_conn *conn)
 {
-	PGresult *res = commit_send(conn);
+	PGresult *res;
 	int error = 0;
 
+	/* A transaction that ran nothing was never started. */
+	if (conn->begin_pending) {
+		conn->begin_pending = false;
+		conn->in_tx = false;
+		return 0;
+	}
+	res = commit_send(conn);
 	if (!result_ok(res))
 		error = result_error(conn, res);
 	/* The server answers ROLLBACK to the COMMIT of a transaction that failed. */
@@ -448,6 +495,7 @@ static int pg_commit(struct store_conn *conn)
 
 static void pg_rollback(struct store_conn *conn)
 {
+	conn->begin_pending = false;
 	if (PQtransactionStatus(conn->pg) != PQTRANS_IDLE)
 		PQclear(PQexec(conn->pg, "ROLLBACK"));
 	conn->in_tx = false;
@@ -457,10 +505,13 @@ static void pg_rollback(struct store_conn *conn)
 /* The single value of a query, NULL for none; *value unchanged then. */
 static int query_int(struct store_conn *conn, const char *sql, int64_t *value, bool *found)
 {
-	PGresult *res = PQexec(conn->pg, sql);
-	int error = 0;
+	PGresult *res;
+	int error;
 
 	*found = false;
+	if ((error = begin_flush(conn)) < 0)
+		return error;
+	res = PQexec(conn->pg, sql);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		error = result_error(conn, res);
 	else if (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0))
@@ -761,6 +812,7 @@ static bool refused_state(PGresult *res)
 /* One run of a statement as the pipeline sends it. */
 struct run {
 	const char *name;        /* the prepared statement's; NULL: the unnamed statement */
+	bool begin;              /* the transaction's start first (begin_steps) */
 	bool parse;              /* prepare it first, in the same round trip */
 	bool bump;               /* the data version's nextval after the statement's commit */
 	int n;
@@ -773,9 +825,11 @@ struct run {
 static int pipeline_send(struct store_conn_stmt *stmt, const struct run *r)
 {
 	PGconn *pg = stmt->conn->pg;
-	int ok = 1;
+	int ok = 1, i;
 
-	if (r->parse)
+	for (i = 0; r->begin && ok && i < BEGIN_STEPS; i++)
+		ok = PQsendQueryParams(pg, begin_steps[i], 0, NULL, NULL, NULL, NULL, 0);
+	if (ok && r->parse)
 		ok = PQsendPrepare(pg, r->name, stmt->sql, r->n, r->types);
 	if (ok && r->name)
 		ok = PQsendQueryPrepared(pg, r->name, r->n, r->values, r->lengths, r->formats, 0);
@@ -811,31 +865,67 @@ static int pipeline_read(PGconn *pg, int syncs, PGresult **got, int max)
 	return n;
 }
 
+/* Where the run's own results start: after the start's, all of which went through (*begun), or at the one that failed. */
+static int begin_read(PGresult **got, int n, bool begin, bool *begun)
+{
+	int i;
+
+	*begun = true;
+	for (i = 0; begin && i < BEGIN_STEPS; i++)
+		if (i >= n || !result_ok(got[i])) {
+			*begun = false;
+			return i;
+		}
+	return begin ? BEGIN_STEPS : 0;
+}
+
 /*
  * Send the run in one round trip: the statement's result, or its Parse's
- * failure; NULL when the connection failed (*parsed: the Parse went through).
+ * failure, or the start's; NULL when the connection failed (*parsed: the
+ * Parse went through; *begun: the start did, or there was none).
  */
-static PGresult *pipeline_run(struct store_conn_stmt *stmt, const struct run *r, bool *parsed)
+static PGresult *pipeline_run(struct store_conn_stmt *stmt, const struct run *r, bool *parsed, bool *begun)
 {
 	PGconn *pg = stmt->conn->pg;
-	PGresult *got[3] = { NULL, NULL, NULL }, *res = NULL;
-	int n = 0, syncs, i, mine = 0;
+	PGresult *got[BEGIN_STEPS + 3] = { NULL }, *res = NULL;
+	int n = 0, syncs, i, mine;
 
 	*parsed = false;
+	*begun = false;
 	if (!PQenterPipelineMode(pg))
 		return NULL;
 	if ((syncs = pipeline_send(stmt, r)) > 0)
-		n = pipeline_read(pg, syncs, got, 3);
+		n = pipeline_read(pg, syncs, got, BEGIN_STEPS + 3);
 	if (PQexitPipelineMode(pg)) {
-		if (r->parse)
-			*parsed = n > 0 && PQresultStatus(got[0]) == PGRES_COMMAND_OK;
-		mine = *parsed ? 1 : 0;
+		mine = begin_read(got, n, r->begin, begun);
+		if (*begun && r->parse)
+			*parsed = mine < n && PQresultStatus(got[mine]) == PGRES_COMMAND_OK;
+		mine += *parsed ? 1 : 0;
 		res = mine < n ? got[mine] : NULL;
 	}
 	for (i = 0; i < n; i++)
 		if (got[i] != res)
 			PQclear(got[i]);
 	return res;
+}
+
+/* The run, with the transaction's start when it is pending: sent again when the start lost to another client. */
+static PGresult *begin_run(struct store_conn_stmt *stmt, struct run *r, bool *parsed)
+{
+	struct store_conn *conn = stmt->conn;
+	PGresult *res;
+	bool begun;
+	int tries;
+
+	for (tries = 1; ; tries++) {
+		r->begin = conn->begin_pending;
+		conn->begin_pending = false;
+		res = pipeline_run(stmt, r, parsed, &begun);
+		if (begun || !begin_again(conn, res, tries))
+			return res;
+		PQclear(res);
+		conn->begin_pending = true;
+	}
 }
 
 /*
@@ -853,7 +943,7 @@ static PGresult *stmt_send(struct store_conn_stmt *stmt, struct run *r)
 	PGresult *res;
 
 	r->name = p ? p->name : NULL;
-	res = pipeline_run(stmt, r, &parsed);
+	res = begin_run(stmt, r, &parsed);
 	if (p && r->parse && !parsed)
 		pg_cache_drop(&conn->cache, p);
 	if (p && (state_is(res, "26000", "42P05") || (reused && state_is(res, "0A000", "0A000")))) {
@@ -863,7 +953,7 @@ static PGresult *stmt_send(struct store_conn_stmt *stmt, struct run *r)
 			PQclear(res);
 			r->name = NULL;
 			r->parse = false;
-			res = pipeline_run(stmt, r, &parsed);
+			res = begin_run(stmt, r, &parsed);
 		}
 	}
 	return res;

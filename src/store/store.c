@@ -114,23 +114,27 @@ done:
 	return tx_end(store, error);
 }
 
-/* Before anything persistent (the journal mode) is changed. */
-static int refuse_if_newer(struct store *store)
+/* Before anything persistent (the journal mode) is changed: the version the database says it is at. */
+static int refuse_if_newer(struct store *store, int *version)
 {
-	int version = 0, error;
+	int error;
 
-	if ((error = read_version(store, &version)) < 0)
+	*version = 0;
+	if ((error = read_version(store, version)) < 0)
 		return error;
-	return version > schema_known(store) ? refuse_newer(store, version) : 0;
+	return *version > schema_known(store) ? refuse_newer(store, *version) : 0;
 }
 
-/* Each step in its own transaction; another process may be migrating too. */
-static int migrate(struct store *store)
+/*
+ * Each step in its own transaction; another process may be migrating too.
+ * `version` as read when the store opened: one up to date is left at that.
+ */
+static int migrate(struct store *store, int version)
 {
-	int version = 0, known = schema_known(store), error;
+	int known = schema_known(store), error;
 
-	if ((error = read_version(store, &version)) < 0 || version >= known)
-		return error < 0 ? error : version > known ? refuse_newer(store, version) : 0;
+	if (version >= known)
+		return 0;
 	if ((error = store->backend->migrate_begin(store->conn)) < 0)
 		return error;
 	for (;;) {
@@ -329,7 +333,7 @@ int store_open(struct store **out, const char *path)
 	struct buf display = BUF_INIT;
 	struct store *store = NULL;
 	size_t marked = 0;
-	int error = 0;
+	int error = 0, version = 0;
 
 	*out = NULL;
 	if (!path || !*path)
@@ -349,8 +353,9 @@ int store_open(struct store **out, const char *path)
 		error = error_nomem();
 		goto done;
 	}
-	if ((error = store->backend->open(&store->conn, path)) < 0 || (error = refuse_if_newer(store)) < 0 ||
-	    (error = store->backend->setup(store->conn)) < 0 || (error = migrate(store)) < 0)
+	if ((error = store->backend->open(&store->conn, path)) < 0 ||
+	    (error = refuse_if_newer(store, &version)) < 0 || (error = store->backend->setup(store->conn)) < 0 ||
+	    (error = migrate(store, version)) < 0)
 		goto done;
 	/* Best effort: a store that cannot mark them now still opens; the next open tries again. */
 	if (store_mark_interrupted(store, &marked) < 0)

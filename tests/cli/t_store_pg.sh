@@ -23,6 +23,16 @@ for f in json.load(open(sys.argv[1]))["findings"]:
 no_password() { # WHAT PASSWORD
 	if grep -q -- "$2" "$TMP/out" "$TMP/err"; then fail "$1: the password is shown: $(cat "$TMP/err")"; else pass "$1: no password shown"; fi
 }
+hold_lock() { # DATABASE SECONDS [STATEMENTS]: another client holds revline's lock, then runs STATEMENTS ($holder)
+	pg_psql -d "$1" -c "BEGIN; SELECT pg_advisory_xact_lock(7310598736549989); SELECT pg_sleep($2); ${3:-} COMMIT" \
+		>/dev/null &
+	holder=$!
+	for _ in $(seq 50); do
+		[ "$(pg_psql -d "$1" -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")" = 1 ] &&
+			return
+		sleep 0.1
+	done
+}
 url=$PG_URL
 export REVLINE_DB=$url
 
@@ -70,8 +80,20 @@ findings >"$TMP/findings2"
 [ ! -s "$TMP/findings2" ] && pass "the next check hides the false positive" || fail "findings: $(cat "$TMP/findings2")"
 check --format json --fail-on none --show-suppressed
 grep -q " true$" <(findings) && pass "--show-suppressed shows it" || fail "show-suppressed: $(head -c 400 "$TMP/out")"
+# Another client holds revline's lock: each of the check's transactions starts
+# with its first statement, in its round trip, and that statement runs only
+# once the lock is the check's: the check waits, then stores everything.
+hold_lock revline_test 1.5
+started=$(date +%s%N)
+check --format json --fail-on none --show-suppressed
+took=$((($(date +%s%N) - started) / 1000000))
+wait "$holder"
+expect_status 0 "a check while another client holds the lock"
+[ "$took" -ge 1000 ] && pass "it waited for the lock (${took} ms)" || fail "it took ${took} ms: the lock was not waited for"
+[ "$(sql "SELECT status || ' ' || finding_count FROM checks ORDER BY id DESC LIMIT 1")" = "complete 1" ] &&
+	pass "then stored whole" || fail "the check: $(sql "SELECT id, status, finding_count FROM checks")"
 
-[ "$(sql "SELECT count(*) FROM checks")" = 3 ] && pass "three checks stored" || fail "checks: $(sql "SELECT count(*) FROM checks")"
+[ "$(sql "SELECT count(*) FROM checks")" = 4 ] && pass "four checks stored" || fail "checks: $(sql "SELECT count(*) FROM checks")"
 
 # --- connections that fail: one line each, the results printed, exit 4 ----------
 not_stored() { # WHAT PATTERN
@@ -84,7 +106,7 @@ not_stored() { # WHAT PATTERN
 sql "UPDATE revline_schema_version SET version = 99" >/dev/null
 check --show-suppressed
 not_stored "a newer schema" "made by a newer revline (schema version 99; this one knows up to 7); upgrade revline or choose another database with REVLINE_DB"
-[ "$(sql "SELECT count(*) FROM checks")" = 3 ] && pass "a newer schema: nothing written" || fail "a newer schema: a check was written"
+[ "$(sql "SELECT count(*) FROM checks")" = 4 ] && pass "a newer schema: nothing written" || fail "a newer schema: a check was written"
 sql "UPDATE revline_schema_version SET version = 7" >/dev/null
 
 # A wrong password (a role that must give one; libpq gets it from the URI).
@@ -122,13 +144,7 @@ race_url=${url/revline_test/race}
 REVLINE_DB=$race_url run history
 expect_status 0 "a new database"
 pg_psql -d race -c "ALTER TABLE revline_schema_version RENAME TO schema_hidden"
-pg_psql -d race -c "BEGIN; SELECT pg_advisory_xact_lock(7310598736549989); SELECT pg_sleep(1.5);
-	ALTER TABLE schema_hidden RENAME TO revline_schema_version; COMMIT" >/dev/null &
-holder=$!
-for _ in $(seq 50); do
-	[ "$(pg_psql -d race -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")" = 1 ] && break
-	sleep 0.1
-done
+hold_lock race 1.5 "ALTER TABLE schema_hidden RENAME TO revline_schema_version;"
 for i in 1 2 3; do
 	(REVLINE_DB=$race_url "$REVLINE" history >"$TMP/race.$i.out" 2>"$TMP/race.$i.err"; echo $? >"$TMP/race.$i.rc") &
 	races[i]=$!
