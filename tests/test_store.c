@@ -1181,11 +1181,12 @@ static void test_put_again_replaces(void **state)
 	char *path = test_store_location(tmp, "revline.db");
 	struct store *store = open_ok(path);
 	struct rule a = rule_llm(), b = rule_local();
-	struct finding f[2];
+	struct finding f[3];
 	struct rule_result r = { 0 };
 	struct report report = { 0 };
 	int64_t check, id_a = 0, id_b = 0;
 	struct store *db;
+	char *text;
 
 	(void)state;
 	check = begin_with_rules(store, &a, &b, &id_a, &id_b);
@@ -1196,6 +1197,15 @@ static void test_put_again_replaces(void **state)
 	r = (struct rule_result){ .rule = &a, .id = id_a, .status = RULE_ATTENTION,
 				  .findings = f, .nfindings = 2 };
 	assert_int_equal(store_result_put(store, check, &r), 0);
+	/* Run a third time, found by the rule's id: one finding, which replaces both. */
+	f[2] = finding_new("errors", "src/a.c", 3, "third");
+	r = (struct rule_result){ .rule = &a, .status = RULE_ATTENTION, .findings = &f[2], .nfindings = 1,
+				  .timeout_ms = 9000 };
+	assert_int_equal(store_result_put(store, check, &r), 0);
+	assert_int_equal(r.id, id_a);
+	/* The other rule's first result leaves the first rule's alone. */
+	r = (struct rule_result){ .rule = &b, .id = id_b, .status = RULE_COMPLIANT };
+	assert_int_equal(store_result_put(store, check, &r), 0);
 	report = (struct report){ .findings = f, .nfindings = 2, .overall_severity = "needs-work",
 				  .fallback_reason = "the reduce call failed" };
 	assert_int_equal(store_check_finish(store, check, "partial", 10, NULL, &report), 0);
@@ -1203,15 +1213,81 @@ static void test_put_again_replaces(void **state)
 	assert_int_equal(store_check_finish(store, check, "partial", 20, NULL, &report), 0);
 
 	db = s_open(path);
-	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_results", 0), 1);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_results", 0), 2);
 	assert_int_equal(s_int_of(db, "SELECT count(*) FROM check_results WHERE status = 'attention' "
-				"AND error IS NULL", 0), 1);
-	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 2);
+				"AND error IS NULL AND check_threadline_id = :id", id_a), 1);
+	assert_int_equal(s_int_of(db, "SELECT timeout_ms FROM check_threadlines WHERE id = :id", id_a), 9000);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 0", 0), 1);
+	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE title <> 'third' AND reduced = 0", 0), 0);
+	text = s_text_of(db, "SELECT title FROM findings WHERE reduced = 0 AND check_threadline_id = :id", id_a);
+	assert_string_equal(text, "third");
+	free(text);
 	assert_int_equal(s_int_of(db, "SELECT count(*) FROM findings WHERE reduced = 1", 0), 1);
 	assert_int_equal(s_int_of(db, "SELECT finding_count FROM checks WHERE id = :id", check), 1);
 	assert_int_equal(s_int_of(db, "SELECT synthesized FROM checks WHERE id = :id", check), 0);
 	assert_int_equal(s_int_of(db, "SELECT duration_ms FROM checks WHERE id = :id", check), 20);
 	store_close(db);
+	store_close(store);
+	free(path);
+}
+
+/*
+ * A check's rules in one call, more than one statement's worth: each id is
+ * the row of its own rule. A failure in a later statement stores none.
+ */
+#define MANY_RULES 70
+static void test_rules_add_many(void **state)
+{
+	char *path = test_store_location(tmp, "revline.db");
+	struct store *store = open_ok(path);
+	struct check_record record = record_new("feature", 1700000000123);
+	struct rule rules[MANY_RULES];
+	const struct rule *list[MANY_RULES];
+	char names[MANY_RULES][16], contents[MANY_RULES][32];
+	int64_t ids[MANY_RULES], check = 0, other = 0;
+	struct store_stmt *stmt;
+	size_t i, j;
+
+	(void)state;
+	assert_int_equal(store_check_begin(store, &check, &record), 0);
+	for (i = 0; i < MANY_RULES; i++) {
+		/* Named against their order, local and LLM rules mixed. */
+		snprintf(names[i], sizeof(names[i]), "rule-%02zu", MANY_RULES - i);
+		snprintf(contents[i], sizeof(contents[i]), "content of %zu", i);
+		rules[i] = i % 3 ? rule_llm() : rule_local();
+		rules[i].id = names[i];
+		rules[i].content = contents[i];
+		list[i] = &rules[i];
+	}
+	assert_int_equal(store_rules_add(store, ids, check, list, MANY_RULES), 0);
+	for (i = 0; i < MANY_RULES; i++) {
+		assert_true(ids[i] > 0);
+		for (j = 0; j < i; j++)
+			assert_true(ids[j] != ids[i]);
+		stmt = test_store_row(store, "SELECT check_id, threadline_id, threadline_content, kind FROM "
+				      "check_threadlines WHERE id = :id", ids[i]);
+		assert_int_equal(store_column_int64(stmt, 0), check);
+		s_col_text(stmt, 1, names[i]);
+		s_col_text(stmt, 2, contents[i]);
+		s_col_text(stmt, 3, i % 3 ? "llm" : "local");
+		store_finalize(stmt);
+	}
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM check_threadlines WHERE check_id = :id", check),
+			 MANY_RULES);
+
+	/* The last statement fails (a rule twice): the rows of the first ones go too. */
+	assert_int_equal(store_check_begin(store, &other, &record), 0);
+	rules[MANY_RULES - 1].id = names[0];
+	assert_int_equal(store_rules_add(store, ids, other, list, MANY_RULES), RL_EIO);
+	for (i = 0; i < MANY_RULES; i++)
+		assert_int_equal(ids[i], 0);
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM check_threadlines WHERE check_id = :id", other), 0);
+	/* A rule without an id is refused before anything is written. */
+	rules[MANY_RULES - 1].id = NULL;
+	ids[0] = 1;
+	assert_int_equal(store_rules_add(store, ids, other, list, MANY_RULES), RL_EUSAGE);
+	assert_int_equal(ids[0], 0);
+	assert_int_equal(s_int_of(store, "SELECT count(*) FROM check_threadlines WHERE check_id = :id", other), 0);
 	store_close(store);
 	free(path);
 }
@@ -1898,6 +1974,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_check_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_put_again_replaces, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rules_add_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_consecutive_checks, setup, teardown),

@@ -263,44 +263,135 @@ int store_check_begin(struct store *store, int64_t *id, const struct check_recor
 	return error;
 }
 
-static int rule_insert(struct store *store, int64_t *id, int64_t check_id, const struct rule *rule)
+/*
+ * An INSERT of rows rows into table, its parameters named :column_row
+ * (bind_text_at, bind_int_at), returning the columns named.
+ */
+static int rows_sql(struct buf *sql, const char *table, const char *const *columns, size_t ncolumns,
+		    size_t rows, const char *returning)
 {
-	struct store_stmt *stmt = NULL;
+	size_t r, k;
+	int error = buf_printf(sql, "INSERT INTO %s (", table);
+
+	for (k = 0; k < ncolumns && !error; k++)
+		error = buf_printf(sql, "%s%s", k ? ", " : "", columns[k]);
+	if (!error)
+		error = buf_puts(sql, ") VALUES ");
+	for (r = 0; r < rows && !error; r++) {
+		error = buf_puts(sql, r ? ", (" : "(");
+		for (k = 0; k < ncolumns && !error; k++)
+			error = buf_printf(sql, "%s:%s_%zu", k ? ", " : "", columns[k], r);
+		if (!error)
+			error = buf_putc(sql, ')');
+	}
+	return error ? error : buf_printf(sql, " RETURNING %s", returning);
+}
+
+static void bind_text_at(struct store_stmt *stmt, const char *column, size_t row, const char *value)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), ":%s_%zu", column, row);
+	store_bind_text(stmt, name, value);
+}
+
+static void bind_int_at(struct store_stmt *stmt, const char *column, size_t row, int64_t value)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), ":%s_%zu", column, row);
+	store_bind_int(stmt, name, value);
+}
+
+/*
+ * The check's rules go in rows of at most RULES_CHUNK a statement: one
+ * round trip for a check's rules on a server, well under every backend's
+ * limit of parameters (11 a row). Each row comes back with its rule's id,
+ * which gives the rule its row: (check_id, threadline_id) is unique.
+ */
+#define RULES_CHUNK 32
+static const char *const rule_columns[] = {
+	"check_id", "threadline_id", "threadline_file_path", "threadline_version", "threadline_content",
+	"threadline_patterns", "context_files", "kind", "model", "severity", "source",
+};
+#define RULE_COLUMNS (sizeof(rule_columns) / sizeof(rule_columns[0]))
+
+/* Row r of the statement: the rule. */
+static int rule_bind(struct store_stmt *stmt, size_t r, int64_t check_id, const struct rule *rule)
+{
 	char *patterns = NULL, *context = NULL;
 	int error;
 
 	if ((error = json_strings(&patterns, rule->patterns, rule->npatterns)) < 0 ||
-	    (error = json_strings(&context, rule->context_files, rule->ncontext)) < 0 ||
-	    (error = store_prepare(store, &stmt,
-				   "INSERT INTO check_threadlines (check_id, threadline_id, "
-				   "threadline_file_path, threadline_version, threadline_content, "
-				   "threadline_patterns, context_files, kind, model, severity, source) "
-				   "VALUES (:check, :rule, :path, :version, :content, :patterns, :context, "
-				   ":kind, :model, :severity, :source) RETURNING id")) < 0)
+	    (error = json_strings(&context, rule->context_files, rule->ncontext)) < 0)
 		goto done;
-	store_bind_int(stmt, ":check", check_id);
-	store_bind_text(stmt, ":rule", rule->id);
-	store_bind_text(stmt, ":path", rule->path ? rule->path : "");
-	store_bind_text(stmt, ":version", rule->version);
-	store_bind_text(stmt, ":content", rule->content ? rule->content : "");
-	store_bind_text(stmt, ":patterns", patterns);
-	store_bind_text(stmt, ":context", context);
-	store_bind_text(stmt, ":kind", rule->kind == RULE_LOCAL ? "local" : "llm");
-	store_bind_text(stmt, ":model", rule->model);
-	store_bind_text(stmt, ":severity", severity_name(rule->severity));
-	store_bind_text(stmt, ":source", rule->source);
-	error = store_step_id(stmt, id);
+	bind_int_at(stmt, "check_id", r, check_id);
+	bind_text_at(stmt, "threadline_id", r, rule->id);
+	bind_text_at(stmt, "threadline_file_path", r, rule->path ? rule->path : "");
+	bind_text_at(stmt, "threadline_version", r, rule->version);
+	bind_text_at(stmt, "threadline_content", r, rule->content ? rule->content : "");
+	bind_text_at(stmt, "threadline_patterns", r, patterns);
+	bind_text_at(stmt, "context_files", r, context);
+	bind_text_at(stmt, "kind", r, rule->kind == RULE_LOCAL ? "local" : "llm");
+	bind_text_at(stmt, "model", r, rule->model);
+	bind_text_at(stmt, "severity", r, severity_name(rule->severity));
+	bind_text_at(stmt, "source", r, rule->source);
 done:
-	store_finalize(stmt);
 	free(patterns);
 	free(context);
+	return error;
+}
+
+/* The new rows' ids, each to the rule of its threadline_id (RETURNING's order is not promised). */
+static int rule_ids_take(struct store *store, struct store_stmt *stmt, int64_t *ids,
+			 const struct rule *const *rules, size_t n)
+{
+	const char *rule;
+	size_t got = 0, i;
+	int rc;
+
+	while ((rc = store_step(stmt)) == STORE_ROW) {
+		rule = store_column_text(stmt, 1);
+		for (i = 0; i < n && (ids[i] || !rule || strcmp(rules[i]->id, rule)); i++)
+			;
+		if (i == n)
+			return error_set(RL_EIO, "%s: an inserted rule's row is none of the rules inserted (%s)",
+					 store_path(store), rule ? rule : "(no id)");
+		ids[i] = store_column_int64(stmt, 0);
+		got++;
+	}
+	if (rc < 0)
+		return rc;
+	if (got != n)
+		return error_set(RL_EIO, "%s: %zu rules inserted, %zu ids returned", store_path(store), n, got);
+	return 0;
+}
+
+static int rules_chunk(struct store *store, int64_t *ids, int64_t check_id, const struct rule *const *rules,
+		       size_t n)
+{
+	struct store_stmt *stmt = NULL;
+	struct buf sql = BUF_INIT;
+	size_t r;
+	int error;
+
+	if ((error = rows_sql(&sql, "check_threadlines", rule_columns, RULE_COLUMNS, n, "id, threadline_id")) < 0 ||
+	    (error = store_prepare(store, &stmt, sql.ptr)) < 0)
+		goto done;
+	for (r = 0; r < n && !error; r++)
+		error = rule_bind(stmt, r, check_id, rules[r]);
+	if (!error)
+		error = rule_ids_take(store, stmt, ids, rules, n);
+done:
+	store_finalize(stmt);
+	buf_release(&sql);
 	return error;
 }
 
 int store_rules_add(struct store *store, int64_t *ids, int64_t check_id, const struct rule *const *rules,
 		    size_t count)
 {
-	size_t i;
+	size_t at, n, i;
 	int error;
 
 	for (i = 0; i < count; i++) {
@@ -310,8 +401,10 @@ int store_rules_add(struct store *store, int64_t *ids, int64_t check_id, const s
 	}
 	if ((error = store_begin(store)) < 0)
 		return error;
-	for (i = 0; i < count && !error; i++)
-		error = rule_insert(store, &ids[i], check_id, rules[i]);
+	for (at = 0; at < count && !error; at += n) {
+		n = count - at < RULES_CHUNK ? count - at : RULES_CHUNK;
+		error = rules_chunk(store, ids + at, check_id, rules + at, n);
+	}
 	if ((error = store_end(store, error)) < 0)
 		for (i = 0; i < count; i++)
 			ids[i] = 0;
@@ -335,41 +428,6 @@ static const char *const finding_columns[] = {
 	"reduced", "created_at",
 };
 #define FINDING_COLUMNS (sizeof(finding_columns) / sizeof(finding_columns[0]))
-
-static int findings_sql(struct buf *sql, size_t rows)
-{
-	size_t r, k;
-	int error = buf_puts(sql, "INSERT INTO findings (");
-
-	for (k = 0; k < FINDING_COLUMNS && !error; k++)
-		error = buf_printf(sql, "%s%s", k ? ", " : "", finding_columns[k]);
-	if (!error)
-		error = buf_puts(sql, ") VALUES ");
-	for (r = 0; r < rows && !error; r++) {
-		error = buf_puts(sql, r ? ", (" : "(");
-		for (k = 0; k < FINDING_COLUMNS && !error; k++)
-			error = buf_printf(sql, "%s:%s_%zu", k ? ", " : "", finding_columns[k], r);
-		if (!error)
-			error = buf_putc(sql, ')');
-	}
-	return error ? error : buf_puts(sql, " RETURNING id");
-}
-
-static void bind_text_at(struct store_stmt *stmt, const char *column, size_t row, const char *value)
-{
-	char name[64];
-
-	snprintf(name, sizeof(name), ":%s_%zu", column, row);
-	store_bind_text(stmt, name, value);
-}
-
-static void bind_int_at(struct store_stmt *stmt, const char *column, size_t row, int64_t value)
-{
-	char name[64];
-
-	snprintf(name, sizeof(name), ":%s_%zu", column, row);
-	store_bind_int(stmt, name, value);
-}
 
 /* Row r of the statement: the finding; threadline 0 is the report's merged finding. */
 static int finding_bind(struct store_stmt *stmt, size_t r, int64_t check_id, int64_t threadline,
@@ -447,7 +505,8 @@ static int findings_chunk(struct store *store, int64_t check_id, int64_t threadl
 	size_t r;
 	int error;
 
-	if ((error = findings_sql(&sql, n)) < 0 || (error = store_prepare(store, &stmt, sql.ptr)) < 0)
+	if ((error = rows_sql(&sql, "findings", finding_columns, FINDING_COLUMNS, n, "id")) < 0 ||
+	    (error = store_prepare(store, &stmt, sql.ptr)) < 0)
 		goto done;
 	for (r = 0; r < n && !error; r++)
 		error = finding_bind(stmt, r, check_id, threadline, &findings[r], now);
@@ -479,33 +538,6 @@ static void findings_forget(struct finding *findings, size_t count)
 
 	for (i = 0; i < count; i++)
 		findings[i].id = 0;
-}
-
-/* The rule's row in this check, found by the rule's id. */
-static int threadline_find(struct store *store, int64_t *out, int64_t check_id,
-			   const struct rule_result *result)
-{
-	const char *rule = result->rule ? result->rule->id : NULL;
-	struct store_stmt *stmt = NULL;
-	int error, rc;
-
-	if ((error = store_prepare(store, &stmt,
-				   "SELECT id FROM check_threadlines WHERE check_id = :check AND "
-				   "(id = :id OR (:id = 0 AND threadline_id = :rule))")) < 0)
-		return error;
-	store_bind_int(stmt, ":check", check_id);
-	store_bind_int(stmt, ":id", result->id);
-	store_bind_text(stmt, ":rule", rule);
-	rc = store_step(stmt);
-	if (rc == STORE_ROW)
-		*out = store_column_int64(stmt, 0);
-	else if (rc == STORE_DONE)
-		error = error_set(RL_ENOTFOUND, "%s: check %lld has no rule %s", store_path(store),
-				  (long long)check_id, rule ? rule : "(no id)");
-	else
-		error = rc;
-	store_finalize(stmt);
-	return error;
 }
 
 static int result_insert(struct store *store, int64_t threadline, const struct rule_result *r,
@@ -548,60 +580,63 @@ done:
 }
 
 /*
- * Putting a rule's result again (a retried rule) replaces the earlier
- * result and its findings: the latest settling is the one that counts.
- */
-/*
  * The rule's row in this check, with the longest a request of it could
- * take: result->id when set (checked to be of this check by the same
- * UPDATE), else found by the rule's id.
+ * take, in one statement: result->id when set (checked to be of this
+ * check by the same UPDATE), else found by the rule's id. *had: the rule
+ * has a result already (it was run again), so that its first result
+ * costs no DELETE.
  */
-static int threadline_mark(struct store *store, int64_t *out, int64_t check_id,
+#define MARK_SQL "UPDATE check_threadlines SET timeout_ms = :ms WHERE check_id = :check AND "
+#define MARK_RETURNING " RETURNING id, EXISTS (SELECT 1 FROM check_results WHERE " \
+	"check_threadline_id = check_threadlines.id)"
+
+static int threadline_mark(struct store *store, int64_t *out, bool *had, int64_t check_id,
 			   const struct rule_result *result)
 {
+	const char *rule = result->rule ? result->rule->id : NULL;
 	struct store_stmt *stmt = NULL;
-	int error;
+	int error, rc;
 
-	if (!result->id) {
-		if ((error = threadline_find(store, out, check_id, result)) < 0)
-			return error;
-	} else {
-		*out = result->id;
-	}
-	if ((error = store_prepare(store, &stmt, "UPDATE check_threadlines SET timeout_ms = :ms "
-				   "WHERE id = :id AND check_id = :check")) < 0)
+	if ((error = store_prepare(store, &stmt, result->id ? MARK_SQL "id = :id" MARK_RETURNING :
+				   MARK_SQL "threadline_id = :rule" MARK_RETURNING)) < 0)
 		return error;
 	store_bind_int(stmt, ":ms", result->timeout_ms);
-	store_bind_int(stmt, ":id", *out);
 	store_bind_int(stmt, ":check", check_id);
-	if (!(error = store_step_done(stmt)) && store_changes(stmt) != 1)
+	if (result->id)
+		store_bind_int(stmt, ":id", result->id);
+	else
+		store_bind_text(stmt, ":rule", rule);
+	if ((rc = store_step(stmt)) == STORE_ROW) {
+		*out = store_column_int64(stmt, 0);
+		*had = store_column_int(stmt, 1) != 0;
+	} else if (rc < 0) {
+		error = rc;
+	} else if (result->id) {
 		error = error_set(RL_ENOTFOUND, "%s: check %lld has no rule %lld", store_path(store),
-				  (long long)check_id, (long long)*out);
+				  (long long)check_id, (long long)result->id);
+	} else {
+		error = error_set(RL_ENOTFOUND, "%s: check %lld has no rule %s", store_path(store),
+				  (long long)check_id, rule ? rule : "(no id)");
+	}
 	store_finalize(stmt);
 	return error;
 }
 
 /*
- * A result stored before (a rule run again) goes, with its findings; a
- * rule's first result finds none, and its findings are not looked for.
+ * Putting a rule's result again (a retried rule) replaces the earlier
+ * result and its findings: the latest settling is the one that counts.
  */
 static int result_forget(struct store *store, int64_t threadline)
 {
-	struct store_stmt *stmt = NULL;
-	int error;
+	int error = exec_id(store, "DELETE FROM check_results WHERE check_threadline_id = :id", threadline);
 
-	if ((error = store_prepare(store, &stmt, "DELETE FROM check_results WHERE check_threadline_id = :id")) < 0)
-		return error;
-	store_bind_int(stmt, ":id", threadline);
-	if (!(error = store_step_done(stmt)) && store_changes(stmt) > 0)
-		error = exec_id(store, "DELETE FROM findings WHERE check_threadline_id = :id", threadline);
-	store_finalize(stmt);
-	return error;
+	return error ? error : exec_id(store, "DELETE FROM findings WHERE check_threadline_id = :id", threadline);
 }
 
 int store_result_put(struct store *store, int64_t check_id, struct rule_result *result)
 {
 	int64_t threadline = 0, now = clock_wall_ms();
+	bool had = false;
 	int error;
 
 	if (!rule_status_settled(result->status))
@@ -610,9 +645,9 @@ int store_result_put(struct store *store, int64_t check_id, struct rule_result *
 				 rule_status_name(result->status));
 	if ((error = store_begin(store)) < 0)
 		return error;
-	if (!(error = threadline_mark(store, &threadline, check_id, result)) &&
-	    !(error = result_forget(store, threadline)) &&
-	    !(error = result_insert(store, threadline, result, now)))
+	if (!(error = threadline_mark(store, &threadline, &had, check_id, result)) && had)
+		error = result_forget(store, threadline);
+	if (!error && !(error = result_insert(store, threadline, result, now)))
 		error = findings_insert(store, check_id, threadline, result->findings,
 					result->nfindings, now);
 	if ((error = store_end(store, error)) < 0)
