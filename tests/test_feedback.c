@@ -13,6 +13,7 @@
 #include "store_backend.h"
 #include "store_feedback.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -670,6 +671,107 @@ static void test_store_similar_lists(void **state)
 	feedback_examples_release(&lists[1]);
 }
 
+/* Statements SQLite began (a trigger's own, "-- ...", left out). */
+static int statement_seen(unsigned type, void *ctx, void *p, void *x)
+{
+	const char *sql = x;
+
+	(void)type;
+	(void)p;
+	if (strncmp(sql, "--", 2))
+		(*(int *)ctx)++;
+	return 0;
+}
+
+/* Count the statements of what runs until the next call; on PostgreSQL (no sqlite3 handle) nothing is counted. */
+static void statements_count(int *count)
+{
+	*count = 0;
+	if (store_db(store))
+		sqlite3_trace_v2(store_db(store), SQLITE_TRACE_STMT, statement_seen, count);
+}
+
+static void statements_stop(void)
+{
+	if (store_db(store))
+		sqlite3_trace_v2(store_db(store), 0, NULL, NULL);
+}
+
+/* Findings that share one, two or three of the query's terms, of a kind. */
+static int64_t seed_terms(const char *file, const char *code, enum feedback_kind kind)
+{
+	return mark(seed(&(struct seed){ "injection", file, 1, "Greek letters", "letters", code }), kind, NULL);
+}
+
+static void assert_files(const struct feedback_examples *list, size_t count, const char *const *files)
+{
+	size_t i;
+
+	assert_int_equal(list->count, count);
+	for (i = 0; i < count; i++) {
+		assert_int_equal(list->items[i].kind, list->kind);
+		assert_string_equal(list->items[i].file, files[i]);
+	}
+}
+
+/* One statement for all the kinds, each kind up to its own list's max, in its own order; refused: the recent ones. */
+static void test_store_similar_one_statement(void **state)
+{
+	struct feedback_examples lists[] = {
+		{ .kind = FEEDBACK_ACCEPT, .max = 1 },
+		{ .kind = FEEDBACK_REJECT, .max = 0 },
+		{ .kind = FEEDBACK_FALSE_POSITIVE, .max = 2 },
+	};
+	int statements = 0;
+	size_t i;
+
+	(void)state;
+	/* Made in an order neither ranking follows: ids fp1 < fp3 < ac3 < fp2 < ac1 < rj3 < ac2. */
+	seed_terms("fp1.c", "alpha", FEEDBACK_FALSE_POSITIVE);
+	seed_terms("fp3.c", "alpha beta gamma", FEEDBACK_FALSE_POSITIVE);
+	seed_terms("ac3.c", "alpha beta gamma", FEEDBACK_ACCEPT);
+	seed_terms("fp2.c", "alpha beta", FEEDBACK_FALSE_POSITIVE);
+	seed_terms("ac1.c", "alpha", FEEDBACK_ACCEPT);
+	seed_terms("rj3.c", "alpha beta gamma", FEEDBACK_REJECT);
+	seed_terms("ac2.c", "alpha beta", FEEDBACK_ACCEPT);
+
+	statements_count(&statements);
+	assert_int_equal(store_feedback_similar(lists, 3, store, "injection",
+						"\"alpha\" OR \"beta\" OR \"gamma\""), 0);
+	statements_stop();
+	assert_int_equal(statements, store_db(store) ? 1 : 0);
+	assert_files(&lists[0], 1, (const char *const[]){ "ac3.c" });
+	assert_files(&lists[1], 0, NULL);
+	assert_files(&lists[2], 2, (const char *const[]){ "fp3.c", "fp2.c" });
+	assert_true(lists[2].items[0].score < lists[2].items[1].score);
+	for (i = 0; i < 3; i++)
+		feedback_examples_release(&lists[i]);
+
+	/* Refused: the match, then the most recent of each kind, by its own max. */
+	statements_count(&statements);
+	assert_int_equal(store_feedback_similar(lists, 3, store, "injection", "AND OR ("), 0);
+	statements_stop();
+	assert_int_equal(statements, store_db(store) ? 2 : 0);
+	assert_files(&lists[0], 1, (const char *const[]){ "ac2.c" });
+	assert_files(&lists[1], 0, NULL);
+	assert_files(&lists[2], 2, (const char *const[]){ "fp2.c", "fp3.c" });
+	assert_true(lists[0].items[0].score == 0);
+	for (i = 0; i < 3; i++)
+		feedback_examples_release(&lists[i]);
+
+	/* No query: one statement, the most recent; nothing asked (max 0 only): none. */
+	statements_count(&statements);
+	assert_int_equal(store_feedback_similar(lists, 3, store, "injection", ""), 0);
+	assert_int_equal(store_feedback_similar(lists + 1, 1, store, "injection", "\"alpha\""), 0);
+	statements_stop();
+	assert_int_equal(statements, store_db(store) ? 1 : 0);
+	assert_files(&lists[0], 1, (const char *const[]){ "ac2.c" });
+	assert_files(&lists[1], 0, NULL);
+	assert_files(&lists[2], 2, (const char *const[]){ "fp2.c", "fp3.c" });
+	for (i = 0; i < 3; i++)
+		feedback_examples_release(&lists[i]);
+}
+
 static const char py_diff[] =
 	"diff --git a/app.py b/app.py\n"
 	"index 1111111..2222222 100644\n"
@@ -778,6 +880,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_examples_filters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_examples_recent_and_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_similar_lists, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_similar_one_statement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_examples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_examples_caps, setup, teardown),
 	};

@@ -415,42 +415,113 @@ static int example_read(struct feedback_examples *list, struct store_stmt *stmt)
 }
 
 /*
- * The rule's feedback of one kind still in force, most like the query
- * first: the backend's full-text match (store_dialect.feedback_match) gives
- * the rows and their scores.
+ * The rule's feedback of the lists' kinds still in force, in one
+ * statement: numbered within each kind from the first (pos), each kind
+ * kept up to its list's max. List i asks with :kind<i> and :max<i>; the
+ * rows come by kind, each kind's in order. EXAMPLES_SQL's %s: the score,
+ * the order within a kind, where the rows come from.
  */
-#define MATCH_SQL \
-	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, m.score " \
-	"FROM (%s) m JOIN feedback fb ON fb.id = m.id " \
-	"WHERE fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE \
-	" ORDER BY m.score, fb.id DESC LIMIT :max"
+#define EXAMPLES_SQL \
+	"SELECT x.file, x.title, x.issue, x.code, x.note, x.score, x.kind FROM (" \
+	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, %s AS score, fb.kind, " \
+	"ROW_NUMBER() OVER (PARTITION BY fb.kind ORDER BY %s) AS pos %s " \
+	"WHERE fb.rule_id = :rule AND " IN_FORCE " AND fb.kind IN ("
 
-/* The same, most recent first: for no query, or one the full-text search refuses. */
-static const char recent_sql[] =
-	"SELECT fb.file, fb.title, fb.issue, fb.code, fb.note, 0.0 FROM feedback fb "
-	"WHERE fb.rule_id = :rule AND fb.kind = :kind AND " IN_FORCE
-	" ORDER BY fb.id DESC LIMIT :max";
+/* Most like the query first: the backend's full-text match (store_dialect.feedback_match) gives the rows and their scores. */
+#define MATCH_FROM "FROM (%s) m JOIN feedback fb ON fb.id = m.id"
 
-/*
- * Run one of the two; *rejected when the match query was refused as it
- * ran (FTS5's syntax errors are found then).
- */
-static int examples_select(struct feedback_examples *list, bool *rejected, struct store *store,
-			   const char *sql, const char *rule_id, const char *query)
+/* The lists that ask for something: a max above 0. */
+static bool list_asks(const struct feedback_examples *list)
 {
-	struct store_stmt *stmt = NULL;
-	int error, rc;
+	return list->max > 0;
+}
 
-	*rejected = false;
-	if ((error = store_prepare(store, &stmt, sql)) < 0)
-		return error;
+/* The statement for the lists that ask: by the full-text match of :query, or (match false) the most recent first. */
+static int examples_sql(struct buf *sql, struct store *store, const struct feedback_examples *lists,
+			size_t nlists, bool match)
+{
+	struct buf from = BUF_INIT;
+	const char *sep = "";
+	size_t i;
+	int error;
+
+	if (match)
+		error = buf_printf(&from, MATCH_FROM, store_dialect(store)->feedback_match);
+	else
+		error = buf_puts(&from, "FROM feedback fb");
+	if (!error)
+		error = buf_printf(sql, EXAMPLES_SQL, match ? "m.score" : "0.0",
+				   match ? "m.score, fb.id DESC" : "fb.id DESC", from.ptr);
+	for (i = 0; i < nlists && !error; i++)
+		if (list_asks(&lists[i])) {
+			error = buf_printf(sql, "%s:kind%zu", sep, i);
+			sep = ", ";
+		}
+	if (!error)
+		error = buf_puts(sql, ")) x WHERE ");
+	for (i = 0, sep = ""; i < nlists && !error; i++)
+		if (list_asks(&lists[i])) {
+			error = buf_printf(sql, "%s(x.kind = :kind%zu AND x.pos <= :max%zu)", sep, i, i);
+			sep = " OR ";
+		}
+	if (!error)
+		error = buf_puts(sql, " ORDER BY x.kind, x.pos");
+	buf_release(&from);
+	return error;
+}
+
+static void examples_bind(struct store_stmt *stmt, const struct feedback_examples *lists, size_t nlists,
+			  const char *rule_id, const char *query)
+{
+	char name[32];
+	size_t i;
+
 	if (query)
 		store_bind_text(stmt, ":query", query);
 	store_bind_text(stmt, ":rule", rule_id);
-	store_bind_text(stmt, ":kind", feedback_kind_name(list->kind));
-	store_bind_int(stmt, ":max", (int64_t)(list->max < INT32_MAX ? list->max : INT32_MAX));
+	for (i = 0; i < nlists; i++) {
+		if (!list_asks(&lists[i]))
+			continue;
+		snprintf(name, sizeof(name), ":kind%zu", i);
+		store_bind_text(stmt, name, feedback_kind_name(lists[i].kind));
+		snprintf(name, sizeof(name), ":max%zu", i);
+		store_bind_int(stmt, name, (int64_t)(lists[i].max < INT32_MAX ? lists[i].max : INT32_MAX));
+	}
+}
+
+/* The row into each list of its kind that has room. */
+static int examples_row(struct feedback_examples *lists, size_t nlists, struct store_stmt *stmt)
+{
+	const char *kind = store_column_text(stmt, 6);
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < nlists && !error && kind; i++)
+		if (lists[i].count < lists[i].max && !strcmp(kind, feedback_kind_name(lists[i].kind)))
+			error = example_read(&lists[i], stmt);
+	return error;
+}
+
+/*
+ * Run the statement, match or the most recent; *rejected when the match
+ * query was refused as it ran (FTS5's syntax errors are found then).
+ */
+static int examples_select(struct feedback_examples *lists, size_t nlists, bool *rejected, struct store *store,
+			   const char *rule_id, const char *query)
+{
+	struct store_stmt *stmt = NULL;
+	struct buf sql = BUF_INIT;
+	int error, rc;
+
+	*rejected = false;
+	if ((error = examples_sql(&sql, store, lists, nlists, query != NULL)) == 0)
+		error = store_prepare(store, &stmt, sql.ptr);
+	buf_release(&sql);
+	if (error < 0)
+		return error;
+	examples_bind(stmt, lists, nlists, rule_id, query);
 	while (!error && (rc = store_step(stmt)) == STORE_ROW)
-		error = example_read(list, stmt);
+		error = examples_row(lists, nlists, stmt);
 	if (!error && rc < 0) {
 		if (query && store_step_refused(stmt)) {
 			*rejected = true;
@@ -463,26 +534,27 @@ static int examples_select(struct feedback_examples *list, bool *rejected, struc
 	return error;
 }
 
-/* Inside the store's transaction. */
-static int examples_find(struct feedback_examples *list, struct store *store, const char *rule_id,
+/* Under the store's lock: one statement for all the lists, two when the full-text search refuses the query. */
+static int examples_find(struct feedback_examples *lists, size_t nlists, struct store *store, const char *rule_id,
 			 const char *query)
 {
-	struct buf match = BUF_INIT;
 	bool rejected = false;
+	size_t i;
 	int error;
 
-	if (!list->max || !rule_id)
+	for (i = 0; i < nlists && !list_asks(&lists[i]); i++)
+		;
+	if (i == nlists || !rule_id)
 		return 0;
 	if (query && *query) {
-		if ((error = buf_printf(&match, MATCH_SQL, store_dialect(store)->feedback_match)) == 0)
-			error = examples_select(list, &rejected, store, match.ptr, rule_id, query);
-		buf_release(&match);
+		error = examples_select(lists, nlists, &rejected, store, rule_id, query);
 		if (error || !rejected)
 			return error;
 		/* A query the full-text search cannot read must not cost the prompt its examples. */
-		feedback_examples_release(list);
+		for (i = 0; i < nlists; i++)
+			feedback_examples_release(&lists[i]);
 	}
-	return examples_select(list, &rejected, store, recent_sql, rule_id, NULL);
+	return examples_select(lists, nlists, &rejected, store, rule_id, NULL);
 }
 
 int store_feedback_similar(struct feedback_examples *lists, size_t nlists, struct store *store,
@@ -491,10 +563,8 @@ int store_feedback_similar(struct feedback_examples *lists, size_t nlists, struc
 	size_t i;
 	int error;
 
-	error = 0;
 	store_lock(store);
-	for (i = 0; i < nlists && !error; i++)
-		error = examples_find(&lists[i], store, rule_id, query);
+	error = examples_find(lists, nlists, store, rule_id, query);
 	store_unlock(store);
 	if (error < 0)
 		for (i = 0; i < nlists; i++)

@@ -74,7 +74,9 @@ void feedback_examples_release(struct feedback_examples *list);
  * Each list filled with the rule's feedback of its kind still in force
  * (no later word on its fingerprint), most like query first (BM25 over
  * file, title, issue, code and note), or the most recent first for an
- * empty query or one FTS5 cannot read. All lists in one transaction.
+ * empty query or one the full-text search cannot read. All lists in one
+ * statement (two when the search refuses the query); a list of max 0 asks
+ * nothing, and a list of the same kind as another gets the same rows.
  */
 int store_feedback_similar(struct feedback_examples *lists, size_t nlists, struct store *store,
 			   const char *rule_id, const char *query);
