@@ -17,7 +17,8 @@ as is the spread of the SQLite runs: on a machine whose cores others
 share, the figures move by tens of milliseconds from one run to the next.
 Then three more checks run with the server logging every statement's
 duration: the time it spent in them and how many it ran, per check, which
-a busy machine moves less.
+a busy machine moves less; and one under strace, whose sends to the
+server are the check's round trips, which nothing moves.
 Figures, not a test: exits 0 unless the harness failed (without
 PostgreSQL's server binaries it says so and measures nothing).
 """
@@ -119,6 +120,20 @@ def server_work(revline, repo, env, rules, pg, runs):
     return statistics.median(spent), statistics.median(counts)
 
 
+def round_trips(revline, repo, env, rules):
+    """The messages the client sends the server in one check (strace: its
+    sendto calls on the server's Unix socket; every round trip is one),
+    or None without strace."""
+    if not shutil.which("strace"):
+        return None
+    out = os.path.join(os.path.dirname(repo), "strace.out")
+    subprocess.run(["strace", "-f", "-yy", "-e", "trace=sendto", "-o", out, revline, "check", "--rules", rules,
+                    "--no-builtin", "--fail-on", "none", "--no-fix-detection", "--format", "json"],
+                   cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    with open(out, errors="replace") as f:
+        return sum(1 for line in f if "sendto(" in line and "UNIX" in line)
+
+
 def quartiles(values):
     """The first and third quartiles (the middle half of the values lies between them)."""
     if len(values) < 2:
@@ -159,6 +174,7 @@ def main():
                 if i:   # the first round fills each database's cache
                     times[name].append(took)
         work = server_work(a.revline, repo, dict(base, REVLINE_DB=dbs["postgresql"]), rules, pg, 3)
+        trips = round_trips(a.revline, repo, dict(base, REVLINE_DB=dbs["postgresql"]), rules)
     finally:
         if llm:
             llm.terminate()
@@ -181,6 +197,7 @@ def main():
     print("  %-44s %8.1f to %.1f ms" % ("        the SQLite runs", *quartiles([t * 1000 for t in times["sqlite"]])))
     print("  %-44s %8.1f ms   in %d statements (its log, the median of 3 more checks)"
           % ("the server's own work per check", *work))
+    print("  %-44s %8s      (the client's sends, strace)" % ("round trips per check", trips or "no strace"))
     return 0
 
 
