@@ -30,7 +30,8 @@
 #   bash pg.sh available                       # exit 0, or 77 printing why not
 #   bash pg.sh start OWNER_PID                 # prints NAME=VALUE lines; stopped when OWNER_PID ends
 #   bash pg.sh add-password-user NAME PASSWORD # with the PG* variables of start in the environment
-#   bash pg.sh sql STATEMENT...                # each its own transaction, as the superuser; the same
+#   bash pg.sh sql STATEMENT...                # each in its own transaction, as the superuser, with
+#                                              # the PG* variables of start in the environment
 #   bash pg.sh stop DIR
 
 PG_TIMEOUT=${PG_TIMEOUT:-60}    # seconds for initdb, and for the server to start or stop
