@@ -206,6 +206,7 @@ static void result_put(struct store *store, int64_t check, const struct rule *ru
 		f[i].line = 10 + i;
 		f[i].severity = SEV_MAJOR;
 		f[i].title = (char *)"a problem";
+		f[i].verified = true;
 	}
 	if (status == 'A') {
 		res.file_references = refs;
@@ -447,6 +448,56 @@ static void test_checks(void **state)
 	assert_int_equal(history_checks(&checks, &count, store, at("/never/seen"), 0), 0);
 	assert_int_equal(count, 0);
 	assert_null(checks);
+	store_close(store);
+}
+
+/*
+ * A rule whose findings revline could not verify (hidden as unverified) is
+ * no violation: not in the check's attention count, the violations, or the
+ * statistics, where its findings are counted apart.
+ */
+static void test_unverified(void **state)
+{
+	struct store *store = open_ok();
+	struct history_violation *v = NULL;
+	struct history_check *checks = NULL;
+	struct rule errors = rule_make("errors"), sql = rule_make("sql");
+	struct history_stats st;
+	int64_t check, ids[2], sql_ids[2];
+	size_t count = 0;
+	struct seed s;
+
+	(void)state;
+	history_seed(store, &s);
+	check = check_begin(store, tmp, T0 + 60 * MINUTE);
+	assert_int_equal(store_rule_add(store, &ids[0], check, &errors), 0);
+	assert_int_equal(store_rule_add(store, &ids[0], check, &sql), 0);
+	result_put(store, check, &errors, 'A', 2, ids);
+	result_put(store, check, &sql, 'A', 2, sql_ids);
+	/* errors: both unverified; sql: one of two unverified (still a violation). */
+	sql_ok(store, "UPDATE findings SET verified = 0 WHERE id IN (%lld, %lld, %lld)", (long long)ids[0],
+	       (long long)ids[1], (long long)sql_ids[1]);
+	assert_int_equal(store_check_finish(store, check, "complete", 10, NULL, NULL), 0);
+
+	assert_int_equal(history_checks(&checks, &count, store, at(tmp), 1), 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(checks[0].id, check);
+	assert_int_equal(checks[0].attention, 1);
+	history_checks_free(checks, count);
+	assert_int_equal(history_violations(&v, &count, store, check), 0);
+	assert_int_equal(count, 1);
+	assert_string_equal(v[0].rule_id, "sql");
+	history_violations_free(v, count);
+
+	/* The seed's 7 violations and one more; the seed's findings and sql's verified one. */
+	assert_int_equal(history_stats(&st, store, at(tmp)), 0);
+	assert_int_equal(st.violations, 8);
+	assert_int_equal(st.unverified, 3);
+	assert_rule(&st.rules[0], "errors", 3, 2, 4, 1);
+	assert_int_equal(st.rules[0].unverified, 2);
+	assert_rule(&st.rules[1], "sql", 3, 2, 4, 2);
+	assert_int_equal(st.rules[1].unverified, 1);
+	history_stats_release(&st);
 	store_close(store);
 }
 
@@ -1066,6 +1117,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unverified, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_violations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_violations_order, setup, teardown),

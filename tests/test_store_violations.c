@@ -69,7 +69,7 @@ static struct rule rule_of(const char *id, const char *path)
 static struct finding finding_of(const char *rule, const char *file, const char *title)
 {
 	struct finding f = { .rule_id = (char *)rule, .file = (char *)file, .line = 3, .end_line = 3,
-			     .severity = SEV_MAJOR, .title = (char *)title, .issue = "issue",
+			     .severity = SEV_MAJOR, .title = (char *)title, .issue = "issue", .verified = true,
 			     .evidence = { .code_examined = (char *)title } };
 
 	finding_fingerprint(&f);
@@ -134,22 +134,31 @@ static void test_check_pair(void **state)
 	assert_non_null(strstr(error_message(), "no check"));
 }
 
-/* Attention results only, by rule id, with their references and then their findings' files, each once. */
+/*
+ * Attention results only, by rule id, with their references and then their
+ * verified findings' files, each once. A result whose findings revline could not
+ * verify (all hidden as unverified) is no violation; one verified finding
+ * among unverified ones makes it one.
+ */
 static void test_violations_of_check(void **state)
 {
 	struct rule a = rule_of("a-rule", "rules/a.md"), b = rule_of("b-rule", "rules/b.md"),
-		    c = rule_of("c-rule", "rules/c.md");
+		    c = rule_of("c-rule", "rules/c.md"), d = rule_of("d-rule", "rules/d.md");
 	char *refs[] = { "x.c", "y.c", "x.c" };
 	struct finding fa[] = { finding_of("a-rule", "z.c", "one"), finding_of("a-rule", "y.c", "two"),
-				finding_of("a-rule", NULL, "three") };
+				finding_of("a-rule", NULL, "three"), finding_of("a-rule", "w.c", "four") };
+	struct finding fd[] = { finding_of("d-rule", "z.c", "made up"), finding_of("d-rule", "y.c", "also") };
 	int64_t check = check_new("main", NULL, 1000), empty = check_new("main", NULL, 2000), row_a, row_c;
 	struct stored_violation *v = NULL;
 	size_t n = 99;
 
 	(void)state;
+	fa[2].verified = fa[3].verified = false;
+	fd[0].verified = fd[1].verified = false;
 	row_c = result_new(check, &c, RULE_ATTENTION, NULL, 0, NULL, 0);
 	result_new(check, &b, RULE_COMPLIANT, refs, 1, NULL, 0);
-	row_a = result_new(check, &a, RULE_ATTENTION, refs, 3, fa, 3);
+	row_a = result_new(check, &a, RULE_ATTENTION, refs, 3, fa, 4);
+	result_new(check, &d, RULE_ATTENTION, NULL, 0, fd, 2);
 
 	assert_int_equal(store_violations_of_check(&v, &n, store, check), 0);
 	assert_int_equal(n, 2);
@@ -171,17 +180,18 @@ static void test_violations_of_check(void **state)
 	assert_null(v);
 }
 
-/* Patterns as stored (order and repeats kept), its result, its findings' fingerprints each once. */
+/* Patterns as stored (order and repeats kept), its result, its verified findings' fingerprints each once. */
 static void test_rule_in_check(void **state)
 {
 	struct rule a = rule_of("a-rule", "rules/a.md"), unsettled = rule_of("u-rule", "rules/u.md");
 	struct finding fa[] = { finding_of("a-rule", "z.c", "one"), finding_of("a-rule", "z.c", "one"),
-				finding_of("a-rule", "y.c", "two") };
+				finding_of("a-rule", "y.c", "two"), finding_of("a-rule", "y.c", "unverified") };
 	int64_t check = check_new("main", NULL, 1000), row, urow = 0;
 	struct stored_rule r;
 
 	(void)state;
-	row = result_new(check, &a, RULE_ATTENTION, NULL, 0, fa, 3);
+	fa[3].verified = false;
+	row = result_new(check, &a, RULE_ATTENTION, NULL, 0, fa, 4);
 	assert_int_equal(store_rule_add(store, &urow, check, &unsettled), 0);
 
 	assert_int_equal(store_rule_in_check(&r, store, check, "a-rule", "rules/a.md"), 0);

@@ -59,10 +59,10 @@ static json_t *rules_json(const struct history_stats *s)
 	for (i = 0; list && i < s->nrules; i++) {
 		const struct history_rule_stats *r = &s->rules[i];
 
-		json_array_append_new(list, json_pack("{s:o, s:i, s:i, s:f, s:i, s:i, s:f}",
+		json_array_append_new(list, json_pack("{s:o, s:i, s:i, s:f, s:i, s:i, s:i, s:f}",
 			"rule_id", utf8_json(r->rule_id), "violations", (int)r->violations,
 			"fixes", (int)r->fixes, "fix_rate", r->fix_rate, "findings", (int)r->findings,
-			"false_positives", (int)r->false_positives,
+			"unverified", (int)r->unverified, "false_positives", (int)r->false_positives,
 			"false_positive_rate", r->false_positive_rate));
 	}
 	return list;
@@ -81,9 +81,10 @@ static int stats_json(const struct history_stats *s, const struct history_where 
 {
 	int common = most_common_type(s);
 
-	return history_json_out(json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
+	return history_json_out(json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
 		"repo", utf8_json(where->label), "remote", utf8_json(where->scope.remote),
 		"author", utf8_json(where->scope.author), "checks", (int)s->checks, "violations", (int)s->violations,
+		"unverified_findings", (int)s->unverified,
 		"fixes", (int)s->fixes, "incorrect_fixes", (int)s->incorrect, "fix_rate", s->fix_rate,
 		"time_to_fix", times_json(s), "fix_types", types_json(s),
 		"most_common_fix_type", common < 0 ? json_null() :
@@ -176,7 +177,11 @@ static void stats_text(const struct history_stats *s, const struct history_where
 		history_put(stdout, where->scope.author, 0);
 	}
 	printf(" (%ld check%s)\n\n", s->checks, s->checks == 1 ? "" : "s");
-	printf("%-22s %6ld\n", "violations", s->violations);
+	printf("%-22s %6ld", "violations", s->violations);
+	if (s->unverified)
+		printf("  (%ld finding%s hidden as unverified: no violation, counted apart)", s->unverified,
+		       s->unverified == 1 ? "" : "s");
+	printf("\n");
 	printf("%-22s %6ld", "fixes", s->fixes);
 	if (s->incorrect)
 		printf("  (and %ld marked incorrect, not counted)", s->incorrect);
@@ -197,10 +202,12 @@ const struct command_help stats_help = {
 	"stats",
 	"revline stats [--repo URL] [--author EMAIL] [--json]",
 	"how often violations get fixed, how fast, and false positives",
-	"Figures for this repository: violations (rules needing attention), fixes,\n"
-	"fix rate, average and p95 time to fix with the time buckets, fix types,\n"
-	"and per rule violations, fixes, fix rate, findings, false positives and\n"
-	"false-positive rate. See revline(1) for the exact definitions. --repo and\n"
+	"Figures for this repository: violations (rules needing attention on a\n"
+	"finding revline verified), fixes, fix rate, average and p95 time to fix\n"
+	"with the time buckets, fix types, and per rule violations, fixes, fix\n"
+	"rate, verified findings, false positives and false-positive rate; findings\n"
+	"hidden as unverified are counted apart and in no other figure. See\n"
+	"revline(1) for the exact definitions. --repo and\n"
 	"--author choose as for revline history (an author's false positives are\n"
 	"the ones they marked).\n",
 };

@@ -150,21 +150,6 @@ static int rows_read(void **items, size_t *count, size_t size, struct store_stmt
 	LIVE_OR("tokens_cache_write") ", " LIVE_COST
 
 /*
- * A violation: a rule result 'attention' (of check_threadlines t, results r)
- * that is not all false positive: it has no finding, or one finding that
- * was neither suppressed (marked false positive before the check) nor
- * marked false positive since (the latest finding feedback on it, or on a
- * finding with its fingerprint: the report's merged copy, a later check's).
- */
-#define VIOLATION \
-	"(r.status = 'attention' AND (NOT EXISTS (SELECT 1 FROM findings f WHERE " \
-	"f.check_threadline_id = t.id) OR EXISTS (SELECT 1 FROM findings f WHERE " \
-	"f.check_threadline_id = t.id AND f.suppressed = 0 AND coalesce((SELECT l.kind FROM feedback l " \
-	"WHERE (l.finding_id = f.id OR l.fingerprint = f.fingerprint) AND " \
-	"l.kind IN ('false_positive', 'accept', 'reject') " \
-	"ORDER BY l.created_at DESC, l.id DESC LIMIT 1), '') <> 'false_positive')))"
-
-/*
  * The scope (struct history_scope) of a query, over repos p and checks c:
  * this clone's path, or every clone with the remote; the author's only.
  */
@@ -188,7 +173,7 @@ static const char checks_sql[] =
 	"CASE WHEN c.status IN ('running', 'interrupted') THEN (SELECT count(*) FROM findings f "
 	"WHERE f.check_id = c.id AND f.reduced = 0) ELSE c.finding_count END, "
 	"(SELECT count(*) FROM check_results r JOIN check_threadlines t ON "
-	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND " VIOLATION "), "
+	"t.id = r.check_threadline_id WHERE t.check_id = c.id AND " STORE_VIOLATION "), "
 	CHECK_USAGE ", c.author, c.host, p.path "
 	"FROM checks c JOIN repos p ON p.id = c.repo_id WHERE " SCOPE("p", "c") " "
 	"ORDER BY c.created_at DESC, c.id DESC LIMIT :limit";
@@ -266,7 +251,7 @@ static const char fixes_sql[] = FIX_COLUMNS
 	"JOIN repos p ON p.id = c.repo_id WHERE " SCOPE("p", "c") " AND "
 	"(CAST(:rule AS TEXT) IS NULL OR f.threadline_id = :rule) AND EXISTS (SELECT 1 FROM check_threadlines t "
 	"JOIN check_results r ON r.check_threadline_id = t.id WHERE t.id = f.violation_threadline_id "
-	"AND " VIOLATION ") "
+	"AND " STORE_VIOLATION ") "
 	"ORDER BY c.created_at DESC, f.id DESC";
 
 static const char fix_sql[] = FIX_COLUMNS "WHERE f.id = :id";
@@ -448,7 +433,7 @@ static const char violations_sql[] =
 	"r.file_references, x.id, x.fix_type, " FIX_FEEDBACK("x.id") " FROM check_results r JOIN check_threadlines t ON t.id = r.check_threadline_id "
 	"LEFT JOIN violation_fixes x ON x.id = (SELECT max(y.id) FROM violation_fixes y "
 	"WHERE y.violation_threadline_id = t.id) "
-	"WHERE t.check_id = :check AND " VIOLATION " ORDER BY CASE t.severity "
+	"WHERE t.check_id = :check AND " STORE_VIOLATION " ORDER BY CASE t.severity "
 	"WHEN 'critical' THEN 0 WHEN 'major' THEN 1 WHEN 'minor' THEN 2 ELSE 3 END, t.threadline_id";
 
 static int violation_read(void *item, struct store_stmt *stmt)
@@ -467,7 +452,7 @@ static int violation_read(void *item, struct store_stmt *stmt)
 	return files_take(&v->files, &v->nfiles, stmt, 7);
 }
 
-/* A violation's findings' files, in order, added to its own, each once. */
+/* A violation's verified findings' files, in order, added to its own, each once. */
 static int finding_files(struct history_violation *v, struct store_stmt *stmt)
 {
 	struct strings files = { v->files, v->nfiles, v->nfiles };
@@ -492,7 +477,7 @@ static int violations_files(struct history_violation *list, size_t count, struct
 	int error;
 
 	if ((error = store_prepare(store, &stmt, "SELECT DISTINCT file FROM findings WHERE "
-				   "check_threadline_id = :row AND file IS NOT NULL ORDER BY file")) < 0)
+				   "check_threadline_id = :row AND verified = 1 AND file IS NOT NULL ORDER BY file")) < 0)
 		return error;
 	for (i = 0; i < count && !error; i++)
 		error = finding_files(&list[i], stmt);
@@ -527,18 +512,23 @@ int store_history_version(struct history_version *out, struct store *store)
 	return store_data_version(store, &out->data, &out->changes);
 }
 
-enum rule_count { COUNT_VIOLATIONS, COUNT_FINDINGS, COUNT_FALSE_POSITIVES };
+enum rule_count { COUNT_VIOLATIONS, COUNT_FINDINGS, COUNT_UNVERIFIED, COUNT_FALSE_POSITIVES };
 
 /* Per rule, grouped: (rule id, count) rows. The whole-repository total is the sum. */
 static const char *const rule_count_sql[] = {
 	[COUNT_VIOLATIONS] =
 	"SELECT t.threadline_id, count(*) FROM check_results r JOIN check_threadlines t ON "
 	"t.id = r.check_threadline_id JOIN checks c ON c.id = t.check_id JOIN repos p ON "
-	"p.id = c.repo_id WHERE " SCOPE("p", "c") " AND " VIOLATION " GROUP BY t.threadline_id",
+	"p.id = c.repo_id WHERE " SCOPE("p", "c") " AND " STORE_VIOLATION " GROUP BY t.threadline_id",
+	/* Findings are those revline verified; what it hid as unverified is counted apart. */
 	[COUNT_FINDINGS] =
 	"SELECT f.rule_id, count(*) FROM findings f JOIN checks c ON c.id = f.check_id JOIN repos p "
 	"ON p.id = c.repo_id WHERE " SCOPE("p", "c") " AND f.reduced = 0 AND f.rule_id IS NOT NULL "
-	"GROUP BY f.rule_id",
+	"AND f.verified = 1 GROUP BY f.rule_id",
+	[COUNT_UNVERIFIED] =
+	"SELECT f.rule_id, count(*) FROM findings f JOIN checks c ON c.id = f.check_id JOIN repos p "
+	"ON p.id = c.repo_id WHERE " SCOPE("p", "c") " AND f.reduced = 0 AND f.rule_id IS NOT NULL "
+	"AND f.verified = 0 GROUP BY f.rule_id",
 	/*
 	 * A false positive is the latest word on its finding (later feedback of
 	 * the finding kinds lifts it), so a finding counts once. Feedback whose
@@ -560,6 +550,7 @@ static long *count_field(struct history_rule_stats *r, enum rule_count which)
 	switch (which) {
 	case COUNT_VIOLATIONS: return &r->violations;
 	case COUNT_FINDINGS: return &r->findings;
+	case COUNT_UNVERIFIED: return &r->unverified;
 	case COUNT_FALSE_POSITIVES: break;
 	}
 	return &r->false_positives;
@@ -587,6 +578,8 @@ static int rule_counts(struct history_stats *stats, struct store *store, const s
 		*count_field(r, which) = (long)store_column_int64(stmt, 1);
 		if (which == COUNT_VIOLATIONS)
 			stats->violations += r->violations;
+		if (which == COUNT_UNVERIFIED)
+			stats->unverified += r->unverified;
 	}
 	store_finalize(stmt);
 	return error;
@@ -659,6 +652,7 @@ static int counts_read(struct history_stats *stats, struct history_fix **fixes, 
 		return error;
 	if (!(error = rule_counts(stats, store, scope, COUNT_VIOLATIONS)) &&
 	    !(error = rule_counts(stats, store, scope, COUNT_FINDINGS)) &&
+	    !(error = rule_counts(stats, store, scope, COUNT_UNVERIFIED)) &&
 	    !(error = rule_counts(stats, store, scope, COUNT_FALSE_POSITIVES)))
 		error = usage_total(stats, store, scope);
 	return error;

@@ -108,13 +108,16 @@ struct history_rule_stats {
 	char *rule_id;
 	long violations, fixes;
 	double fix_rate;
-	long findings, false_positives;
+	long findings;                  /* verified by revline against the file */
+	long unverified;                /* hidden as unverified: no violation, counted apart */
+	long false_positives;
 	double false_positive_rate;
 };
 
 struct history_stats {
 	long checks;
 	long violations;
+	long unverified;                /* findings hidden as unverified, in no other figure */
 	long fixes;                     /* not marked incorrect */
 	long incorrect;                 /* marked incorrect, left out of every other figure */
 	double fix_rate;

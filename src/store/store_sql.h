@@ -107,4 +107,25 @@ const struct store_dialect *store_dialect(struct store *store);
 /* Counters that move when the database changes (store_history_version). */
 int store_data_version(struct store *store, int64_t *data, int64_t *changes);
 
+/*
+ * A violation, over a check's rule (check_threadlines t) and its result
+ * (check_results r): a result 'attention' that stands on something. It has
+ * no finding at all (the model's word alone, as before findings were
+ * stored), or a finding revline verified against the file (its quoted code
+ * was found there) that was neither suppressed (marked false positive
+ * before the check, or ignored inline) nor marked false positive since (the
+ * latest finding feedback on it, or on a finding with its fingerprint: the
+ * report's merged copy, a later check's). A result whose findings are all
+ * unverified or all false positive is no violation: history, stats and fix
+ * detection read this one definition.
+ */
+#define STORE_VIOLATION \
+	"(r.status = 'attention' AND (NOT EXISTS (SELECT 1 FROM findings f WHERE " \
+	"f.check_threadline_id = t.id) OR EXISTS (SELECT 1 FROM findings f WHERE " \
+	"f.check_threadline_id = t.id AND f.verified = 1 AND f.suppressed = 0 AND " \
+	"coalesce((SELECT l.kind FROM feedback l " \
+	"WHERE (l.finding_id = f.id OR l.fingerprint = f.fingerprint) AND " \
+	"l.kind IN ('false_positive', 'accept', 'reject') " \
+	"ORDER BY l.created_at DESC, l.id DESC LIMIT 1), '') <> 'false_positive')))"
+
 #endif

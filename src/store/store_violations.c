@@ -155,7 +155,7 @@ static int violation_files(struct stored_violation *v, struct store *store, cons
 	if ((error = json_strings_add(&files, refs, true)) < 0 ||
 	    (error = store_prepare(store, &stmt,
 				   "SELECT DISTINCT file FROM findings WHERE check_threadline_id = :row "
-				   "AND file IS NOT NULL ORDER BY file")) < 0)
+				   "AND verified = 1 AND file IS NOT NULL ORDER BY file")) < 0)
 		goto done;
 	store_bind_int(stmt, ":row", v->threadline_row);
 	error = column_strings(&files, stmt);
@@ -195,7 +195,7 @@ int store_violations_of_check(struct stored_violation **out, size_t *count, stru
 				   "SELECT t.id, t.threadline_id, t.threadline_file_path, t.threadline_version, "
 				   "r.file_references, r.reasoning FROM check_threadlines t JOIN check_results r "
 				   "ON r.check_threadline_id = t.id WHERE t.check_id = :check AND "
-				   "r.status = 'attention' ORDER BY t.threadline_id")) < 0)
+				   STORE_VIOLATION " ORDER BY t.threadline_id")) < 0)
 		return error;
 	store_bind_int(stmt, ":check", check_id);
 	while (!error && (rc = store_step(stmt)) == STORE_ROW) {
@@ -232,7 +232,7 @@ static int fingerprints_read(struct stored_rule *rule, struct store *store)
 	int error;
 
 	if ((error = store_prepare(store, &stmt, "SELECT DISTINCT fingerprint FROM findings WHERE "
-				   "check_threadline_id = :row AND fingerprint IS NOT NULL")) < 0)
+				   "check_threadline_id = :row AND verified = 1 AND fingerprint IS NOT NULL")) < 0)
 		return error;
 	store_bind_int(stmt, ":row", rule->row);
 	return column_strings(&rule->fingerprints, stmt);

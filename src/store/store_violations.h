@@ -30,14 +30,14 @@ struct check_pair {
 int store_check_pair(struct check_pair *out, struct store *store, int64_t check_id);
 void check_pair_release(struct check_pair *pair);
 
-/* A violation as a check stored it: a rule whose result was 'attention'. */
+/* A violation as a check stored it (STORE_VIOLATION): a rule whose result was 'attention', on a verified finding. */
 struct stored_violation {
 	int64_t threadline_row;         /* its check_threadlines id */
 	char *rule_id;
 	char *rule_path;
 	char *rule_version;
 	char *reasoning;
-	char **files;                   /* the result's references, then its findings' files, each once */
+	char **files;                   /* the result's references, then its verified findings' files, each once */
 	size_t nfiles;
 };
 
@@ -54,7 +54,7 @@ struct stored_rule {
 	char *content;
 	struct strings patterns;
 	char *status;                   /* its result, or NULL */
-	struct strings fingerprints;    /* of its findings, each once */
+	struct strings fingerprints;    /* of its verified findings, each once */
 };
 
 int store_rule_in_check(struct stored_rule *out, struct store *store, int64_t check_id,

@@ -184,7 +184,8 @@ assert d["most_common_fix_type"] == "CODE_CHANGE", d
 r = {x["rule_id"]: x for x in d["rules"]}
 assert [x["rule_id"] for x in d["rules"]] == ["todo", "fixme"], d["rules"]
 assert r["todo"] == {"rule_id": "todo", "violations": 3, "fixes": 1, "fix_rate": 1 / 3, "findings": 4,
-                     "false_positives": 1, "false_positive_rate": 0.25}, r["todo"]
+                     "unverified": 0, "false_positives": 1, "false_positive_rate": 0.25}, r["todo"]
+assert d["unverified_findings"] == 0, d
 assert r["fixme"]["fix_rate"] == 1.0 and r["fixme"]["false_positive_rate"] == 0, r["fixme"]
 assert d["repo"] == "'"$repo"'", d["repo"]
 ' && pass "stats --json: the same figures" || fail "stats --json: $(head -c 1200 "$TMP/out")"
