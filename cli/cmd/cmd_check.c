@@ -36,14 +36,28 @@ struct check_args {
 	char *store_error;              /* why the database would not open */
 };
 
+/* The signal that stopped the check (SIGINT, SIGTERM, SIGHUP), or 0. */
 static volatile sig_atomic_t interrupted;
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
+/* The first signal cancels (keeping what arrived); the handler is gone with it, so a second one kills. */
 static void on_interrupt(int sig)
 {
-	(void)sig;
-	/* The first Ctrl-C cancels (keeping what arrived); the second kills. */
-	if (interrupted++)
-		signal(SIGINT, SIG_DFL);
+	if (!interrupted)
+		interrupted = sig;
+}
+
+static void signals_catch(bool on)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on ? on_interrupt : SIG_DFL;
+	sa.sa_flags = on ? SA_RESETHAND : 0;
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
 }
 
 const struct command_help check_help = {
@@ -56,13 +70,16 @@ const struct command_help check_help = {
 	"'revline rules' says which run). Text output streams a line per rule as it\n"
 	"settles, with its findings, then the merged report.\n"
 	"Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for\n"
-	"usage or configuration errors, 3 when the check failed as a whole, 4 when\n"
-	"its results could not be stored (full, read-only, damaged or locked\n"
-	"database: they are printed all the same, and stderr says what to do), 5\n"
-	"when its --deadline passed before every rule settled, 6 when the review is\n"
-	"incomplete: a rule errored, timed out or was skipped, or a rule file is\n"
-	"broken (--allow-partial or revline.allowPartial accepts it) (3 wins over\n"
-	"4, 4 over 5, 5 over 6, 6 over 1).\n",
+	"usage or configuration errors, 3 when the check failed as a whole (no rule\n"
+	"could run, or the report could not be written), 4 when its results could\n"
+	"not be stored (full, read-only, damaged or locked database: they are\n"
+	"printed all the same, and stderr says what to do), 5 when its --deadline\n"
+	"passed before every rule settled, 6 when the review is incomplete: a rule\n"
+	"errored, timed out or was skipped, or a rule file is broken\n"
+	"(--allow-partial or revline.allowPartial accepts an incomplete review: 3\n"
+	"for rules that could not run, 5 and 6 are then 0), 130 when Ctrl-C\n"
+	"(SIGINT) and 143 when SIGTERM cancelled it (129: SIGHUP). Which wins: a\n"
+	"signal's status; then 1, whatever else failed; then 3, 5, 6; then 4.\n",
 };
 
 static bool fail_on_arg(int *out, const char *value)
@@ -181,7 +198,9 @@ static void drive(struct check *c, FILE *out, const struct check_args *a, const 
 		if (interrupted && !cancelled) {
 			cancelled = true;
 			progress(c, true);
-			fputs("revline: cancelling; results that arrived are kept\n", stderr);
+			fprintf(stderr, "revline: %s: cancelling; results that arrived are kept (exit status %d)\n",
+				interrupted == SIGINT ? "interrupted (Ctrl-C)" : interrupted == SIGTERM ?
+				"terminated (SIGTERM)" : "hung up (SIGHUP)", 128 + interrupted);
 			check_cancel(c);
 			continue;
 		}
@@ -200,23 +219,39 @@ static void rules_problems(const struct rule_set *rules)
 		rule_problem_print(stderr, &rules->problems[i]);
 }
 
-static int fail_status(const struct check *c, const struct check_args *a, const struct report_options *ro)
+/* Whether a finding shown reaches --fail-on. */
+static bool fails_on(const struct check *c, const struct check_args *a, const struct report_options *ro)
 {
 	const struct report *rep = check_report(c);
 	size_t i;
 
-	if (!strcmp(check_status(c), "failed"))
-		return 3;
-	if (!check_stored(c))
-		return 4;
-	if (check_deadline_passed(c))
-		return 5;
-	if (!strcmp(check_status(c), "partial") && !a->opts.allow_partial)
-		return 6;
 	for (i = 0; a->fail_on >= 0 && i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], ro) && (int)rep->findings[i].severity >= a->fail_on)
-			return 1;
-	return 0;
+			return true;
+	return false;
+}
+
+/*
+ * The exit status, most pressing first: the signal that cancelled the
+ * check; a finding at --fail-on, whatever else failed (a hook refuses on
+ * it even when some rules did not run); a review that is not whole,
+ * unless --allow-partial accepts it; results not stored.
+ */
+static int fail_status(const struct check *c, const struct check_args *a, const struct report_options *ro)
+{
+	bool whole = a->opts.allow_partial;
+
+	if (interrupted)
+		return 128 + interrupted;
+	if (fails_on(c, a, ro))
+		return 1;
+	if (!whole && !strcmp(check_status(c), "failed"))
+		return 3;
+	if (!whole && check_deadline_passed(c))
+		return 5;
+	if (!whole && !strcmp(check_status(c), "partial"))
+		return 6;
+	return check_stored(c) ? 0 : 4;
 }
 
 int check_budget(struct buf *why, struct check *c, const struct llm_config *llm, long limit)
@@ -407,13 +442,16 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 		goto done;
 	}
 	rules_problems(check_rules(c));
-	signal(SIGINT, on_interrupt);
+	signals_catch(true);
 	drive(c, out, a, &ro);
-	signal(SIGINT, SIG_DFL);
+	signals_catch(false);
 	if (check_deadline_passed(c))
 		cli_error("the check's deadline of %g s passed: the rules it cut are marked timeout, "
-			  "what arrived is kept (exit status 5)", a->opts.sched.deadline);
-	/* Fix detection reads the check back from the store: only a check stored whole. */
+			  "what arrived is kept%s", a->opts.sched.deadline,
+			  a->opts.allow_partial ? " (allowed by --allow-partial)" : " (exit status 5)");
+	/* Fix detection reads the check back from the store: only a check stored whole, not cancelled. */
+	if (interrupted)
+		a->no_fixes = true;
 	if (a->wait_fixes && check_stored(c) && !a->no_fixes) {
 		if (detect_fixes_run(&fixes, store, check_id(c), &llm, &a->opts.sched, true) < 0)
 			cli_error("fix detection: %s", error_message());

@@ -18,8 +18,11 @@ const struct command_help hook_help = {
 	"install writes a pre-push hook (the default), which reviews each pushed\n"
 	"ref against what the remote has of it, or a pre-commit hook, which reviews\n"
 	"the index; either refuses on a finding at --fail-on (default major) or\n"
-	"worse, and lets git go on when the review cannot run. It goes where git\n"
-	"runs hooks (core.hooksPath, or .git/hooks), never outside the repository.\n"
+	"worse, whatever else failed, and on a review that did not complete (no\n"
+	"LLM, no network, a rule that failed) unless revline.allowPartial is\n"
+	"true; results that only could not be stored let git go on. It goes where\n"
+	"git runs hooks (core.hooksPath, or .git/hooks), never outside the\n"
+	"repository.\n"
 	"A hook that is not revline's is left alone; --force keeps it and runs it\n"
 	"first. --print prints the hook instead. 'git push --no-verify' (or 'git\n"
 	"commit --no-verify') skips it once; uninstall removes it and puts a kept\n"
@@ -55,7 +58,8 @@ static int run_install(struct repo *repo, const struct hook_options *o, bool pri
 		term_printf(stdout, "installed the %s hook: %s\n", hook_name(o->kind), path.ptr);
 		if (chained)
 			term_printf(stdout, "the hook that was there runs first (%s.revline-chained)\n", path.ptr);
-		printf("it refuses on a finding at %s or worse; 'git %s --no-verify' skips it once\n",
+		printf("it refuses on a finding at %s or worse, and on a review that did not complete "
+		       "(git config revline.allowPartial true lets that pass); 'git %s --no-verify' skips it once\n",
 		       o->fail_on, o->kind == HOOK_PRE_COMMIT ? "commit" : "push");
 	}
 	buf_release(&path);

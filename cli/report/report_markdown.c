@@ -93,7 +93,8 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
 	struct buf usage = BUF_INIT, incomplete = BUF_INIT;
 	size_t i, n = 0;
 
-	term_printf(out, "## revline review: %s\n\n", rep->overall_severity ? rep->overall_severity : "clean");
+	if (check_overall_text(&incomplete, check) == 0)
+		term_printf(out, "## revline review: %s\n\n", incomplete.ptr);
 	term_printf(out, "%s on `%s`, %s\n\n", repo->name, repo->branch, target->description);
 	if (check_incomplete_text(&incomplete, check) == 0 && incomplete.len)
 		fprintf(out, "> **%s** (the rules table says which and why)\n\n", incomplete.ptr);

@@ -213,11 +213,13 @@ static void usage_line(FILE *out, const struct check_stats *st)
 	buf_release(&text);
 }
 
-/* "8 of 14 rules did not run: review incomplete", under the overall severity. */
-static void incomplete_line(FILE *out, const struct check *check)
+/* The verdict, then "8 of 14 rules did not run: review incomplete" under it. */
+static void overall_lines(FILE *out, const struct check *check)
 {
 	struct buf text = BUF_INIT;
 
+	if (check_overall_text(&text, check) == 0)
+		term_printf(out, "  overall: %s\n", text.ptr);
 	if (check_incomplete_text(&text, check) == 0 && text.len)
 		fprintf(out, "  %s\n", text.ptr);
 	buf_release(&text);
@@ -239,8 +241,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		fputs("Report\n", out);
 	if (rep->summary)
 		indented(out, "  ", rep->summary);
-	term_printf(out, "  overall: %s\n", rep->overall_severity ? rep->overall_severity : "clean");
-	incomplete_line(out, check);
+	overall_lines(out, check);
 	if (rep->nmust_fix) {
 		fputs("  must fix:\n", out);
 		for (i = 0; i < rep->nmust_fix; i++)

@@ -86,13 +86,54 @@ static int shell_quoted(struct buf *out, const char *s)
 	return error ? error : buf_putc(out, '\'');
 }
 
+/*
+ * What both hooks do with the check's exit status (see revline check --help):
+ * 0 passes; 1, a finding at --fail-on, refuses whatever else failed; 4 (the
+ * results not stored) passes and says so; anything else is a review that
+ * did not complete, which refuses: 'revline.allowPartial true' makes the
+ * check accept an incomplete review (it exits 0 or 1 then), and --no-verify
+ * skips the hook once.
+ */
+static const char verdict_functions[] =
+	"why() {\n"
+	"\tcase $1 in\n"
+	"\t2) echo 'revline could not start it, see above' ;;\n"
+	"\t3) echo 'no rule could run' ;;\n"
+	"\t5) echo \"the check's deadline passed\" ;;\n"
+	"\t6) echo 'some rules did not run' ;;\n"
+	"\t129|130|143) echo 'it was interrupted' ;;\n"
+	"\t*) echo 'see above' ;;\n"
+	"\tesac\n"
+	"}\n"
+	"found=0 incomplete=0\n"
+	"verdict() {\n"
+	"\tcase $1 in\n"
+	"\t0) ;;\n"
+	"\t1) found=1 ;;\n"
+	"\t4) echo \"revline: $2: the results are not stored (exit 4); nothing in the review refuses it\" >&2 ;;\n"
+	"\t*) echo \"revline: $2: the review did not complete (exit $1: $(why \"$1\"))\" >&2\n"
+	"\t   incomplete=1 ;;\n"
+	"\tesac\n"
+	"}\n"
+	"refuse() {\n"
+	"\tif [ $found -ne 0 ]; then\n"
+	"\t\techo \"revline: $1 refused: a finding at $fail_on or worse (git $1 --no-verify skips the review)\" >&2\n"
+	"\telif [ $incomplete -ne 0 ]; then\n"
+	"\t\techo \"revline: $1 refused: the review did not complete; 'git config revline.allowPartial true'\" \\\n"
+	"\t\t\"lets an incomplete review pass a hook (a finding at $fail_on still refuses),\" \\\n"
+	"\t\t\"and git $1 --no-verify skips the review once\" >&2\n"
+	"\telse\n"
+	"\t\texit 0\n"
+	"\tfi\n"
+	"\texit 1\n"
+	"}\n";
+
 static const char push_body[] =
 	"# Each pushed ref is reviewed against what the remote has of it.\n"
 	"input=$(cat)\n"
 	"if [ -x \"$0" CHAINED "\" ]; then\n"
 	"\tprintf '%s\\n' \"$input\" | \"$0" CHAINED "\" \"$@\" || exit $?\n"
 	"fi\n"
-	"status=0\n"
 	"while read -r local_ref local_sha remote_ref remote_sha; do\n"
 	"\tcase $local_sha in *[!0]*) ;; *) continue ;; esac\n"
 	"\tbase=\n"
@@ -106,19 +147,11 @@ static const char push_body[] =
 	"\t\tcontinue\n"
 	"\tfi\n"
 	"\t\"$revline\" check \"$base..$local_sha\" --fail-on \"$fail_on\"\n"
-	"\trc=$?\n"
-	"\tcase $rc in\n"
-	"\t0) ;;\n"
-	"\t1) status=1 ;;\n"
-	"\t*) echo \"revline: the review of $local_ref did not complete (exit $rc); the push goes on\" >&2 ;;\n"
-	"\tesac\n"
+	"\tverdict $? \"$local_ref\"\n"
 	"done <<EOF\n"
 	"$input\n"
 	"EOF\n"
-	"if [ $status -ne 0 ]; then\n"
-	"\techo \"revline: push refused: a finding at $fail_on or worse (git push --no-verify skips the review)\" >&2\n"
-	"fi\n"
-	"exit $status\n";
+	"refuse push\n";
 
 static const char commit_body[] =
 	"# The index is reviewed, as 'git commit' would record it.\n"
@@ -126,14 +159,8 @@ static const char commit_body[] =
 	"\t\"$0" CHAINED "\" \"$@\" || exit $?\n"
 	"fi\n"
 	"\"$revline\" check --staged --fail-on \"$fail_on\"\n"
-	"rc=$?\n"
-	"case $rc in\n"
-	"0) exit 0 ;;\n"
-	"1) echo \"revline: commit refused: a finding at $fail_on or worse (git commit --no-verify skips the review)\" >&2\n"
-	"   exit 1 ;;\n"
-	"*) echo \"revline: the review did not complete (exit $rc); the commit goes on\" >&2\n"
-	"   exit 0 ;;\n"
-	"esac\n";
+	"verdict $? 'the index'\n"
+	"refuse commit\n";
 
 int hook_script(struct buf *out, const struct hook_options *o)
 {
@@ -143,13 +170,14 @@ int hook_script(struct buf *out, const struct hook_options *o)
 	buf_clear(out);
 	if ((error = buf_printf(out, "#!/bin/sh\n" MARK " %s, written by 'revline hook install'; "
 				"'revline hook uninstall' removes it.\n"
-				"# It reviews with 'revline check' and refuses on a finding at --fail-on or worse;\n"
-				"# a review that cannot run (no LLM, no network) lets the %s go on.\n"
+				"# It reviews with 'revline check' and refuses the %s on a finding at --fail-on or\n"
+				"# worse, whatever else failed, and on a review that did not complete (no LLM, no\n"
+				"# network) unless revline.allowPartial is true.\n"
 				"revline=", name, o->kind == HOOK_PRE_COMMIT ? "commit" : "push")) < 0 ||
 	    (error = shell_quoted(out, o->program ? o->program : "revline")) < 0 ||
 	    (error = buf_puts(out, "\ncommand -v \"$revline\" >/dev/null 2>&1 || revline=revline\nfail_on=")) < 0 ||
 	    (error = shell_quoted(out, o->fail_on ? o->fail_on : "major")) < 0 ||
-	    (error = buf_putc(out, '\n')) < 0)
+	    (error = buf_putc(out, '\n')) < 0 || (error = buf_puts(out, verdict_functions)) < 0)
 		return error;
 	return buf_puts(out, o->kind == HOOK_PRE_COMMIT ? commit_body : push_body);
 }

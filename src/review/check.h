@@ -173,8 +173,19 @@ bool check_deadline_passed(const struct check *check);
  * (those files included); 0 when the review is whole.
  */
 size_t check_not_run(const struct check *check, size_t *total);
-/* "8 of 14 rules did not run: review incomplete", or "" when every rule ran. */
+/*
+ * "8 of 14 rules did not run: review incomplete" ("review cancelled: 8 of 14
+ * rules did not run" for a cancelled check), or "" when every rule ran and
+ * the check was not cancelled.
+ */
 int check_incomplete_text(struct buf *out, const struct check *check);
+/*
+ * The verdict every report heads with: the report's overall severity, or
+ * "clean"; when the review is not whole (a rule did not run, or the check
+ * was cancelled), said so with it: "clean in the rules that ran (review
+ * incomplete)", "major in the rules that ran (review cancelled)".
+ */
+int check_overall_text(struct buf *out, const struct check *check);
 /* How many findings of settled rules are hidden (unverified) right now. */
 size_t check_unverified(const struct check *check);
 

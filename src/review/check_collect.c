@@ -317,10 +317,44 @@ int check_incomplete_text(struct buf *out, const struct check *c)
 	size_t total, n = check_not_run(c, &total);
 
 	buf_clear(out);
+	if (c->cancelled && !n)
+		return buf_puts(out, "review cancelled after every rule answered: the findings merged by revline");
+	if (c->cancelled)
+		return buf_printf(out, "review cancelled: %zu of %zu rule%s did not run", n, total,
+				  total == 1 ? "" : "s");
 	if (!n)
 		return 0;
 	return buf_printf(out, "%zu of %zu rule%s did not run: review incomplete", n, total,
 			  total == 1 ? "" : "s");
+}
+
+static bool check_whole(const struct check *c)
+{
+	size_t total;
+
+	return !c->cancelled && !check_not_run(c, &total);
+}
+
+int check_overall_text(struct buf *out, const struct check *c)
+{
+	const char *overall = c->report.overall_severity ? c->report.overall_severity : "clean";
+
+	buf_clear(out);
+	if (check_whole(c))
+		return buf_puts(out, overall);
+	return buf_printf(out, "%s in the rules that ran (review %s)", overall,
+			  c->cancelled ? "cancelled" : "incomplete");
+}
+
+/* A report of nothing found says what it covers when the review is not whole. */
+static void summary_scope(struct check *c)
+{
+	char *summary;
+
+	if (c->report.nfindings || check_whole(c) || !(summary = strdup("No issues found by the rules that ran.")))
+		return;
+	free(c->report.summary);
+	c->report.summary = summary;
 }
 
 /*
@@ -341,6 +375,7 @@ static void check_finish(struct check *c)
 {
 	c->duration_ms = (long)(clock_ms() - c->started_ms);
 	c->status = final_status(c);
+	summary_scope(c);
 	if (c->opts.store && c->id && store_check_finish(c->opts.store, c->id, stored_status(c), c->duration_ms,
 							 &c->stats, &c->report) < 0)
 		check_store_failed(c);

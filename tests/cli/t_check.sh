@@ -254,9 +254,35 @@ pid=$!
 sleep 1.5
 kill -INT $pid
 wait $pid && status=0 || status=$?
-json 'rs = {r["id"]: r for r in d["rules"]}; assert d["status"] == "cancelled", d["status"]; assert rs["fast"]["status"] == "compliant"; assert rs["hang"]["status"] == "error" and rs["hang"]["error"] == "cancelled", rs["hang"]' &&
+json 'rs = {r["id"]: r for r in d["rules"]}; assert d["status"] == "cancelled", d["status"]; assert rs["fast"]["status"] == "compliant"; assert rs["hang"]["status"] == "error" and rs["hang"]["error"] == "cancelled", rs["hang"]
+assert d["incomplete"] == "review cancelled: 1 of 2 rules did not run", d["incomplete"]' &&
 	pass "Ctrl-C cancels the running rule and keeps the finished one" || fail "cancel: $(cat "$TMP/err") $(head -c 300 "$TMP/out")"
-grep -q "cancelling; results that arrived are kept" "$TMP/err" && pass "cancelling is said on stderr" || fail "no cancel message"
+grep -q "interrupted (Ctrl-C): cancelling; results that arrived are kept (exit status 130)" "$TMP/err" &&
+	pass "cancelling is said on stderr" || fail "no cancel message: $(cat "$TMP/err")"
+expect_status 130 "a check cancelled by Ctrl-C exits 130, never 0: 'revline check && git push' does not push"
+stored_status() {
+	python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT status FROM checks ORDER BY id DESC LIMIT 1").fetchone()[0])' "$REVLINE_DB"
+}
+[ "$(stored_status)" = cancelled ] && pass "the cancelled check is stored as cancelled" || fail "stored as $(stored_status)"
+
+# SIGTERM (a supervisor, a CI runner's timeout) and SIGHUP (the terminal closed) cancel the same way,
+# with the text report saying so: never "overall: clean".
+for sig in TERM HUP; do
+	"$REVLINE" check --rules "$rules" --rule hang --rule fast --no-cache >"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	sleep 1.5
+	kill -$sig $pid
+	wait $pid && status=0 || status=$?
+	want=$((128 + $(kill -l $sig)))
+	expect_status $want "SIG$sig cancels the check: exit $want"
+	grep -qx "  overall: clean in the rules that ran (review cancelled)" "$TMP/out" &&
+		grep -qx "  review cancelled: 1 of 2 rules did not run" "$TMP/out" &&
+		grep -qx "  No issues found by the rules that ran." "$TMP/out" &&
+		! grep -q "overall: clean$" "$TMP/out" &&
+		pass "SIG$sig: the text report says the review was cancelled" || fail "SIG$sig report: $(cat "$TMP/out")"
+	[ "$(stored_status)" = cancelled ] && pass "SIG$sig: stored as cancelled" || fail "SIG$sig: stored as $(stored_status)"
+done
+
 
 # A crash mid-check leaves every result received so far in the database.
 "$REVLINE" check --rules "$rules" --rule hang --rule fast --no-cache >/dev/null 2>&1 &
@@ -335,7 +361,12 @@ git config --unset revline.concurrency
 # Without a provider: LLM rules skipped with one line, local rules still run.
 printf '<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> branch\n' >>app.py
 env -u OPENAI_API_KEY -u REVLINE_BASE_URL "$REVLINE" check --rules "$rules" --rule markers --rule fast >"$TMP/out" 2>&1 && status=0 || status=$?
-expect_status 6 "no provider: the skipped LLM rule makes the review incomplete (6 over 1)"
+expect_status 1 "no provider: the local rule's critical finding fails the check, whatever did not run (1 over 6)"
+expect_out "^  overall: critical in the rules that ran (review incomplete)$" "the verdict says what it covers"
+env -u OPENAI_API_KEY -u REVLINE_BASE_URL "$REVLINE" check --rules "$rules" --rule markers --rule fast --fail-on none >/dev/null 2>&1 && status=0 || status=$?
+expect_status 6 "no provider, no finding at --fail-on: the skipped LLM rule makes the review incomplete (6)"
+env -u OPENAI_API_KEY -u REVLINE_BASE_URL "$REVLINE" check --rules "$rules" --rule markers --rule fast --fail-on none --allow-partial >/dev/null 2>&1 && status=0 || status=$?
+expect_status 0 "--allow-partial accepts the incomplete review"
 expect_out "^skipped *fast" "the LLM rule is skipped"
 [ "$(grep -c 'OPENAI_API_KEY' "$TMP/out")" = 1 ] && pass "one line says how to configure a provider" ||
 	fail "configuration hint: $(cat "$TMP/out")"

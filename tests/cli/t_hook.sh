@@ -43,7 +43,7 @@ requests() { fakellm_requests | wc -l; }
 run hook install
 expect_status 0 "hook install"
 [ -x .git/hooks/pre-push ] && pass "the pre-push hook is written, executable" || fail "no .git/hooks/pre-push"
-grep -q "refuses on a finding at major" "$TMP/out" && pass "install says when it refuses and how to skip" ||
+grep -q "refuses on a finding at major or worse, and on a review that did not complete" "$TMP/out" && pass "install says when it refuses and how to skip" ||
 	fail "install said: $(cat "$TMP/out")"
 
 printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
@@ -141,6 +141,79 @@ head -1 "$TMP/out" | grep -qx '#!/bin/sh' && sh -n "$TMP/out" && pass "--print p
 	fail "--print: $(head -3 "$TMP/out")"
 run hook install --fail-on urgent
 expect_status 2 "a bad --fail-on"
+
+# The LLM server down: a critical finding of a local rule (offline) still refuses the push,
+# whatever else failed; a review that did not complete refuses too, unless revline.allowPartial.
+git config --unset core.hooksPath
+run hook install
+expect_status 0 "hook install again"
+down=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export REVLINE_BASE_URL=http://127.0.0.1:$down/v1 REVLINE_RETRIES=0
+key=AKIA$(printf 'Q7RWZT3K%sN2VX' 4M5P)
+printf 'import os\n\nAWS_ACCESS_KEY_ID = "%s"\n' "$key" >utils.py
+git add utils.py && git commit -q -m "utils"
+pushed=$(git rev-parse HEAD)
+set +e
+git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
+status=$?
+set -e
+expect_status 1 "LLM down, a critical local finding: the push is refused"
+grep -q "push refused: a finding at major or worse" "$TMP/push.err" &&
+	pass "the hook says the finding refused it, not that the review did not complete" ||
+	fail "push said: $(cat "$TMP/push.err")"
+grep -q "the push goes on" "$TMP/push.err" && fail "the hook let it go on: $(cat "$TMP/push.err")" ||
+	pass "nothing says the push goes on"
+grep -q "private-keys-and-cloud-keys" "$TMP/push.out" "$TMP/push.err" && pass "the local rule's finding is shown" ||
+	fail "no finding shown: $(cat "$TMP/push.out")"
+[ "$(git -C "$remote" rev-parse main)" != "$pushed" ] && pass "the remote did not get the key" || fail "the remote got the key"
+
+# The key gone, the server still down: the LLM rule did not run, nothing found: refused as incomplete.
+printf 'import os\n\nAWS_ACCESS_KEY_ID = os.environ["AWS_ACCESS_KEY_ID"]\n' >utils.py
+git commit -q -am "key from the environment"
+pushed=$(git rev-parse HEAD)
+set +e
+git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
+status=$?
+set -e
+expect_status 1 "LLM down, nothing found: the incomplete review refuses the push"
+grep -q "the review did not complete (exit 6: some rules did not run)" "$TMP/push.err" &&
+	grep -q "push refused: the review did not complete; 'git config revline.allowPartial true'" "$TMP/push.err" &&
+	pass "the hook says why and how to let an incomplete review pass" || fail "push said: $(cat "$TMP/push.err")"
+[ "$(git -C "$remote" rev-parse main)" != "$pushed" ] && pass "the remote did not get it" || fail "the remote got it"
+git config revline.allowPartial true
+set +e
+git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
+status=$?
+set -e
+expect_status 0 "revline.allowPartial true: the incomplete review lets the push go on"
+[ "$(git -C "$remote" rev-parse main)" = "$pushed" ] && pass "the remote has it" || fail "not pushed: $(cat "$TMP/push.err")"
+# allowPartial never lets a finding through.
+printf 'import os\n\nAWS_ACCESS_KEY_ID = "%s"\n' "$key" >utils.py
+git commit -q -am "the key again"
+set +e
+git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
+status=$?
+set -e
+expect_status 1 "revline.allowPartial true, a critical finding: refused all the same"
+git config --unset revline.allowPartial
+git reset -q --hard HEAD~1
+
+# pre-commit, the same: the local finding refuses the commit with the server down (the foreign hook kept).
+run hook install --pre-commit --force
+printf 'import os\n\nAWS_ACCESS_KEY_ID = "%s"\n' "$key" >utils.py
+git add utils.py
+set +e
+git commit -q -m "key" >"$TMP/commit.out" 2>"$TMP/commit.err"
+status=$?
+set -e
+expect_status 1 "pre-commit, LLM down, a critical local finding: the commit is refused"
+grep -q "commit refused: a finding at major or worse" "$TMP/commit.err" && pass "pre-commit says the finding refused it" ||
+	fail "commit said: $(cat "$TMP/commit.err")"
+git checkout -q HEAD -- utils.py
+run hook uninstall --pre-commit
+run hook uninstall
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+unset REVLINE_RETRIES
 
 # The pre-commit framework's manifest names revline's two hooks.
 if python3 -c 'import yaml' 2>/dev/null; then

@@ -96,6 +96,14 @@ expect_out "Shell injection" "the rule that answered is in the text output"
 expect_out "deadline of 2 s passed" "the text output says why the drip rule timed out"
 REVLINE_DEADLINE=2 timed check --rules "$TMP/rules" --rule fast --rule hang --timeout 20 --retries 0 --no-cache
 within 1500 3500 "REVLINE_DEADLINE 2 ends a check held by a hang"
+# --allow-partial accepts a review the deadline cut (the minor finding is under --fail-on)...
+run check --rules "$TMP/rules" --rule fast --rule hang --deadline 2 --timeout 20 --retries 0 --no-cache --allow-partial
+expect_status 0 "--allow-partial: a review the deadline cut is accepted"
+grep -q "deadline of 2 s passed: .* (allowed by --allow-partial)" "$TMP/err" && pass "stderr says the deadline passed, allowed" ||
+	fail "stderr: $(cat "$TMP/err")"
+# ... but a finding at --fail-on fails the check whatever the deadline cut.
+run check --rules "$TMP/rules" --rule fast --rule hang --deadline 2 --timeout 20 --retries 0 --fail-on minor
+expect_status 1 "a finding at --fail-on wins over the deadline (1 over 5)"
 
 # Retry-After: 100000 is past a deadline of 30 s: no wait, the reason said.
 timed check --rules "$TMP/rules" --rule fast --rule limited --deadline 30 --retries 1 --no-cache --format json
