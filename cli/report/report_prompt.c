@@ -8,6 +8,8 @@
 #include "rules.h"
 #include "term.h"
 
+#include "buf.h"
+
 #include <string.h>
 
 /* Text indented by prefix, a line each. */
@@ -22,24 +24,84 @@ static void indented(FILE *out, const char *prefix, const char *text)
 	}
 }
 
-/* The rule's name and its first paragraph: what the team asks. */
+/* The most of a rule's statement an instruction carries; the file has the rest. */
+#define RULE_TEXT_MAX 1500
+
+static const char *skip_blank_lines(const char *p)
+{
+	const char *q = p;
+
+	while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n') {
+		if (*q == '\n')
+			p = q + 1;
+		q++;
+	}
+	return p;
+}
+
+static bool list_item(const char *line)
+{
+	while (*line == ' ')
+		line++;
+	return ((*line == '-' || *line == '*' || *line == '+') && line[1] == ' ') ||
+	       (*line >= '0' && *line <= '9' && (line[1] == '.' || line[1] == ')'));
+}
+
+/* Whether the paragraph [p, end) leads into a list: it ends with a colon. */
+static bool leads_into_list(const char *p, const char *end)
+{
+	while (end > p && strchr(" \t\r", end[-1]))
+		end--;
+	return end > p && end[-1] == ':';
+}
+
+/*
+ * The rule's statement: its first paragraph after the headings, and when
+ * that paragraph leads into a list ("...the shape of a credential:"), the
+ * list with it, each block of it up to a blank line, its items separated by
+ * blank lines or not. Its length.
+ */
+static size_t statement_len(const char *body)
+{
+	const char *end = strstr(body, "\n\n"), *next;
+
+	if (!end)
+		return strlen(body);
+	if (!leads_into_list(body, end))
+		return (size_t)(end - body);
+	while (list_item(next = skip_blank_lines(end)))
+		if (!(end = strstr(next, "\n\n")))
+			return strlen(body);
+	return (size_t)(end - body);
+}
+
+/* The rule's name and its statement: what the team asks; cut at a line when long, the file named. */
 static void rule_put(FILE *out, const struct check *check, const char *id)
 {
 	const struct rule *r = rules_find(check_rules(check), id);
-	const char *body = r && r->body ? r->body : "", *end;
-	bool named = r && r->name && strcmp(r->name, id);
-	int len;
+	const char *body = r && r->body ? r->body : "";
+	bool named = r && r->name && strcmp(r->name, id), cut = false;
+	size_t len;
 
 	while (*body == '#' || *body == '\n' || *body == ' ') {
+		const char *end;
+
 		if (*body == '#' && (end = strchr(body, '\n')))
 			body = end;
 		else
 			body++;
 	}
-	end = strstr(body, "\n\n");
-	for (len = end ? (int)(end - body) : (int)strlen(body); len > 0 && strchr(" \t\r\n", body[len - 1]); len--)
-		;
-	term_printf(out, "The rule (%s%s%s): %.*s\n", id, named ? ", " : "", named ? r->name : "", len, body);
+	len = statement_len(body);
+	if (len > RULE_TEXT_MAX) {
+		for (len = RULE_TEXT_MAX; len && body[len - 1] != '\n'; len--)
+			;
+		cut = true;
+	}
+	while (len > 0 && strchr(" \t\r\n", body[len - 1]))
+		len--;
+	term_printf(out, "The rule (%s%s%s): %.*s\n", id, named ? ", " : "", named ? r->name : "", (int)len, body);
+	if (cut && r && r->path)
+		term_printf(out, "  ... (the whole rule: %s)\n", r->path);
 }
 
 static void finding_put(FILE *out, const struct check *check, const struct finding *f, size_t n,
@@ -75,15 +137,38 @@ static void finding_put(FILE *out, const struct check *check, const struct findi
 		    "then %s.\n", f->file ? f->file : "the file", again ? again : "run `revline check` again");
 }
 
+/*
+ * First of all, when the review is not whole: which rules did not run and
+ * why, so that an agent never takes a partial review for a pass.
+ */
+static bool incomplete_put(FILE *out, const struct check *check)
+{
+	struct buf text = BUF_INIT;
+	bool incomplete = check_incomplete_text(&text, check) == 0 && text.len;
+
+	if (incomplete) {
+		term_printf(out, "The review is NOT complete (%s). These rules did not review the change, "
+			    "so whether it breaks them is not known:\n", text.ptr);
+		if (check_not_run_lines(&text, check) == 0)
+			term_printf(out, "%s", text.ptr);
+		fputs("Do not take what follows for the whole review: fix what kept these rules from running "
+		      "and run `revline check` again.\n\n---\n\n", out);
+	}
+	buf_release(&text);
+	return incomplete;
+}
+
 int report_prompt(FILE *out, const struct check *check, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
+	bool incomplete = incomplete_put(out, check);
 	size_t i, n = 0;
 
 	for (i = 0; i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], o))
 			finding_put(out, check, &rep->findings[i], ++n, o->again);
 	if (!n)
-		fputs("revline found nothing to change in this change.\n", out);
+		fputs(incomplete ? "revline found nothing to change in the rules that ran.\n" :
+		      "revline found nothing to change in this change.\n", out);
 	return ferror(out) ? -1 : 0;
 }

@@ -180,6 +180,14 @@ size_t check_not_run(const struct check *check, size_t *total);
  */
 int check_incomplete_text(struct buf *out, const struct check *check);
 /*
+ * The rules that did not run, grouped by why, a line each ("- a, b (2
+ * rules): skipped: no LLM is configured: ...", "- hang: failed: cancelled",
+ * "- rules/x.md:3: the rule file could not be loaded: ..."); empty when
+ * every rule ran. The reasons are the servers' and files' words: a front
+ * end makes them safe for its terminal.
+ */
+int check_not_run_lines(struct buf *out, const struct check *check);
+/*
  * The verdict every report heads with: the report's overall severity, or
  * "clean"; when the review is not whole (a rule did not run, or the check
  * was cancelled), said so with it: "clean in the rules that ran (review

@@ -328,6 +328,62 @@ int check_incomplete_text(struct buf *out, const struct check *c)
 			  total == 1 ? "" : "s");
 }
 
+static bool not_run(enum rule_status s)
+{
+	return s == RULE_ERROR || s == RULE_TIMEOUT || s == RULE_SKIPPED;
+}
+
+static bool same_reason(const struct rule_result *a, const struct rule_result *b)
+{
+	return a->status == b->status && !strcmp(a->error ? a->error : "", b->error ? b->error : "");
+}
+
+/* The rules from index on that did not run for the same reason as the one at index, if it is its first. */
+static int reason_line(struct buf *out, const struct check *c, size_t index)
+{
+	const struct rule_result *r = &c->states[index].result, *o;
+	size_t k, n = 0;
+	int error = 0;
+
+	for (k = 0; k < index; k++)
+		if (not_run(c->states[k].result.status) && same_reason(&c->states[k].result, r))
+			return 0;
+	buf_puts(out, "- ");
+	for (k = index; k < c->nstates; k++) {
+		o = &c->states[k].result;
+		if (not_run(o->status) && same_reason(o, r))
+			buf_printf(out, "%s%s", n++ ? ", " : "", o->rule->id);
+	}
+	if (n > 1)
+		buf_printf(out, " (%zu rules)", n);
+	error = buf_printf(out, ": %s%s%s\n", r->status == RULE_TIMEOUT ? "timed out" :
+			   r->status == RULE_SKIPPED ? "skipped" : "failed", r->error ? ": " : "",
+			   r->error ? r->error : "");
+	return error;
+}
+
+int check_not_run_lines(struct buf *out, const struct check *c)
+{
+	size_t i;
+	int error = 0;
+
+	buf_clear(out);
+	for (i = 0; i < c->nstates && !error; i++)
+		if (not_run(c->states[i].result.status))
+			error = reason_line(out, c, i);
+	for (i = 0; i < c->rules.nproblems && !error; i++) {
+		const struct rule_problem *p = &c->rules.problems[i];
+
+		if (!p->fatal)
+			continue;
+		buf_printf(out, "- %s", p->path);
+		if (p->line)
+			buf_printf(out, ":%d", p->line);
+		error = buf_printf(out, ": the rule file could not be loaded: %s\n", p->message);
+	}
+	return error;
+}
+
 static bool check_whole(const struct check *c)
 {
 	size_t total;

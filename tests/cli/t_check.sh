@@ -208,6 +208,44 @@ for want in ("What is wrong:\n  shell=True with a caller's string\n",
     assert want in first, want
 assert re.match(r"2\. In app\.py, line 4 \(minor, finding [0-9]+\): No check of cmd", parts[1].lstrip()), parts[1]
 PY
+# An incomplete review says so first, with which rules did not run and why; a rule's statement that
+# leads into a list keeps the list (as the credential rule's shapes), its items loose or tight.
+cat >"$rules/listed.md" <<'EOF'
+---
+id: listed
+severity: major
+pattern: 'shell=True'
+---
+# Listed
+
+The change must not hold any of these:
+
+- a first thing,
+- a second thing,
+
+- a third thing after a blank line.
+
+## Details
+
+Not part of the statement.
+EOF
+REVLINE_RETRIES=0 run check --rules "$rules" --rule hang --rule listed --rule broken --timeout 1 --format prompt --fail-on none --no-cache
+expect_status 6 "prompt, incomplete"
+python3 - "$TMP/out" <<'PY' && pass "prompt: the incomplete review first, each rule that did not run and why" || fail "prompt incomplete: $(cat "$TMP/out")"
+import sys
+text = open(sys.argv[1]).read()
+lines = text.split("\n")
+assert lines[0] == "The review is NOT complete (2 of 3 rules did not run: review incomplete). These rules did not review the change, so whether it breaks them is not known:", lines[0]
+rest = sorted(lines[1:3])
+assert rest[0].startswith("- broken: failed: "), rest
+assert rest[1].startswith("- hang: timed out: "), rest
+assert lines[3].startswith("Do not take what follows for the whole review"), lines[3]
+assert text.index("NOT complete") < text.index("1. In app.py"), text
+want = ("The rule (listed): The change must not hold any of these:\n\n- a first thing,\n- a second thing,\n\n"
+        "- a third thing after a blank line.\n\nChange app.py")
+assert want in text, text
+assert "Not part of the statement" not in text, text
+PY
 run check --rules "$rules" --rule slow --format markdown --output "$TMP/review.md" --fail-on none
 expect_status 0 "markdown to --output"
 grep -q "^## revline review: critical" "$TMP/review.md" && grep -q "<details><summary>Evidence" "$TMP/review.md" &&
