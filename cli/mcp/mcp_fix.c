@@ -7,6 +7,7 @@
 #include "array.h"
 #include "fix.h"
 #include "lint.h"
+#include "llm.h"
 #include "signals.h"
 #include "status.h"
 #include "utf8.h"
@@ -146,7 +147,7 @@ static int fix_make(struct fix **out, struct mcp_server *server, struct workspac
 
 int mcp_propose_fix_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job)
 {
-	struct workspace *ws;
+	struct workspace *ws = NULL;
 	struct fix *fix = NULL;
 
 	if (!json_object_get(args, "finding_id") == !json_object_get(args, "signal_id")) {
@@ -156,7 +157,9 @@ int mcp_propose_fix_call(struct mcp_server *server, json_t *args, json_t **out, 
 	if (ARRAY_GROW(server->fixes, server->fixes_alloc, server->nfixes + 1) < 0)
 		return MCP_INTERNAL_ERROR;
 	if (mcp_workspace(server, &ws) < 0 || fix_make(&fix, server, ws, args) < 0 || fix_start(fix) < 0) {
-		*out = mcp_tool_error("%s", error_message());
+		bool no_llm = ws && ws->llm.provider == PROVIDER_NONE;
+
+		*out = mcp_tool_error("%s%s%s", error_message(), no_llm ? "\nWhat to set: " : "", no_llm ? mcp_env_hint : "");
 		fix_free(fix);
 		return 0;
 	}
