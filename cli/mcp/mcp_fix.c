@@ -156,10 +156,12 @@ int mcp_propose_fix_call(struct mcp_server *server, json_t *args, json_t **out, 
 	}
 	if (ARRAY_GROW(server->fixes, server->fixes_alloc, server->nfixes + 1) < 0)
 		return MCP_INTERNAL_ERROR;
-	if (mcp_workspace(server, &ws) < 0 || fix_make(&fix, server, ws, args) < 0 || fix_start(fix) < 0) {
-		bool no_llm = ws && ws->llm.provider == PROVIDER_NONE;
-
-		*out = mcp_tool_error("%s%s%s", error_message(), no_llm ? "\nWhat to set: " : "", no_llm ? mcp_env_hint : "");
+	if (mcp_workspace(server, &ws) == 0 && ws->llm.provider == PROVIDER_NONE) {
+		*out = mcp_tool_error("asking for a fix needs an LLM: %s\nWhat to set: %s", llm_setup_hint, mcp_env_hint);
+		return 0;
+	}
+	if (!ws || fix_make(&fix, server, ws, args) < 0 || fix_start(fix) < 0) {
+		*out = mcp_tool_error("%s", error_message());
 		fix_free(fix);
 		return 0;
 	}
