@@ -5,19 +5,19 @@
 #include <string.h>
 
 /*
- * A piece of one line: kept, or dropped once the line is over the limit
- * (its first MCP_LINE_MAX bytes handed on, so that its id can be read).
+ * A piece of one line: kept, or once the line is over the limit dropped
+ * (its id read from every piece of it).
  */
-static int reader_piece(struct mcp_reader *r, const char *data, size_t len, mcp_line_fn *fn, void *ctx)
+static int reader_piece(struct mcp_reader *r, const char *data, size_t len)
 {
-	if (r->skipping)
-		return 0;
-	if (r->line.len + len > MCP_LINE_MAX) {
-		if (buf_put(&r->line, data, MCP_LINE_MAX - r->line.len) < 0)
-			return -1;
+	if (!r->skipping && r->line.len + len > MCP_LINE_MAX) {
 		r->skipping = true;
-		fn(ctx, r->line.ptr, r->line.len, true);
+		mcp_idscan_release(&r->dropped);
+		mcp_idscan_feed(&r->dropped, r->line.ptr, r->line.len);
 		buf_clear(&r->line);
+	}
+	if (r->skipping) {
+		mcp_idscan_feed(&r->dropped, data, len);
 		return 0;
 	}
 	return buf_put(&r->line, data, len);
@@ -28,13 +28,15 @@ static void reader_line(struct mcp_reader *r, mcp_line_fn *fn, void *ctx)
 	size_t len = r->line.len;
 
 	if (r->skipping) {
+		fn(ctx, NULL, 0, &r->dropped);
+		mcp_idscan_release(&r->dropped);
 		r->skipping = false;
 		return;
 	}
 	if (len && r->line.ptr[len - 1] == '\r')
 		len--;
 	if (len)
-		fn(ctx, r->line.ptr, len, false);
+		fn(ctx, r->line.ptr, len, NULL);
 	buf_clear(&r->line);
 }
 
@@ -47,7 +49,7 @@ int mcp_reader_feed(struct mcp_reader *r, const char *data, size_t len, mcp_line
 
 		nl = memchr(data, '\n', len);
 		piece = nl ? (size_t)(nl - data) : len;
-		if (reader_piece(r, data, piece, fn, ctx) < 0)
+		if (reader_piece(r, data, piece) < 0)
 			return -1;
 		if (!nl)
 			break;
@@ -61,6 +63,7 @@ int mcp_reader_feed(struct mcp_reader *r, const char *data, size_t len, mcp_line
 void mcp_reader_release(struct mcp_reader *r)
 {
 	buf_release(&r->line);
+	mcp_idscan_release(&r->dropped);
 	r->skipping = false;
 }
 
@@ -70,157 +73,6 @@ json_t *mcp_line_parse(const char *line, size_t len)
 
 	return json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
 }
-
-/* --- the id of a line cut off ---------------------------------------------- */
-
-/* The start of a line, read as far as it goes: a position in it. */
-struct scan {
-	const char *text;
-	size_t len, at;
-};
-
-static bool scan_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static void scan_blank(struct scan *s)
-{
-	while (s->at < s->len && scan_space(s->text[s->at]))
-		s->at++;
-}
-
-/* A string from its opening quote to past its closing one; false when the start ends inside it. */
-static bool scan_string(struct scan *s)
-{
-	for (s->at++; s->at < s->len; s->at++) {
-		if (s->text[s->at] == '\\')
-			s->at++;
-		else if (s->text[s->at] == '"')
-			break;
-	}
-	if (s->at >= s->len)
-		return false;
-	s->at++;
-	return true;
-}
-
-/*
- * A number or a literal: up to what ends it; false when it is empty (a NUL
- * byte is no delimiter) or the start ends first (it may go on).
- */
-static bool scan_scalar(struct scan *s)
-{
-	size_t from = s->at;
-
-	while (s->at < s->len && s->text[s->at] && !scan_space(s->text[s->at]) &&
-	       !strchr(",:[]{}\"", s->text[s->at]))
-		s->at++;
-	return s->at > from && s->at < s->len;
-}
-
-/* One value of any kind, nested ones by counting (no recursion, so no depth limit). */
-static bool scan_value(struct scan *s)
-{
-	size_t depth = 0;
-
-	do {
-		char c;
-
-		scan_blank(s);
-		if (s->at >= s->len)
-			return false;
-		c = s->text[s->at];
-		if (c == '"') {
-			if (!scan_string(s))
-				return false;
-			continue;
-		}
-		if (!c || !strchr("{[}],:", c)) {
-			if (!scan_scalar(s))
-				return false;
-			continue;
-		}
-		if (c == '{' || c == '[')
-			depth++;
-		else if (!depth)
-			return false;   /* a closing bracket or a separator where a value goes */
-		else if (c == '}' || c == ']')
-			depth--;
-		s->at++;
-	} while (depth);
-	return true;
-}
-
-/* A token of the start, text[from..to) (a string with its quotes, or a scalar), as JSON, or NULL. */
-static json_t *token_json(const struct scan *s, size_t from, size_t to)
-{
-	json_error_t error;
-
-	return json_loadb(s->text + from, to - from, JSON_DECODE_ANY, &error);
-}
-
-/* Whether the member name text[from..to) (with its quotes) is this one. */
-static bool name_is(const struct scan *s, size_t from, size_t to, const char *name)
-{
-	json_t *decoded;
-	bool same;
-
-	if (!memchr(s->text + from, '\\', to - from))
-		return to - from == strlen(name) + 2 && !memcmp(s->text + from + 1, name, strlen(name));
-	decoded = token_json(s, from, to);
-	same = json_is_string(decoded) && !strcmp(json_string_value(decoded), name);
-	json_decref(decoded);
-	return same;
-}
-
-/* The value of "id", when it is usable and whole in the start. */
-static json_t *id_read(struct scan *s)
-{
-	size_t from;
-	json_t *id;
-
-	scan_blank(s);
-	from = s->at;
-	if (s->at >= s->len || !(s->text[s->at] == '"' ? scan_string(s) : scan_scalar(s)))
-		return NULL;
-	id = token_json(s, from, s->at);
-	if (json_is_string(id) || json_is_integer(id))
-		return id;
-	json_decref(id);
-	return NULL;
-}
-
-json_t *mcp_line_id(const char *start, size_t len)
-{
-	struct scan s = { start, len, 0 };
-	size_t from, to;
-
-	scan_blank(&s);
-	if (s.at >= s.len || s.text[s.at++] != '{')
-		return NULL;
-	for (;;) {
-		scan_blank(&s);
-		from = s.at;
-		if (s.at >= s.len || s.text[s.at] != '"' || !scan_string(&s))
-			return NULL;
-		to = s.at;
-		if (name_is(&s, from, to, "result") || name_is(&s, from, to, "error"))
-			return NULL;    /* a response: nothing waits for an answer */
-		scan_blank(&s);
-		if (s.at >= s.len || s.text[s.at++] != ':')
-			return NULL;
-		if (name_is(&s, from, to, "id"))
-			return id_read(&s);
-		if (!scan_value(&s))
-			return NULL;
-		scan_blank(&s);
-		if (s.at >= s.len || s.text[s.at++] != ',')
-			return NULL;
-	}
-}
-
-/* --- messages ------------------------------------------------------------------ */
 
 /* An id JSON-RPC allows and MCP keeps: a string or an integer (never null). */
 static bool id_usable(const json_t *id)

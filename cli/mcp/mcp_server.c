@@ -216,18 +216,17 @@ static void batch_take(struct mcp_server *server, json_t *array)
 	batch_settle(server, batch);
 }
 
-static void on_line(void *ctx, const char *line, size_t len, bool too_long)
+static void on_line(void *ctx, const char *line, size_t len, const struct mcp_idscan *dropped)
 {
 	struct mcp_server *server = ctx;
 	json_t *message;
 
-	if (too_long) {
-		/* Answered to its id when its start says it, so that the client's call ends now. */
-		json_t *id = mcp_line_id(line, len);
-
-		queue_push(server, mcp_error(id, MCP_INVALID_REQUEST, "the message is over " MCP_LINE_MAX_TEXT
-					     ", the most a line may hold: dropped; send less at once"), NULL, true);
-		json_decref(id);
+	if (dropped) {
+		/* To its id, read as it went by, so that the call waiting for it ends now; a response gets nothing. */
+		if (!dropped->response)
+			queue_push(server, mcp_error(dropped->id, MCP_INVALID_REQUEST, "the message is over "
+						     MCP_LINE_MAX_TEXT ", the most a line may hold: dropped; send less "
+						     "at once"), NULL, true);
 		return;
 	}
 	if (!(message = mcp_line_parse(line, len))) {

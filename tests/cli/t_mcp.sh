@@ -353,11 +353,17 @@ c.send(b'{"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {"name":
        b'{"rules": ["' + b"x" * (1536 * 1024) + b'"]}}}')
 r = c.recv()
 check(r.get("id") == 13 and r.get("error", {}).get("code") == -32600 and "1 MiB" in r["error"]["message"],
-      "a line over 1 MiB is dropped, answered to its id, read from its start: %s" % str(r)[:200])
-c.send(b'{"jsonrpc": "2.0", "method": "tools/call", "params": {"pad": "' + b"x" * (1536 * 1024) + b'"}, "id": 16}')
+      "a line over 1 MiB is dropped, answered to its id: %s" % str(r)[:200])
+# The official TypeScript SDK writes the id last: read as the line goes by, past the limit.
+c.send(b'{"method": "tools/call", "params": {"name": "review", "arguments": {"rules": ["}{\\"' + b"x" * (1536 * 1024) +
+       b'"], "nested": [{"id": 1}]}}, "jsonrpc": "2.0", "id": "sdk-16"}')
 r = c.recv()
-check(r.get("id") is None and r.get("error", {}).get("code") == -32600,
-      "an id after the first 1 MiB cannot be read: a null id")
+check(r.get("id") == "sdk-16" and r.get("error", {}).get("code") == -32600,
+      "an id after the first 1 MiB is read too (nested ids and brackets in strings are not it): %s" % str(r)[:200])
+c.send(b'{"jsonrpc": "2.0", "pad": "' + b"x" * (1536 * 1024) + b'", "id": 17, "result": {}}')
+c.send({"jsonrpc": "2.0", "id": 18, "method": "ping"})
+r = c.recv()
+check(r.get("id") == 18, "a response over the limit gets no answer (the next is the ping's): %s" % str(r)[:200])
 for bare in (b"42", b"null", b'"ping"'):
     c.send(bare)
     r = c.recv()
