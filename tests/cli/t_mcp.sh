@@ -36,6 +36,7 @@ fixed = "def run(cmd):\n    return subprocess.call(cmd.split())\n"
 rules = [
     {"match": "Rule injection:", "answer": {"status": "attention", "reasoning": "r", "findings": [finding]}},
     {"match": "Rule slow:", "latency_ms": 2500, "answer": {"status": "compliant", "reasoning": "ok", "findings": []}},
+    {"match": "Rule denied", "status": 401, "error": "Incorrect API key provided"},
     {"match": "Problem found in review (rule injection",
      "answer": {"fixed_code": fixed, "explanation": "No shell."}},
     {"match": "synthesizing", "answer": {"summary": "s", "overallSeverity": "critical", "findings": []}},
@@ -48,7 +49,7 @@ export REVLINE_BASE_URL=$FAKELLM_URL/v1
 
 rules=$TMP/rules
 mkdir -p "$rules"
-for id in injection slow; do
+for id in injection slow denied denied2; do
 	printf -- '---\nid: %s\nseverity: critical\n---\nCheck the change for %s.\n' "$id" "$id" >"$rules/$id.md"
 done
 
@@ -495,6 +496,15 @@ r, _ = c.call(1, "review", {"rules": ["injection"], "no_cache": True})
 check(not r["result"]["isError"] and text(r).startswith("revline reviewed") and
       r["result"]["structuredContent"]["rules_not_run"] == 0,
       "with the variables passed the review runs: %s" % text(r)[:300])
+# Rules that failed: named together under their reason, first; then what the others found.
+r, _ = c.call(2, "review", {"rules": ["injection", "denied", "denied2"], "no_cache": True})
+body = text(r)
+lines = body.split("\n")
+check(not r["result"]["isError"] and lines[0] == "Review incomplete: 2 of 3 rules did not run, so this is no verdict on the change." and
+      lines[1].startswith("- denied, denied2: error: ") and "Incorrect API key provided" in lines[1] and
+      lines[2].startswith("Call review again") and "What to set" not in body and
+      "the 1 rule that ran found 1 finding" in body and "Shell injection in run()" in body,
+      "failed rules are listed first, together under their reason: %s" % body[:700])
 c.close()
 
 sys.exit(1 if failures else 0)
