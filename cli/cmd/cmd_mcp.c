@@ -20,8 +20,11 @@ const struct command_help mcp_help = {
 	"review (the change, as 'revline check'; a progress notification as each\n"
 	"rule settles), findings, signals, propose_fix, apply_fix, undo_fix and\n"
 	"mark_finding. Settings, rules, the cache and the database are the same as\n"
-	"the other commands'. Logs go to stderr. See the README's 'Coding agents'\n"
-	"for each agent's configuration.\n",
+	"the other commands'. A message is a line of at most 1 MiB. The server sees\n"
+	"only the environment its client passes: name the provider's variables\n"
+	"(OPENAI_API_KEY, REVLINE_BASE_URL, ...) in the client's entry for it, or\n"
+	"set them with git config. Logs go to stderr. See the README's 'Coding\n"
+	"agents' for each agent's configuration.\n",
 };
 
 /* --rules DIR where it was typed, before -C DIR moves away from there. */

@@ -7,6 +7,7 @@
 #include "array.h"
 #include "fix.h"
 #include "lint.h"
+#include "llm.h"
 #include "signals.h"
 #include "status.h"
 #include "utf8.h"
@@ -146,7 +147,7 @@ static int fix_make(struct fix **out, struct mcp_server *server, struct workspac
 
 int mcp_propose_fix_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job)
 {
-	struct workspace *ws;
+	struct workspace *ws = NULL;
 	struct fix *fix = NULL;
 
 	if (!json_object_get(args, "finding_id") == !json_object_get(args, "signal_id")) {
@@ -155,7 +156,11 @@ int mcp_propose_fix_call(struct mcp_server *server, json_t *args, json_t **out, 
 	}
 	if (ARRAY_GROW(server->fixes, server->fixes_alloc, server->nfixes + 1) < 0)
 		return MCP_INTERNAL_ERROR;
-	if (mcp_workspace(server, &ws) < 0 || fix_make(&fix, server, ws, args) < 0 || fix_start(fix) < 0) {
+	if (mcp_workspace(server, &ws) == 0 && ws->llm.provider == PROVIDER_NONE) {
+		*out = mcp_tool_error("asking for a fix needs an LLM: %s\nWhat to set: %s", llm_setup_hint, mcp_env_hint);
+		return 0;
+	}
+	if (!ws || fix_make(&fix, server, ws, args) < 0 || fix_start(fix) < 0) {
 		*out = mcp_tool_error("%s", error_message());
 		fix_free(fix);
 		return 0;

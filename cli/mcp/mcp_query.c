@@ -116,6 +116,7 @@ int mcp_findings_call(struct mcp_server *server, json_t *args, json_t **out, str
 	size_t n = 0, len = 0;
 	enum severity least;
 	char *text = NULL;
+	bool running;
 	FILE *mem;
 	json_t *list;
 
@@ -130,10 +131,16 @@ int mcp_findings_call(struct mcp_server *server, json_t *args, json_t **out, str
 		findings_free(findings, n);
 		return MCP_INTERNAL_ERROR;
 	}
-	fprintf(mem, "check %lld:\n", (long long)check);
+	running = mcp_review_running(server) && check_id(mcp_review_running(server)) == check;
+	if (running)
+		fprintf(mem, "check %lld, still running: the findings of the rules settled so far (review answers "
+			"with them all):\n", (long long)check);
+	else
+		fprintf(mem, "check %lld:\n", (long long)check);
 	list = findings_list(findings, n, &filter, mem);
 	fclose(mem);
-	*out = mcp_tool_result(server, text, json_pack("{s:I, s:o}", "check_id", (json_int_t)check, "findings", list));
+	*out = mcp_tool_result(server, text, json_pack("{s:I, s:b, s:o}", "check_id", (json_int_t)check, "running",
+						       running, "findings", list));
 	free(text);
 	findings_free(findings, n);
 	return 0;
@@ -148,6 +155,7 @@ struct signals_job {
 	struct lint *lint;
 	bool all;
 	struct buf problems;            /* what the linters said went wrong */
+	json_t *linters;                /* what became of each linter asked to run */
 };
 
 static void signals_job_free(void *ctx)
@@ -158,6 +166,7 @@ static void signals_job_free(void *ctx)
 	diff_free(j->diff);
 	target_release(&j->target);
 	buf_release(&j->problems);
+	json_decref(j->linters);
 	free(j);
 }
 
@@ -169,10 +178,25 @@ static void signals_cancel(void *ctx)
 static bool signals_step(struct mcp_server *server, void *ctx)
 {
 	(void)server;
-	return !((struct signals_job *)ctx)->lint || lint_done(((struct signals_job *)ctx)->lint);
+	return lint_done(((struct signals_job *)ctx)->lint);
 }
 
-/* Keep what each linter that ran found; say what the others could not do. */
+/* What became of a linter asked to run: "done", "not installed", "failed", "timed out" (NULL: it had no file). */
+static const char *lint_outcome(const struct lint_result *r)
+{
+	switch (r->status) {
+	case LINT_DONE: return "done";
+	case LINT_NOT_INSTALLED: return r->nfiles ? "not installed" : NULL;
+	case LINT_NO_FILES: return NULL;
+	case LINT_TIMEOUT: return "timed out";
+	default: return "failed";
+	}
+}
+
+/*
+ * Keep what each linter that ran found; say what the others could not do
+ * (one not installed is named only when a changed file was for it).
+ */
 static void runs_store(struct signals_job *j)
 {
 	size_t i;
@@ -180,13 +204,22 @@ static void runs_store(struct signals_job *j)
 
 	for (i = 0; j->lint && i < lint_count(j->lint); i++) {
 		const struct lint_result *r = lint_result(j->lint, i);
+		const char *name = linter_name(r->linter), *outcome = lint_outcome(r);
 
+		if (!outcome)
+			continue;
+		json_array_append_new(j->linters, json_pack("{s:s, s:s, s:I}", "name", name, "outcome", outcome,
+							    "files", (json_int_t)r->nfiles));
 		if (r->status == LINT_DONE) {
-			if (lint_store(&run, j->ws->store, j->ws->workdir, linter_name(r->linter), "run", r->command,
+			if (lint_store(&run, j->ws->store, j->ws->workdir, name, "run", r->command,
 				       (struct signal_list *)&r->signals) < 0)
-				buf_printf(&j->problems, "%s: %s\n", linter_name(r->linter), error_message());
-		} else if (r->status != LINT_NO_FILES) {
-			buf_printf(&j->problems, "%s: %s\n", linter_name(r->linter), r->message ? r->message : "failed");
+				buf_printf(&j->problems, "%s: %s\n", name, error_message());
+		} else if (r->status == LINT_NOT_INSTALLED) {
+			buf_printf(&j->problems, "%s: not installed, %zu changed file%s not checked (install it, or set "
+				   "git config revline.lint.%s to its command)\n", name, r->nfiles,
+				   r->nfiles == 1 ? "" : "s", name);
+		} else {
+			buf_printf(&j->problems, "%s: %s\n", name, r->message ? r->message : outcome);
 		}
 	}
 }
@@ -219,10 +252,12 @@ static json_t *signals_result(struct mcp_server *server, void *ctx)
 	}
 	if (!json_array_size(array))
 		fputs(list.count ? "no signals on the changed lines (all: true lists the others)\n" :
+		      j->lint ? "no signals: the linters that ran found nothing\n" :
 		      "no signals yet: call signals with run: true to run the linters\n", mem);
 	fclose(mem);
 	signal_list_release(&list);
-	array = mcp_tool_result(server, text, json_pack("{s:o}", "signals", array));
+	array = mcp_tool_result(server, text, j->lint ? json_pack("{s:o, s:O}", "signals", array, "linters", j->linters) :
+				json_pack("{s:o}", "signals", array));
 	free(text);
 	return array;
 }
@@ -253,13 +288,21 @@ int mcp_signals_call(struct mcp_server *server, json_t *args, json_t **out, stru
 		*out = mcp_tool_error("%s", error_message());
 		return 0;
 	}
-	if (!(j = calloc(1, sizeof(*j))))
+	if (!(j = calloc(1, sizeof(*j))) || !(j->linters = json_array())) {
+		free(j);
 		return MCP_INTERNAL_ERROR;
+	}
 	j->ws = ws;
 	j->all = json_is_true(json_object_get(args, "all"));
 	if (repo_resolve(&j->target, ws->repo, &spec) < 0 || repo_diff(&j->diff, ws->repo, &j->target) < 0 ||
 	    (json_is_true(json_object_get(args, "run")) && lint_begin(j, server) < 0)) {
 		*out = mcp_tool_error("%s", error_message());
+		signals_job_free(j);
+		return 0;
+	}
+	/* Without run it only reads what is stored: answered now (beside a running review too). */
+	if (!j->lint) {
+		*out = signals_result(server, j);
 		signals_job_free(j);
 		return 0;
 	}

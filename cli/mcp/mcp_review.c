@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
+#include "llm.h"
 #include "report.h"
 #include "status.h"
 
@@ -81,33 +82,149 @@ static void rule_progress(struct mcp_server *server, struct mcp_review *r, size_
 	buf_release(&text);
 }
 
+static const struct mcp_job_ops review_ops;
+
+/* "review partial: 0 findings; 8 of 14 rules did not run: review incomplete" */
+static void done_progress(struct mcp_server *server, const struct mcp_review *r, double total)
+{
+	struct buf text = BUF_INIT, incomplete = BUF_INIT;
+	size_t n = check_report(r->check)->nfindings;
+
+	buf_printf(&text, "review %s: %zu finding%s", check_status(r->check), n, n == 1 ? "" : "s");
+	if (check_incomplete_text(&incomplete, r->check) == 0 && incomplete.len)
+		buf_printf(&text, "; %s", incomplete.ptr);
+	mcp_progress(server, &server->job->call, total, total, text.ptr ? text.ptr : check_status(r->check));
+	buf_release(&text);
+	buf_release(&incomplete);
+}
+
 static bool review_step(struct mcp_server *server, void *ctx)
 {
 	struct mcp_review *r = ctx;
 	struct check_event ev;
+	double total = (double)check_nresults(r->check) + 1;
 
 	while (check_next_event(r->check, &ev)) {
 		if (ev.kind == CHECK_RULE_SETTLED)
 			rule_progress(server, r, ev.rule);
+		if (ev.kind == CHECK_REDUCE_STARTED)
+			mcp_progress(server, &server->job->call, (double)r->settled + 0.5, total,
+				     "every rule settled: merging the findings");
 		if (ev.kind == CHECK_STORE_FAILED)
 			r->store_failed = true;
 	}
-	return check_done(r->check);
+	if (!check_done(r->check))
+		return false;
+	/* The last notification says the whole is done, before the answer. */
+	done_progress(server, r, total);
+	return true;
 }
 
-/* The first line: what was reviewed and what came of it. */
+const struct check *mcp_review_running(const struct mcp_server *server)
+{
+	return server->job && server->job->ops == &review_ops ?
+		((const struct mcp_review *)server->job->ctx)->check : NULL;
+}
+
+const char mcp_env_hint[] =
+	"revline mcp sees only the environment its client starts it with: name the variables in this "
+	"server's entry, then restart it. Codex: env_vars = [\"OPENAI_API_KEY\"] under [mcp_servers.revline] "
+	"(~/.codex/config.toml); Claude Code: \"env\": {\"OPENAI_API_KEY\": \"${OPENAI_API_KEY}\"} (.mcp.json); "
+	"Cursor: \"env\": {\"OPENAI_API_KEY\": \"${env:OPENAI_API_KEY}\"} (.cursor/mcp.json). ANTHROPIC_API_KEY, "
+	"REVLINE_BASE_URL and REVLINE_MODEL go the same way; git config revline.baseUrl, revline.model and "
+	"revline.apiKeyCommand need no environment.";
+
+/* The ids of the rules that did not run for the same reason as rule `first`, some of them named. */
+static void ids_put(FILE *out, const struct check *check, size_t first)
+{
+	const struct rule_result *a = check_result(check, first);
+	size_t i, named = 0, more = 0;
+
+	for (i = first; i < check_nresults(check); i++) {
+		const struct rule_result *b = check_result(check, i);
+
+		if (b->status != a->status || strcmp(b->error ? b->error : "", a->error ? a->error : ""))
+			continue;
+		if (named < 12)
+			fprintf(out, "%s%s", named++ ? ", " : "", b->rule->id);
+		else
+			more++;
+	}
+	if (more)
+		fprintf(out, " and %zu more", more);
+}
+
+/* Whether a rule that did not run has the reason of an earlier one (listed with it). */
+static bool reason_seen(const struct check *check, size_t index)
+{
+	const struct rule_result *b = check_result(check, index);
+	size_t i;
+
+	for (i = 0; i < index; i++) {
+		const struct rule_result *a = check_result(check, i);
+
+		if (a->status == b->status && !strcmp(a->error ? a->error : "", b->error ? b->error : ""))
+			return true;
+	}
+	return false;
+}
+
+static bool not_run(const struct rule_result *res)
+{
+	return res->status == RULE_ERROR || res->status == RULE_TIMEOUT || res->status == RULE_SKIPPED;
+}
+
+/*
+ * First of all when rules did not run: how many, which and why (the rules
+ * with one reason together), and what to set or do. Nothing when all ran.
+ */
+static void incomplete_put(FILE *out, const struct mcp_review *r)
+{
+	const struct rule_set *rules = check_rules(r->check);
+	size_t total, n = check_not_run(r->check, &total), i;
+	bool no_llm = false, failed = false;
+
+	if (!n)
+		return;
+	fprintf(out, "Review incomplete: %zu of %zu rule%s did not run, so this is no verdict on the change.\n", n,
+		total, total == 1 ? "" : "s");
+	for (i = 0; i < check_nresults(r->check); i++) {
+		const struct rule_result *res = check_result(r->check, i);
+
+		if (!not_run(res) || reason_seen(r->check, i))
+			continue;
+		fputs("- ", out);
+		ids_put(out, r->check, i);
+		fprintf(out, ": %s: %.400s\n", rule_status_name(res->status), res->error ? res->error : "no reason given");
+		no_llm |= res->error && !strcmp(res->error, llm_setup_hint);
+		failed |= res->status != RULE_SKIPPED;
+	}
+	for (i = 0; i < rules->nproblems; i++)
+		if (rules->problems[i].fatal)
+			fprintf(out, "- %s:%d: %.400s (the rule file was not loaded: fix it)\n", rules->problems[i].path,
+				rules->problems[i].line, rules->problems[i].message);
+	if (no_llm)
+		fprintf(out, "What to set: %s\n", mcp_env_hint);
+	if (failed)
+		fputs("Call review again once that is fixed: the rules that ran come from the cache.\n", out);
+	fputc('\n', out);
+}
+
+/* What was reviewed and what came of it (of the rules that ran, when not all did). */
 static void headline(FILE *out, const struct mcp_review *r)
 {
 	const struct report *rep = check_report(r->check);
-	struct buf incomplete = BUF_INIT;
-	size_t i;
+	size_t total, n = check_not_run(r->check, &total), i;
 
-	fprintf(out, "revline reviewed %s: %s, check %lld, %s.\n", r->target.description,
-		rep->overall_severity ? rep->overall_severity : "clean", (long long)check_id(r->check),
-		check_status(r->check));
-	if (check_incomplete_text(&incomplete, r->check) == 0 && incomplete.len)
-		fprintf(out, "%s\n", incomplete.ptr);
-	buf_release(&incomplete);
+	incomplete_put(out, r);
+	if (n)
+		fprintf(out, "revline reviewed %s (check %lld, %s): the %zu rule%s that ran found %zu finding%s.\n",
+			r->target.description, (long long)check_id(r->check), check_status(r->check), total - n,
+			total - n == 1 ? "" : "s", rep->nfindings, rep->nfindings == 1 ? "" : "s");
+	else
+		fprintf(out, "revline reviewed %s: %s, check %lld, %s.\n", r->target.description,
+			rep->overall_severity ? rep->overall_severity : "clean", (long long)check_id(r->check),
+			check_status(r->check));
 	if (!check_stored(r->check))
 		fprintf(out, "The results were not stored: %s\n",
 			check_store_error(r->check) ? check_store_error(r->check) : "the database failed");

@@ -4,15 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A piece of one line: kept, or dropped once the line is over the limit. */
-static int reader_piece(struct mcp_reader *r, const char *data, size_t len, mcp_line_fn *fn, void *ctx)
+/*
+ * A piece of one line: kept, or once the line is over the limit dropped
+ * (its id read from every piece of it).
+ */
+static int reader_piece(struct mcp_reader *r, const char *data, size_t len)
 {
-	if (r->skipping)
-		return 0;
-	if (r->line.len + len > MCP_LINE_MAX) {
+	if (!r->skipping && r->line.len + len > MCP_LINE_MAX) {
 		r->skipping = true;
+		mcp_idscan_release(&r->dropped);
+		mcp_idscan_feed(&r->dropped, r->line.ptr, r->line.len);
 		buf_clear(&r->line);
-		fn(ctx, NULL, 0, true);
+	}
+	if (r->skipping) {
+		mcp_idscan_feed(&r->dropped, data, len);
 		return 0;
 	}
 	return buf_put(&r->line, data, len);
@@ -23,13 +28,15 @@ static void reader_line(struct mcp_reader *r, mcp_line_fn *fn, void *ctx)
 	size_t len = r->line.len;
 
 	if (r->skipping) {
+		fn(ctx, NULL, 0, &r->dropped);
+		mcp_idscan_release(&r->dropped);
 		r->skipping = false;
 		return;
 	}
 	if (len && r->line.ptr[len - 1] == '\r')
 		len--;
 	if (len)
-		fn(ctx, r->line.ptr, len, false);
+		fn(ctx, r->line.ptr, len, NULL);
 	buf_clear(&r->line);
 }
 
@@ -42,7 +49,7 @@ int mcp_reader_feed(struct mcp_reader *r, const char *data, size_t len, mcp_line
 
 		nl = memchr(data, '\n', len);
 		piece = nl ? (size_t)(nl - data) : len;
-		if (reader_piece(r, data, piece, fn, ctx) < 0)
+		if (reader_piece(r, data, piece) < 0)
 			return -1;
 		if (!nl)
 			break;
@@ -56,6 +63,7 @@ int mcp_reader_feed(struct mcp_reader *r, const char *data, size_t len, mcp_line
 void mcp_reader_release(struct mcp_reader *r)
 {
 	buf_release(&r->line);
+	mcp_idscan_release(&r->dropped);
 	r->skipping = false;
 }
 
@@ -63,7 +71,7 @@ json_t *mcp_line_parse(const char *line, size_t len)
 {
 	json_error_t error;
 
-	return json_loadb(line, len, JSON_REJECT_DUPLICATES, &error);
+	return json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
 }
 
 /* An id JSON-RPC allows and MCP keeps: a string or an integer (never null). */

@@ -6,15 +6,18 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "mcp_idscan.h"
 
 /*
  * JSON-RPC 2.0 as MCP's stdio transport carries it: one message a line,
  * UTF-8, no line breaks inside a message. The reader cuts what arrives on
  * stdin into lines, each at most MCP_LINE_MAX bytes (a longer one is
- * dropped and said to be so); a line decodes into a request, a
- * notification, a response, a batch (an array) or a reason it is none.
+ * dropped, its id read as it goes by, so that the error reaches the call
+ * that waits); a line decodes into a request, a notification, a response,
+ * a batch (an array) or a reason it is none.
  */
 #define MCP_LINE_MAX (1 << 20)
+#define MCP_LINE_MAX_TEXT "1 MiB (1048576 bytes)"
 
 /* The error codes of JSON-RPC 2.0. */
 enum {
@@ -28,10 +31,16 @@ enum {
 struct mcp_reader {
 	struct buf line;
 	bool skipping;          /* inside a line over MCP_LINE_MAX: dropped up to its end */
+	struct mcp_idscan dropped;      /* that line's id, read as it goes by */
 };
 
-/* A whole line (no line end), or too_long for one cut off (line is NULL then). */
-typedef void mcp_line_fn(void *ctx, const char *line, size_t len, bool too_long);
+#define MCP_READER_INIT { BUF_INIT, false, { 0 } }
+
+/*
+ * A whole line (no line end), or, once a line over the limit has ended,
+ * dropped: what its id was (line is NULL then).
+ */
+typedef void mcp_line_fn(void *ctx, const char *line, size_t len, const struct mcp_idscan *dropped);
 
 /* Take bytes read from the client; fn gets each line they complete. */
 int mcp_reader_feed(struct mcp_reader *reader, const char *data, size_t len, mcp_line_fn *fn, void *ctx);
@@ -54,7 +63,7 @@ struct mcp_message {
  */
 void mcp_message_decode(struct mcp_message *out, json_t *item);
 
-/* A line's JSON, or NULL (not JSON: a parse error). */
+/* A line's JSON (any value: 42 is an invalid request, not a parse error), or NULL (not JSON). */
 json_t *mcp_line_parse(const char *line, size_t len);
 
 /* The messages revline sends. */

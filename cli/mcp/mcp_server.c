@@ -113,7 +113,9 @@ void mcp_progress(struct mcp_server *server, struct mcp_call *call, double progr
 {
 	json_t *params;
 
-	if (!call->progress_token || progress <= call->progress)
+	/* A cancelled call is over for the client: nothing more about it, not even the rules it stops. */
+	if (!call->progress_token || progress <= call->progress ||
+	    (server->job && call == &server->job->call && server->job->cancelled))
 		return;
 	call->progress = progress;
 	params = json_pack("{s:O, s:f}", "progressToken", call->progress_token, "progress", progress);
@@ -214,13 +216,17 @@ static void batch_take(struct mcp_server *server, json_t *array)
 	batch_settle(server, batch);
 }
 
-static void on_line(void *ctx, const char *line, size_t len, bool too_long)
+static void on_line(void *ctx, const char *line, size_t len, const struct mcp_idscan *dropped)
 {
 	struct mcp_server *server = ctx;
 	json_t *message;
 
-	if (too_long) {
-		queue_push(server, mcp_error(NULL, MCP_PARSE_ERROR, "a message over 1 MiB: dropped"), NULL, true);
+	if (dropped) {
+		/* To its id, read as it went by, so that the call waiting for it ends now; a response gets nothing. */
+		if (!dropped->response)
+			queue_push(server, mcp_error(dropped->id, MCP_INVALID_REQUEST, "the message is over "
+						     MCP_LINE_MAX_TEXT ", the most a line may hold: dropped; send less "
+						     "at once"), NULL, true);
 		return;
 	}
 	if (!(message = mcp_line_parse(line, len))) {
@@ -441,8 +447,25 @@ static void cancelled(struct mcp_server *server, json_t *params)
 	}
 }
 
-/* One message; false when it must wait for the running call. */
-static bool handle(struct mcp_server *server, const struct mcp_item *item)
+/*
+ * Whether a request is answered while a tool call runs: every method but
+ * tools/call (ping, the lists), and the tool calls that only read and
+ * answer at once, unless another tool call waits before them (tool calls
+ * keep the client's order).
+ */
+static bool goes_by(const struct mcp_message *m, bool call_waits)
+{
+	json_t *name;
+
+	if (strcmp(m->method, "tools/call"))
+		return true;
+	name = json_object_get(m->params, "name");
+	return !call_waits && json_is_string(name) &&
+	       mcp_tools_reads_now(json_string_value(name), json_object_get(m->params, "arguments"));
+}
+
+/* One message; false when it must wait for the running call (call_waits: a tool call waits before it). */
+static bool handle(struct mcp_server *server, const struct mcp_item *item, bool call_waits)
 {
 	struct mcp_message m;
 	struct mcp_call call;
@@ -462,7 +485,7 @@ static bool handle(struct mcp_server *server, const struct mcp_item *item)
 		mcp_answer(server, &call, mcp_error(m.id, MCP_INVALID_REQUEST, m.invalid));
 		return true;
 	case MCP_REQUEST:
-		if (server->job && strcmp(m.method, "ping"))
+		if (server->job && !goes_by(&m, call_waits))
 			return false;
 		request(server, &m, item->batch);
 		return true;
@@ -470,16 +493,17 @@ static bool handle(struct mcp_server *server, const struct mcp_item *item)
 	return true;
 }
 
-/* The queue in order; while a call runs, what must wait stays (pings and notifications go by). */
+/* The queue in order; while a call runs, what must wait stays (pings, reads and notifications go by). */
 static void dispatch(struct mcp_server *server)
 {
+	bool call_waits = false;
 	size_t i = 0;
 
 	while (i < server->nqueue && !server->gone) {
 		struct mcp_item item = server->queue[i];
 
 		server->queue[i].message = json_incref(item.message);
-		if (handle(server, &item)) {
+		if (handle(server, &item, call_waits)) {
 			/* handle may have dropped items (a cancellation): find it again. */
 			size_t at;
 
@@ -490,6 +514,7 @@ static void dispatch(struct mcp_server *server)
 			if (at < i)
 				i = at;
 		} else {
+			call_waits = true;
 			i++;
 		}
 		json_decref(item.message);

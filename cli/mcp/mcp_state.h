@@ -111,7 +111,17 @@ json_t *mcp_tools_list(const struct mcp_server *server);
 int mcp_tools_call(struct mcp_server *server, const char *name, json_t *arguments, json_t **out,
 		   struct mcp_job **job);
 
-/* A tool's result: text (and its structured form from 2025-06-18 on); an error the model reads. */
+/*
+ * Whether a call only reads and is answered at once (findings, signals
+ * without run), so that it need not wait behind a running review.
+ */
+bool mcp_tools_reads_now(const char *name, json_t *arguments);
+
+/*
+ * A tool's result: text, then the structured form as JSON text too (the
+ * spec's advice, and all a client before 2025-06-18 gets of it), and from
+ * 2025-06-18 as structuredContent. An error the model reads.
+ */
 json_t *mcp_tool_result(const struct mcp_server *server, const char *text, json_t *structured);
 json_t *mcp_tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A job for the running call (ctx is freed with ops->free when it cannot be made). */
@@ -127,6 +137,10 @@ int mcp_propose_fix_call(struct mcp_server *server, json_t *args, json_t **out, 
 int mcp_apply_fix_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job);
 int mcp_undo_fix_call(struct mcp_server *server, json_t *args, json_t **out, struct mcp_job **job);
 void mcp_review_free(struct mcp_review *review);
+/* The check of the review running now, or NULL. */
+const struct check *mcp_review_running(const struct mcp_server *server);
+/* What to set when revline mcp has no LLM: its client passes only some variables (each client's way). */
+extern const char mcp_env_hint[];
 struct check *mcp_review_check(const struct mcp_review *review);
 void mcp_fixes_free(struct mcp_server *server);
 

@@ -189,6 +189,12 @@ static const struct mcp_tool *tool_find(const char *name)
 	return NULL;
 }
 
+bool mcp_tools_reads_now(const char *name, json_t *arguments)
+{
+	return !strcmp(name, "findings") ||
+	       (!strcmp(name, "signals") && !json_is_true(json_object_get(arguments, "run")));
+}
+
 int mcp_tools_call(struct mcp_server *server, const char *name, json_t *args, json_t **out,
 		   struct mcp_job **job)
 {
@@ -229,7 +235,13 @@ json_t *mcp_tool_result(const struct mcp_server *server, const char *text, json_
 {
 	json_t *r = json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text", utf8_json(text),
 			      "isError", 0);
+	char *serialized;
 
+	if (r && structured && (serialized = json_dumps(structured, JSON_COMPACT))) {
+		json_array_append_new(json_object_get(r, "content"),
+				      json_pack("{s:s, s:o}", "type", "text", "text", utf8_json(serialized)));
+		free(serialized);
+	}
 	if (r && structured && mcp_since(server, "2025-06-18"))
 		json_object_set(r, "structuredContent", structured);
 	json_decref(structured);

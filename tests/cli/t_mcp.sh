@@ -1,11 +1,16 @@
 # revline mcp, driven over a pipe as a coding agent's client drives it:
 # initialize and version negotiation (2025-11-25, 2025-06-18, 2025-03-26,
 # and older or newer revisions answered with the newest), tools/list, a
-# review streamed as progress notifications with its findings and evidence,
-# a ping answered while a review runs, a cancelled review, findings,
-# mark_finding hiding a false positive in the next review, propose_fix /
-# apply_fix / undo_fix on a finding, and the protocol's errors (parse
-# errors, an oversized line, unknown tools and methods, bad arguments,
+# review streamed as progress notifications up to their total, with its
+# findings and evidence (as text, as JSON text and as structuredContent),
+# a ping, findings and signals answered while a review runs (tool calls
+# that write wait, in order), a cancelled review (no progress after it),
+# findings, mark_finding hiding a false positive in the next review,
+# propose_fix / apply_fix / undo_fix on a finding, signals saying which
+# linters are not installed, the environment a client passes (Codex's
+# list: no provider, the review says so first and what to set), and the
+# protocol's errors (parse errors, a bare 42 or null, a line over the
+# limit answered to its id, unknown tools and methods, bad arguments,
 # batches where the revision has them and where it does not). With
 # REVLINE_TEST_DB=postgres (cli/t_mcp-pg) the store is a PostgreSQL server.
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +36,7 @@ fixed = "def run(cmd):\n    return subprocess.call(cmd.split())\n"
 rules = [
     {"match": "Rule injection:", "answer": {"status": "attention", "reasoning": "r", "findings": [finding]}},
     {"match": "Rule slow:", "latency_ms": 2500, "answer": {"status": "compliant", "reasoning": "ok", "findings": []}},
+    {"match": "Rule denied", "status": 401, "error": "Incorrect API key provided"},
     {"match": "Problem found in review (rule injection",
      "answer": {"fixed_code": fixed, "explanation": "No shell."}},
     {"match": "synthesizing", "answer": {"summary": "s", "overallSeverity": "critical", "findings": []}},
@@ -43,7 +49,7 @@ export REVLINE_BASE_URL=$FAKELLM_URL/v1
 
 rules=$TMP/rules
 mkdir -p "$rules"
-for id in injection slow; do
+for id in injection slow denied denied2; do
 	printf -- '---\nid: %s\nseverity: critical\n---\nCheck the change for %s.\n' "$id" "$id" >"$rules/$id.md"
 done
 
@@ -69,8 +75,8 @@ def check(cond, what):
 
 
 class Client:
-    def __init__(self, *extra, cwd=None):
-        self.p = subprocess.Popen([revline, "mcp", "--rules", rules, "--no-builtin", *extra], cwd=cwd,
+    def __init__(self, *extra, cwd=None, env=None):
+        self.p = subprocess.Popen([revline, "mcp", "--rules", rules, "--no-builtin", *extra], cwd=cwd, env=env,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(tmp + "/mcp.err", "ab"))
         self.buf = b""
         self.lines = []
@@ -131,7 +137,14 @@ class Client:
 
 
 def text(result):
-    return "".join(c.get("text", "") for c in result["result"]["content"])
+    """What the model reads first: the first text block (the second is the JSON, when there is one)."""
+    return result["result"]["content"][0]["text"]
+
+
+def json_block(result):
+    """The structured result as the text block after the first, parsed."""
+    blocks = result["result"]["content"]
+    return json.loads(blocks[1]["text"]) if len(blocks) > 1 and blocks[1]["type"] == "text" else None
 
 
 MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -243,6 +256,10 @@ check(progress and all(n["params"]["progressToken"] == "rv1" for n in progress),
       "progress notifications carry the token (%d)" % len(progress))
 values = [n["params"]["progress"] for n in progress]
 check(values == sorted(set(values)), "progress only grows: %s" % values)
+last = progress[-1]["params"] if progress else {}
+check(last.get("progress") == last.get("total") and all(n["params"]["total"] == last["total"] for n in progress) and
+      last.get("message", "").startswith("review complete: 1 finding"),
+      "the last progress reaches its total and says how the review ended: %s" % last)
 check(any(n["params"].get("message", "").startswith("rule injection: attention; app.py:5 critical: Shell injection in run() (finding ")
           for n in progress), "a rule's progress streams its findings: %s" % [n["params"].get("message") for n in progress])
 res = r["result"]
@@ -258,6 +275,8 @@ check(len(found) == 1 and found[0]["rule_id"] == "injection" and found[0]["verif
       "structuredContent: the finding with its evidence, verified against the file")
 finding = found[0]["id"] if found else 0
 check(("finding %d" % finding) in body, "the text names the finding's id")
+check(json_block(r) == sc and len(res["content"]) == 2,
+      "the JSON report is also a text block, the same as structuredContent")
 
 # A ping is answered while a slow review runs; a cancelled review gets no answer.
 c.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -269,13 +288,42 @@ check(m.get("id") == "p1" and m.get("result") == {}, "a ping is answered during 
 r, _ = c.until(3, 30)
 check(r["result"]["isError"] is False and "slow" in json.dumps(r["result"].get("structuredContent", {})),
       "then the slow review's answer")
+# The slow rule settles after 2.5 s: no progress can have been sent before the cancellation.
 c.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-        "params": {"name": "review", "arguments": {"rules": ["slow"], "no_cache": True}}})
+        "params": {"name": "review", "arguments": {"rules": ["slow"], "no_cache": True},
+                   "_meta": {"progressToken": "cancelled"}}})
 time.sleep(0.3)
 c.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4, "reason": "user"}})
 c.send({"jsonrpc": "2.0", "id": 5, "method": "ping"})
 m = c.recv(10)
 check(m.get("id") == 5, "after a cancellation the next answer is the ping's, not the review's: %s" % m)
+time.sleep(3)
+c.send({"jsonrpc": "2.0", "id": 51, "method": "ping"})
+r, notes = c.until(51, 10)
+check(not [n for n in notes if n.get("params", {}).get("progressToken") == "cancelled"] and
+      not [n for n in notes if n.get("id") == 4],
+      "nothing more about the cancelled review, no progress either: %s" % notes)
+
+# While a review runs: ping, findings and signals are answered at once (findings says the check still
+# runs); a tool call that writes waits, and a read sent after it waits behind it: the order is kept.
+c.send({"jsonrpc": "2.0", "id": 52, "method": "tools/call",
+        "params": {"name": "review", "arguments": {"rules": ["slow"], "no_cache": True}}})
+time.sleep(0.3)
+start = time.time()
+c.send({"jsonrpc": "2.0", "id": 53, "method": "tools/call", "params": {"name": "findings", "arguments": {}}})
+m = c.recv(5)
+check(m.get("id") == 53 and m["result"]["structuredContent"]["running"] is True and
+      "still running" in m["result"]["content"][0]["text"] and time.time() - start < 1.5,
+      "findings during a review: answered at once, saying the check still runs: %s" % m)
+c.send({"jsonrpc": "2.0", "id": 54, "method": "tools/call", "params": {"name": "signals", "arguments": {}}})
+m = c.recv(5)
+check(m.get("id") == 54 and "result" in m, "signals (without run) during a review: answered at once")
+c.send({"jsonrpc": "2.0", "id": 55, "method": "tools/call",
+        "params": {"name": "mark_finding", "arguments": {"finding_id": 99999, "verdict": "accept"}}})
+c.send({"jsonrpc": "2.0", "id": 56, "method": "tools/call", "params": {"name": "findings", "arguments": {}}})
+c.send({"jsonrpc": "2.0", "id": 57, "method": "ping"})
+order = [c.recv(10).get("id") for _ in range(4)]
+check(order == [57, 52, 55, 56], "a ping goes by; the write waits for the review, the read after it too: %s" % order)
 
 # findings: the latest review's, filtered.
 r, _ = c.call(6, "findings", {"severity": "critical"})
@@ -302,9 +350,26 @@ check(r.get("error", {}).get("code") == -32601, "an unknown method: -32601")
 c.send(b"{not json")
 r = c.recv()
 check(r.get("id") is None and r.get("error", {}).get("code") == -32700, "a parse error: -32700 with a null id")
-c.send(b'{"jsonrpc": "2.0", "id": 13, "method": "ping", "pad": "' + b"x" * (1536 * 1024) + b'"}')
+c.send(b'{"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {"name": "review", "arguments": '
+       b'{"rules": ["' + b"x" * (1536 * 1024) + b'"]}}}')
 r = c.recv()
-check(r.get("error", {}).get("code") == -32700 and "1 MiB" in r["error"]["message"], "a line over 1 MiB is dropped")
+check(r.get("id") == 13 and r.get("error", {}).get("code") == -32600 and "1 MiB" in r["error"]["message"],
+      "a line over 1 MiB is dropped, answered to its id: %s" % str(r)[:200])
+# The official TypeScript SDK writes the id last: read as the line goes by, past the limit.
+c.send(b'{"method": "tools/call", "params": {"name": "review", "arguments": {"rules": ["}{\\"' + b"x" * (1536 * 1024) +
+       b'"], "nested": [{"id": 1}]}}, "jsonrpc": "2.0", "id": "sdk-16"}')
+r = c.recv()
+check(r.get("id") == "sdk-16" and r.get("error", {}).get("code") == -32600,
+      "an id after the first 1 MiB is read too (nested ids and brackets in strings are not it): %s" % str(r)[:200])
+c.send(b'{"jsonrpc": "2.0", "pad": "' + b"x" * (1536 * 1024) + b'", "id": 17, "result": {}}')
+c.send({"jsonrpc": "2.0", "id": 18, "method": "ping"})
+r = c.recv()
+check(r.get("id") == 18, "a response over the limit gets no answer (the next is the ping's): %s" % str(r)[:200])
+for bare in (b"42", b"null", b'"ping"'):
+    c.send(bare)
+    r = c.recv()
+    check(r.get("id") is None and r.get("error", {}).get("code") == -32600,
+          "a bare %s is an invalid request, not a parse error: %s" % (bare.decode(), r))
 c.send({"jsonrpc": "2.0", "id": 14, "method": "ping"})
 r, _ = c.until(14)
 check(r.get("result") == {}, "and the session goes on")
@@ -340,6 +405,17 @@ check(len(sig) == 1 and sig[0]["file"] == "app.py" and sig[0]["line"] == 5 and s
       ("signal %d: app.py:5" % sig[0]["id"]) in text(r), "signals run: mypy's signal with its id: %s" % text(r))
 r, _ = c.call(42, "signals")
 check(any(s["tool"] == "mypy" for s in r["result"]["structuredContent"]["signals"]), "and kept for the next call")
+# With no linter on PATH but the configured mypy, the others are "not installed", not "failed".
+os.makedirs(tmp + "/nobin", exist_ok=True)
+bare_path = Client(env=dict(os.environ, PATH=tmp + "/nobin"))
+bare_path.initialize("2025-11-25")
+r, _ = bare_path.call(1, "signals", {"run": True}, timeout=60)
+linters = {l["name"]: l["outcome"] for l in r["result"]["structuredContent"].get("linters", [])}
+check(linters.get("mypy") == "done" and linters.get("ruff") == "not installed" and
+      linters.get("bandit") == "not installed" and "shellcheck" not in linters and
+      "ruff: not installed, 1 changed file not checked" in text(r) and "failed" not in text(r),
+      "signals names the linters that are not installed: %s / %s" % (linters, text(r)[:300]))
+bare_path.close()
 
 # mark_finding: a false positive is hidden in the next review.
 r, _ = c.call(30, "mark_finding", {"finding_id": finding, "verdict": "false_positive", "note": "cmd is ours"})
@@ -394,6 +470,42 @@ start = time.time()
 code = c.close()
 check(code == 0 and time.time() - start < 2, "closing the input mid-review ends the server (exit %s, %.1fs)"
       % (code, time.time() - start))
+
+# --- the environment a client passes: Codex gives a server only its list of variables ------------
+codex = {k: os.environ[k] for k in ("HOME", "LOGNAME", "PATH", "SHELL", "USER", "LANG", "LC_ALL", "TERM",
+                                    "TMPDIR", "TZ") if k in os.environ}
+c = Client(env=codex)
+c.initialize("2025-11-25")
+r, _ = c.call(1, "review", {"rules": ["injection"], "no_cache": True})
+body = text(r)
+check(not r["result"]["isError"] and body.startswith("Review incomplete: 1 of 1 rule did not run") and
+      body.index("injection: skipped: no LLM is configured") < body.index("revline reviewed") and
+      'env_vars = ["OPENAI_API_KEY"]' in body and "${env:OPENAI_API_KEY}" in body and
+      r["result"]["structuredContent"]["rules_not_run"] == 1,
+      "without the provider's variables the review says first that it is incomplete, why, and what to set: %s"
+      % body[:600])
+r, _ = c.call(2, "propose_fix", {"finding_id": finding})
+check(r["result"]["isError"] and "needs an LLM" in text(r) and "env_vars" in text(r),
+      "propose_fix without them says what to set too: %s" % text(r)[:300])
+c.close()
+# env_vars = ["OPENAI_API_KEY", "REVLINE_BASE_URL", "REVLINE_MODEL"]: the same review runs.
+passed = dict(codex, **{k: os.environ[k] for k in ("OPENAI_API_KEY", "REVLINE_BASE_URL", "REVLINE_MODEL")})
+c = Client(env=passed)
+c.initialize("2025-11-25")
+r, _ = c.call(1, "review", {"rules": ["injection"], "no_cache": True})
+check(not r["result"]["isError"] and text(r).startswith("revline reviewed") and
+      r["result"]["structuredContent"]["rules_not_run"] == 0,
+      "with the variables passed the review runs: %s" % text(r)[:300])
+# Rules that failed: named together under their reason, first; then what the others found.
+r, _ = c.call(2, "review", {"rules": ["injection", "denied", "denied2"], "no_cache": True})
+body = text(r)
+lines = body.split("\n")
+check(not r["result"]["isError"] and lines[0] == "Review incomplete: 2 of 3 rules did not run, so this is no verdict on the change." and
+      lines[1].startswith("- denied, denied2: error: ") and "Incorrect API key provided" in lines[1] and
+      lines[2].startswith("Call review again") and "What to set" not in body and
+      "the 1 rule that ran found 1 finding" in body and "Shell injection in run()" in body,
+      "failed rules are listed first, together under their reason: %s" % body[:700])
+c.close()
 
 sys.exit(1 if failures else 0)
 PY
