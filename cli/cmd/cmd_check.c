@@ -410,7 +410,7 @@ static int setup(struct check_args *a, struct repo *repo, struct config **config
 
 static int run(struct check_args *a, struct repo *repo, struct target *target)
 {
-	struct report_options ro = { a->show_unverified, a->show_suppressed, false, NULL, NULL, NULL, NULL };
+	struct report_options ro = { .show_unverified = a->show_unverified, .show_suppressed = a->show_suppressed };
 	struct fixdetect *fixes = NULL;
 	struct llm_config llm = { 0 };
 	struct config *config = NULL;

@@ -134,89 +134,12 @@ const char mcp_env_hint[] =
 	"REVLINE_BASE_URL and REVLINE_MODEL go the same way; git config revline.baseUrl, revline.model and "
 	"revline.apiKeyCommand need no environment.";
 
-/* The ids of the rules that did not run for the same reason as rule `first`, some of them named. */
-static void ids_put(FILE *out, const struct check *check, size_t first)
-{
-	const struct rule_result *a = check_result(check, first);
-	size_t i, named = 0, more = 0;
-
-	for (i = first; i < check_nresults(check); i++) {
-		const struct rule_result *b = check_result(check, i);
-
-		if (b->status != a->status || strcmp(b->error ? b->error : "", a->error ? a->error : ""))
-			continue;
-		if (named < 12)
-			fprintf(out, "%s%s", named++ ? ", " : "", b->rule->id);
-		else
-			more++;
-	}
-	if (more)
-		fprintf(out, " and %zu more", more);
-}
-
-/* Whether a rule that did not run has the reason of an earlier one (listed with it). */
-static bool reason_seen(const struct check *check, size_t index)
-{
-	const struct rule_result *b = check_result(check, index);
-	size_t i;
-
-	for (i = 0; i < index; i++) {
-		const struct rule_result *a = check_result(check, i);
-
-		if (a->status == b->status && !strcmp(a->error ? a->error : "", b->error ? b->error : ""))
-			return true;
-	}
-	return false;
-}
-
-static bool not_run(const struct rule_result *res)
-{
-	return res->status == RULE_ERROR || res->status == RULE_TIMEOUT || res->status == RULE_SKIPPED;
-}
-
-/*
- * First of all when rules did not run: how many, which and why (the rules
- * with one reason together), and what to set or do. Nothing when all ran.
- */
-static void incomplete_put(FILE *out, const struct mcp_review *r)
-{
-	const struct rule_set *rules = check_rules(r->check);
-	size_t total, n = check_not_run(r->check, &total), i;
-	bool no_llm = false, failed = false;
-
-	if (!n)
-		return;
-	fprintf(out, "Review incomplete: %zu of %zu rule%s did not run, so this is no verdict on the change.\n", n,
-		total, total == 1 ? "" : "s");
-	for (i = 0; i < check_nresults(r->check); i++) {
-		const struct rule_result *res = check_result(r->check, i);
-
-		if (!not_run(res) || reason_seen(r->check, i))
-			continue;
-		fputs("- ", out);
-		ids_put(out, r->check, i);
-		fprintf(out, ": %s: %.400s\n", rule_status_name(res->status), res->error ? res->error : "no reason given");
-		no_llm |= res->error && !strcmp(res->error, llm_setup_hint);
-		failed |= res->status != RULE_SKIPPED;
-	}
-	for (i = 0; i < rules->nproblems; i++)
-		if (rules->problems[i].fatal)
-			fprintf(out, "- %s:%d: %.400s (the rule file was not loaded: fix it)\n", rules->problems[i].path,
-				rules->problems[i].line, rules->problems[i].message);
-	if (no_llm)
-		fprintf(out, "What to set: %s\n", mcp_env_hint);
-	if (failed)
-		fputs("Call review again once that is fixed: the rules that ran come from the cache.\n", out);
-	fputc('\n', out);
-}
-
 /* What was reviewed and what came of it (of the rules that ran, when not all did). */
 static void headline(FILE *out, const struct mcp_review *r)
 {
 	const struct report *rep = check_report(r->check);
 	size_t total, n = check_not_run(r->check, &total), i;
 
-	incomplete_put(out, r);
 	if (n)
 		fprintf(out, "revline reviewed %s (check %lld, %s): the %zu rule%s that ran found %zu finding%s.\n",
 			r->target.description, (long long)check_id(r->check), check_status(r->check), total - n,
@@ -236,7 +159,7 @@ static void headline(FILE *out, const struct mcp_review *r)
 static json_t *review_result(struct mcp_server *server, void *ctx)
 {
 	struct mcp_review *r = ctx;
-	struct report_options ro = { .again = "call the review tool again" };
+	struct report_options ro = { .again = "call the review tool again", .setup_hint = mcp_env_hint };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
@@ -244,8 +167,9 @@ static json_t *review_result(struct mcp_server *server, void *ctx)
 
 	if (!out)
 		return mcp_tool_error("out of memory");
+	report_prompt_incomplete(out, r->check, &ro);
 	headline(out, r);
-	report_prompt(out, r->check, &ro);
+	report_prompt_findings(out, r->check, &ro);
 	fclose(out);
 	if (!strcmp(check_status(r->check), "failed"))
 		result = mcp_tool_error("%s", text);

@@ -20,6 +20,7 @@ struct report_options {
 	bool color;             /* ANSI colours in text (a terminal, and no NO_COLOR) */
 	const struct fixdetect *fixes;  /* fix detection, when it was waited for */
 	const char *again;              /* prompt: how to review again (NULL: run `revline check`) */
+	const char *setup_hint;         /* prompt: what to set when no LLM is configured (NULL: the reason says it) */
 	/* Where a finding's proposed fix is looked up (rdjsonl's suggestions); NULL: nowhere. */
 	struct store *store;
 	const char *workdir;
@@ -47,8 +48,15 @@ int report_markdown(FILE *out, const struct check *check, const struct repo *rep
  * (fix_suggestion_find).
  */
 int report_rdjsonl(FILE *out, const struct check *check, const struct report_options *options);
-/* For each finding, a self-contained instruction for a coding agent. */
+/*
+ * For each finding, a self-contained instruction for a coding agent, after
+ * what did not run when the review is not whole. The two parts apart (the
+ * MCP server puts its own line between them): the first says whether it
+ * said anything.
+ */
 int report_prompt(FILE *out, const struct check *check, const struct report_options *options);
+bool report_prompt_incomplete(FILE *out, const struct check *check, const struct report_options *options);
+int report_prompt_findings(FILE *out, const struct check *check, const struct report_options *options);
 /* file:line:col: severity: message [rule], for vim's quickfix and emacs's compilation mode. */
 int report_quickfix(FILE *out, const struct check *check, const struct report_options *options);
 

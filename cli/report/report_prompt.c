@@ -5,6 +5,7 @@
  * CodeRabbit's --prompt-only gives an agent its review.
  */
 #include "report.h"
+#include "llm.h"
 #include "rules.h"
 #include "term.h"
 
@@ -137,38 +138,63 @@ static void finding_put(FILE *out, const struct check *check, const struct findi
 		    "then %s.\n", f->file ? f->file : "the file", again ? again : "run `revline check` again");
 }
 
-/*
- * First of all, when the review is not whole: which rules did not run and
- * why, so that an agent never takes a partial review for a pass.
- */
-static bool incomplete_put(FILE *out, const struct check *check)
+static bool skipped_for_no_llm(const struct check *check)
 {
-	struct buf text = BUF_INIT;
-	bool incomplete = check_incomplete_text(&text, check) == 0 && text.len;
+	size_t i;
 
-	if (incomplete) {
-		term_printf(out, "The review is NOT complete (%s). These rules did not review the change, "
-			    "so whether it breaks them is not known:\n", text.ptr);
-		if (check_not_run_lines(&text, check) == 0)
-			term_printf(out, "%s", text.ptr);
-		fputs("Do not take what follows for the whole review: fix what kept these rules from running "
-		      "and run `revline check` again.\n\n---\n\n", out);
+	for (i = 0; i < check_nresults(check); i++) {
+		const struct rule_result *r = check_result(check, i);
+
+		if (r->status == RULE_SKIPPED && r->error && !strcmp(r->error, llm_setup_hint))
+			return true;
 	}
-	buf_release(&text);
-	return incomplete;
+	return false;
 }
 
-int report_prompt(FILE *out, const struct check *check, const struct report_options *o)
+bool report_prompt_incomplete(FILE *out, const struct check *check, const struct report_options *o)
+{
+	bool cancelled = !strcmp(check_status(check), "cancelled");
+	size_t total, n = check_not_run(check, &total);
+	struct buf lines = BUF_INIT;
+
+	if (!n && !cancelled)
+		return false;
+	if (!n)
+		fputs("Review cancelled after every rule answered: the findings were merged by revline, "
+		      "not by the model.\n\n", out);
+	if (!n)
+		return true;
+	fprintf(out, "Review %s: %zu of %zu rule%s did not run, so this is no verdict on the change.\n",
+		cancelled ? "cancelled" : "incomplete", n, total, total == 1 ? "" : "s");
+	if (check_not_run_lines(&lines, check) == 0)
+		term_printf(out, "%s", lines.ptr);
+	if (o->setup_hint && skipped_for_no_llm(check))
+		term_printf(out, "What to set: %s\n", o->setup_hint);
+	fprintf(out, "Do not take what follows for the whole review: once what kept these rules from running is "
+		"fixed, %s (the rules that ran are answered from the cache).\n\n",
+		o->again ? o->again : "run `revline check` again");
+	buf_release(&lines);
+	return true;
+}
+
+int report_prompt_findings(FILE *out, const struct check *check, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
-	bool incomplete = incomplete_put(out, check);
-	size_t i, n = 0;
+	size_t i, total, n = 0;
+	bool whole = !check_not_run(check, &total) && strcmp(check_status(check), "cancelled");
 
 	for (i = 0; i < rep->nfindings; i++)
 		if (report_shows(&rep->findings[i], o))
 			finding_put(out, check, &rep->findings[i], ++n, o->again);
 	if (!n)
-		fputs(incomplete ? "revline found nothing to change in the rules that ran.\n" :
-		      "revline found nothing to change in this change.\n", out);
+		fputs(whole ? "revline found nothing to change in this change.\n" :
+		      "revline found nothing to change in the rules that ran.\n", out);
 	return ferror(out) ? -1 : 0;
+}
+
+int report_prompt(FILE *out, const struct check *check, const struct report_options *o)
+{
+	if (report_prompt_incomplete(out, check, o))
+		fputs("---\n\n", out);
+	return report_prompt_findings(out, check, o);
 }

@@ -235,12 +235,12 @@ python3 - "$TMP/out" <<'PY' && pass "prompt: the incomplete review first, each r
 import sys
 text = open(sys.argv[1]).read()
 lines = text.split("\n")
-assert lines[0] == "The review is NOT complete (2 of 3 rules did not run: review incomplete). These rules did not review the change, so whether it breaks them is not known:", lines[0]
+assert lines[0] == "Review incomplete: 2 of 3 rules did not run, so this is no verdict on the change.", lines[0]
 rest = sorted(lines[1:3])
 assert rest[0].startswith("- broken: failed: "), rest
 assert rest[1].startswith("- hang: timed out: "), rest
 assert lines[3].startswith("Do not take what follows for the whole review"), lines[3]
-assert text.index("NOT complete") < text.index("1. In app.py"), text
+assert text.index("Review incomplete") < text.index("1. In app.py"), text
 want = ("The rule (listed): The change must not hold any of these:\n\n- a first thing,\n- a second thing,\n\n"
         "- a third thing after a blank line.\n\nChange app.py")
 assert want in text, text

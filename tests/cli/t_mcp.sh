@@ -501,8 +501,9 @@ r, _ = c.call(2, "review", {"rules": ["injection", "denied", "denied2"], "no_cac
 body = text(r)
 lines = body.split("\n")
 check(not r["result"]["isError"] and lines[0] == "Review incomplete: 2 of 3 rules did not run, so this is no verdict on the change." and
-      lines[1].startswith("- denied, denied2: error: ") and "Incorrect API key provided" in lines[1] and
-      lines[2].startswith("Call review again") and "What to set" not in body and
+      lines[1].startswith("- denied, denied2 (2 rules): failed: ") and "Incorrect API key provided" in lines[1] and
+      lines[2].startswith("Do not take what follows for the whole review: once what kept these rules from running is fixed, call the review tool again") and
+      "What to set" not in body and
       "the 1 rule that ran found 1 finding" in body and "Shell injection in run()" in body,
       "failed rules are listed first, together under their reason: %s" % body[:700])
 c.close()
