@@ -441,27 +441,32 @@ static bool file_matches(struct tui *tui, size_t index)
 	return false;
 }
 
-/* The search goes on through the other files, wrapping around. */
+/*
+ * Past the end of a file (the start going back), the search goes on through
+ * the other files and around to the same file's first match (last, going
+ * back): the last step of the loop is the file it started in.
+ */
 static bool diff_search_more(struct view *view, int direction)
 {
-	struct diff_view *dv = view->data;
 	struct tui *tui = view->tui;
-	size_t n = tui->diff->nfiles, step, file;
+	size_t n = tui->diff->nfiles, start = tui->file, lineno = view->lineno, offset = view->offset;
+	size_t step, file;
 
 	for (step = 1; step <= n; step++) {
-		file = (tui->file + n + (size_t)((long)step * direction)) % n;
+		file = (start + n + (size_t)((long)step * direction)) % n;
 		if (!file_matches(tui, file))
 			continue;
 		tui_open_file(tui, file);
 		diff_refresh(view);
-		view->lineno = direction > 0 ? 0 : (dv->nrows ? dv->nrows - 1 : 0);
-		if (diff_matches(view, view->lineno, tui->search.needle, tui->search.icase)) {
-			view_select(view, view->lineno);
+		if (view_search_from(view, direction > 0 ? 0 : view->lines - 1, direction))
 			return true;
-		}
-		if (step == n)
-			break;
-		return view_search(view, direction);
+	}
+	/* Nothing shown matches (a match only in text the pane does not show): stay. */
+	if (tui->file != start) {
+		tui_open_file(tui, start);
+		diff_refresh(view);
+		view->offset = offset;
+		view_select(view, lineno);
 	}
 	return false;
 }
