@@ -270,7 +270,7 @@ static void scope_message(struct review *r)
 	if (notes > 1)
 		snprintf(more, sizeof(more), " and %zu more", notes - 1);
 	if (untracked)
-		snprintf(left, sizeof(left), "%s%zu untracked file%s not reviewed (I takes %s in)",
+		snprintf(left, sizeof(left), "%s%zu untracked file%s not reviewed (I adds %s)",
 			 notes ? "; " : "", untracked, untracked == 1 ? "" : "s", untracked == 1 ? "it" : "them");
 	tui_message(r->tui, false, "Checking: %s%s%s", notes ? check_note(r->check, 0) : "", more, left);
 }
@@ -281,6 +281,15 @@ int review_start(struct review *r)
 	struct tui *tui = r->tui;
 	struct check *c = NULL;
 
+	if (!tui->diff->nfiles) {
+		struct buf what = BUF_INIT;
+
+		/* A check of nothing would say "0 findings" of a change it never saw. */
+		tui_empty_summary(tui, &what);
+		tui_message(tui, false, "Nothing to check: %s", what.ptr ? what.ptr : "");
+		buf_release(&what);
+		return RL_EUSAGE;
+	}
 	opts.llm = &r->llm;
 	/* A database that would not open does not stop the review; the status bar says it is not kept. */
 	opts.store = r->store;

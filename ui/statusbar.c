@@ -51,7 +51,7 @@ static void totals_text(struct tui *tui, char *out, size_t size)
 /* The focused view's main keys, as many whole ones as fit in width; false when some did not. */
 static bool keys_text(struct tui *tui, struct buf *out, int width)
 {
-	const struct view *view = tui->overlay ? tui->overlay : tui->focus;
+	const struct view *view = tui_active_view(tui);
 	const char *key, *end;
 	size_t len;
 

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum row_kind { ROW_HEADER, ROW_HUNK, ROW_LINE, ROW_ERROR };
+/* ROW_EMPTY: a line of what an empty diff compared and left out (index 0, 1, 2). */
+enum row_kind { ROW_HEADER, ROW_HUNK, ROW_LINE, ROW_ERROR, ROW_EMPTY };
 
 struct row {
 	enum row_kind kind;
@@ -163,9 +164,13 @@ static void diff_build(struct view *view)
 	dv->width = -1;
 	view->lineno = view->offset = 0;
 	view->col = 0;
-	if (tui->file >= tui->diff->nfiles)
-		return;
-	if (diff_file_load(tui->diff, tui->file) < 0) {
+	if (tui->file >= tui->diff->nfiles) {
+		/* Nothing to show (a check's panes stay after I left the untracked files out): say why. */
+		rows_add(dv, ROW_EMPTY, 0, NULL, 0);
+		rows_add(dv, ROW_EMPTY, 1, NULL, 0);
+		if (tui->target->side == SIDE_WORKDIR)
+			rows_add(dv, ROW_EMPTY, 2, NULL, 0);
+	} else if (diff_file_load(tui->diff, tui->file) < 0) {
 		snprintf(dv->error, sizeof(dv->error), "%s", error_message());
 		rows_add(dv, ROW_ERROR, 0, NULL, 0);
 	} else if (rows_build(dv, &tui->diff->files[tui->file]) < 0) {
@@ -249,16 +254,39 @@ static void draw_diff_line(struct view *view, const struct diff_line *line, bool
 	draw_fill(view->win, view->width - used, selected ? ts.attrs : theme_attr(style));
 }
 
+/* An empty diff's rows: "Nothing to review", what was compared, what was left out. */
+static void empty_draw(struct view *view, const struct row *r, bool selected)
+{
+	struct tui *tui = view->tui;
+	attr_t attrs = theme_attr(selected ? (view->focused ? STYLE_CURSOR : STYLE_CURSOR_BLUR) :
+				  r->index == 0 ? STYLE_EMPTY_TITLE : STYLE_DEFAULT);
+	struct buf text = BUF_INIT;
+	int used;
+
+	if (r->index == 0)
+		buf_puts(&text, "Nothing to review");
+	else if (r->index == 1)
+		buf_printf(&text, "%s: no changes", tui->target->description);
+	else
+		tui_untracked_text(tui, &text);
+	used = draw_str_cut(view->win, view->width, text.ptr ? text.ptr : "", attrs);
+	draw_fill(view->win, view->width - used, attrs);
+	buf_release(&text);
+}
+
 static void diff_draw_line(struct view *view, size_t index, int row, bool selected)
 {
 	struct diff_view *dv = view->data;
 	const struct row *r = &dv->rows[index];
-	const struct diff_file *file = &view->tui->diff->files[dv->file];
+	const struct diff_file *file = dv->file < view->tui->diff->nfiles ? &view->tui->diff->files[dv->file] : NULL;
 	struct text_style ts;
 	int used = 0;
 
 	(void)row;
 	switch (r->kind) {
+	case ROW_EMPTY:
+		empty_draw(view, r, selected);
+		return;
 	case ROW_LINE:
 		draw_diff_line(view, &file->lines[r->index], selected);
 		return;
@@ -347,10 +375,13 @@ static void hunk_move(struct view *view, int direction)
 static int rows_width(struct view *view)
 {
 	struct diff_view *dv = view->data;
-	const struct diff_file *file = &view->tui->diff->files[dv->file];
+	const struct diff_file *file;
 	int most = 0, w;
 	size_t i;
 
+	if (dv->file >= view->tui->diff->nfiles)
+		return view->width;
+	file = &view->tui->diff->files[dv->file];
 	for (i = 0; i < dv->nrows; i++) {
 		const struct row *r = &dv->rows[i];
 
@@ -414,6 +445,8 @@ static bool diff_matches(struct view *view, size_t line, const char *needle, boo
 {
 	struct diff_view *dv = view->data;
 
+	if (dv->file >= view->tui->diff->nfiles)
+		return false;
 	return row_matches(&view->tui->diff->files[dv->file], &dv->rows[line], needle, icase);
 }
 
