@@ -366,9 +366,14 @@ int review_mark_of(const struct review *r, int64_t finding)
 	return -1;
 }
 
+bool review_hidden(const struct finding *f)
+{
+	return !f->verified || f->suppressed;
+}
+
 bool review_shows(const struct review *r, const struct finding *f)
 {
-	return r->show_hidden || (f->verified && !f->suppressed);
+	return r->show_hidden || !review_hidden(f);
 }
 
 int review_judge(struct review *r, const struct finding *f, enum feedback_kind kind, const char *note)
@@ -406,8 +411,22 @@ int review_severity_at(const struct review *r, const char *path, int line)
 	return most;
 }
 
+/* One finding the findings pane may list, counted as shown or hidden. */
+static void count_finding(const struct review *r, const struct finding *f, struct review_counts *out)
+{
+	if (review_shows(r, f))
+		out->shown++;
+	else
+		out->hidden++;
+	if (review_hidden(f)) {
+		out->unverified += !f->verified;
+		out->suppressed += f->verified && f->suppressed;
+	}
+}
+
 void review_count(const struct review *r, struct review_counts *out)
 {
+	const struct report *rep;
 	size_t i, k;
 
 	memset(out, 0, sizeof(*out));
@@ -415,19 +434,21 @@ void review_count(const struct review *r, struct review_counts *out)
 		return;
 	out->rules = check_nresults(r->check);
 	out->tokens = check_stats(r->check)->tokens_in + check_stats(r->check)->tokens_out;
+	rep = r->show_report && check_done(r->check) ? check_report(r->check) : NULL;
+	for (i = 0; rep && i < rep->nfindings; i++)
+		count_finding(r, &rep->findings[i], out);
 	for (i = 0; i < out->rules; i++) {
 		const struct rule_result *res = check_result(r->check, i);
 
 		out->settled += rule_status_settled(res->status);
 		out->running += res->status == RULE_RUNNING;
 		out->failed += res->status == RULE_ERROR || res->status == RULE_TIMEOUT;
-		for (k = 0; k < res->nfindings; k++) {
-			const struct finding *f = &res->findings[k];
-
-			out->findings++;
-			out->shown += review_shows(r, f);
-			out->unverified += !f->verified;
-			out->suppressed += f->suppressed;
-		}
+		/*
+		 * The report lists, with v, the rules' hidden findings: the check
+		 * leaves them out of the merge (the UI never asks it to keep them).
+		 */
+		for (k = 0; k < res->nfindings && (!r->show_report || rep); k++)
+			if (!r->show_report || review_hidden(&res->findings[k]))
+				count_finding(r, &res->findings[k], out);
 	}
 }

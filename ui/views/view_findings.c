@@ -116,6 +116,31 @@ static void incomplete_row(struct findings_view *fv, const struct check *check)
 	buf_release(&text);
 }
 
+/* With v, the rules' findings the report left out (unverified, suppressed), under their own heading. */
+static void left_out_rows(struct findings_view *fv, const struct review *r)
+{
+	size_t i, k;
+	bool heading = false;
+
+	for (i = 0; i < check_nresults(r->check); i++) {
+		const struct rule_result *res = check_result(r->check, i);
+
+		for (k = 0; k < res->nfindings; k++) {
+			struct frow *row;
+
+			if (!review_hidden(&res->findings[k]))
+				continue;
+			if (!heading)
+				text_row(fv, STYLE_LABEL, " Left out of the report (v hides):");
+			heading = true;
+			if (!(row = row_add(fv, FROW_FINDING)))
+				return;
+			row->rule = i;
+			row->finding = &res->findings[k];
+		}
+	}
+}
+
 static void report_rows(struct findings_view *fv, struct view *view)
 {
 	const struct review *r = &view->tui->review;
@@ -143,6 +168,8 @@ static void report_rows(struct findings_view *fv, struct view *view)
 		row->rule = (size_t)-1;
 		row->finding = &rep->findings[i];
 	}
+	if (r->show_hidden)
+		left_out_rows(fv, r);
 }
 
 /* The row the cursor was on before a rebuild. */
@@ -232,10 +259,24 @@ static bool retry_text(char *out, size_t size, const struct check *check, size_t
 	return true;
 }
 
+/* ", 2 hidden": the rule's findings not listed under it (until v). */
+static const char *hidden_text(char *out, size_t size, const struct review *r, const struct rule_result *res)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < res->nfindings; k++)
+		n += !review_shows(r, &res->findings[k]);
+	if (!n)
+		return "";
+	snprintf(out, size, ", %zu hidden", n);
+	return out;
+}
+
 static const char *state_text(char *out, size_t size, const struct review *r, size_t i, enum style *style)
 {
 	const struct rule_result *res = check_result(r->check, i);
 	long ms = res->duration_ms;
+	char hidden[32];
 
 	switch (res->status) {
 	case RULE_QUEUED:
@@ -263,8 +304,8 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 		break;
 	case RULE_ATTENTION:
 		*style = STYLE_RULE_ATTENTION;
-		snprintf(out, size, "! %zu finding%s %.1fs%s", res->nfindings, res->nfindings == 1 ? "" : "s",
-			 ms / 1000.0, res->cached ? " cached" : "");
+		snprintf(out, size, "! %zu finding%s%s %.1fs%s", res->nfindings, res->nfindings == 1 ? "" : "s",
+			 hidden_text(hidden, sizeof(hidden), r, res), ms / 1000.0, res->cached ? " cached" : "");
 		break;
 	case RULE_NOT_RELEVANT:
 		*style = STYLE_RULE_MUTED;
@@ -333,7 +374,7 @@ static void draw_finding(struct view *view, const struct finding *f, bool select
 	if (!f->verified)
 		used = draw_part(view, used, " (unverified)", selected ? cursor : theme_attr(STYLE_RULE_MUTED));
 	if (f->suppressed)
-		used = draw_part(view, used, " (false positive before)",
+		used = draw_part(view, used, f->suppressed_by ? " (ignored inline)" : " (false positive before)",
 				 selected ? cursor : theme_attr(STYLE_RULE_MUTED));
 	used = draw_part(view, used, mark_text(review_mark_of(r, f->id)), selected ? cursor : theme_attr(STYLE_MARK));
 	draw_fill(view->win, view->width - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
@@ -374,13 +415,25 @@ static void findings_title(struct view *view, struct buf *out)
 	struct review_counts n;
 
 	review_count(r, &n);
+	/* Exactly the findings listed; what is not, apart and by kind (each finding once). */
 	buf_printf(out, "%s  %zu shown", r->show_report ? "Report" : "Findings", n.shown);
+	if (!n.unverified && !n.suppressed)
+		return;
+	if (r->show_hidden)
+		buf_puts(out, "  incl. ");
+	else if (n.unverified && n.suppressed)
+		buf_printf(out, "  %zu hidden: ", n.hidden);
+	else
+		buf_puts(out, "  ");
 	if (n.unverified)
-		buf_printf(out, "  %zu unverified", n.unverified);
+		buf_printf(out, "%zu unverified", n.unverified);
+	if (n.unverified && n.suppressed)
+		buf_puts(out, ", ");
 	if (n.suppressed)
-		buf_printf(out, "  %zu suppressed", n.suppressed);
-	if ((n.unverified || n.suppressed) && !r->show_hidden)
-		buf_puts(out, " (v shows)");
+		buf_printf(out, "%zu suppressed", n.suppressed);
+	if (!r->show_hidden && !(n.unverified && n.suppressed))
+		buf_puts(out, " hidden");
+	buf_puts(out, r->show_hidden ? " (v hides)" : " (v shows)");
 }
 
 const struct finding *findings_current(struct tui *tui, size_t *rule)
