@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* After a line without a newline at its end, as git says it. */
+#define NO_EOL_MARK " \\ no newline at end of file"
+
 /* ROW_EMPTY: a line of what an empty diff compared and left out (index 0, 1, 2). */
 enum row_kind { ROW_HEADER, ROW_HUNK, ROW_LINE, ROW_ERROR, ROW_EMPTY };
 
@@ -242,15 +245,20 @@ static void draw_diff_line(struct view *view, const struct diff_line *line, bool
 	enum style style = line->origin == '+' ? STYLE_DIFF_ADD :
 		line->origin == '-' ? STYLE_DIFF_DEL : STYLE_DIFF_CONTEXT;
 	struct text_style ts = text_style(view, style, selected);
+	attr_t special = selected ? ts.attrs : theme_attr(STYLE_SPECIAL);
+	struct text_style ts_eol = { special, special, special, NULL, false };
+	struct draw_part parts[2] = {
+		{ line->text, line->len, &ts },
+		{ NO_EOL_MARK, strlen(NO_EOL_MARK), &ts_eol },
+	};
 	char origin[2] = { line->origin, '\0' };
 	int used = 0;
 
 	line_numbers(view, line, selected, &used);
 	used += draw_str(view->win, view->width - used, origin, ts.attrs);
-	used += draw_text(view->win, view->width - used, view->col, line->text, line->len, &ts);
-	if (line->flags & DIFF_LINE_NO_EOL && used < view->width)
-		used += draw_str(view->win, view->width - used, " \\ no newline at end of file",
-				 selected ? ts.attrs : theme_attr(STYLE_SPECIAL));
+	/* Past the pane's edge, the line says it goes on (l scrolls). */
+	used += draw_parts(view->win, view->width - used, view->col, parts,
+			   line->flags & DIFF_LINE_NO_EOL ? 2 : 1);
 	draw_fill(view->win, view->width - used, selected ? ts.attrs : theme_attr(style));
 }
 
@@ -278,7 +286,9 @@ static void diff_draw_line(struct view *view, size_t index, int row, bool select
 {
 	struct diff_view *dv = view->data;
 	const struct row *r = &dv->rows[index];
-	const struct diff_file *file = dv->file < view->tui->diff->nfiles ? &view->tui->diff->files[dv->file] : NULL;
+	const struct diff *diff = view->tui->diff;
+	const struct diff_file *file = dv->file < diff->nfiles ? &diff->files[dv->file] : NULL;
+	struct draw_part part;
 	struct text_style ts;
 	int used = 0;
 
@@ -292,16 +302,18 @@ static void diff_draw_line(struct view *view, size_t index, int row, bool select
 		return;
 	case ROW_HUNK:
 		ts = text_style(view, STYLE_HUNK_HEADER, selected);
-		used = draw_text(view->win, view->width, view->col, file->hunks[r->index].header,
-				 file->hunks[r->index].header_len, &ts);
+		part = (struct draw_part){ file->hunks[r->index].header, file->hunks[r->index].header_len, &ts };
+		used = draw_parts(view->win, view->width, view->col, &part, 1);
 		break;
 	case ROW_HEADER:
 		ts = text_style(view, STYLE_FILE_HEADER, selected);
-		used = draw_text(view->win, view->width, view->col, r->text, r->len, &ts);
+		part = (struct draw_part){ r->text, r->len, &ts };
+		used = draw_parts(view->win, view->width, view->col, &part, 1);
 		break;
 	case ROW_ERROR:
 		ts = text_style(view, STYLE_STATUS_ERROR, selected);
-		used = draw_text(view->win, view->width, 0, dv->error, strlen(dv->error), &ts);
+		part = (struct draw_part){ dv->error, strlen(dv->error), &ts };
+		used = draw_parts(view->win, view->width, 0, &part, 1);
 		break;
 	}
 	draw_fill(view->win, view->width - used, ts.attrs);
@@ -386,8 +398,8 @@ static int rows_width(struct view *view)
 		const struct row *r = &dv->rows[i];
 
 		if (r->kind == ROW_LINE)
-			w = 2 * dv->numwidth + 4 + text_width(file->lines[r->index].text,
-							      file->lines[r->index].len);
+			w = 2 * dv->numwidth + 4 + text_width(file->lines[r->index].text, file->lines[r->index].len) +
+				(file->lines[r->index].flags & DIFF_LINE_NO_EOL ? (int)strlen(NO_EOL_MARK) : 0);
 		else if (r->kind == ROW_HUNK)
 			w = text_width(file->hunks[r->index].header, file->hunks[r->index].header_len);
 		else if (r->kind == ROW_HEADER)
