@@ -55,7 +55,7 @@ static void untracked_toggle(struct tui *tui)
 	tui->target->untracked = !tui->target->untracked;
 	tui_diff_reload(tui, NULL, 0);
 	tui_message(tui, false, tui->target->untracked ? "Untracked files are in the diff (I leaves them out)" :
-		    "Untracked files are left out (I takes them in)");
+		    "Untracked files are left out (I adds them)");
 }
 
 void tui_draw(struct tui *tui)

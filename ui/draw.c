@@ -120,6 +120,43 @@ size_t text_tail(const char *s, size_t len, int cols)
 	return i;
 }
 
+/* How many bytes of s fit in cols columns. */
+static size_t head_bytes(const char *s, size_t len, int cols)
+{
+	size_t i = 0, n;
+	uint32_t cp;
+	int col = 0, w;
+
+	while (i < len) {
+		if (!(n = utf8_decode(&cp, s + i, len - i)))
+			n = 1;
+		w = text_width(s + i, n);
+		if (col + w > cols)
+			break;
+		col += w;
+		i += n;
+	}
+	return i;
+}
+
+size_t text_break(const char *s, size_t len, int cols)
+{
+	size_t fit = head_bytes(s, len, cols), cut;
+	uint32_t cp;
+
+	if (fit == len)
+		return len;
+	for (cut = fit; cut > 0 && s[cut] != ' '; cut--)
+		;
+	if (cut)
+		return cut;
+	if (fit)
+		return fit;     /* no space: the word is cut */
+	/* A character wider than the row goes whole, never a part of it. */
+	cut = utf8_decode(&cp, s, len);
+	return cut ? cut : 1;
+}
+
 static const char *find(const char *s, size_t len, const char *needle, size_t nlen, bool icase)
 {
 	size_t i;
@@ -185,12 +222,46 @@ int draw_str(WINDOW *win, int width, const char *s, attr_t attrs)
 	return draw_text(win, width, 0, s, strlen(s), &style);
 }
 
+const char *draw_ellipsis(void)
+{
+	return utf8_locale() ? "\xe2\x80\xa6" : "~";
+}
+
+int draw_parts(WINDOW *win, int width, int skip, const struct draw_part *parts, size_t n)
+{
+	const struct text_style *last = NULL;
+	int total = 0, room, used = 0, w;
+	size_t i;
+
+	if (width <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		total += text_width(parts[i].text, parts[i].len);
+	/* A single column has no room for text and the mark: it stays as it is. */
+	room = total - skip > width && width >= 2 ? width - 1 : width;
+	for (i = 0; i < n && used < room; i++) {
+		w = text_width(parts[i].text, parts[i].len);
+		if (skip >= w) {
+			skip -= w;
+			continue;
+		}
+		last = parts[i].style;
+		used += draw_text(win, room - used, skip, parts[i].text, parts[i].len, parts[i].style);
+		skip = 0;
+	}
+	if (room == width || !last)
+		return used;
+	/* A wide character that did not fit left its columns blank. */
+	draw_fill(win, room - used, last->attrs);
+	return room + draw_str(win, 1, draw_ellipsis(), last->attrs);
+}
+
 int draw_str_cut(WINDOW *win, int width, const char *s, attr_t attrs)
 {
-	if (width < 2 || text_width(s, strlen(s)) <= width)
-		return draw_str(win, width, s, attrs);
-	return draw_str(win, width - 1, s, attrs) +
-		draw_str(win, 1, utf8_locale() ? "\xe2\x80\xa6" : "~", attrs);
+	struct text_style style = { attrs, attrs, attrs, NULL, false };
+	struct draw_part part = { s, strlen(s), &style };
+
+	return draw_parts(win, width, 0, &part, 1);
 }
 
 int draw_str_mid(WINDOW *win, int width, const char *s, attr_t attrs)
@@ -203,7 +274,7 @@ int draw_str_mid(WINDOW *win, int width, const char *s, attr_t attrs)
 	/* The start and the end say most of an id: "debug-l…python". */
 	head = width / 2;
 	head = draw_str(win, head, s, attrs);
-	head += draw_str(win, 1, utf8_locale() ? "\xe2\x80\xa6" : "~", attrs);
+	head += draw_str(win, 1, draw_ellipsis(), attrs);
 	return head + draw_str(win, width - head, s + text_tail(s, len, width - head), attrs);
 }
 

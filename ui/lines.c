@@ -64,46 +64,13 @@ void lines_pad(struct lines *lines, enum style style, const char *text, int widt
 		lines_add(lines, STYLE_DEFAULT, "%*s", pad, "");
 }
 
-/* How many bytes of s fit in cols columns. */
-static size_t head_bytes(const char *s, size_t len, int cols)
-{
-	size_t i = 0, n;
-	uint32_t cp;
-	int col = 0, w;
-
-	while (i < len) {
-		if (!(n = utf8_decode(&cp, s + i, len - i)))
-			n = 1;
-		w = text_width(s + i, n);
-		if (col + w > cols)
-			break;
-		col += w;
-		i += n;
-	}
-	return i;
-}
-
-/* Where to break a line of len bytes to fit cols columns: at the last space that fits. */
-static size_t break_at(const char *s, size_t len, int cols)
-{
-	size_t fit = head_bytes(s, len, cols), cut;
-
-	if (fit == len)
-		return len;
-	for (cut = fit; cut > 0 && s[cut] != ' '; cut--)
-		;
-	if (cut)
-		return cut;
-	return fit ? fit : 1;   /* no space: cut the word; a character wider than the row goes whole */
-}
-
 void lines_wrap(struct lines *lines, enum style style, const char *text, int indent, int width)
 {
 	int room = width - indent > 16 ? width - indent : 16;
 	const char *p = text;
 
 	while (p && *p) {
-		size_t len = strcspn(p, "\n"), cut = break_at(p, len, room);
+		size_t len = strcspn(p, "\n"), cut = text_break(p, len, room);
 
 		lines_row(lines, -1);
 		lines_add(lines, style, "%*s%.*s", indent, "", (int)cut, p);
@@ -121,29 +88,43 @@ long lines_tag(const struct lines *lines, size_t row)
 	return row < lines->nrows ? lines->rows[row].tag : -1;
 }
 
+#define LINES_PARTS_STACK 16
+
 void lines_draw(const struct lines *lines, struct view *view, size_t row, bool selected)
 {
 	const struct lines_row *r = &lines->rows[row];
 	attr_t cursor = theme_attr(view->focused ? STYLE_CURSOR : STYLE_CURSOR_BLUR);
-	int used = 0, skip = view->col;
-	size_t i;
+	struct text_style stack_styles[LINES_PARTS_STACK], *styles = stack_styles;
+	struct draw_part stack_parts[LINES_PARTS_STACK], *parts = stack_parts;
+	size_t i, n = r->nparts;
+	int used;
 
-	for (i = 0; i < r->nparts && used < view->width; i++) {
-		const struct lines_part *part = &lines->parts[r->first + i];
-		const char *s = lines->text.ptr + part->start;
-		attr_t attrs = selected ? cursor : theme_attr(part->style);
-		struct text_style style = { attrs, selected ? cursor : theme_attr(STYLE_SPECIAL), attrs,
-					    NULL, false };
-		int width = text_width(s, part->len);
-
-		if (skip >= width) {
-			skip -= width;
-			continue;
+	if (n > LINES_PARTS_STACK) {
+		styles = malloc(n * sizeof(*styles));
+		parts = malloc(n * sizeof(*parts));
+		/* Memory that runs out drops text (the parts past the first ones). */
+		if (!styles || !parts) {
+			free(styles);
+			free(parts);
+			styles = stack_styles;
+			parts = stack_parts;
+			n = LINES_PARTS_STACK;
 		}
-		used += draw_text(view->win, view->width - used, skip, s, part->len, &style);
-		skip = 0;
 	}
+	for (i = 0; i < n; i++) {
+		const struct lines_part *part = &lines->parts[r->first + i];
+		attr_t attrs = selected ? cursor : theme_attr(part->style);
+
+		styles[i] = (struct text_style){ attrs, selected ? cursor : theme_attr(STYLE_SPECIAL), attrs,
+						 NULL, false };
+		parts[i] = (struct draw_part){ lines->text.ptr + part->start, part->len, &styles[i] };
+	}
+	used = draw_parts(view->win, view->width, view->col, parts, n);
 	draw_fill(view->win, view->width - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
+	if (parts != stack_parts) {
+		free(styles);
+		free(parts);
+	}
 }
 
 bool lines_match(const struct lines *lines, size_t row, const char *needle, bool icase)

@@ -270,7 +270,7 @@ static void scope_message(struct review *r)
 	if (notes > 1)
 		snprintf(more, sizeof(more), " and %zu more", notes - 1);
 	if (untracked)
-		snprintf(left, sizeof(left), "%s%zu untracked file%s not reviewed (I takes %s in)",
+		snprintf(left, sizeof(left), "%s%zu untracked file%s not reviewed (I adds %s)",
 			 notes ? "; " : "", untracked, untracked == 1 ? "" : "s", untracked == 1 ? "it" : "them");
 	tui_message(r->tui, false, "Checking: %s%s%s", notes ? check_note(r->check, 0) : "", more, left);
 }
@@ -281,6 +281,15 @@ int review_start(struct review *r)
 	struct tui *tui = r->tui;
 	struct check *c = NULL;
 
+	if (!tui->diff->nfiles) {
+		struct buf what = BUF_INIT;
+
+		/* A check of nothing would say "0 findings" of a change it never saw. */
+		tui_empty_summary(tui, &what);
+		tui_message(tui, false, "Nothing to check: %s", what.ptr ? what.ptr : "");
+		buf_release(&what);
+		return RL_EUSAGE;
+	}
 	opts.llm = &r->llm;
 	/* A database that would not open does not stop the review; the status bar says it is not kept. */
 	opts.store = r->store;
@@ -357,9 +366,14 @@ int review_mark_of(const struct review *r, int64_t finding)
 	return -1;
 }
 
+bool review_hidden(const struct finding *f)
+{
+	return !f->verified || f->suppressed;
+}
+
 bool review_shows(const struct review *r, const struct finding *f)
 {
-	return r->show_hidden || (f->verified && !f->suppressed);
+	return r->show_hidden || !review_hidden(f);
 }
 
 int review_judge(struct review *r, const struct finding *f, enum feedback_kind kind, const char *note)
@@ -397,8 +411,22 @@ int review_severity_at(const struct review *r, const char *path, int line)
 	return most;
 }
 
+/* One finding the findings pane may list, counted as shown or hidden. */
+static void count_finding(const struct review *r, const struct finding *f, struct review_counts *out)
+{
+	if (review_shows(r, f))
+		out->shown++;
+	else
+		out->hidden++;
+	if (review_hidden(f)) {
+		out->unverified += !f->verified;
+		out->suppressed += f->verified && f->suppressed;
+	}
+}
+
 void review_count(const struct review *r, struct review_counts *out)
 {
+	const struct report *rep;
 	size_t i, k;
 
 	memset(out, 0, sizeof(*out));
@@ -406,19 +434,21 @@ void review_count(const struct review *r, struct review_counts *out)
 		return;
 	out->rules = check_nresults(r->check);
 	out->tokens = check_stats(r->check)->tokens_in + check_stats(r->check)->tokens_out;
+	rep = r->show_report && check_done(r->check) ? check_report(r->check) : NULL;
+	for (i = 0; rep && i < rep->nfindings; i++)
+		count_finding(r, &rep->findings[i], out);
 	for (i = 0; i < out->rules; i++) {
 		const struct rule_result *res = check_result(r->check, i);
 
 		out->settled += rule_status_settled(res->status);
 		out->running += res->status == RULE_RUNNING;
 		out->failed += res->status == RULE_ERROR || res->status == RULE_TIMEOUT;
-		for (k = 0; k < res->nfindings; k++) {
-			const struct finding *f = &res->findings[k];
-
-			out->findings++;
-			out->shown += review_shows(r, f);
-			out->unverified += !f->verified;
-			out->suppressed += f->suppressed;
-		}
+		/*
+		 * The report lists, with v, the rules' hidden findings: the check
+		 * leaves them out of the merge (the UI never asks it to keep them).
+		 */
+		for (k = 0; k < res->nfindings && (!r->show_report || rep); k++)
+			if (!r->show_report || review_hidden(&res->findings[k]))
+				count_finding(r, &res->findings[k], out);
 	}
 }

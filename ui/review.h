@@ -69,6 +69,8 @@ bool review_running(const struct review *review);
 /* The check whose fix detection has not finished yet, or 0. */
 int64_t review_fixes_unfinished(const struct review *review);
 
+/* Whether a finding is hidden unless asked (v): unverified, or suppressed. */
+bool review_hidden(const struct finding *finding);
 /* Whether a finding is on show (verified and not suppressed, or all when asked). */
 bool review_shows(const struct review *review, const struct finding *finding);
 /* The user's mark on a finding, or -1. */
@@ -85,10 +87,18 @@ void review_drawn(struct review *review);
 /* Write the stats as JSON to path; 0 or -1. */
 int review_stats_write(const struct review *review, const char *path);
 
-/* Counts for titles and the status bar. */
+/*
+ * Counts for titles and the status bar. The findings are those of the
+ * findings pane, as it lists them: the rules' (under each rule), or the
+ * report's (its merged findings, then, with v, the rules' findings the
+ * report left out); shown is how many it lists, hidden how many it does
+ * not (until v). unverified and suppressed split the hidden ones (the
+ * shown ones with v) apart, each finding counted once: unverified first,
+ * then suppressed (verified, but marked false positive or ignored inline).
+ */
 struct review_counts {
 	size_t rules, settled, running, failed;
-	size_t findings, shown, unverified, suppressed;
+	size_t shown, hidden, unverified, suppressed;
 	long tokens;
 };
 void review_count(const struct review *review, struct review_counts *out);

@@ -150,6 +150,7 @@ static void diff_adopt(struct tui *tui, struct diff *diff, const char *path, int
 		tui->goto_row = row;
 	}
 	free(keep);
+	tui_untracked_count(tui);
 	if (tui->diff_changed)
 		tui->diff_changed(tui);
 	tui_layout(tui);
@@ -167,6 +168,48 @@ void tui_diff_reload(struct tui *tui, const char *path, int line)
 		return;
 	}
 	diff_adopt(tui, diff, path, line, 0);
+}
+
+void tui_untracked_count(struct tui *tui)
+{
+	long was = tui->untracked;
+	size_t n = 0;
+
+	if (!diff_empty(tui)) {
+		tui->untracked = -1;
+	} else if (repo_untracked_count(&n, tui->repo, tui->target) < 0) {
+		/* Not counted: the screen says they are left out, without a number. */
+		error_clear();
+		tui->untracked = -1;
+	} else {
+		tui->untracked = (long)n;
+	}
+	if (tui->untracked != was) {
+		view_dirty(&tui->views[VIEW_EMPTY]);
+		view_dirty(&tui->views[VIEW_DIFF]);
+	}
+}
+
+void tui_untracked_text(struct tui *tui, struct buf *out)
+{
+	if (tui->target->side != SIDE_WORKDIR)
+		return;
+	/* With untracked files in the diff (I, --untracked), an empty one has none. */
+	if (tui->target->untracked || tui->untracked == 0)
+		buf_puts(out, "no untracked files");
+	else if (tui->untracked < 0)
+		buf_puts(out, "untracked files are left out (I adds them)");
+	else
+		buf_printf(out, "%ld untracked file%s (I adds %s)", tui->untracked,
+			   tui->untracked == 1 ? "" : "s", tui->untracked == 1 ? "it" : "them");
+}
+
+void tui_empty_summary(struct tui *tui, struct buf *out)
+{
+	buf_printf(out, "%s: no changes", tui->target->description);
+	if (tui->target->side == SIDE_WORKDIR)
+		buf_puts(out, "; ");
+	tui_untracked_text(tui, out);
 }
 
 int tui_diff_refresh(struct tui *tui, struct diff *diff)

@@ -51,7 +51,7 @@ static void totals_text(struct tui *tui, char *out, size_t size)
 /* The focused view's main keys, as many whole ones as fit in width; false when some did not. */
 static bool keys_text(struct tui *tui, struct buf *out, int width)
 {
-	const struct view *view = tui->overlay ? tui->overlay : tui->focus;
+	const struct view *view = tui_active_view(tui);
 	const char *key, *end;
 	size_t len;
 
@@ -115,9 +115,17 @@ void statusbar_draw(struct tui *tui, WINDOW *win, int width)
 
 	wmove(win, 0, 0);
 	if (tui->prompting) {
-		used = draw_str(win, width, tui->prompt_kind == PROMPT_NOTE ?
-				"False positive. Why? (Enter to skip, Esc to cancel): " : "/", attrs);
-		used += draw_str(win, width - used, tui->prompt.ptr ? tui->prompt.ptr : "", attrs);
+		const char *typed = tui->prompt.ptr ? tui->prompt.ptr : "";
+		size_t len = strlen(typed);
+
+		used = draw_str_cut(win, width, tui->prompt_kind == PROMPT_NOTE ?
+				    "False positive. Why? (Enter to skip, Esc to cancel): " : "/", attrs);
+		/* What does not fit is its start: the end, where the cursor is, stays in sight. */
+		if (used < width - 1 && text_width(typed, len) > width - used - 1) {
+			used += draw_str(win, 1, draw_ellipsis(), attrs);
+			typed += text_tail(typed, len, width - used - 1);
+		}
+		used += draw_str(win, width - used, typed, attrs);
 		draw_fill(win, width - used, attrs);
 		wmove(win, 0, used < width ? used : width - 1);
 		wnoutrefresh(win);

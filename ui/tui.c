@@ -133,7 +133,8 @@ static void run_loop(struct tui *tui)
 int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	    struct tui_options *options)
 {
-	struct tui tui = { .repo = repo, .target = target, .diff = diff, .diff_changed = watch_follow };
+	struct tui tui = { .repo = repo, .target = target, .diff = diff, .diff_changed = watch_follow,
+			   .untracked = -1 };
 	const struct loop_source input = { input_fds, NULL, input_dispatch, NULL, &tui, false };
 	const struct loop_source counter = { NULL, NULL, NULL, background_count, &tui, false };
 	const struct loop_source renamer = { NULL, NULL, NULL, background_renames, &tui, false };
@@ -164,6 +165,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	review_init(&tui.review, &tui);
 	fixes_init(&tui.fixes, &tui);
 	tui_set_focus(&tui, &tui.views[VIEW_FILES]);
+	tui_untracked_count(&tui);
 	tui_layout(&tui);
 	if (!tui.script)
 		tui.input = loop_add(&tui.loop, &input);

@@ -71,6 +71,8 @@ struct tui {
 	bool quit;
 	int exit_status;        /* what tui_run returns (2 when a script failed) */
 	size_t file;            /* the file shown in the diff pane */
+	/* The untracked files an empty diff leaves out (tui_untracked_count), -1 when not known. */
+	long untracked;
 	int goto_line;          /* a new line for the diff pane to show next, or 0 */
 	int goto_row;           /* the screen row to show it on, plus 1 (0: a third down) */
 	size_t counted;         /* background counting: next file to count */
@@ -148,6 +150,23 @@ void tui_diff_reload(struct tui *tui, const char *path, int line);
  * same file and the nearest line.
  */
 int tui_diff_refresh(struct tui *tui, struct diff *diff);
+/*
+ * While the diff is empty, count the untracked files it leaves out again
+ * (after the diff was made again, or the working tree changed); the screens
+ * that say the diff is empty are drawn again when the count changed.
+ */
+void tui_untracked_count(struct tui *tui);
+/*
+ * What an empty diff leaves out, when its new side is the working tree:
+ * "2 untracked files (I adds them)", "no untracked files"; nothing else.
+ */
+void tui_untracked_text(struct tui *tui, struct buf *out);
+/*
+ * What an empty diff compared and what it leaves out, for the panes and
+ * messages that say there is nothing to review: "HEAD (1a2b3c4)..working
+ * tree: no changes; 2 untracked files (I adds them)".
+ */
+void tui_empty_summary(struct tui *tui, struct buf *out);
 /* Show a file's line in the diff pane (a finding's place), focusing it. */
 void tui_show_line(struct tui *tui, const char *path, int line);
 /* The same without the focus: the diff pane follows a selection (a signal); nothing when not in the diff. */

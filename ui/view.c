@@ -164,28 +164,38 @@ bool view_request(struct view *view, enum request request)
 	}
 }
 
-bool view_search(struct view *view, int direction)
+bool view_search_from(struct view *view, size_t first, int direction)
 {
 	const struct search *search = &view->tui->search;
-	size_t i, n = view->lines, line;
+	size_t line;
 
-	if (!view->ops->matches || !n)
+	if (!view->ops->matches)
 		return false;
-	for (i = 1; i <= n; i++) {
-		line = direction > 0 ? view->lineno + i : view->lineno + n - i;
-		if (direction > 0 && line >= n && view->ops->search_more)
-			break;
-		if (direction < 0 && view->lineno < i && view->ops->search_more)
-			break;
-		line %= n;
+	/* Going back past line 0 wraps to SIZE_MAX, past the last line: the loop ends. */
+	for (line = first; line < view->lines; line = direction > 0 ? line + 1 : line - 1)
 		if (view->ops->matches(view, line, search->needle, search->icase)) {
 			view_select(view, line);
 			return true;
 		}
-	}
+	return false;
+}
+
+bool view_search(struct view *view, int direction)
+{
+	size_t n = view->lines, next;
+
+	if (!view->ops->matches)
+		return false;
+	if (direction > 0)
+		next = view->lineno + 1;
+	else
+		next = view->lineno < n ? view->lineno - 1 : n - 1;
+	if (view_search_from(view, next, direction))
+		return true;
 	if (view->ops->search_more)
 		return view->ops->search_more(view, direction);
-	return false;
+	/* Wrapped around: from the other end, up to the line the search left. */
+	return n && view_search_from(view, direction > 0 ? 0 : n - 1, direction);
 }
 
 void view_release(struct view *view)

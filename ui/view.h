@@ -68,8 +68,13 @@ bool view_request(struct view *view, enum request request);
 void view_select(struct view *view, size_t line);
 /* Put a line at the top (used to show a hunk with its context). */
 void view_scroll_to(struct view *view, size_t line);
-/* Search from the cursor; direction 1 or -1. False when nothing matched. */
+/* Search from the cursor; direction 1 or -1. Past the last line (the first
+ * going back) it goes on with search_more if the view has it, else it wraps
+ * around to the other end, as less and tig do. False when nothing matched. */
 bool view_search(struct view *view, int direction);
+/* The first match from line `first` on (direction 1) or back (-1), to the
+ * end without wrapping, selected. False when there is none. */
+bool view_search_from(struct view *view, size_t first, int direction);
 /* Mark for drawing. */
 void view_dirty(struct view *view);
 void view_release(struct view *view);

@@ -221,10 +221,13 @@ static void events_settled(struct watch *w)
 		error_clear();
 		return;
 	}
-	if (same_files(diff, tui->diff))
+	if (same_files(diff, tui->diff)) {
 		diff_free(diff);
-	else
+		/* Nothing to review still; the untracked files the screen counts may have come or gone. */
+		tui_untracked_count(tui);
+	} else {
 		changed(tui, diff);
+	}
 }
 
 static void watch_dispatch(void *ctx, const struct pollfd *fds, int n)

@@ -15,6 +15,9 @@
 #   many    45 modified files, for scrolling the files pane.
 #   untrusted  basic with a committed .revline that waits for revline trust.
 #   untracked  basic with an untracked file, scratch.py.
+#   untracked-one   one commit, no changes, one untracked file (scratch.py).
+#   untracked-only  one commit, no changes, three untracked files (two in a
+#           new directory) and an ignored one.
 #   deps    a dependency bump: package.json (a major, a minor and a patch
 #           bump, one added), its lock file and go.mod (a 0.x bump).
 
@@ -404,12 +407,29 @@ build_untracked()
 	printf 'breakpoint()\nAWS_KEY = "AKIAIOSFODNN7EXAMPLE"\n' >scratch.py
 }
 
+build_untracked_one()
+{
+	build_empty
+	printf 'breakpoint()\n' >scratch.py
+}
+
+build_untracked_only()
+{
+	printf '*.log\n' >.gitignore
+	build_empty
+	printf 'breakpoint()\n' >scratch.py
+	mkdir notes
+	printf 'todo\n' >notes/todo.txt
+	printf 'ideas\n' >notes/ideas.txt
+	printf 'ignored\n' >debug.log
+}
+
 fixture_build()
 {
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme|deps|untrusted|untracked) ;;
+	basic|empty|many|badtheme|deps|untrusted|untracked|untracked-one|untracked-only) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1
@@ -418,6 +438,6 @@ fixture_build()
 		cd "$dir"
 		fixture_env
 		fixture_init
-		"build_$name"
+		"build_${name//-/_}"
 	)
 }

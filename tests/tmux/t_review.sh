@@ -34,7 +34,7 @@ expect_stored()
 }
 
 tmux_start --check
-expect "the fast rule's findings while the slow rule runs" '^fast +! 2 findings [0-9.]+s'
+expect "the fast rule's findings while the slow rule runs" '^fast +! 2 findings, 1 hidden [0-9.]+s'
 if screen | grep -Eq '^slow +. running [0-9]+s'; then
 	ok "the slow rule is still running"
 else

@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum row_kind { ROW_HEADER, ROW_HUNK, ROW_LINE, ROW_ERROR };
+/* After a line without a newline at its end, as git says it. */
+#define NO_EOL_MARK " \\ no newline at end of file"
+
+/* ROW_EMPTY: a line of what an empty diff compared and left out (index 0, 1, 2). */
+enum row_kind { ROW_HEADER, ROW_HUNK, ROW_LINE, ROW_ERROR, ROW_EMPTY };
 
 struct row {
 	enum row_kind kind;
@@ -163,9 +167,13 @@ static void diff_build(struct view *view)
 	dv->width = -1;
 	view->lineno = view->offset = 0;
 	view->col = 0;
-	if (tui->file >= tui->diff->nfiles)
-		return;
-	if (diff_file_load(tui->diff, tui->file) < 0) {
+	if (tui->file >= tui->diff->nfiles) {
+		/* Nothing to show (a check's panes stay after I left the untracked files out): say why. */
+		rows_add(dv, ROW_EMPTY, 0, NULL, 0);
+		rows_add(dv, ROW_EMPTY, 1, NULL, 0);
+		if (tui->target->side == SIDE_WORKDIR)
+			rows_add(dv, ROW_EMPTY, 2, NULL, 0);
+	} else if (diff_file_load(tui->diff, tui->file) < 0) {
 		snprintf(dv->error, sizeof(dv->error), "%s", error_message());
 		rows_add(dv, ROW_ERROR, 0, NULL, 0);
 	} else if (rows_build(dv, &tui->diff->files[tui->file]) < 0) {
@@ -237,43 +245,75 @@ static void draw_diff_line(struct view *view, const struct diff_line *line, bool
 	enum style style = line->origin == '+' ? STYLE_DIFF_ADD :
 		line->origin == '-' ? STYLE_DIFF_DEL : STYLE_DIFF_CONTEXT;
 	struct text_style ts = text_style(view, style, selected);
+	attr_t special = selected ? ts.attrs : theme_attr(STYLE_SPECIAL);
+	struct text_style ts_eol = { special, special, special, NULL, false };
+	struct draw_part parts[2] = {
+		{ line->text, line->len, &ts },
+		{ NO_EOL_MARK, strlen(NO_EOL_MARK), &ts_eol },
+	};
 	char origin[2] = { line->origin, '\0' };
 	int used = 0;
 
 	line_numbers(view, line, selected, &used);
 	used += draw_str(view->win, view->width - used, origin, ts.attrs);
-	used += draw_text(view->win, view->width - used, view->col, line->text, line->len, &ts);
-	if (line->flags & DIFF_LINE_NO_EOL && used < view->width)
-		used += draw_str(view->win, view->width - used, " \\ no newline at end of file",
-				 selected ? ts.attrs : theme_attr(STYLE_SPECIAL));
+	/* Past the pane's edge, the line says it goes on (l scrolls). */
+	used += draw_parts(view->win, view->width - used, view->col, parts,
+			   line->flags & DIFF_LINE_NO_EOL ? 2 : 1);
 	draw_fill(view->win, view->width - used, selected ? ts.attrs : theme_attr(style));
+}
+
+/* An empty diff's rows: "Nothing to review", what was compared, what was left out. */
+static void empty_draw(struct view *view, const struct row *r, bool selected)
+{
+	struct tui *tui = view->tui;
+	attr_t attrs = theme_attr(selected ? (view->focused ? STYLE_CURSOR : STYLE_CURSOR_BLUR) :
+				  r->index == 0 ? STYLE_EMPTY_TITLE : STYLE_DEFAULT);
+	struct buf text = BUF_INIT;
+	int used;
+
+	if (r->index == 0)
+		buf_puts(&text, "Nothing to review");
+	else if (r->index == 1)
+		buf_printf(&text, "%s: no changes", tui->target->description);
+	else
+		tui_untracked_text(tui, &text);
+	used = draw_str_cut(view->win, view->width, text.ptr ? text.ptr : "", attrs);
+	draw_fill(view->win, view->width - used, attrs);
+	buf_release(&text);
 }
 
 static void diff_draw_line(struct view *view, size_t index, int row, bool selected)
 {
 	struct diff_view *dv = view->data;
 	const struct row *r = &dv->rows[index];
-	const struct diff_file *file = &view->tui->diff->files[dv->file];
+	const struct diff *diff = view->tui->diff;
+	const struct diff_file *file = dv->file < diff->nfiles ? &diff->files[dv->file] : NULL;
+	struct draw_part part;
 	struct text_style ts;
 	int used = 0;
 
 	(void)row;
 	switch (r->kind) {
+	case ROW_EMPTY:
+		empty_draw(view, r, selected);
+		return;
 	case ROW_LINE:
 		draw_diff_line(view, &file->lines[r->index], selected);
 		return;
 	case ROW_HUNK:
 		ts = text_style(view, STYLE_HUNK_HEADER, selected);
-		used = draw_text(view->win, view->width, view->col, file->hunks[r->index].header,
-				 file->hunks[r->index].header_len, &ts);
+		part = (struct draw_part){ file->hunks[r->index].header, file->hunks[r->index].header_len, &ts };
+		used = draw_parts(view->win, view->width, view->col, &part, 1);
 		break;
 	case ROW_HEADER:
 		ts = text_style(view, STYLE_FILE_HEADER, selected);
-		used = draw_text(view->win, view->width, view->col, r->text, r->len, &ts);
+		part = (struct draw_part){ r->text, r->len, &ts };
+		used = draw_parts(view->win, view->width, view->col, &part, 1);
 		break;
 	case ROW_ERROR:
 		ts = text_style(view, STYLE_STATUS_ERROR, selected);
-		used = draw_text(view->win, view->width, 0, dv->error, strlen(dv->error), &ts);
+		part = (struct draw_part){ dv->error, strlen(dv->error), &ts };
+		used = draw_parts(view->win, view->width, 0, &part, 1);
 		break;
 	}
 	draw_fill(view->win, view->width - used, ts.attrs);
@@ -347,16 +387,19 @@ static void hunk_move(struct view *view, int direction)
 static int rows_width(struct view *view)
 {
 	struct diff_view *dv = view->data;
-	const struct diff_file *file = &view->tui->diff->files[dv->file];
+	const struct diff_file *file;
 	int most = 0, w;
 	size_t i;
 
+	if (dv->file >= view->tui->diff->nfiles)
+		return view->width;
+	file = &view->tui->diff->files[dv->file];
 	for (i = 0; i < dv->nrows; i++) {
 		const struct row *r = &dv->rows[i];
 
 		if (r->kind == ROW_LINE)
-			w = 2 * dv->numwidth + 4 + text_width(file->lines[r->index].text,
-							      file->lines[r->index].len);
+			w = 2 * dv->numwidth + 4 + text_width(file->lines[r->index].text, file->lines[r->index].len) +
+				(file->lines[r->index].flags & DIFF_LINE_NO_EOL ? (int)strlen(NO_EOL_MARK) : 0);
 		else if (r->kind == ROW_HUNK)
 			w = text_width(file->hunks[r->index].header, file->hunks[r->index].header_len);
 		else if (r->kind == ROW_HEADER)
@@ -414,6 +457,8 @@ static bool diff_matches(struct view *view, size_t line, const char *needle, boo
 {
 	struct diff_view *dv = view->data;
 
+	if (dv->file >= view->tui->diff->nfiles)
+		return false;
 	return row_matches(&view->tui->diff->files[dv->file], &dv->rows[line], needle, icase);
 }
 
@@ -441,27 +486,32 @@ static bool file_matches(struct tui *tui, size_t index)
 	return false;
 }
 
-/* The search goes on through the other files, wrapping around. */
+/*
+ * Past the end of a file (the start going back), the search goes on through
+ * the other files and around to the same file's first match (last, going
+ * back): the last step of the loop is the file it started in.
+ */
 static bool diff_search_more(struct view *view, int direction)
 {
-	struct diff_view *dv = view->data;
 	struct tui *tui = view->tui;
-	size_t n = tui->diff->nfiles, step, file;
+	size_t n = tui->diff->nfiles, start = tui->file, lineno = view->lineno, offset = view->offset;
+	size_t step, file;
 
 	for (step = 1; step <= n; step++) {
-		file = (tui->file + n + (size_t)((long)step * direction)) % n;
+		file = (start + n + (size_t)((long)step * direction)) % n;
 		if (!file_matches(tui, file))
 			continue;
 		tui_open_file(tui, file);
 		diff_refresh(view);
-		view->lineno = direction > 0 ? 0 : (dv->nrows ? dv->nrows - 1 : 0);
-		if (diff_matches(view, view->lineno, tui->search.needle, tui->search.icase)) {
-			view_select(view, view->lineno);
+		if (view_search_from(view, direction > 0 ? 0 : view->lines - 1, direction))
 			return true;
-		}
-		if (step == n)
-			break;
-		return view_search(view, direction);
+	}
+	/* Nothing shown matches (a match only in text the pane does not show): stay. */
+	if (tui->file != start) {
+		tui_open_file(tui, start);
+		diff_refresh(view);
+		view->offset = offset;
+		view_select(view, lineno);
 	}
 	return false;
 }

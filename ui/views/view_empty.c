@@ -1,15 +1,24 @@
-/* The "nothing to review" screen: what was compared, and what to try. */
+/* The "nothing to review" screen: what was compared, what it left out, and what to try. */
 #include "draw.h"
 #include "tui.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define EMPTY_LINES 9
+/* Lines of the text; the one of the untracked files only against the working tree. */
+#define EMPTY_LINES 10
+#define UNTRACKED_LINE 4
+
+static size_t empty_lines(const struct tui *tui)
+{
+	return tui->target->side == SIDE_WORKDIR ? EMPTY_LINES : EMPTY_LINES - 1;
+}
 
 static void empty_text(struct tui *tui, size_t line, struct buf *out, enum style *style)
 {
 	*style = STYLE_DEFAULT;
+	if (line >= UNTRACKED_LINE && tui->target->side != SIDE_WORKDIR)
+		line++;
 	switch (line) {
 	case 0:
 		buf_puts(out, "Nothing to review");
@@ -21,17 +30,18 @@ static void empty_text(struct tui *tui, size_t line, struct buf *out, enum style
 	case 3:
 		buf_printf(out, "%s: no changes", tui->target->description);
 		break;
-	case 5:
-		buf_puts(out, tui->target->side == SIDE_WORKDIR && !tui->target->untracked ?
-			 "New files are left out: try --untracked to include them," :
-			 "Try another target:");
+	case UNTRACKED_LINE:
+		tui_untracked_text(tui, out);
 		break;
 	case 6:
+		buf_puts(out, "Try another target:");
+		break;
+	case 7:
 		buf_puts(out, tui->target->side == SIDE_INDEX ?
 			 "the working tree (without --staged), --base REF, or a range A..B." :
 			 "--staged for the index, --base REF, or a range A..B.");
 		break;
-	case 8:
+	case 9:
 		buf_puts(out, "Press q to quit, ? for help.");
 		break;
 	}
@@ -50,7 +60,7 @@ static void empty_refresh(struct view *view)
 
 static void empty_draw_line(struct view *view, size_t line, int row, bool selected)
 {
-	long top = (view->height - EMPTY_LINES) / 2;
+	long n = (long)empty_lines(view->tui), top = (view->height - n) / 2;
 	struct buf text = BUF_INIT;
 	enum style style = STYLE_DEFAULT;
 	int width, left, used = 0;
@@ -58,14 +68,14 @@ static void empty_draw_line(struct view *view, size_t line, int row, bool select
 	(void)selected;
 	if (top < 0)
 		top = 0;
-	if ((long)line >= top && (long)line < top + EMPTY_LINES)
+	if ((long)line >= top && (long)line < top + n)
 		empty_text(view->tui, (size_t)((long)line - top), &text, &style);
 	width = text.ptr ? text_width(text.ptr, text.len) : 0;
 	left = width < view->width ? (view->width - width) / 2 : 0;
 	draw_fill(view->win, left, theme_attr(STYLE_DEFAULT));
 	used = left;
 	if (text.ptr)
-		used += draw_str(view->win, view->width - used, text.ptr, theme_attr(style));
+		used += draw_str_cut(view->win, view->width - used, text.ptr, theme_attr(style));
 	draw_fill(view->win, view->width - used, theme_attr(STYLE_DEFAULT));
 	buf_release(&text);
 	(void)row;
@@ -79,7 +89,7 @@ static void empty_title(struct view *view, struct buf *out)
 
 const struct view_ops empty_view_ops = {
 	.name = "empty",
-	.keys = "c check|s signals|L lint|I untracked|H history|? help",
+	.keys = "I untracked|s signals|L lint|H history|? help",
 	.init = empty_init,
 	.prepare = empty_refresh,
 	.draw_line = empty_draw_line,

@@ -45,74 +45,53 @@ static void row_add(struct evidence_view *ev, enum style style, bool code, const
 		ev->nrows++;
 }
 
-/* A line longer than the pane goes on in rows indented by two, broken at spaces. */
-static void line_wrap(struct evidence_view *ev, enum style style, const char *text)
+/*
+ * Text in rows of the pane's width, broken at spaces, each row after indent
+ * spaces, the rows after the first after more; its newlines kept.
+ */
+static void rows_wrap(struct evidence_view *ev, enum style style, const char *text, int indent, int more)
 {
+	struct buf row = BUF_INIT;
 	const char *p = text;
-	bool more = false;
+	bool first = true;
 
-	while (*p) {
-		size_t len = strlen(p), cut = len, c;
-		int room = ev->width - (more ? 2 : 0), total = text_width(p, len);
-		char row[1100];
+	while (p && *p) {
+		int pad = first ? indent : more, room = ev->width - pad;
+		size_t len = strcspn(p, "\n"), cut = room >= 16 ? text_break(p, len, room) : len;
 
-		if (room >= 16 && total > room) {
-			cut = text_tail(p, len, total - room);
-			for (c = cut; c > 0 && p[c] != ' '; c--)
-				;
-			cut = c > 0 ? c : cut;
-		}
-		snprintf(row, sizeof(row), "%s%.*s", more ? "  " : "", (int)cut, p);
-		row_add(ev, style, false, row, strlen(row));
+		buf_clear(&row);
+		buf_printf(&row, "%*s%.*s", pad, "", (int)cut, p);
+		row_add(ev, style, false, row.ptr ? row.ptr : "", row.len);
 		p += cut;
-		while (*p == ' ')
+		while (cut < len && *p == ' ')
 			p++;
-		more = true;
+		if (*p == '\n')
+			p++;
+		first = false;
 	}
+	buf_release(&row);
 }
 
 static void line(struct evidence_view *ev, enum style style, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A line of the pane; longer than the pane, it goes on in rows indented by two. */
 static void line(struct evidence_view *ev, enum style style, const char *fmt, ...)
 {
-	char text[1024];
+	struct buf text = BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	buf_vprintf(&text, fmt, ap);
 	va_end(ap);
-	line_wrap(ev, style, text);
+	rows_wrap(ev, style, text.ptr ? text.ptr : "", 0, 2);
+	buf_release(&text);
 }
 
-/* Prose wrapped at the pane's width, after an indent. */
-static void wrapped(struct evidence_view *ev, const char *text, int width, enum style style)
+/* Prose, indented by two. */
+static void wrapped(struct evidence_view *ev, const char *text, enum style style)
 {
-	const char *p = text;
-	size_t room = width > 12 ? (size_t)width - 4 : 8;
-
-	while (p && *p) {
-		size_t len = strcspn(p, "\n"), cut = len;
-
-		if (cut > room) {
-			for (cut = room; cut > 0 && p[cut] != ' '; cut--)
-				;
-			if (!cut)
-				cut = room;
-		}
-		{
-			char buf[2048];
-
-			snprintf(buf, sizeof(buf), "  %.*s", (int)cut, p);
-			row_add(ev, style, false, buf, strlen(buf));
-		}
-		p += cut;
-		if (*p == '\n')
-			p++;
-		else
-			while (*p == ' ')
-				p++;
-	}
+	rows_wrap(ev, style, text, 2, 2);
 }
 
 /* Code keeps its lines and spacing. */
@@ -159,18 +138,18 @@ static void finding_rows(struct evidence_view *ev, struct view *view, const stru
 	     f->nfrom > 1 ? ")" : "", (long long)f->id);
 	line(ev, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED, "revline: %s",
 	     f->verified ? "verified" : "NOT verified");
-	wrapped(ev, f->verify_note ? f->verify_note : "", view->width, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED);
+	wrapped(ev, f->verify_note ? f->verify_note : "", f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED);
 	if (f->suppressed)
 		line(ev, STYLE_MARK, "marked false positive before (hidden unless v)");
 	if (mark >= 0)
 		line(ev, STYLE_MARK, "your mark: %s", mark_name((enum feedback_kind)mark));
 	if (f->issue) {
 		line(ev, STYLE_LABEL, "Issue");
-		wrapped(ev, f->issue, view->width, STYLE_DEFAULT);
+		wrapped(ev, f->issue, STYLE_DEFAULT);
 	}
 	if (f->suggestion) {
 		line(ev, STYLE_LABEL, "Suggestion");
-		wrapped(ev, f->suggestion, view->width, STYLE_DEFAULT);
+		wrapped(ev, f->suggestion, STYLE_DEFAULT);
 	}
 	if (e->range_start || e->range_end)
 		line(ev, STYLE_LABEL, "Code examined (lines %d-%d)", e->range_start, e->range_end);
@@ -181,7 +160,7 @@ static void finding_rows(struct evidence_view *ev, struct view *view, const stru
 	else
 		line(ev, STYLE_RULE_MUTED, "  (none given)");
 	line(ev, STYLE_LABEL, "How it was verified");
-	wrapped(ev, e->method ? e->method : "(not said)", view->width, STYLE_DEFAULT);
+	wrapped(ev, e->method ? e->method : "(not said)", STYLE_DEFAULT);
 	line(ev, STYLE_LABEL, "Handling elsewhere checked: %s%s%s", e->checked_elsewhere ? "yes" : "no",
 	     e->where_checked ? ", " : "", e->where_checked ? e->where_checked : "");
 	line(ev, STYLE_LABEL, "Impact finding (outside the diff): %s", e->impact ? "yes" : "no");
@@ -222,11 +201,11 @@ static void rule_rows(struct evidence_view *ev, struct view *view, size_t index)
 		     check_timeout_choice(c)->reason);
 	if (res->error) {
 		line(ev, STYLE_LABEL, res->status == RULE_SKIPPED ? "Why skipped" : "What went wrong");
-		wrapped(ev, res->error, view->width, STYLE_RULE_FAILED);
+		wrapped(ev, res->error, STYLE_RULE_FAILED);
 	}
 	if (res->reasoning) {
 		line(ev, STYLE_LABEL, "Reasoning");
-		wrapped(ev, res->reasoning, view->width, STYLE_DEFAULT);
+		wrapped(ev, res->reasoning, STYLE_DEFAULT);
 	}
 }
 
@@ -263,12 +242,14 @@ static void evidence_draw_line(struct view *view, size_t index, int row, bool se
 				 view->tui->search.icase };
 	int used = 0;
 
+	struct draw_part part = { er->text, strlen(er->text), &ts };
+
 	(void)row;
 	(void)selected;
+	/* Code is scrolled sideways (h, l), prose is wrapped; either says where it is cut. */
 	if (er->code)
 		used = draw_str(view->win, view->width, "  ", theme_attr(STYLE_DEFAULT));
-	used += draw_text(view->win, view->width - used, er->code ? view->col : 0, er->text,
-			  strlen(er->text), &ts);
+	used += draw_parts(view->win, view->width - used, er->code ? view->col : 0, &part, 1);
 	draw_fill(view->win, view->width - used, theme_attr(STYLE_DEFAULT));
 }
 

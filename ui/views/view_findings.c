@@ -18,7 +18,7 @@ struct frow {
 	enum frow_kind kind;
 	size_t rule;                    /* for rule rows and a rule's findings */
 	const struct finding *finding;  /* for finding rows */
-	char text[256];                 /* for text rows */
+	char *text;                     /* for text rows */
 	enum style style;
 };
 
@@ -52,17 +52,29 @@ static void text_row(struct findings_view *fv, enum style style, const char *fmt
 static void text_row(struct findings_view *fv, enum style style, const char *fmt, ...)
 {
 	struct frow *row = row_add(fv, FROW_TEXT);
+	struct buf text = BUF_INIT;
 	va_list ap;
 
 	if (!row)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(row->text, sizeof(row->text), fmt, ap);
+	buf_vprintf(&text, fmt, ap);
 	va_end(ap);
+	row->text = buf_detach(&text);
 	row->style = style;
 }
 
-/* Text wrapped into rows of the pane's width. */
+/* The rows' texts go before the rows are built again. */
+static void rows_clear(struct findings_view *fv)
+{
+	size_t i;
+
+	for (i = 0; i < fv->nrows; i++)
+		free(fv->rows[i].text);
+	fv->nrows = 0;
+}
+
+/* Text wrapped into rows of the pane's width, after a space. */
 static void wrapped_rows(struct findings_view *fv, const char *text, int width, enum style style)
 {
 	const char *p = text;
@@ -70,17 +82,13 @@ static void wrapped_rows(struct findings_view *fv, const char *text, int width, 
 	if (width < 20)
 		width = 20;
 	while (p && *p) {
-		size_t len = strcspn(p, "\n"), cut = len;
+		size_t len = strcspn(p, "\n"), cut = text_break(p, len, width - 1);
 
-		if ((int)cut > width - 2) {
-			for (cut = (size_t)width - 2; cut > 0 && p[cut] != ' '; cut--)
-				;
-			if (!cut)
-				cut = (size_t)width - 2;
-		}
 		text_row(fv, style, " %.*s", (int)cut, p);
 		p += cut;
-		while (*p == ' ' || *p == '\n')
+		while (cut < len && *p == ' ')
+			p++;
+		if (*p == '\n')
 			p++;
 	}
 }
@@ -116,6 +124,31 @@ static void incomplete_row(struct findings_view *fv, const struct check *check)
 	buf_release(&text);
 }
 
+/* With v, the rules' findings the report left out (unverified, suppressed), under their own heading. */
+static void left_out_rows(struct findings_view *fv, const struct review *r)
+{
+	size_t i, k;
+	bool heading = false;
+
+	for (i = 0; i < check_nresults(r->check); i++) {
+		const struct rule_result *res = check_result(r->check, i);
+
+		for (k = 0; k < res->nfindings; k++) {
+			struct frow *row;
+
+			if (!review_hidden(&res->findings[k]))
+				continue;
+			if (!heading)
+				text_row(fv, STYLE_LABEL, " Left out of the report (v hides):");
+			heading = true;
+			if (!(row = row_add(fv, FROW_FINDING)))
+				return;
+			row->rule = i;
+			row->finding = &res->findings[k];
+		}
+	}
+}
+
 static void report_rows(struct findings_view *fv, struct view *view)
 {
 	const struct review *r = &view->tui->review;
@@ -143,6 +176,8 @@ static void report_rows(struct findings_view *fv, struct view *view)
 		row->rule = (size_t)-1;
 		row->finding = &rep->findings[i];
 	}
+	if (r->show_hidden)
+		left_out_rows(fv, r);
 }
 
 /* The row the cursor was on before a rebuild. */
@@ -180,7 +215,7 @@ static void findings_prepare(struct view *view)
 	struct findings_view *fv = view->data;
 	struct review *r = &view->tui->review;
 
-	fv->nrows = 0;
+	rows_clear(fv);
 	fv->id_width = id_width(r, view->width);
 	if (!r->check)
 		text_row(fv, STYLE_EMPTY_TITLE, " Press c to check the diff against the rules.");
@@ -232,10 +267,24 @@ static bool retry_text(char *out, size_t size, const struct check *check, size_t
 	return true;
 }
 
+/* ", 2 hidden": the rule's findings not listed under it (until v). */
+static const char *hidden_text(char *out, size_t size, const struct review *r, const struct rule_result *res)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < res->nfindings; k++)
+		n += !review_shows(r, &res->findings[k]);
+	if (!n)
+		return "";
+	snprintf(out, size, ", %zu hidden", n);
+	return out;
+}
+
 static const char *state_text(char *out, size_t size, const struct review *r, size_t i, enum style *style)
 {
 	const struct rule_result *res = check_result(r->check, i);
 	long ms = res->duration_ms;
+	char hidden[32];
 
 	switch (res->status) {
 	case RULE_QUEUED:
@@ -263,8 +312,8 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 		break;
 	case RULE_ATTENTION:
 		*style = STYLE_RULE_ATTENTION;
-		snprintf(out, size, "! %zu finding%s %.1fs%s", res->nfindings, res->nfindings == 1 ? "" : "s",
-			 ms / 1000.0, res->cached ? " cached" : "");
+		snprintf(out, size, "! %zu finding%s%s %.1fs%s", res->nfindings, res->nfindings == 1 ? "" : "s",
+			 hidden_text(hidden, sizeof(hidden), r, res), ms / 1000.0, res->cached ? " cached" : "");
 		break;
 	case RULE_NOT_RELEVANT:
 		*style = STYLE_RULE_MUTED;
@@ -305,11 +354,6 @@ static const char *mark_text(int mark)
 	}
 }
 
-static int draw_part(struct view *view, int used, const char *text, attr_t attrs)
-{
-	return used + draw_str(view->win, view->width - used, text, attrs);
-}
-
 static int place_width(int room, const char *place)
 {
 	int w = text_width(place, strlen(place));
@@ -317,25 +361,44 @@ static int place_width(int room, const char *place)
 	return w <= room / 2 ? w : room / 2 > 10 ? room / 2 : 10;
 }
 
+/* A part of a finding's row in one style (draw_parts cuts the row, saying so). */
+static size_t part_add(struct draw_part *parts, struct text_style *styles, size_t n, const char *text,
+		       attr_t attrs)
+{
+	if (!*text)
+		return n;
+	styles[n] = (struct text_style){ attrs, attrs, attrs, NULL, false };
+	parts[n] = (struct draw_part){ text, strlen(text), &styles[n] };
+	return n + 1;
+}
+
 static void draw_finding(struct view *view, const struct finding *f, bool selected, attr_t cursor)
 {
 	const struct review *r = &view->tui->review;
-	char place[256], sev[16];
+	struct text_style styles[4];
+	struct draw_part parts[4];
+	struct buf place = BUF_INIT;
+	char sev[16];
+	size_t n = 0;
 	int used = 0;
 
 	snprintf(sev, sizeof(sev), "  %-8s ", severity_name(f->severity));
-	used = draw_part(view, used, sev, selected ? cursor : theme_attr(severity_style(f->severity)));
-	snprintf(place, sizeof(place), "%s:%d  ", f->file, f->line);
+	used = draw_str(view->win, view->width, sev, selected ? cursor : theme_attr(severity_style(f->severity)));
+	buf_printf(&place, "%s:%d  ", f->file, f->line);
 	/* In a narrow pane the place gives way (its middle goes), not the title. */
-	used += draw_str_mid(view->win, place_width(view->width - used, place), place,
-			     selected ? cursor : theme_attr(STYLE_LINE_NUMBER));
-	used = draw_part(view, used, f->title ? f->title : "", selected ? cursor : theme_attr(STYLE_DEFAULT));
+	if (place.ptr)
+		used += draw_str_mid(view->win, place_width(view->width - used, place.ptr), place.ptr,
+				     selected ? cursor : theme_attr(STYLE_LINE_NUMBER));
+	buf_release(&place);
+	n = part_add(parts, styles, n, f->title ? f->title : "", selected ? cursor : theme_attr(STYLE_DEFAULT));
 	if (!f->verified)
-		used = draw_part(view, used, " (unverified)", selected ? cursor : theme_attr(STYLE_RULE_MUTED));
+		n = part_add(parts, styles, n, " (unverified)", selected ? cursor : theme_attr(STYLE_RULE_MUTED));
 	if (f->suppressed)
-		used = draw_part(view, used, " (false positive before)",
-				 selected ? cursor : theme_attr(STYLE_RULE_MUTED));
-	used = draw_part(view, used, mark_text(review_mark_of(r, f->id)), selected ? cursor : theme_attr(STYLE_MARK));
+		n = part_add(parts, styles, n, f->suppressed_by ? " (ignored inline)" : " (false positive before)",
+			     selected ? cursor : theme_attr(STYLE_RULE_MUTED));
+	n = part_add(parts, styles, n, mark_text(review_mark_of(r, f->id)),
+		     selected ? cursor : theme_attr(STYLE_MARK));
+	used += draw_parts(view->win, view->width - used, 0, parts, n);
 	draw_fill(view->win, view->width - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
 }
 
@@ -354,7 +417,8 @@ static void findings_draw_line(struct view *view, size_t line, int row, bool sel
 		return;
 	}
 	if (fr->kind == FROW_TEXT) {
-		used = draw_str(view->win, view->width, fr->text, selected ? cursor : theme_attr(fr->style));
+		used = draw_str_cut(view->win, view->width, fr->text ? fr->text : "",
+				    selected ? cursor : theme_attr(fr->style));
 	} else {
 		const struct rule_result *res = check_result(view->tui->review.check, fr->rule);
 		int w = fv->id_width < view->width ? fv->id_width : view->width;
@@ -363,7 +427,7 @@ static void findings_draw_line(struct view *view, size_t line, int row, bool sel
 		used = draw_str_mid(view->win, w - 1, res->rule->id, selected ? cursor : theme_attr(STYLE_DEFAULT));
 		draw_fill(view->win, w - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
 		used = w;
-		used += draw_str(view->win, view->width - used, state, selected ? cursor : theme_attr(style));
+		used += draw_str_cut(view->win, view->width - used, state, selected ? cursor : theme_attr(style));
 	}
 	draw_fill(view->win, view->width - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
 }
@@ -374,13 +438,25 @@ static void findings_title(struct view *view, struct buf *out)
 	struct review_counts n;
 
 	review_count(r, &n);
+	/* Exactly the findings listed; what is not, apart and by kind (each finding once). */
 	buf_printf(out, "%s  %zu shown", r->show_report ? "Report" : "Findings", n.shown);
+	if (!n.unverified && !n.suppressed)
+		return;
+	if (r->show_hidden)
+		buf_puts(out, "  incl. ");
+	else if (n.unverified && n.suppressed)
+		buf_printf(out, "  %zu hidden: ", n.hidden);
+	else
+		buf_puts(out, "  ");
 	if (n.unverified)
-		buf_printf(out, "  %zu unverified", n.unverified);
+		buf_printf(out, "%zu unverified", n.unverified);
+	if (n.unverified && n.suppressed)
+		buf_puts(out, ", ");
 	if (n.suppressed)
-		buf_printf(out, "  %zu suppressed", n.suppressed);
-	if ((n.unverified || n.suppressed) && !r->show_hidden)
-		buf_puts(out, " (v shows)");
+		buf_printf(out, "%zu suppressed", n.suppressed);
+	if (!r->show_hidden && !(n.unverified && n.suppressed))
+		buf_puts(out, " hidden");
+	buf_puts(out, r->show_hidden ? " (v hides)" : " (v shows)");
 }
 
 const struct finding *findings_current(struct tui *tui, size_t *rule)
@@ -460,8 +536,10 @@ static void findings_view_free(struct view *view)
 {
 	struct findings_view *fv = view->data;
 
-	if (fv)
+	if (fv) {
+		rows_clear(fv);
 		free(fv->rows);
+	}
 	free(fv);
 	view->data = NULL;
 }

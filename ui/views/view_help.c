@@ -82,14 +82,18 @@ static void help_draw_line(struct view *view, size_t line, int row, bool selecte
 	(void)row;
 	(void)selected;
 	if (hl->group) {
-		used = draw_str(view->win, view->width, hl->group, theme_attr(STYLE_HELP_GROUP));
+		used = draw_str_cut(view->win, view->width, hl->group, theme_attr(STYLE_HELP_GROUP));
 	} else if (hl->info) {
 		request_keys_text(&keys, hl->info);
 		used = draw_str(view->win, view->width, "  ", theme_attr(STYLE_DEFAULT));
-		used += draw_str(view->win, view->width - used, keys.ptr, theme_attr(STYLE_HELP_KEY));
-		draw_fill(view->win, hv->keywidth + 4 - used, theme_attr(STYLE_DEFAULT));
-		used = hv->keywidth + 4 > used ? hv->keywidth + 4 : used;
-		used += draw_str(view->win, view->width - used, hl->info->help, theme_attr(STYLE_DEFAULT));
+		used += draw_str_cut(view->win, view->width - used, keys.ptr ? keys.ptr : "",
+				     theme_attr(STYLE_HELP_KEY));
+		/* The column of what the keys do, when the pane is wide enough for it. */
+		if (hv->keywidth + 4 < view->width) {
+			draw_fill(view->win, hv->keywidth + 4 - used, theme_attr(STYLE_DEFAULT));
+			used = hv->keywidth + 4 > used ? hv->keywidth + 4 : used;
+		}
+		used += draw_str_cut(view->win, view->width - used, hl->info->help, theme_attr(STYLE_DEFAULT));
 	}
 	draw_fill(view->win, view->width - used, theme_attr(STYLE_DEFAULT));
 	buf_release(&keys);
