@@ -124,6 +124,16 @@ static void incomplete_row(struct findings_view *fv, const struct check *check)
 	buf_release(&text);
 }
 
+/* "Merged by revline, overall clean in the rules that ran (review cancelled)": the verdict as check says it. */
+static void overall_row(struct findings_view *fv, const struct check *check, const char *by)
+{
+	struct buf text = BUF_INIT;
+
+	if (check_overall_text(&text, check) == 0)
+		text_row(fv, STYLE_LABEL, " %s, overall %s", by, text.ptr);
+	buf_release(&text);
+}
+
 /* With v, the rules' findings the report left out (unverified, suppressed), under their own heading. */
 static void left_out_rows(struct findings_view *fv, const struct review *r)
 {
@@ -159,9 +169,9 @@ static void report_rows(struct findings_view *fv, struct view *view)
 		text_row(fv, STYLE_EMPTY_TITLE, " The report comes when every rule has settled (r: the rules).");
 		return;
 	}
-	text_row(fv, STYLE_LABEL, " %s, overall %s", rep->synthesized ? "Synthesized report" :
-		 "Merged by revline", rep->overall_severity ? rep->overall_severity : "clean");
+	/* What did not run first: the verdict after it may be cut at a narrow pane's edge. */
 	incomplete_row(fv, r->check);
+	overall_row(fv, r->check, rep->synthesized ? "Synthesized report" : "Merged by revline");
 	if (rep->summary)
 		wrapped_rows(fv, rep->summary, view->width, STYLE_DEFAULT);
 	if (rep->fallback_reason)
