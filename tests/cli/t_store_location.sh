@@ -23,8 +23,10 @@ nothing_created() { # WHAT
 nosock=$TMP/no-server
 mkdir -p "$nosock"
 export REVLINE_DB="postgresql://alice:s3cretPW@/revline?host=$nosock&port=5999&sslmode=prefer&password=s3cretPW"
+check --fail-on none
+expect_status 4 "REVLINE_DB=postgresql://...: the check runs; 4, its results are not stored"
 check
-expect_status 4 "REVLINE_DB=postgresql://...: the check runs; 4, its results are not stored (4 wins over 1)"
+expect_status 1 "the critical finding wins over results not stored (1 over 4)"
 expect_out "Shell injection" "the finding is printed"
 expect_err_line "the results are not stored: REVLINE_DB (postgresql://alice:\*\*\*@/revline?host=$nosock&port=5999&sslmode=prefer&password=\*\*\*): cannot connect: .*(the server is down or unreachable: start it, or check the host and port; or set REVLINE_DB to a file path to keep the store locally); the review goes on and is only printed" \
 	"one line says the results are not stored, naming REVLINE_DB, the location without its password and what to do"
@@ -33,7 +35,7 @@ nothing_created "check, URI"
 [ ! -e "$TMP/revline.db" ] || fail "a SQLite file was made instead"
 
 check --format json
-expect_status 4 "--format json: the check runs"
+expect_status 1 "--format json: the check runs (its finding: 1)"
 python3 - "$TMP/out" <<'PY' && pass "the JSON report holds the finding" || fail "json: $(head -c 400 "$TMP/out")"
 import json, sys
 fs = json.load(open(sys.argv[1]))["findings"]
@@ -44,7 +46,7 @@ no_password "check --format json"
 # From git config, a key/value string: revline.db is named.
 unset REVLINE_DB
 git config revline.db "host=$nosock port=5999 dbname=revline password='s3cretPW x'"
-check
+check --fail-on none
 expect_status 4 "revline.db=host=...: the check runs"
 expect_err_line "not stored: revline.db (host=$nosock port=5999 dbname=revline password=\*\*\*): cannot connect: .*set revline.db to a file path" \
 	"the message names revline.db"
