@@ -29,6 +29,11 @@ int repo_workdir_content(git_buf *out, git_repository *git, const char *rel, uin
 	}
 	if (buf_read_regular(&text, path.ptr, rel, 0) < 0)
 		goto done;
+	/* Nothing stays nothing through any filter; libgit2 1.5 mishandles an empty one (repo_diff.c). */
+	if (!text.len) {
+		rc = git_buf_set(out, "", 0);
+		goto done;
+	}
 	if (git_filter_list_load(&filters, git, NULL, rel, GIT_FILTER_TO_ODB, 0) < 0)
 		goto done;
 	rc = filters ? git_filter_list_apply_to_buffer(out, filters, text.ptr ? text.ptr : "", text.len) :
