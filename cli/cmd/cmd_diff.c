@@ -436,9 +436,11 @@ const struct command_help diff_help = {
 	"diff",
 	"revline diff [TARGET] [--stat | --name-status | --json]",
 	"print the diff that revline reviews",
-	"Prints the diff of the target as unified text (the default), as a stat, as\n"
-	"name-status lines or as JSON (per file: path, old_path, status, binary,\n"
-	"additions, deletions and hunks with their lines and line numbers).\n",
+	"Prints the diff of the target as unified text (the default), as git's stat,\n"
+	"as name-status lines (U for an unmerged path) or as JSON (in_progress: a\n"
+	"merge, rebase, ... git has in progress; per file: path, old_path, status,\n"
+	"binary, additions, deletions, unmerged (UU, AA, DU, ...) and hunks with\n"
+	"their lines and line numbers).\n",
 };
 
 int cmd_diff(int argc, char **argv)
