@@ -394,7 +394,12 @@ int patch_binary_text(struct buf *out, git_repository *git, const git_diff_file 
 		memset(ids[i], 0, sizeof(*ids[i]));
 		if (!sides[i]->mode)
 			continue;
-		if (sides[i]->flags & GIT_DIFF_FLAG_VALID_ID)
+		/*
+		 * libgit2 (1.5's diff_delta__from_two) copies the id it hashed a
+		 * work-tree file for, to see whether it changed, without the
+		 * valid flag: an id that is not zero is that hash.
+		 */
+		if ((sides[i]->flags & GIT_DIFF_FLAG_VALID_ID) || !git_oid_is_zero(&sides[i]->id))
 			git_oid_cpy(ids[i], &sides[i]->id);
 		else if (git_repository_hashfile(ids[i], git, sides[i]->path, GIT_OBJECT_BLOB, NULL) < 0)
 			return io_fail(sides[i]->path, "hash it");
