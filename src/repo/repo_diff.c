@@ -683,8 +683,6 @@ static void unmerged_new(git_diff_file *new, git_repository *git, const git_diff
 	struct buf path = BUF_INIT;
 	struct stat st;
 
-	memset(new, 0, sizeof(*new));
-	new->path = old->path;
 	if (buf_printf(&path, "%s%s", git_repository_workdir(git), old->path) == 0 && lstat(path.ptr, &st) == 0) {
 		if (S_ISLNK(st.st_mode))
 			new->mode = GIT_FILEMODE_LINK;
@@ -727,10 +725,11 @@ static int unmerged_of(struct git_shared *sh, const struct target *t)
 		u->delta = d;
 		u->kind = repo_conflict_of(index, delta->old_file.path);
 		unmerged_old(&u->old, base, delta->old_file.path);
-		if (sh->workdir)
+		memset(&u->new, 0, sizeof(u->new));
+		u->new.path = u->old.path;
+		/* The index's path is not checked by libgit2: it is read only when it is in the tree. */
+		if (sh->workdir && repo_workdir_reachable(sh->git, u->old.path))
 			unmerged_new(&u->new, sh->git, &u->old, filemode != 0);
-		else
-			memset(&u->new, 0, sizeof(u->new)), u->new.path = u->old.path;
 	}
 	git_error_clear();
 	git_config_free(config);
