@@ -396,6 +396,193 @@ static void test_renames_in_the_background(void **state)
 	free(rdir);
 }
 
+/* A file's whole text, loaded. */
+static char *file_text(struct diff *diff, const char *path)
+{
+	long i = diff_find_file(diff, path);
+	struct buf out = BUF_INIT;
+
+	if (i < 0)
+		fail_msg("%s is not in the diff", path);
+	if (diff_file_print(&out, diff, (size_t)i) < 0)
+		fail_msg("%s: %s", path, error_message());
+	return buf_detach(&out);
+}
+
+static const struct diff_file *file_of(struct diff *diff, const char *path)
+{
+	long i = diff_find_file(diff, path);
+
+	if (i < 0 || diff_file_count(diff, (size_t)i) < 0)
+		fail_msg("%s: not in the diff or not counted", path);
+	return &diff->files[i];
+}
+
+/* A merge stopped on four kinds of conflict, made by git. */
+static char *conflicted_repo(void)
+{
+	char *mdir = test_repo_new("merge");
+
+	test_write_str(mdir, "uu.txt", "a\nb\nc\n");
+	test_write_str(mdir, "du.txt", "x\n");
+	test_write_str(mdir, "ud.txt", "y\n");
+	test_write_str(mdir, "clean.txt", "clean\n");
+	test_commit(mdir, "base");
+	test_sh_ok(mdir, "git checkout -q -b side && printf 'a\\nB-side\\nc\\n' >uu.txt && echo side >du.txt && "
+		   "git rm -q ud.txt && echo side-aa >aa.txt && echo merged >>clean.txt && git add -A");
+	test_commit(mdir, "side");
+	test_sh_ok(mdir, "git checkout -q main && printf 'a\\nB-main\\nc\\n' >uu.txt && git rm -q du.txt && "
+		   "echo main >ud.txt && echo main-aa >aa.txt && git add -A");
+	test_commit(mdir, "main");
+	assert_int_not_equal(test_sh(mdir, "git merge -q side >/dev/null 2>&1"), 0);
+	return mdir;
+}
+
+static void test_merge_conflict(void **state)
+{
+	char *mdir = conflicted_repo(), *text;
+	struct repo *repo = open_at(mdir);
+	struct target_spec work = { 0 }, staged = { .staged = true }, range = { .range = "HEAD~1..HEAD" };
+	struct target t;
+	struct diff *diff = NULL;
+
+	(void)state;
+	assert_string_equal(repo_in_progress(repo), "merge");
+	resolve_ok(&t, repo, &work);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	assert_string_equal(diff->in_progress, "merge");
+	assert_true(diff->unmerged_text);
+	assert_int_equal(diff->nfiles, 5);
+	assert_int_equal(diff_unmerged(diff), 4);
+	/* Both modified: the working tree's file against HEAD ("ours"), its markers added lines. */
+	assert_int_equal(file_of(diff, "uu.txt")->conflict, DIFF_BOTH_MODIFIED);
+	assert_int_equal(file_of(diff, "uu.txt")->status, DIFF_MODIFIED);
+	assert_int_equal(file_of(diff, "uu.txt")->additions, 4);
+	assert_int_equal(file_of(diff, "uu.txt")->deletions, 0);
+	text = file_text(diff, "uu.txt");
+	assert_non_null(strstr(text, "+<<<<<<< HEAD\n B-main\n+=======\n+B-side\n+>>>>>>> side\n"));
+	assert_true(diff_line_added(diff, "uu.txt", 2));
+	free(text);
+	assert_int_equal(file_of(diff, "aa.txt")->conflict, DIFF_BOTH_ADDED);
+	/* Deleted by us, kept in the tree with their text: a new file against HEAD. */
+	assert_int_equal(file_of(diff, "du.txt")->conflict, DIFF_DELETED_BY_US);
+	assert_int_equal(file_of(diff, "du.txt")->status, DIFF_ADDED);
+	assert_int_equal(file_of(diff, "du.txt")->additions, 1);
+	/* Deleted by them, ours kept as HEAD has it: nothing to show but the conflict. */
+	assert_int_equal(file_of(diff, "ud.txt")->conflict, DIFF_DELETED_BY_THEM);
+	text = file_text(diff, "ud.txt");
+	assert_string_equal(text, "* Unmerged path ud.txt\n");
+	free(text);
+	assert_int_equal(file_of(diff, "clean.txt")->conflict, DIFF_CONFLICT_NONE);
+	assert_string_equal(diff_conflict_code(DIFF_DELETED_BY_THEM), "UD");
+	assert_string_equal(diff_conflict_name(DIFF_BOTH_ADDED), "both added");
+	diff_free(diff);
+	target_release(&t);
+
+	/* The index holds no version of them: git's line, and nothing to review. */
+	resolve_ok(&t, repo, &staged);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	assert_string_equal(diff->in_progress, "merge");
+	assert_false(diff->unmerged_text);
+	text = file_text(diff, "uu.txt");
+	assert_string_equal(text, "* Unmerged path uu.txt\n");
+	free(text);
+	assert_int_equal(file_of(diff, "uu.txt")->additions, 0);
+	diff_free(diff);
+	target_release(&t);
+
+	/* Two commits: the working tree's state is no part of it. */
+	resolve_ok(&t, repo, &range);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	assert_null(diff->in_progress);
+	assert_int_equal(diff_unmerged(diff), 0);
+	diff_free(diff);
+	target_release(&t);
+
+	/* Resolved and added: an ordinary change again. */
+	test_sh_ok(mdir, "printf 'a\\nB-both\\nc\\n' >uu.txt && git add uu.txt");
+	resolve_ok(&t, repo, &work);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	assert_int_equal(file_of(diff, "uu.txt")->conflict, DIFF_CONFLICT_NONE);
+	assert_int_equal(diff_unmerged(diff), 3);
+	diff_free(diff);
+	target_release(&t);
+	test_sh_ok(mdir, "git merge --abort");
+	assert_null(repo_in_progress(repo));
+	repo_free(repo);
+	test_rmtree(mdir);
+	free(mdir);
+}
+
+/*
+ * A big binary file is told from its size and first bytes: "Bin X -> Y"
+ * counts, and git's "Binary files" text, for a blob (a range, the index)
+ * and for a work-tree file.
+ */
+static void test_big_binary(void **state)
+{
+	char *bdir = test_repo_new("binary"), *text, *git_text;
+	struct repo *repo;
+	struct target_spec range = { .range = "HEAD~1..HEAD" }, work = { 0 };
+	struct target t;
+	struct diff *diff = NULL;
+	const struct diff_file *f;
+
+	(void)state;
+	test_write_str(bdir, "small.txt", "small\n");
+	test_commit(bdir, "base");
+	/* 2 MiB: a NUL in its first bytes, then text (git reads no further). */
+	test_sh_ok(bdir, "{ printf 'head\\0'; yes 'a line of text' | head -c 2097147; } >big.bin");
+	test_commit(bdir, "big");
+	repo = open_at(bdir);
+	resolve_ok(&t, repo, &range);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	f = file_of(diff, "big.bin");
+	assert_true(f->flags & DIFF_FILE_BINARY);
+	assert_int_equal(f->old_size, 0);
+	assert_int_equal(f->new_size, 2097152);
+	assert_int_equal(f->additions + f->deletions, 0);
+	text = file_text(diff, "big.bin");
+	git_text = test_capture(bdir, "git diff HEAD~1 HEAD -- big.bin");
+	assert_string_equal(text, git_text);
+	free(text);
+	free(git_text);
+	diff_free(diff);
+	target_release(&t);
+
+	/* Changed in the work tree, same size: both sides' sizes, the new one hashed for its id. */
+	test_sh_ok(bdir, "{ printf 'HEAD\\0'; yes 'a line of text' | head -c 2097147; } >big.bin");
+	resolve_ok(&t, repo, &work);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	f = file_of(diff, "big.bin");
+	assert_true(f->flags & DIFF_FILE_BINARY);
+	assert_int_equal(f->old_size, 2097152);
+	assert_int_equal(f->new_size, 2097152);
+	text = file_text(diff, "big.bin");
+	git_text = test_capture(bdir, "git diff HEAD -- big.bin");
+	assert_string_equal(text, git_text);
+	free(text);
+	free(git_text);
+	diff_free(diff);
+	target_release(&t);
+
+	/* A big file whose first 8,000 bytes hold no NUL is text to git, whatever comes after. */
+	test_sh_ok(bdir, "{ yes 'text' | head -c 9000; printf '\\0'; yes 'more' | head -c 2000000; } >late.dat");
+	test_sh_ok(bdir, "git checkout -q big.bin && git add late.dat");
+	resolve_ok(&t, repo, &work);
+	assert_int_equal(repo_diff(&diff, repo, &t), 0);
+	f = file_of(diff, "late.dat");
+	assert_false(f->flags & DIFF_FILE_BINARY);
+	git_text = test_capture(bdir, "git diff HEAD --numstat -- late.dat");
+	assert_int_equal((long)f->additions, strtol(git_text, NULL, 10));
+	free(git_text);
+	diff_free(diff);
+	target_release(&t);
+	repo_free(repo);
+	test_rmtree(bdir);
+	free(bdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +597,8 @@ int main(void)
 		cmocka_unit_test(test_unborn_branch),
 		cmocka_unit_test(test_bare_repository_needs_a_range),
 		cmocka_unit_test(test_renames_in_the_background),
+		cmocka_unit_test(test_merge_conflict),
+		cmocka_unit_test(test_big_binary),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

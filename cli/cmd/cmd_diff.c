@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 enum diff_format { FORMAT_PATCH, FORMAT_STAT, FORMAT_NAME_STATUS, FORMAT_JSON };
@@ -56,7 +57,8 @@ static int print_name_status(struct diff *diff, struct buf *out)
 	for (i = 0; i < diff->nfiles; i++) {
 		const struct diff_file *file = &diff->files[i];
 
-		buf_putc(out, diff_status_letter(file->status));
+		/* An unmerged path is "U" whatever its sides hold, as git says it. */
+		buf_putc(out, file->conflict ? 'U' : diff_status_letter(file->status));
 		if (file->status == DIFF_RENAMED || file->status == DIFF_COPIED) {
 			buf_printf(out, "%03u\t", file->similarity);
 			buf_put_quoted(out, "", file->old_path);
@@ -70,65 +72,260 @@ static int print_name_status(struct diff *diff, struct buf *out)
 	return 0;
 }
 
-static void stat_name(struct buf *out, const struct diff_file *file)
+/* Whether git quotes the path (buf_put_quoted's rule). */
+static bool needs_quote(const char *path)
 {
-	if (file->old_path != file->path && strcmp(file->old_path, file->path)) {
-		buf_put_quoted(out, "", file->old_path);
-		buf_puts(out, " => ");
-	}
-	buf_put_quoted(out, "", file->path);
+	const unsigned char *s;
+
+	for (s = (const unsigned char *)path; *s; s++)
+		if (*s < 0x20 || *s >= 0x7f || *s == '"' || *s == '\\')
+			return true;
+	return false;
 }
 
-static int print_stat(struct diff *diff, struct buf *out)
+/* git's name of a rename in a stat: the common directories outside braces, "a/{b => c}/d". */
+static void stat_rename(struct buf *out, const char *a, const char *b)
 {
-	struct buf name = BUF_INIT;
-	size_t i, width = 0, most = 0, bar;
-	int error = 0;
+	size_t len_a = strlen(a), len_b = strlen(b), pfx = 0, sfx = 0, i, mid_a, mid_b;
+	const char *pa = a + len_a, *pb = b + len_b;
 
-	for (i = 0; i < diff->nfiles && !error; i++) {
+	if (needs_quote(a) || needs_quote(b)) {
+		buf_put_quoted(out, "", a);
+		buf_puts(out, " => ");
+		buf_put_quoted(out, "", b);
+		return;
+	}
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '/')
+			pfx = i + 1;
+	/* A common suffix, from a slash on; it may share the prefix's slash. */
+	while (pa >= a + pfx - (pfx ? 1 : 0) && pb >= b + pfx - (pfx ? 1 : 0) && *pa == *pb) {
+		if (*pa == '/')
+			sfx = len_a - (size_t)(pa - a);
+		pa--;
+		pb--;
+	}
+	mid_a = len_a > pfx + sfx ? len_a - pfx - sfx : 0;
+	mid_b = len_b > pfx + sfx ? len_b - pfx - sfx : 0;
+	buf_put(out, a, pfx);
+	if (pfx + sfx)
+		buf_putc(out, '{');
+	buf_put(out, a + pfx, mid_a);
+	buf_puts(out, " => ");
+	buf_put(out, b + pfx, mid_b);
+	if (pfx + sfx) {
+		buf_putc(out, '}');
+		buf_put(out, a + len_a - sfx, sfx);
+	}
+}
+
+/*
+ * A file's name in the stat. An unmerged file whose working-tree text is
+ * counted says so, as git's --compact-summary says "(new)".
+ */
+static void stat_name(struct buf *out, const struct diff *diff, const struct diff_file *file)
+{
+	buf_clear(out);
+	if (file->old_path != file->path && strcmp(file->old_path, file->path))
+		stat_rename(out, file->old_path, file->path);
+	else
+		buf_put_quoted(out, "", file->path);
+	if (file->conflict && diff->unmerged_text)
+		buf_printf(out, " (unmerged: %s)", diff_conflict_name(file->conflict));
+}
+
+/* git prints "Unmerged" for a file with no text; this one has its working tree's. */
+static bool stat_unmerged(const struct diff *diff, const struct diff_file *file)
+{
+	return file->conflict && !diff->unmerged_text;
+}
+
+static int decimal_width(uint64_t n)
+{
+	int w = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		w++;
+	}
+	return w;
+}
+
+/* git's stat layout (show_stats in diff.c): the widths of the name, the count and the graph. */
+struct stat_layout {
+	int name, number, graph;
+	uint64_t max_change;
+};
+
+/* The total width: COLUMNS, the terminal's, or 80, as git's term_columns. */
+static int stat_columns(void)
+{
+	const char *env = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col;
+	return 80;
+}
+
+static int stat_layout(struct stat_layout *l, struct diff *diff, struct buf *name)
+{
+	int width = stat_columns(), bin_width = 0, max_len = 0;
+	size_t i;
+	int error;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < diff->nfiles; i++) {
 		const struct diff_file *file = &diff->files[i];
 
 		if ((error = diff_file_count(diff, i)) < 0)
-			break;
-		buf_clear(&name);
-		stat_name(&name, file);
-		if (name.len > width)
-			width = name.len;
-		if (file->additions + file->deletions > most)
-			most = file->additions + file->deletions;
+			return error;
+		stat_name(name, diff, file);
+		if ((int)name->len > max_len)
+			max_len = (int)name->len;
+		if (stat_unmerged(diff, file)) {
+			bin_width = bin_width < 8 ? 8 : bin_width;
+		} else if (file->flags & DIFF_FILE_BINARY) {
+			int w = 14 + decimal_width(file->new_size) + decimal_width(file->old_size);
+
+			bin_width = bin_width < w ? w : bin_width;
+			l->number = 3;
+		} else if ((uint64_t)file->additions + file->deletions > l->max_change) {
+			l->max_change = (uint64_t)file->additions + file->deletions;
+		}
 	}
-	if (width > 50)
-		width = 50;
-	bar = 80 - width - 10;
+	if (decimal_width(l->max_change) > l->number)
+		l->number = decimal_width(l->max_change);
+	if (width < 16 + 6 + l->number)
+		width = 16 + 6 + l->number;
+	l->graph = l->max_change + 4 > (uint64_t)bin_width ? (int)l->max_change : bin_width - 4;
+	l->name = max_len;
+	if (l->name + l->number + 6 + l->graph > width) {
+		if (l->graph > width * 3 / 8 - l->number - 6) {
+			l->graph = width * 3 / 8 - l->number - 6;
+			if (l->graph < 6)
+				l->graph = 6;
+		}
+		if (l->name > width - l->number - 6 - l->graph)
+			l->name = width - l->number - 6 - l->graph;
+		else
+			l->graph = width - l->number - 6 - l->name;
+	}
+	return 0;
+}
+
+static int scale_linear(uint64_t it, int width, uint64_t max_change)
+{
+	return it ? 1 + (int)(it * (uint64_t)(width - 1) / max_change) : 0;
+}
+
+/* A name cut to the layout's width: "..." and its end, from a directory on. */
+static void stat_put_name(struct buf *out, const struct stat_layout *l, const char *name)
+{
+	int len = l->name, name_len = (int)strlen(name), padding;
+	const char *prefix = "";
+
+	if (l->name < name_len) {
+		const char *slash;
+
+		prefix = "...";
+		len = len > 3 ? len - 3 : 0;
+		name += name_len - len;
+		if ((slash = strchr(name, '/')))
+			name = slash;
+	}
+	padding = len - (int)strlen(name);
+	buf_printf(out, " %s%s%*s | ", prefix, name, padding > 0 ? padding : 0, "");
+}
+
+static void stat_line(struct buf *out, const struct stat_layout *l, const struct diff *diff,
+		      const struct diff_file *file, const char *name)
+{
+	uint64_t adds = file->additions, dels = file->deletions, total = adds + dels;
+	int add = (int)adds, del = (int)dels;
+
+	stat_put_name(out, l, name);
+	if (stat_unmerged(diff, file)) {
+		buf_printf(out, "%*s\n", l->number, "Unmerged");
+		return;
+	}
+	if (file->flags & DIFF_FILE_BINARY) {
+		buf_printf(out, "%*s", l->number, "Bin");
+		if (file->old_size || file->new_size)
+			buf_printf(out, " %llu -> %llu bytes", (unsigned long long)file->old_size,
+				   (unsigned long long)file->new_size);
+		buf_putc(out, '\n');
+		return;
+	}
+	if ((uint64_t)l->graph <= l->max_change) {
+		int scaled = scale_linear(total, l->graph, l->max_change);
+
+		if (scaled < 2 && adds && dels)
+			scaled = 2;
+		if (adds < dels) {
+			add = scale_linear(adds, l->graph, l->max_change);
+			del = scaled - add;
+		} else {
+			del = scale_linear(dels, l->graph, l->max_change);
+			add = scaled - del;
+		}
+	}
+	buf_printf(out, "%*llu%s", l->number, (unsigned long long)total, total ? " " : "");
+	while (add-- > 0)
+		buf_putc(out, '+');
+	while (del-- > 0)
+		buf_putc(out, '-');
+	buf_putc(out, '\n');
+}
+
+/* git's last line: " 2 files changed, 5 insertions(+)", the zero count left out unless both are. */
+static void stat_summary(struct buf *out, size_t files, uint64_t adds, uint64_t dels)
+{
+	if (!files) {
+		buf_puts(out, " 0 files changed\n");
+		return;
+	}
+	buf_printf(out, " %zu file%s changed", files, files == 1 ? "" : "s");
+	if (adds || !dels)
+		buf_printf(out, ", %llu insertion%s(+)", (unsigned long long)adds, adds == 1 ? "" : "s");
+	if (dels || !adds)
+		buf_printf(out, ", %llu deletion%s(-)", (unsigned long long)dels, dels == 1 ? "" : "s");
+	buf_putc(out, '\n');
+}
+
+/* git's --stat, byte for byte: its widths, its scaling, "Bin X -> Y bytes" from the sizes alone. */
+static int print_stat(struct diff *diff, struct buf *out)
+{
+	struct buf name = BUF_INIT;
+	struct stat_layout layout;
+	uint64_t adds = 0, dels = 0;
+	size_t i, files = 0;
+	int error;
+
+	if (!diff->nfiles)
+		return 0;
+	if ((error = stat_layout(&layout, diff, &name)) < 0) {
+		buf_release(&name);
+		return error;
+	}
 	for (i = 0; i < diff->nfiles && !error; i++) {
 		const struct diff_file *file = &diff->files[i];
-		size_t total = file->additions + file->deletions, adds = file->additions, dels = file->deletions;
 
-		buf_clear(&name);
-		stat_name(&name, file);
-		if (most > bar) {
-			adds = (adds * bar + most - 1) / most;
-			dels = (dels * bar + most - 1) / most;
-		}
-		buf_printf(out, " %-*s | ", (int)width, name.ptr);
-		if (file->flags & DIFF_FILE_BINARY) {
-			buf_puts(out, "Bin\n");
-		} else {
-			buf_printf(out, "%5zu ", total);
-			while (adds--)
-				buf_putc(out, '+');
-			while (dels--)
-				buf_putc(out, '-');
-			buf_putc(out, '\n');
+		stat_name(&name, diff, file);
+		stat_line(out, &layout, diff, file, name.ptr);
+		if (!stat_unmerged(diff, file))
+			files++;
+		if (!stat_unmerged(diff, file) && !(file->flags & DIFF_FILE_BINARY)) {
+			adds += file->additions;
+			dels += file->deletions;
 		}
 		error = write_out(out);
 	}
-	if (!error)
-		buf_printf(out, " %zu file%s changed, %llu insertion%s(+), %llu deletion%s(-)\n",
-			   diff->nfiles, diff->nfiles == 1 ? "" : "s",
-			   (unsigned long long)diff->additions, diff->additions == 1 ? "" : "s",
-			   (unsigned long long)diff->deletions, diff->deletions == 1 ? "" : "s");
 	buf_release(&name);
+	if (!error)
+		stat_summary(out, files, adds, dels);
 	return error < 0 || write_out(out) < 0 ? -1 : 0;
 }
 
@@ -173,12 +370,12 @@ static json_t *hunk_json(const struct diff_file *file, const struct diff_hunk *h
 
 static json_t *file_json(const struct diff_file *file)
 {
-	json_t *hunks = json_array();
+	json_t *hunks = json_array(), *obj;
 	uint32_t i;
 
 	for (i = 0; i < file->nhunks; i++)
 		json_array_append_new(hunks, hunk_json(file, &file->hunks[i]));
-	return json_pack("{s:o, s:o, s:s, s:b, s:i, s:i, s:o, s:o, s:i, s:o}",
+	obj = json_pack("{s:o, s:o, s:s, s:b, s:i, s:i, s:o, s:o, s:i, s:o}",
 			 "path", utf8_jsonn(file->path, strlen(file->path)),
 			 "old_path", file->status == DIFF_ADDED ? json_null() :
 				utf8_jsonn(file->old_path, strlen(file->old_path)),
@@ -190,6 +387,10 @@ static json_t *file_json(const struct diff_file *file)
 			 "new_mode", file->new_mode ? json_sprintf("%06o", file->new_mode) : json_null(),
 			 "similarity", (json_int_t)file->similarity,
 			 "hunks", hunks);
+	if (obj)
+		json_object_set_new(obj, "unmerged", file->conflict ?
+				    json_string(diff_conflict_code(file->conflict)) : json_null());
+	return obj;
 }
 
 static int dump(json_t *value, struct buf *out)
@@ -206,8 +407,9 @@ static int dump(json_t *value, struct buf *out)
 
 static int print_json(struct repo *repo, struct target *t, struct diff *diff, struct buf *out)
 {
-	json_t *head = json_pack("{s:s, s:s?, s:s, s:{s:s, s:s?, s:s, s:s?, s:s}}",
+	json_t *head = json_pack("{s:s, s:s?, s:s, s:s?, s:{s:s, s:s?, s:s, s:s?, s:s}}",
 				 "repo", repo->name, "workdir", repo->workdir, "branch", repo->branch,
+				 "in_progress", diff->in_progress,
 				 "target", "base", t->base_label, "base_oid", *t->base_oid ? t->base_oid : NULL,
 				 "head", t->head_label, "head_oid", *t->head_oid ? t->head_oid : NULL,
 				 "description", t->description);
@@ -234,9 +436,11 @@ const struct command_help diff_help = {
 	"diff",
 	"revline diff [TARGET] [--stat | --name-status | --json]",
 	"print the diff that revline reviews",
-	"Prints the diff of the target as unified text (the default), as a stat, as\n"
-	"name-status lines or as JSON (per file: path, old_path, status, binary,\n"
-	"additions, deletions and hunks with their lines and line numbers).\n",
+	"Prints the diff of the target as unified text (the default), as git's stat,\n"
+	"as name-status lines (U for an unmerged path) or as JSON (in_progress: a\n"
+	"merge, rebase, ... git has in progress; per file: path, old_path, status,\n"
+	"binary, additions, deletions, unmerged (UU, AA, DU, ...) and hunks with\n"
+	"their lines and line numbers).\n",
 };
 
 int cmd_diff(int argc, char **argv)

@@ -31,6 +31,8 @@ void report_text_rule(FILE *out, const struct check *check, size_t rule,
 		      const struct report_options *options);
 /* The reduced report and the closing summary (text). */
 void report_text_end(FILE *out, const struct check *check, const struct report_options *options);
+/* Its line saying what git had in progress (a merge, a rebase, ...) and the unmerged paths. */
+void report_text_state(FILE *out, const struct diff *diff);
 
 int report_json(FILE *out, const struct check *check, const struct repo *repo,
 		const struct target *target, const struct report_options *options);
@@ -71,6 +73,8 @@ struct json_t *report_signal_json(const struct signal *signal, struct store *sto
 void report_text_deps(FILE *out, const struct check *check);
 void report_markdown_deps(FILE *out, const struct check *check);
 json_t *report_json_deps(const struct check *check);
+/* The report's "in_progress" and "unmerged" fields, from the diff it reviewed. */
+void report_json_state(json_t *doc, const struct diff *diff);
 /* The timeout the check chose: {"base_s", "chosen_s", "reason"}. */
 json_t *report_json_timeout(const struct check *check);
 

@@ -112,6 +112,30 @@ static void incomplete_set(json_t *doc, const struct check *check)
 	buf_release(&text);
 }
 
+/*
+ * "in_progress": what git had in progress when the change was taken from
+ * the working tree or the index ("merge", "rebase", "cherry-pick",
+ * "revert", "am", "bisect"; null when nothing, or for a range), and
+ * "unmerged": its unmerged paths with their kind ("UU", "AA", "DU", ...)
+ * and whether their working-tree text was reviewed.
+ */
+void report_json_state(json_t *doc, const struct diff *diff)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < diff->nfiles; i++) {
+		const struct diff_file *f = &diff->files[i];
+
+		if (f->conflict)
+			json_array_append_new(list, json_pack("{s:o, s:s, s:b}", "path", utf8_json(f->path),
+							      "kind", diff_conflict_code(f->conflict),
+							      "reviewed", diff->unmerged_text));
+	}
+	json_object_set_new(doc, "in_progress", diff->in_progress ? json_string(diff->in_progress) : json_null());
+	json_object_set_new(doc, "unmerged", list);
+}
+
 json_t *report_json_doc(const struct check *check, const struct repo *repo, const struct target *target,
 			const struct report_options *o)
 {
@@ -135,6 +159,7 @@ json_t *report_json_doc(const struct check *check, const struct repo *repo, cons
 	if (!doc)
 		return NULL;
 	usage_set(json_object_get(doc, "stats"), st->tokens_cached, st->tokens_cache_write, st->cost_usd);
+	report_json_state(doc, check_diff(check));
 	if (rep->fallback_reason)
 		json_object_set_new(doc, "reduce_fallback", utf8_json(rep->fallback_reason));
 	if (o->fixes)

@@ -225,6 +225,37 @@ static void overall_lines(FILE *out, const struct check *check)
 	buf_release(&text);
 }
 
+/* The unmerged paths a state line names; the rest are counted. */
+#define STATE_PATHS_MAX 5
+
+/*
+ * What git had in progress when the change was taken ("merge in progress:
+ * 2 unmerged paths, reviewed as the working tree has them: a.c (both
+ * modified), ..."); nothing when nothing was, or when both sides are
+ * commits.
+ */
+void report_text_state(FILE *out, const struct diff *diff)
+{
+	size_t i, n = diff_unmerged(diff), named = 0;
+
+	if (!diff->in_progress)
+		return;
+	fprintf(out, "  %s in progress", diff->in_progress);
+	if (n)
+		fprintf(out, ": %zu unmerged path%s, %s: ", n, n == 1 ? "" : "s",
+			diff->unmerged_text ? "reviewed as the working tree has them" :
+			"not in the index, not reviewed (review the working tree)");
+	for (i = 0; i < diff->nfiles && named < STATE_PATHS_MAX; i++) {
+		if (!diff->files[i].conflict)
+			continue;
+		term_printf(out, "%s%s (%s)", named++ ? ", " : "", diff->files[i].path,
+			    diff_conflict_name(diff->files[i].conflict));
+	}
+	if (n > named)
+		fprintf(out, ", and %zu more", n - named);
+	fputc('\n', out);
+}
+
 void report_text_end(FILE *out, const struct check *check, const struct report_options *o)
 {
 	const struct report *rep = check_report(check);
@@ -239,6 +270,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		term_printf(out, "Report (merged by revline: %s)\n", rep->fallback_reason);
 	else
 		fputs("Report\n", out);
+	report_text_state(out, check_diff(check));
 	if (rep->summary)
 		indented(out, "  ", rep->summary);
 	overall_lines(out, check);

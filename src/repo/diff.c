@@ -25,6 +25,24 @@ const char *diff_status_name(enum diff_status status)
 	return status_info[status].name;
 }
 
+static const struct {
+	const char *code, *name;
+} conflict_info[] = {
+#define DIFF_CONFLICT_INFO(name, code, text) { code, text },
+	DIFF_CONFLICT_LIST(DIFF_CONFLICT_INFO)
+#undef DIFF_CONFLICT_INFO
+};
+
+const char *diff_conflict_code(enum diff_conflict conflict)
+{
+	return conflict_info[conflict].code;
+}
+
+const char *diff_conflict_name(enum diff_conflict conflict)
+{
+	return conflict_info[conflict].name;
+}
+
 int diff_new(struct diff **out)
 {
 	struct diff *diff = calloc(1, sizeof(*diff));
@@ -248,6 +266,15 @@ int diff_extract_files(char ***out, size_t *count, const struct diff *diff, bool
 nomem:
 	diff_free_paths(paths, n);
 	return error_nomem();
+}
+
+size_t diff_unmerged(const struct diff *diff)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < diff->nfiles; i++)
+		n += diff->files[i].conflict != DIFF_CONFLICT_NONE;
+	return n;
 }
 
 long diff_find_file(const struct diff *diff, const char *path)

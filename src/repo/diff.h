@@ -41,6 +41,32 @@ enum diff_status {
 char diff_status_letter(enum diff_status status);
 const char *diff_status_name(enum diff_status status);
 
+/*
+ * A path git could not merge (a merge, rebase, cherry-pick or revert
+ * stopped on it), named as `git status --short` names it. The value is the
+ * mask of the stages the index holds: 1 the common ancestor's, 2 ours
+ * (HEAD's), 4 theirs, so the order is git's (wt-status.c).
+ */
+#define DIFF_CONFLICT_LIST(X) \
+	X(DIFF_CONFLICT_NONE,   "",   "") \
+	X(DIFF_BOTH_DELETED,    "DD", "both deleted") \
+	X(DIFF_ADDED_BY_US,     "AU", "added by us") \
+	X(DIFF_DELETED_BY_THEM, "UD", "deleted by them") \
+	X(DIFF_ADDED_BY_THEM,   "UA", "added by them") \
+	X(DIFF_DELETED_BY_US,   "DU", "deleted by us") \
+	X(DIFF_BOTH_ADDED,      "AA", "both added") \
+	X(DIFF_BOTH_MODIFIED,   "UU", "both modified")
+
+enum diff_conflict {
+#define DIFF_CONFLICT_ENUM(name, code, text) name,
+	DIFF_CONFLICT_LIST(DIFF_CONFLICT_ENUM)
+#undef DIFF_CONFLICT_ENUM
+};
+
+/* "UU", and "both modified" ("" for DIFF_CONFLICT_NONE). */
+const char *diff_conflict_code(enum diff_conflict conflict);
+const char *diff_conflict_name(enum diff_conflict conflict);
+
 enum diff_line_flags {
 	DIFF_LINE_NO_EOL = 1 << 0,  /* "\ No newline at end of file" follows */
 };
@@ -77,7 +103,19 @@ struct diff_file {
 	uint32_t old_mode, new_mode;  /* 0 when that side is absent */
 	uint32_t similarity;    /* percent, for renames and copies */
 	uint32_t additions, deletions;
+	/*
+	 * A binary file's sides' sizes in bytes once counted (git's "Bin X ->
+	 * Y bytes"); both 0 when their contents are the same.
+	 */
+	uint64_t old_size, new_size;
 	uint32_t flags;
+	/*
+	 * Unmerged: the kind of conflict. Its text is then the working tree's
+	 * file (markers and all) against the target's base, as `git diff
+	 * <base>` shows it, or a "* Unmerged path" line when that shows
+	 * nothing (the index as the new side, or no difference).
+	 */
+	enum diff_conflict conflict;
 	const char *header;     /* verbatim header lines, each ending in '\n' */
 	size_t header_len;
 	/*
@@ -112,6 +150,15 @@ struct diff {
 	size_t files_alloc;
 	size_t counted;         /* files whose counts are known */
 	uint64_t additions, deletions;  /* over the counted files */
+	/*
+	 * What git had in progress when the diff was taken from the working
+	 * tree or the index: "merge", "rebase", "cherry-pick", "revert", "am"
+	 * or "bisect"; NULL when nothing, or when both sides are commits.
+	 * unmerged_text: whether the unmerged files hold their working-tree
+	 * text (false when the new side is the index, which has none of them).
+	 */
+	const char *in_progress;
+	bool unmerged_text;
 	struct arena arena;
 	struct diff_source source;
 };
@@ -172,6 +219,9 @@ int diff_filter_files(struct diff **out, struct diff *diff,
 /* The seed's filterDiffByPatterns: files matched by the glob patterns. */
 int diff_filter_patterns(struct diff **out, struct diff *diff,
 			 const char *const *patterns, size_t count);
+
+/* How many files are unmerged (diff_file.conflict). */
+size_t diff_unmerged(const struct diff *diff);
 
 /* Index of the file with this path (new or old), or -1. */
 long diff_find_file(const struct diff *diff, const char *path);

@@ -753,6 +753,13 @@ int diff_file_parse(struct diff *diff, struct diff_file *file, const char *text,
 	p.cur.p = copy;
 	p.cur.end = copy + len;
 	p.cur.lineno = 1;
+	/* git's line for an unmerged path with nothing to show is the whole text (repo_diff.c). */
+	if (len > 16 && !memcmp(copy, "* Unmerged path ", 16)) {
+		file->header = copy;
+		file->header_len = len;
+		error = file_flush(&p, file);
+		goto done;
+	}
 	if (!file_start(&p.cur, &git)) {
 		error = parse_error(&p, "expected the start of a file's diff");
 		goto done;

@@ -52,6 +52,12 @@ struct target {
 };
 
 int repo_resolve(struct target *out, struct repo *repo, const struct target_spec *spec);
+
+/*
+ * What git has in progress: "merge", "rebase", "cherry-pick", "revert",
+ * "am" (a mailbox being applied) or "bisect"; NULL when nothing.
+ */
+const char *repo_in_progress(struct repo *repo);
 void target_release(struct target *target);
 
 /*

@@ -3,6 +3,9 @@
 #include "buf.h"
 
 #include <limits.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -29,6 +32,11 @@ int repo_workdir_content(git_buf *out, git_repository *git, const char *rel, uin
 	}
 	if (buf_read_regular(&text, path.ptr, rel, 0) < 0)
 		goto done;
+	/* Nothing stays nothing through any filter; libgit2 1.5 mishandles an empty one (repo_diff.c). */
+	if (!text.len) {
+		rc = git_buf_set(out, "", 0);
+		goto done;
+	}
 	if (git_filter_list_load(&filters, git, NULL, rel, GIT_FILTER_TO_ODB, 0) < 0)
 		goto done;
 	rc = filters ? git_filter_list_apply_to_buffer(out, filters, text.ptr ? text.ptr : "", text.len) :
@@ -51,4 +59,42 @@ int repo_content_of(git_buf *out, git_repository *git, const git_diff_file *side
 		return rc;
 	}
 	return repo_workdir_content(out, git, side->path, side->mode);
+}
+
+bool repo_path_safe(const char *path)
+{
+	const char *p = path;
+
+	if (!*path || *path == '/')
+		return false;
+	while (p) {
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+			return false;
+		p = strchr(p, '/');
+		if (p)
+			p++;
+	}
+	return true;
+}
+
+bool repo_workdir_reachable(git_repository *git, const char *rel)
+{
+	struct buf path = BUF_INIT;
+	struct stat st;
+	const char *c = rel, *end = NULL;
+	bool ok = repo_path_safe(rel) && git_repository_workdir(git) &&
+		buf_puts(&path, git_repository_workdir(git)) == 0;
+	size_t root = path.len;
+
+	for (; ok && c; c = end ? end + 1 : NULL) {
+		end = strchr(c, '/');
+		ok = !(end ? (size_t)(end - c) == 4 : strlen(c) == 4) || strncasecmp(c, ".git", 4) != 0;
+		if (ok && end) {
+			path.len = root;
+			ok = buf_put(&path, rel, (size_t)(end - rel)) == 0 && lstat(path.ptr, &st) == 0 &&
+				S_ISDIR(st.st_mode);
+		}
+	}
+	buf_release(&path);
+	return ok;
 }

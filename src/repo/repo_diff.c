@@ -6,7 +6,9 @@
 #include "array.h"
 #include "rename.h"
 #include "repo_content.h"
+#include "repo_patch.h"
 #include "repo_rename.h"
+#include "repo_state.h"
 #include "similarity.h"
 #include "status.h"
 
@@ -29,7 +31,22 @@ struct git_shared {
 	size_t src_alloc, dst_alloc;
 	int abbrev;             /* the "index" line's ids: git's length (see repo_abbrev) */
 	bool workdir;           /* the new side is the working tree */
+	const char *in_progress;        /* see struct diff */
+	struct unmerged *unmerged;      /* the conflicted deltas, in delta order */
+	size_t nunmerged;
 	int refs;
+};
+
+/*
+ * An unmerged path: its kind, and the sides revline diffs for it. The old
+ * side is the target's base tree's file, the new side the working tree's
+ * (when the new side is the index, it has none: libgit2's delta says
+ * nothing either, and git prints "* Unmerged path").
+ */
+struct unmerged {
+	size_t delta;
+	enum diff_conflict kind;
+	git_diff_file old, new;
 };
 
 struct delta_entry {
@@ -55,6 +72,7 @@ static void shared_release(struct git_shared *sh)
 		return;
 	rename_free(sh->renames);
 	git_diff_free(sh->diff);
+	free(sh->unmerged);
 	free(sh->entries);
 	free(sh->src_entry);
 	free(sh->dst_entry);
@@ -177,8 +195,8 @@ static int put_git_text(struct buf *out, const struct git_source *src, const cha
  * libgit2 1.5 (Debian 12's) frees a static buffer when a 0-byte work-tree
  * file went through a filter (any text or eol attribute, core.autocrlf):
  * git_patch_free aborts (fixed in 1.6). So libgit2 is never asked for the
- * patch of an empty work-tree file: its lines are the old blob's against an
- * empty buffer, and the header is written here with the real modes and ids.
+ * patch of an empty work-tree file: repo_patch.c diffs the old blob against
+ * nothing and writes the header with the real modes and ids.
  */
 static bool is_empty_workfile(const struct git_source *src, const git_diff_delta *delta)
 {
@@ -195,94 +213,111 @@ static bool is_empty_workfile(const struct git_source *src, const git_diff_delta
 	return empty;
 }
 
-/* The header, in git's order, of a delta whose new side is empty. */
-static int empty_side_header(struct buf *out, const git_diff_delta *delta)
+static const struct unmerged *unmerged_find(const struct git_shared *sh, size_t delta)
 {
-	static const char empty[] = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
-	char old[GIT_OID_HEXSZ + 1] = "0000000000000000000000000000000000000000";
-	bool added = delta->status == GIT_DELTA_ADDED || delta->status == GIT_DELTA_UNTRACKED;
-	bool moved = delta->status == GIT_DELTA_RENAMED || delta->status == GIT_DELTA_COPIED;
-	const char *verb = delta->status == GIT_DELTA_RENAMED ? "rename" : "copy";
-	uint32_t old_mode = added ? 0 : delta->old_file.mode, new_mode = delta->new_file.mode;
-	int error;
+	size_t lo = 0, hi = sh->nunmerged;
 
-	if (!added)
-		git_oid_tostr(old, sizeof(old), &delta->old_file.id);
-	if ((error = buf_puts(out, "diff --git ")) || (error = buf_put_quoted(out, "a/", delta->old_file.path)) ||
-	    (error = buf_putc(out, ' ')) || (error = buf_put_quoted(out, "b/", delta->new_file.path)) ||
-	    (error = buf_putc(out, '\n')))
-		return error;
-	if (added)
-		error = buf_printf(out, "new file mode %o\n", new_mode);
-	else if (old_mode != new_mode)
-		error = buf_printf(out, "old mode %o\nnew mode %o\n", old_mode, new_mode);
-	if (!error && moved &&
-	    !(error = buf_printf(out, "similarity index %u%%\n%s from ", delta->similarity, verb)) &&
-	    !(error = buf_put_quoted(out, "", delta->old_file.path)) &&
-	    !(error = buf_printf(out, "\n%s to ", verb)) &&
-	    !(error = buf_put_quoted(out, "", delta->new_file.path)))
-		error = buf_putc(out, '\n');
-	if (!error && strcmp(old, empty))
-		error = old_mode == new_mode ? buf_printf(out, "index %s..%s %o\n", old, empty, new_mode) :
-			buf_printf(out, "index %s..%s\n", old, empty);
-	return error;
-}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-/* An empty work-tree file's patch: the old side's lines, if any, against nothing. */
-static int empty_side_patch(git_patch **out, const struct git_source *src, const git_diff_delta *delta)
-{
-	git_diff_options opts;
-	git_blob *blob = NULL;
-	int rc;
-
-	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
-	opts.id_abbrev = GIT_OID_HEXSZ;
-	if (delta->status != GIT_DELTA_ADDED && delta->status != GIT_DELTA_UNTRACKED &&
-	    git_blob_lookup(&blob, src->git, &delta->old_file.id) < 0)
-		return -1;
-	rc = git_patch_from_blob_and_buffer(out, blob, delta->old_file.path, "", 0,
-					    delta->new_file.path, &opts);
-	git_blob_free(blob);
-	return rc;
+		if (sh->unmerged[mid].delta == delta)
+			return &sh->unmerged[mid];
+		if (sh->unmerged[mid].delta < delta)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /*
- * The text of a delta whose new side is empty: the header, then the lines
- * of the patch made by empty_side_patch from "---" or "Binary files" on.
+ * An unmerged path's text: the working tree's file against the base, as
+ * `git diff <base>` shows it; else git's line for it (`git diff --cached`).
+ * The base is the side to show the conflict against: by default HEAD,
+ * which is "ours" (stage 2) in a merge, a rebase, a cherry-pick or a
+ * revert, so the markers and "their" lines are added lines, what the
+ * conflict-markers rule and the LLM rules look at. A combined diff (`git
+ * diff`'s "diff --cc") would show them against both parents at once, in a
+ * form no rule reads.
  */
-static int put_empty_side(struct buf *out, const struct git_source *src, const git_diff_delta *delta,
-			  const char *text, size_t len)
+static int unmerged_text(struct buf *out, const struct git_source *src, const struct unmerged *u)
 {
-	const char *body = text && len ? memmem(text, len, "\n--- ", 5) : NULL;
-	struct buf mended = BUF_INIT;
-	int error;
+	int error = 0;
+	size_t len = out->len;
 
-	if (!body && text && len)
-		body = memmem(text, len, "\nBinary files ", 14);
-	if ((error = empty_side_header(&mended, delta)) == 0 && body)
-		error = buf_put(&mended, body + 1, len - (size_t)(body + 1 - text));
-	if (!error)
-		error = put_git_text(out, src, mended.ptr, mended.len, 0);
-	buf_release(&mended);
+	if (src->workdir)
+		error = patch_sides_text(out, src->git, &u->old, &u->new);
+	if (!error && out->len == len)
+		error = buf_printf(out, "* Unmerged path %s\n", u->old.path);
 	return error;
 }
 
-/* A delta's patch from libgit2, never loading an empty work-tree file (see above). */
-static int delta_patch(git_patch **out, bool *empty, const struct git_source *src, size_t d)
+/* One delta's text as git prints it. */
+static int delta_text(struct buf *out, const struct git_source *src, size_t d, unsigned similarity)
 {
 	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
+	struct patch_count probe;
+	struct buf raw = BUF_INIT;
+	git_patch *patch = NULL;
+	git_buf text = { 0 };
+	int error;
 
-	*out = NULL;
-	*empty = is_empty_workfile(src, delta);
-	return *empty ? empty_side_patch(out, src, delta) : git_patch_from_diff(out, src->diff, d);
+	if (delta->status == GIT_DELTA_CONFLICTED)
+		error = unmerged_text(&raw, src, unmerged_find(src->shared, d));
+	else if (is_empty_workfile(src, delta))
+		error = patch_sides_text(&raw, src->git, &delta->old_file, &delta->new_file);
+	else if ((error = patch_binary_probe(&probe, src->git, &delta->old_file, &delta->new_file)) > 0)
+		error = patch_binary_text(&raw, src->git, &delta->old_file, &delta->new_file);
+	else if (!error && (git_patch_from_diff(&patch, src->diff, d) < 0 || git_patch_to_buf(&text, patch) < 0))
+		error = patch_fail(delta->new_file.path);
+	if (!error)
+		error = raw.ptr ? put_git_text(out, src, raw.ptr, raw.len, similarity) :
+			put_git_text(out, src, text.ptr ? text.ptr : "", text.size, similarity);
+	git_buf_dispose(&text);
+	git_patch_free(patch);
+	buf_release(&raw);
+	return error;
+}
+
+/* One delta's counts; a binary file known from its first bytes is not read whole. */
+static int delta_count(struct patch_count *out, const struct git_source *src, size_t d)
+{
+	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
+	const struct unmerged *u;
+	git_patch *patch = NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (delta->status == GIT_DELTA_CONFLICTED) {
+		u = unmerged_find(src->shared, d);
+		return src->workdir ? patch_sides_count(out, src->git, &u->old, &u->new) : 0;
+	}
+	if (is_empty_workfile(src, delta))
+		return patch_sides_count(out, src->git, &delta->old_file, &delta->new_file);
+	if ((error = patch_binary_probe(out, src->git, &delta->old_file, &delta->new_file)) != 0)
+		return error < 0 ? error : 0;
+	if (git_patch_from_diff(&patch, src->diff, d) < 0)
+		return patch_fail(delta->new_file.path);
+	if (patch) {
+		const git_diff_delta *done = git_patch_get_delta(patch);
+
+		git_patch_line_stats(NULL, &out->additions, &out->deletions, patch);
+		if (done->flags & GIT_DIFF_FLAG_BINARY) {
+			out->binary = true;
+			if (!git_oid_equal(&done->old_file.id, &done->new_file.id)) {
+				out->old_size = done->old_file.size;
+				out->new_size = done->new_file.size;
+			}
+		}
+	}
+	git_patch_free(patch);
+	return 0;
 }
 
 static int source_load(void *ctx, struct diff *diff, size_t index)
 {
 	struct git_source *src = ctx;
 	struct diff_file *file = &diff->files[index];
-	git_buf text = { 0 };
 	struct buf all = BUF_INIT;
 	unsigned char i;
 	int error = 0;
@@ -298,21 +333,8 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 			error = put_git_text(&all, src, renamed.ptr ? renamed.ptr : "", renamed.len, file->similarity);
 		buf_release(&renamed);
 	}
-	for (i = 0; i < src->ndeltas[index] && !error; i++) {
-		git_patch *patch = NULL;
-		bool empty;
-
-		size_t d = i ? src->second[index] : src->first[index];
-
-		if (delta_patch(&patch, &empty, src, d) < 0 || git_patch_to_buf(&text, patch) < 0)
-			error = patch_fail(file->path);
-		else if (empty)
-			error = put_empty_side(&all, src, git_diff_get_delta(src->diff, d), text.ptr, text.size);
-		else
-			error = put_git_text(&all, src, text.ptr, text.size, file->similarity);
-		git_buf_dispose(&text);
-		git_patch_free(patch);
-	}
+	for (i = 0; i < src->ndeltas[index] && !error; i++)
+		error = delta_text(&all, src, i ? src->second[index] : src->first[index], file->similarity);
 	if (!error)
 		error = diff_file_parse(diff, file, all.ptr ? all.ptr : "", all.len);
 	buf_release(&all);
@@ -323,42 +345,36 @@ static int source_count(void *ctx, struct diff *diff, size_t index)
 {
 	struct git_source *src = ctx;
 	struct diff_file *file = &diff->files[index];
-	size_t adds = 0, dels = 0;
+	struct patch_count sum = { 0 }, one;
 	unsigned char i;
-	bool binary = false;
+	int error;
 
-	if (!src->ndeltas[index]) {
-		int error = rename_patch_count(&adds, &dels, &binary, src->git,
-					       &git_diff_get_delta(src->diff, src->first[index])->old_file,
-					       &git_diff_get_delta(src->diff, src->second[index])->new_file);
-
-		if (error < 0)
-			return error;
-		if (binary)
-			file->flags |= DIFF_FILE_BINARY;
-	}
+	if (!src->ndeltas[index] &&
+	    (error = rename_patch_count(&sum, src->git,
+					&git_diff_get_delta(src->diff, src->first[index])->old_file,
+					&git_diff_get_delta(src->diff, src->second[index])->new_file)) < 0)
+		return error;
 	for (i = 0; i < src->ndeltas[index]; i++) {
-		git_patch *patch = NULL;
-		size_t a = 0, d = 0;
-		bool empty;
-
-		if (delta_patch(&patch, &empty, src, i ? src->second[index] : src->first[index]) < 0)
-			return patch_fail(file->path);
-		if (patch) {
-			git_patch_line_stats(NULL, &a, &d, patch);
-			if (git_patch_get_delta(patch)->flags & GIT_DIFF_FLAG_BINARY)
-				file->flags |= DIFF_FILE_BINARY;
-		}
-		git_patch_free(patch);
-		adds += a;
-		dels += d;
+		if ((error = delta_count(&one, src, i ? src->second[index] : src->first[index])) < 0)
+			return error;
+		/* A type change: the deletion's old side, the creation's new side. */
+		sum.additions += one.additions;
+		sum.deletions += one.deletions;
+		sum.binary |= one.binary;
+		sum.old_size += one.old_size;
+		sum.new_size += one.new_size;
 	}
-	file->additions = (uint32_t)adds;
-	file->deletions = (uint32_t)dels;
+	file->additions = (uint32_t)sum.additions;
+	file->deletions = (uint32_t)sum.deletions;
+	if (sum.binary) {
+		file->flags |= DIFF_FILE_BINARY;
+		file->old_size = sum.old_size;
+		file->new_size = sum.new_size;
+	}
 	file->flags |= DIFF_FILE_COUNTED | DIFF_FILE_BINARY_KNOWN;
 	diff->counted++;
-	diff->additions += adds;
-	diff->deletions += dels;
+	diff->additions += sum.additions;
+	diff->deletions += sum.deletions;
 	return 0;
 }
 
@@ -440,12 +456,36 @@ static bool is_intent_to_add(git_index *index, const git_diff_delta *delta)
 	return entry && (entry->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD);
 }
 
+/* An unmerged path: added, deleted or modified by what its sides hold (see struct unmerged). */
+static int file_from_unmerged(struct diff *diff, struct git_source *src, size_t d)
+{
+	const struct unmerged *u = unmerged_find(src->shared, d);
+	enum diff_status status = DIFF_MODIFIED;
+	struct diff_file *file;
+	int error;
+
+	if (src->workdir && !u->old.mode && u->new.mode)
+		status = DIFF_ADDED;
+	else if (src->workdir && u->old.mode && !u->new.mode)
+		status = DIFF_DELETED;
+	else if (u->old.mode && u->new.mode && (u->old.mode & 0170000) != (u->new.mode & 0170000))
+		status = DIFF_TYPECHANGE;
+	if ((error = diff_file_add(&file, diff, status, u->old.path, u->old.path, u->old.mode, u->new.mode)) < 0)
+		return error;
+	file->conflict = u->kind;
+	src->first[diff->nfiles - 1] = src->second[diff->nfiles - 1] = d;
+	src->ndeltas[diff->nfiles - 1] = 1;
+	return 0;
+}
+
 static int file_from_delta(struct diff *diff, struct git_source *src, size_t d, bool pair)
 {
 	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
 	const git_diff_delta *next = pair ? git_diff_get_delta(src->diff, d + 1) : NULL;
 	size_t del = d, add = d + 1;
 
+	if (delta->status == GIT_DELTA_CONFLICTED)
+		return file_from_unmerged(diff, src, d);
 	if (pair && delta->status != GIT_DELTA_DELETED) {
 		const git_diff_delta *t = delta;
 
@@ -612,6 +652,92 @@ static int renames_of(struct git_shared *sh)
 	return error;
 }
 
+static int tree_of(git_tree **out, git_repository *git, const char *hex);
+
+/* The old side of an unmerged path: the base tree's file, if it has one. */
+static void unmerged_old(git_diff_file *old, git_tree *base, const char *path)
+{
+	git_tree_entry *entry = NULL;
+
+	memset(old, 0, sizeof(*old));
+	old->path = path;
+	if (!base || git_tree_entry_bypath(&entry, base, path) < 0) {
+		git_error_clear();
+		return;
+	}
+	if (git_tree_entry_type(entry) == GIT_OBJECT_BLOB) {
+		old->mode = git_tree_entry_filemode(entry);
+		git_oid_cpy(&old->id, git_tree_entry_id(entry));
+		old->flags = GIT_DIFF_FLAG_VALID_ID | GIT_DIFF_FLAG_EXISTS;
+	}
+	git_tree_entry_free(entry);
+}
+
+/*
+ * The new side of an unmerged path in the working tree: the file there, a
+ * symbolic link or none (a directory, or nothing). Its mode is git's: the
+ * executable bit, unless core.fileMode is false (then the old side's).
+ */
+static void unmerged_new(git_diff_file *new, git_repository *git, const git_diff_file *old, bool filemode)
+{
+	struct buf path = BUF_INIT;
+	struct stat st;
+
+	if (buf_printf(&path, "%s%s", git_repository_workdir(git), old->path) == 0 && lstat(path.ptr, &st) == 0) {
+		if (S_ISLNK(st.st_mode))
+			new->mode = GIT_FILEMODE_LINK;
+		else if (S_ISREG(st.st_mode) && !filemode && (old->mode & 0170000) == 0100000)
+			new->mode = old->mode;
+		else if (S_ISREG(st.st_mode))
+			new->mode = st.st_mode & 0100 ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+		new->size = new->mode ? (uint64_t)st.st_size : 0;
+		new->flags = new->mode ? GIT_DIFF_FLAG_EXISTS : 0;
+	}
+	buf_release(&path);
+}
+
+/* The unmerged paths (libgit2's conflicted deltas): their kinds from the index, their sides. */
+static int unmerged_of(struct git_shared *sh, const struct target *t)
+{
+	size_t n = git_diff_num_deltas(sh->diff), d, alloc = 0;
+	git_index *index = NULL;
+	git_tree *base = NULL;
+	git_config *config = NULL;
+	int filemode = 1, error = 0;
+
+	for (d = 0; d < n && !error; d++) {
+		const git_diff_delta *delta = git_diff_get_delta(sh->diff, d);
+		struct unmerged *u;
+
+		if (delta->status != GIT_DELTA_CONFLICTED)
+			continue;
+		if (!index && (git_repository_index(&index, sh->git) < 0 ||
+			       (error = tree_of(&base, sh->git, t->base_oid)) < 0)) {
+			error = error ? error : patch_fail("the index");
+			break;
+		}
+		if (!config && git_repository_config_snapshot(&config, sh->git) == 0 &&
+		    git_config_get_bool(&filemode, config, "core.filemode") < 0)
+			filemode = 1;
+		if ((error = ARRAY_GROW(sh->unmerged, alloc, sh->nunmerged + 1)) < 0)
+			break;
+		u = &sh->unmerged[sh->nunmerged++];
+		u->delta = d;
+		u->kind = repo_conflict_of(index, delta->old_file.path);
+		unmerged_old(&u->old, base, delta->old_file.path);
+		memset(&u->new, 0, sizeof(u->new));
+		u->new.path = u->old.path;
+		/* The index's path is not checked by libgit2: it is read only when it is in the tree. */
+		if (sh->workdir && repo_workdir_reachable(sh->git, u->old.path))
+			unmerged_new(&u->new, sh->git, &u->old, filemode != 0);
+	}
+	git_error_clear();
+	git_config_free(config);
+	git_tree_free(base);
+	git_index_free(index);
+	return error;
+}
+
 static int tree_of(git_tree **out, git_repository *git, const char *hex)
 {
 	git_oid oid;
@@ -684,6 +810,8 @@ static int counts_keep(struct diff *diff, const struct diff *prev)
 		was = &prev->files[at[b->first[i]]];
 		file->additions = was->additions;
 		file->deletions = was->deletions;
+		file->old_size = was->old_size;
+		file->new_size = was->new_size;
 		file->flags |= was->flags & (DIFF_FILE_COUNTED | DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN);
 		diff->counted++;
 		diff->additions += was->additions;
@@ -717,6 +845,8 @@ static int diff_of_shared(struct diff **out, struct git_shared *sh, const struct
 	diff->source.count = source_count;
 	diff->source.free = source_free;
 	diff->source.ctx = src;
+	diff->in_progress = sh->in_progress;
+	diff->unmerged_text = sh->workdir;
 	if ((error = files_from_entries(diff, src)) < 0 || (prev && (error = counts_keep(diff, prev)) < 0)) {
 		diff_free(diff);
 		return error;
@@ -737,7 +867,9 @@ int repo_diff_start(struct diff **out, struct repo *repo, const struct target *t
 	sh->refs = 1;
 	sh->abbrev = repo_abbrev_len(repo->git);
 	sh->workdir = target->side == SIDE_WORKDIR;
+	sh->in_progress = target->side == SIDE_TREE ? NULL : repo_in_progress(repo);
 	if ((error = git_diff_of(&sh->diff, repo, target)) == 0 &&
+	    (error = unmerged_of(sh, target)) == 0 &&
 	    (error = entries_of(sh, target->side)) == 0 &&
 	    (error = renames_of(sh)) == 0)
 		error = diff_of_shared(out, sh, NULL);

@@ -1,5 +1,6 @@
 /* Reading files on either side of a target, and the commits' messages. */
 #include "repo.h"
+#include "repo_content.h"
 #include "status.h"
 
 #include <errno.h>
@@ -58,23 +59,6 @@ static int blob_in_index(struct buf *out, git_repository *git, const char *path)
 	return error;
 }
 
-/* A repository path that cannot leave the working tree by its spelling. */
-static bool path_is_safe(const char *path)
-{
-	const char *p = path;
-
-	if (!*path || *path == '/')
-		return false;
-	while (p) {
-		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
-			return false;
-		p = strchr(p, '/');
-		if (p)
-			p++;
-	}
-	return true;
-}
-
 /* Whether a path relative to the working tree goes through a ".git" (the repository's own files). */
 static bool path_in_git(const char *rel)
 {
@@ -104,7 +88,7 @@ int repo_read_workdir(struct buf *out, struct repo *repo, const char *path, size
 
 	if (!repo->workdir)
 		return error_set(RL_ENOTFOUND, "%s: a bare repository has no working tree", path);
-	if (!path_is_safe(path))
+	if (!repo_path_safe(path))
 		return error_set(RL_EUSAGE, "%s: not a path inside the repository", path);
 	if ((error = buf_printf(&full, "%s%s", repo->workdir, path)) < 0)
 		return error;

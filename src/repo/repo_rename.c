@@ -104,18 +104,22 @@ done:
 	return error;
 }
 
-int rename_patch_count(size_t *adds, size_t *dels, bool *binary, git_repository *git,
-		       const git_diff_file *old, const git_diff_file *new)
+int rename_patch_count(struct patch_count *out, git_repository *git, const git_diff_file *old,
+		       const git_diff_file *new)
 {
 	git_patch *patch = NULL;
 	git_buf a = { 0 }, b = { 0 };
 	int error;
 
-	*adds = *dels = 0;
-	*binary = false;
+	memset(out, 0, sizeof(*out));
 	if ((error = patch_of(&patch, &a, &b, git, old, new)) == 0 && patch) {
-		git_patch_line_stats(NULL, adds, dels, patch);
-		*binary = (git_patch_get_delta(patch)->flags & GIT_DIFF_FLAG_BINARY) != 0;
+		git_patch_line_stats(NULL, &out->additions, &out->deletions, patch);
+		out->binary = (git_patch_get_delta(patch)->flags & GIT_DIFF_FLAG_BINARY) != 0;
+		/* git's stat gives a binary rename's sizes only when the contents differ. */
+		if (out->binary && (a.size != b.size || (a.size && memcmp(a.ptr, b.ptr, a.size)))) {
+			out->old_size = a.size;
+			out->new_size = b.size;
+		}
 	}
 	git_patch_free(patch);
 	git_buf_dispose(&a);

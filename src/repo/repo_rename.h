@@ -4,6 +4,7 @@
 /* Inside the engine: the patch of a file revline paired as a rename (rename.h). */
 
 #include "buf.h"
+#include "repo_patch.h"
 
 #include <git2.h>
 #include <stdbool.h>
@@ -16,8 +17,8 @@
 int rename_patch_text(struct buf *out, git_repository *git, const git_diff_file *old,
 		      const git_diff_file *new, unsigned similarity);
 
-/* Its added and removed lines, and whether it is binary. */
-int rename_patch_count(size_t *adds, size_t *dels, bool *binary, git_repository *git,
-		       const git_diff_file *old, const git_diff_file *new);
+/* Its added and removed lines, whether it is binary, the sizes. */
+int rename_patch_count(struct patch_count *out, git_repository *git, const git_diff_file *old,
+		       const git_diff_file *new);
 
 #endif

@@ -590,6 +590,11 @@ const struct rule_set *check_rules(const struct check *c)
 	return &c->rules;
 }
 
+const struct diff *check_diff(const struct check *c)
+{
+	return c->diff;
+}
+
 const struct report *check_report(const struct check *c)
 {
 	return &c->report;

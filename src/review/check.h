@@ -149,6 +149,8 @@ long check_rule_elapsed_ms(const struct check *check, size_t index);
  */
 bool check_rule_attempt(const struct check *check, size_t index, int *attempt, int *of, long *elapsed_ms);
 const struct rule_set *check_rules(const struct check *check);
+/* The diff it reviews (what check_new was given). */
+const struct diff *check_diff(const struct check *check);
 const struct report *check_report(const struct check *check);
 const struct check_stats *check_stats(const struct check *check);
 const char *check_status(const struct check *check);   /* complete, partial, failed, cancelled */

@@ -6,11 +6,11 @@
 For each repository: the last --pairs first-parent commits against their
 parent, and the last --renames commits whose change holds both a deletion
 and an addition (where rename pairing decides), each as C^..C. Compares
-`revline diff A..B` with `git diff -M A..B` in text, --name-status, and the
-(status, old path, path, similarity) of --json against --name-status. The
-index line's abbreviation is left out of the text comparison (core.abbrev is
-another matter); every difference is listed with the pair, so a case can be
-made into a test.
+`revline diff A..B` with `git diff -M A..B` in text, --name-status, --stat
+(both as wide as COLUMNS says, else 80), and the (status, old path, path,
+similarity) of --json against --name-status. The index line's abbreviation
+is left out of the text comparison (core.abbrev is another matter); every
+difference is listed with the pair, so a case can be made into a test.
 """
 import argparse
 import json
@@ -71,7 +71,7 @@ def main():
     ap.add_argument("repos", nargs="*")
     args = ap.parse_args()
     total = 0
-    bad = {"text": 0, "name-status": 0, "json": 0}
+    bad = {"text": 0, "name-status": 0, "stat": 0, "json": 0}
     work = []
     for repo in args.repos:
         work += [(repo, a, b) for a, b in commits(repo, args)]
@@ -91,6 +91,10 @@ def main():
         gns = run(["git", "-c", "diff.renameLimit=1000", "diff", "-M", "--name-status", rng], repo)
         if ns != gns:
             wrong.append("name-status")
+        stat = run([args.revline, "diff", "--stat", rng], repo)
+        gstat = run(["git", "-c", "diff.renameLimit=1000", "diff", "-M", "--stat", rng], repo)
+        if stat != gstat:
+            wrong.append("stat")
         js = json_status(run([args.revline, "diff", "--json", rng], repo))
         if js is None or js.strip() != gns.decode("utf-8", "replace").strip():
             wrong.append("json")
@@ -98,8 +102,8 @@ def main():
             bad[w] += 1
         if wrong:
             print("%s %s: %s" % (repo, rng, ", ".join(wrong)), flush=True)
-    print("%d pairs; differ from git: text %d, --name-status %d, --json %d" %
-          (total, bad["text"], bad["name-status"], bad["json"]))
+    print("%d pairs; differ from git: text %d, --name-status %d, --stat %d, --json %d" %
+          (total, bad["text"], bad["name-status"], bad["stat"], bad["json"]))
     return 0
 
 

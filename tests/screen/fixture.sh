@@ -20,6 +20,8 @@
 #           new directory) and an ignored one.
 #   deps    a dependency bump: package.json (a major, a minor and a patch
 #           bump, one added), its lock file and go.mod (a 0.x bump).
+#   merge   a merge of branch side stopped on conflicts: both modified, both
+#           added, deleted by us, deleted by them, and a file merged cleanly.
 
 fixture_env()
 {
@@ -400,6 +402,32 @@ build_untrusted()
 		git commit -q -m "Add a .revline" -- .revline
 }
 
+build_merge()
+{
+	printf 'one\ntwo\nthree\n' >both.txt
+	printf 'theirs to keep\n' >ours-deleted.txt
+	printf 'ours to keep\n' >theirs-deleted.txt
+	printf 'clean\n' >clean.txt
+	git add -A
+	fixture_commit "2024-01-01T10:00:00+0000" "Initial import"
+	git checkout -q -b side
+	printf 'one\nTWO from side\nthree\n' >both.txt
+	printf 'theirs to keep, changed\n' >ours-deleted.txt
+	git rm -q theirs-deleted.txt
+	printf 'added on side\n' >added.txt
+	printf 'clean\nmerged\n' >clean.txt
+	git add -A
+	fixture_commit "2024-01-02T10:00:00+0000" "Side"
+	git checkout -q main
+	printf 'one\nTWO from main\nthree\n' >both.txt
+	git rm -q ours-deleted.txt
+	printf 'ours to keep, changed\n' >theirs-deleted.txt
+	printf 'added on main\n' >added.txt
+	git add -A
+	fixture_commit "2024-01-03T10:00:00+0000" "Main"
+	! git merge -q side >/dev/null 2>&1
+}
+
 # fixture_build NAME DIR
 build_untracked()
 {
@@ -429,7 +457,7 @@ fixture_build()
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme|deps|untrusted|untracked|untracked-one|untracked-only) ;;
+	basic|empty|many|badtheme|deps|untrusted|untracked|untracked-one|untracked-only|merge) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1

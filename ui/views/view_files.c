@@ -47,7 +47,8 @@ static void files_draw_line(struct view *view, size_t line, int row, bool select
 	attr_t base = selected ? theme_attr(view->focused ? STYLE_CURSOR : STYLE_CURSOR_BLUR) : 0;
 	attr_t text = selected ? base : theme_attr(STYLE_DEFAULT);
 	struct buf label = BUF_INIT;
-	char counts[32], letter[3] = { diff_status_letter(file->status), ' ', '\0' };
+	/* An unmerged path is U, as git status and tig show it. */
+	char counts[32], letter[3] = { file->conflict ? 'U' : diff_status_letter(file->status), ' ', '\0' };
 	int width = view->width, cwidth, avail, used;
 	size_t tail;
 
@@ -84,9 +85,31 @@ static void files_draw_line(struct view *view, size_t line, int row, bool select
 	buf_release(&label);
 }
 
+/* What git is doing, short enough for the pane's title: "merging", as git's prompt says it. */
+static const char *in_progress_verb(const char *what)
+{
+	static const char *const verbs[][2] = {
+		{ "merge", "merging" }, { "rebase", "rebasing" }, { "cherry-pick", "cherry-picking" },
+		{ "revert", "reverting" }, { "am", "applying patches" }, { "bisect", "bisecting" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(verbs[i][0], what))
+			return verbs[i][1];
+	return what;
+}
+
 static void files_title(struct view *view, struct buf *out)
 {
+	const struct diff *diff = view->tui->diff;
+	size_t unmerged = diff_unmerged(diff);
+
 	buf_printf(out, "Files  %zu/%zu", view->lines ? view->lineno + 1 : 0, view->lines);
+	if (diff->in_progress)
+		buf_printf(out, "  %s", in_progress_verb(diff->in_progress));
+	if (diff->in_progress && unmerged)
+		buf_printf(out, ", %zu unmerged", unmerged);
 }
 
 static bool files_request(struct view *view, enum request request)
