@@ -241,6 +241,11 @@ reqs = [json.loads(l) for l in sys.stdin if "Rule retry:" in json.dumps(json.loa
 a, b = reqs[-2], reqs[-1]
 assert a["status"] == 429 and b["status"] == 200 and b["start"] - a["end"] >= 0.95, (a["status"], b["status"], b["start"] - a["end"])
 ' && pass "the retry waited for Retry-After" || fail "Retry-After not honoured"
+# A rule that failed after its retries says "(3 attempts)" once, in its reason.
+REVLINE_BASE_URL=http://127.0.0.1:9/v1 run check --rules "$rules" --rule fast --retries 2 --no-cache
+line=$(grep '^error  *fast ' "$TMP/out" || true)
+[ "$(printf '%s' "$line" | grep -o '3 attempts' | wc -l)" -eq 1 ] && pass "a failed rule's line says (3 attempts) once" ||
+	fail "the failed rule's line: $line"
 
 # A hung rule times out; the check is partial and keeps the other result.
 run check --rules "$rules" --rule hang --rule fast --timeout 1 --retries 0 --format json
