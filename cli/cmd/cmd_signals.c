@@ -212,17 +212,26 @@ static const char *fix_text(char *out, size_t size, struct workspace *ws, int64_
 	return out;
 }
 
+static int wider(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* A signal's row: id, tool, code, place, then its message, whose other lines (mypy's notes) go under it. */
 static void signal_print(const struct signal *s, struct workspace *ws)
 {
 	char place[512], fix[96];
+	int column;
 
 	snprintf(place, sizeof(place), s->column > 0 ? "%s:%d:%d" : "%s:%d", s->file, s->line, s->column);
-	printf("#%-5lld ", (long long)s->id);
+	column = printf("#%-5lld ", (long long)s->id);
 	term_pad(stdout, s->tool, 10);
 	putchar(' ');
 	term_pad(stdout, s->code, 16);
-	term_printf(stdout, " %s  %s", place, s->message);
+	term_printf(stdout, " %s  ", place);
+	column += wider(term_width(s->tool), 10) + 1 + wider(term_width(s->code), 16) + 1 + term_width(place) + 2;
 	fix_text(fix, sizeof(fix), ws, s->id);
+	term_column(stdout, s->message, column);
 	printf("%s%s%s\n", *fix ? "  [" : "", fix, *fix ? "]" : "");
 }
 
