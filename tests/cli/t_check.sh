@@ -147,6 +147,7 @@ import json, sys, jsonschema
 doc, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 jsonschema.validate(doc, schema)
 run = doc["runs"][0]
+assert "informationUri" not in run["tool"]["driver"], run["tool"]["driver"]   # no page that does not exist
 ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
 assert run["results"], "no results"
 for r in run["results"]:
@@ -174,6 +175,7 @@ ds = [json.loads(l) for l in lines]
 for d in ds:
     jsonschema.validate(d, schema)
     assert d["source"]["name"] == "revline" and d["code"]["value"] == "slow", d
+    assert "url" not in d["source"], d      # no page that does not exist
     assert d["location"]["path"] == "app.py", d
 by_line = {d["location"]["range"]["start"]["line"]: d for d in ds}
 assert sorted(by_line) == [4, 5], by_line
