@@ -106,9 +106,10 @@ static int parse_args(struct check_args *a, int argc, char **argv)
 			 "an incomplete review (a rule that did not run) does not exit 6"),
 		OPT_BOOL('y', "yes", &a->yes, "run even when the estimate is over revline.confirmTokens"),
 		OPT_BOOL(0, "show-suppressed", &a->show_suppressed, "also show findings marked false positive before"),
-		OPT_BOOL_ONE_OF(1, 0, "wait-fix-detection", &a->wait_fixes, "run fix detection before exiting and report it"),
+		OPT_BOOL_ONE_OF(1, 0, "wait-fix-detection", &a->wait_fixes,
+				"run fix detection before exiting and report it"),
 		OPT_BOOL_ONE_OF(1, 0, "no-fix-detection", &a->no_fixes,
-			 "do not look for fixes of the previous check's violations"),
+				"do not look for fixes of the previous check's violations"),
 		OPT_RULE_DIRS(&a->rule_dirs, &a->opts.no_builtin),
 		OPT_END(),
 	};
