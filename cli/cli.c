@@ -1,4 +1,6 @@
 #include "cli.h"
+#include "buf.h"
+#include "parse_options.h"
 #include "status.h"
 #include "term.h"
 
@@ -26,6 +28,47 @@ bool cli_target_range(struct target_spec *spec, const char *arg)
 		return false;
 	spec->range = arg;
 	return true;
+}
+
+bool cli_revision_hint(struct buf *out, const char *word, bool staged)
+{
+	struct target_spec spec = { .base = word, .staged = staged };
+	struct target target = { 0 };
+	struct repo *repo = NULL;
+	bool named = false;
+
+	buf_clear(out);
+	if (*word != '-' && repo_open(&repo, NULL) == 0 && repo_resolve(&target, repo, &spec) == 0)
+		named = buf_printf(out, "to compare %s with the %s, use --base %s; a range is A..B or A...B",
+				   word, staged ? "index" : "working tree", word) == 0;
+	error_clear();
+	target_release(&target);
+	repo_free(repo);
+	return named;
+}
+
+bool cli_targets(struct target_spec *spec, int count, char **argv, const struct command_help *help)
+{
+	struct buf hint = BUF_INIT;
+	bool tui = !strcmp(help->name, "revline");
+	int i;
+
+	for (i = 0; i < count && cli_target_range(spec, argv[i]); i++)
+		;
+	if (i == count)
+		return true;
+	if (spec->range && strstr(argv[i], ".."))
+		cli_error("one range at a time: '%s' and '%s'", spec->range, argv[i]);
+	else if (cli_revision_hint(&hint, argv[i], spec->staged))
+		cli_error(tui ? "'%s' is not a revline command: %s" : "unexpected argument '%s': %s", argv[i],
+			  hint.ptr);
+	else if (tui)
+		cli_error("'%s' is not a revline command or a range (see 'revline --help')", argv[i]);
+	else
+		cli_error("unexpected argument '%s' (a target is A..B or A...B; see 'revline help %s')", argv[i],
+			  help->name);
+	buf_release(&hint);
+	return false;
 }
 
 bool cli_id(int64_t *out, const char *value, const char *what, const char *where)

@@ -15,6 +15,23 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool cli_target_range(struct target_spec *spec, const char *arg);
 
 /*
+ * A word typed where a command or a target goes that names a revision of
+ * the repository here ("HEAD", "main"): true, and out says how to compare
+ * it ("to compare HEAD with the working tree, use --base HEAD; a range is
+ * A..B or A...B"; the index with staged). False when it names none.
+ */
+struct buf;
+bool cli_revision_hint(struct buf *out, const char *word, bool staged);
+
+/*
+ * The positionals of a command that takes a TARGET: each a range into
+ * spec. Else the first that is not is named in one line (with the hint
+ * above when it is a revision) and false.
+ */
+struct command_help;
+bool cli_targets(struct target_spec *spec, int count, char **argv, const struct command_help *help);
+
+/*
  * An id typed on the command line: a positive decimal number, nothing else
  * (no sign, no blanks, no "12abc"). Else "'x' is not a WHAT id (a number, as
  * 'WHERE' shows)" and false.

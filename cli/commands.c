@@ -17,21 +17,27 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-/* "'chek' is not a revline command; did you mean check?" when one is close. */
+/*
+ * "'chek' is not a revline command; did you mean check?" when one is close;
+ * a word that names a revision gets the hint to compare it instead.
+ */
 static void unknown_command(const char *name)
 {
-	size_t i, d, best = SIZE_MAX, len = strlen(name);
-	const char *guess = NULL;
+	struct buf hint = BUF_INIT;
+	struct text_guess guess;
+	size_t i;
 
+	text_guess_init(&guess, name, strlen(name));
 	for (i = 0; i < NCOMMANDS; i++)
-		if ((d = text_distance(name, len, commands[i].help->name)) < best) {
-			best = d;
-			guess = commands[i].help->name;
-		}
-	if (!guess || best > (len > 4 ? 2u : 1u))
-		cli_error("'%s' is not a revline command (see 'revline --help')", name);
+		text_guess_try(&guess, commands[i].help->name, i);
+	if (cli_revision_hint(&hint, name, false))
+		cli_error("'%s' is not a revline command: %s", name, hint.ptr);
+	else if (text_guess_result(&guess))
+		cli_error("'%s' is not a revline command; did you mean %s? (see 'revline --help')", name,
+			  text_guess_result(&guess));
 	else
-		cli_error("'%s' is not a revline command; did you mean %s? (see 'revline --help')", name, guess);
+		cli_error("'%s' is not a revline command (see 'revline --help')", name);
+	buf_release(&hint);
 }
 
 const struct command *command_find(const char *name)

@@ -1,6 +1,7 @@
 #include "parse_options.h"
 #include "array.h"
 #include "cli.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,21 +64,27 @@ static int seconds_set(const struct option *o, const char *value)
 
 static int choice_set(const struct option *o, const char *value)
 {
-	char names[256] = "", what[32];
+	char names[256] = "", what[32], guess[64] = "";
+	struct text_guess g;
 	size_t i, len = 0;
 
-	for (i = 0; o->choices[i]; i++)
+	text_guess_init(&g, value, strlen(value));
+	for (i = 0; o->choices[i]; i++) {
 		if (!strcmp(value, o->choices[i])) {
 			*(int *)o->value = (int)i;
 			return 0;
 		}
+		text_guess_try(&g, o->choices[i], i);
+	}
+	if (text_guess_result(&g))
+		snprintf(guess, sizeof(guess), "; did you mean %s?", text_guess_result(&g));
 	for (i = 0; o->choices[i] && len < sizeof(names); i++)
 		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? (o->choices[i + 1] ? ", " : " or ") : "",
 					o->choices[i]);
 	for (i = 0; o->argh[i] && i + 1 < sizeof(what); i++)
 		what[i] = (char)(o->argh[i] >= 'A' && o->argh[i] <= 'Z' ? o->argh[i] - 'A' + 'a' : o->argh[i]);
 	what[i] = '\0';
-	cli_error("unknown %s '%s' (--%s takes %s)", what, value, o->long_name, names);
+	cli_error("unknown %s '%s'%s (--%s takes %s)", what, value, guess, o->long_name, names);
 	return PARSE_OPT_ERROR;
 }
 
@@ -86,7 +93,6 @@ static int option_set(const struct option *o, const char *value)
 {
 	switch (o->type) {
 	case OPTION_BOOL: *(bool *)o->value = true; return 0;
-	case OPTION_BIT: *(unsigned *)o->value |= (unsigned)o->bits; return 0;
 	case OPTION_SET_INT: *(int *)o->value = (int)o->bits; return 0;
 	case OPTION_STRING: *(const char **)o->value = value; return 0;
 	case OPTION_STRING_LIST: return string_list_add(o->value, value);
@@ -132,12 +138,42 @@ void parse_options_on_help(parse_options_hook hook, void *arg)
 	help_hook_arg = arg;
 }
 
-/* One argument that starts with a dash: -h, --help, --version, or the table's. */
-static int option_parse(const struct option *options, const struct command_help *help, int argc, char **argv,
-			int *i)
+/* Where a command's options are told: 'revline --help' for the terminal UI's. */
+static void help_ref(char *out, size_t size, const struct command_help *help)
+{
+	if (!strcmp(help->name, "revline"))
+		snprintf(out, size, "see 'revline --help'");
+	else
+		snprintf(out, size, "see 'revline help %s'", help->name);
+}
+
+/* "unknown option '--fail-of'; did you mean --fail-on?" when a long name is close. */
+static void unknown_long(const struct option *options, const struct command_help *help, const char *arg,
+			 size_t len)
+{
+	const struct option *o;
+	struct text_guess guess;
+	char see[64];
+
+	help_ref(see, sizeof(see), help);
+	text_guess_init(&guess, arg + 2, len - 2);
+	for (o = options; o->type != OPTION_END; o++)
+		text_guess_try(&guess, o->long_name, 0);
+	for (o = parse_options_common; o->type != OPTION_END; o++)
+		text_guess_try(&guess, o->long_name, 0);
+	if (text_guess_result(&guess))
+		cli_error("unknown option '%.*s'; did you mean --%s? (%s)", (int)len, arg, text_guess_result(&guess),
+			  see);
+	else
+		cli_error("unknown option '%.*s' (%s)", (int)len, arg, see);
+}
+
+/* One argument that starts with a dash: -h, --help, --version, or the table's (*o: which). */
+static int option_parse(const struct option **o, const struct option *options, const struct command_help *help,
+			int argc, char **argv, int *i)
 {
 	const char *arg = argv[*i], *eq;
-	const struct option *o;
+	char see[64];
 
 	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 		if (help_hook)
@@ -152,23 +188,62 @@ static int option_parse(const struct option *options, const struct command_help 
 	}
 	if (arg[1] == '-') {
 		eq = strchr(arg + 2, '=');
-		if (!(o = find_long(options, arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2)))) {
-			cli_error("unknown option '%.*s' (see 'revline help %s')",
-				  eq ? (int)(eq - arg) : (int)strlen(arg), arg, help->name);
+		if (!(*o = find_long(options, arg + 2, eq ? (size_t)(eq - arg - 2) : strlen(arg + 2)))) {
+			unknown_long(options, help, arg, eq ? (size_t)(eq - arg) : strlen(arg));
 			return PARSE_OPT_ERROR;
 		}
-		return option_take(o, eq ? eq + 1 : NULL, argc, argv, i);
+		return option_take(*o, eq ? eq + 1 : NULL, argc, argv, i);
 	}
-	if (arg[2] || !(o = find_short(options, arg[1]))) {
-		cli_error("unknown option '%s' (see 'revline help %s')", arg, help->name);
+	if (arg[2] || !(*o = find_short(options, arg[1]))) {
+		help_ref(see, sizeof(see), help);
+		cli_error("unknown option '%s' (%s)", arg, see);
 		return PARSE_OPT_ERROR;
 	}
-	return option_take(o, NULL, argc, argv, i);
+	return option_take(*o, NULL, argc, argv, i);
+}
+
+/* Whether two options given exclude each other: one group, or two values of one OPT_SET_INT variable. */
+static bool options_conflict(const struct option *a, const struct option *b)
+{
+	if (a == b)
+		return false;
+	if (a->one_of && a->one_of == b->one_of)
+		return true;
+	return a->type == OPTION_SET_INT && b->type == OPTION_SET_INT && a->value == b->value &&
+	       a->bits != b->bits;
+}
+
+/* The options given so far that may exclude others, each once. */
+struct options_given {
+	const struct option *at[32];
+	size_t count;
+};
+
+/* An option taken: refused when it excludes one given before. */
+static int option_given(struct options_given *given, const struct option *o)
+{
+	size_t i;
+
+	if (!o->one_of && o->type != OPTION_SET_INT)
+		return 0;
+	for (i = 0; i < given->count; i++) {
+		if (given->at[i] == o)
+			return 0;
+		if (options_conflict(given->at[i], o)) {
+			cli_error("--%s and --%s cannot be used together", given->at[i]->long_name, o->long_name);
+			return PARSE_OPT_ERROR;
+		}
+	}
+	if (given->count < sizeof(given->at) / sizeof(given->at[0]))
+		given->at[given->count++] = o;
+	return 0;
 }
 
 int parse_options(int argc, char **argv, const struct option *options, const struct command_help *help)
 {
+	struct options_given given = { .count = 0 };
 	bool only_positional = false;
+	const struct option *o;
 	int i, n = 0, rc;
 
 	for (i = 1; i < argc; i++) {
@@ -182,7 +257,7 @@ int parse_options(int argc, char **argv, const struct option *options, const str
 			only_positional = true;
 			continue;
 		}
-		if ((rc = option_parse(options, help, argc, argv, &i)) < 0)
+		if ((rc = option_parse(&o, options, help, argc, argv, &i)) < 0 || (rc = option_given(&given, o)) < 0)
 			return rc;
 	}
 	return n;
@@ -195,9 +270,12 @@ int parse_options_exit(int parsed)
 
 bool parse_options_at_most(int count, char **argv, int allowed, const struct command_help *help)
 {
+	char see[64];
+
 	if (count <= allowed)
 		return true;
-	cli_error("unexpected argument '%s' (see 'revline help %s')", argv[allowed], help->name);
+	help_ref(see, sizeof(see), help);
+	cli_error("unexpected argument '%s' (%s)", argv[allowed], see);
 	return false;
 }
 

@@ -15,8 +15,7 @@
 enum option_type {
 	OPTION_END,
 	OPTION_BOOL,            /* bool: set true */
-	OPTION_BIT,             /* unsigned: or in `bits` (flags that may be given together) */
-	OPTION_SET_INT,         /* int: set to `bits` (one of several, the last wins) */
+	OPTION_SET_INT,         /* int: set to `bits` (one of several: another value of the same int is refused) */
 	OPTION_STRING,          /* const char *: the value as typed */
 	OPTION_STRING_LIST,     /* struct string_list: each value appended */
 	OPTION_INTEGER,         /* int: a number from min to max */
@@ -48,19 +47,27 @@ struct option {
 	long bits, min, max;
 	const char *const *choices;     /* NULL-terminated */
 	enum option_ids ids;            /* the value is a stored id of this kind */
+	/*
+	 * Not 0: the options of the table with the same number exclude each
+	 * other, as two OPT_SET_INT of one variable with different values
+	 * do: "--stat and --json cannot be used together", exit 2.
+	 */
+	int one_of;
 };
 
-#define OPT_END() { OPTION_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, IDS_NONE }
-#define OPT_BOOL(s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h), 0, 0, 0, NULL, IDS_NONE }
-#define OPT_BIT(s, l, v, b, h) { OPTION_BIT, (s), (l), (v), NULL, (h), (b), 0, 0, NULL, IDS_NONE }
-#define OPT_SET_INT(s, l, v, i, h) { OPTION_SET_INT, (s), (l), (v), NULL, (h), (i), 0, 0, NULL, IDS_NONE }
-#define OPT_STRING(s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE }
-#define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE }
-#define OPT_INTEGER(s, l, v, a, lo, hi, h) { OPTION_INTEGER, (s), (l), (v), (a), (h), 0, (lo), (hi), NULL, IDS_NONE }
-#define OPT_SECONDS(s, l, v, a, h) { OPTION_SECONDS, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE }
+#define OPT_END() { OPTION_END, 0, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, IDS_NONE, 0 }
+#define OPT_BOOL(s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h), 0, 0, 0, NULL, IDS_NONE, 0 }
+#define OPT_SET_INT(s, l, v, i, h) { OPTION_SET_INT, (s), (l), (v), NULL, (h), (i), 0, 0, NULL, IDS_NONE, 0 }
+#define OPT_STRING(s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE, 0 }
+#define OPT_STRING_LIST(s, l, v, a, h) { OPTION_STRING_LIST, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE, 0 }
+#define OPT_INTEGER(s, l, v, a, lo, hi, h) { OPTION_INTEGER, (s), (l), (v), (a), (h), 0, (lo), (hi), NULL, IDS_NONE, 0 }
+#define OPT_SECONDS(s, l, v, a, h) { OPTION_SECONDS, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE, 0 }
 /* A string that is one of the database's ids (see enum option_ids). */
-#define OPT_ID(s, l, v, a, k, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL, (k) }
-#define OPT_CHOICE(s, l, v, a, c, h) { OPTION_CHOICE, (s), (l), (v), (a), (h), 0, 0, 0, (c), IDS_NONE }
+#define OPT_ID(s, l, v, a, k, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL, (k), 0 }
+#define OPT_CHOICE(s, l, v, a, c, h) { OPTION_CHOICE, (s), (l), (v), (a), (h), 0, 0, 0, (c), IDS_NONE, 0 }
+/* A flag, or a string, of a group g of options that exclude each other (see one_of). */
+#define OPT_BOOL_ONE_OF(g, s, l, v, h) { OPTION_BOOL, (s), (l), (v), NULL, (h), 0, 0, 0, NULL, IDS_NONE, (g) }
+#define OPT_STRING_ONE_OF(g, s, l, v, a, h) { OPTION_STRING, (s), (l), (v), (a), (h), 0, 0, 0, NULL, IDS_NONE, (g) }
 
 /* What `revline help NAME` says of a command, with its table's options. */
 struct command_help {

@@ -5,6 +5,7 @@
 #include "utf8.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 
 void term_write(FILE *out, const char *s, size_t len)
@@ -73,6 +74,27 @@ void term_pad(FILE *out, const char *s, int width)
 	term_puts(out, s);
 	while (pad-- > 0)
 		fputc(' ', out);
+}
+
+void term_column(FILE *out, const char *s, int column)
+{
+	bool first = true;
+	const char *eol;
+	size_t len;
+
+	while (s && *s) {
+		eol = s + strcspn(s, "\n");
+		len = (size_t)(eol - s);
+		if (len && s[len - 1] == '\r')
+			len--;
+		if (len) {
+			if (!first)
+				fprintf(out, "\n%*s", column, "");
+			term_write(out, s, len);
+			first = false;
+		}
+		s = *eol ? eol + 1 : eol;
+	}
 }
 
 void term_md_cell(FILE *out, const char *s)

@@ -26,6 +26,14 @@ void term_vprintf(FILE *out, const char *fmt, va_list ap);
 int term_width(const char *s);
 void term_pad(FILE *out, const char *s, int width);
 
+/*
+ * Text of several lines as a table's last column (mypy's note under its
+ * error): the first line where the cursor is, each other on a line of its
+ * own after column spaces, so that the rows stay aligned; empty lines and
+ * a trailing newline are left out, no newline after the last line.
+ */
+void term_column(FILE *out, const char *s, int column);
+
 /* s as a cell of a Markdown table: line breaks as spaces, '|' escaped. */
 void term_md_cell(FILE *out, const char *s);
 

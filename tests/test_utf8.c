@@ -145,12 +145,51 @@ static void test_visible_random(void **state)
 	}
 }
 
+/* The one "did you mean": the closest candidate, when near enough to be a typo. */
+static const char *guess_of(const char *typed, const char *const *names)
+{
+	struct text_guess g;
+	size_t i;
+
+	text_guess_init(&g, typed, strlen(typed));
+	for (i = 0; names[i]; i++)
+		text_guess_try(&g, names[i], i);
+	return text_guess_result(&g);
+}
+
+static void test_guess(void **state)
+{
+	static const char *const options[] = { "fail-on", "format", "output", "rule", "rules", NULL };
+	static const char *const commands[] = { "check", "diff", "db", "fix", "fixes", NULL };
+	struct text_guess g;
+
+	(void)state;
+	assert_string_equal(guess_of("fail-of", options), "fail-on");
+	assert_string_equal(guess_of("FORMAT", options), "format");     /* the case typed does not count */
+	assert_string_equal(guess_of("fail_on", options), "fail-on");   /* nor '_' for '-' */
+	assert_string_equal(guess_of("rulez", options), "rule");        /* the first of two as close */
+	assert_null(guess_of("zzzzzzzz", options));
+	assert_string_equal(guess_of("chek", commands), "check");
+	assert_string_equal(guess_of("dif", commands), "diff");
+	assert_null(guess_of("dbx2", commands));                        /* a short word: one edit at most */
+	assert_null(guess_of("fi", (const char *const[]){ "check", NULL }));
+	assert_null(guess_of("x", (const char *const[]){ NULL }));
+	/* Over text_distance's 23 bytes: no guess, not a wrong one. */
+	assert_null(guess_of("abcdefghijklmnopqrstuvwxyz", (const char *const[]){ "abcdefghijklmnopqrstuvwxy", NULL }));
+	text_guess_init(&g, "fixs", 4);
+	text_guess_try(&g, "check", 7);
+	text_guess_try(&g, "fixes", 9);
+	assert_string_equal(text_guess_result(&g), "fixes");
+	assert_int_equal(g.index, 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_visible_cases),
 		cmocka_unit_test(test_visible_appends),
 		cmocka_unit_test(test_visible_random),
+		cmocka_unit_test(test_guess),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,21 +123,19 @@ static int parse_args(struct check_args *a, int argc, char **argv)
 			 "an incomplete review (a rule that did not run) does not exit 6"),
 		OPT_BOOL('y', "yes", &a->yes, "run even when the estimate is over revline.confirmTokens"),
 		OPT_BOOL(0, "show-suppressed", &a->show_suppressed, "also show findings marked false positive before"),
-		OPT_BOOL(0, "wait-fix-detection", &a->wait_fixes, "run fix detection before exiting and report it"),
-		OPT_BOOL(0, "no-fix-detection", &a->no_fixes,
-			 "do not look for fixes of the previous check's violations"),
+		OPT_BOOL_ONE_OF(1, 0, "wait-fix-detection", &a->wait_fixes,
+				"run fix detection before exiting and report it"),
+		OPT_BOOL_ONE_OF(1, 0, "no-fix-detection", &a->no_fixes,
+				"do not look for fixes of the previous check's violations"),
 		OPT_RULE_DIRS(&a->rule_dirs, &a->opts.no_builtin),
 		OPT_END(),
 	};
-	int i, n = parse_options(argc, argv, options, &check_help);
+	int n = parse_options(argc, argv, options, &check_help);
 
 	if (n < 0)
 		return n == PARSE_OPT_HELP ? -1 : 2;
-	for (i = 0; i < n; i++)
-		if (!cli_target_range(&a->spec, argv[i])) {
-			cli_error("unexpected argument '%s' (a target is A..B or A...B)", argv[i]);
-			return 2;
-		}
+	if (!cli_targets(&a->spec, n, argv, &check_help))
+		return 2;
 	return fail_on_arg(&a->fail_on, fail_on) ? 0 : 2;
 }
 

@@ -151,7 +151,14 @@ static const char bash_head[] =
 	"\tgit for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null |\n"
 	"\t\tgrep -E '^[A-Za-z0-9._/@+-]+$'\n"
 	"}\n"
-	"# The ids of this repository's findings, signals, fixes or applied fixes, newest first.\n"
+	"# A target: the refs for the word, or after A.. (A...) the refs for B, with A.. before them.\n"
+	"_revline_targets() {\n"
+	"\tlocal pre=\n"
+	"\t[[ $cur == *..* ]] && pre=${cur%\"${cur##*..}\"}\n"
+	"\tcompgen -P \"$pre\" -W \"$(_revline_refs)\" -- \"${cur#\"$pre\"}\"\n"
+	"}\n"
+	"# The ids of this repository's findings, signals, fixes or applied fixes, newest first\n"
+	"# (kept so: bash would sort them as words).\n"
 	"_revline_ids() {\n"
 	"\trevline completion --list \"$1\" 2>/dev/null | cut -f1\n"
 	"}\n"
@@ -177,7 +184,7 @@ static const struct shell_values bash_values = {
 	"COMPREPLY=($(compgen -d -- \"$cur\"))",
 	"COMPREPLY=($(compgen -f -- \"$cur\"))",
 	"COMPREPLY=()",
-	"COMPREPLY=($(compgen -W \"$(_revline_ids %s)\" -- \"$cur\"))",
+	"COMPREPLY=($(compgen -W \"$(_revline_ids %s)\" -- \"$cur\")); compopt -o nosort 2>/dev/null",
 };
 
 static const char *kind_text(const struct shell_values *v, enum value_kind kind)
@@ -300,19 +307,52 @@ static void bash_value_cases(const struct comp_table *t)
 	printf("\tesac\n");
 }
 
-static void bash_command_cases(const struct comp_table *t)
+/* A command's options as words for compgen -W ("--format=" for one that takes a value). */
+static void bash_option_words(const struct comp_command *c)
 {
 	const struct option *o;
+
+	for (o = c->options; o->type != OPTION_END; o++)
+		printf("%s--%s%s", o == c->options ? "" : " ", o->long_name, o->argh ? "=" : "");
+}
+
+/*
+ * `revline WORD`: its options after a dash; else a command, and the refs
+ * (a target for the terminal UI) only for a word no command begins, so that
+ * `revline <Tab>` offers the commands and not every tag of the repository.
+ */
+static void bash_first_word(const struct comp_table *t, const struct comp_command *c)
+{
+	const char *sep = "";
+	size_t k;
+
+	printf("\t\"\")\n\t\tif [[ $cur == -* ]]; then\n\t\t\tCOMPREPLY=($(compgen -W \"");
+	bash_option_words(c);
+	printf("\" -- \"$cur\"))\n\t\telse\n\t\t\tCOMPREPLY=($(compgen -W \"");
+	for (k = 0; k < t->count; k++)
+		if (*t->commands[k].name) {
+			printf("%s%s", sep, t->commands[k].name);
+			sep = " ";
+		}
+	printf("\" -- \"$cur\"))\n\t\t\t[[ -z $cur || ${#COMPREPLY[@]} -gt 0 ]] || COMPREPLY=($(_revline_targets))\n"
+	       "\t\tfi\n\t\t[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null\n\t\t;;\n");
+}
+
+static void bash_command_cases(const struct comp_table *t)
+{
 	size_t i, k;
 
 	printf("\tcase $cmd in\n");
 	for (i = 0; i < t->count; i++) {
 		const struct comp_command *c = &t->commands[i];
 
+		if (!*c->name) {
+			bash_first_word(t, c);
+			continue;
+		}
 		printf("\t\"%s\")\n\t\tCOMPREPLY=($(compgen -W \"", c->name);
-		for (o = c->options; o->type != OPTION_END; o++)
-			printf("%s--%s%s", o == c->options ? "" : " ", o->long_name, o->argh ? "=" : "");
-		if (!*c->name || !strcmp(c->name, "help"))
+		bash_option_words(c);
+		if (!strcmp(c->name, "help"))
 			for (k = 0; k < t->count; k++)
 				if (*t->commands[k].name)
 					printf(" %s", t->commands[k].name);
@@ -320,11 +360,14 @@ static void bash_command_cases(const struct comp_table *t)
 			printf(" keys");
 		if (first_words(c))
 			printf(" %s", first_words(c));
+		printf("\" -- \"$cur\"))\n");
 		if (takes_target(c))
-			printf(" $([[ $cur == -* ]] || _revline_refs)");
+			printf("\t\t[[ $cur == -* ]] || COMPREPLY+=($(_revline_targets))\n");
+		/* Newest first, as --list gives them: not sorted as words. */
 		if (c->argument != IDS_NONE)
-			printf(" $([[ $cur == -* ]] || _revline_ids %s)", complete_ids_name(c->argument));
-		printf("\" -- \"$cur\"))\n\t\t[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null\n\t\t;;\n");
+			printf("\t\tif [[ $cur != -* ]]; then\n\t\t\tCOMPREPLY+=($(compgen -W \"$(_revline_ids %s)\" -- \"$cur\"))\n"
+			       "\t\t\tcompopt -o nosort 2>/dev/null\n\t\tfi\n", complete_ids_name(c->argument));
+		printf("\t\t[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null\n\t\t;;\n");
 	}
 	printf("\tesac\n}\ncomplete -F _revline revline git-revline\n");
 }
@@ -352,12 +395,20 @@ static const char zsh_head[] =
 	"\trefs=(${(f)\"$(git for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null)\"})\n"
 	"\t_describe -t refs 'ref' refs\n"
 	"}\n"
+	"# A target: a ref, or after A.. (A...) a ref for B.\n"
+	"_revline_targets() {\n"
+	"\tcompset -P '*..'\n"
+	"\t_revline_refs\n"
+	"}\n"
 	"# The ids of this repository's findings, signals, fixes or applied fixes, with what each is.\n"
+	"# The kind is the last argument: _arguments puts its own options (-J -default-) before it.\n"
+	"# Newest first, as --list gives them (-V: not sorted).\n"
 	"_revline_ids() {\n"
+	"\tlocal kind=${@[-1]}\n"
 	"\tlocal -a ids\n"
-	"\tids=(${(f)\"$(revline completion --list $1 2>/dev/null)\"})\n"
+	"\tids=(${(f)\"$(revline completion --list $kind 2>/dev/null)\"})\n"
 	"\tids=(\"${(@)ids/$'\\t'/:}\")\n"
-	"\t_describe -t $1 $1 ids\n"
+	"\t_describe -V -t $kind $kind ids\n"
 	"}\n";
 
 static const struct shell_values zsh_values = {
@@ -433,7 +484,8 @@ static void zsh_print(const struct comp_table *t)
 	printf("_revline() {\n\tlocal curcontext=$curcontext state line\n\ttypeset -A opt_args\n\t_arguments -C");
 	zsh_specs(&t->commands[0]);
 	printf(" \\\n\t\t'1: :->first' \\\n\t\t'*:: :->rest' && return\n\tcase $state in\n");
-	printf("\tfirst) _alternative 'commands: :_revline_commands' 'refs: :_revline_refs' ;;\n");
+	/* A command first: refs only for a word no command begins (revline feat, revline main..). */
+	printf("\tfirst) _revline_commands || { [[ -n $PREFIX ]] && _revline_targets } ;;\n");
 	printf("\trest)\n\t\tcase $words[1] in\n");
 	for (i = 1; i < t->count; i++) {
 		printf("\t\t%s) _arguments", t->commands[i].name);
@@ -443,7 +495,7 @@ static void zsh_print(const struct comp_table *t)
 		else if (first_words(&t->commands[i]))
 			printf(" \\\n\t\t'1: :(%s)'", first_words(&t->commands[i]));
 		else if (takes_target(&t->commands[i]))
-			printf(" \\\n\t\t'*: :_revline_refs'");
+			printf(" \\\n\t\t'*: :_revline_targets'");
 		else if (t->commands[i].argument != IDS_NONE)
 			printf(" \\\n\t\t'1: :_revline_ids %s'", complete_ids_name(t->commands[i].argument));
 		printf(" ;;\n");
@@ -463,8 +515,10 @@ static const char fish_head[] =
 	"function __revline_rules\n"
 	"\trevline rules 2>/dev/null | awk 'NR > 1 && !NF { exit } NR > 1 && $1 ~ /^[A-Za-z0-9._-]+$/ { print $1 }'\n"
 	"end\n"
+	"# The refs for a target; after A.. (A...) the refs for B, with A.. before them.\n"
 	"function __revline_refs\n"
-	"\tgit for-each-ref --format='%(refname:short)' refs/heads refs/tags refs/remotes 2>/dev/null\n"
+	"\tset -l pre (string match -r -- '^.*\\.\\.' (commandline -ct) | string replace -a % %%)\n"
+	"\tgit for-each-ref --format=\"$pre%(refname:short)\" refs/heads refs/tags refs/remotes 2>/dev/null\n"
 	"end\n"
 	"# The ids of this repository's findings, signals, fixes or applied fixes, with what each is.\n"
 	"function __revline_ids\n"
@@ -526,6 +580,13 @@ static void fish_print(const struct comp_table *t)
 	size_t i;
 
 	fputs(fish_head, stdout);
+	/* The terminal UI's target only for a word that no command begins (not every ref at `revline <Tab>`). */
+	printf("function __revline_ref_wanted\n\tset -l word (commandline -ct)\n\ttest -n \"$word\"; or return 1\n"
+	       "\tstring match -q -- '-*' $word; and return 1\n\tfor c in");
+	for (i = 0; i < t->count; i++)
+		if (*t->commands[i].name)
+			printf(" %s", t->commands[i].name);
+	printf("\n\t\tstring match -q -- \"$word*\" $c; and return 1\n\tend\n\treturn 0\nend\n");
 	for (i = 0; i < t->count; i++) {
 		const struct comp_command *c = &t->commands[i];
 
@@ -536,7 +597,9 @@ static void fish_print(const struct comp_table *t)
 		}
 		for (o = c->options; o->type != OPTION_END; o++)
 			fish_option(c, o);
-		if (takes_target(c)) {
+		if (takes_target(c) && !*c->name)
+			printf("complete -c revline -n '__fish_use_subcommand; and __revline_ref_wanted' -a '(__revline_refs)'\n");
+		else if (takes_target(c)) {
 			fish_condition(c);
 			printf(" -a '(__revline_refs)'\n");
 		}

@@ -458,15 +458,12 @@ int cmd_diff(int argc, char **argv)
 	struct repo *repo = NULL;
 	struct diff *diff = NULL;
 	struct buf out = BUF_INIT;
-	int i, n, rc = 0;
+	int n, rc = 0;
 
 	if ((n = parse_options(argc, argv, options, &diff_help)) < 0)
 		return parse_options_exit(n);
-	for (i = 0; i < n; i++)
-		if (!cli_target_range(&spec, argv[i])) {
-			cli_error("unexpected argument '%s' (a target is A..B or A...B)", argv[i]);
-			return 2;
-		}
+	if (!cli_targets(&spec, n, argv, &diff_help))
+		return 2;
 	if ((rc = cli_open(&repo, &target, &spec)) != 0)
 		return rc;
 	if (repo_diff(&diff, repo, &target) < 0) {

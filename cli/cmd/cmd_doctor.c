@@ -15,6 +15,8 @@
 #include "trust.h"
 
 #include "lint.h"
+#include "theme.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,12 +252,54 @@ static int rules_section(struct repo *repo, struct config *config)
 	return fatal ? 1 : 0;
 }
 
-/* Every setting, read by the code the commands read it with: the first bad one of each reader. */
+/* A linter's command set for a linter revline does not have (revline.lint.pylint): one line each. */
+static int lint_names_check(struct config *config)
+{
+	struct strings keys = STRINGS_INIT;
+	struct buf where = BUF_INIT, known = BUF_INIT;
+	size_t i, k, prefix = strlen("revline.lint.");
+	int bad = 0;
+
+	if (config_keys_under(&keys, config, "revline.lint.") < 0) {
+		term_printf(stdout, "settings:   error: %s\n", error_message());
+		return 1;
+	}
+	for (k = 0; k < LINTER_COUNT; k++)
+		buf_printf(&known, "%s%s", k ? ", " : "", linter_name((enum linter)k));
+	for (i = 0; i < keys.count; i++) {
+		const char *name = keys.items[i] + prefix;
+		struct text_guess guess;
+
+		if (linter_of_name(name) >= 0)
+			continue;
+		text_guess_init(&guess, name, strlen(name));
+		for (k = 0; k < LINTER_COUNT; k++)
+			text_guess_try(&guess, linter_name((enum linter)k), k);
+		config_where(&where, config, keys.items[i]);
+		term_printf(stdout, "settings:   error: %s: no linter of that name%s%s%s; revline runs %s "
+			    "(set in %s)\n", keys.items[i], text_guess_result(&guess) ? " (did you mean revline.lint." : "",
+			    text_guess_result(&guess) ? text_guess_result(&guess) : "",
+			    text_guess_result(&guess) ? "?)" : "", known.ptr, where.len ? where.ptr : "git config");
+		bad = 1;
+	}
+	error_clear();
+	buf_release(&known);
+	buf_release(&where);
+	strings_free(&keys);
+	return bad;
+}
+
+/*
+ * Every setting, read by the code the commands read it with (the first bad
+ * one of each reader), then every key set that no reader reads.
+ */
 static int settings_section(struct config *config)
 {
+	const struct strings *unknown = config_unknown(config);
 	struct sched_options sched;
 	struct asker_options ask;
 	struct check_options check = { 0 };
+	size_t i;
 	int bad = 0;
 
 	if (sched_options_load(&sched, config) < 0 && ++bad)
@@ -265,21 +309,79 @@ static int settings_section(struct config *config)
 	/* It reads the two above again: only what they did not say. */
 	if (!bad && check_options_load(&check, config) < 0 && ++bad)
 		term_printf(stdout, "settings:   error: %s\n", error_message());
+	for (i = 0; i < unknown->count; i++, bad = 1)
+		term_printf(stdout, "settings:   error: %s\n", unknown->items[i]);
+	bad |= lint_names_check(config);
 	if (!bad)
 		printf("settings:   ok (git config --get-regexp '^revline\\.' lists them)\n");
 	return bad ? 1 : 0;
 }
 
-/* The terminal UI's theme as the settings give it (--theme and NO_COLOR aside). */
-static void theme_section(struct config *config)
+/* The themes there are, for a name that is none of them. */
+static void themes_list(struct buf *out)
 {
-	char *name = NULL;
+	struct strings names = STRINGS_INIT;
+	size_t i;
 
-	if (config_get(&name, config, "revline.theme") == 0)
-		term_printf(stdout, "theme:      %s (REVLINE_THEME or revline.theme)\n", name);
-	else
+	if (datadir_names(&names, "themes") < 0 || !names.count)
+		buf_puts(out, "none found (revline's themes directory is missing: set REVLINE_DATADIR)");
+	for (i = 0; i < names.count; i++)
+		buf_printf(out, "%s%s", i ? ", " : "", names.items[i]);
+	error_clear();
+	strings_free(&names);
+}
+
+/*
+ * The terminal UI's theme as the settings give it (--theme and NO_COLOR
+ * aside), loaded as the UI loads it: a name that is no theme, a file that
+ * cannot be read or a bad line is broken.
+ */
+static int theme_section(struct config *config)
+{
+	struct buf errors = BUF_INIT, where = BUF_INIT, file = BUF_INIT, list = BUF_INIT;
+	const char *env = getenv("REVLINE_THEME"), *p, *nl;
+	struct theme theme;
+	char *name = NULL;
+	int bad, rc;
+
+	if (config_get(&name, config, "revline.theme") < 0) {
 		printf("theme:      default-dark\n");
+		error_clear();
+		return 0;
+	}
+	if (env && *env)
+		buf_puts(&where, "REVLINE_THEME");
+	else if (config_where(&file, config, "revline.theme") == 0)
+		buf_printf(&where, "revline.theme, set in %s", file.ptr);
+	else
+		buf_puts(&where, "revline.theme");
+	error_clear();
+	if ((bad = theme_load(&theme, name, &errors)) < 0 && !strchr(name, '/')) {
+		themes_list(&list);
+		term_printf(stdout, "theme:      %s (%s): no theme of that name; the themes: %s\n", name, where.ptr,
+			    list.ptr);
+	} else if (bad < 0) {
+		term_printf(stdout, "theme:      %s (%s): %s", name, where.ptr, errors.ptr ? errors.ptr : "cannot be read\n");
+	} else if (bad > 0) {
+		term_printf(stdout, "theme:      %s (%s): %d bad line%s, each style keeps its default\n", name,
+			    where.ptr, bad, bad == 1 ? "" : "s");
+		for (p = errors.ptr ? errors.ptr : ""; *p; p = nl + 1) {
+			nl = p + strcspn(p, "\n");
+			term_printf(stdout, "  %.*s\n", (int)(nl - p), p);
+			if (!*nl)
+				break;
+		}
+	} else {
+		term_printf(stdout, "theme:      %s (%s)\n", name, where.ptr);
+	}
+	rc = bad ? 1 : 0;
+	error_clear();
+	buf_release(&list);
+	buf_release(&file);
+	buf_release(&where);
+	buf_release(&errors);
 	free(name);
+	return rc;
 }
 
 /* The model table: how many rows, and every bad row by path:line (it is skipped). */
@@ -359,7 +461,7 @@ int cmd_doctor(int argc, char **argv)
 	bad |= store_section(config);
 	bad |= rules_section(repo, config);
 	term_printf(stdout, "data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
-	theme_section(config);
+	bad |= theme_section(config);
 	models_section();
 	linters_section(config);
 	buf_release(&dir);

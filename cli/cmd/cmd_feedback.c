@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MARK(kind) (1u << (kind))
+#define MARK(kind) (1 << (kind))
 #define FINDING_MARKS (MARK(FEEDBACK_FALSE_POSITIVE) | MARK(FEEDBACK_ACCEPT) | MARK(FEEDBACK_REJECT))
 #define FIX_MARKS (MARK(FEEDBACK_FIX_CORRECT) | MARK(FEEDBACK_FIX_INCORRECT))
 
@@ -18,7 +18,7 @@ struct feedback_args {
 	const char *finding;    /* FINDING_ID as typed */
 	const char *fix;        /* --fix FIX_ID as typed */
 	const char *note;
-	unsigned marks;         /* MARK(kind) of each mark given; the same one twice is once */
+	int marks;              /* MARK(kind) of the mark given (the parser refuses two) */
 	int64_t id;             /* the finding's or the fix's, once valid */
 	enum feedback_kind kind;
 };
@@ -26,7 +26,7 @@ struct feedback_args {
 /* The problem with what was asked, or NULL: a finding with one mark, or a fix with one. */
 static const char *args_problem(const struct feedback_args *a)
 {
-	unsigned marks = a->marks;
+	int marks = a->marks;
 
 	if (a->finding && a->fix)
 		return "give a FINDING_ID or --fix FIX_ID, not both";
@@ -38,7 +38,7 @@ static const char *args_problem(const struct feedback_args *a)
 	if (a->fix && (marks & FINDING_MARKS))
 		return "--false-positive, --accept and --reject are for a finding; a fix is "
 			"--correct or --incorrect";
-	if (!marks || (marks & (marks - 1)))
+	if (!marks)
 		return a->finding ? "say what the finding is with one of --false-positive, --accept "
 			"and --reject" : "say whether the fix is --correct or --incorrect";
 	return NULL;
@@ -77,15 +77,15 @@ const struct command_help feedback_help = {
 static int parse_args(struct feedback_args *a, int argc, char **argv)
 {
 	const struct option options[] = {
-		OPT_BIT(0, "false-positive", &a->marks, MARK(FEEDBACK_FALSE_POSITIVE),
+		OPT_SET_INT(0, "false-positive", &a->marks, MARK(FEEDBACK_FALSE_POSITIVE),
 			"the finding is wrong: hide it when it comes back"),
-		OPT_BIT(0, "accept", &a->marks, MARK(FEEDBACK_ACCEPT),
+		OPT_SET_INT(0, "accept", &a->marks, MARK(FEEDBACK_ACCEPT),
 			"the finding is right: keep reporting problems like it"),
-		OPT_BIT(0, "reject", &a->marks, MARK(FEEDBACK_REJECT), "the finding is not worth acting on (still shown)"),
+		OPT_SET_INT(0, "reject", &a->marks, MARK(FEEDBACK_REJECT), "the finding is not worth acting on (still shown)"),
 		OPT_STRING(0, "note", &a->note, "TEXT", "why, in a few words (the rule's prompt shows it)"),
 		OPT_ID(0, "fix", &a->fix, "FIX_ID", IDS_DETECTED_FIX, "feedback on a detected fix instead of a finding"),
-		OPT_BIT(0, "correct", &a->marks, MARK(FEEDBACK_FIX_CORRECT), "the fix was detected rightly"),
-		OPT_BIT(0, "incorrect", &a->marks, MARK(FEEDBACK_FIX_INCORRECT), "the fix was detected wrongly"),
+		OPT_SET_INT(0, "correct", &a->marks, MARK(FEEDBACK_FIX_CORRECT), "the fix was detected rightly"),
+		OPT_SET_INT(0, "incorrect", &a->marks, MARK(FEEDBACK_FIX_INCORRECT), "the fix was detected wrongly"),
 		OPT_END(),
 	};
 	int n = parse_options(argc, argv, options, &feedback_help);

@@ -24,8 +24,6 @@ struct signals_args {
 
 static const char *args_problem(const struct signals_args *a)
 {
-	if (a->import && a->run)
-		return "--import and --run do not go together: one brings signals, the other makes them";
 	if ((a->tool || a->format) && !a->import)
 		return "--tool and --format go with --import FILE";
 	if (a->linter && !a->run)
@@ -52,12 +50,12 @@ const struct command_help signals_help = {
 static int parse_args(struct signals_args *a, int argc, char **argv)
 {
 	const struct option options[] = {
-		OPT_STRING(0, "import", &a->import, "FILE",
+		OPT_STRING_ONE_OF(1, 0, "import", &a->import, "FILE",
 			   "read a linter's output from FILE (- for standard input) and keep its signals"),
 		OPT_STRING(0, "tool", &a->tool, "NAME", "with --import: the tool's name, when the output does not say it"),
 		OPT_STRING(0, "format", &a->format, "FORMAT",
 			   "with --import: ruff, flake8, mypy, mypy-json, bandit, sarif, gcc or shellcheck (default: detected)"),
-		OPT_BOOL(0, "run", &a->run, "run the installed linters on the changed files and keep their signals"),
+		OPT_BOOL_ONE_OF(1, 0, "run", &a->run, "run the installed linters on the changed files and keep their signals"),
 		OPT_STRING(0, "linter", &a->linter, "NAME",
 			   "with --run: only this linter (ruff, flake8, mypy, bandit, shellcheck, cppcheck)"),
 		OPT_BOOL(0, "all", &a->all, "list every current signal, not only those on changed lines"),
@@ -66,15 +64,12 @@ static int parse_args(struct signals_args *a, int argc, char **argv)
 		OPT_END(),
 	};
 	const char *problem;
-	int i, n = parse_options(argc, argv, options, &signals_help);
+	int n = parse_options(argc, argv, options, &signals_help);
 
 	if (n < 0)
 		return n == PARSE_OPT_HELP ? -1 : 2;
-	for (i = 0; i < n; i++)
-		if (!cli_target_range(&a->spec, argv[i])) {
-			cli_error("unexpected argument '%s' (see 'revline help signals')", argv[i]);
-			return 2;
-		}
+	if (!cli_targets(&a->spec, n, argv, &signals_help))
+		return 2;
 	if ((problem = args_problem(a))) {
 		cli_error("%s", problem);
 		return 2;
@@ -217,17 +212,26 @@ static const char *fix_text(char *out, size_t size, struct workspace *ws, int64_
 	return out;
 }
 
+static int wider(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* A signal's row: id, tool, code, place, then its message, whose other lines (mypy's notes) go under it. */
 static void signal_print(const struct signal *s, struct workspace *ws)
 {
 	char place[512], fix[96];
+	int column;
 
 	snprintf(place, sizeof(place), s->column > 0 ? "%s:%d:%d" : "%s:%d", s->file, s->line, s->column);
-	printf("#%-5lld ", (long long)s->id);
+	column = printf("#%-5lld ", (long long)s->id);
 	term_pad(stdout, s->tool, 10);
 	putchar(' ');
 	term_pad(stdout, s->code, 16);
-	term_printf(stdout, " %s  %s", place, s->message);
+	term_printf(stdout, " %s  ", place);
+	column += wider(term_width(s->tool), 10) + 1 + wider(term_width(s->code), 16) + 1 + term_width(place) + 2;
 	fix_text(fix, sizeof(fix), ws, s->id);
+	term_column(stdout, s->message, column);
 	printf("%s%s%s\n", *fix ? "  [" : "", fix, *fix ? "]" : "");
 }
 

@@ -116,9 +116,9 @@ int cmd_trust(int argc, char **argv)
 	struct repo *repo = NULL;
 	bool want_show = false, want_revoke = false;
 	const struct option options[] = {
-		OPT_BOOL(0, "show", &want_show,
+		OPT_BOOL_ONE_OF(1, 0, "show", &want_show,
 			 "say whether the .revline is trusted and what it sets that needs trust"),
-		OPT_BOOL(0, "revoke", &want_revoke,
+		OPT_BOOL_ONE_OF(1, 0, "revoke", &want_revoke,
 			 "stop trusting the .revline: its sensitive settings no longer count"),
 		OPT_END(),
 	};
@@ -128,10 +128,6 @@ int cmd_trust(int argc, char **argv)
 		return parse_options_exit(rc);
 	if (!parse_options_at_most(rc, argv, 0, &trust_help))
 		return 2;
-	if (want_show && want_revoke) {
-		cli_error("--show and --revoke do not go together");
-		return 2;
-	}
 	if (repo_open(&repo, NULL) < 0) {
 		cli_error("%s", error_message());
 		return 2;

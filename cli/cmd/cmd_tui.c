@@ -27,15 +27,12 @@ int cmd_tui(int argc, char **argv)
 	};
 	struct repo *repo = NULL;
 	struct diff *diff = NULL;
-	int i, n, rc;
+	int n, rc;
 
 	if ((n = parse_options(argc, argv, table, &tui_help)) < 0)
 		return parse_options_exit(n);
-	for (i = 0; i < n; i++)
-		if (!cli_target_range(&spec, argv[i])) {
-			cli_error("'%s' is not a revline command or a range (see 'revline --help')", argv[i]);
-			return 2;
-		}
+	if (!cli_targets(&spec, n, argv, &tui_help))
+		return 2;
 	if ((rc = cli_open(&repo, &target, &spec)) != 0)
 		return rc;
 	/* The renames are paired while the files are on screen (ui/background.c). */

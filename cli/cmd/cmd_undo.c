@@ -57,6 +57,7 @@ static json_t *record_json(const struct fix_record *r)
 /* The applied fixes, newest first: what 'revline undo FIX_ID' takes. */
 static int list_out(const struct fix_record *records, size_t count, bool json)
 {
+	struct buf head = BUF_INIT;
 	json_t *doc;
 	char when[32];
 	size_t i;
@@ -71,16 +72,46 @@ static int list_out(const struct fix_record *records, size_t count, bool json)
 		const struct fix_record *r = &records[i];
 
 		history_local_time(when, sizeof(when), r->applied_at);
-		term_printf(stdout, "#%-5lld %s  %s:%d-%d  %s %s  %s\n", (long long)r->id, when, r->file, r->first,
-			    r->last, r->tool ? r->tool : "finding", r->code ? r->code : "", r->message ? r->message : "");
+		/* A message of several lines (mypy's notes) goes on under its first line. */
+		buf_clear(&head);
+		buf_printf(&head, "#%-5lld %s  %s:%d-%d  %s %s  ", (long long)r->id, when, r->file, r->first, r->last,
+			   r->tool ? r->tool : "finding", r->code ? r->code : "");
+		term_puts(stdout, head.ptr);
+		term_column(stdout, r->message, term_width(head.ptr));
+		putchar('\n');
 		if (r->recheck_detail)
 			term_printf(stdout, "       %s\n", r->recheck_detail);
 	}
+	buf_release(&head);
 	if (!count)
 		fprintf(stderr, "revline: no applied fix in this repository\n");
 	else
 		fprintf(stderr, "%zu applied fix%s: 'revline undo FIX_ID' takes one back\n", count,
 			count == 1 ? "" : "es");
+	return 0;
+}
+
+static const struct fix_record *record_of(const struct fix_record *records, size_t count, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (records[i].id == id)
+			return &records[i];
+	return NULL;
+}
+
+/* "undid fix 12: restored src/app.py (lines 3-5 as they were before it)". */
+static int undone_out(const struct fix_record *r, int64_t id, bool json)
+{
+	if (json)
+		return history_json_out(json_pack("{s:I, s:s, s:s?}", "id", (json_int_t)id, "state", "undone",
+						  "file", r ? r->file : NULL));
+	if (r && r->file)
+		term_printf(stdout, "undid fix %lld: restored %s (lines %d-%d as they were before it)\n",
+			    (long long)id, r->file, r->first, r->last);
+	else
+		printf("undid fix %lld: the file is as it was before it\n", (long long)id);
 	return 0;
 }
 
@@ -106,15 +137,14 @@ int cmd_undo(int argc, char **argv)
 		}
 		goto done;
 	}
-	if (fix_undo_stored(&undone, ws.store, ws.workdir, id) < 0) {
+	/* The applied fixes first: the one undone names its file. */
+	if (fix_applied(&records, &count, ws.store, ws.workdir) < 0 ||
+	    fix_undo_stored(&undone, ws.store, ws.workdir, id) < 0) {
 		cli_error("%s", error_message());
 		rc = error_status() == RL_ECONFLICT || error_status() == RL_ENOTFOUND ? 1 : 2;
 		goto done;
 	}
-	if (json)
-		rc = history_json_out(json_pack("{s:I, s:s}", "id", (json_int_t)undone, "state", "undone"));
-	else
-		printf("fix %lld undone: the file is as it was before it\n", (long long)undone);
+	rc = undone_out(record_of(records, count, undone), undone, json);
 done:
 	fix_records_free(records, count);
 	workspace_close(&ws);

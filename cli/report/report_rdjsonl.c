@@ -72,10 +72,10 @@ static int suggestions_add(json_t *d, const struct finding *f, const struct repo
 static json_t *diagnostic_of(const struct finding *f, const struct report_options *o)
 {
 	const char *rule = f->nfrom ? f->from_rules[0] : f->rule_id;
-	json_t *d = json_pack("{s:o, s:o, s:s, s:{s:s, s:s}, s:{s:o}}", "message", message_of(f),
+	/* No source.url: reviewdog's schema leaves it out, and revline has no page to name. */
+	json_t *d = json_pack("{s:o, s:o, s:s, s:{s:s}, s:{s:o}}", "message", message_of(f),
 			      "location", location_of(f), "severity", rd_severity(f->severity),
-			      "source", "name", "revline", "url", "https://github.com/revline/revline",
-			      "code", "value", utf8_json(rule ? rule : ""));
+			      "source", "name", "revline", "code", "value", utf8_json(rule ? rule : ""));
 
 	if (d && suggestions_add(d, f, o) < 0) {
 		json_decref(d);

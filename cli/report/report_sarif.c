@@ -184,10 +184,10 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 			json_array_append_new(results, result_json(check, &rep->findings[i]));
 	root = json_pack("{s:{s:o}}", "%SRCROOT%", "uri",
 			 uri_of("file://", repo->workdir ? repo->workdir : repo->gitdir));
-	doc = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:o}}, s:o, s:o, s:[{s:b}]}]}",
+	/* No informationUri (it is optional): revline has no page to name. */
+	doc = json_pack("{s:s, s:s, s:[{s:{s:{s:s, s:s, s:o}}, s:o, s:o, s:[{s:b}]}]}",
 			"$schema", "https://json.schemastore.org/sarif-2.1.0.json", "version", "2.1.0",
-			"runs", "tool", "driver", "name", "revline", "version", REVLINE_VERSION,
-			"informationUri", "https://github.com/revline/revline", "rules", rules_json(check),
+			"runs", "tool", "driver", "name", "revline", "version", REVLINE_VERSION, "rules", rules_json(check),
 			"results", results, "originalUriBaseIds", root,
 			"invocations", "executionSuccessful", strcmp(check_status(check), "failed") != 0);
 	if (!doc)

@@ -143,7 +143,8 @@ void report_text_rule(FILE *out, const struct check *check, size_t index,
 		fputs("  no LLM configured", out);
 	else if (r->error)
 		term_printf(out, "  %s", r->error);
-	if (r->attempts > (int)r->chunks && r->chunks)
+	/* The scheduler's message of a failed request says its attempts already. */
+	if (r->attempts > (int)r->chunks && r->chunks && !(r->error && strstr(r->error, " attempts)")))
 		fprintf(out, "  (%d attempts)", r->attempts);
 	fputc('\n', out);
 	for (i = 0; i < r->nfindings; i++)

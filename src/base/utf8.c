@@ -203,3 +203,28 @@ size_t text_distance(const char *a, size_t alen, const char *b)
 	}
 	return row[blen];
 }
+
+void text_guess_init(struct text_guess *g, const char *typed, size_t len)
+{
+	g->typed = typed;
+	g->len = len;
+	g->distance = SIZE_MAX;
+	g->best = NULL;
+	g->index = 0;
+}
+
+void text_guess_try(struct text_guess *g, const char *candidate, size_t index)
+{
+	size_t d = text_distance(g->typed, g->len, candidate);
+
+	if (d < g->distance) {
+		g->distance = d;
+		g->best = candidate;
+		g->index = index;
+	}
+}
+
+const char *text_guess_result(const struct text_guess *g)
+{
+	return g->best && g->distance <= (g->len > 4 ? 2u : 1u) ? g->best : NULL;
+}

@@ -42,4 +42,22 @@ int base64_encode(struct buf *out, const unsigned char *s, size_t len);
  */
 size_t text_distance(const char *a, size_t alen, const char *b);
 
+/*
+ * The one "did you mean": each candidate offered to text_guess_try, the
+ * closest is the guess when it is near enough to be a typo of what was
+ * typed (one edit for a word of up to 4 bytes, two for a longer one).
+ * index is the caller's, kept with the best candidate.
+ */
+struct text_guess {
+	const char *typed;
+	size_t len;
+	size_t distance;        /* the best candidate's */
+	const char *best;
+	size_t index;           /* the best candidate's, as given */
+};
+void text_guess_init(struct text_guess *g, const char *typed, size_t len);
+void text_guess_try(struct text_guess *g, const char *candidate, size_t index);
+/* The guess, or NULL when no candidate is near enough. */
+const char *text_guess_result(const struct text_guess *g);
+
 #endif

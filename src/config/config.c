@@ -1,5 +1,7 @@
 #include "config.h"
+#include "config_text.h"
 #include "status.h"
+#include "utf8.h"
 
 #include <git2.h>
 #include <limits.h>
@@ -12,7 +14,9 @@
 struct config {
 	git_config *git;        /* the user's own: system, global, XDG, .git/config */
 	git_config *revline;    /* the working tree's .revline, NULL when there is none */
+	char *local;            /* the repository's config file (.git/config), NULL when none */
 	struct config_revline file;
+	struct strings unknown; /* what config_unknown says */
 };
 
 static const struct key_info {
@@ -27,20 +31,49 @@ static const struct key_info {
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-/* Section and key names are not case-sensitive in git config; "revline.lint.*" covers revline.lint.NAME. */
+/* A key's parts: section, subsection (dots and all; empty when none), name. */
+struct key_parts {
+	const char *section, *sub, *name;
+	size_t section_len, sub_len;
+};
+
+static bool key_split(struct key_parts *k, const char *key)
+{
+	const char *first = strchr(key, '.'), *last = strrchr(key, '.');
+
+	if (!first || first == key || !last[1])
+		return false;
+	k->section = key;
+	k->section_len = (size_t)(first - key);
+	k->sub = first + 1;
+	k->sub_len = first == last ? 0 : (size_t)(last - first - 1);
+	k->name = last + 1;
+	return true;
+}
+
+/*
+ * Whether a key is the table's: the section and the name are not
+ * case-sensitive in git config, the subsection is ([revline "Lint"] is not
+ * [revline "lint"]); a name "*" stands for every name (revline.lint.NAME).
+ */
+static bool key_matches(const char *pattern, const char *key)
+{
+	struct key_parts p, k;
+
+	if (!key_split(&p, pattern) || !key_split(&k, key))
+		return false;
+	return p.section_len == k.section_len && !strncasecmp(p.section, k.section, p.section_len) &&
+	       p.sub_len == k.sub_len && !strncmp(p.sub, k.sub, p.sub_len) &&
+	       (!strcmp(p.name, "*") || !strcasecmp(p.name, k.name));
+}
+
 static const struct key_info *key_find(const char *key)
 {
-	size_t i, n;
+	size_t i;
 
-	for (i = 0; i < NKEYS; i++) {
-		n = strlen(keys[i].key);
-		if (n > 2 && !strcmp(keys[i].key + n - 2, ".*")) {
-			if (!strncasecmp(keys[i].key, key, n - 1) && key[n - 1])
-				return &keys[i];
-		} else if (!strcasecmp(keys[i].key, key)) {
+	for (i = 0; i < NKEYS; i++)
+		if (key_matches(keys[i].key, key))
 			return &keys[i];
-		}
-	}
 	return NULL;
 }
 
@@ -190,6 +223,38 @@ static int list_sensitive(const git_config_entry *entry, void *payload)
 	return 0;
 }
 
+/*
+ * The .revline libgit2 would not read: its message, or, for a name with a
+ * dot ("lint.flake8" under [revline]), the section that makes it right.
+ */
+static int revline_refused(const char *path)
+{
+	const git_error *e = git_error_last();
+	char why[512], section[128], name[128], shown[160], fixed[300];
+	struct buf text = BUF_INIT;
+	const char *dot;
+	size_t line = 0, sub;
+
+	snprintf(why, sizeof(why), "%s", e && e->message ? e->message : "bad config file");
+	if (buf_read_regular(&text, path, "", CONFIG_REVLINE_MAX) == 0)
+		line = config_text_dotted(section, sizeof(section), name, sizeof(name), text.ptr ? text.ptr : "",
+					  text.len);
+	error_clear();
+	buf_release(&text);
+	if (!line)
+		return error_set(RL_ECONFIG, "%s: %s", path, why);
+	dot = strrchr(name, '.');
+	sub = strcspn(section, ".");
+	if (section[sub])
+		snprintf(shown, sizeof(shown), "[%.*s \"%s\"]", (int)sub, section, section + sub + 1);
+	else
+		snprintf(shown, sizeof(shown), "[%s]", section);
+	snprintf(fixed, sizeof(fixed), "[%.*s \"%s%s%.*s\"]", (int)sub, section, section[sub] ? section + sub + 1 : "",
+		 section[sub] ? "." : "", (int)(dot - name), name);
+	return error_set(RL_ECONFIG, "%s:%zu: '%s' under %s: a name cannot have a dot; write %s and under it "
+			 "%s = ...", path, line, name, shown, fixed, dot + 1);
+}
+
 static int add_revline_file(struct config *config, struct repo *repo)
 {
 	bool read;
@@ -200,12 +265,8 @@ static int add_revline_file(struct config *config, struct repo *repo)
 	if ((error = revline_inspect(&config->file, &read, repo)) < 0 || !read)
 		return error;
 	if (git_config_new(&config->revline) < 0 ||
-	    git_config_add_file_ondisk(config->revline, config->file.path, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0) {
-		const git_error *e = git_error_last();
-
-		return error_set(RL_ECONFIG, "%s: %s", config->file.path,
-				 e && e->message ? e->message : "bad config file");
-	}
+	    git_config_add_file_ondisk(config->revline, config->file.path, GIT_CONFIG_LEVEL_APP, NULL, 0) < 0)
+		return revline_refused(config->file.path);
 	/*
 	 * Every key, the section tested in list_sensitive: libgit2 1.5's
 	 * foreach_match leaks PCRE2 match data for each key its pattern does
@@ -216,17 +277,213 @@ static int add_revline_file(struct config *config, struct repo *repo)
 	return 0;
 }
 
-static int add_repo_config(git_config *cfg, struct repo *repo)
+static int add_repo_config(struct config *config, struct repo *repo)
 {
 	git_buf path = { 0 };
 	struct stat st;
 	int rc = 0;
 
 	if (git_repository_item_path(&path, repo->git, GIT_REPOSITORY_ITEM_CONFIG) == 0 &&
-	    stat(path.ptr, &st) == 0)
-		rc = git_config_add_file_ondisk(cfg, path.ptr, GIT_CONFIG_LEVEL_LOCAL, repo->git, 0);
+	    stat(path.ptr, &st) == 0 &&
+	    (rc = git_config_add_file_ondisk(config->git, path.ptr, GIT_CONFIG_LEVEL_LOCAL, repo->git, 0)) == 0 &&
+	    !(config->local = strdup(path.ptr)))
+		rc = error_nomem();
 	git_buf_dispose(&path);
 	return rc;
+}
+
+/* --- keys set that revline does not know ------------------------------------ */
+
+/* A git config file is read for a key's line up to this size. */
+#define CONFIG_TEXT_MAX (1024 * 1024)
+
+/* The file of a level, as libgit2 found it for git_config_open_default. */
+static int level_path(struct buf *out, const struct config *config, git_config_level_t level)
+{
+	git_buf found = { 0 };
+	int rc = -1, error;
+
+	buf_clear(out);
+	switch (level) {
+	case GIT_CONFIG_LEVEL_APP:
+		return config->file.path ? buf_puts(out, config->file.path) : RL_ENOTFOUND;
+	case GIT_CONFIG_LEVEL_LOCAL:
+		return config->local ? buf_puts(out, config->local) : RL_ENOTFOUND;
+	case GIT_CONFIG_LEVEL_GLOBAL: rc = git_config_find_global(&found); break;
+	case GIT_CONFIG_LEVEL_XDG: rc = git_config_find_xdg(&found); break;
+	case GIT_CONFIG_LEVEL_SYSTEM: rc = git_config_find_system(&found); break;
+	case GIT_CONFIG_LEVEL_PROGRAMDATA: rc = git_config_find_programdata(&found); break;
+	default: break;
+	}
+	error = rc == 0 && found.ptr ? buf_puts(out, found.ptr) : RL_ENOTFOUND;
+	git_buf_dispose(&found);
+	return error;
+}
+
+/* Where an entry is set: "PATH:LINE", "PATH", or "a file included from PATH". */
+static int entry_where(struct buf *out, const struct config *config, const git_config_entry *entry)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	size_t line = 0;
+	int error;
+
+	if (level_path(&path, config, entry->level) < 0) {
+		error = buf_puts(out, "git config");
+	} else if (entry->include_depth) {
+		error = buf_printf(out, "a file included from %s", path.ptr);
+	} else {
+		if (buf_read_regular(&text, path.ptr, "", CONFIG_TEXT_MAX) == 0)
+			line = config_text_line(text.ptr ? text.ptr : "", text.len, entry->name);
+		error = line ? buf_printf(out, "%s:%zu", path.ptr, line) : buf_puts(out, path.ptr);
+	}
+	error_clear();
+	buf_release(&text);
+	buf_release(&path);
+	return error < 0 ? error_nomem() : 0;
+}
+
+/*
+ * "did you mean revline.concurrency?" for a key of a known section that is
+ * not in the table: the table's keys, a "*" one with the name typed
+ * (revline.Lint.ruff: revline.lint.ruff), compared after the section. out
+ * is left empty when none is close.
+ */
+static void key_hint(char *out, size_t size, const char *key)
+{
+	char candidates[NKEYS][64];
+	struct key_parts k, p;
+	struct text_guess guess;
+	const char *rest;
+	size_t i;
+
+	*out = '\0';
+	if (!key_split(&k, key))
+		return;
+	rest = key + k.section_len + 1;
+	text_guess_init(&guess, rest, strlen(rest));
+	for (i = 0; i < NKEYS; i++) {
+		if (!key_split(&p, keys[i].key) || p.section_len != k.section_len ||
+		    strncasecmp(p.section, k.section, k.section_len))
+			continue;
+		if (strcmp(p.name, "*")) {
+			snprintf(candidates[i], sizeof(candidates[i]), "%s", p.sub);
+		} else if (k.sub_len) {
+			snprintf(candidates[i], sizeof(candidates[i]), "%.*s.%s", (int)p.sub_len, p.sub, k.name);
+		} else if (strlen(k.name) == p.sub_len && !strncasecmp(k.name, p.sub, p.sub_len)) {
+			/* revline.lint alone: the section of its keys */
+			snprintf(out, size, "did you mean %.*s.NAME, a key of [%.*s \"%.*s\"]?",
+				 (int)(strlen(keys[i].key) - 2), keys[i].key, (int)p.section_len, p.section,
+				 (int)p.sub_len, p.sub);
+			return;
+		} else {
+			continue;
+		}
+		text_guess_try(&guess, candidates[i], i);
+	}
+	if (text_guess_result(&guess))
+		snprintf(out, size, "did you mean %.*s.%s?", (int)k.section_len, keys[guess.index].key,
+			 text_guess_result(&guess));
+}
+
+struct unknown_walk {
+	struct config *config;
+	bool revline_file;      /* the entries are the .revline's */
+};
+
+/* One entry: nothing when revline knows it (or, outside a .revline, when it is not revline's). */
+static int unknown_entry(const git_config_entry *entry, void *payload)
+{
+	struct unknown_walk *w = payload;
+	bool ours = !strncasecmp(entry->name, "revline.", 8);
+	struct buf where = BUF_INIT, msg = BUF_INIT, as_ours = BUF_INIT;
+	char hint[192] = "";
+	int error;
+
+	if (ours ? key_find(entry->name) != NULL : !w->revline_file)
+		return 0;
+	if (ours)
+		key_hint(hint, sizeof(hint), entry->name);
+	else if (buf_printf(&as_ours, "revline.%s", entry->name) == 0 && key_find(as_ours.ptr))
+		snprintf(hint, sizeof(hint), "did you mean %s?", as_ours.ptr);
+	if ((error = entry_where(&where, w->config, entry)) == 0)
+		error = buf_printf(&msg, "%s: %s%s%s (set in %s)", entry->name, ours ? "unknown setting" :
+				   "not read: a .revline sets only revline's keys", *hint ? "; " : "", hint, where.ptr);
+	if (error == 0)
+		error = strings_add_unique(&w->config->unknown, msg.ptr);
+	buf_release(&as_ours);
+	buf_release(&msg);
+	buf_release(&where);
+	return error < 0 ? -1 : 0;
+}
+
+/* Every key set, the user's and the .revline's (not foreach_match: see add_revline_file). */
+static int unknown_collect(struct config *config)
+{
+	struct unknown_walk w = { config, false };
+
+	if (git_config_foreach(config->git, unknown_entry, &w) < 0)
+		return error_nomem();
+	w.revline_file = true;
+	if (config->revline && git_config_foreach(config->revline, unknown_entry, &w) < 0)
+		return error_nomem();
+	return 0;
+}
+
+const struct strings *config_unknown(const struct config *config)
+{
+	static const struct strings none = STRINGS_INIT;
+
+	return config ? &config->unknown : &none;
+}
+
+int config_where(struct buf *out, struct config *config, const char *key)
+{
+	const struct key_info *info = key_find(key);
+	git_config_entry *entry = NULL;
+	int error;
+
+	buf_clear(out);
+	if (!config)
+		return RL_ENOTFOUND;
+	/* The entry config_get takes: the .revline's when it counts, else the user's that wins. */
+	if (config->revline && git_config_get_entry(&entry, config->revline, key) == 0 && entry &&
+	    info && !revline_counts(config, info, entry->value)) {
+		git_config_entry_free(entry);
+		entry = NULL;
+	}
+	if (!entry && (git_config_get_entry(&entry, config->git, key) < 0 || !entry)) {
+		git_error_clear();
+		return RL_ENOTFOUND;
+	}
+	error = entry_where(out, config, entry);
+	git_config_entry_free(entry);
+	return error;
+}
+
+struct keys_under {
+	const char *prefix;
+	struct strings *names;
+};
+
+static int keys_under_entry(const git_config_entry *entry, void *payload)
+{
+	struct keys_under *k = payload;
+
+	if (strncmp(entry->name, k->prefix, strlen(k->prefix)))
+		return 0;
+	return strings_add_unique(k->names, entry->name) < 0 ? -1 : 0;
+}
+
+int config_keys_under(struct strings *out, struct config *config, const char *prefix)
+{
+	struct keys_under k = { prefix, out };
+
+	if (!config)
+		return 0;
+	if ((config->revline && git_config_foreach(config->revline, keys_under_entry, &k) < 0) ||
+	    git_config_foreach(config->git, keys_under_entry, &k) < 0)
+		return error_nomem();
+	return 0;
 }
 
 int config_open(struct config **out, struct repo *repo)
@@ -241,14 +498,18 @@ int config_open(struct config **out, struct repo *repo)
 	/* A config of our own, so that .revline never changes how libgit2 treats the repository. */
 	rc = git_config_open_default(&config->git);
 	if (rc == 0 && repo)
-		rc = add_repo_config(config->git, repo);
+		rc = add_repo_config(config, repo);
+	if (rc == RL_ENOMEM) {
+		error = rc;
+		goto done;
+	}
 	if (rc < 0) {
 		const git_error *e = git_error_last();
 
 		error = error_set(RL_ECONFIG, "cannot read git config: %s", e && e->message ? e->message : "");
 		goto done;
 	}
-	if ((error = add_revline_file(config, repo)) < 0)
+	if ((error = add_revline_file(config, repo)) < 0 || (error = unknown_collect(config)) < 0)
 		goto done;
 	*out = config;
 	config = NULL;
@@ -266,6 +527,8 @@ void config_free(struct config *config)
 	free(config->file.path);
 	free(config->file.sensitive);
 	free(config->file.unread);
+	free(config->local);
+	strings_free(&config->unknown);
 	free(config);
 	git_libgit2_shutdown();
 }
@@ -299,19 +562,26 @@ int config_revline_note(struct buf *out, const struct config *config)
 {
 	const struct config_revline *file = config_revline(config);
 
+	const struct strings *unknown = config_unknown(config);
+	int error = 0;
+
 	buf_clear(out);
 	if (!file)
-		return 0;
-	if (file->unread)
-		return buf_puts(out, file->unread);
-	if (file->trust == TRUST_TRUSTED || !file->sensitive)
-		return 0;
+		;
+	else if (file->unread)
+		error = buf_puts(out, file->unread);
 	/* The command first: a narrow status bar cuts the end. */
-	if (file->trust == TRUST_CHANGED)
-		return buf_printf(out, ".revline changed since you trusted it (revline trust to trust it "
-				  "again): ignoring %s", file->sensitive);
-	return buf_printf(out, ".revline is not trusted (revline trust to trust it): ignoring %s",
-			  file->sensitive);
+	else if (file->trust == TRUST_CHANGED && file->sensitive)
+		error = buf_printf(out, ".revline changed since you trusted it (revline trust to trust it "
+				   "again): ignoring %s", file->sensitive);
+	else if (file->trust != TRUST_TRUSTED && file->sensitive)
+		error = buf_printf(out, ".revline is not trusted (revline trust to trust it): ignoring %s",
+				   file->sensitive);
+	if (error == 0 && unknown->count)
+		error = buf_printf(out, "%s%s", out->len ? "; " : "", unknown->items[0]);
+	if (error == 0 && unknown->count > 1)
+		error = buf_printf(out, "; %zu more unknown (revline doctor lists them)", unknown->count - 1);
+	return error;
 }
 
 int config_get(char **out, struct config *config, const char *key)

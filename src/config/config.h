@@ -1,6 +1,7 @@
 #ifndef REVLINE_CONFIG_H
 #define REVLINE_CONFIG_H
 
+#include "array.h"
 #include "repo.h"
 #include "trust.h"
 
@@ -105,11 +106,34 @@ struct config_revline {
 /* NULL when there is no .revline (or outside a repository, or for a NULL config). */
 const struct config_revline *config_revline(const struct config *config);
 /*
- * What the user should hear of the working tree's .revline, in one line
- * (no newline), or nothing (out left empty): why it was not read, or which
- * of its keys wait for `revline trust`. The front ends say it once.
+ * What the user should hear of the settings, in one line (no newline), or
+ * nothing (out left empty): why the working tree's .revline was not read,
+ * or which of its keys wait for `revline trust`; then the first key of
+ * config_unknown (and how many more). The front ends say it once.
  */
 int config_revline_note(struct buf *out, const struct config *config);
+
+/*
+ * The keys set that revline does not read, one message each, which names
+ * where (the file and line; "a file included from FILE" as libgit2 does
+ * not say which): a revline.* key that is not in CONFIG_KEYS ("revline.
+ * concurency: unknown setting; did you mean revline.concurrency? (set in
+ * /home/me/.gitconfig:12)"; the subsection is compared as written, so
+ * [revline "Lint"] is not [revline "lint"]), and in a .revline a key of
+ * another section. Found once, as the config opens; ignored by
+ * config_get. Never NULL.
+ */
+const struct strings *config_unknown(const struct config *config);
+
+/*
+ * Where the value config_get takes from a file is set (the .revline's when
+ * it counts, else the git config that wins): "FILE:LINE"; RL_ENOTFOUND when
+ * no file sets it (the environment is the caller's to say).
+ */
+int config_where(struct buf *out, struct config *config, const char *key);
+
+/* The keys set that begin with prefix ("revline.lint."), each once, the .revline's too. */
+int config_keys_under(struct strings *out, struct config *config, const char *prefix);
 
 /* Where the working tree's .revline is (or would be): its real path. */
 int config_revline_path(struct buf *out, const struct repo *repo);

@@ -1,6 +1,7 @@
 #include "datadir.h"
 #include "status.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -118,6 +119,50 @@ int datadir_file(struct buf *out, const char *kind, const char *name)
 	if (is_file(out->ptr))
 		return 0;
 	return error_set(RL_ENOTFOUND, "no %s named '%s' (looked in %s)", kind, name, out->ptr);
+}
+
+/* The regular files of a folder (no hidden ones) into out; a folder that cannot be read adds none. */
+static int names_of(struct strings *out, const char *dir)
+{
+	struct buf path = BUF_INIT;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int error = 0;
+
+	while (d && error == 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		buf_clear(&path);
+		if ((error = buf_printf(&path, "%s/%s", dir, e->d_name)) == 0 && is_file(path.ptr))
+			error = strings_add_unique(out, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	buf_release(&path);
+	return error;
+}
+
+static int names_order(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int datadir_names(struct strings *out, const char *kind)
+{
+	struct buf dir = BUF_INIT;
+	int error = 0;
+
+	if (datadir_user(&dir, kind) == 0)
+		error = names_of(out, dir.ptr);
+	if (error == 0 && datadir_find(&dir, kind) == 0)
+		error = names_of(out, dir.ptr);
+	error_clear();
+	buf_release(&dir);
+	if (error < 0)
+		return error_nomem();
+	if (out->count)
+		qsort(out->items, out->count, sizeof(*out->items), names_order);
+	return 0;
 }
 
 int datadir_man(struct buf *out, bool *installed)

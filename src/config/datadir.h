@@ -1,6 +1,7 @@
 #ifndef REVLINE_DATADIR_H
 #define REVLINE_DATADIR_H
 
+#include "array.h"
 #include "buf.h"
 
 #include <stdbool.h>
@@ -26,6 +27,8 @@ int datadir_user(struct buf *out, const char *kind);
 int datadir_state(struct buf *out, const char *name);
 /* The path of a named file of a kind: the user's first, then revline's. */
 int datadir_file(struct buf *out, const char *kind, const char *name);
+/* The names datadir_file finds of a kind ("default-dark", ...), sorted, each once; none is not an error. */
+int datadir_names(struct strings *out, const char *kind);
 /*
  * The manual, revline.1: beside the program (DIR/../share/man/man1, an
  * install or the build tree, which stages it there), else where the

@@ -408,22 +408,17 @@ static void set_value(struct parse *ps, enum key key, const char *name, const ya
 static void unknown_key(struct parse *ps, const yaml_node_t *key, int line)
 {
 	const char *name = (const char *)key->data.scalar.value;
-	size_t len = key->data.scalar.length, best = SIZE_MAX, i;
-	const char *guess = NULL;
+	size_t len = key->data.scalar.length, i;
+	struct text_guess guess;
 	char shown[64];
 
-	for (i = 0; i < NKEYS; i++) {
-		size_t d = text_distance(name, len, key_names[i].name);
-
-		if (d < best) {
-			best = d;
-			guess = key_names[i].name;
-		}
-	}
+	text_guess_init(&guess, name, len);
+	for (i = 0; i < NKEYS; i++)
+		text_guess_try(&guess, key_names[i].name, i);
 	clip(shown, sizeof(shown), memchr(name, '\0', len) ? "?" : name);
-	if (best <= (len > 4 ? 2u : 1u))
+	if (text_guess_result(&guess))
 		note(ps, line, false, "unknown key '%s' (did you mean '%s'?), ignored; known keys: %s",
-		     shown, guess, KNOWN_KEYS);
+		     shown, text_guess_result(&guess), KNOWN_KEYS);
 	else
 		note(ps, line, false, "unknown key '%s', ignored (a typo?); known keys: %s",
 		     shown, KNOWN_KEYS);

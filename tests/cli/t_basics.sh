@@ -65,6 +65,65 @@ run diff --staged --untracked
 expect_status 2 "--untracked with --staged"
 expect_err_line "--untracked needs the working tree" "conflicting options are explained"
 
+# A revision where a target goes: the hint to compare it, in check, diff and the TUI.
+hint="to compare HEAD with the working tree, use --base HEAD; a range is A..B or A...B"
+for cmd in check diff; do
+	run $cmd HEAD
+	expect_status 2 "$cmd HEAD"
+	expect_err_line "unexpected argument 'HEAD': $hint" "$cmd HEAD: use --base HEAD"
+done
+run HEAD
+expect_status 2 "revline HEAD"
+expect_err_line "'HEAD' is not a revline command: $hint" "revline HEAD: use --base HEAD"
+run --staged main
+expect_status 2 "revline --staged main"
+expect_err_line "'main' is not a revline command: to compare main with the index, use --base main" \
+	"with --staged the hint compares with the index"
+run check no-such-thing
+expect_status 2 "check with a word that is no revision"
+expect_err_line "unexpected argument 'no-such-thing' (a target is A..B or A...B; see 'revline help check')" \
+	"no revision, no --base hint"
+run no-such-thing
+expect_err_line "'no-such-thing' is not a revline command (see 'revline --help')" "the TUI: not a command"
+run diff main..main main..main
+expect_err_line "one range at a time" "two ranges"
+
+# Did you mean: commands, options and option values, from one function.
+run check --fail-of major
+expect_status 2 "a misspelt option"
+expect_err_line "unknown option '--fail-of'; did you mean --fail-on? (see 'revline help check')" \
+	"check --fail-of: did you mean --fail-on?"
+run diff --name-stat
+expect_err_line "unknown option '--name-stat'; did you mean --name-status?" "diff --name-stat"
+run --stagd
+expect_err_line "unknown option '--stagd'; did you mean --staged? (see 'revline --help')" \
+	"the TUI's options, and where its help is"
+run check --format=jsn
+expect_err_line "unknown format 'jsn'; did you mean json? (--format takes" "an option's value"
+run check --zzzzzzzz
+expect_err_line "unknown option '--zzzzzzzz' (see 'revline help check')" "nothing close: no guess"
+run chek
+expect_err_line "'chek' is not a revline command; did you mean check?" "a command"
+
+# Options that exclude each other: one message, exit 2, nothing done.
+conflict() { # conflict "A and B" ARGS...
+	local want=$1
+	shift
+	run "$@"
+	expect_status 2 "$*"
+	expect_err_line "^revline: $want cannot be used together$" "$*: refused"
+}
+conflict "--pre-push and --pre-commit" hook install --pre-push --pre-commit
+[ ! -e "$repo/.git/hooks/pre-commit" ] && [ ! -e "$repo/.git/hooks/pre-push" ] &&
+	pass "no hook installed" || fail "a hook was installed: $(ls "$repo/.git/hooks")"
+conflict "--stat and --json" diff --stat --json
+conflict "--json and --name-status" diff --json --name-status
+conflict "--show and --revoke" trust --show --revoke
+conflict "--import and --run" signals --import - --run
+conflict "--wait-fix-detection and --no-fix-detection" check --wait-fix-detection --no-fix-detection
+run diff --stat --stat
+expect_status 0 "the same option twice is no conflict"
+
 # The TUI needs a terminal; without one it says what to use instead.
 run </dev/null
 expect_status 2 "revline without a terminal"

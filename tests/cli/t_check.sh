@@ -147,6 +147,7 @@ import json, sys, jsonschema
 doc, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 jsonschema.validate(doc, schema)
 run = doc["runs"][0]
+assert "informationUri" not in run["tool"]["driver"], run["tool"]["driver"]   # no page that does not exist
 ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
 assert run["results"], "no results"
 for r in run["results"]:
@@ -174,6 +175,7 @@ ds = [json.loads(l) for l in lines]
 for d in ds:
     jsonschema.validate(d, schema)
     assert d["source"]["name"] == "revline" and d["code"]["value"] == "slow", d
+    assert "url" not in d["source"], d      # no page that does not exist
     assert d["location"]["path"] == "app.py", d
 by_line = {d["location"]["range"]["start"]["line"]: d for d in ds}
 assert sorted(by_line) == [4, 5], by_line
@@ -279,6 +281,11 @@ reqs = [json.loads(l) for l in sys.stdin if "Rule retry:" in json.dumps(json.loa
 a, b = reqs[-2], reqs[-1]
 assert a["status"] == 429 and b["status"] == 200 and b["start"] - a["end"] >= 0.95, (a["status"], b["status"], b["start"] - a["end"])
 ' && pass "the retry waited for Retry-After" || fail "Retry-After not honoured"
+# A rule that failed after its retries says "(3 attempts)" once, in its reason.
+REVLINE_BASE_URL=http://127.0.0.1:9/v1 run check --rules "$rules" --rule fast --retries 2 --no-cache
+line=$(grep '^error  *fast ' "$TMP/out" || true)
+[ "$(printf '%s' "$line" | grep -o '3 attempts' | wc -l)" -eq 1 ] && pass "a failed rule's line says (3 attempts) once" ||
+	fail "the failed rule's line: $line"
 
 # A hung rule times out; the check is partial and keeps the other result.
 run check --rules "$rules" --rule hang --rule fast --timeout 1 --retries 0 --format json

@@ -96,6 +96,21 @@ expect_completion detect-fixes "help takes command names" revline help det
 expect_completion install "hook takes install" revline hook ins
 expect_completion --pre-commit "hook's options" revline hook install --pre-c
 
+# `revline <Tab>` offers the commands, not every ref: a repository with many tags.
+for i in $(seq 1 40); do git -C "$repo" tag "v1.$i"; done
+got=$(complete_line revline "")
+[ "$(printf '%s\n' "$got" | wc -l)" -eq "$(printf '%s\n' "$got" | grep -cE '^[a-z][a-z-]*$')" ] &&
+	printf '%s\n' "$got" | grep -qx check && ! printf '%s\n' "$got" | grep -qE '^(v1\.|feature-x|main|--)' &&
+	pass "revline <Tab>: the commands only ($(printf '%s\n' "$got" | wc -l))" || fail "revline <Tab>: $(printf '%s' "$got" | tr '\n' ' ' | head -c 300)"
+expect_completion --staged "revline -<Tab>: the options" revline -
+expect_completion v1.17 "a word no command begins: the refs" revline v1.1
+complete_line revline d | grep -qvE '^(db|detect-fixes|doctor|diff)$' && fail "revline d: $(complete_line revline d)" ||
+	pass "a word a command begins: the commands"
+expect_completion main..feature-x "after A.. the refs for B" revline main..fe
+expect_completion main...feature-x "after A... too" revline main...fe
+expect_completion main..feature-x "check's target: a range" revline check main..fe
+expect_completion v1.17 "check's target: the refs at once" revline check v1.1
+
 # --- the database's ids ----------------------------------------------------------
 # No database yet: nothing, status 0, and no database made.
 fake_llm_env
@@ -183,6 +198,64 @@ expect_completion "$detected" "feedback --fix takes the detected fix's id" revli
 run_in_repo completion --list fixes
 grep -q "^$detected	dbg THREADLINE_DELETED " "$TMP/out" && pass "--list fixes: the rule and how it was fixed" ||
 	fail "--list fixes: $(cat "$TMP/out")"
+
+# Ids newest first, in each shell as a user sees them (bash and zsh sort
+# words unless told not to): signals 12 of one run, listed by prefix.
+for i in $(seq 1 12); do printf 'util.py:%d:1: E%d problem %d\n' "$i" "$i" "$i"; done >"$TMP/many.txt"
+run_in_repo signals --import "$TMP/many.txt" --tool flake8
+run_in_repo completion --list signals
+newest=$(head -1 "$TMP/out" | cut -f1)
+prefix=${newest:0:1}
+want=$(cut -f1 "$TMP/out" | grep "^$prefix" | tr '\n' ' ' | sed 's/ $//')
+[ "$(printf '%s' "$want" | wc -w)" -ge 3 ] || fail "the ids to list: '$want'"
+[ "$want" != "$(printf '%s\n' $want | sort | tr '\n' ' ' | sed 's/ $//')" ] || fail "sorted as words they would look the same: $want"
+if command -v fish >/dev/null; then
+	got=$(cd "$ids" && PATH="$bindir:$PATH" fish --no-config -c "source $TMP/completion.fish; complete -C 'revline fix $prefix'" | cut -f1 | tr '\n' ' ' | sed 's/ $//')
+	[ "$got" = "$want" ] && pass "fish: the ids newest first ($got)" || fail "fish's order: '$got', not '$want'"
+fi
+if command -v tmux >/dev/null; then
+	sock=revline-completion-$$
+	tm() { tmux -L "$sock" -f /dev/null "$@"; }
+	trap '{ tm kill-server 2>/dev/null || true; }; fakellm_stop; cleanup_tmp' EXIT
+	mkdir -p "$TMP/zfunc"
+	cp "$TMP/completion.zsh" "$TMP/zfunc/_revline"
+	# What the shell lists for `revline fix PREFIX<Tab>`: its ids in the order shown, within 10 s.
+	listed() { # listed WINDOW
+		local i got=
+		tm send-keys -t "$1" "revline fix $prefix" Tab
+		for i in $(seq 1 50); do
+			# bash: "13  12  11  10" on a line; zsh: "13  -- flake8 E12 ..." a line each.
+			got=$(tm capture-pane -p -t "$1" | sed 's/ *-- .*$//' | grep -E '^[0-9]+( +[0-9]+)* *$' |
+				tr -s ' ' '\n' | grep "^$prefix" | tr '\n' ' ' | sed 's/ $//')
+			[ "$(printf '%s' "$got" | wc -w)" -ge "$(printf '%s' "$want" | wc -w)" ] && break
+			sleep 0.2
+		done
+		printf '%s' "$got"
+	}
+	shell_ready() { # shell_ready WINDOW: the setup line ran
+		local i
+		for i in $(seq 1 50); do
+			tm capture-pane -p -t "$1" | grep -q READY && return 0
+			sleep 0.2
+		done
+		fail "$1: the shell did not start: $(tm capture-pane -p -t "$1")"
+	}
+	tm new-session -d -s c -n bash -x 200 -y 40 "PATH=$bindir:$PATH bash --norc --noprofile -i"
+	tm send-keys -t c:bash ". $TMP/completion.bash; bind 'set show-all-if-ambiguous on'; cd $ids; clear; echo READY" Enter
+	shell_ready c:bash
+	got=$(listed c:bash)
+	[ "$got" = "$want" ] && pass "bash lists the ids newest first ($got)" || fail "bash's order: '$got', not '$want'"
+	if command -v zsh >/dev/null; then
+		tm new-window -t c -n zsh "PATH=$bindir:$PATH zsh -f -i"
+		tm send-keys -t c:zsh "fpath=($TMP/zfunc \$fpath); autoload -U compinit; compinit -u; cd $ids; clear; echo READY" Enter
+		shell_ready c:zsh
+		got=$(listed c:zsh)
+		[ "$got" = "$want" ] && pass "zsh lists the ids newest first ($got)" || fail "zsh's order: '$got', not '$want'"
+	fi
+	tm kill-server 2>/dev/null || true
+else
+	printf 'skip: tmux is not installed: the order bash and zsh show is not looked at\n'
+fi
 
 # fish shows what each id is.
 if command -v fish >/dev/null; then

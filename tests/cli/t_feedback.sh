@@ -106,12 +106,12 @@ usage() { # WHAT PATTERN ARGS...
 }
 usage "no arguments" "which finding? give its id"
 usage "no mark" "one of --false-positive, --accept and --reject" "$first"
-usage "two marks" "one of --false-positive, --accept and --reject" "$first" --accept --reject
+usage "two marks" "--accept and --reject cannot be used together" "$first" --accept --reject
 usage "a fix mark on a finding" "are for a fix" "$first" --correct
 usage "a finding and a fix" "not both" "$first" --fix "$fix" --correct
 usage "a finding mark on a fix" "are for a finding" --fix "$fix" --false-positive
 usage "no fix mark" "--correct or --incorrect" --fix "$fix"
-usage "both fix marks" "--correct or --incorrect" --fix "$fix" --correct --incorrect
+usage "both fix marks" "--correct and --incorrect cannot be used together" --fix "$fix" --correct --incorrect
 usage "not a number" "'abc' is not a finding id" abc --accept
 usage "zero" "'0' is not a finding id" 0 --accept
 usage "a bad fix id" "'-3' is not a fix id" --fix=-3 --correct

@@ -141,7 +141,8 @@ expect_out "#$e711 .*\[fix $applied applied" "signals shows the fix"
 run undo
 expect_status 0 "undo"
 cmp -s app.py "$TMP/app.before" && pass "undo restores the file byte for byte" || fail "after undo: $(diff "$TMP/app.before" app.py)"
-expect_out "fix $applied undone" "undo names the fix"
+expect_out "^undid fix $applied: restored app.py (lines [0-9]*-[0-9]* as they were before it)$" \
+	"undo names the fix and the file it restored"
 run undo
 expect_status 1 "nothing left to undo"
 expect_err_line "no applied fix to undo" "said plainly"

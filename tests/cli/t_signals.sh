@@ -103,6 +103,23 @@ expect_status 2 "--import with --run"
 run signals --tool x
 expect_status 2 "--tool without --import"
 
+# A message of two lines (mypy's note joined to its error) keeps the table's columns:
+# its second line under its first, the rows after it where they were.
+printf 'pkg/mod.py:5: error: Incompatible types in assignment  [assignment]\npkg/mod.py:5: note: See the docs for more info\npkg/mod.py:7: error: Name "eval" is odd  [misc]\n' >"$TMP/mypy.txt"
+run signals --import "$TMP/mypy.txt" --tool mypy
+run signals --all
+python3 - "$TMP/out" <<'PY' && pass "a two-line message: its second line under its first, each row on its line" || fail "the table: $(cat "$TMP/out")"
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(i for i, l in enumerate(lines) if "Incompatible types" in l)
+first, second = lines[i], lines[i + 1]
+assert re.match(r"^#\d+ +mypy +assignment +pkg/mod.py:5  Incompatible", first), first
+assert second.strip() == "See the docs for more info", second
+assert second.index("See") == first.index("Incompatible"), (first, second)
+assert all(l.startswith("#") or l.startswith(" ") or not l for l in lines), lines
+assert any(re.match(r"^#\d+ +mypy +misc +pkg/mod.py:7  Name", l) for l in lines), lines
+PY
+
 # --- doctor --------------------------------------------------------------------
 run doctor
 expect_out "^  flake8 " "doctor lists the linters"
