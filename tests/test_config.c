@@ -12,45 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
-struct fixture {
-	char *home;
-	char *repo;
-	char *saved_cwd;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	char path[4096];
-
-	f->home = test_tmpdir("config-home");
-	f->repo = test_repo_new("config");
-	f->saved_cwd = getcwd(NULL, 0);
-	snprintf(path, sizeof(path), "%s/.config", f->home);
-	setenv("HOME", f->home, 1);
-	setenv("XDG_CONFIG_HOME", path, 1);
-	snprintf(path, sizeof(path), "%s/.local/share", f->home);
-	setenv("XDG_DATA_HOME", path, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("REVLINE_THEME");
-	unsetenv("REVLINE_CONCURRENCY");
-	*state = f;
+	*state = test_home_new("config");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	if (chdir(f->saved_cwd) < 0)
-		return -1;
-	test_rmtree(f->home);
-	test_rmtree(f->repo);
-	free(f->home);
-	free(f->repo);
-	free(f->saved_cwd);
-	free(f);
-	return 0;
+	return test_home_free(*state);
 }
 
 static size_t line_of(const char *text, const char *key)
@@ -129,7 +99,7 @@ static void test_text_dotted(void **state)
 	assert_string_equal(name, "abcd");
 }
 
-static struct config *open_here(struct fixture *f, struct repo **repo)
+static struct config *open_here(struct test_home *f, struct repo **repo)
 {
 	struct config *config = NULL;
 
@@ -142,7 +112,7 @@ static struct config *open_here(struct fixture *f, struct repo **repo)
 /* Every key set that revline does not read is named with where it is set, and a guess. */
 static void test_unknown(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	const struct strings *unknown;
 	struct repo *repo = NULL;
 	struct config *config;
@@ -218,7 +188,7 @@ static void test_unknown(void **state)
 /* Where the value config_get takes is set; the keys under a prefix. */
 static void test_where(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	struct strings names = STRINGS_INIT;
 	struct repo *repo = NULL;
 	struct config *config;
@@ -255,7 +225,7 @@ static void test_where(void **state)
 /* A .revline with a dotted name: the section that makes it right, with its line. */
 static void test_dotted_revline(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	struct repo *repo = NULL;
 	struct config *config = NULL;
 	struct buf want = BUF_INIT;
@@ -279,7 +249,7 @@ static void test_dotted_revline(void **state)
 /* The themes there are: the user's and revline's, sorted, each once. */
 static void test_datadir_names(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	struct strings names = STRINGS_INIT;
 	char *data = test_tmpdir("config-data");
 

@@ -11,46 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
-struct fixture {
-	char *home;
-	char *repo;
-	char *saved_cwd;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	char path[4096];
-
-	f->home = test_tmpdir("trust-home");
-	f->repo = test_repo_new("trust");
-	f->saved_cwd = getcwd(NULL, 0);
-	snprintf(path, sizeof(path), "%s/.config", f->home);
-	setenv("HOME", f->home, 1);
-	setenv("XDG_CONFIG_HOME", path, 1);
-	snprintf(path, sizeof(path), "%s/.local/share", f->home);
-	setenv("XDG_DATA_HOME", path, 1);
-	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
-	unsetenv("REVLINE_BASE_URL");
-	unsetenv("REVLINE_THEME");
-	unsetenv("REVLINE_CONCURRENCY");
-	*state = f;
+	*state = test_home_new("trust");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-
-	if (chdir(f->saved_cwd) < 0)
-		return -1;
-	test_rmtree(f->home);
-	test_rmtree(f->repo);
-	free(f->home);
-	free(f->repo);
-	free(f->saved_cwd);
-	free(f);
-	return 0;
+	return test_home_free(*state);
 }
 
 static void test_hash(void **state)
@@ -93,7 +62,7 @@ static void test_record_check_revoke(void **state)
 	assert_int_equal(trust_record(path, "not-a-hash"), RL_EUSAGE);
 }
 
-static struct config *open_here(struct fixture *f, struct repo **repo)
+static struct config *open_here(struct test_home *f, struct repo **repo)
 {
 	struct config *config = NULL;
 
@@ -105,7 +74,7 @@ static struct config *open_here(struct fixture *f, struct repo **repo)
 
 static void test_untrusted_then_trusted(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	const struct config_revline *file;
 	struct repo *repo = NULL;
 	struct config *config;
@@ -159,7 +128,7 @@ static void test_untrusted_then_trusted(void **state)
 /* Who the user is comes from the user's own config, never from a .revline, trusted or not. */
 static void test_identity_never_from_revline(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	struct repo *repo = NULL;
 	struct config *config;
 	char *value = NULL;
@@ -193,7 +162,7 @@ static void test_identity_never_from_revline(void **state)
 
 static void test_theme_path(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	struct repo *repo = NULL;
 	struct config *config;
 	char *value = NULL;
@@ -208,7 +177,7 @@ static void test_theme_path(void **state)
 
 static void test_not_read(void **state)
 {
-	struct fixture *f = *state;
+	struct test_home *f = *state;
 	struct repo *repo = NULL;
 	struct config *config;
 	char *value = NULL, big[CONFIG_REVLINE_MAX + 2];

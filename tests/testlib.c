@@ -170,3 +170,37 @@ void test_env_private(void)
 	setenv("OPENAI_API_KEY", "sk-test", 1);
 	setenv("REVLINE_MODEL", "fake-model", 1);
 }
+
+struct test_home *test_home_new(const char *tag)
+{
+	struct test_home *h = calloc(1, sizeof(*h));
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s-home", tag);
+	h->home = test_tmpdir(path);
+	h->repo = test_repo_new(tag);
+	h->saved_cwd = getcwd(NULL, 0);
+	snprintf(path, sizeof(path), "%s/.config", h->home);
+	setenv("HOME", h->home, 1);
+	setenv("XDG_CONFIG_HOME", path, 1);
+	snprintf(path, sizeof(path), "%s/.local/share", h->home);
+	setenv("XDG_DATA_HOME", path, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	unsetenv("REVLINE_BASE_URL");
+	unsetenv("REVLINE_THEME");
+	unsetenv("REVLINE_CONCURRENCY");
+	return h;
+}
+
+int test_home_free(struct test_home *h)
+{
+	int rc = chdir(h->saved_cwd);
+
+	test_rmtree(h->home);
+	test_rmtree(h->repo);
+	free(h->home);
+	free(h->repo);
+	free(h->saved_cwd);
+	free(h);
+	return rc < 0 ? -1 : 0;
+}

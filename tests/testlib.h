@@ -42,4 +42,19 @@ char *test_repo_new(const char *tag);
 /* Stage everything and commit with the message; the date advances each commit. */
 void test_commit(const char *dir, const char *message);
 
+/*
+ * A private HOME (XDG_CONFIG_HOME and XDG_DATA_HOME below it, no system
+ * git config, no REVLINE_BASE_URL, REVLINE_THEME or REVLINE_CONCURRENCY from
+ * the caller) with a new repository, and the directory to come back to.
+ */
+struct test_home {
+	char *home;
+	char *repo;
+	char *saved_cwd;
+};
+
+struct test_home *test_home_new(const char *tag);
+/* Back to the saved directory, both trees removed; -1 when the directory is gone. */
+int test_home_free(struct test_home *h);
+
 #endif

@@ -39,6 +39,9 @@ git add -A && git commit -q -m base
 git remote add origin "$remote"
 git push -q -u origin main 2>/dev/null
 requests() { fakellm_requests | wc -l; }
+# try git ...: run it, keeping its status and its output in $TMP/push.out and push.err (commit.* for a commit).
+try() { set +e; "$@" >"$TMP/push.out" 2>"$TMP/push.err"; status=$?; set -e; }
+try_commit() { set +e; "$@" >"$TMP/commit.out" 2>"$TMP/commit.err"; status=$?; set -e; }
 
 run hook install
 expect_status 0 "hook install"
@@ -49,10 +52,7 @@ grep -q "refuses on a finding at major or worse, and on a review that did not co
 printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
 git commit -q -am "run through the shell"
 pushed=$(git rev-parse HEAD)
-set +e
-git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
-status=$?
-set -e
+try git push -q origin main
 expect_status 1 "the push is refused on a critical finding"
 grep -q "push refused.*--no-verify" "$TMP/push.err" && pass "the hook says how to skip it" ||
 	fail "push said: $(cat "$TMP/push.err")"
@@ -107,10 +107,7 @@ expect_status 0 "--force"
 grep -q "runs first" "$TMP/out" && pass "install says the foreign hook runs first" || fail "$(cat "$TMP/out")"
 printf 'import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd, shell=True)\n' >app.py
 git add app.py
-set +e
-git commit -q -m "more" >"$TMP/commit.out" 2>"$TMP/commit.err"
-status=$?
-set -e
+try_commit git commit -q -m "more"
 expect_status 1 "the commit is refused on a critical finding"
 [ -e "$TMP/foreign-ran" ] && pass "the kept hook ran first" || fail "the kept hook did not run"
 grep -q "commit refused" "$TMP/commit.err" && pass "pre-commit says why" || fail "$(cat "$TMP/commit.err")"
@@ -153,10 +150,7 @@ key=AKIA$(printf 'Q7RWZT3K%sN2VX' 4M5P)
 printf 'import os\n\nAWS_ACCESS_KEY_ID = "%s"\n' "$key" >utils.py
 git add utils.py && git commit -q -m "utils"
 pushed=$(git rev-parse HEAD)
-set +e
-git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
-status=$?
-set -e
+try git push -q origin main
 expect_status 1 "LLM down, a critical local finding: the push is refused"
 grep -q "push refused: a finding at major or worse" "$TMP/push.err" &&
 	pass "the hook says the finding refused it, not that the review did not complete" ||
@@ -171,29 +165,20 @@ grep -q "private-keys-and-cloud-keys" "$TMP/push.out" "$TMP/push.err" && pass "t
 printf 'import os\n\nAWS_ACCESS_KEY_ID = os.environ["AWS_ACCESS_KEY_ID"]\n' >utils.py
 git commit -q -am "key from the environment"
 pushed=$(git rev-parse HEAD)
-set +e
-git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
-status=$?
-set -e
+try git push -q origin main
 expect_status 1 "LLM down, nothing found: the incomplete review refuses the push"
 grep -q "the review did not complete (exit 6: some rules did not run)" "$TMP/push.err" &&
 	grep -q "push refused: the review did not complete; 'git config revline.allowPartial true'" "$TMP/push.err" &&
 	pass "the hook says why and how to let an incomplete review pass" || fail "push said: $(cat "$TMP/push.err")"
 [ "$(git -C "$remote" rev-parse main)" != "$pushed" ] && pass "the remote did not get it" || fail "the remote got it"
 git config revline.allowPartial true
-set +e
-git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
-status=$?
-set -e
+try git push -q origin main
 expect_status 0 "revline.allowPartial true: the incomplete review lets the push go on"
 [ "$(git -C "$remote" rev-parse main)" = "$pushed" ] && pass "the remote has it" || fail "not pushed: $(cat "$TMP/push.err")"
 # allowPartial never lets a finding through.
 printf 'import os\n\nAWS_ACCESS_KEY_ID = "%s"\n' "$key" >utils.py
 git commit -q -am "the key again"
-set +e
-git push -q origin main >"$TMP/push.out" 2>"$TMP/push.err"
-status=$?
-set -e
+try git push -q origin main
 expect_status 1 "revline.allowPartial true, a critical finding: refused all the same"
 git config --unset revline.allowPartial
 git reset -q --hard HEAD~1
@@ -202,10 +187,7 @@ git reset -q --hard HEAD~1
 run hook install --pre-commit --force
 printf 'import os\n\nAWS_ACCESS_KEY_ID = "%s"\n' "$key" >utils.py
 git add utils.py
-set +e
-git commit -q -m "key" >"$TMP/commit.out" 2>"$TMP/commit.err"
-status=$?
-set -e
+try_commit git commit -q -m "key"
 expect_status 1 "pre-commit, LLM down, a critical local finding: the commit is refused"
 grep -q "commit refused: a finding at major or worse" "$TMP/commit.err" && pass "pre-commit says the finding refused it" ||
 	fail "commit said: $(cat "$TMP/commit.err")"
