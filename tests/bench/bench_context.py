@@ -90,7 +90,6 @@ SOURCE = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(SOURCE, "tests", "fakellm"))
 sys.path.insert(0, HERE)
 import context_mine  # noqa: E402
-import fake_llm  # noqa: E402  (read_log)
 import fakellm_proc  # noqa: E402
 
 MAP_SYSTEM = "You check a change against exactly one rule"
@@ -170,25 +169,51 @@ def pack_ms(report):
     return None
 
 
+class Log:
+    """The fake's log read as it grows: the requests that arrived since the last call,
+    one merged record per n as fake_llm.read_log makes them."""
+
+    def __init__(self, path):
+        self.path, self.offset, self.last = path, 0, 0
+
+    def new_requests(self):
+        records = {}
+        if os.path.exists(self.path):
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+            data = data[:data.rfind(b"\n") + 1]  # a line still being written waits
+            self.offset += len(data)
+            for line in data.splitlines():
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                if rec.get("n", 0) > self.last:
+                    records.setdefault(rec["n"], {}).update(rec)
+        if records:
+            self.last = max(records)
+        return [records[n] for n in sorted(records)]
+
+
 def one_check(a, clone, env, log, mode, db, rules_dir=None):
     """A check of the clone's working tree: its report, map requests and failure, if any."""
     git(clone, "config", "revline.context", "none" if mode == "control" else mode)
-    before = len(fake_llm.read_log(log)) if os.path.exists(log) else 0
+    log.new_requests()  # what came before is not this check's
+    out = {"mode": mode, "wall_s": None, "exit": None, "requests": [], "report": None,
+           "error": None}
     start = time.monotonic()
     try:
         proc = run([a.revline, "check", "--base", "HEAD", "--rules", rules_dir or a.rules_dir,
-                    "--no-cache",
-                    "--fail-on", "none", "--no-fix-detection", "--format", "json", "-y",
-                    "--concurrency", str(a.concurrency)], clone, dict(env, REVLINE_DB=db),
+                    "--no-cache", "--fail-on", "none", "--no-fix-detection", "--format", "json",
+                    "-y", "--concurrency", str(a.concurrency)], clone, dict(env, REVLINE_DB=db),
                    timeout=a.timeout)
     except subprocess.TimeoutExpired:
-        return {"mode": mode, "error": "timed out after %d s" % a.timeout, "requests": []}
-    wall = time.monotonic() - start
-    records = fake_llm.read_log(log)[before:] if os.path.exists(log) else []
-    requests = [r for r in records if isinstance(r.get("body"), dict)
-                and MAP_SYSTEM in prompt_text(r["body"])]
-    out = {"mode": mode, "wall_s": wall, "exit": proc.returncode, "requests": requests,
-           "report": None, "error": None}
+        out["error"] = "timed out after %d s" % a.timeout
+        return out
+    out.update(wall_s=time.monotonic() - start, exit=proc.returncode)
+    out["requests"] = [r for r in log.new_requests() if isinstance(r.get("body"), dict)
+                       and MAP_SYSTEM in prompt_text(r["body"])]
     stderr = proc.stderr.decode(errors="replace").strip()
     try:
         out["report"] = json.loads(proc.stdout)
@@ -303,7 +328,7 @@ def bench_repo(a, src):
             json.dump({"stream": True, "structured": True,
                        "default": {"answer": COMPLIANT, "chunk_chars": 4096}}, f)
         server, port = fakellm_proc.start(script, root, "bench_context")
-        env, log = check_env(root, port), os.path.join(root, "log.jsonl")
+        env, log = check_env(root, port), Log(os.path.join(root, "log.jsonl"))
         pack_state = "not measured (--no-pack)" if a.no_pack else None
         for i, case in enumerate(cases):
             print("bench_context: %s: case %d/%d %s %s" % (name, i + 1, len(cases),
