@@ -75,6 +75,7 @@ struct reading {
 	struct reading_call *calls;     /* in the order they began */
 	size_t ncalls, calls_alloc;
 	size_t calls_dropped;   /* calls past READING_CALLS_MAX, not kept */
+	long dropped_index;     /* the last of them (its pieces are not counted again) */
 };
 
 /* The most tool calls one answer's reading keeps; the others are counted only. */

@@ -26,7 +26,11 @@ int reading_call_at(struct reading_call **out, struct reading *r, long index)
 			return 0;
 		}
 	if (r->ncalls >= READING_CALLS_MAX) {
-		r->calls_dropped++;
+		/* A stream's calls come in order, each in many pieces: count each once. */
+		if (!r->calls_dropped || index > r->dropped_index) {
+			r->calls_dropped++;
+			r->dropped_index = index;
+		}
 		return 0;
 	}
 	if ((error = ARRAY_GROW(r->calls, r->calls_alloc, r->ncalls + 1)) < 0)
