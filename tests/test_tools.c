@@ -925,6 +925,86 @@ static void test_bad_sets(void **state)
 	llm_config_release(&c);
 }
 
+/* --- tool calls read from answers, whole and streamed ------------------- */
+
+static void test_reading_calls(void **state)
+{
+	/* OpenAI: two calls whose pieces interleave, an escape cut between pieces. */
+	const char *openai =
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null}}]}\n\n"
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\","
+		"\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":\"\"}}]}}]}\n\n"
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\","
+		"\"type\":\"function\",\"function\":{\"name\":\"search\",\"arguments\":\"{\\\"pattern\"}}]}}]}\n\n"
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+		"{\"arguments\":\"{\\\"path\\\": \\\"a\\\\\"}}]}}]}\n\n"
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":"
+		"{\"arguments\":\"\\\": \\\"x\\\"}\"}}]}}]}\n\n"
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+		"{\"arguments\":\"u00e9.c\\\"}\"}}]}}]}\n\n"
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+		"data: [DONE]\n\n";
+	const char *anthropic =
+		"event: content_block_start\n"
+		"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+		"event: content_block_delta\n"
+		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Looking.\"}}\n\n"
+		"event: content_block_start\n"
+		"data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\","
+		"\"id\":\"toolu_1\",\"name\":\"read_file\",\"input\":{}}}\n\n"
+		"event: content_block_delta\n"
+		"data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+		"\"partial_json\":\"\"}}\n\n"
+		"event: content_block_delta\n"
+		"data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+		"\"partial_json\":\"{\\\"path\\\": \\\"src/\"}}\n\n"
+		"event: content_block_delta\n"
+		"data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\","
+		"\"partial_json\":\"a.c\\\"}\"}}\n\n"
+		"event: content_block_start\n"
+		"data: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\","
+		"\"id\":\"toolu_2\",\"name\":\"search\",\"input\":{}}}\n\n"
+		"event: message_delta\n"
+		"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}\n\n";
+	const char *whole =
+		"{\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"read_file\","
+		"\"input\":{\"path\":\"b.c\"}}],\"stop_reason\":\"tool_use\",\"usage\":{\"input_tokens\":3}}";
+	struct reading r;
+
+	(void)state;
+	assert_int_equal(reading_read(&r, &provider_openai, openai, strlen(openai)), 0);
+	assert_int_equal(r.ncalls, 2);
+	assert_string_equal(r.calls[0].id, "call_a");
+	assert_string_equal(r.calls[0].name, "read_file");
+	assert_string_equal(r.calls[0].arguments.ptr, "{\"path\": \"a\\u00e9.c\"}");
+	assert_string_equal(r.calls[1].name, "search");
+	assert_string_equal(r.calls[1].arguments.ptr, "{\"pattern\": \"x\"}");
+	assert_int_equal(r.text.len, 0);
+	reading_release(&r);
+
+	assert_int_equal(reading_read(&r, &provider_anthropic, anthropic, strlen(anthropic)), 0);
+	assert_string_equal(r.text.ptr, "Looking.");
+	assert_int_equal(r.ncalls, 2);
+	assert_string_equal(r.calls[0].id, "toolu_1");
+	assert_string_equal(r.calls[0].arguments.ptr, "{\"path\": \"src/a.c\"}");
+	/* A call with no input streamed: no arguments (taken as {}). */
+	assert_string_equal(r.calls[1].name, "search");
+	assert_int_equal(r.calls[1].arguments.len, 0);
+	assert_int_equal(r.usage.tokens_out, 9);
+	reading_release(&r);
+
+	assert_int_equal(reading_read(&r, &provider_anthropic, whole, strlen(whole)), 0);
+	assert_int_equal(r.ncalls, 1);
+	assert_string_equal(r.calls[0].arguments.ptr, "{\"path\":\"b.c\"}");
+	reading_release(&r);
+	/* Without tools offered, a call is the forced answer tool's: its input is the answer. */
+	assert_int_equal(ask_read_body(&r, &provider_anthropic, whole, strlen(whole)), 0);
+	assert_string_equal(r.text.ptr, "{\"path\":\"b.c\"}");
+	reading_release(&r);
+	assert_string_equal(ask_tools_use_name(ASK_TOOLS_REFUSED), "refused");
+	assert_string_equal(ask_tools_use_name(ASK_TOOLS_NOT_TAKEN), "not taken");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_not_taken),
 		cmocka_unit_test(test_bad_sets),
+		cmocka_unit_test(test_reading_calls),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -2,6 +2,7 @@
 #include "tools.h"
 #include "array.h"
 #include "provider.h"
+#include "secret.h"
 #include "status.h"
 #include "utf8.h"
 
@@ -237,10 +238,24 @@ static int result_take(struct turn_call *c, const struct tool_output *o, size_t 
 			keep--;
 	}
 	if (utf8_sanitize(&c->result, o->text.ptr ? o->text.ptr : "", keep) < 0 ||
-	    (n > max && buf_puts(&c->result, note) < 0))
+	    (n > max && buf_puts(&c->result, note) < 0) ||
+	    (!c->result.len && buf_puts(&c->result, "(empty)") < 0))
 		return error_nomem();
+	/* A file read may hold a key revline knows: it leaves as no other text does. */
+	secret_redact(&c->result);
 	c->error = o->error;
 	return 0;
+}
+
+/* Whether the model wrote more than blanks beside its calls (Anthropic refuses a blank text block). */
+static bool has_words(const struct buf *text)
+{
+	size_t i;
+
+	for (i = 0; i < text->len; i++)
+		if (!strchr(" \t\r\n", text->ptr[i]))
+			return true;
+	return false;
 }
 
 struct turn_state {
@@ -372,7 +387,7 @@ int tool_turn_run(struct conversation *conv, struct tool_log *log, const struct 
 
 	snprintf(st.spent, sizeof(st.spent), "not run: the %zu bytes of tool results a question may read "
 		 "are used up", set->limits.bytes_max);
-	if ((r->text.len && !(t.text = strndup(r->text.ptr, r->text.len))) ||
+	if ((has_words(&r->text) && !(t.text = strndup(r->text.ptr, r->text.len))) ||
 	    (r->ncalls && !(t.calls = calloc(r->ncalls, sizeof(*t.calls)))) ||
 	    ARRAY_GROW(conv->turns, conv->alloc, conv->nturns + 1) < 0) {
 		turn_release(&t);
