@@ -269,6 +269,27 @@ static void ask_with(struct run *r, const char *model, const struct ask_tools *t
 	}
 }
 
+/* The requests once each has ended (the server logs the end after the answer went out). */
+static json_t *requests_ended(struct run *r)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	json_t *requests, *rec;
+	size_t i;
+	int tries;
+
+	for (tries = 0;; tries++) {
+		bool all = true;
+
+		requests = fakellm_requests(&r->f);
+		json_array_foreach(requests, i, rec)
+			all = all && json_is_number(json_object_get(rec, "end"));
+		if (all || tries == 300)
+			return requests;
+		json_decref(requests);
+		nanosleep(&tick, NULL);
+	}
+}
+
 static const char *str_at(json_t *v, const char *key)
 {
 	return json_string_value(json_object_get(v, key));
@@ -756,7 +777,7 @@ static void refused_by(const char *model, const char *words, bool remembered_too
 	assert_int_equal(ev.tools, ASK_TOOLS_REFUSED);
 	assert_int_equal(ev.attempts, 2);
 	ask_event_release(&ev);
-	requests = fakellm_requests(&r.f);
+	requests = requests_ended(&r);
 	assert_int_equal(json_array_size(requests), 2);
 	assert_string_equal(str_at(json_array_get(requests, 0), "refused"), "tools");
 	assert_non_null(json_object_get(body_at(requests, 0), "tools"));
@@ -800,6 +821,99 @@ static void test_refused(void **state)
 	refused_by("qwen2.5-coder:7b", "ollama", true);
 	refused_by("llama3.1-8b", "vllm", false);
 	refused_by("gpt-4.1-mini", "openai", false);
+}
+
+/* --- the prompt cache across turns ----------------------------------------- */
+
+/* Ask with a shared part of 24,000 characters (6,000 tokens to the fake). */
+static void ask_long(struct run *r, const char *model, const struct ask_tools *tools, struct ask_event *out)
+{
+	struct buf shared = BUF_INIT;
+	struct ask_spec spec = { SCHEMA_MAP, model, NULL, "sys", NULL, "the rule", 24000, false, NULL };
+	struct ask_event ev;
+	uint64_t id;
+	int rounds = 0, i;
+
+	for (i = 0; shared.len <= 24000; i++)
+		buf_printf(&shared, "line %03d of the change, the same for every rule: +x\n", i % 1000);
+	shared.len = 24000;
+	shared.ptr[24000] = '\0';
+	spec.shared = shared.ptr;
+	assert_int_equal(ask_submit_tools(r->a, &id, &spec, tools), 0);
+	buf_release(&shared);
+	for (;;) {
+		while (asker_next(r->a, &ev)) {
+			if (ev.status != ASK_STARTED && ev.status != ASK_PROGRESS) {
+				*out = ev;
+				return;
+			}
+			ask_event_release(&ev);
+		}
+		assert_true(rounds++ < 600);
+		assert_int_equal(asker_wait(r->a, 100), 0);
+	}
+}
+
+static json_int_t usage_at(json_t *requests, size_t i, const char *key)
+{
+	json_t *usage = json_object_get(json_array_get(requests, i), "usage");
+
+	if (!strcmp(key, "cached_tokens"))
+		usage = json_object_get(usage, "prompt_tokens_details");
+	return json_integer_value(json_object_get(usage, key));
+}
+
+static void test_cache_warm_across_turns(void **state)
+{
+	const char *turns =
+		"\"rules\": [{\"match\": \"the rule\", \"turns\": ["
+		" {\"tool_calls\": [{\"name\": \"read_file\", \"arguments\": {\"path\": \"src/a.c\"}}]},"
+		" {\"tool_calls\": [{\"name\": \"read_file\", \"arguments\": {\"path\": \"src/b.c\"}}]},"
+		" {\"answer\": " ANSWER "%s}]}]";
+	const char *by_tool = ", \"tool_calls\": [{\"name\": \"review_answer\", \"arguments\": " ANSWER "}]";
+	char script[2048], rules[1024];
+	struct ask_tools tools;
+	struct ask_event ev;
+	struct run r;
+	json_t *requests;
+
+	(void)state;
+	/* Anthropic: the first request writes the shared part; each later one reads the last one's end. */
+	snprintf(rules, sizeof(rules), turns, by_tool);
+	snprintf(script, sizeof(script), "{\"structured\": true, \"cache\": \"anthropic\", %s}", rules);
+	run_start(&r, "anthropic", script, false);
+	tools = tools_of(&r.fs);
+	run_asker(&r);
+	ask_long(&r, "claude-sonnet-4-5", &tools, &ev);
+	assert_int_equal(ev.status, ASK_DONE);
+	/* Billed: the shared part read twice, the first turn's end once. */
+	assert_true(ev.usage.tokens_cached >= 2 * 6000);
+	ask_event_release(&ev);
+	requests = requests_ended(&r);
+	assert_int_equal(json_array_size(requests), 3);
+	assert_int_equal(usage_at(requests, 0, "cache_read_input_tokens"), 0);
+	assert_true(usage_at(requests, 0, "cache_creation_input_tokens") >= 6000);
+	assert_true(usage_at(requests, 1, "cache_read_input_tokens") >= 6000);
+	assert_true(usage_at(requests, 1, "cache_creation_input_tokens") > 0);
+	assert_true(usage_at(requests, 2, "cache_read_input_tokens") > usage_at(requests, 1, "cache_read_input_tokens"));
+	json_decref(requests);
+	run_stop(&r);
+
+	/* OpenAI: the same prompt_cache_key; each request's prefix is the last one's prompt. */
+	snprintf(rules, sizeof(rules), turns, "");
+	snprintf(script, sizeof(script), "{\"cache\": \"openai\", %s}", rules);
+	run_start(&r, "openai", script, false);
+	tools = tools_of(&r.fs);
+	run_asker(&r);
+	ask_long(&r, "gpt-5-mini", &tools, &ev);
+	assert_int_equal(ev.status, ASK_DONE);
+	ask_event_release(&ev);
+	requests = requests_ended(&r);
+	assert_int_equal(usage_at(requests, 0, "cached_tokens"), 0);
+	assert_true(usage_at(requests, 1, "cached_tokens") >= usage_at(requests, 0, "prompt_tokens") - 128);
+	assert_true(usage_at(requests, 2, "cached_tokens") >= usage_at(requests, 1, "prompt_tokens") - 128);
+	json_decref(requests);
+	run_stop(&r);
 }
 
 /* --- the result cache, models that take none, sets that are wrong ------ */
@@ -1016,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_bound),
 		cmocka_unit_test(test_deadline_bound),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_cache_warm_across_turns),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_not_taken),
 		cmocka_unit_test(test_bad_sets),
