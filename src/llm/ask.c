@@ -513,13 +513,30 @@ static int ask_copy(struct ask *q, const struct ask_spec *spec, const struct llm
 	    !(q->system = strdup(spec->system)) || !(q->tail = strdup(spec->tail)) ||
 	    (spec->shared && !(q->shared = strdup(spec->shared))))
 		return error_nomem();
-	if (q->shared) {
-		char hash[41];
-		const char *parts[] = { q->model, q->system, q->shared };
+	return 0;
+}
 
-		hash_text(hash, parts, 3);
-		memcpy(q->group, hash, 16);
-	}
+/*
+ * The questions whose requests begin with the same bytes, for the prompt
+ * cache (its key) and warming: the same model, system and shared part,
+ * and the same tools offered (which come first on the providers' side).
+ */
+static int group_set(struct ask *q)
+{
+	struct buf tools = BUF_INIT;
+	const char *parts[] = { q->model, q->system, q->shared, NULL };
+	bool offered = q->tools_use == ASK_TOOLS_OFFERED;
+	char hash[41];
+	int error;
+
+	if (!q->shared)
+		return 0;
+	if (offered && (error = tool_set_identity(&tools, q->tools)) < 0)
+		return error;
+	parts[3] = tools.ptr;
+	hash_text(hash, parts, offered ? 4 : 3);
+	memcpy(q->group, hash, 16);
+	buf_release(&tools);
 	return 0;
 }
 
@@ -558,7 +575,7 @@ int ask_submit_tools(struct asker *a, uint64_t *id, const struct ask_spec *spec,
 	if ((error = ask_copy(q, spec, a->llm)) < 0 ||
 	    (error = tools_choose(q, tools, a->llm,
 				  tools ? refusal_get(&a->refusals, a->store, a->llm->base_url, q->model) : 0)) < 0 ||
-	    (error = cache_key(a, q)) < 0)
+	    (error = group_set(q)) < 0 || (error = cache_key(a, q)) < 0)
 		goto fail;
 	q->id = ++a->last_id;
 	q->stream = !a->options.no_stream;
@@ -599,7 +616,8 @@ int ask_call_build_tools(struct llm_call *out, const struct llm_config *llm, con
 	if (llm->provider == PROVIDER_NONE)
 		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
 	q.stream = !options || !options->no_stream;
-	if ((error = ask_copy(&q, spec, llm)) == 0 && (error = tools_choose(&q, tools, llm, 0)) == 0)
+	if ((error = ask_copy(&q, spec, llm)) == 0 && (error = tools_choose(&q, tools, llm, 0)) == 0 &&
+	    (error = group_set(&q)) == 0)
 		error = call_build(out, &question, llm, &q);
 	ask_clear(&q);
 	return error;
