@@ -67,11 +67,12 @@ static json_t *tool_choice(const struct question *q, bool answer_tool)
 static bool add_tools(json_t *body, const struct question *q)
 {
 	bool answer_tool = q->structured == MODEL_STRUCTURED_JSON_SCHEMA && q->schema;
-	json_t *list = json_array();
+	json_t *list;
 	size_t i;
 
 	if (!q->tools)
 		return add_answer_tool(body, q);
+	list = json_array();
 	for (i = 0; list && i < q->tools->count; i++)
 		if (json_array_append_new(list, tool_of(q->tools->defs[i].name, q->tools->defs[i].description,
 							q->tools->defs[i].parameters)) < 0)
