@@ -6,8 +6,9 @@ Anthropic messages, a model list, and any other path a rule names with a
 raw body, such as OSV's /v1/query), answers from a JSON script with latency
 and faults, and logs every request as JSON lines. Scripts can opt in to
 the providers' current behaviour: reasoning models' refusals, SSE
-streaming, structured output (forced tools), prompt caching with its
-usage counts and prefill latency. Standard library only.
+streaming, structured output (forced tools), tool calls in conversations
+that follow the results sent back, servers that refuse tools, prompt
+caching with its usage counts and prefill latency. Standard library only.
 See README.md beside this file for the script format.
 
     fake_llm.py --script SCRIPT.json --log LOG.jsonl [--port 0] [--port-file F]

@@ -4,7 +4,7 @@
  * (ask_read_body with the OpenAI and the Anthropic ops); then its tool
  * calls, assembled from their pieces, run as a turn (tool_turn_run, with
  * a tool set of two tools) and the next request's body built from the
- * conversation in both shapes. Nothing may crash, read past the bytes
+ * conversation in both shapes (and a body without tools). Nothing may crash, read past the bytes
  * given or leak; an answer read has a text and counts that are never
  * negative, a failure says why; the calls kept, their arguments and the
  * results stay within their bounds, every call is answered once under an
@@ -109,7 +109,7 @@ static void body_with(const struct provider_ops *ops, const struct tool_set *set
 	q.cache_breakpoint = true;
 	q.tools = set;
 	q.conversation = conv;
-	q.choice = conv->note ? TOOL_CHOICE_ANSWER : TOOL_CHOICE_AUTO;
+	q.choice = conv && conv->note ? TOOL_CHOICE_ANSWER : TOOL_CHOICE_AUTO;
 	if (ops->body(&body, &q) < 0) {
 		if (!error_message()[0])
 			abort();
@@ -139,6 +139,8 @@ static void turn_with(const struct provider_ops *ops, const char *body, size_t s
 			abort();
 		body_with(&provider_anthropic, set, &conv);
 	}
+	/* A question without tools (none given, or refused): the same bodies as before tools. */
+	body_with(ops, NULL, NULL);
 	tool_set_free(set);
 	conversation_release(&conv);
 	tool_log_release(&log);
