@@ -12,6 +12,7 @@
 #include "testlib.h"
 #include "fakellm/fakellm.h"
 
+#include "answer.h"
 #include "ask.h"
 #include "llm.h"
 #include "schema.h"
@@ -36,6 +37,14 @@ static void assert_json_text(const char *got, const char *want)
 	json_decref(a);
 	json_decref(b);
 }
+
+/* A rule's answer with a finding, as the answer's tool takes it. */
+#define FINDING "{\"status\": \"attention\", \"reasoning\": \"helper returns 0 whatever\", " \
+	"\"file_references\": [\"src/b.c\"], \"findings\": [{\"file\": \"src/b.c\", \"line\": 3, " \
+	"\"end_line\": null, \"severity\": \"minor\", \"title\": \"helper always succeeds\", \"issue\": " \
+	"\"it returns 0\", \"suggestion\": \"return the error\", \"verification\": {\"code_examined\": " \
+	"\"return 0;\", \"line_range_examined\": [1, 4], \"verification_method\": \"read_file\", " \
+	"\"checked_for_handling_elsewhere\": true, \"where_checked\": \"src/a.c\", \"is_impact_finding\": false}}]}"
 
 static void clear_env(void)
 {
@@ -454,9 +463,12 @@ static void anthropic_reads(bool stream)
 		" {\"tool_calls\": [{\"name\": \"read_file\", \"arguments\": {\"path\": \"src/a.c\"}}], \"chunk_chars\": 4},"
 		" {\"tool_calls\": [{\"name\": \"search\", \"arguments\": {\"pattern\": \"helper\"}},"
 		"   {\"name\": \"read_file\", \"arguments\": {\"path\": \"src/missing.c\"}}], \"answer\": \"And this.\"},"
-		" {\"tool_calls\": [{\"name\": \"review_answer\", \"arguments\": " ANSWER "}], \"chunk_chars\": 9}]}]}";
+		" {\"tool_calls\": [{\"name\": \"review_answer\", \"arguments\": " FINDING "}], \"chunk_chars\": 9}]}]}";
+	struct rule rule = { .id = "errors", .name = "Errors reach the caller", .severity = SEV_MAJOR,
+			     .category = "reliability" };
 	struct ask_tools tools;
 	struct ask_event ev;
+	struct map_answer answer;
 	struct run r;
 	json_t *requests, *body, *msgs, *results, *tool;
 	size_t i;
@@ -466,7 +478,14 @@ static void anthropic_reads(bool stream)
 	run_asker(&r);
 	ask_with(&r, "claude-haiku-4-5", &tools, &ev, NULL);
 	assert_int_equal(ev.status, ASK_DONE);
-	assert_json_text(ev.text, ANSWER);
+	assert_json_text(ev.text, FINDING);
+	/* The answer is the rule's, as the check reads it. */
+	assert_int_equal(answer_parse(&answer, ev.text, strlen(ev.text), &rule), 0);
+	assert_int_equal(answer.status, RULE_ATTENTION);
+	assert_int_equal(answer.nfindings, 1);
+	assert_string_equal(answer.findings[0].file, "src/b.c");
+	assert_int_equal(answer.findings[0].line, 3);
+	answer_release(&answer);
 	assert_int_equal(ev.tool_turns, 2);
 	assert_int_equal(ev.ntool_calls, 3);
 	assert_true(ev.tool_calls[2].ran && ev.tool_calls[2].error);
@@ -613,6 +632,13 @@ static void test_thousand_calls(void **state)
 	msgs = messages_at(requests, 1);
 	assert_int_equal(json_array_size(json_object_get(json_array_get(msgs, 2), "tool_calls")), READING_CALLS_MAX);
 	assert_int_equal(json_array_size(msgs), 3 + READING_CALLS_MAX);
+	/* Sent back as given when run, as {} when not: a hundred long calls are not repeated every turn. */
+	assert_string_equal(str_at(json_object_get(json_array_get(json_object_get(json_array_get(msgs, 2),
+										      "tool_calls"), 0), "function"),
+				   "arguments"), "{\"path\": \"src/b.c\", \"start\": 1}");
+	assert_string_equal(str_at(json_object_get(json_array_get(json_object_get(json_array_get(msgs, 2),
+										      "tool_calls"), 4), "function"),
+				   "arguments"), "{}");
 	for (i = 3 + 4; i < json_array_size(msgs); i++)
 		assert_non_null(strstr(str_at(json_array_get(msgs, i), "content"), "not run: at most 4 calls"));
 	json_decref(requests);

@@ -363,7 +363,7 @@ static int call_add(struct turn *t, struct turn_state *st, const struct conversa
 	struct turn_call *c = &t->calls[t->ncalls];
 	char why[256];
 	const char *not_run;
-	int error;
+	int error, ran;
 
 	memset(c, 0, sizeof(*c));
 	if ((error = call_id(c, conv, t, t->ncalls, rc, turn)) < 0)
@@ -374,7 +374,18 @@ static int call_add(struct turn *t, struct turn_state *st, const struct conversa
 	not_run = call_input(c, rc, why, sizeof(why));
 	if (!c->arguments)
 		return error_nomem();
-	return call_run(c, st, not_run);
+	ran = st->ran;
+	if ((error = call_run(c, st, not_run)) < 0 || st->ran > ran)
+		return error;
+	/*
+	 * A call not run is sent back with {}: its error says why, and a
+	 * model that makes a hundred long calls a turn does not have them
+	 * all repeated in every later request.
+	 */
+	free(c->arguments);
+	json_decref(c->input);
+	c->input = json_object();
+	return (c->arguments = strdup("{}")) && c->input ? 0 : error_nomem();
 }
 
 int tool_turn_run(struct conversation *conv, struct tool_log *log, const struct tool_set *set,
