@@ -31,8 +31,8 @@ static void test_rows(void **state)
 	struct models *m = parse(
 		"# a comment\n"
 		"\n"
-		"gpt-5-mini\topenai\tno\tmax_completion_tokens\tjson_schema\tyes\t400000\t1024\t0.25\t0.025\t2.00\n"
-		"gpt-5*  openai  no  max_completion_tokens  json_schema  yes  -  1024  -  -  -\r\n"
+		"gpt-5-mini\topenai\tno\tmax_completion_tokens\tjson_schema\tyes\t400000\t1024\t0.25\t0.025\t2.00\tyes\n"
+		"gpt-5*  openai  no  max_completion_tokens  json_schema  yes  -  1024  -  -  -  no\r\n"
 		"claude-haiku-4-5*\tanthropic\tyes\tmax_tokens\tjson_schema\tno\t200000\t4096\t1\t0.10\t5\n"
 		"*:*\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t-\t-\t-\n");
 	const struct model_info *info;
@@ -51,12 +51,16 @@ static void test_rows(void **state)
 	assert_true(info->price_input > 0.2499 && info->price_input < 0.2501);
 	assert_true(info->price_cached > 0.02499 && info->price_cached < 0.02501);
 	assert_true(info->price_output > 1.999 && info->price_output < 2.001);
+	assert_true(info->tools);
 	assert_int_equal(info->line, 3);
 	/* First match wins: the snapshot falls to the family's row, which knows no price. */
 	info = lookup(m, "openai", "gpt-5-mini-2025-08-07");
 	assert_string_equal(info->pattern, "gpt-5*");
 	assert_true(info->price_input < 0);
 	assert_int_equal(info->context_window, 0);
+	assert_false(info->tools);
+	/* A row of eleven columns, written before the tools column, takes none. */
+	assert_false(lookup(m, "anthropic", "claude-haiku-4-5")->tools);
 	/* A router's name is matched by its last part, and case does not count. */
 	assert_string_equal(lookup(m, "openai", "openai/GPT-5-mini")->pattern, "gpt-5-mini");
 	/* The provider must match: an Anthropic row is not an OpenAI-compatible server's. */
@@ -79,6 +83,7 @@ static void test_unknown_model_gets_the_default(void **state)
 	assert_int_equal(info->max_param, MODEL_MAX_TOKENS);
 	assert_int_equal(info->structured, MODEL_STRUCTURED_JSON_OBJECT);
 	assert_false(info->reasoning_effort);
+	assert_false(info->tools);
 	assert_true(info->price_input < 0 && info->price_output < 0);
 	/* No table, no name, a name too long to be one: the default, never a crash. */
 	assert_ptr_equal(lookup(NULL, "openai", "gpt-5"), &models_default);
@@ -106,7 +111,8 @@ static void test_bad_rows_are_problems_and_skipped(void **state)
 		"x\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t$1\t-\t-\n"
 		"x\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t1,5\t-\t-\n"
 		"[x\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t-\t-\t-\n"
-		"x\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t-\t-\t-\textra\n"
+		"x\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t-\t-\t-\tsometimes\n"
+		"x\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t-\t-\t-\tno\textra\n"
 		"good-b\tany\tyes\tmax_tokens\tnone\tno\t-\t-\t-\t-\t-\n");
 	static const char *const expected[] = {
 		"t.tsv:2: 3 columns where 11 are needed",
@@ -118,7 +124,8 @@ static void test_bad_rows_are_problems_and_skipped(void **state)
 		"t.tsv:8: input is '$1'",
 		"t.tsv:9: input is '1,5'",
 		"t.tsv:10: pattern '[x'",
-		"t.tsv:11: more than 11 columns",
+		"t.tsv:11: tools is 'sometimes': use no or yes",
+		"t.tsv:12: more than 12 columns",
 	};
 	size_t i;
 
@@ -126,7 +133,7 @@ static void test_bad_rows_are_problems_and_skipped(void **state)
 	assert_int_equal(m->count, 2);
 	assert_string_equal(m->rows[0].pattern, "good-a");
 	assert_string_equal(m->rows[1].pattern, "good-b");
-	assert_int_equal(m->rows[1].line, 12);
+	assert_int_equal(m->rows[1].line, 13);
 	assert_int_equal(m->nproblems, sizeof(expected) / sizeof(expected[0]));
 	for (i = 0; i < m->nproblems; i++) {
 		if (strncmp(m->problems[i], expected[i], strlen(expected[i])))
@@ -243,6 +250,12 @@ static void test_shipped_table(void **state)
 	assert_int_equal(lookup(m, "anthropic", "claude-haiku-4-5")->cache_min, 4096);
 	assert_int_equal(lookup(m, "anthropic", "claude-3-5-haiku-latest")->cache_min, 2048);
 	assert_true(lookup(m, "openai", "llama3.1:8b")->temperature);
+	/* Who takes tools: the hosted families and the local ones that call them; not the unknown tag. */
+	assert_true(lookup(m, "openai", "gpt-5-mini")->tools);
+	assert_true(lookup(m, "anthropic", "claude-sonnet-4-5")->tools);
+	assert_true(lookup(m, "openai", "qwen2.5-coder:14b")->tools);
+	assert_false(lookup(m, "openai", "deepseek-r1:8b")->tools);
+	assert_false(lookup(m, "openai", "mistral:7b")->tools);
 	models_free(m);
 	buf_release(&text);
 }

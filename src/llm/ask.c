@@ -1,5 +1,6 @@
 /* The request cycle (ask.h). */
 #include "ask.h"
+#include "refusal.h"
 #include "array.h"
 #include "queue.h"
 #include "clock.h"
@@ -18,34 +19,6 @@
 #include <strings.h>
 #include <time.h>
 
-/* What a server may refuse by name, in the order a refusal is matched: X(ID, name). */
-#define REFUSED_LIST(X) \
-	X(REFUSED_TEMPERATURE,           "temperature") \
-	X(REFUSED_MAX_TOKENS,            "max_tokens") \
-	X(REFUSED_MAX_COMPLETION_TOKENS, "max_completion_tokens") \
-	X(REFUSED_EFFORT,                "reasoning_effort") \
-	X(REFUSED_CACHE_KEY,             "prompt_cache_key") \
-	X(REFUSED_STREAM_OPTIONS,        "stream_options") \
-	X(REFUSED_STREAM,                "stream") \
-	X(REFUSED_CACHE_CONTROL,         "cache_control") \
-	X(REFUSED_JSON_SCHEMA,           "json_schema") \
-	X(REFUSED_JSON_OBJECT,           "json_object")
-
-enum refused_bit {
-#define REFUSED_ENUM(id, name) id##_BIT,
-	REFUSED_LIST(REFUSED_ENUM)
-#undef REFUSED_ENUM
-	REFUSED_COUNT
-};
-
-static const char *const refused_names[] = {
-#define REFUSED_NAME(id, name) name,
-	REFUSED_LIST(REFUSED_NAME)
-#undef REFUSED_NAME
-};
-
-#define BIT(id) (1u << id##_BIT)
-
 /* A question is asked again without a refused parameter at most this often. */
 #define REFUSALS_MAX 6
 /*
@@ -59,11 +32,6 @@ static const char *const refused_names[] = {
 #define WARM_HOLD_PER_1K 100
 #define WARM_HOLD_MIN 500
 #define WARM_HOLD_MAX 5000
-
-struct quirk {
-	char *model;
-	unsigned refused;
-};
 
 struct ask {
 	uint64_t id, task;      /* task: the scheduler's, 0 while none runs */
@@ -80,6 +48,17 @@ struct ask {
 	bool started, got_byte, held, warming, stream;
 	int64_t sent_ms;        /* when its current transfer began (monotonic) */
 	long hold_ms;           /* warming: the longest the others wait for it */
+	struct usage usage;     /* of its requests so far */
+	/* Tools (tools.h): the set (NULL without), what became of it, the turns. */
+	struct tool_set *tools;
+	enum ask_tools_use tools_use;
+	struct conversation conv;
+	struct tool_log log;
+	int turns;              /* requests whose calls ran */
+	size_t tool_bytes;      /* of their results */
+	bool final;             /* a bound was reached: the model must answer now */
+	bool no_keep;           /* its answer is not kept in the result cache */
+	char stop[160];         /* the bound reached, or "" */
 };
 
 struct asker {
@@ -91,8 +70,7 @@ struct asker {
 	struct ask **live;
 	size_t nlive, live_cap;
 	struct queue events;     /* of struct ask_event */
-	struct quirk *quirks;
-	size_t nquirks, quirks_alloc;
+	struct refusal_memory refusals;
 	struct strings warmed;  /* shared parts whose first question got its first byte */
 	uint64_t last_id;
 	struct poll_member member;      /* takes the scheduler's events in the poll group */
@@ -145,7 +123,17 @@ static struct ask_event *event_push(struct asker *a, const struct ask *q, enum a
 	ev->status = status;
 	ev->attempts = q->attempts;
 	ev->streamed = q->streamed;
+	ev->tools = q->tools_use;
+	ev->tool_turns = q->turns;
 	return ev;
+}
+
+/* A settling event takes the question's record of its calls. */
+static void event_calls(struct ask_event *ev, struct ask *q)
+{
+	ev->tool_calls_dropped = q->log.dropped;
+	tool_log_take(&ev->tool_calls, &ev->ntool_calls, &q->log);
+	snprintf(ev->tools_stop, sizeof(ev->tools_stop), "%s", q->stop);
 }
 
 /* An answer into the result cache; the first failure stops the asker's use of the store. */
@@ -173,22 +161,33 @@ void ask_event_release(struct ask_event *event)
 	if (event) {
 		free(event->text);
 		free(event->keep_model);
+		ask_tool_calls_free(event->tool_calls, event->ntool_calls);
 		event->text = NULL;
 		event->keep_model = NULL;
+		event->tool_calls = NULL;
+		event->ntool_calls = 0;
 	}
 }
 
 /* --- questions ----------------------------------------------------------- */
 
-static void ask_free(struct ask *q)
+static void ask_clear(struct ask *q)
 {
-	if (!q)
-		return;
 	free(q->model);
 	free(q->effort);
 	free(q->system);
 	free(q->shared);
 	free(q->tail);
+	tool_set_free(q->tools);
+	conversation_release(&q->conv);
+	tool_log_release(&q->log);
+}
+
+static void ask_free(struct ask *q)
+{
+	if (!q)
+		return;
+	ask_clear(q);
 	free(q);
 }
 
@@ -240,154 +239,27 @@ static void hash_text(char out[41], const char *const *parts, size_t n)
 	buf_release(&text);
 }
 
-/* The result cache's key: what was asked, of whom, how. */
-static void cache_key(struct asker *a, struct ask *q)
+/*
+ * The result cache's key: what was asked, of whom, how. A question that
+ * offers tools adds the set's definitions, bounds and the state of what
+ * they read (tools.h), so that an answer read from other files is never
+ * the one found; without a state it is not kept at all.
+ */
+static int cache_key(struct asker *a, struct ask *q)
 {
 	const char *parts[] = { schema_kind_name(q->kind), provider_name(a->llm->provider),
-				a->llm->base_url, q->model, q->effort, q->system, q->shared, q->tail };
+				a->llm->base_url, q->model, q->effort, q->system, q->shared, q->tail, NULL };
+	struct buf tools = BUF_INIT;
+	bool offered = q->tools_use == ASK_TOOLS_OFFERED;
+	int error = offered ? tool_set_identity(&tools, q->tools) : 0;
 
-	hash_text(q->key, parts, sizeof(parts) / sizeof(parts[0]));
-}
-
-/* --- refusals, remembered per server and model -------------------------- */
-
-static struct quirk *quirk_find(struct asker *a, const char *model)
-{
-	size_t i;
-
-	for (i = 0; i < a->nquirks; i++)
-		if (!strcmp(a->quirks[i].model, model))
-			return &a->quirks[i];
-	return NULL;
-}
-
-static unsigned refused_from_names(const char *names)
-{
-	unsigned bits = 0;
-	size_t i;
-
-	for (i = 0; i < REFUSED_COUNT; i++) {
-		size_t n = strlen(refused_names[i]);
-		const char *p = names;
-
-		while ((p = strstr(p, refused_names[i]))) {
-			if ((p == names || p[-1] == ',') && (p[n] == ',' || !p[n]))
-				bits |= 1u << i;
-			p += n;
-		}
-	}
-	return bits;
-}
-
-/* What this run, or an earlier one (the store), learnt the model refuses. */
-static unsigned quirk_get(struct asker *a, const char *model)
-{
-	struct quirk *found = quirk_find(a, model);
-	struct buf names = BUF_INIT;
-	unsigned bits = 0;
-
-	if (found)
-		return found->refused;
-	if (a->store && store_refusals_get(&names, a->store, a->llm->base_url, model) == 0 && names.len)
-		bits = refused_from_names(names.ptr);
-	buf_release(&names);
-	if (ARRAY_GROW(a->quirks, a->quirks_alloc, a->nquirks + 1) == 0 &&
-	    (a->quirks[a->nquirks].model = strdup(model)))
-		a->quirks[a->nquirks++].refused = bits;
-	return bits;
-}
-
-static void quirk_learn(struct asker *a, const char *model, unsigned bit)
-{
-	struct quirk *q;
-	size_t i;
-
-	quirk_get(a, model);
-	if ((q = quirk_find(a, model)))
-		q->refused |= bit;
-	for (i = 0; i < REFUSED_COUNT; i++)
-		if (bit == 1u << i && a->store)
-			store_refusal_put(a->store, a->llm->base_url, model, refused_names[i]);
-}
-
-static bool is_word_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Whether text names word as a word of its own ('stream', not 'streaming' nor 'stream_options'). */
-static bool names_word(const char *text, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p = text;
-
-	while (text && (p = strcasestr(p, word))) {
-		if ((p == text || !is_word_char(p[-1])) && !is_word_char(p[n]))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
-static bool names_structured(const char *text)
-{
-	return strcasestr(text, "response_format") || strcasestr(text, "json_schema") ||
-		strcasestr(text, "json_object") || strcasestr(text, "json mode") ||
-		strcasestr(text, "tool_choice") || names_word(text, "tools");
-}
-
-/* The parameters a question sends, as refused bits. */
-static unsigned sent_bits(const struct question *q)
-{
-	unsigned bits = 0;
-
-	bits |= q->temperature ? BIT(REFUSED_TEMPERATURE) : 0;
-	bits |= !strcmp(q->cap_param, "max_tokens") ? BIT(REFUSED_MAX_TOKENS) :
-		BIT(REFUSED_MAX_COMPLETION_TOKENS);
-	bits |= q->effort ? BIT(REFUSED_EFFORT) : 0;
-	bits |= q->cache_key ? BIT(REFUSED_CACHE_KEY) : 0;
-	bits |= q->stream && q->stream_usage ? BIT(REFUSED_STREAM_OPTIONS) : 0;
-	bits |= q->stream ? BIT(REFUSED_STREAM) : 0;
-	bits |= q->shared && q->cache_breakpoint ? BIT(REFUSED_CACHE_CONTROL) : 0;
-	return bits;
-}
-
-/*
- * The parameter a 400 (or 422) answer refuses by name, of those the
- * question sent: the error's param field first, then its message. The
- * structured output is named in many ways ('response_format.type' must
- * be 'json_schema' or 'text', said LM Studio of a json_object): whatever
- * the words, it is the mode that was sent that is refused.
- */
-static unsigned refusal_of(const struct question *q, long http, const char *body, size_t len)
-{
-	json_t *root, *err;
-	const char *param = NULL, *msg = NULL;
-	unsigned sent = sent_bits(q), found = 0;
-	size_t i;
-
-	if ((http != 400 && http != 422) || !body)
-		return 0;
-	root = json_loadb(body, len, 0, NULL);
-	err = json_object_get(root, "error");
-	param = json_string_value(json_object_get(err, "param"));
-	msg = json_is_string(err) ? json_string_value(err) :
-		json_string_value(json_object_get(json_is_object(err) ? err : root, "message"));
-	if (!msg)
-		msg = json_is_string(json_object_get(root, "detail")) ?
-			json_string_value(json_object_get(root, "detail")) : NULL;
-	for (i = 0; i < REFUSED_COUNT && !found; i++)
-		if ((sent & (1u << i)) && param && !strcmp(param, refused_names[i]))
-			found = 1u << i;
-	if (!found && q->structured != MODEL_STRUCTURED_NONE &&
-	    ((param && names_structured(param)) || (msg && names_structured(msg))))
-		found = q->structured == MODEL_STRUCTURED_JSON_SCHEMA ? BIT(REFUSED_JSON_SCHEMA) :
-			BIT(REFUSED_JSON_OBJECT);
-	for (i = 0; i < REFUSED_COUNT && !found && msg; i++)
-		if ((sent & (1u << i)) && names_word(msg, refused_names[i]))
-			found = 1u << i;
-	json_decref(root);
-	return found;
+	if (error < 0)
+		return error;
+	parts[8] = tools.ptr;
+	hash_text(q->key, parts, sizeof(parts) / sizeof(parts[0]) - !offered);
+	q->no_keep = offered && !q->tools->state;
+	buf_release(&tools);
+	return 0;
 }
 
 /* --- building a question ------------------------------------------------ */
@@ -447,6 +319,16 @@ static void question_make(struct question *out, char cache_key[32], const struct
 	out->cache_breakpoint = anthropic && !(refused & BIT(REFUSED_CACHE_CONTROL));
 	out->stream = q->stream && !(refused & BIT(REFUSED_STREAM));
 	out->stream_usage = !anthropic && !(refused & BIT(REFUSED_STREAM_OPTIONS));
+	out->tools = q->tools_use == ASK_TOOLS_OFFERED ? q->tools : NULL;
+	out->conversation = &q->conv;
+	out->choice = q->final ? TOOL_CHOICE_ANSWER : TOOL_CHOICE_AUTO;
+}
+
+/* The name of the tool that carries the answer, where the answer is a forced tool (Anthropic). */
+static const char *answer_tool(const struct llm_config *llm, const struct question *question)
+{
+	return llm->provider == PROVIDER_ANTHROPIC && question->structured == MODEL_STRUCTURED_JSON_SCHEMA &&
+		question->schema ? question->schema_name : NULL;
 }
 
 static int call_build(struct llm_call *call, struct question *question, const struct llm_config *llm,
@@ -491,7 +373,7 @@ static int send_question(struct asker *a, struct ask *q)
 	struct llm_call call;
 	int error;
 
-	q->refused |= quirk_get(a, q->model);
+	q->refused |= refusal_get(&a->refusals, a->store, a->llm->base_url, q->model);
 	if ((error = call_build(&call, &question, a->llm, q)) < 0)
 		return error;
 	req.url = call.url;
@@ -499,7 +381,7 @@ static int send_question(struct asker *a, struct ask *q)
 	req.nheaders = call.nheaders;
 	req.body = call.body;
 	req.body_len = call.body_len;
-	req.weight = q->weight;
+	req.weight = q->weight + q->conv.bytes;
 	req.stream = question.stream;
 	q->seen = 0;
 	q->held = false;
@@ -599,6 +481,27 @@ static int from_cache(struct asker *a, struct ask *q, bool *hit)
 	return 0;
 }
 
+/*
+ * The question's tools: checked and copied whatever the model, offered to
+ * one the model table marks as taking tools unless its server refused
+ * them before.
+ */
+static int tools_choose(struct ask *q, const struct ask_tools *spec, const struct llm_config *llm,
+			unsigned refused)
+{
+	const struct model_info *info;
+	int error;
+
+	if (!spec)
+		return 0;
+	if ((error = tool_set_new(&q->tools, spec, schema_name(q->kind))) < 0)
+		return error;
+	models_lookup(&info, llm->models, provider_name(llm->provider), q->model);
+	q->tools_use = !info->tools ? ASK_TOOLS_NOT_TAKEN :
+		(refused & BIT(REFUSED_TOOLS)) ? ASK_TOOLS_REFUSED : ASK_TOOLS_OFFERED;
+	return 0;
+}
+
 static int ask_copy(struct ask *q, const struct ask_spec *spec, const struct llm_config *llm)
 {
 	const char *effort = spec->effort ? spec->effort : llm->reasoning_effort;
@@ -610,17 +513,53 @@ static int ask_copy(struct ask *q, const struct ask_spec *spec, const struct llm
 	    !(q->system = strdup(spec->system)) || !(q->tail = strdup(spec->tail)) ||
 	    (spec->shared && !(q->shared = strdup(spec->shared))))
 		return error_nomem();
-	if (q->shared) {
-		char hash[41];
-		const char *parts[] = { q->model, q->system, q->shared };
-
-		hash_text(hash, parts, 3);
-		memcpy(q->group, hash, 16);
-	}
 	return 0;
 }
 
+/*
+ * The questions whose requests begin with the same bytes, for the prompt
+ * cache (its key) and warming: the same model, system and shared part,
+ * and the same tools offered (which come first on the providers' side).
+ */
+static int group_set(struct ask *q)
+{
+	struct buf tools = BUF_INIT;
+	const char *parts[] = { q->model, q->system, q->shared, NULL };
+	bool offered = q->tools_use == ASK_TOOLS_OFFERED;
+	char hash[41];
+	int error;
+
+	if (!q->shared)
+		return 0;
+	if (offered && (error = tool_set_identity(&tools, q->tools)) < 0)
+		return error;
+	parts[3] = tools.ptr;
+	hash_text(hash, parts, offered ? 4 : 3);
+	memcpy(q->group, hash, 16);
+	buf_release(&tools);
+	return 0;
+}
+
+/* Send it now, or hold it while another question of its shared part warms the cache. */
+static int ask_start(struct asker *a, struct ask *q)
+{
+	if (warm_wanted(a, q) && !warmed(a, q->group) && warm_pending(a, q)) {
+		q->held = true;
+		return 0;
+	}
+	q->warming = warm_wanted(a, q) && !warmed(a, q->group);
+	q->hold_ms = llm_tokens(strlen(q->shared ? q->shared : "")) * WARM_HOLD_PER_1K / 1000;
+	q->hold_ms = q->hold_ms < WARM_HOLD_MIN ? WARM_HOLD_MIN : q->hold_ms > WARM_HOLD_MAX ? WARM_HOLD_MAX :
+		q->hold_ms;
+	return send_question(a, q);
+}
+
 int ask_submit(struct asker *a, uint64_t *id, const struct ask_spec *spec)
+{
+	return ask_submit_tools(a, id, spec, NULL);
+}
+
+int ask_submit_tools(struct asker *a, uint64_t *id, const struct ask_spec *spec, const struct ask_tools *tools)
 {
 	struct ask *q = calloc(1, sizeof(*q));
 	bool hit = false;
@@ -633,12 +572,14 @@ int ask_submit(struct asker *a, uint64_t *id, const struct ask_spec *spec)
 		ask_free(q);
 		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
 	}
-	if ((error = ask_copy(q, spec, a->llm)) < 0)
+	if ((error = ask_copy(q, spec, a->llm)) < 0 ||
+	    (error = tools_choose(q, tools, a->llm,
+				  tools ? refusal_get(&a->refusals, a->store, a->llm->base_url, q->model) : 0)) < 0 ||
+	    (error = group_set(q)) < 0 || (error = cache_key(a, q)) < 0)
 		goto fail;
 	q->id = ++a->last_id;
 	q->stream = !a->options.no_stream;
-	cache_key(a, q);
-	if (!spec->no_cache && (error = from_cache(a, q, &hit)) < 0)
+	if (!spec->no_cache && !q->no_keep && (error = from_cache(a, q, &hit)) < 0)
 		goto fail;
 	if (hit) {
 		*id = q->id;
@@ -648,15 +589,7 @@ int ask_submit(struct asker *a, uint64_t *id, const struct ask_spec *spec)
 	if ((error = live_add(a, q)) < 0)
 		goto fail;
 	*id = q->id;
-	if (warm_wanted(a, q) && !warmed(a, q->group) && warm_pending(a, q)) {
-		q->held = true;
-		return 0;
-	}
-	q->warming = warm_wanted(a, q) && !warmed(a, q->group);
-	q->hold_ms = llm_tokens(strlen(q->shared ? q->shared : "")) * WARM_HOLD_PER_1K / 1000;
-	q->hold_ms = q->hold_ms < WARM_HOLD_MIN ? WARM_HOLD_MIN : q->hold_ms > WARM_HOLD_MAX ? WARM_HOLD_MAX :
-		q->hold_ms;
-	if ((error = send_question(a, q)) < 0) {
+	if ((error = ask_start(a, q)) < 0) {
 		live_remove(a, q);
 		*id = 0;
 	}
@@ -669,6 +602,12 @@ fail:
 int ask_call_build(struct llm_call *out, const struct llm_config *llm, const struct asker_options *options,
 		   const struct ask_spec *spec)
 {
+	return ask_call_build_tools(out, llm, options, spec, NULL);
+}
+
+int ask_call_build_tools(struct llm_call *out, const struct llm_config *llm, const struct asker_options *options,
+			 const struct ask_spec *spec, const struct ask_tools *tools)
+{
 	struct question question;
 	struct ask q = { 0 };
 	int error;
@@ -677,110 +616,56 @@ int ask_call_build(struct llm_call *out, const struct llm_config *llm, const str
 	if (llm->provider == PROVIDER_NONE)
 		return error_set(RL_ECONFIG, "%s", llm_setup_hint);
 	q.stream = !options || !options->no_stream;
-	if ((error = ask_copy(&q, spec, llm)) == 0)
+	if ((error = ask_copy(&q, spec, llm)) == 0 && (error = tools_choose(&q, tools, llm, 0)) == 0 &&
+	    (error = group_set(&q)) == 0)
 		error = call_build(out, &question, llm, &q);
-	free(q.model);
-	free(q.effort);
-	free(q.system);
-	free(q.shared);
-	free(q.tail);
+	ask_clear(&q);
 	return error;
 }
 
 /* --- reading answers ----------------------------------------------------- */
 
-static int read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len);
+/*
+ * The answer in a reading's calls: the call of the answer's tool (tool,
+ * Anthropic's forced tool), its arguments the answer's JSON text; without
+ * tools offered (any), the first call, whatever the name a server gave
+ * the forced tool. Whether there was one.
+ */
+static int answer_take(bool *found, struct reading *r, const char *tool, bool any)
+{
+	size_t i;
 
-/* The answer's text, with the key a server may have echoed taken out. */
+	*found = false;
+	for (i = 0; i < r->ncalls; i++)
+		if (any || (tool && r->calls[i].name && !strcmp(r->calls[i].name, tool))) {
+			buf_clear(&r->text);
+			*found = true;
+			return r->calls[i].arguments.len ?
+				buf_put(&r->text, r->calls[i].arguments.ptr, r->calls[i].arguments.len) : 0;
+		}
+	return 0;
+}
+
+/* The answer's text and calls, with the key a server may have echoed taken out. */
+static int read_reply(struct reading *out, const struct provider_ops *ops, const char *body, size_t len)
+{
+	int error = reading_read(out, ops, body, len);
+	size_t i;
+
+	if (error)
+		return error;
+	secret_redact(&out->text);
+	for (i = 0; i < out->ncalls; i++)
+		secret_redact(&out->calls[i].arguments);
+	return 0;
+}
+
 int ask_read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len)
 {
-	int error = read_body(out, ops, body, len);
+	bool found;
+	int error = read_reply(out, ops, body, len);
 
-	if (!error)
-		secret_redact(&out->text);
-	return error;
-}
-
-/* One "data:" payload of a stream. */
-static int read_event(struct reading *r, const struct provider_ops *ops, const char *event,
-		      const char *data, size_t len)
-{
-	json_t *value;
-	int error;
-
-	if (len == 6 && !memcmp(data, "[DONE]", 6))
-		return 0;
-	if (!(value = json_loadb(data, len, 0, NULL)))
-		return error_set(RL_EPARSE, "the stream holds an event that is not JSON: \"%.*s\"",
-				 (int)(len < 60 ? len : 60), data);
-	error = ops->event(r, event, value);
-	json_decref(value);
-	return error;
-}
-
-/* Server-sent events: "event:" and "data:" lines, a blank line between events. */
-static int read_stream(struct reading *r, const struct provider_ops *ops, const char *body, size_t len)
-{
-	const char *p = body, *end = body + len;
-	char event[64] = "";
-	int error = 0;
-
-	while (p < end && !error) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
-		size_t n = (size_t)(eol - p);
-
-		if (n && p[n - 1] == '\r')
-			n--;
-		if (!n) {
-			event[0] = '\0';
-		} else if (n > 6 && !memcmp(p, "event:", 6)) {
-			size_t skip = p[6] == ' ' ? 7 : 6;
-
-			snprintf(event, sizeof(event), "%.*s", (int)(n - skip), p + skip);
-		} else if (n >= 5 && !memcmp(p, "data:", 5)) {
-			size_t skip = n > 5 && p[5] == ' ' ? 6 : 5;
-
-			error = read_event(r, ops, event[0] ? event : NULL, p + skip, n - skip);
-		}
-		p = nl ? nl + 1 : end;
-	}
-	return error;
-}
-
-static int read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len)
-{
-	size_t skip = 0;
-	json_t *root;
-	int error;
-
-	memset(out, 0, sizeof(*out));
-	while (skip < len && (body[skip] == ' ' || body[skip] == '\n' || body[skip] == '\r'))
-		skip++;
-	if (skip == len || body[skip] != '{') {
-		if (!(skip + 5 <= len && !memcmp(body + skip, "data:", 5)) && !memmem(body, len, "\ndata:", 6) &&
-		    !(skip + 6 <= len && !memcmp(body + skip, "event:", 6)))
-			return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.*s\"",
-					 (int)(len - skip < 100 ? len - skip : 100), body + skip);
-		if ((error = read_stream(out, ops, body, len)) < 0)
-			return error;
-		return out->text.len ? 0 :
-			error_set(RL_EPARSE, "the streamed answer ended without any text");
-	}
-	/* A server that does not stream answers whole. */
-	if (!(root = json_loadb(body + skip, len - skip, 0, NULL)))
-		return error_set(RL_EPARSE, "the server's answer is not JSON: \"%.*s\"",
-				 (int)(len - skip < 80 ? len - skip : 80), body + skip);
-	error = ops->whole(out, root);
-	json_decref(root);
-	return error;
-}
-
-
-void reading_release(struct reading *r)
-{
-	buf_release(&r->text);
-	free(r->error);
-	memset(r, 0, sizeof(*r));
+	return error ? error : answer_take(&found, out, NULL, true);
 }
 
 static void settle_error(struct asker *a, struct ask *q, enum ask_status status, long http,
@@ -791,6 +676,7 @@ static void settle_error(struct asker *a, struct ask *q, enum ask_status status,
 	if (ev) {
 		ev->http_status = http;
 		snprintf(ev->error, sizeof(ev->error), "%s", why);
+		event_calls(ev, q);
 	}
 	if (q->warming)
 		warm_release(a, q->group);
@@ -809,32 +695,118 @@ static int cut_off_error(const struct asker *a, const struct ask *q)
 			 "complete: raise it (git config revline.maxTokens %ld) or narrow the rule", cap, cap * 2);
 }
 
+static void usage_add(struct usage *sum, const struct usage *more)
+{
+	sum->tokens_in += more->tokens_in;
+	sum->tokens_cached += more->tokens_cached;
+	sum->tokens_cache_write += more->tokens_cache_write;
+	sum->tokens_out += more->tokens_out;
+}
+
+/*
+ * The bound the turn just run reached, in q->stop, or false: the turns,
+ * the bytes of results, or the deadline, which the next turn (about as
+ * long as this one, twice for the answer after it) would not fit.
+ */
+static bool bound_reached(struct asker *a, struct ask *q, long turn_ms)
+{
+	const struct ask_tool_limits *l = &q->tools->limits;
+	long left = sched_deadline_left_ms(a->sched);
+
+	if (q->turns >= l->turns)
+		snprintf(q->stop, sizeof(q->stop), "the limit of %d tool turns", l->turns);
+	else if (q->tool_bytes >= l->bytes_max)
+		snprintf(q->stop, sizeof(q->stop), "the limit of %zu bytes of tool results", l->bytes_max);
+	else if (left >= 0 && left < 2 * turn_ms)
+		snprintf(q->stop, sizeof(q->stop), "the check's deadline (%ld s left)", left / 1000);
+	else
+		return false;
+	return true;
+}
+
+/* Run the model's calls and ask again with their results; at a bound, for the answer alone. */
+static int tool_turn(struct asker *a, struct ask *q, struct reading *r, long turn_ms)
+{
+	int error;
+
+	if (q->final)
+		return error_set(RL_ERROR, "the model still called tools after %s was reached (%d tool turns, "
+				 "%zu calls): it gave no answer", q->stop, q->turns, q->log.count);
+	q->turns++;
+	if ((error = tool_turn_run(&q->conv, &q->log, q->tools, r, q->turns, &q->tool_bytes)) < 0)
+		return error;
+	if (bound_reached(a, q, turn_ms)) {
+		q->final = true;
+		if ((error = conversation_note(&q->conv, q->stop)) < 0)
+			return error;
+	}
+	if (!event_push(a, q, ASK_PROGRESS))
+		return error_nomem();
+	q->seen = 0;
+	return send_question(a, q);
+}
+
+/* The answer read: its text, or the calls of a turn to run. */
+static int read_answer(struct reading *r, bool *calls, struct asker *a, struct ask *q,
+		       const struct sched_event *sev)
+{
+	const struct model_info *info;
+	struct question question;
+	char key[32];
+	bool found = false;
+	int error;
+
+	*calls = false;
+	models_lookup(&info, a->llm->models, provider_name(a->llm->provider), q->model);
+	question_make(&question, key, a->llm, q, info);
+	if ((error = read_reply(r, a->ops, sev->body ? sev->body : "", sev->body_len)) < 0 ||
+	    (error = answer_take(&found, r, answer_tool(a->llm, &question), !question.tools)) < 0)
+		return error;
+	usage_add(&q->usage, &r->usage);
+	if (!found && r->ncalls) {
+		*calls = true;
+		return 0;
+	}
+	if ((error = answer_size_check(r->text.len)) < 0 || (r->truncated && (error = cut_off_error(a, q)) < 0))
+		return error;
+	return 0;
+}
+
 static void on_done(struct asker *a, struct ask *q, const struct sched_event *sev)
 {
 	struct reading r;
 	struct ask_event *ev;
+	bool calls;
 
-	if (ask_read_body(&r, a->ops, sev->body ? sev->body : "", sev->body_len) < 0 ||
-	    answer_size_check(r.text.len) < 0 || (r.truncated && cut_off_error(a, q) < 0)) {
+	if (q->warming)
+		warm_release(a, q->group);
+	if (read_answer(&r, &calls, a, q, sev) < 0 || (calls && tool_turn(a, q, &r, sev->duration_ms) < 0)) {
 		reading_release(&r);
 		settle_error(a, q, ASK_ERROR, sev->http_status, error_message());
 		return;
 	}
-	usage_price(&r.usage, a->llm, q->model);
+	if (calls) {
+		reading_release(&r);
+		return;
+	}
+	usage_price(&q->usage, a->llm, q->model);
 	if ((ev = event_push(a, q, ASK_DONE))) {
 		ev->text = buf_detach(&r.text);
-		ev->usage = r.usage;
+		ev->usage = q->usage;
 		ev->http_status = sev->http_status;
-		ev->keep_model = strdup(q->model);
+		ev->keep_model = q->no_keep ? NULL : strdup(q->model);
 		memcpy(ev->keep_key, q->key, sizeof(ev->keep_key));
+		event_calls(ev, q);
 	}
 	reading_release(&r);
-	if (q->warming)
-		warm_release(a, q->group);
 	live_remove(a, q);
 }
 
-/* A refused parameter: asked again without it, once, and remembered. */
+/*
+ * A refused parameter: asked again without it, once, and remembered.
+ * Tools are refused only of a first request (a later one carries the
+ * turns); the answer then read none, and is cached as one without tools.
+ */
 static bool retry_refused(struct asker *a, struct ask *q, const struct sched_event *sev)
 {
 	const struct model_info *info;
@@ -846,11 +818,17 @@ static bool retry_refused(struct asker *a, struct ask *q, const struct sched_eve
 		return false;
 	models_lookup(&info, a->llm->models, provider_name(a->llm->provider), q->model);
 	question_make(&question, key, a->llm, q, info);
-	if (!(bit = refusal_of(&question, sev->http_status, sev->body, sev->body_len)) || (q->refused & bit))
+	if (!(bit = refusal_of(&question, question.tools && !q->conv.nturns, sev->http_status, sev->body,
+			       sev->body_len)) || (q->refused & bit))
 		return false;
 	q->refused |= bit;
 	q->refusals++;
-	quirk_learn(a, q->model, bit);
+	refusal_learn(&a->refusals, a->store, a->llm->base_url, q->model, bit);
+	if (bit == BIT(REFUSED_TOOLS)) {
+		q->tools_use = ASK_TOOLS_REFUSED;
+		if (cache_key(a, q) < 0)
+			return false;
+	}
 	q->task = 0;
 	return send_question(a, q) == 0;
 }
@@ -1046,10 +1024,8 @@ void asker_free(struct asker *a)
 		ask_free(a->live[i]);
 	for (i = 0; i < a->events.count; i++)
 		ask_event_release(queue_at(&a->events, i));
-	for (i = 0; i < a->nquirks; i++)
-		free(a->quirks[i].model);
 	strings_free(&a->warmed);
-	free(a->quirks);
+	refusal_memory_release(&a->refusals);
 	free(a->live);
 	queue_release(&a->events);
 	free(a);

@@ -10,6 +10,7 @@
 #include "provider.h"
 #include "schema.h"
 #include "sched.h"
+#include "tools.h"
 
 /*
  * The request cycle: one LLM question from its prompt to the answer's
@@ -34,6 +35,14 @@
  * a prompt, so with warming on, the first question of each shared part
  * goes alone and the others of that part wait for its first streamed
  * byte.
+ *
+ * A question may offer tools (tools.h): to a model the model table marks
+ * as taking them, its request offers the caller's read-only tools, the
+ * model's calls are run by the caller's executor and their results sent
+ * back in a further request, until the model answers (still held to the
+ * answer's schema) or a bound is reached. A server that refuses tools is
+ * asked again without them, and that is remembered like the other
+ * refusals. What became of the tools and every call is in the event.
  *
  * It never blocks: it and its scheduler are members of the front end's
  * poll group (poll_group.h), which waits and steps them; events come from
@@ -103,6 +112,14 @@ struct ask_event {
 	char *keep_model;       /* ASK_DONE, answered now: kept as the event is taken (internal) */
 	char keep_key[41];
 	char error[320];        /* what went wrong, for the user */
+	/* Tools (tools.h), settled events: */
+	enum ask_tools_use tools;       /* what became of them (ASK_TOOLS_NONE without) */
+	int tool_turns;                 /* requests whose calls ran (ASK_PROGRESS: so far) */
+	struct ask_tool_call *tool_calls;       /* every call the model made, in order */
+	size_t ntool_calls;
+	size_t tool_calls_dropped;      /* calls past READING_CALLS_MAX in one answer: not kept */
+	char tools_stop[160];           /* the bound that ended the calls ("the limit of 6 tool
+					 * turns"), or "" */
 };
 
 /*
@@ -121,6 +138,13 @@ void asker_drop_store(struct asker *asker);
  * *id identifies the question in its events.
  */
 int ask_submit(struct asker *asker, uint64_t *id, const struct ask_spec *spec);
+/*
+ * Ask, offering tools (tools.h; NULL: none, as ask_submit): copied and
+ * checked (RL_EUSAGE names what is wrong), but the executor's ctx must
+ * outlive the question.
+ */
+int ask_submit_tools(struct asker *asker, uint64_t *id, const struct ask_spec *spec,
+		     const struct ask_tools *tools);
 /*
  * Which attempt a question is at (its transfers, refusals' retries
  * included, 1 for the first) and how long the running one has gone (ms;
@@ -147,8 +171,15 @@ struct sched *asker_sched(struct asker *asker);
 /* The request a question would be sent as, for the first time (for tests and benchmarks). */
 int ask_call_build(struct llm_call *out, const struct llm_config *llm, const struct asker_options *options,
 		   const struct ask_spec *spec);
+/* The same, offering tools to a model that takes them. */
+int ask_call_build_tools(struct llm_call *out, const struct llm_config *llm, const struct asker_options *options,
+			 const struct ask_spec *spec, const struct ask_tools *tools);
 
-/* The text of a streamed or whole answer body, by the provider's shape (for tests and fuzzing). */
+/*
+ * The text of a streamed or whole answer body, by the provider's shape (for
+ * tests and fuzzing): a tool call in it is the forced answer tool's, its
+ * arguments the text; r->calls keeps the calls.
+ */
 int ask_read_body(struct reading *out, const struct provider_ops *ops, const char *body, size_t len);
 
 #endif

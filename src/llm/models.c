@@ -14,8 +14,11 @@
 
 enum column {
 	COL_PATTERN, COL_PROVIDER, COL_TEMPERATURE, COL_MAX, COL_STRUCTURED, COL_EFFORT,
-	COL_CONTEXT, COL_CACHE, COL_PRICE_IN, COL_PRICE_CACHED, COL_PRICE_OUT, NCOLS
+	COL_CONTEXT, COL_CACHE, COL_PRICE_IN, COL_PRICE_CACHED, COL_PRICE_OUT, COL_TOOLS, NCOLS
 };
+
+/* The columns a row must have: the last (tools) may be left out, as rows written before it do. */
+#define NCOLS_NEEDED COL_TOOLS
 
 /* The longest pattern, and the longest model name matched (longer names match no row). */
 #define PATTERN_MAX 200
@@ -97,8 +100,8 @@ static bool field_is(const struct field *f, const char *word)
 	return (size_t)(f->e - f->p) == n && !memcmp(f->p, word, n);
 }
 
-/* Columns are separated by runs of tabs or spaces; the number of them is checked. */
-static int split_row(struct field cols[NCOLS], struct reader *rd, const char *p, const char *e)
+/* Columns are separated by runs of tabs or spaces; the number of them is checked (*n: how many). */
+static int split_row(struct field cols[NCOLS], int *count, struct reader *rd, const char *p, const char *e)
 {
 	int n = 0;
 
@@ -115,11 +118,13 @@ static int split_row(struct field cols[NCOLS], struct reader *rd, const char *p,
 			p++;
 		cols[n++].e = p;
 	}
-	if (n < NCOLS)
+	*count = n;
+	if (n < NCOLS_NEEDED)
 		return problem(rd, "%d column%s where %d are needed (pattern, provider, temperature, "
 			       "max-tokens, structured, effort, context, cache-min, input, cached, "
-			       "output; '-' for a value not known): the row is left out",
-			       n, n == 1 ? "" : "s", NCOLS) < 0 ? RL_ENOMEM : RL_EPARSE;
+			       "output; '-' for a value not known; then tools, yes or no, which may be "
+			       "left out): the row is left out",
+			       n, n == 1 ? "" : "s", NCOLS_NEEDED) < 0 ? RL_ENOMEM : RL_EPARSE;
 	return 0;
 }
 
@@ -212,12 +217,12 @@ static int parse_row(struct model_info *row, struct reader *rd, const char *p, c
 	static const char *const max_params[] = { "max_tokens", "max_completion_tokens" };
 	static const char *const structured[] = { "none", "json_object", "json_schema" };
 	struct field cols[NCOLS];
-	int provider, temperature, max_param, form, effort, error;
+	int provider, temperature, max_param, form, effort, tools = 0, ncols = 0, error;
 
 	memset(row, 0, sizeof(*row));
 	row->path = rd->path;
 	row->line = rd->line;
-	if ((error = split_row(cols, rd, p, e)) < 0 ||
+	if ((error = split_row(cols, &ncols, rd, p, e)) < 0 ||
 	    (error = parse_pattern(row, rd, &cols[COL_PATTERN])) < 0 ||
 	    (error = parse_word(&provider, rd, &cols[COL_PROVIDER], "provider", providers, 3)) < 0 ||
 	    (error = parse_word(&temperature, rd, &cols[COL_TEMPERATURE], "temperature", yes_no, 2)) < 0 ||
@@ -228,7 +233,8 @@ static int parse_row(struct model_info *row, struct reader *rd, const char *p, c
 	    (error = parse_tokens(&row->cache_min, rd, &cols[COL_CACHE], "cache-min")) < 0 ||
 	    (error = parse_price(&row->price_input, rd, &cols[COL_PRICE_IN], "input")) < 0 ||
 	    (error = parse_price(&row->price_cached, rd, &cols[COL_PRICE_CACHED], "cached")) < 0 ||
-	    (error = parse_price(&row->price_output, rd, &cols[COL_PRICE_OUT], "output")) < 0)
+	    (error = parse_price(&row->price_output, rd, &cols[COL_PRICE_OUT], "output")) < 0 ||
+	    (ncols > COL_TOOLS && (error = parse_word(&tools, rd, &cols[COL_TOOLS], "tools", yes_no, 2)) < 0))
 		return error;
 	if (!(row->provider = strdup(providers[provider])))
 		return error_nomem();
@@ -236,6 +242,7 @@ static int parse_row(struct model_info *row, struct reader *rd, const char *p, c
 	row->max_param = (enum model_max_param)max_param;
 	row->structured = (enum model_structured)form;
 	row->reasoning_effort = effort;
+	row->tools = tools;
 	return 0;
 }
 

@@ -11,7 +11,8 @@
  * glob (glob.h) on the model's name in lower case; the first row that
  * matches the name and the provider wins. A model no row names gets
  * models_default: temperature, max_tokens, JSON mode, no reasoning effort,
- * no price.
+ * no price, no tools. The last column (tools) may be left out: rows of
+ * eleven columns, written before it, take no tools.
  */
 
 /* Bounds on one file: a bigger file is not read, rows past the cap are not. */
@@ -42,6 +43,8 @@ struct model_info {
 	enum model_max_param max_param;
 	enum model_structured structured;
 	bool reasoning_effort;          /* takes reasoning_effort */
+	bool tools;                     /* takes tools (function calling, tool use): the column
+					 * after the prices, "no" when a row leaves it out */
 	long context_window;            /* tokens; 0 when not known */
 	long cache_min;                 /* the shortest prefix cached, tokens; 0 when not known */
 	/* USD per million tokens; negative when not known. */

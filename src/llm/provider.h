@@ -18,6 +18,15 @@
  * decided by the request cycle (ask.h); a provider only writes it its way.
  */
 
+struct tool_set;
+struct conversation;
+
+/* What the model may do with the tools of a question this turn. */
+enum tool_choice {
+	TOOL_CHOICE_AUTO,       /* call tools or answer (Anthropic with a forced answer tool: call one) */
+	TOOL_CHOICE_ANSWER,     /* a bound was reached: no more calls, the answer now */
+};
+
 /* One question, as the request cycle decided to ask it. */
 struct question {
 	const char *model;
@@ -32,18 +41,45 @@ struct question {
 	long cap;               /* the answer's cap, always sent */
 	const char *effort;     /* reasoning_effort, or NULL */
 	const char *cache_key;  /* OpenAI's prompt_cache_key, or NULL */
-	bool cache_breakpoint;  /* Anthropic: cache_control after the shared part */
+	bool cache_breakpoint;  /* Anthropic: cache_control after the shared part (and at the
+				 * conversation's end) */
 	bool stream;
 	bool stream_usage;      /* OpenAI: stream_options.include_usage */
+	/*
+	 * The tools offered (tools.h), or NULL; the turns so far, after the
+	 * user message, in order (the conversation only grows at its end);
+	 * and what the model may do now. With a forced answer tool
+	 * (Anthropic's json_schema), it is offered among the others, the
+	 * model told to call one of them.
+	 */
+	const struct tool_set *tools;
+	const struct conversation *conversation;
+	enum tool_choice choice;
 };
 
-/* An answer being read: its text (or the forced tool's JSON) and usage. */
+/* A tool call being read (whole, or assembled from a stream's pieces). */
+struct reading_call {
+	long index;             /* OpenAI's tool_calls[].index, Anthropic's content block index */
+	char *id;
+	char *name;
+	struct buf arguments;   /* the JSON text of the arguments, as the model wrote it */
+	bool cut;               /* longer than TOOLS_ARGS_MAX: the rest was dropped */
+};
+
+/* An answer being read: its text (or the forced tool's JSON), its tool calls, and usage. */
 struct reading {
 	struct buf text;
 	struct usage usage;
 	char *error;            /* an error the server sent in the stream, or a refusal */
 	bool truncated;         /* cut off by the output cap (finish_reason length, stop_reason max_tokens) */
+	struct reading_call *calls;     /* in the order they began */
+	size_t ncalls, calls_alloc;
+	size_t calls_dropped;   /* calls past READING_CALLS_MAX, not kept */
+	long dropped_index;     /* the last of them (its pieces are not counted again) */
 };
+
+/* The most tool calls one answer's reading keeps; the others are counted only. */
+#define READING_CALLS_MAX 128
 
 struct provider_ops {
 	const char *path;       /* after the base URL */
@@ -65,6 +101,20 @@ bool provider_set(json_t *body, const char *key, json_t *value);
 /* The whole user message: the shared part, a blank line, the tail. */
 int provider_user_text(struct buf *out, const struct question *q);
 
+/*
+ * An answer's body, whole (JSON) or streamed (server-sent events), read by
+ * the provider's ops into out: its text and its tool calls (reading.c).
+ */
+int reading_read(struct reading *out, const struct provider_ops *ops, const char *body, size_t len);
+/*
+ * The call at index (begun by an earlier piece), or a new one; *out is NULL
+ * when the reading holds READING_CALLS_MAX already (the call is counted).
+ */
+int reading_call_at(struct reading_call **out, struct reading *r, long index);
+/* Set a call's id or name (the first one given stays). */
+int reading_call_name(struct reading_call *call, const char *id, const char *name);
+/* Append a piece of a call's arguments, up to TOOLS_ARGS_MAX. */
+int reading_call_append(struct reading_call *call, const char *piece, size_t len);
 void reading_release(struct reading *r);
 
 #endif

@@ -6,8 +6,9 @@ Anthropic messages, a model list, and any other path a rule names with a
 raw body, such as OSV's /v1/query), answers from a JSON script with latency
 and faults, and logs every request as JSON lines. Scripts can opt in to
 the providers' current behaviour: reasoning models' refusals, SSE
-streaming, structured output (forced tools), prompt caching with its
-usage counts and prefill latency. Standard library only.
+streaming, structured output (forced tools), tool calls in conversations
+that follow the results sent back, servers that refuse tools, prompt
+caching with its usage counts and prefill latency. Standard library only.
 See README.md beside this file for the script format.
 
     fake_llm.py --script SCRIPT.json --log LOG.jsonl [--port 0] [--port-file F]
@@ -34,11 +35,12 @@ FAULTS = ("hang", "reset", "close", "truncate", "non_json", "wrong_shape",
 RESPONSE_KEYS = {"latency_ms", "status", "headers", "answer", "answer_file",
                  "body", "content_type", "fault", "error", "finish_reason",
                  "usage", "models", "drip_ms", "chunk_chars", "chunk_ms",
-                 "reasoning_tokens"}
+                 "reasoning_tokens", "tool_calls", "ignore_tool_choice"}
 # A drip promises this much and never gets there.
 DRIP_LENGTH = 1 << 30
 RULE_KEYS = RESPONSE_KEYS | {"match", "match_header", "match_path", "times",
-                             "then", "comment"}
+                             "then", "turns", "final", "match_tool_result",
+                             "comment"}
 STEP_KEYS = RESPONSE_KEYS | {"times", "comment"}
 MAX_BODY = 64 << 20
 JSON_MODE_MESSAGE = ("response_format json_object is not supported by this "
@@ -53,10 +55,15 @@ SCRIPT_KEYS = {"rules", "default", "models", "comment", "model_rules",
                "stream", "structured", "cache", "cache_fill",
                "cache_min_tokens", "cache_step_tokens",
                "prefill_ms_per_1k_tokens"}
-MODEL_RULE_KEYS = {"models", "reasoning", "refuse", "comment"}
+MODEL_RULE_KEYS = {"models", "reasoning", "refuse", "tools_refusal", "comment"}
 # What a model rule can refuse, in the order the checks are made.
-REFUSALS = ("temperature", "max_tokens", "reasoning_effort", "json_schema",
-            "json_object")
+REFUSALS = ("temperature", "max_tokens", "reasoning_effort", "tools",
+            "json_schema", "json_object")
+# Whose words refuse tools: OpenAI's (a model without function calling),
+# Ollama's (a model whose template has no tools), vLLM's (started without
+# --enable-auto-tool-choice).
+TOOLS_REFUSALS = ("openai", "ollama", "vllm")
+TOOL_CALL_KEYS = {"name", "arguments", "id"}
 CACHE_MODES = ("openai", "anthropic")
 CACHE_FILLS = ("complete", "first_byte")
 # Anthropic looks this many blocks back from a breakpoint for an entry.
@@ -97,12 +104,37 @@ def check_keys(what, spec, allowed):
     if chunk_ms is not None and (not isinstance(chunk_ms, (int, float)) or
                                  isinstance(chunk_ms, bool) or chunk_ms < 0):
         raise ScriptError(f"{what}: chunk_ms must be a non-negative number")
+    check_tool_calls(what, spec.get("tool_calls"))
+    if not isinstance(spec.get("ignore_tool_choice", False), bool):
+        raise ScriptError(f"{what}: ignore_tool_choice must be true or false")
     match = spec.get("match")
     if match is not None and not isinstance(match, str) and not (
             isinstance(match, list) and match and
             all(isinstance(m, str) for m in match)):
         raise ScriptError(f"{what}: match must be a string or a non-empty "
                           f"list of strings")
+
+
+def check_tool_calls(what, calls):
+    """tool_calls: [{"name", "arguments": object or raw text, "id"?}, ...]."""
+    if calls is None:
+        return
+    if not isinstance(calls, list) or not calls:
+        raise ScriptError(f"{what}: tool_calls must be a non-empty list")
+    for i, call in enumerate(calls):
+        where = f"{what}.tool_calls[{i}]"
+        if not isinstance(call, dict):
+            raise ScriptError(f"{where}: expected an object")
+        unknown = sorted(set(call) - TOOL_CALL_KEYS)
+        if unknown:
+            raise ScriptError(f"{where}: unknown key(s) {', '.join(unknown)}")
+        if not isinstance(call.get("name"), str):
+            raise ScriptError(f"{where}: name must be a string")
+        if not isinstance(call.get("arguments", {}), (dict, str)):
+            raise ScriptError(f"{where}: arguments must be an object, or "
+                              f"the raw text the model writes")
+        if not isinstance(call.get("id", ""), str):
+            raise ScriptError(f"{where}: id must be a string")
 
 
 def load_answer_file(step, base_dir):
@@ -128,7 +160,17 @@ class Rule:
                              (spec.get("match_header") or {}).items()}
         self.times = spec.get("times")
         self.used = 0
+        self.match_tool_result = spec.get("match_tool_result")
+        if (self.match_tool_result is not None and
+                not isinstance(self.match_tool_result, str)):
+            raise ScriptError(f"{what}: match_tool_result must be a string")
         base = {k: v for k, v in spec.items() if k in RESPONSE_KEYS}
+        self.turns = self.load_turns(what, spec, base, base_dir)
+        self.final = None
+        if spec.get("final") is not None:
+            check_keys(f"{what}.final", spec["final"], STEP_KEYS)
+            self.final = load_answer_file(dict(base, **spec["final"]),
+                                          base_dir)
         steps = spec.get("then")
         if steps is None:
             self.steps = [(None, load_answer_file(dict(base), base_dir))]
@@ -147,14 +189,35 @@ class Rule:
         self.step = 0
         self.step_used = 0
 
+    @staticmethod
+    def load_turns(what, spec, base, base_dir):
+        """A conversation: turns[k] answers the request carrying k rounds
+        of tool results (the last answers any later one)."""
+        turns = spec.get("turns")
+        if turns is None:
+            return None
+        if "then" in spec:
+            raise ScriptError(f"{what}: turns and then do not go together")
+        if not isinstance(turns, list) or not turns:
+            raise ScriptError(f"{what}: turns must be a non-empty list")
+        out = []
+        for i, step in enumerate(turns):
+            check_keys(f"{what}.turns[{i}]", step, STEP_KEYS - {"times"})
+            out.append(load_answer_file(dict(base, **step), base_dir))
+        return out
+
     def used_up(self):
         if self.times is not None and self.used >= self.times:
             return True
-        return self.step >= len(self.steps)
+        return self.turns is None and self.step >= len(self.steps)
 
     def matches(self, req):
         if self.match is not None and not all(m in req.text
                                               for m in self.match):
+            return False
+        if (self.match_tool_result is not None and
+                not any(self.match_tool_result in r
+                        for r in req.tool_results)):
             return False
         if self.match_path is not None and self.match_path not in req.path:
             return False
@@ -164,8 +227,14 @@ class Rule:
                 return False
         return True
 
-    def take(self):
+    def take(self, req=None):
         """The response for this request; the caller holds the lock."""
+        if self.turns is not None:
+            self.used += 1
+            if self.final is not None and req.tools_forbidden:
+                return "final", self.final
+            index = min(req.tool_rounds, len(self.turns) - 1)
+            return index, self.turns[index]
         index = self.step
         count, response = self.steps[index]
         self.used += 1
@@ -207,12 +276,15 @@ class Script:
         self.lock = threading.Lock()
 
     def refusals(self, model):
-        """What the model rules matching this model refuse (a set)."""
-        refused = set()
+        """What the model rules matching this model refuse (a set), and
+        whose words refuse tools."""
+        refused, words = set(), "openai"
         for rule in self.model_rules:
             if rule.matches(model):
                 refused |= rule.refuse
-        return refused
+                if "tools" in rule.refuse:
+                    words = rule.tools_refusal
+        return refused, words
 
     def reasoning(self, model):
         return any(r.reasoning and r.matches(model) for r in self.model_rules)
@@ -228,10 +300,10 @@ class Script:
                 if other_path and rule.match_path is None:
                     continue
                 if not rule.used_up() and rule.matches(req):
-                    return (rule.index,) + rule.take()
+                    return (rule.index,) + rule.take(req)
             if (not other_path and self.default and
                     not self.default.used_up()):
-                return (-1,) + self.default.take()
+                return (-1,) + self.default.take(req)
         return None
 
 
@@ -258,6 +330,10 @@ class ModelRule:
             raise ScriptError(f"{what}: refuse must be a list of "
                               f"{', '.join(REFUSALS)}")
         self.refuse = set(refuse)
+        self.tools_refusal = spec.get("tools_refusal", "openai")
+        if self.tools_refusal not in TOOLS_REFUSALS:
+            raise ScriptError(f"{what}: tools_refusal must be one of "
+                              f"{', '.join(TOOLS_REFUSALS)}")
         if self.reasoning:
             # OpenAI's reasoning models (o-series, gpt-5 family).
             self.refuse |= {"temperature", "max_tokens"}
@@ -271,13 +347,32 @@ def openai_refusal(param, code, message):
                       "param": param, "code": code}}
 
 
+def tools_refusal(req, words):
+    """A server that takes no tools, in its own words and shape."""
+    if words == "ollama":
+        return {"error": {"message": f"registry.ollama.ai/library/"
+                                     f"{req.model} does not support tools",
+                          "type": "api_error", "param": None, "code": None}}
+    if words == "vllm":
+        return {"object": "error",
+                "message": '"auto" tool choice requires '
+                           '--enable-auto-tool-choice and --tool-call-parser'
+                           ' to be set',
+                "type": "BadRequestError", "param": None, "code": 400}
+    return openai_refusal(
+        "tools", None, "tools is not supported in this model. For a list of "
+        "supported models, refer to https://platform.openai.com/docs/guides/"
+        "function-calling#models-supporting-function-calling.")
+
+
 def refusal(req, refused):
     """(what, error body) when a model rule refuses this request, else None.
 
     The wording and shapes are the real servers': OpenAI for the reasoning
-    models' parameters, an older llama.cpp server for json_schema, LM
-    Studio for json_object.
+    models' parameters and for tools (or Ollama's, or vLLM's), an older
+    llama.cpp server for json_schema, LM Studio for json_object.
     """
+    refused, words = refused
     body = req.json
     temperature = body.get("temperature")
     if ("temperature" in refused and isinstance(temperature, (int, float))
@@ -299,6 +394,8 @@ def refusal(req, refused):
             "reasoning_effort", "unsupported_parameter",
             "Unsupported parameter: 'reasoning_effort' is not supported "
             "with this model.")
+    if "tools" in refused and body.get("tools"):
+        return "tools", tools_refusal(req, words)
     kind = req.response_format_type
     if kind == "json_schema" and "json_schema" in refused:
         return "json_schema", {"error": {
@@ -438,7 +535,7 @@ def piece_of(role, block):
         if isinstance(text, str):
             return (role, text, len(text))
         same = {k: v for k, v in block.items() if k != "cache_control"}
-        return (role, json.dumps(same, sort_keys=True), 0)
+        return (role, json.dumps(same, sort_keys=True), block_chars(block))
     return (role, json.dumps(block, sort_keys=True), 0)
 
 
@@ -462,7 +559,14 @@ def prompt_pieces(body):
     add("system", body.get("system"))
     for msg in body.get("messages") or []:
         if isinstance(msg, dict):
-            add(str(msg.get("role")), msg.get("content"))
+            role = str(msg.get("role"))
+            # A tool message's result answers one call: its id is its own.
+            add(role if role != "tool" else
+                f"tool:{msg.get('tool_call_id')}", msg.get("content"))
+            if msg.get("tool_calls"):
+                calls = msg["tool_calls"]
+                pieces.append((role, json.dumps(calls, sort_keys=True),
+                               calls_chars(calls)))
     return pieces, breakpoints
 
 
@@ -586,6 +690,60 @@ class Request:
         self.prompt_chars = prompt_chars(body) or len(raw)
         self.forced_tool = forced_tool(body)
         self.structured = structured_request(rf, self.forced_tool)
+        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        self.tools = [tool_name(t) for t in tools] or None
+        self.tool_choice = body.get("tool_choice")
+        self.tools_forbidden = tools_forbidden(self.tool_choice)
+        self.tool_rounds, self.tool_results = tool_turns(body)
+
+
+def tool_name(tool):
+    """A tool's name in either shape (OpenAI's under function)."""
+    if not isinstance(tool, dict):
+        return None
+    fn = tool.get("function")
+    return fn.get("name") if isinstance(fn, dict) else tool.get("name")
+
+
+def tools_forbidden(choice):
+    """Whether tool_choice leaves the model no tool of its own choosing:
+    OpenAI's "none", Anthropic's none or a named (forced) tool."""
+    if choice == "none":
+        return True
+    return isinstance(choice, dict) and choice.get("type") in ("none", "tool")
+
+
+def text_of(content):
+    """The text of a message's or a tool result's content."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content
+                       if isinstance(p, dict) and
+                       isinstance(p.get("text"), str))
+    return ""
+
+
+def tool_turns(body):
+    """(rounds of tool calls answered, the results' texts) of a request:
+    OpenAI's assistant messages with tool_calls and tool messages,
+    Anthropic's user messages of tool_result blocks."""
+    rounds, results = 0, []
+    for msg in body.get("messages") or []:
+        if not isinstance(msg, dict):
+            continue
+        if msg.get("role") == "assistant" and msg.get("tool_calls"):
+            rounds += 1
+        if msg.get("role") == "tool":
+            results.append(text_of(msg.get("content")))
+        content = msg.get("content")
+        blocks = [b for b in content if isinstance(b, dict) and
+                  b.get("type") == "tool_result"] \
+            if msg.get("role") == "user" and isinstance(content, list) else []
+        if blocks:
+            rounds += 1
+            results += [text_of(b.get("content")) for b in blocks]
+    return rounds, results
 
 
 def forced_tool(body):
@@ -617,13 +775,34 @@ def structured_request(rf, tool):
     return None
 
 
+def block_chars(block):
+    """A content block's characters: its text, a tool result's text, a
+    tool call's input as JSON."""
+    if not isinstance(block, dict):
+        return 0
+    if block.get("type") == "tool_result":
+        return len(text_of(block.get("content")))
+    if block.get("type") == "tool_use":
+        return len(json.dumps(block.get("input")))
+    text = block.get("text")
+    return len(text) if isinstance(text, str) else 0
+
+
 def content_chars(content):
     if isinstance(content, str):
         return len(content)
     if isinstance(content, list):
-        return sum(len(p.get("text", "")) if isinstance(p, dict) else 0
-                   for p in content)
+        return sum(block_chars(p) for p in content)
     return 0
+
+
+def calls_chars(calls):
+    """OpenAI's tool_calls: the characters of their arguments."""
+    return sum(len(c["function"].get("arguments") or "")
+               for c in calls if isinstance(c, dict) and
+               isinstance(c.get("function"), dict) and
+               isinstance(c["function"].get("arguments", ""), str)) \
+        if isinstance(calls, list) else 0
 
 
 def prompt_chars(body):
@@ -631,6 +810,7 @@ def prompt_chars(body):
     for msg in body.get("messages") or []:
         if isinstance(msg, dict):
             total += content_chars(msg.get("content"))
+            total += calls_chars(msg.get("tool_calls"))
     return total
 
 
@@ -672,21 +852,47 @@ def usage_of(req, text, response):
     return usage
 
 
-def openai_answer(n, req, text, response, usage=None):
+def scripted_calls(n, kind, calls):
+    """The script's calls with their ids and the arguments' text, or None
+    when an Anthropic call's arguments are not an object (which the real
+    API, answering whole, never gives). Raw text is kept as the model
+    wrote it: OpenAI's arguments are a string, streamed in pieces."""
+    out = []
+    prefix = "toolu_fake" if kind == "anthropic" else "call_fake"
+    for i, call in enumerate(calls):
+        args = call.get("arguments", {})
+        text = args if isinstance(args, str) else json.dumps(args)
+        out.append({"id": call.get("id", f"{prefix}_{n}_{i}"),
+                    "name": call["name"], "arguments": text,
+                    "input": args if isinstance(args, dict) else
+                    json_object_of(args)})
+    return out
+
+
+def openai_answer(n, req, text, response, usage=None, calls=None):
     if usage is None:
         usage = usage_of(req, text, response)
         usage["total_tokens"] = (usage["prompt_tokens"] +
                                  usage["completion_tokens"])
+    message = {"role": "assistant", "content": text}
+    reason = response.get("finish_reason", "stop")
+    if calls:
+        # The content is null unless the model wrote text beside its calls.
+        message = {"role": "assistant", "content": text or None,
+                   "tool_calls": [{"id": c["id"], "type": "function",
+                                   "function": {"name": c["name"],
+                                                "arguments": c["arguments"]}}
+                                  for c in calls]}
+        reason = "tool_calls" if reason == "stop" else reason
     return {"id": f"chatcmpl-fake-{n}", "object": "chat.completion",
             "created": int(time.time()), "model": req.model or "fake-model",
-            "choices": [{"index": 0,
-                         "message": {"role": "assistant", "content": text},
-                         "finish_reason": response.get("finish_reason",
-                                                       "stop")}],
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": reason}],
             "usage": usage}
 
 
-def anthropic_answer(n, req, text, response, usage=None, tool_input=None):
+def anthropic_answer(n, req, text, response, usage=None, tool_input=None,
+                     calls=None):
     if usage is None:
         plain = usage_of(req, text, response)
         usage = {"input_tokens": plain["prompt_tokens"],
@@ -698,6 +904,11 @@ def anthropic_answer(n, req, text, response, usage=None, tool_input=None):
         content = [{"type": "tool_use", "id": f"toolu_fake_{n}",
                     "name": req.forced_tool.get("name"),
                     "input": tool_input}]
+        stop = "tool_use" if reason == "stop" else stop
+    if calls:
+        content = [{"type": "text", "text": text}] if text else []
+        content += [{"type": "tool_use", "id": c["id"], "name": c["name"],
+                     "input": c["input"]} for c in calls]
         stop = "tool_use" if reason == "stop" else stop
     return {"id": f"msg_fake_{n}", "type": "message", "role": "assistant",
             "model": req.model or "fake-model",
@@ -774,7 +985,21 @@ def pieces_of(text, size):
     return [text[i:i + size] for i in range(0, len(text), size)] or [""]
 
 
-def openai_events(n, req, text, response, usage, size):
+def openai_call_events(chunk, calls, size):
+    """A streamed call: its index, id, name and empty arguments first, then
+    the arguments' text in pieces, each naming only its index."""
+    events = []
+    for i, c in enumerate(calls):
+        events.append((chunk({"tool_calls": [{
+            "index": i, "id": c["id"], "type": "function",
+            "function": {"name": c["name"], "arguments": ""}}]}), False))
+        events += [(chunk({"tool_calls": [{"index": i, "function": {
+            "arguments": p}}]}), True) for p in pieces_of(c["arguments"], size)
+            if p]
+    return events
+
+
+def openai_events(n, req, text, response, usage, size, calls=None):
     """(event bytes, is a content delta) of a streamed chat completion."""
     base = {"id": f"chatcmpl-fake-{n}", "object": "chat.completion.chunk",
             "created": int(time.time()), "model": req.model or "fake-model"}
@@ -785,22 +1010,69 @@ def openai_events(n, req, text, response, usage, size):
         if req.include_usage:
             c["usage"] = None
         return sse(None, c)
-    events = [(chunk({"role": "assistant", "content": ""}), False)]
+    reason = response.get("finish_reason", "stop")
+    events = [(chunk({"role": "assistant",
+                      "content": None if calls and not text else ""}), False)]
     events += [(chunk({"content": p}), True) for p in pieces_of(text, size)
                if p]
-    events.append((chunk({}, response.get("finish_reason", "stop")), False))
+    if calls:
+        events += openai_call_events(chunk, calls, size)
+        reason = "tool_calls" if reason == "stop" else reason
+    events.append((chunk({}, reason), False))
     if req.include_usage:
         events.append((sse(None, dict(base, choices=[], usage=usage)), False))
     events.append((sse(None, "[DONE]"), False))
     return events
 
 
-def anthropic_events(n, req, text, response, usage, size, tool_input):
-    message = anthropic_answer(n, req, text, response, usage, tool_input)
+def anthropic_block_events(index, block, delta, field, body, size):
+    """One content block streamed: its start, its deltas, its stop."""
+    events = [(sse("content_block_start", {
+        "type": "content_block_start", "index": index,
+        "content_block": block}), False)]
+    events += [(sse("content_block_delta", {
+        "type": "content_block_delta", "index": index,
+        "delta": {"type": delta, field: p}}), True)
+        for p in pieces_of(body, size) if p]
+    events.append((sse("content_block_stop", {"type": "content_block_stop",
+                                              "index": index}), False))
+    return events
+
+
+def anthropic_call_events(text, calls, size):
+    """The model's text (when any), then each tool_use block: its id and
+    name with an empty input, then the input's JSON text in pieces."""
+    events, index = [], 0
+    if text:
+        events += anthropic_block_events(0, {"type": "text", "text": ""},
+                                         "text_delta", "text", text, size)
+        index = 1
+    for i, c in enumerate(calls):
+        events += anthropic_block_events(
+            index + i, {"type": "tool_use", "id": c["id"], "name": c["name"],
+                        "input": {}},
+            "input_json_delta", "partial_json", c["arguments"], size)
+    return events
+
+
+def anthropic_events(n, req, text, response, usage, size, tool_input,
+                     calls=None):
+    message = anthropic_answer(n, req, text, response, usage, tool_input,
+                               calls)
     start = dict(message, content=[], stop_reason=None, stop_sequence=None,
                  usage=dict(usage, output_tokens=1))
     events = [(sse("message_start", {"type": "message_start",
                                      "message": start}), False)]
+    if calls:
+        events.append((sse("ping", {"type": "ping"}), False))
+        events += anthropic_call_events(text, calls, size)
+        events.append((sse("message_delta", {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"],
+                      "stop_sequence": None},
+            "usage": usage}), False))
+        events.append((sse("message_stop", {"type": "message_stop"}), False))
+        return events
     if tool_input is not None:
         block = dict(message["content"][0], input={})
         delta, field, body = "input_json_delta", "partial_json", \
@@ -1011,6 +1283,9 @@ class Handler(BaseHTTPRequestHandler):
             "model": req.model, "response_format": req.response_format,
             "stream": req.stream, "structured": req.structured,
             "refused": None, "usage": None, "first_byte": None,
+            "tools": req.tools, "tool_choice": req.tool_choice,
+            "tool_rounds": req.tool_rounds,
+            "tool_results": len(req.tool_results),
             "body_bytes": len(req.raw),
             "authorization": "present" if ("authorization" in req.headers or
                                            "x-api-key" in req.headers)
@@ -1121,7 +1396,25 @@ class Handler(BaseHTTPRequestHandler):
         script = self.server.script
         text = answer_text(response)
         tool_input = None
-        if kind == "anthropic" and script.structured and req.forced_tool:
+        calls = response.get("tool_calls")
+        if calls and req.tools_forbidden and not response.get(
+                "ignore_tool_choice"):
+            # A real model may call nothing now; the script says what it answers.
+            return self.refuse(req, 418, f"fake_llm: rules[{rec['rule']}] "
+                               f"calls tools, and this request allows none "
+                               f"(tool_choice {json.dumps(req.tool_choice)}):"
+                               f" give the rule a final answer")
+        if calls:
+            calls = scripted_calls(n, kind, calls)
+            if calls is None:
+                return self.refuse(req, 418, f"fake_llm: rules[{rec['rule']}]"
+                                   f" gives a tool call whose arguments are "
+                                   f"not a JSON object, which Anthropic "
+                                   f"answers whole never do")
+            text = response.get("answer", "") if "answer" in response else ""
+            if not isinstance(text, str):
+                text = json.dumps(text)
+        elif kind == "anthropic" and script.structured and req.forced_tool:
             tool_input = json_object_of(response.get("answer", ""))
             if tool_input is None:
                 return self.refuse(req, 418, f"fake_llm: rules[{rec['rule']}]"
@@ -1129,7 +1422,8 @@ class Handler(BaseHTTPRequestHandler):
                                    f"that is not a JSON object")
             text = json.dumps(tool_input)
         counts, fill = looked_up
-        usage = full_usage(script, req, kind, text, response, counts)
+        usage = full_usage(script, req, kind, text + "".join(
+            c["arguments"] for c in calls or []), response, counts)
         rec["usage"] = usage
         if script.prefill_ms_per_1k:
             uncached = (counts["uncached"] if counts else
@@ -1151,17 +1445,18 @@ class Handler(BaseHTTPRequestHandler):
             size = response.get("chunk_chars", 16)
             if kind == "anthropic":
                 events = anthropic_events(n, req, text, response, usage, size,
-                                          tool_input)
+                                          tool_input, calls)
             else:
-                events = openai_events(n, req, text, response, usage, size)
+                events = openai_events(n, req, text, response, usage, size,
+                                       calls)
             self.stream_events(events, headers, response.get("chunk_ms", 0),
                                first_byte, last_byte)
         else:
             if kind == "anthropic":
                 answer = anthropic_answer(n, req, text, response, usage,
-                                          tool_input)
+                                          tool_input, calls)
             else:
-                answer = openai_answer(n, req, text, response, usage)
+                answer = openai_answer(n, req, text, response, usage, calls)
             first_byte()
             last_byte()
             self.send(response.get("status", 200), encode(answer),

@@ -963,6 +963,218 @@ def test_cache_anthropic(tmp):
     finally:
         s.stop()
 
+# --- tools ------------------------------------------------------------------
+
+READ = {"name": "read_file", "arguments": {"path": "src/a.c", "start": 1}}
+SEARCH = {"name": "search", "arguments": {"pattern": "helper"}}
+OPENAI_TOOLS = [{"type": "function", "function": {
+    "name": n, "description": n, "parameters": {"type": "object"}}}
+    for n in ("read_file", "search")]
+ANTHROPIC_TOOLS = [{"name": n, "description": n,
+                    "input_schema": {"type": "object"}}
+                   for n in ("read_file", "search", "review_answer")]
+TOOLS_SCRIPT = {
+    "stream": True, "structured": True,
+    "rules": [
+        {"match": "hostile", "turns": [{"tool_calls": [READ],
+                                        "ignore_tool_choice": True}]},
+        {"match": "nofinal", "turns": [{"tool_calls": [READ]}]},
+        {"match": "saw", "match_tool_result": "int main", "answer": "read it"},
+        {"match": "conversation", "turns": [
+            {"tool_calls": [READ, SEARCH], "answer": "Looking.",
+             "chunk_chars": 3},
+            {"tool_calls": [{"name": "review_answer", "id": "toolu_mine",
+                             "arguments": {"status": "compliant"}}]},
+            {"answer": "third and later"}],
+         "final": {"answer": {"status": "attention"}}},
+    ],
+}
+
+
+def openai_turn(calls, results):
+    """The messages a client sends back after calls: its assistant message
+    and a tool message per call."""
+    return [{"role": "assistant", "content": None, "tool_calls": calls}] + [
+        {"role": "tool", "tool_call_id": c["id"], "content": r}
+        for c, r in zip(calls, results)]
+
+
+def anthropic_turn(blocks, results):
+    return [{"role": "assistant", "content": blocks},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": b["id"], "content": r}
+                for b, r in zip(blocks, results)]}]
+
+
+def openai_calls_of(events):
+    """The calls of a streamed chat completion, assembled by index."""
+    calls = {}
+    for _, d, _ in events:
+        if not isinstance(d, dict) or not d.get("choices"):
+            continue
+        for piece in d["choices"][0]["delta"].get("tool_calls") or []:
+            c = calls.setdefault(piece["index"], {"arguments": ""})
+            for key in ("id", "type"):
+                if key in piece:
+                    c[key] = piece[key]
+            fn = piece.get("function", {})
+            if "name" in fn:
+                c["name"] = fn["name"]
+            c["arguments"] += fn.get("arguments", "")
+    return [calls[i] for i in sorted(calls)]
+
+
+def test_tools_openai(s):
+    path = "/v1/chat/completions"
+    body = openai_body("gpt-5-mini", "conversation",
+                       {"tools": OPENAI_TOOLS, "tool_choice": "auto"})
+    st, a = post_json(s, path, body)
+    msg = a["choices"][0]["message"]
+    check(st == 200 and a["choices"][0]["finish_reason"] == "tool_calls" and
+          msg["content"] == "Looking." and
+          [c["function"]["name"] for c in msg["tool_calls"]] ==
+          ["read_file", "search"] and
+          all(c["type"] == "function" and c["id"].startswith("call_fake_")
+              for c in msg["tool_calls"]) and
+          json.loads(msg["tool_calls"][0]["function"]["arguments"]) ==
+          READ["arguments"],
+          "OpenAI tools: message.tool_calls, finish_reason tool_calls")
+    r, ev = read_sse(s, path, dict(body, stream=True))
+    calls = openai_calls_of(ev)
+    pieces = [p for _, d, _ in ev if isinstance(d, dict) and d.get("choices")
+              for p in d["choices"][0]["delta"].get("tool_calls") or []]
+    check([c["name"] for c in calls] == ["read_file", "search"] and
+          json.loads(calls[1]["arguments"]) == SEARCH["arguments"] and
+          all(set(p) == {"index", "function"} and
+              set(p["function"]) == {"arguments"}
+              for p in pieces if "id" not in p) and
+          sum("id" in p for p in pieces) == 2 and
+          len(pieces) > 10 and
+          ev[-2][1]["choices"][0]["finish_reason"] == "tool_calls",
+          f"OpenAI tools streamed: id and name first, then arguments in "
+          f"pieces by index ({len(pieces)} pieces)")
+    body["messages"] += openai_turn(msg["tool_calls"], ["int main", "x"])
+    st, a = post_json(s, path, body)
+    msg2 = a["choices"][0]["message"]
+    check(msg2["tool_calls"][0]["id"] == "toolu_mine",
+          "turns: a request with one round of results gets turns[1]")
+    body["messages"] += openai_turn(msg2["tool_calls"], ["y"])
+    st, a = post_json(s, path, body)
+    check(a["choices"][0]["message"]["content"] == "third and later",
+          "turns: the last turn answers any later round")
+    st, a = post_json(s, path, dict(body, tool_choice="none"))
+    check(json.loads(a["choices"][0]["message"]["content"]) ==
+          {"status": "attention"}, "turns: tool_choice none gets final")
+    st, a = post_json(s, path, openai_body(
+        "m", "nofinal", {"tools": OPENAI_TOOLS, "tool_choice": "none"}))
+    check(st == 418 and "give the rule a final answer" in
+          error_of(a).get("message", ""),
+          "a rule that only calls tools, asked for none: 418")
+    st, a = post_json(s, path, openai_body(
+        "m", "hostile", {"tools": OPENAI_TOOLS, "tool_choice": "none"}))
+    check(st == 200 and a["choices"][0]["message"]["tool_calls"],
+          "ignore_tool_choice: calls anyway")
+    st, a = post_json(s, path, openai_body(
+        "m", "saw", {"messages": [{"role": "user", "content": "saw"}] +
+                     openai_turn(msg["tool_calls"], ["int main", "x"])}))
+    check(st == 200 and a["choices"][0]["message"]["content"] == "read it",
+          "match_tool_result: matched on a result the client sent back")
+    st, a = post_json(s, path, openai_body("m", "saw"))
+    check(st == 418, "match_tool_result: not without the result")
+
+
+def test_tools_anthropic(s):
+    path = "/v1/messages"
+    body = anthropic_body("conversation", {"tools": ANTHROPIC_TOOLS,
+                                           "tool_choice": {"type": "any"}})
+    st, a = post_json(s, path, body)
+    blocks = [b for b in a["content"] if b["type"] == "tool_use"]
+    check(st == 200 and a["stop_reason"] == "tool_use" and
+          a["content"][0] == {"type": "text", "text": "Looking."} and
+          [b["name"] for b in blocks] == ["read_file", "search"] and
+          blocks[0]["input"] == READ["arguments"] and
+          all(b["id"].startswith("toolu_fake_") for b in blocks),
+          "Anthropic tools: tool_use blocks with input, stop_reason tool_use")
+    r, ev = read_sse(s, path, dict(body, stream=True))
+    starts = [d for e, d, _ in ev if e == "content_block_start"]
+    inputs = {}
+    for e, d, _ in ev:
+        if e == "content_block_delta" and \
+                d["delta"]["type"] == "input_json_delta":
+            inputs[d["index"]] = inputs.get(d["index"], "") + \
+                d["delta"]["partial_json"]
+    check([b["content_block"]["type"] for b in starts] ==
+          ["text", "tool_use", "tool_use"] and
+          starts[1]["content_block"]["input"] == {} and
+          json.loads(inputs[1]) == READ["arguments"] and
+          json.loads(inputs[2]) == SEARCH["arguments"] and
+          ev[-2][1]["delta"]["stop_reason"] == "tool_use",
+          "Anthropic tools streamed: content_block_start tool_use, "
+          "input_json_delta pieces")
+    body["messages"] += anthropic_turn(blocks, ["int main", "x"])
+    st, a = post_json(s, path, body)
+    check(a["content"] == [{"type": "tool_use", "id": "toolu_mine",
+                            "name": "review_answer",
+                            "input": {"status": "compliant"}}],
+          "Anthropic turns: the answer's tool after one round of results")
+    st, a = post_json(s, path, dict(body, tool_choice={
+        "type": "tool", "name": "review_answer"}))
+    check(a["content"][0]["name"] == "review_answer" and
+          a["content"][0]["input"] == {"status": "attention"},
+          "Anthropic: a forced answer tool gets final as its input")
+
+
+def test_tools(tmp):
+    s = Server(tmp, TOOLS_SCRIPT, "tools")
+    try:
+        test_tools_openai(s)
+        test_tools_anthropic(s)
+        log = fake_llm.read_log(s.log)
+        check(log[0]["tools"] == ["read_file", "search"] and
+              log[0]["tool_choice"] == "auto" and
+              log[0]["tool_rounds"] == 0 and
+              log[2]["tool_rounds"] == 1 and log[2]["tool_results"] == 2 and
+              log[2]["step"] == 1,
+              "log: tools, tool_choice, tool_rounds, tool_results, step")
+    finally:
+        s.stop()
+    check(s.proc.stderr.read() == b"", "tools: nothing on stderr")
+
+
+def test_tools_refused(tmp):
+    script = {"model_rules": [
+        {"models": "gpt-5-chat*", "refuse": ["tools"]},
+        {"models": "*:*", "refuse": ["tools"], "tools_refusal": "ollama"},
+        {"models": "Qwen/*", "refuse": ["tools"], "tools_refusal": "vllm"}],
+        "default": {"answer": "without tools"}}
+    s = Server(tmp, script, "toolsno")
+    path = "/v1/chat/completions"
+    try:
+        for model, want in (
+                ("gpt-5-chat-latest",
+                 lambda a: a["error"]["param"] == "tools" and
+                 a["error"]["type"] == "invalid_request_error" and
+                 a["error"]["message"].startswith("tools is not supported")),
+                ("gemma:2b",
+                 lambda a: a["error"]["message"] ==
+                 "registry.ollama.ai/library/gemma:2b does not support tools"
+                 and a["error"]["param"] is None),
+                ("Qwen/Qwen2.5-7B",
+                 lambda a: a["object"] == "error" and
+                 "--enable-auto-tool-choice" in a["message"])):
+            st, a = post_json(s, path, openai_body(
+                model, "x", {"tools": OPENAI_TOOLS, "tool_choice": "auto"}))
+            check(st == 400 and want(a),
+                  f"tools refused in the server's words: {model}")
+            st, a = post_json(s, path, openai_body(model, "x"))
+            check(st == 200 and a["choices"][0]["message"]["content"] ==
+                  "without tools", f"asked without tools: {model}")
+        log = fake_llm.read_log(s.log)
+        check([r["refused"] for r in log] == ["tools", None] * 3,
+              "log: refused tools")
+    finally:
+        s.stop()
+
 
 def test_bad_2026_scripts(tmp):
     path = os.path.join(tmp, "bad26.json")
@@ -976,7 +1188,18 @@ def test_bad_2026_scripts(tmp):
             ({"cache": "openai", "cache_fill": "later"}, "cache_fill must"),
             ({"stream": "yes"}, "stream must be"),
             ({"rules": [{"chunk_chars": 0}]}, "chunk_chars must"),
-            ({"prefill_ms_per_1k_tokens": -1}, "prefill_ms_per_1k_tokens")):
+            ({"prefill_ms_per_1k_tokens": -1}, "prefill_ms_per_1k_tokens"),
+            ({"rules": [{"tool_calls": []}]}, "tool_calls must be a non-empty"),
+            ({"rules": [{"tool_calls": [{"arguments": {}}]}]},
+             "name must be a string"),
+            ({"rules": [{"tool_calls": [{"name": "x", "args": {}}]}]},
+             "unknown key(s) args"),
+            ({"rules": [{"turns": [{}], "then": [{}]}]},
+             "turns and then do not go together"),
+            ({"rules": [{"turns": [{"times": 2}]}]}, "unknown key(s) times"),
+            ({"model_rules": [{"models": "x", "refuse": ["tools"],
+                               "tools_refusal": "lmstudio"}]},
+             "tools_refusal must be")):
         with open(path, "w") as f:
             json.dump(spec, f)
         try:
@@ -1016,6 +1239,8 @@ def main():
     test_prefill(tmp)
     test_cache_fill(tmp)
     test_cache_anthropic(tmp)
+    test_tools(tmp)
+    test_tools_refused(tmp)
     test_bad_2026_scripts(tmp)
     shutil.rmtree(tmp)
     print(f"{len(failures)} failure(s)" if failures else "all passed")
