@@ -290,8 +290,11 @@ int child_write(struct child *child, const void *data, size_t len)
 	if (child->in < 0)
 		return child->state == CHILD_RUNNING && !child->input_close ?
 			error_set(RL_EIO, "the program has closed its input") : 0;
-	if (child->input_at && child->input_at == child->input.len) {
-		buf_clear(&child->input);
+	if (child->input_at && (child->input_at == child->input.len || child->input_at >= READ_CHUNK)) {
+		/* What was written goes, so that a steady stream does not grow the buffer. */
+		memmove(child->input.ptr, child->input.ptr + child->input_at, child->input.len - child->input_at);
+		child->input.len -= child->input_at;
+		child->input.ptr[child->input.len] = '\0';
 		child->input_at = 0;
 	}
 	return buf_put(&child->input, data, len);

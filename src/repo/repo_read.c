@@ -75,8 +75,7 @@ static bool path_is_safe(const char *path)
 	return true;
 }
 
-/* Whether a path relative to the working tree goes through a ".git" (the repository's own files). */
-static bool path_in_git(const char *rel)
+bool repo_path_in_git(const char *rel)
 {
 	const char *p = rel;
 
@@ -123,7 +122,7 @@ int repo_read_workdir(struct buf *out, struct repo *repo, const char *path, size
 				  path, real);
 		goto done;
 	}
-	if (real[n] && path_in_git(real + n + 1)) {
+	if (real[n] && repo_path_in_git(real + n + 1)) {
 		error = error_set(RL_EUSAGE, "%s: leads into the repository's .git: skipped", path);
 		goto done;
 	}
