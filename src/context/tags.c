@@ -16,7 +16,7 @@
 #define VERSION_MAX 120
 
 /* What revline's reading adds to the identity: a change here tags every blob again. */
-#define READING "reader 1 (lines <= 64 KiB, <= 20000 tags a file); ends from braces 1"
+#define READING "reader 2 (lines <= 64 KiB, <= 20000 tags a file); ends from braces 1"
 
 /* --- the program ---------------------------------------------------------------------- */
 

@@ -25,7 +25,7 @@
  * tagged: their headings and keys are no definitions a change calls.
  */
 #define TAGS_OPTIONS \
-	"--output-format=json", "--fields=+neKSlZ-P", "--extras=-F", "-G", \
+	"--output-format=json", "--fields=+neKSlZ-P", "-G", \
 	"--languages=all,-Asciidoc,-BibTeX,-DBusIntrospect,-Diff,-DTD,-Glade,-Iniconf,-JavaProperties," \
 	"-JSON,-Man,-Markdown,-Maven2,-Passwd,-PlistXML,-Pod,-PythonLoggingConfig,-RelaxNG,-ReStructuredText," \
 	"-SVG,-SystemdUnit,-Tex,-TeXBeamer,-Txt2tags,-XML,-XSLT,-Yaml,-YumRepo"

@@ -7,8 +7,8 @@
 #include <xxhash.h>
 
 #define FILTER_MIN 8
-#define BITS_PER_WORD 10
-#define PROBES 4
+#define BITS_PER_WORD 16
+#define PROBES 6
 
 /* 1: part of a word; 2: a digit (a word cannot start with it). */
 static const unsigned char word_byte[256] = {

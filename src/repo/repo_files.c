@@ -56,6 +56,11 @@ void repo_blob_id(char out[41], const void *data, size_t len)
 	git_oid_tostr(out, 41, &oid);
 }
 
+bool repo_blob_binary(const void *data, size_t len)
+{
+	return git_blob_data_is_binary(data, len) == 1;
+}
+
 static struct repo_file *file_add(struct repo_files *files, const char *prefix, const char *name)
 {
 	struct repo_file *f;

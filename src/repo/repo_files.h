@@ -65,4 +65,7 @@ int repo_file_read(struct buf *out, struct repo *repo, const struct repo_file *f
 /* The blob id git gives these bytes (41 bytes: 40 hex digits and a NUL). */
 void repo_blob_id(char out[41], const void *data, size_t len);
 
+/* Whether git takes these bytes for a binary file's (libgit2's git_blob_data_is_binary). */
+bool repo_blob_binary(const void *data, size_t len);
+
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define CHUNK 200               /* blobs asked about in one statement */
-#define ROWS 32                 /* tags written in one statement */
+#define ROWS 8                  /* tags written in one statement (a round trip on PostgreSQL; binding by name costs with more) */
 #define TAG_COLUMNS "seq, name, kind, line, end_line, scope, signature, language, flags"
 
 int store_context_indexer(struct store *store, const char *indexer, const char *identity)
