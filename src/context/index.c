@@ -360,7 +360,7 @@ static size_t slice_ids(struct index *index, const char **ids, bool tags)
 	return n;
 }
 
-static int store_step(struct index *index, int64_t until)
+static int stored_step(struct index *index, int64_t until)
 {
 	const char *ids[STORE_SLICE];
 	bool tags = index->phase == P_LOAD;
@@ -435,7 +435,7 @@ static int phase_step(struct index *index, int64_t until)
 		return 0;
 	case P_LOOKUP:
 	case P_LOAD:
-		return store_step(index, until);
+		return stored_step(index, until);
 	case P_TAG:
 		if (index_tag_step(index, until) == 1) {
 			index->stats.tag_ms = clock_ms() - index->started_ms - index->stats.list_ms - index->stats.store_ms;

@@ -177,6 +177,11 @@ static int session_spawn(struct tags_session *s)
 
 static int session_respawn(struct tags_session *s);
 
+static int file_timeout(const struct tags_session *s)
+{
+	return s->program->file_timeout_ms > 0 ? s->program->file_timeout_ms : TAGS_FILE_TIMEOUT_MS;
+}
+
 int tags_session_start(struct tags_session **out, const struct tags_program *program)
 {
 	struct tags_session *s = calloc(1, sizeof(*s));
@@ -423,9 +428,9 @@ int tags_session_step(struct tags_session *s)
 		ended_why(why, sizeof(why), s->child);
 		return session_restart(s, why);
 	}
-	if (s->first < s->count && clock_ms() - s->progress_ms > TAGS_FILE_TIMEOUT_MS) {
-		snprintf(why, sizeof(why), "ctags took more than %d s on this file and was stopped",
-			 TAGS_FILE_TIMEOUT_MS / 1000);
+	if (s->first < s->count && clock_ms() - s->progress_ms > file_timeout(s)) {
+		snprintf(why, sizeof(why), "ctags took more than %.1f s on this file and was stopped",
+			 file_timeout(s) / 1000.0);
 		child_cancel(s->child);
 		return session_restart(s, why);
 	}
@@ -450,7 +455,7 @@ int tags_session_timeout(struct tags_session *s)
 	if (child_done(s->child))
 		return 0;
 	if (s->first < s->count) {
-		left = s->progress_ms + TAGS_FILE_TIMEOUT_MS + 1 - clock_ms();
+		left = s->progress_ms + file_timeout(s) + 1 - clock_ms();
 		t = poll_sooner(t, left < 0 ? 0 : (int)left);
 	}
 	return t;

@@ -104,6 +104,7 @@ struct tags_program {
 	 * tags every blob again.
 	 */
 	char *identity;
+	int file_timeout_ms;    /* how long one file may take (0: TAGS_FILE_TIMEOUT_MS) */
 };
 
 /*

@@ -120,7 +120,7 @@ static int tree_start(struct repo_files *files, const char *commit_hex)
 	return error;
 }
 
-static int index_start(struct repo_files *files)
+static int listing_index_open(struct repo_files *files)
 {
 	struct stat st;
 
@@ -150,7 +150,7 @@ int repo_files_start(struct repo_files **out, struct repo *repo, const struct ta
 	else if (files->source == FROM_TREE)
 		error = tree_start(files, old_side ? target->base_oid : target->head_oid);
 	else
-		error = index_start(files);
+		error = listing_index_open(files);
 	if (error < 0) {
 		repo_files_free(files);
 		return error;
