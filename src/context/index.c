@@ -338,11 +338,14 @@ static int blob_known(void *ctx, const struct store_context_blob *b)
 	return 0;
 }
 
+/* A blob's tags come together: its slot is looked up once. */
 static int tag_known(void *ctx, const char *blob, const struct tag *tag)
 {
 	struct index *index = ctx;
-	struct blob_slot *s = index_slot_find(index, blob);
+	struct blob_slot *s = index->last_slot;
 
+	if (!s || strcmp(s->id, blob))
+		s = index->last_slot = index_slot_find(index, blob);
 	return s ? index_proto_add(index, s, tag) : 0;
 }
 
@@ -378,8 +381,10 @@ static int stored_step(struct index *index, int64_t until)
 		return 0;
 	index->at = 0;
 	index->phase++;
-	if (index->phase == P_TAG)
-		index->stats.store_ms = clock_ms() - index->started_ms - index->stats.list_ms;
+	if (index->phase == P_TAG) {
+		index->stats.store_ms = clock_ms() - index->phase_ms;
+		index->phase_ms = clock_ms();
+	}
 	return 0;
 }
 
@@ -430,15 +435,17 @@ static int phase_step(struct index *index, int64_t until)
 	case P_PROBE:
 		if (index->probe)
 			probe_step(index);
-		if (index->probed)
+		if (index->probed) {
 			index->phase = P_LOOKUP;
+			index->phase_ms = clock_ms();
+		}
 		return 0;
 	case P_LOOKUP:
 	case P_LOAD:
 		return stored_step(index, until);
 	case P_TAG:
 		if (index_tag_step(index, until) == 1) {
-			index->stats.tag_ms = clock_ms() - index->started_ms - index->stats.list_ms - index->stats.store_ms;
+			index->stats.tag_ms = clock_ms() - index->phase_ms;
 			index->phase = P_BUILD;
 		}
 		return 0;

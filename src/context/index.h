@@ -101,7 +101,10 @@ struct index_stats {
 	size_t stored;          /* of those, read from the store */
 	size_t tagged;          /* of those, tagged by ctags in this build */
 	size_t defs;
-	int64_t list_ms, store_ms, tag_ms, total_ms;
+	int64_t list_ms;        /* from the start to the files listed (ctags asked its version meanwhile) */
+	int64_t store_ms;       /* reading the store */
+	int64_t tag_ms;         /* tagging and storing what it lacked */
+	int64_t total_ms;
 };
 
 struct index;

@@ -60,6 +60,7 @@ struct index {
 	struct blob_slot *slots;        /* by id */
 	size_t nslots;
 	size_t at;                      /* where a phase is in its slots */
+	struct blob_slot *last_slot;    /* the one the store's last tag was of */
 	struct tags_session *session;
 	struct pending *pending;        /* in the order sent */
 	size_t pending_first, npending, pending_alloc;
