@@ -210,12 +210,12 @@ static void test_program_missing(void **state)
 
 /* --- sessions --------------------------------------------------------------------------- */
 
-/* Send every file, step until each has come back (at most 20 s). */
+/* Send every file, step until each has come back (at most 60 s). */
 static void session_run(struct tags_program *p, const char *const *paths, const char *const *texts, size_t n,
 			struct tags_result *out)
 {
 	struct tags_session *s = NULL;
-	int64_t until = clock_ms() + 20000;
+	int64_t until = clock_ms() + 60000;
 	size_t got = 0, i;
 
 	assert_int_equal(tags_session_start(&s, p), 0);
@@ -355,16 +355,17 @@ static void test_session_failures(void **state)
 	version = test_capture("/", "%s --version", path);
 	assert_int_equal(tags_program_check(&p, version, strlen(version)), 0);
 	assert_false(p.sandbox);
-	p.file_timeout_ms = 500;
+	/* Long enough for Python to start on a loaded machine, short enough for the test. */
+	p.file_timeout_ms = 3000;
 	start = clock_ms();
 	session_run(&p, paths, texts, 6, r);
-	assert_true(clock_ms() - start < 10000);
+	assert_true(clock_ms() - start < 20000);
 	assert_null(r[0].error);
 	assert_string_equal(r[0].tags.items[0].name, "alpha");
 	assert_non_null(strstr(r[1].error, "ctags crashed on this file (Segmentation fault)"));
 	assert_null(r[2].error);
 	assert_string_equal(r[2].tags.items[0].name, "gamma");
-	assert_non_null(strstr(r[3].error, "ctags took more than 0.5 s on this file and was stopped"));
+	assert_non_null(strstr(r[3].error, "ctags took more than 3.0 s on this file and was stopped"));
 	assert_string_equal(r[4].error, "ctags: invalid json");
 	assert_null(r[5].error);
 	assert_string_equal(r[5].tags.items[0].name, "zeta");

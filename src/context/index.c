@@ -412,8 +412,18 @@ static void cut_short(struct index *index, const char *why)
 	if (index->phase == P_TAG && index_batch_flush(index) < 0)
 		index_store_lost(index);
 	index_tag_release(index);
-	for (i = 0; i < index->nslots; i++)
-		left += !index->slots[i].done;
+	for (i = 0; i < index->nslots; i++) {
+		struct blob_slot *slot = &index->slots[i];
+
+		if (!slot->done) {
+			left++;
+		} else if (slot->state == INDEX_TAGGED && slot->ntags && !slot->count) {
+			/* Known, but its tags were not read yet: as unknown. */
+			slot->state = INDEX_UNTAGGED;
+			slot->why = "its definitions were not read from the store before the index stopped";
+			left++;
+		}
+	}
 	index->complete = false;
 	if (left)
 		index_note_add(index, "%s: %zu of %zu files' contents were not indexed", why, left, index->nslots);

@@ -64,6 +64,7 @@ struct index {
 	struct tags_session *session;
 	struct pending *pending;        /* in the order sent */
 	size_t pending_first, npending, pending_alloc;
+	size_t pending_bytes;
 	struct store_context_blob *batch;
 	struct tag_list *batch_tags;
 	size_t nbatch, batch_alloc;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define SEND_FILES 64           /* blobs with ctags at once */
+#define PENDING_BYTES (8u << 20)        /* their contents, kept until their tags come (the end lines) */
 #define SEND_BYTES (4u << 20)   /* bytes written to ctags it has not taken yet */
 #define BATCH 64                /* blobs stored in one transaction */
 
@@ -145,6 +146,7 @@ static int pending_push(struct index *index, size_t slot, struct buf *text)
 	p = &index->pending[index->npending++];
 	p->slot = slot;
 	p->text = *text;
+	index->pending_bytes += text->len;
 	memset(text, 0, sizeof(*text));
 	return 0;
 }
@@ -227,6 +229,7 @@ static int result_take(struct index *index, struct tags_result *r)
 		if (!error)
 			error = slot_done(index, slot, INDEX_TAGGED, NULL, &r->tags);
 	}
+	index->pending_bytes -= p->text.len;
 	buf_release(&p->text);
 	return error;
 }
@@ -234,6 +237,7 @@ static int result_take(struct index *index, struct tags_result *r)
 static bool can_send(const struct index *index)
 {
 	return !index->session || (index->npending - index->pending_first < SEND_FILES &&
+				   index->pending_bytes < PENDING_BYTES &&
 				   tags_session_queued(index->session) < SEND_BYTES);
 }
 
@@ -309,6 +313,7 @@ void index_tag_release(struct index *index)
 	for (i = index->pending_first; i < index->npending; i++)
 		buf_release(&index->pending[i].text);
 	index->pending_first = index->npending = 0;
+	index->pending_bytes = 0;
 	for (i = 0; i < index->nbatch; i++)
 		tag_list_release(&index->batch_tags[i]);
 	index->nbatch = 0;

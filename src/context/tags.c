@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OUT_MAX (4u << 20)      /* ctags's output waiting to be read: more waits (a stream) */
+#define OUT_MAX (256u << 10)    /* ctags's output read in one step at most: more waits (a stream) */
 #define NAME_MAX_BYTES 255      /* of the path given to ctags, for its language only */
 #define VERSION_MAX 120
 
