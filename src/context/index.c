@@ -79,6 +79,10 @@ int index_new(struct index **out, const struct index_options *opts)
 	index->opts = *opts;
 	index->opts.ignore_file = NULL;         /* read now; the options' strings are not kept */
 	index->opts.ctags = NULL;
+	/* The target's sides (its labels are not used): the caller's may go. */
+	index->target = *opts->target;
+	index->target.base_label = index->target.head_label = index->target.description = NULL;
+	index->opts.target = &index->target;
 	if (!index->opts.file_max)
 		index->opts.file_max = INDEX_FILE_MAX;
 	arena_init(&index->arena, ARENA_BLOCK);

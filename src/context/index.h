@@ -49,6 +49,7 @@ struct repo;
 struct target;
 struct store;
 
+/* The repository and the store must outlive the index; the target and the strings are copied. */
 struct index_options {
 	struct repo *repo;
 	const struct target *target;

@@ -40,6 +40,7 @@ struct pending {
 
 struct index {
 	struct index_options opts;
+	struct target target;           /* a copy of the options' (its labels left out) */
 	char *ctags_setting;
 	enum phase phase;
 	int status;
