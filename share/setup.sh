@@ -17,11 +17,13 @@ set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${REVLINE_BUILD_DIR:-$src/build}
 
+# universal-ctags: the repository index's definitions (revline runs it; its tests run the real one).
 packages=(
 	build-essential cmake pkg-config git ca-certificates
 	libncurses-dev libgit2-dev libcurl4-openssl-dev libjansson-dev
 	libsqlite3-dev libyaml-dev libpcre2-dev libcmocka-dev libssl-dev libxxhash-dev libpq-dev
 	tmux python3 python3-jsonschema
+	universal-ctags
 )
 # The linters whose output the tests read and run (ruff is not in Debian 12), the
 # shells whose completion scripts the tests parse, and a PostgreSQL server

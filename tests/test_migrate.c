@@ -129,6 +129,11 @@ static void history_fill(void)
 		"INSERT INTO llm_cache (key, provider, model, answer, created_at, last_used_at) "
 		"VALUES ('k1', 'openai', 'm', 'an answer', 1, 1)",
 		"INSERT INTO llm_refusals (server, model, param, refused_at) VALUES ('s', 'm', 'temperature', 1)",
+		"INSERT INTO context_indexers (id, identity, created_at) VALUES ('0123456789abcdef', 'ctags', 1)",
+		"INSERT INTO context_blobs (indexer, blob, size, state, tags, words, indexed_at) VALUES "
+		"('0123456789abcdef', 'aaaa', 10, 'tagged', 1, X'0080ff00', 1)",
+		"INSERT INTO context_tags (indexer, blob, seq, name, kind, line, end_line, language) VALUES "
+		"('0123456789abcdef', 'aaaa', 0, 'main', 'function', 1, 3, 'C')",
 	};
 	char running[256];
 	size_t i;
@@ -217,6 +222,14 @@ static void test_copy(void **state)
 	assert_string_equal(text, "00010203");
 	free(text);
 	assert_int_equal(test_store_int(target, "SELECT length(before) FROM signal_fixes", 0), 3);
+	text = test_store_text(target, TEST_SQL("SELECT hex(words) FROM context_blobs",
+						"SELECT upper(encode(words, 'hex')) FROM context_blobs"), 0);
+	assert_string_equal(text, "0080FF00");
+	free(text);
+	text = test_store_text(target, "SELECT t.name FROM context_tags t JOIN context_blobs b ON b.blob = t.blob "
+			       "AND b.indexer = t.indexer WHERE t.end_line = 3", 0);
+	assert_string_equal(text, "main");
+	free(text);
 	assert_int_equal(test_store_int(target, TEST_SQL("SELECT count(*) FROM feedback_fts WHERE feedback_fts MATCH 'quoted'",
 							 "SELECT count(*) FROM feedback WHERE search @@ "
 							 "to_tsquery('simple', 'quoted')"), 0), 1);

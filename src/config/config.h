@@ -66,6 +66,7 @@
 	X("revline.ignore",        NULL,                  CONFIG_SENSITIVE) \
 	X("revline.projectStandards", NULL,               CONFIG_SENSITIVE) \
 	X("revline.lint.*",        NULL,                  CONFIG_SENSITIVE) \
+	X("revline.ctags",         NULL,                  CONFIG_SENSITIVE) \
 	X("user.email",            "GIT_AUTHOR_EMAIL",    CONFIG_IDENTITY)
 
 enum config_class {

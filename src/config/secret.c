@@ -1,6 +1,7 @@
 /* The process's secrets, and their removal from text at every boundary. */
 #include "secret.h"
 #include "array.h"
+#include "child.h"
 #include "status.h"
 
 #include <stdio.h>
@@ -134,6 +135,7 @@ int secret_add(const char *text)
 	}
 	nsecrets++;
 	error_scrub_set(secret_copy);
+	child_secret_set(secret_in);    /* no child process gets it in its environment */
 	return 0;
 }
 

@@ -13,7 +13,8 @@
  * answer, so every boundary where text is printed, stored or kept replaces
  * each occurrence with SECRET_MARKER: error_set (every message), an
  * answer's text and an error body as llm.c reads them, store_bind_text,
- * and the CLI's term_write.
+ * and the CLI's term_write. No child process (child.h) gets a variable
+ * of the environment whose value holds one.
  *
  * A secret is matched as it is, JSON-escaped (with and without "\/") and
  * URL-encoded, when those forms differ. One shorter than SECRET_SHORT bytes

@@ -112,6 +112,9 @@ int repo_read(struct buf *out, struct repo *repo, const struct target *target,
  */
 int repo_read_workdir(struct buf *out, struct repo *repo, const char *path, size_t max);
 
+/* Whether a path relative to the working tree goes through a ".git", in any case (the repository's own files). */
+bool repo_path_in_git(const char *rel);
+
 /*
  * What the author says about the change: the branch, and the subjects and
  * bodies of the commits between the base and the head (at most max).

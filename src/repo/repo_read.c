@@ -60,7 +60,7 @@ static int blob_in_index(struct buf *out, git_repository *git, const char *path)
 }
 
 /* Whether a path relative to the working tree goes through a ".git" (the repository's own files). */
-static bool path_in_git(const char *rel)
+bool repo_path_in_git(const char *rel)
 {
 	const char *p = rel;
 
@@ -107,7 +107,7 @@ int repo_read_workdir(struct buf *out, struct repo *repo, const char *path, size
 				  path, real);
 		goto done;
 	}
-	if (real[n] && path_in_git(real + n + 1)) {
+	if (real[n] && repo_path_in_git(real + n + 1)) {
 		error = error_set(RL_EUSAGE, "%s: leads into the repository's .git: skipped", path);
 		goto done;
 	}

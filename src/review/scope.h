@@ -33,4 +33,13 @@ void scope_patterns_free(char **patterns, size_t count);
  */
 const char *scope_generated(char *out, size_t n, const struct diff_file *file);
 
+/* The same of a path alone ("minified (by its name)"), or NULL. */
+const char *scope_minified_name(const char *path);
+
+/*
+ * The same of a whole file's content, its name aside (the repository
+ * index's files: a blob is the same whatever its name), or NULL.
+ */
+const char *scope_generated_text(char *out, size_t n, const char *text, size_t len);
+
 #endif

@@ -1,5 +1,6 @@
 /* Linters: run them as child processes, read their signals, keep them. */
 #include "lint.h"
+#include "child.h"
 #include "clock.h"
 #include "buf.h"
 #include "config.h"
@@ -8,20 +9,13 @@
 #include "status.h"
 #include "store_signals.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define LINT_TIMEOUT_MS 120000
-#define OUTPUT_MAX (64u << 20)          /* what a linter may print */
-#define EXIT_POLL_MS 20                 /* after its output closed, until it exits */
+#define OUTPUT_MAX (64u << 20)          /* what a linter may print, on either stream */
 
 static const struct {
 	const char *name;
@@ -39,11 +33,8 @@ struct job {
 	struct lint_result result;
 	char **files;
 	size_t nfiles;
-	pid_t pid;
-	int fd[2];                      /* stdout, stderr; -1 once closed */
-	struct buf out[2];
-	int64_t started_ms, deadline_ms;
-	bool reaped;
+	struct child *child;            /* stepped by the lint's own member */
+	int64_t started_ms;
 	bool user;                      /* the command is the user's (revline.lint.NAME) */
 };
 
@@ -74,27 +65,13 @@ int linter_of_name(const char *name)
 
 bool linter_installed(const char *command)
 {
-	const char *path = getenv("PATH"), *p, *end;
-	size_t n = strcspn(command, " \t");
+	char *prog = strndup(command, strcspn(command, " \t"));
 	struct buf full = BUF_INIT;
-	bool found = false;
+	bool found = prog && child_which(&full, prog) == 0;
 
-	if (memchr(command, '/', n)) {
-		char *prog = strndup(command, n);
-
-		found = prog && access(prog, X_OK) == 0;
-		free(prog);
-		return found;
-	}
-	for (p = path ? path : "/usr/bin:/bin"; !found && *p; p = *end ? end + 1 : end) {
-		end = strchr(p, ':');
-		if (!end)
-			end = p + strlen(p);
-		buf_clear(&full);
-		if (buf_printf(&full, "%.*s/%.*s", (int)(end - p), end == p ? "." : p, (int)n, command) < 0)
-			break;
-		found = access(full.ptr, X_OK) == 0;
-	}
+	if (!found)
+		error_clear();
+	free(prog);
 	buf_release(&full);
 	return found;
 }
@@ -152,8 +129,6 @@ static int job_init(struct job *job, enum linter linter, struct config *config,
 
 	job->result.linter = linter;
 	job->result.exit_code = -1;
-	job->pid = -1;
-	job->fd[0] = job->fd[1] = -1;
 	if (!(job->result.command = linter_command(config, linter, &mine)))
 		return error_nomem();
 	job->user = mine;
@@ -211,15 +186,7 @@ static void job_release(struct job *job)
 {
 	size_t i;
 
-	if (job->pid > 0 && !job->reaped) {
-		kill(-job->pid, SIGKILL);
-		waitpid(job->pid, NULL, 0);
-	}
-	for (i = 0; i < 2; i++) {
-		if (job->fd[i] >= 0)
-			close(job->fd[i]);
-		buf_release(&job->out[i]);
-	}
+	child_free(job->child);
 	for (i = 0; i < job->nfiles; i++)
 		free(job->files[i]);
 	free(job->files);
@@ -254,65 +221,23 @@ static int script_of(struct buf *out, const char *command)
 	return buf_printf(out, "%s \"$@\"", command);
 }
 
-static void child_exec(const char *workdir, const char *script, char **files, size_t nfiles,
-		       int out, int err)
-{
-	char **argv = calloc(nfiles + 5, sizeof(char *));
-	int null = open("/dev/null", O_RDONLY);
-	size_t i;
-
-	setpgid(0, 0);
-	if (!argv || null < 0 || chdir(workdir) < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
-	    dup2(err, 2) < 0)
-		_exit(127);
-	argv[0] = "sh";
-	argv[1] = "-c";
-	argv[2] = (char *)script;
-	argv[3] = "revline-lint";
-	for (i = 0; i < nfiles; i++)
-		argv[4 + i] = files[i];
-	execv("/bin/sh", argv);
-	_exit(127);
-}
-
-static int pipe_nonblock(int fds[2])
-{
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -1;
-	return fcntl(fds[0], F_SETFL, O_NONBLOCK);
-}
-
 static int job_start(struct job *job, const char *workdir)
 {
 	struct buf script = BUF_INIT;
-	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, error = 0;
+	struct child_options opts = {
+		.shell_name = "revline-lint", .args = (const char *const *)job->files, .nargs = job->nfiles,
+		.dir = workdir, .out_max = OUTPUT_MAX, .err_max = OUTPUT_MAX, .timeout_ms = LINT_TIMEOUT_MS,
+	};
+	int error;
 
 	if (script_of(&script, job->result.command) < 0)
 		return error_nomem();
-	if (pipe_nonblock(pout) < 0 || pipe_nonblock(perr) < 0) {
-		error = error_set(RL_EIO, "cannot run %s: %s", linters[job->result.linter].name, strerror(errno));
-		goto done;
-	}
-	if ((job->pid = fork()) < 0) {
-		error = error_set(RL_EIO, "cannot run %s: %s", linters[job->result.linter].name, strerror(errno));
-		goto done;
-	}
-	if (job->pid == 0)
-		child_exec(workdir, script.ptr, job->files, job->nfiles, pout[1], perr[1]);
-	setpgid(job->pid, job->pid);    /* either side may win the race */
-	job->fd[0] = pout[0];
-	job->fd[1] = perr[0];
-	pout[0] = perr[0] = -1;
+	opts.shell = script.ptr;
+	if ((error = child_start(&job->child, &opts, NULL)) < 0)
+		error = error_set(RL_EIO, "cannot run %s: %s", linters[job->result.linter].name, error_message());
+	else
+		job->result.status = LINT_RUNNING;
 	job->started_ms = clock_ms();
-	job->deadline_ms = job->started_ms + LINT_TIMEOUT_MS;
-	job->result.status = LINT_RUNNING;
-done:
-	for (int i = 0; i < 2; i++) {
-		if (pout[i] >= 0)
-			close(pout[i]);
-		if (perr[i] >= 0)
-			close(perr[i]);
-	}
 	buf_release(&script);
 	return error;
 }
@@ -398,15 +323,15 @@ static int signals_read(struct job *job, const struct buf *text)
 }
 
 /* It exited: read its signals. */
-static void job_finish(struct job *job, const char *workdir, int wstatus)
+static void job_finish(struct job *job, const char *workdir)
 {
 	int reads = linters[job->result.linter].reads_stderr ? 1 : 0;
-	struct buf *text = &job->out[reads], *other = &job->out[!reads];
+	const struct buf *out[2] = { child_out(job->child), child_err(job->child) };
+	const struct buf *text = out[reads], *other = out[!reads];
 	char said[300];
 
-	job->reaped = true;
 	job->result.duration_ms = clock_ms() - job->started_ms;
-	job->result.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+	job->result.exit_code = child_exit_code(job->child);
 	first_line(said, sizeof(said), other->len ? other : text);
 	if (job->result.exit_code == 127 || job->result.exit_code == 126) {
 		job_fail(job, LINT_FAILED, "%s could not run: %s", linters[job->result.linter].name, said);
@@ -427,87 +352,54 @@ static void job_finish(struct job *job, const char *workdir, int wstatus)
 	job->result.status = LINT_DONE;
 }
 
-static void job_read(struct job *job, int which)
+static void job_step(struct job *job, const char *workdir, const struct pollfd *fds, int n)
 {
-	char chunk[65536];
-	ssize_t n;
-
-	while ((n = read(job->fd[which], chunk, sizeof(chunk))) > 0)
-		if (job->out[which].len < OUTPUT_MAX)
-			buf_put(&job->out[which], chunk, (size_t)n);
-	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-		close(job->fd[which]);
-		job->fd[which] = -1;
-	}
-}
-
-static void job_step(struct job *job, const char *workdir)
-{
-	int wstatus;
-
 	if (job->result.status != LINT_RUNNING)
 		return;
-	if (job->fd[0] >= 0)
-		job_read(job, 0);
-	if (job->fd[1] >= 0)
-		job_read(job, 1);
-	if (job->fd[0] < 0 && job->fd[1] < 0 && waitpid(job->pid, &wstatus, WNOHANG) == job->pid) {
-		job_finish(job, workdir, wstatus);
+	child_step(job->child, fds, n);
+	if (!child_done(job->child))
 		return;
-	}
-	if (clock_ms() >= job->deadline_ms) {
-		kill(-job->pid, SIGKILL);
-		waitpid(job->pid, NULL, 0);
-		job->reaped = true;
+	if (job->child->state == CHILD_TIMEOUT) {
 		job->result.duration_ms = clock_ms() - job->started_ms;
 		job_fail(job, LINT_TIMEOUT, "%s took more than %d s and was stopped",
 			 linters[job->result.linter].name, LINT_TIMEOUT_MS / 1000);
+		return;
 	}
+	job_finish(job, workdir);
 }
 
 static int member_fds(void *ctx, struct pollfd *out, int max)
 {
 	struct lint *lint = ctx;
 	int n = 0;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < lint->njobs; i++)
-		for (k = 0; k < 2; k++)
-			if (lint->jobs[i].result.status == LINT_RUNNING && lint->jobs[i].fd[k] >= 0 && n < max)
-				out[n++] = (struct pollfd){ lint->jobs[i].fd[k], POLLIN, 0 };
+		if (lint->jobs[i].result.status == LINT_RUNNING)
+			n += child_fds(lint->jobs[i].child, out + n, max - n);
 	return n;
 }
 
 static int member_timeout(void *ctx)
 {
 	struct lint *lint = ctx;
-	int64_t now = clock_ms(), t = -1;
+	int t = -1;
 	size_t i;
 
-	for (i = 0; i < lint->njobs; i++) {
-		const struct job *job = &lint->jobs[i];
-		int64_t left;
-
-		if (job->result.status != LINT_RUNNING)
-			continue;
-		left = job->fd[0] < 0 && job->fd[1] < 0 ? EXIT_POLL_MS : job->deadline_ms - now;
-		if (left < 0)
-			left = 0;
-		if (t < 0 || left < t)
-			t = left;
-	}
-	return (int)t;
+	for (i = 0; i < lint->njobs; i++)
+		if (lint->jobs[i].result.status == LINT_RUNNING)
+			t = poll_sooner(t, child_timeout(lint->jobs[i].child));
+	return t;
 }
 
+/* Each child gets its own descriptors back, by their numbers. */
 static int member_step(void *ctx, const struct pollfd *fds, int n)
 {
 	struct lint *lint = ctx;
 	size_t i;
 
-	(void)fds;
-	(void)n;
 	for (i = 0; i < lint->njobs; i++)
-		job_step(&lint->jobs[i], lint->workdir);
+		job_step(&lint->jobs[i], lint->workdir, fds, n);
 	return 0;
 }
 
@@ -536,9 +428,7 @@ void lint_cancel(struct lint *lint)
 		struct job *job = &lint->jobs[i];
 
 		if (job->result.status == LINT_RUNNING) {
-			kill(-job->pid, SIGKILL);
-			waitpid(job->pid, NULL, 0);
-			job->reaped = true;
+			child_cancel(job->child);
 			job_fail(job, LINT_FAILED, "%s was stopped", linters[job->result.linter].name);
 		} else if (job->result.status == LINT_PENDING) {
 			job_fail(job, LINT_FAILED, "%s was not started", linters[job->result.linter].name);

@@ -79,6 +79,9 @@ static const struct table tables[] = {
 	{ "check_packages", "id", true, NULL, NULL, { { "check_id", "checks" } } },
 	{ "llm_cache", NULL, false, NULL, NULL, { { NULL, NULL } } },
 	{ "llm_refusals", NULL, false, NULL, NULL, { { NULL, NULL } } },
+	{ "context_indexers", NULL, false, NULL, NULL, { { NULL, NULL } } },
+	{ "context_blobs", NULL, false, NULL, NULL, { { NULL, NULL } } },
+	{ "context_tags", NULL, false, NULL, NULL, { { NULL, NULL } } },
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

@@ -45,6 +45,51 @@
 	"	PRIMARY KEY (source, tbl, source_id)\n" \
 	");\n"
 
+/*
+ * 8: the repository index's definitions (src/context/), a cache keyed by
+ * what was indexed, a blob's content id, and by what indexed it (the
+ * indexer: ctags's version and options and revline's own reading, by a
+ * short key of them), so that a re-check reads only what changed and
+ * another ctags indexes again. A blob is recorded even with no tag (its
+ * state says why: binary, too large, generated, ctags failed on it), with
+ * the filter of its words (a Bloom filter, src/context/words.h) that lets
+ * a references search skip it. Tags are read back by a side's blobs and
+ * by name.
+ */
+#define SCHEMA_V8(INT, BLOB, CLUSTERED) \
+	"CREATE TABLE context_indexers (\n" \
+	"	id TEXT PRIMARY KEY,\n" \
+	"	identity TEXT NOT NULL,\n" \
+	"	created_at " #INT " NOT NULL\n" \
+	");\n" \
+	"CREATE TABLE context_blobs (\n" \
+	"	indexer TEXT NOT NULL REFERENCES context_indexers(id) ON DELETE CASCADE,\n" \
+	"	blob TEXT NOT NULL,\n" \
+	"	size " #INT " NOT NULL CHECK (size >= 0),\n" \
+	"	state TEXT NOT NULL CHECK (state IN ('tagged', 'failed', 'binary', 'large', 'generated')),\n" \
+	"	detail TEXT,\n" \
+	"	tags " #INT " NOT NULL DEFAULT 0 CHECK (tags >= 0),\n" \
+	"	words " #BLOB ",\n" \
+	"	indexed_at " #INT " NOT NULL,\n" \
+	"	PRIMARY KEY (indexer, blob)\n" \
+	")" CLUSTERED ";\n" \
+	"CREATE TABLE context_tags (\n" \
+	"	indexer TEXT NOT NULL,\n" \
+	"	blob TEXT NOT NULL,\n" \
+	"	seq " #INT " NOT NULL CHECK (seq >= 0),\n" \
+	"	name TEXT NOT NULL,\n" \
+	"	kind TEXT NOT NULL,\n" \
+	"	line " #INT " NOT NULL CHECK (line >= 1),\n" \
+	"	end_line " #INT " CHECK (end_line >= line),\n" \
+	"	scope TEXT NOT NULL DEFAULT '',\n" \
+	"	signature TEXT NOT NULL DEFAULT '',\n" \
+	"	language TEXT NOT NULL DEFAULT '',\n" \
+	"	flags " #INT " NOT NULL DEFAULT 0,\n" \
+	"	PRIMARY KEY (indexer, blob, seq),\n" \
+	"	FOREIGN KEY (indexer, blob) REFERENCES context_blobs(indexer, blob) ON DELETE CASCADE\n" \
+	")" CLUSTERED ";\n" \
+	"CREATE INDEX context_tags_name ON context_tags (indexer, name);\n"
+
 /* === SQLite ============================================================== */
 
 /*
@@ -440,6 +485,8 @@ static const char *const sqlite_migrations[] = {
 	");\n",
 	/* 7: a team's store (SCHEMA_V7 above). */
 	SCHEMA_V7(INTEGER),
+	/* 8: the repository index (SCHEMA_V8 above); a blob's tags are stored together, in key order. */
+	SCHEMA_V8(INTEGER, BLOB, " WITHOUT ROWID"),
 };
 
 /* FTS5's BM25: lower is better. */
@@ -793,6 +840,8 @@ static const char *const pg_migrations[] = {
 	NULL, NULL, NULL, NULL, NULL, NULL,
 	/* 7: as SQLite's 7. */
 	SCHEMA_V7(BIGINT),
+	/* 8: as SQLite's 8. */
+	SCHEMA_V8(BIGINT, BYTEA, ""),
 };
 
 /*

@@ -12,6 +12,12 @@
   module is one file, or the files of one concept split for size that share
   its internal header NAME_state.h or NAME_internal.h (check.c,
   check_plan.c, ... with check_state.h): they may call each other;
+- folders in their place: a folder listed in FOLDER_CALLS calls only the
+  folders (or single files) it lists, and is called by none of the folders
+  it lists as below it; src/context/ (the repository index) stands on
+  base/, config/, repo/ and store/, and borrows review/scope.c's file rules
+  and signals/editwin_braces.c's brace scanner; those never call it (the
+  check, the models' tools and the front ends do);
 - sizes: no folder over 20 .c files, no source file over 1,200 lines, no
   function over 80 lines;
 - the map is true: docs/ARCHITECTURE.md names every source file (by its
@@ -31,6 +37,11 @@ MAX_FOLDER = 20
 MAX_FILE = 1200
 MAX_FUNCTION = 80
 SQLITE_BACKEND = 'src/store/backend_sqlite.c'
+# folder: (what it may call: folders, or folder/file.c; the folders below it, which may not call it)
+FOLDER_CALLS = {
+    'context': ({'base', 'config', 'repo', 'store', 'context', 'review/scope.c', 'signals/editwin_braces.c'},
+                {'base', 'config', 'repo', 'store'}),
+}
 PG_BACKEND = 'src/store/backend_pg.c'
 
 
@@ -158,6 +169,30 @@ def circles(files):
     return found, uses, why
 
 
+def folder_problems(root, files):
+    """The folders of FOLDER_CALLS call only what they list, and what they stand on never calls them."""
+    uses, why = call_graph(files)
+    out = []
+
+    def place(module):
+        r = rel(root, module).split('/')
+        return r[1] if r[0] == 'src' and len(r) > 2 else None
+
+    for a in sorted(uses):
+        fa = place(a)
+        for b in sorted(uses[a]):
+            fb = place(b)
+            if fa in FOLDER_CALLS and fb and fb not in FOLDER_CALLS[fa][0] and \
+                    '%s/%s' % (fb, os.path.basename(b)) not in FOLDER_CALLS[fa][0]:
+                out.append('%s calls %s (%s): src/%s/ may call only %s' %
+                           (rel(root, a), rel(root, b), ', '.join(sorted(why[(a, b)])[:4]), fa,
+                            ', '.join(sorted(FOLDER_CALLS[fa][0]))))
+            if fb in FOLDER_CALLS and fa in FOLDER_CALLS[fb][1]:
+                out.append('%s calls %s (%s): src/%s/ is below src/%s/' %
+                           (rel(root, a), rel(root, b), ', '.join(sorted(why[(a, b)])[:4]), fa, fb))
+    return out
+
+
 def function_lengths(path):
     """(name, first line, lines) of each function defined at column 0."""
     lines = open(path, encoding='utf-8', errors='replace').read().split('\n')
@@ -213,17 +248,21 @@ def self_test():
         put('src/b/inc.c', '#include "u.h"\n')
         put('src/store/store_x.c', '#include <sqlite3.h>\n#include "store_sql.h"\n#include <libpq-fe.h>\n')
         put('src/store/backend_sqlite.c', '#include <sqlite3.h>\n')
+        put('src/context/ctx.c', 'int ctx_f(void)\n{\n\treturn one_f();\n}\n')
+        put('src/repo/low.c', 'int low_f(void)\n{\n\treturn ctx_f();\n}\n')
         put('docs/ARCHITECTURE.md', '`one.c` `long.c` `inc.c` `mod*.c` `gone.c` `wo.c` `store_x.c` '
             '`backend_sqlite.c`\n')
         got = '\n'.join(layer_problems(root, sources(root)) + size_problems(root, sources(root)) +
-                        map_problems(root, sources(root)))
+                        map_problems(root, sources(root)) + folder_problems(root, sources(root)))
         found, _, _ = circles(sources(root))
         expect = ['src/a/two.c: the engine calls printf', 'src/b/long.c: includes sqlite3.h',
                   'src/b/long.c: 1294 lines', 'src/b/long.c:2: long_f is 93 lines',
                   'src/b/inc.c: the engine includes u.h of ui/',
                   'src/store/store_x.c: includes sqlite3.h: only src/store/backend_sqlite.c',
                   'src/store/store_x.c: includes libpq-fe.h: only src/store/backend_pg.c',
-                  'src/a/two.c: not in docs/ARCHITECTURE.md', 'docs/ARCHITECTURE.md names gone.c']
+                  'src/a/two.c: not in docs/ARCHITECTURE.md', 'docs/ARCHITECTURE.md names gone.c',
+                  'src/context/ctx.c calls src/a/one.c (one_f): src/context/ may call only',
+                  'src/repo/low.c calls src/context/ctx.c (ctx_f): src/repo/ is below src/context/']
         missing = [e for e in expect if e not in got]
         if missing or len(found) != 1 or len(found[0]) != 2:
             print('self-test failed: missing %s; circles %s\n%s' % (missing, found, got))
@@ -270,6 +309,7 @@ def main():
                 if b in uses[a]:
                     problems.append('  %s -> %s: %s' % (rel(root, a), rel(root, b),
                                                           ', '.join(sorted(why[(a, b)])[:6])))
+    problems += folder_problems(root, files)
     problems += size_problems(root, files)
     problems += map_problems(root, files)
     for p in problems:

@@ -1,0 +1,4 @@
+function f(a) {
+  return `${a}}`;
+}
+class K { m() { return /}/; } }
