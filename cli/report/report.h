@@ -75,6 +75,9 @@ void report_markdown_deps(FILE *out, const struct check *check);
 json_t *report_json_deps(const struct check *check);
 /* The report's "in_progress" and "unmerged" fields, from the diff it reviewed. */
 void report_json_state(json_t *doc, const struct diff *diff);
+/* What the check showed its model of the repository (report_context.c): a JSON object, a text line. */
+json_t *report_json_context(const struct check *check);
+void report_text_context(FILE *out, const struct check *check);
 /* The timeout the check chose: {"base_s", "chosen_s", "reason"}. */
 json_t *report_json_timeout(const struct check *check);
 

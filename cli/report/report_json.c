@@ -166,6 +166,7 @@ json_t *report_json_doc(const struct check *check, const struct repo *repo, cons
 		json_object_set_new(doc, "fix_detection", detect_fixes_json(o->fixes));
 	json_object_set_new(doc, "dependencies", report_json_deps(check));
 	json_object_set_new(doc, "timeout", report_json_timeout(check));
+	json_object_set_new(doc, "context", report_json_context(check));
 	json_object_set_new(doc, "notes", notes_json(check));
 	json_object_set_new(doc, "untracked_not_reviewed", json_integer((json_int_t)check_untracked(check)));
 	/* The results reach the output either way; these say whether they are also kept. */

@@ -292,6 +292,7 @@ void report_text_end(FILE *out, const struct check *check, const struct report_o
 		ignored += hidden_count(check_result(check, i), o, HIDDEN_INLINE);
 	}
 	timeout_line(out, check);
+	report_text_context(out, check);
 	scope_lines(out, check);
 	if (check_id(check))
 		fprintf(out, "\ncheck %lld %s in %.1fs: ", (long long)check_id(check), check_status(check),

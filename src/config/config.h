@@ -67,6 +67,8 @@
 	X("revline.projectStandards", NULL,               CONFIG_SENSITIVE) \
 	X("revline.lint.*",        NULL,                  CONFIG_SENSITIVE) \
 	X("revline.ctags",         NULL,                  CONFIG_SENSITIVE) \
+	X("revline.context",       "REVLINE_CONTEXT",     CONFIG_SENSITIVE) \
+	X("revline.contextTokens", NULL,                  CONFIG_SENSITIVE) \
 	X("user.email",            "GIT_AUTHOR_EMAIL",    CONFIG_IDENTITY)
 
 enum config_class {

@@ -102,6 +102,8 @@ int check_options_load(struct check_options *options, struct config *config)
 	if ((error = standards_enabled(&reduce, config)) < 0)
 		return error;
 	options->no_standards = !reduce;
+	if ((error = check_context_load(options, config)) < 0)
+		return error;
 	return advisories_load(options, config);
 }
 
@@ -153,6 +155,7 @@ void check_free(struct check *c)
 	poll_group_leave(&c->member);
 	asker_free(c->asker);
 	depreview_free(c->deps);
+	check_context_release(c);
 	check_parts_free(c);
 	for (i = 0; c->skip && i < c->diff->nfiles; i++)
 		free(c->skip[i]);
@@ -369,6 +372,7 @@ static int deps_begin(struct check *c)
 }
 
 static int member_join(struct check *c);
+static int phases_stepped(struct check *c);
 
 int check_start(struct check *c)
 {
@@ -377,7 +381,8 @@ int check_start(struct check *c)
 	c->started_ms = clock_ms();
 	if ((error = check_prepare(c)) < 0)
 		return error;
-	if ((error = check_store_begin(c)) < 0 || (error = deps_begin(c)) < 0)
+	if ((error = check_store_begin(c)) < 0 || (error = deps_begin(c)) < 0 ||
+	    (error = check_context_begin(c)) < 0)
 		return error;
 	timeout_pick(c);
 	/* The deadline bounds the whole check: what preparing it took is spent. */
@@ -388,7 +393,7 @@ int check_start(struct check *c)
 		return error;
 	if ((error = locals_begin(c)) < 0)
 		return error;
-	return depreview_done(c->deps) ? rules_begin(c) : 0;
+	return phases_stepped(c);
 }
 
 /* The request cycle's events, after sending what took the freed slots. */
@@ -407,19 +412,26 @@ static int drain(struct check *c, int error)
 	return error;
 }
 
-/* The advisories came in (or their budget ran out): the rules start. */
-static int deps_stepped(struct check *c)
+/* The advisories came in (or their budget ran out) and the context is made: the rules start. */
+static int phases_stepped(struct check *c)
 {
+	bool ready = false;
+	int error;
+
 	if (c->rules_started || !depreview_done(c->deps))
 		return 0;
+	if ((error = check_context_ready(c, &ready)) < 0 || !ready)
+		return error;
 	return rules_begin(c);
 }
 
-/* The deadline passed while the advisories were looked up: the rules start, to time out at once. */
+/* The deadline passed while the advisories were looked up or the context built: the rules start, to time out at once. */
 static void deps_deadline(struct check *c)
 {
-	if (!c->rules_started && sched_deadline_left_ms(asker_sched(c->asker)) == 0)
+	if (!c->rules_started && sched_deadline_left_ms(asker_sched(c->asker)) == 0) {
 		depreview_cancel(c->deps);
+		check_context_cancel(c);
+	}
 }
 
 static int member_step(void *ctx, const struct pollfd *fds, int n)
@@ -433,7 +445,7 @@ static int member_step(void *ctx, const struct pollfd *fds, int n)
 		return 0;
 	if (!c->rules_started) {
 		deps_deadline(c);
-		if ((error = deps_stepped(c)) < 0)
+		if ((error = phases_stepped(c)) < 0)
 			return error;
 	}
 	return drain(c, 0);
@@ -474,7 +486,8 @@ void check_cancel(struct check *c)
 	/* Cancelled while the advisories were looked up: the rules start, to be cancelled at once. */
 	if (!c->rules_started) {
 		depreview_cancel(c->deps);
-		deps_stepped(c);
+		check_context_cancel(c);
+		phases_stepped(c);
 	}
 	asker_cancel_all(c->asker);
 	drain(c, 0);

@@ -25,6 +25,33 @@
  * the front end reads its events, the same for the CLI and the TUI.
  */
 
+/* How much of the repository the model is shown (revline.context): X(ID, name). */
+#define CONTEXT_LIST(X) \
+	X(CONTEXT_TOOLS, "tools") \
+	X(CONTEXT_PACK,  "pack") \
+	X(CONTEXT_NONE,  "none")
+
+enum context_mode {
+#define CONTEXT_ENUM(id, name) id,
+	CONTEXT_LIST(CONTEXT_ENUM)
+#undef CONTEXT_ENUM
+};
+
+const char *check_context_mode_name(enum context_mode mode);
+
+/* What the check showed its model of the repository, for the reports (check_context.c). */
+struct pack;
+struct index_stats;
+struct check_context_view {
+	enum context_mode mode;
+	bool built;                     /* the pack was made (or will not be) before the rules started */
+	const char *note;               /* why there is no pack, when it failed; NULL */
+	int64_t index_ms, pack_ms;      /* building both sides' indexes; finding and rendering the pack */
+	const struct index_stats *index;        /* of the new side, NULL without one */
+	const struct pack *pack;        /* NULL without one */
+	size_t left;                    /* items of the pack the parts' budgets left out */
+};
+
 struct check_options {
 	const char *const *rule_dirs;   /* --rules DIR, searched first */
 	size_t nrule_dirs;
@@ -50,13 +77,17 @@ struct check_options {
 	bool no_advisories;             /* revline.advisories false: no OSV lookups */
 	bool no_standards;              /* revline.projectStandards false: AGENTS.md and the like not read */
 	char osv_url[512];              /* revline.osvUrl or REVLINE_OSV_URL; "" for OSV's own */
+	enum context_mode context;      /* revline.context: tools (the default), pack or none */
+	long context_tokens;            /* revline.contextTokens: the pack's share of a request */
+	char ctags[512];                /* revline.ctags: "" for ctags on PATH */
 };
 
 /*
  * The settings that shape a check: revline.tokenBudget, revline.reduce,
  * revline.confirmTokens, revline.ignore, revline.builtinRules,
  * revline.allowPartial, revline.advisories and revline.osvUrl
- * (REVLINE_OSV_URL) when set, and
+ * (REVLINE_OSV_URL), revline.context (REVLINE_CONTEXT), revline.contextTokens
+ * and revline.ctags when set, and
  * the scheduler's (options->sched gets sched_options_load).
  * RL_ECONFIG names a bad setting.
  */
@@ -198,6 +229,10 @@ int check_not_run_lines(struct buf *out, const struct check *check);
 int check_overall_text(struct buf *out, const struct check *check);
 /* How many findings of settled rules are hidden (unverified) right now. */
 size_t check_unverified(const struct check *check);
+void check_context_view(struct check_context_view *out, const struct check *check);
+/* Whether a part of the change carried the pack's item. */
+bool check_context_sent(const struct check *check, size_t item);
+
 
 /* The dependency phase (NULL before the check started); whether it is still looking up advisories. */
 struct depreview;

@@ -21,6 +21,8 @@ void check_parts_free(struct check *c)
 		free(c->parts[i].files);
 		free(c->parts[i].cut);
 		free(c->parts[i].file);
+		free(c->parts[i].context);
+		pack_use_release(&c->parts[i].pack_use);
 	}
 	free(c->parts);
 	c->parts = NULL;
@@ -265,6 +267,7 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 		{ "examples", s->examples }, { "dependencies", depreview_section(c->deps) },
 		{ "rule_files", rule_files }, { "cut", part->cut },
 		{ "standards", c->standards.text }, { "standards_files", c->standards_files },
+		{ "context", rule->context == RULE_CONTEXT_NONE ? NULL : part->context },
 	};
 
 	error = prompt_render_parts(&sys, &shared, &tail, "map", vars, sizeof(vars) / sizeof(vars[0]));
@@ -344,7 +347,7 @@ static size_t plan_budget(struct check *c)
 	}
 	/* The part's neighbours in every request: the author's intent, the project's standards, the dependencies. */
 	most += (c->intent ? strlen(c->intent) : 0) + (c->standards.text ? strlen(c->standards.text) : 0) +
-		(c->deps ? strlen(depreview_section(c->deps)) : 0);
+		(c->deps ? strlen(depreview_section(c->deps)) : 0) + check_context_budget(c);
 	fixed = llm_tokens(most + MAP_FIXED_BYTES);
 	return (size_t)(c->opts.token_budget > fixed + 1000 ? c->opts.token_budget - fixed : 1000) * 4;
 }
@@ -372,7 +375,8 @@ static int plan_check(struct check *c)
 	    !(c->parts = calloc(p.nchunks + 1, sizeof(*c->parts))))
 		error = error_nomem();
 	for (i = 0; i < p.nchunks && !error; i++, c->nparts++)
-		error = part_make(&c->parts[i], c->diff, &p, i);
+		if ((error = part_make(&c->parts[i], c->diff, &p, i)) == 0)
+			error = check_context_part(c, &c->parts[i]);
 	free(p.pieces);
 	free(p.starts);
 	return error;
@@ -442,6 +446,9 @@ int check_estimate(long *tokens, struct check *c)
 			return error;
 		own = strlen(s->result.rule->body) + (s->context ? strlen(s->context) : 0) +
 			(s->examples ? strlen(s->examples) : 0) + MAP_FIXED_BYTES;
+		/* The pack is not made yet: its share, whole, when the rule is shown one. */
+		if (c->opts.context != CONTEXT_NONE && s->result.rule->context != RULE_CONTEXT_NONE)
+			own += (size_t)c->opts.context_tokens * 4;
 		for (i = 0; i < c->nparts; i++) {
 			struct buf files = BUF_INIT;
 			bool any;

@@ -13,6 +13,7 @@
 #include "array.h"
 #include "ask.h"
 #include "depreview.h"
+#include "pack.h"
 #include "poll_group.h"
 #include "queue.h"
 #include "timeout.h"
@@ -60,6 +61,17 @@ struct part {
 	char *cut;              /* what of it was cut to fit the budget, for the prompt; NULL when nothing */
 	size_t *file;           /* the diff's files in it */
 	size_t nfiles;
+	char *context;          /* its share of the context pack, NULL when none */
+	struct pack_use pack_use;
+};
+
+/* The context phase (check_context.c): both sides' indexes, then the pack. */
+struct check_context {
+	struct index *now, *before;
+	struct pack pack;
+	bool built;             /* the pack is made, or will not be */
+	char *note;             /* why there is none, when it failed */
+	int64_t started_ms, index_ms, pack_ms;
 };
 
 struct check {
@@ -87,7 +99,8 @@ struct check {
 	struct strings notes;   /* what the check left out or cut, said in every report */
 	size_t nscope_notes;    /* the first ones, about files; the others are cuts of the plan */
 	size_t untracked;       /* untracked files the target leaves out */
-	struct depreview *deps;         /* the dependency phase; the rules start when it is done */
+	struct depreview *deps;         /* the dependency phase; the rules start when it and the context are done */
+	struct check_context context;
 	bool rules_started;
 	struct timeout_choice timeout;
 	struct report report;
@@ -129,6 +142,21 @@ bool check_rule_wants(const struct check *c, const struct rule *rule, const stru
 void check_parts_free(struct check *c);
 /* The requests of an LLM rule, planned (the parts of the change first, once). */
 int check_plan_rule(struct check *c, size_t index);
+
+/* check_context.c */
+
+/* revline.context, revline.contextTokens, revline.ctags. */
+int check_context_load(struct check_options *options, struct config *config);
+/* Start the indexes (when the context is on and an LLM rule will be asked). */
+int check_context_begin(struct check *c);
+/* Whether the rules may start: the indexes are done and the pack made (now). */
+int check_context_ready(struct check *c, bool *ready);
+void check_context_cancel(struct check *c);
+void check_context_release(struct check *c);
+/* The bytes of a request the pack may take (0 without one). */
+size_t check_context_budget(const struct check *c);
+/* A part's share of the pack (part->context, part->pack_use). */
+int check_context_part(struct check *c, struct part *part);
 
 /* check_collect.c */
 

@@ -269,3 +269,21 @@ int prompt_fence(struct buf *out, const char *lang, const char *text, size_t len
 		error = buf_putc(out, '\n');
 	return error;
 }
+
+const char *prompt_language(const char *path)
+{
+	static const struct { const char *ext, *name; } langs[] = {
+		{ ".py", "python" }, { ".pyi", "python" }, { ".c", "c" }, { ".h", "c" },
+		{ ".cc", "cpp" }, { ".cpp", "cpp" }, { ".cxx", "cpp" }, { ".hpp", "cpp" },
+		{ ".go", "go" }, { ".rs", "rust" }, { ".js", "javascript" }, { ".mjs", "javascript" },
+		{ ".ts", "typescript" }, { ".tsx", "tsx" }, { ".java", "java" }, { ".sh", "bash" },
+		{ ".bash", "bash" }, { ".rb", "ruby" },
+	};
+	const char *dot = strrchr(path, '.');
+	size_t i;
+
+	for (i = 0; dot && i < sizeof(langs) / sizeof(langs[0]); i++)
+		if (!strcmp(dot, langs[i].ext))
+			return langs[i].name;
+	return "text";
+}

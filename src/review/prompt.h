@@ -48,4 +48,7 @@ int prompt_render_text(struct buf *system, struct buf *user, const char *text, s
  */
 int prompt_fence(struct buf *out, const char *lang, const char *text, size_t len);
 
+/* A fence's language for a path, by its extension ("python", "c", ...; "text" when not known). */
+const char *prompt_language(const char *path);
+
 #endif

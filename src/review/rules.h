@@ -40,6 +40,13 @@ enum rule_why {
 	RULE_OFF_FLAG,          /* built-in; --no-builtin */
 };
 
+/* How much of the repository a rule's requests show (front matter context:). */
+enum rule_context {
+	RULE_CONTEXT_NORMAL,    /* the check's (revline.context) */
+	RULE_CONTEXT_NONE,      /* the diff alone */
+	RULE_CONTEXT_DEEP,      /* more: what the part's share left out, and the tools even in pack mode */
+};
+
 struct rule {
 	char *id;
 	char *name;             /* the id when the file has none */
@@ -55,6 +62,7 @@ struct rule {
 	char *pattern;          /* the local check's expression, or NULL */
 	void *regex;            /* compiled pattern (pcre2_code *) */
 	enum rule_kind kind;
+	enum rule_context context;
 	char *body;             /* the markdown after the front matter */
 	char *content;          /* the whole file, as read */
 	char *path;             /* where it was read from, as shown to users */

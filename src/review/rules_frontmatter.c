@@ -20,7 +20,7 @@
 #define RULE_FLOW_DEPTH_MAX 32
 
 #define KNOWN_KEYS "id, name, version, severity, category, patterns (or applies-to), " \
-	"context_files (or context-files), model, reasoning_effort, pattern"
+	"context_files (or context-files), context, model, reasoning_effort, pattern"
 
 /*
  * Text from a file, fit to quote in a message: control bytes become '?'
@@ -51,7 +51,7 @@ static const char *clip(char *dst, size_t size, const char *s)
 
 enum key {
 	KEY_ID, KEY_NAME, KEY_VERSION, KEY_SEVERITY, KEY_CATEGORY, KEY_PATTERNS,
-	KEY_CONTEXT, KEY_MODEL, KEY_EFFORT, KEY_PATTERN, KEY_COUNT
+	KEY_CONTEXT, KEY_MODEL, KEY_EFFORT, KEY_PATTERN, KEY_REPO_CONTEXT, KEY_COUNT
 };
 
 /* Both seed formats' names, and the aliases. */
@@ -64,6 +64,7 @@ static const struct {
 	{ "patterns", KEY_PATTERNS }, { "applies-to", KEY_PATTERNS },
 	{ "context_files", KEY_CONTEXT }, { "context-files", KEY_CONTEXT },
 	{ "model", KEY_MODEL }, { "reasoning_effort", KEY_EFFORT }, { "pattern", KEY_PATTERN },
+	{ "context", KEY_REPO_CONTEXT },
 };
 
 #define NKEYS (sizeof(key_names) / sizeof(key_names[0]))
@@ -233,6 +234,23 @@ static void set_severity(struct parse *ps, const yaml_node_t *node)
 	free(text);
 }
 
+/* context: none (the diff alone) or deep (more of the repository); another word is noted and left out. */
+static void set_repo_context(struct parse *ps, const yaml_node_t *node)
+{
+	char *text;
+
+	if (!scalar_text(ps, "context", node, &text) || !text)
+		return;
+	if (!strcmp(text, "none"))
+		ps->rule->context = RULE_CONTEXT_NONE;
+	else if (!strcmp(text, "deep"))
+		ps->rule->context = RULE_CONTEXT_DEEP;
+	else if (strcmp(text, "normal"))
+		note(ps, node_line(ps, node), false, "context '%s' is not one of none, normal or deep: "
+		     "the repository's context is shown as for every rule", CLIP(text));
+	free(text);
+}
+
 /* An effort the model table knows; another is noted and left out (the configured one counts). */
 static void set_effort(struct parse *ps, const yaml_node_t *node)
 {
@@ -395,6 +413,7 @@ static void set_value(struct parse *ps, enum key key, const char *name, const ya
 	case KEY_MODEL: set_text(ps, name, node, &rule->model); break;
 	case KEY_EFFORT: set_effort(ps, node); break;
 	case KEY_PATTERN: set_pattern(ps, node); break;
+	case KEY_REPO_CONTEXT: set_repo_context(ps, node); break;
 	case KEY_PATTERNS:
 		set_list(ps, name, node, check_glob, &rule->patterns, &rule->npatterns);
 		break;

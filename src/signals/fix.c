@@ -142,24 +142,6 @@ void fix_free(struct fix *fix)
 
 /* --- the window and the prompt ------------------------------------------- */
 
-static const char *language_of(const char *path)
-{
-	static const struct { const char *ext, *name; } langs[] = {
-		{ ".py", "python" }, { ".pyi", "python" }, { ".c", "c" }, { ".h", "c" },
-		{ ".cc", "cpp" }, { ".cpp", "cpp" }, { ".cxx", "cpp" }, { ".hpp", "cpp" },
-		{ ".go", "go" }, { ".rs", "rust" }, { ".js", "javascript" }, { ".mjs", "javascript" },
-		{ ".ts", "typescript" }, { ".tsx", "tsx" }, { ".java", "java" }, { ".sh", "bash" },
-		{ ".bash", "bash" }, { ".rb", "ruby" },
-	};
-	const char *dot = strrchr(path, '.');
-	size_t i;
-
-	for (i = 0; dot && i < sizeof(langs) / sizeof(langs[0]); i++)
-		if (!strcmp(dot, langs[i].ext))
-			return langs[i].name;
-	return "text";
-}
-
 /* The window's kind in words, for the prompt and messages. */
 static const char *window_name(enum editwin_kind kind)
 {
@@ -229,7 +211,7 @@ static int numbered(struct buf *out, const struct fix *fix, int first, int last)
 		p = nl ? nl + 1 : end;
 	}
 	if (!error)
-		error = prompt_fence(out, language_of(fix->target.file), lines.ptr ? lines.ptr : "", lines.len);
+		error = prompt_fence(out, prompt_language(fix->target.file), lines.ptr ? lines.ptr : "", lines.len);
 	buf_release(&lines);
 	return error;
 }
@@ -276,14 +258,14 @@ static int build_prompt(struct fix *fix)
 	snprintf(cfirst, sizeof(cfirst), "%d", fix->win.context_first);
 	snprintf(clast, sizeof(clast), "%d", fix->win.context_last);
 	snprintf(nl, sizeof(nl), "%d", trailing_newlines(&fix->snippet));
-	if ((error = prompt_fence(&snippet, language_of(t->file), fix->snippet.dedented,
+	if ((error = prompt_fence(&snippet, prompt_language(t->file), fix->snippet.dedented,
 				  strlen(fix->snippet.dedented))) < 0 ||
 	    (error = numbered(&context, fix, fix->win.context_first, fix->win.context_last)) < 0 ||
 	    (error = parts_text(&parts, fix)) < 0)
 		goto done;
 	{
 		const struct prompt_var vars[] = {
-			{ "file", t->file }, { "language", language_of(t->file) },
+			{ "file", t->file }, { "language", prompt_language(t->file) },
 			{ "signal", t->tool ? "yes" : NULL }, { "tool", t->tool }, { "code", t->code },
 			{ "message", t->message }, { "line", line }, { "end_line", end_line },
 			{ "column", t->column > 0 ? column : NULL },

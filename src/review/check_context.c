@@ -1,0 +1,252 @@
+/*
+ * A check's context phase: the repository index of both sides of the
+ * target built beside the dependency phase, in the check's poll group, then
+ * the context pack (pack.h) made once, and each part of the change given
+ * its share of it. The rules start when both phases are done.
+ */
+#include "check_state.h"
+#include "clock.h"
+#include "config.h"
+#include "index.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The longest the indexes may take before the rules start with what they have. */
+#define CONTEXT_BUILD_MS 10000
+#define CONTEXT_TOKENS_DEFAULT 1500
+
+static const char *const mode_names[] = {
+#define CONTEXT_NAME(id, name) name,
+	CONTEXT_LIST(CONTEXT_NAME)
+#undef CONTEXT_NAME
+};
+
+const char *check_context_mode_name(enum context_mode mode)
+{
+	return mode_names[mode];
+}
+
+int check_context_load(struct check_options *options, struct config *config)
+{
+	char *value = NULL;
+	long tokens;
+	size_t i;
+	int error;
+
+	options->context = CONTEXT_TOOLS;
+	options->context_tokens = CONTEXT_TOKENS_DEFAULT;
+	if ((error = config_get(&value, config, "revline.context")) == 0) {
+		for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]) && strcasecmp(value, mode_names[i]); i++)
+			;
+		if (i < sizeof(mode_names) / sizeof(mode_names[0]))
+			options->context = (enum context_mode)i;
+		else
+			error = error_set(RL_ECONFIG, "revline.context is '%.40s': it takes tools (the pack, and "
+					  "read-only tools for models that take them), pack or none (the diff alone) "
+					  "(git config revline.context, or REVLINE_CONTEXT)", value);
+		free(value);
+	}
+	if (error < 0 && error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get_integer(&tokens, config, "revline.contextTokens", 0, 1000000)) == 0)
+		options->context_tokens = tokens;
+	else if (error != RL_ENOTFOUND)
+		return error;
+	if ((error = config_get(&value, config, "revline.ctags")) == 0) {
+		snprintf(options->ctags, sizeof(options->ctags), "%s", value);
+		free(value);
+	} else if (error != RL_ENOTFOUND) {
+		return error;
+	}
+	return 0;
+}
+
+/* Whether any rule of the check asks the LLM about the change: else the context is never shown. */
+static bool any_llm_rule(const struct check *c)
+{
+	size_t i;
+
+	if (c->opts.llm->provider == PROVIDER_NONE)
+		return false;
+	for (i = 0; i < c->nstates; i++)
+		if (c->states[i].result.rule->kind == RULE_LLM && c->states[i].result.rule->context != RULE_CONTEXT_NONE)
+			return true;
+	return false;
+}
+
+static int side_start(struct check *c, struct index **out, bool old)
+{
+	const int64_t deadline = c->started_ms + CONTEXT_BUILD_MS;
+	struct index_options o = {
+		.repo = c->repo, .target = c->target, .old_side = old,
+		.store = check_storing(c) ? c->opts.store : NULL,
+		.ctags = c->opts.ctags[0] ? c->opts.ctags : NULL,
+		.ignore_file = c->opts.ignore_file[0] ? c->opts.ignore_file : NULL,
+		.deadline_ms = deadline,
+	};
+	int error;
+
+	if ((error = index_new(out, &o)) < 0)
+		return error;
+	return index_start(*out, c->group);
+}
+
+/*
+ * Start the indexes. A failure to start them (an unreadable revline.ignore
+ * is the check's own failure, said already) leaves the check without
+ * context, said in its notes; the review goes on.
+ */
+int check_context_begin(struct check *c)
+{
+	struct check_context *x = &c->context;
+
+	x->started_ms = clock_ms();
+	if (c->opts.context == CONTEXT_NONE || !any_llm_rule(c)) {
+		x->built = true;
+		return 0;
+	}
+	if (side_start(c, &x->now, false) < 0 || (c->target->base_oid[0] && side_start(c, &x->before, true) < 0)) {
+		if (error_status() == RL_ENOMEM)
+			return RL_ENOMEM;
+		if (!(x->note = strdup(error_message())))
+			return error_nomem();
+		index_free(x->now);
+		index_free(x->before);
+		x->now = x->before = NULL;
+		x->built = true;
+	}
+	return 0;
+}
+
+static bool side_done(const struct index *index)
+{
+	return !index || index_done(index);
+}
+
+/* The indexes' notes and failures, said once in the check's notes. */
+static int context_notes(struct check *c)
+{
+	const struct check_context *x = &c->context;
+	const struct index *sides[] = { x->now, x->before };
+	char *note;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		const char *why = !sides[i] ? NULL : index_status(sides[i]) < 0 ? index_message(sides[i]) :
+				  index_note(sides[i]);
+
+		if (!why || (i == 1 && x->now && index_note(x->now) && !strcmp(why, index_note(x->now))))
+			continue;
+		if (asprintf(&note, "context: %s", why) < 0 || strings_take(&c->notes, note) < 0)
+			return error_nomem();
+	}
+	return 0;
+}
+
+/* Once both indexes are done: the pack. A pack that cannot be made leaves the review without context. */
+static int pack_make(struct check *c)
+{
+	struct check_context *x = &c->context;
+	const struct pack_options o = { .deadline_ms = x->started_ms + CONTEXT_BUILD_MS };
+	int error;
+
+	x->index_ms = clock_ms() - x->started_ms;
+	x->built = true;
+	if ((error = context_notes(c)) < 0)
+		return error;
+	if (!x->now || index_status(x->now) < 0)
+		return 0;
+	if (pack_build(&x->pack, c->diff, x->now,
+		       x->before && index_status(x->before) == 0 ? x->before : NULL, &o) < 0) {
+		if (error_status() == RL_ENOMEM)
+			return RL_ENOMEM;
+		if (!(x->note = strdup(error_message())))
+			return error_nomem();
+	}
+	x->pack_ms = x->pack.build_ms;
+	return 0;
+}
+
+int check_context_ready(struct check *c, bool *ready)
+{
+	struct check_context *x = &c->context;
+
+	*ready = x->built;
+	if (x->built)
+		return 0;
+	if (!side_done(x->now) || !side_done(x->before))
+		return 0;
+	*ready = true;
+	return pack_make(c);
+}
+
+void check_context_cancel(struct check *c)
+{
+	if (c->context.now)
+		index_cancel(c->context.now);
+	if (c->context.before)
+		index_cancel(c->context.before);
+}
+
+void check_context_release(struct check *c)
+{
+	struct check_context *x = &c->context;
+
+	pack_release(&x->pack);
+	index_free(x->now);
+	index_free(x->before);
+	free(x->note);
+	memset(x, 0, sizeof(*x));
+}
+
+size_t check_context_budget(const struct check *c)
+{
+	return c->context.pack.count ? (size_t)c->opts.context_tokens * 4 : 0;
+}
+
+int check_context_part(struct check *c, struct part *part)
+{
+	struct buf text = BUF_INIT;
+	int error;
+
+	if (!c->context.pack.count || !c->opts.context_tokens)
+		return 0;
+	error = pack_text(&text, &part->pack_use, &c->context.pack, part->file, part->nfiles,
+			  check_context_budget(c));
+	if (!error && text.len && !(part->context = buf_detach(&text)))
+		error = error_nomem();
+	buf_release(&text);
+	return error;
+}
+
+void check_context_view(struct check_context_view *out, const struct check *c)
+{
+	const struct check_context *x = &c->context;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->mode = c->opts.context;
+	out->built = x->built;
+	out->note = x->note;
+	out->index_ms = x->index_ms;
+	out->pack_ms = x->pack_ms;
+	out->index = x->now ? index_stats(x->now) : NULL;
+	out->pack = x->pack.count || x->now ? &x->pack : NULL;
+	for (i = 0; i < c->nparts; i++)
+		out->left += c->parts[i].pack_use.left;
+}
+
+bool check_context_sent(const struct check *c, size_t item)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nparts; i++)
+		for (k = 0; k < c->parts[i].pack_use.count; k++)
+			if (c->parts[i].pack_use.items[k] == item)
+				return true;
+	return false;
+}
