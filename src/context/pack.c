@@ -1,6 +1,6 @@
 /* The context pack of a check: callers, definitions used, enclosing functions, ranked and rendered (pack.h). */
 #include "pack.h"
-#include "pack_build.h"
+#include "pack_state.h"
 #include "array.h"
 #include "clock.h"
 #include "diff.h"

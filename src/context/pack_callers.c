@@ -7,7 +7,7 @@
  * same file, the same folder, by path, tests after the code, files of
  * another language (a document, a build file) last.
  */
-#include "pack_build.h"
+#include "pack_state.h"
 #include "prompt.h"
 #include "refs.h"
 #include "status.h"

@@ -1,5 +1,5 @@
-#ifndef REVLINE_PACK_BUILD_H
-#define REVLINE_PACK_BUILD_H
+#ifndef REVLINE_PACK_STATE_H
+#define REVLINE_PACK_STATE_H
 
 /*
  * Inside the context pack (pack.h): the builder the files of its parts
