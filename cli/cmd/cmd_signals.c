@@ -118,7 +118,7 @@ static int do_import(struct workspace *ws, const struct signals_args *a)
 	int rc = 0;
 
 	if (a->format && !signal_format_parse(&format, a->format)) {
-		cli_error("unknown format '%s' (ruff, ruff-text, flake8, mypy, mypy-json, bandit, sarif, gcc, shellcheck)",
+		cli_error("unknown format '%s' (ruff, ruff-text, flake8, mypy, mypy-json, bandit, sarif, gcc, shellcheck, shellcheck-gcc)",
 			  a->format);
 		return 2;
 	}
