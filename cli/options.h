@@ -71,7 +71,7 @@
 #define SIGNALS_OPTIONS(X) \
 	X(OPT_IMPORT,        "import", 0, "FILE",   "read a linter's output from FILE (- for standard input) and keep its signals") \
 	X(OPT_TOOL,          "tool",   0, "NAME",   "with --import: the tool's name, when the output does not say it") \
-	X(OPT_SIGNAL_FORMAT, "format", 0, "FORMAT", "with --import: ruff, ruff-text, flake8, mypy, mypy-json, bandit, sarif, gcc or shellcheck (default: detected)") \
+	X(OPT_SIGNAL_FORMAT, "format", 0, "FORMAT", "with --import: ruff, ruff-text, flake8, mypy, mypy-json, bandit, sarif, gcc, shellcheck or shellcheck-gcc (default: detected)") \
 	X(OPT_RUN,           "run",    0, NULL,     "run the installed linters on the changed files and keep their signals") \
 	X(OPT_LINTER,        "linter", 0, "NAME",   "with --run: only this linter (ruff, flake8, mypy, bandit, shellcheck, cppcheck)") \
 	X(OPT_ALL,           "all",    0, NULL,     "list every current signal, not only those on changed lines")

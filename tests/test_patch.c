@@ -359,6 +359,17 @@ static void test_reindent_answer_blank_lines_at_the_end(void **state)
 	reindent_is(e402, 6, 8, "import sys\ndef g():\n    return sys\n\n\n", "import sys\ndef g():\n    return sys\n");
 	/* Fewer than the snippet's are a slip: the snippet's are kept (as 17-trailing-blank-lines). */
 	reindent_is(e402, 1, 3, "import os\n\n", "import os\n\n\n");
+	/*
+	 * The window's last line still ends the answer: one line end more is a
+	 * slip, whatever the file's blank lines allow (46-e261-answer-extra-line-end).
+	 */
+	reindent_is(e402, 4, 5, "def f():\n    return os\n\n", "def f():\n    return os\n");
+	/* ... fixed in its spaces (E261 on the window's last line), */
+	reindent_is("def f(x):\n    y = x # why\n    return y\n\n\ndef g():\n    pass\n", 1, 2,
+		    "def f(x):\n    y = x  # why\n\n", "def f(x):\n    y = x  # why\n");
+	/* ... or edited; or deleted: not moved up, so no gap to keep. */
+	reindent_is(e402, 4, 5, "def f():\n    return os.name\n\n", "def f():\n    return os.name\n");
+	reindent_is(e402, 4, 6, "def f():\n    return os\n\n", "def f():\n    return os\n");
 }
 
 /* A fix of how the file ends: one line end after the last line, whatever the answer and the snippet end with. */

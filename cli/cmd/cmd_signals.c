@@ -54,7 +54,8 @@ static int parse_args(struct signals_args *a, int argc, char **argv)
 			   "read a linter's output from FILE (- for standard input) and keep its signals"),
 		OPT_STRING(0, "tool", &a->tool, "NAME", "with --import: the tool's name, when the output does not say it"),
 		OPT_STRING(0, "format", &a->format, "FORMAT",
-			   "with --import: ruff, flake8, mypy, mypy-json, bandit, sarif, gcc or shellcheck (default: detected)"),
+			   "with --import: ruff, ruff-text, flake8, mypy, mypy-json, bandit, sarif, gcc, shellcheck or "
+			   "shellcheck-gcc (default: detected)"),
 		OPT_BOOL_ONE_OF(1, 0, "run", &a->run, "run the installed linters on the changed files and keep their signals"),
 		OPT_STRING(0, "linter", &a->linter, "NAME",
 			   "with --run: only this linter (ruff, flake8, mypy, bandit, shellcheck, cppcheck)"),
@@ -118,8 +119,8 @@ static int do_import(struct workspace *ws, const struct signals_args *a)
 	int rc = 0;
 
 	if (a->format && !signal_format_parse(&format, a->format)) {
-		cli_error("unknown format '%s' (ruff, ruff-text, flake8, mypy, mypy-json, bandit, sarif, gcc, shellcheck)",
-			  a->format);
+		cli_error("unknown format '%s' (ruff, ruff-text, flake8, mypy, mypy-json, bandit, sarif, gcc, shellcheck, "
+			  "shellcheck-gcc)", a->format);
 		return 2;
 	}
 	if (read_input(&text, a->import) < 0 ||

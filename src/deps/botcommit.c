@@ -11,6 +11,19 @@
 #include <string.h>
 #include <strings.h>
 
+/*
+ * Where the line [p, end) ends: at its first CR or LF, or end. A message's
+ * lines may end in CRLF (GitHub keeps a pull request body's in a squash
+ * merge's message: "Updates `watchdog` from 5.0.3 to 6.0.0\r\n") or in a
+ * lone CR, and a caller that splits at LF leaves the CR in the line.
+ */
+static const char *line_stop(const char *p, const char *end)
+{
+	while (p < end && *p != '\r' && *p != '\n')
+		p++;
+	return p;
+}
+
 static bool starts(const char *p, const char *end, const char *word)
 {
 	size_t n = strlen(word);
@@ -185,6 +198,21 @@ static bool name_list(const char *p, const char *end)
 	}
 }
 
+/*
+ * " in the G group" and what may follow it (" across N directories",
+ * " (#123)"): a group of one dependency, whose versions only the body says
+ * ("Bump watchdog in the major-versions group").
+ */
+static bool in_group(const char *p, const char *end)
+{
+	const char *group;
+
+	if (!starts(p, end, " in the ") || !(group = find_ci(p + 8, end, " group")) || group == p + 8)
+		return false;
+	p = group + 6;
+	return starts(p, end, " across ") || only_suffixes(p, end);
+}
+
 static int dependabot_bump(struct botcommit_bump *b, const char *p, const char *end)
 {
 	const char *q;
@@ -201,7 +229,7 @@ static int dependabot_bump(struct botcommit_bump *b, const char *p, const char *
 	if (from_to(q, end, b))
 		return 2;
 	memset(&b->from, 0, sizeof(b->from));
-	if (starts(q, end, " in /") || starts(q, end, " across ") || name_list(p, end))
+	if (starts(q, end, " in /") || starts(q, end, " across ") || in_group(q, end) || name_list(p, end))
 		return 1;
 	return 0;
 }
@@ -225,6 +253,10 @@ int botcommit_dependabot(struct botcommit_bump *b, const char *p, const char *en
 	const char *q;
 
 	memset(b, 0, sizeof(*b));
+	end = line_stop(p, end);
+	/* The metadata block every Dependabot message ends with, after "---" (read as a type, else). */
+	if (starts(p, end, "updated-dependencies:") && skip_blank(p + 21, end) == end)
+		return 1;
 	p = skip_prefix(p, end);
 	if (starts(p, end, "bump "))
 		return dependabot_bump(b, p + 5, end);
@@ -390,6 +422,7 @@ static bool replacement(const char *p, const char *end)
 
 bool botcommit_renovate(const char *p, const char *end)
 {
+	end = line_stop(p, end);
 	p = skip_prefix(p, end);
 	if (starts(p, end, "lock file maintenance") || starts(p, end, "pin dependencies"))
 		return only_suffixes(p + (starts(p, end, "pin") ? 16 : 21), end);

@@ -31,8 +31,12 @@ struct botcommit_bump {
  * requirements with an operator, "~> 1.50"): 2 with the transition in out.
  * 1 for one of its lines without a transition: "Bump the G group[ across
  * N directories] with N updates", "Bump X and Y[ in /dir]", "Bump X, Y and
- * Z", "Bump X in /dir", "Bump X across N directories", "Update
- * requirements for X", "Updates the requirements on [X](url) ...". Else 0.
+ * Z", "Bump X in /dir", "Bump X across N directories", "Bump X in the G
+ * group[ across N directories]", "Update requirements for X", "Updates the
+ * requirements on [X](url) ...", and the "updated-dependencies:" line of
+ * the metadata at a message's end. Else 0. The line ends at its first CR
+ * or LF: a message's CRLF (GitHub keeps a pull request body's in a squash
+ * merge) or lone CR line ends read as LF's do. botcommit_renovate too.
  */
 int botcommit_dependabot(struct botcommit_bump *out, const char *line, const char *end);
 

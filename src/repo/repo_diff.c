@@ -285,6 +285,7 @@ static int delta_count(struct patch_count *out, const struct git_source *src, si
 	const git_diff_delta *delta = git_diff_get_delta(src->diff, d);
 	const struct unmerged *u;
 	git_patch *patch = NULL;
+	bool known_same;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -296,6 +297,13 @@ static int delta_count(struct patch_count *out, const struct git_source *src, si
 		return patch_sides_count(out, src->git, &delta->old_file, &delta->new_file);
 	if ((error = patch_binary_probe(out, src->git, &delta->old_file, &delta->new_file)) != 0)
 		return error < 0 ? error : 0;
+	/*
+	 * git's stat gives a binary file's sizes unless both ids are known and
+	 * the same (a work-tree side whose stat changed has none): told before
+	 * the patch, which hashes that side into the delta.
+	 */
+	known_same = (delta->old_file.flags & delta->new_file.flags & GIT_DIFF_FLAG_VALID_ID) &&
+		git_oid_equal(&delta->old_file.id, &delta->new_file.id);
 	if (git_patch_from_diff(&patch, src->diff, d) < 0)
 		return patch_fail(delta->new_file.path);
 	if (patch) {
@@ -304,7 +312,7 @@ static int delta_count(struct patch_count *out, const struct git_source *src, si
 		git_patch_line_stats(NULL, &out->additions, &out->deletions, patch);
 		if (done->flags & GIT_DIFF_FLAG_BINARY) {
 			out->binary = true;
-			if (!git_oid_equal(&done->old_file.id, &done->new_file.id)) {
+			if (!known_same) {
 				out->old_size = done->old_file.size;
 				out->new_size = done->new_file.size;
 			}
@@ -314,12 +322,52 @@ static int delta_count(struct patch_count *out, const struct git_source *src, si
 	return 0;
 }
 
+/*
+ * A file's two sides when both are regular files (not a type change, an
+ * addition or a deletion, nor an unmerged path): the first delta's old
+ * side, the last one's new side (a rename revline paired has two).
+ */
+static bool file_sides(const git_diff_file **old, const git_diff_file **new, const struct git_source *src,
+		       size_t index)
+{
+	const git_diff_delta *first = git_diff_get_delta(src->diff, src->first[index]);
+	const git_diff_delta *last = src->ndeltas[index] ? first : git_diff_get_delta(src->diff, src->second[index]);
+
+	if (src->ndeltas[index] > 1 || first->status == GIT_DELTA_CONFLICTED)
+		return false;
+	*old = &first->old_file;
+	*new = &last->new_file;
+	return ((*old)->mode & 0170000) == 0100000 && ((*new)->mode & 0170000) == 0100000;
+}
+
+/* Whether both sides' ids are known and the same: a pure rename, a mode change. */
+static bool same_content(const struct git_source *src, size_t index)
+{
+	const git_diff_file *old, *new;
+
+	return file_sides(&old, &new, src, index) && !git_oid_is_zero(&old->id) && git_oid_equal(&old->id, &new->id);
+}
+
+/*
+ * A file whose content did not change (a pure rename, a mode change) has no
+ * text to tell whether it is binary; git's --numstat says "-\t-" and its
+ * --stat "Bin" all the same: the same rule decides here, for the count and
+ * for the loaded file. *out is left as it is for other files.
+ */
+static int unchanged_binary(bool *out, const struct git_source *src, size_t index)
+{
+	const git_diff_file *old, *new;
+
+	return file_sides(&old, &new, src, index) ? patch_binary_same(out, src->git, old, new) : 0;
+}
+
 static int source_load(void *ctx, struct diff *diff, size_t index)
 {
 	struct git_source *src = ctx;
 	struct diff_file *file = &diff->files[index];
 	struct buf all = BUF_INIT;
 	unsigned char i;
+	bool binary = false;
 	int error = 0;
 
 	if (!src->ndeltas[index]) {
@@ -337,6 +385,9 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 		error = delta_text(&all, src, i ? src->second[index] : src->first[index], file->similarity);
 	if (!error)
 		error = diff_file_parse(diff, file, all.ptr ? all.ptr : "", all.len);
+	if (!error && !file->nhunks && !(file->flags & DIFF_FILE_BINARY) &&
+	    (error = unchanged_binary(&binary, src, index)) == 0 && binary)
+		file->flags |= DIFF_FILE_BINARY;
 	buf_release(&all);
 	return error;
 }
@@ -364,6 +415,9 @@ static int source_count(void *ctx, struct diff *diff, size_t index)
 		sum.old_size += one.old_size;
 		sum.new_size += one.new_size;
 	}
+	if (!sum.additions && !sum.deletions && same_content(src, index) &&
+	    (error = unchanged_binary(&sum.binary, src, index)) < 0)
+		return error;
 	file->additions = (uint32_t)sum.additions;
 	file->deletions = (uint32_t)sum.deletions;
 	if (sum.binary) {

@@ -382,6 +382,41 @@ int patch_binary_probe(struct patch_count *out, git_repository *git, const git_d
 	return 1;
 }
 
+/*
+ * Whether git calls one side binary: its own "diff" attribute, else a NUL
+ * among its first 8,000 bytes as git hashes them (read whole only when a
+ * filter may change them).
+ */
+static int side_binary(bool *out, git_repository *git, const git_diff_file *side)
+{
+	git_buf content = { 0 };
+	uint64_t size;
+	int attr, rc;
+
+	*out = false;
+	if (!side->mode || !is_regular(side->mode))
+		return 0;
+	if ((attr = attr_binary(git, side->path)) != 0) {
+		*out = attr > 0;
+		return 0;
+	}
+	if ((rc = side_probe(&size, out, git, side, true)) <= 0)
+		return rc;
+	if ((rc = side_content(&content, git, side)) == 0)
+		*out = content.size && memchr(content.ptr, '\0', content.size < PROBE_BYTES ? content.size : PROBE_BYTES);
+	git_buf_dispose(&content);
+	return rc;
+}
+
+int patch_binary_same(bool *out, git_repository *git, const git_diff_file *old, const git_diff_file *new)
+{
+	int error;
+
+	if ((error = side_binary(out, git, old)) < 0 || *out)
+		return error;
+	return side_binary(out, git, new);
+}
+
 int patch_binary_text(struct buf *out, git_repository *git, const git_diff_file *old,
 		      const git_diff_file *new)
 {

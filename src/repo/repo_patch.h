@@ -46,6 +46,13 @@ int patch_sides_count(struct patch_count *out, git_repository *git, const git_di
 int patch_binary_probe(struct patch_count *out, git_repository *git, const git_diff_file *old,
 		       const git_diff_file *new);
 /*
+ * Whether a file whose content did not change (a pure rename, a mode
+ * change) is binary, as git's --numstat and --stat say it ("-\t-", "Bin"):
+ * either side's "binary" or "-diff" attribute, else a NUL in its first
+ * 8,000 bytes. Its patch has no content to tell it by.
+ */
+int patch_binary_same(bool *out, git_repository *git, const git_diff_file *old, const git_diff_file *new);
+/*
  * The text of a file patch_binary_probe found binary: the header and
  * "Binary files ... differ", reading nothing but a working-tree side that
  * has no id yet (hashed, as git hashes it for its "index" line).

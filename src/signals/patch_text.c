@@ -618,6 +618,51 @@ static int tail_blank_lines(const struct shape *sh)
 	return n < 0 ? 0 : n;
 }
 
+/* The same line but for its spaces and tabs (what E261, E225 or W291 change). */
+static bool line_same_text(const struct line *a, const struct line *b)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		i += lead_len(a->ptr + i, a->len - i);
+		j += lead_len(b->ptr + j, b->len - j);
+		if (i == a->len || j == b->len)
+			return i == a->len && j == b->len;
+		if (a->ptr[i++] != b->ptr[j++])
+			return false;
+	}
+}
+
+/*
+ * Whether the window's last line moved up in the answer, leaving the
+ * answer's blank lines at the end in its place (E402 taking an import to
+ * the top): the snippet's last non-blank line is among the answer's lines
+ * (its spaces aside), but not the last one. When it is still the last, or
+ * is gone (edited, deleted), more line ends than the snippet had are a
+ * model's slip.
+ */
+static bool window_end_moved(const struct shape *sh)
+{
+	const struct patch_snippet *s = sh->snippet;
+	struct line l, last = { 0 };
+	size_t pos = 0, i;
+	bool any = false;
+
+	while (pos < s->len) {
+		pos = line_at(&l, s->text, s->len, pos);
+		if (!line_blank(&l)) {
+			last = l;
+			any = true;
+		}
+	}
+	if (!any || !sh->n || line_same_text(&sh->lines[sh->n - 1], &last))
+		return false;
+	for (i = 0; i + 1 < sh->n; i++)
+		if (line_same_text(&sh->lines[i], &last))
+			return true;
+	return false;
+}
+
 /*
  * After the answer's last line (its line end already written): the file's
  * own end for a fix of it, the answer's blank lines where they are safe
@@ -631,7 +676,7 @@ static int end_emit(struct buf *out, const struct shape *sh, size_t eol)
 	if (s->ends_file && s->at_end)
 		return 0;
 	if (!s->at_end && sh->blank_end > tail_blank_lines(sh) &&
-	    sh->blank_end + s->blank_after <= s->blank_run) {
+	    sh->blank_end + s->blank_after <= s->blank_run && window_end_moved(sh)) {
 		for (i = 0; i < sh->blank_end && !error; i++)
 			error = buf_puts(out, sh->eol);
 		return error;

@@ -33,14 +33,19 @@
  * - The end: the snippet's own end is put back, byte for byte (its blank
  *   lines and final line end, or none at the end of a file without a final
  *   newline), unless the answer ends with more blank lines than the snippet
- *   did: a fix that moves its window's last lines away (E402 moving an
- *   import up) leaves blank lines there that separate what follows. Those
- *   are kept as the answer gives them while that stays safe: not at the
- *   end of the file, and never a longer run of blank lines, with those just
- *   after the window, than the file already has somewhere (its own
- *   practice: two between Python's top-level definitions; an answer with
- *   three stray newlines in a file of none gets none). Fewer blank lines
- *   than the snippet's are a model's slip: the snippet's are kept.
+ *   did because its window's last lines moved away: a fix that moves them
+ *   up (E402 moving an import) leaves blank lines there that separate what
+ *   follows. It is told by the snippet's last non-blank line: among the
+ *   answer's lines (its spaces and tabs aside) but not its last. Those
+ *   blank lines are kept as the answer gives them while that stays safe:
+ *   not at the end of the file, and never a longer run of blank lines,
+ *   with those just after the window, than the file already has somewhere
+ *   (its own practice: two between Python's top-level definitions; an
+ *   answer with three stray newlines in a file of none gets none). Any
+ *   other difference is a model's slip, and the snippet's end is kept: an
+ *   answer whose last line is still the window's (fixed or not: an E261
+ *   fix inside a function) with one line end more, or fewer blank lines
+ *   than the snippet's.
  * - A fix of how the file ends (ends_file: W292 no newline at end of file,
  *   W391 blank lines at its end), of a snippet that reaches the end: the
  *   last line gets exactly one line end, the blank lines after it go.

@@ -168,8 +168,14 @@ static void vote_located(struct votes *v, struct location *loc)
 		v->n[SIGNAL_MYPY] += 2;
 		v->n[SIGNAL_MYPY] += trailing_code(msg, mypy_code_ok) != NULL;
 	} else if ((sev = severity_prefix(loc->rest, gcc_severities, &msg))) {
+		code = trailing_code(msg, gcc_code_ok);
+		if (code && shellcheck_code(code)) {
+			/* shellcheck -f gcc: every line ends with its code. */
+			v->n[SIGNAL_SHELLCHECK_GCC] += 3;
+			return;
+		}
 		v->n[python ? SIGNAL_MYPY : SIGNAL_GCC] += 2;
-		if ((code = trailing_code(msg, gcc_code_ok)))
+		if (code)
 			v->n[*code == '-' ? SIGNAL_GCC : python ? SIGNAL_MYPY : SIGNAL_GCC]++;
 	}
 }
@@ -335,7 +341,8 @@ static int parse_format(struct signal_list *list, const char *text, size_t len, 
 	case SIGNAL_MYPY_JSON: return parse_blocks(list, text, len, tool, mypy_json_block);
 	case SIGNAL_BANDIT: return parse_json(list, text, len, tool, bandit_parse);
 	case SIGNAL_SARIF: return parse_json(list, text, len, tool, sarif_parse);
-	case SIGNAL_GCC: return gcc_parse(list, text, len, tool);
+	case SIGNAL_GCC:
+	case SIGNAL_SHELLCHECK_GCC: return gcc_parse(list, text, len, tool);      /* gcc's shape, shellcheck's notes */
 	case SIGNAL_SHELLCHECK: return parse_json(list, text, len, tool, shellcheck_parse);
 	case SIGNAL_RUFF_TEXT: return parse_ruff_text(list, text, len, tool);
 	case SIGNAL_FORMAT_COUNT: break;

@@ -36,7 +36,10 @@
  * it passes through kept as "path:line:column: note: in definition of macro
  * 'M'" lines (clang places it there itself, with "expanded from macro"
  * notes). Identical diagnostics (a header's, repeated for each translation
- * unit that includes it) are kept once.
+ * unit that includes it) are kept once. shellcheck's -f gcc output is
+ * gcc's shape, but its notes are its info and style levels, diagnostics of
+ * their own: a note whose code is shellcheck's ("[SC2086]") never joins
+ * the diagnostic before it, whatever the format or tool was said to be.
  *
  * X(ID, name, default tool)
  */
@@ -49,7 +52,8 @@
 	X(SIGNAL_SARIF,      "sarif",      "sarif")      /* SARIF 2.1.0; the tool is the run's driver */ \
 	X(SIGNAL_GCC,        "gcc",        "gcc")        /* gcc/clang: path:line:col: warning: message [-Wflag] */ \
 	X(SIGNAL_SHELLCHECK, "shellcheck", "shellcheck") /* shellcheck -f json or -f json1 */ \
-	X(SIGNAL_RUFF_TEXT,  "ruff-text",  "ruff")       /* ruff check --output-format concise or full */
+	X(SIGNAL_RUFF_TEXT,  "ruff-text",  "ruff")       /* ruff check --output-format concise or full */ \
+	X(SIGNAL_SHELLCHECK_GCC, "shellcheck-gcc", "shellcheck") /* shellcheck -f gcc: gcc's lines, [SC2086] */
 
 enum signal_format {
 #define SIGNAL_FORMAT_ENUM(id, name, tool) id,
@@ -78,7 +82,7 @@ struct signal {
 	/*
 	 * 1-based; 0 when the tool gives none. Columns count as the tool
 	 * counts them: gcc a tab up to the next multiple of 8, clang bytes,
-	 * shellcheck -f json a tab as 8 and -f json1 as 1.
+	 * shellcheck -f json a tab as 8, -f json1 and -f gcc as 1.
 	 */
 	int line, column;
 	/* 0 when the tool gives none; end_column is just past the last character, as in SARIF. */

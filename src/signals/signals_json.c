@@ -332,8 +332,7 @@ static int shellcheck_item(struct signal_list *list, json_t *v, const char *wher
 	if (json_is_integer(c) && json_integer_value(c) >= 0 && json_integer_value(c) <= INT_MAX) {
 		/* Every code has its page on the wiki. */
 		snprintf(code, sizeof(code), "SC%d", (int)json_integer_value(c));
-		snprintf(url, sizeof(url), "https://www.shellcheck.net/wiki/%s", code);
-		d.url = url;
+		d.url = shellcheck_url(url, sizeof(url), code);
 	} else if (json_is_string(c)) {
 		snprintf(code, sizeof(code), "%s", json_string_value(c));
 	} else if (c) {

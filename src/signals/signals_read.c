@@ -172,6 +172,12 @@ int signals_draft_keep(struct signal_list *list, const char *tool, const struct 
 	return 0;
 }
 
+const char *shellcheck_url(char *out, size_t size, const char *code)
+{
+	snprintf(out, size, "https://www.shellcheck.net/wiki/%s", code);
+	return out;
+}
+
 bool json_has(json_t *obj, const char *key)
 {
 	return json_object_get(obj, key) != NULL;

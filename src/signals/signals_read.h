@@ -89,6 +89,12 @@ int signals_line_problem(struct signal_list *list, int line, const char *fmt, ..
 
 int signals_draft_keep(struct signal_list *list, const char *tool, const struct draft *d);
 
+/* A shellcheck code's page on its wiki ("SC2086"), written into out. */
+const char *shellcheck_url(char *out, size_t size, const char *code);
+
+/* "SC" and four digits: a shellcheck code. */
+bool shellcheck_code(const char *code);
+
 bool json_has(json_t *obj, const char *key);
 
 /* An item of ruff's JSON. */

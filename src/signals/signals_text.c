@@ -1,4 +1,4 @@
-/* Linter output as text: flake8, ruff, mypy, gcc and clang (and what reads like them). */
+/* Linter output as text: flake8, ruff, mypy, gcc and clang (and what reads like them: cppcheck, shellcheck -f gcc). */
 #include "signals.h"
 #include "array.h"
 #include "signals_read.h"
@@ -615,6 +615,19 @@ static char *gcc_code_pick(char *code)
 	return pick ? pick : code;
 }
 
+/* shellcheck's codes: "SC" and four digits ("SC2086"); every one has its page on the wiki. */
+bool shellcheck_code(const char *code)
+{
+	size_t i;
+
+	if (!code || strncmp(code, "SC", 2))
+		return false;
+	for (i = 2; i < 6; i++)
+		if (!isdigit((unsigned char)code[i]))
+			return false;
+	return !code[6];
+}
+
 /* "path:line:column", without what is 0. */
 static int place_put(struct buf *out, const char *file, int line, int column)
 {
@@ -754,13 +767,15 @@ static int gcc_expand(struct text_reader *r, const struct draft *d)
  * or warning, whatever their place ("declared here" in another file, a
  * "...this statement" or a macro expansion): every note joins the
  * diagnostic before it. A note with none before it stands alone, as a
- * signal the notes after it join.
+ * signal the notes after it join. shellcheck -f gcc writes its info and
+ * style levels as notes, each a diagnostic with its code: those stand
+ * alone (a compiler's notes carry no code).
  */
 static int gcc_add(struct text_reader *r, const struct draft *d)
 {
 	int error;
 
-	if (strcmp(d->severity, "note") || r->parent < 0) {
+	if (strcmp(d->severity, "note") || r->parent < 0 || shellcheck_code(d->code)) {
 		if ((error = gcc_group_end(r)) < 0 || (error = signals_draft_keep(r->list, r->tool, d)) < 0)
 			return error;
 		r->parent = (long)r->list->count - 1;
@@ -783,7 +798,7 @@ static int gcc_block(struct text_reader *r, const struct text_lines *t, size_t *
 	struct buf joined = BUF_INIT;
 	struct location loc;
 	struct draft d;
-	char *line = t->at[*i], *msg, *code = NULL;
+	char *line = t->at[*i], *msg, *code = NULL, url[96];
 	int number = (int)++*i, error;
 	size_t end;
 	bool ok;
@@ -809,8 +824,12 @@ static int gcc_block(struct text_reader *r, const struct text_lines *t, size_t *
 		error = signals_line_problem(r->list, number, "no message after %s:", d.severity);
 		goto done;
 	}
-	if ((code = trailing_code(msg, gcc_code_ok)))
+	if ((code = trailing_code(msg, gcc_code_ok)) && shellcheck_code(code)) {
+		d.code = code;
+		d.url = shellcheck_url(url, sizeof(url), code);
+	} else if (code) {
 		d.code = gcc_code_pick(code);
+	}
 	d.message = msg;
 	error = gcc_add(r, &d);
 done:

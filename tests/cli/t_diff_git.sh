@@ -127,6 +127,78 @@ if grep -q 'n.txt\|e.txt' "$TMP/out"; then fail "--name-status --staged lists an
 else pass "--name-status --staged without intent-to-add files"; fi
 same_as_git "against the work tree they are new files" "HEAD"
 
+# --- Binary files whose content did not change ------------------------------
+# A pure rename or a mode change of a PNG: git's --numstat says "-<TAB>-"
+# and its --stat "Bin"; --json says "binary": true (it said false, the
+# patch having no content to tell it by). A text file's stays false, and
+# a "-diff" attribute makes one binary, as git's numstat says.
+repo=$(new_repo unchanged-binary)
+cd "$repo"
+mkdir -p docs/assets
+python3 - docs/assets/logo.png <<'PY'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+w = h = 16
+rows = b"".join(b"\0" + bytes(v for x in range(w) for v in (x * 16, y * 16, 128, 255)) for y in range(h))
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)) +
+       chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
+open(sys.argv[1], "wb").write(png)
+PY
+file docs/assets/logo.png | grep -q "PNG image data, 16 x 16" || fail "the PNG is not one: $(file docs/assets/logo.png)"
+cp docs/assets/logo.png icon.png
+cp docs/assets/logo.png work.png
+printf 'a\nb\n' >notes.txt
+printf 'plain text\n' >opaque.txt
+printf 'opaque.txt -diff\nkept.txt -diff\n' >.gitattributes
+git add -A
+git commit -q -m base
+git mv docs/assets/logo.png docs/logo.png
+git mv notes.txt notes.md
+git mv opaque.txt kept.txt
+chmod +x icon.png
+git add icon.png
+chmod +x work.png
+
+# revline's "binary" of each file against what git's --numstat says of it.
+binary_as_numstat() {
+	local what=$1 gitargs=$2
+	shift 2
+	run diff --json "$@"
+	git diff -M --numstat $gitargs >"$TMP/numstat.txt"
+	if [ "$status" -ne 0 ]; then
+		fail "$what: exit status $status: $(head -c 300 "$TMP/err")"
+	elif python3 - "$TMP/out" "$TMP/numstat.txt" <<'PY'; then
+import json, re, sys
+ours = {f["path"]: f["binary"] for f in json.load(open(sys.argv[1]))["files"]}
+def new_path(p):
+    m = re.match(r"(.*)\{(.*) => (.*)\}(.*)", p)
+    if m:
+        return (m.group(1) + m.group(3) + m.group(4)).replace("//", "/")
+    return p.split(" => ")[-1]
+theirs = {}
+for line in open(sys.argv[2]):
+    a, d, p = line.rstrip("\n").split("\t", 2)
+    theirs[new_path(p)] = a == "-"
+assert theirs and ours == theirs, (ours, theirs)
+PY
+		pass "$what"
+	else
+		fail "$what: $(cat "$TMP/out" | head -c 400) against $(cat "$TMP/numstat.txt")"
+	fi
+}
+binary_as_numstat "a renamed PNG, a chmod +x one: binary as git's --numstat says (staged)" --cached --staged
+grep -q '"path":"docs/logo.png"' "$TMP/out" && pass "the PNG's rename is one file" || fail "no rename: $(head -c 300 "$TMP/out")"
+binary_as_numstat "the working tree's chmod too" HEAD --base HEAD
+same_as_git "the same, --stat" "HEAD -M --stat" --base HEAD --stat
+same_as_git "the same, the patch" "HEAD -M" --base HEAD
+git add -A
+git commit -q -m moved
+binary_as_numstat "a range" "HEAD~1 HEAD" HEAD~1..HEAD
+same_as_git "a range, --stat" "HEAD~1 HEAD -M --stat" HEAD~1..HEAD --stat
+same_as_git "a range, the patch" "HEAD~1 HEAD -M" HEAD~1..HEAD
+cd "$TMP"
+
 # --- Big binary files: told from their size and first bytes ------------------
 # git's --stat says "Bin X -> Y bytes" from the sizes alone; revline prints
 # the same and the same patch, and never reads such a file whole: its peak

@@ -16,7 +16,7 @@ unset OPENAI_API_KEY ANTHROPIC_API_KEY REVLINE_PROVIDER OPENAI_BASE_URL
 # minimum), dedented; the answer is those lines fixed. The debug print
 # finding at util.py:4: lines 2-6, dedented, answered in a code fence.
 python3 - "$TMP/script.json" <<'PY'
-import json, sys
+import json, os, sys
 e711 = '"""Return the arguments when value is missing."""\nresult = value\nif value is None:\n    result = sys.argv\nprint(result)\n'
 printfix = 'count = 0\nfor item in items:\n    count += item\nreturn count\n'
 finding = {"file": "util.py", "line": 4, "severity": "minor", "title": "Debug print left in",
@@ -43,6 +43,12 @@ rules = [
     # message names a line that moves with it.
     {"match": "File: redef.py",
      "answer": {"fixed_code": "import bottle\n\n\ndef setup():\n    return bottle\n", "explanation": "Two blank lines."}},
+    # bottle's test/test_environ.py:217 (E261 inside test_body_noclose): the
+    # window back, fixed, with one line end more than it left.
+    {"match": "Problem reported by flake8: E261",
+     "answer": {"fixed_code": open(os.environ["REVLINE_SOURCE_DIR"] +
+                                   "/tests/fixtures/patch/46-e261-answer-extra-line-end/answer.txt").read(),
+                "explanation": "Two spaces before the inline comment."}},
     # A model that gives the snippet back as it was.
     {"match": "Problem reported by flake8: E302",
      "answer": {"fixed_code": "x = 1\ndef f():\n    return x\n", "explanation": "Nothing to change here."}},
@@ -204,6 +210,7 @@ PY
 fixtures=$REVLINE_SOURCE_DIR/tests/fixtures/patch
 cp "$fixtures/41-w292-final-newline-added/before.py" settings.py
 cp "$fixtures/43-w391-blank-line-removed/before.py" init.py
+cp "$fixtures/46-e261-answer-extra-line-end/before.py" environ.py
 printf 'x = 1\ndef f():\n    return x\n' >noop.py
 cp noop.py "$TMP/noop.before"
 printf 'import bottle\n\ndef setup():\n    return bottle\n\n\ndef test5():\n    pass\n\n\ndef test5():\n    pass\n' >redef.py
@@ -212,6 +219,7 @@ settings.py:5:2: W292 no newline at end of file
 init.py:14:1: W391 blank line at end of file
 noop.py:2:1: E302 expected 2 blank lines, found 1
 redef.py:3:1: E302 expected 2 blank lines, found 1
+environ.py:217:21: E261 at least two spaces before inline comment
 EOF
 run signals --import "$TMP/ends.txt"
 run signals --all --json
@@ -247,6 +255,15 @@ expect_status 0 "E302 before a redefinition: applied"
 if command -v flake8 >/dev/null; then
 	expect_out "flake8 no longer reports E302 at line 3 (\|flake8 no longer reports E302 at line 3$" \
 		"the F811 whose message names a moved line is not new (flake8: 'from line 7' now, 'from line 6' before)"
+fi
+
+run fix "$(id_of E261 environ.py)" --apply --yes
+expect_status 0 "E261 inside a function, one line end too many in the answer: applied"
+cmp -s environ.py "$fixtures/46-e261-answer-extra-line-end/expected.py" &&
+	pass "E261: the comment's two spaces and no stray blank line (the window's end kept)" ||
+	fail "environ.py: $(diff "$fixtures/46-e261-answer-extra-line-end/expected.py" environ.py)"
+if command -v flake8 >/dev/null; then
+	expect_out "flake8 no longer reports E261 at line 217 (undo" "E261: gone, and nothing new"
 fi
 
 run fix "$(id_of E302 noop.py)" --apply --yes
