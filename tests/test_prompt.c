@@ -98,6 +98,7 @@ static void test_shipped_templates(void **state)
 		{ "dependencies", "## Dependencies\n\nDo not review lock files line by line." },
 		{ "rule_files", NULL }, { "cut", "the hunk of a.c at line 1 has 9000 lines; only the first 10 are shown" },
 		{ "standards", "## AGENTS.md\n\nLog through house_logger." }, { "standards_files", "AGENTS.md" },
+		{ "context", "## Where the definitions this change touches are used\n\nCALLERS" },
 	};
 	struct buf sys = BUF_INIT, user = BUF_INIT, shared = BUF_INIT, tail = BUF_INIT;
 
@@ -130,6 +131,10 @@ static void test_shipped_templates(void **state)
 	assert_null(strstr(shared.ptr, "injection"));
 	assert_null(strstr(shared.ptr, "BODY"));
 	assert_non_null(strstr(shared.ptr, "Log through house_logger."));
+	/* The context pack is shared too: after the change, before the rule. */
+	assert_non_null(strstr(shared.ptr, "# Context from the repository"));
+	assert_true(strstr(shared.ptr, "CALLERS") > strstr(shared.ptr, "+x"));
+	assert_null(strstr(tail.ptr, "CALLERS"));
 	assert_non_null(strstr(tail.ptr, "BODY"));
 	assert_int_equal(strncmp(user.ptr, shared.ptr, shared.len), 0);
 	assert_string_equal(user.ptr + shared.len + 2, tail.ptr);
