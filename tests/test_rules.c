@@ -425,13 +425,13 @@ static void test_warnings(void **state)
 				      "colour: blue\n---\nBody\n",
 		"r.md:3: unknown key 'severty' (did you mean 'severity'?), ignored; known keys: id, "
 		"name, version, severity, category, patterns (or applies-to), context_files (or "
-		"context-files), model, reasoning_effort, pattern\n"
+		"context-files), context, model, reasoning_effort, pattern\n"
 		"r.md:4: unknown key 'context_file' (did you mean 'context_files'?), ignored; known "
 		"keys: id, name, version, severity, category, patterns (or applies-to), context_files "
-		"(or context-files), model, reasoning_effort, pattern\n"
+		"(or context-files), context, model, reasoning_effort, pattern\n"
 		"r.md:5: unknown key 'colour', ignored (a typo?); known keys: id, name, version, "
 		"severity, category, patterns (or applies-to), context_files (or context-files), "
-		"model, reasoning_effort, pattern\n"), 0);
+		"context, model, reasoning_effort, pattern\n"), 0);
 	assert_string_equal(rule.id, "x");
 	assert_int_equal(rule.severity, SEV_MAJOR);  /* the misspelt key did nothing */
 	rule_release(&rule);
@@ -456,7 +456,7 @@ static void test_every_problem_reported(void **state)
 		"such as 'bad-id' (fatal)\n"
 		"r.md:3: severity 'high' is not one of critical, major, minor, nitpick (fatal)\n"
 		"r.md:4: unknown key 'level', ignored (a typo?); known keys: id, name, version, severity, "
-		"category, patterns (or applies-to), context_files (or context-files), model, reasoning_effort, pattern\n"
+		"category, patterns (or applies-to), context_files (or context-files), context, model, reasoning_effort, pattern\n"
 		"r.md:5: patterns: bad glob '[': unclosed '[' at column 1 (fatal)\n"
 		"r.md:6: the rule has no body: write the standard below the front matter (what to look "
 		"for, good and bad examples); the LLM reviews against it (fatal)\n"), RL_EPARSE);
