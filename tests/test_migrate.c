@@ -134,6 +134,10 @@ static void history_fill(void)
 		"('0123456789abcdef', 'aaaa', 10, 'tagged', 1, X'0080ff00', 1)",
 		"INSERT INTO context_tags (indexer, blob, seq, name, kind, line, end_line, language) VALUES "
 		"('0123456789abcdef', 'aaaa', 0, 'main', 'function', 1, 3, 'C')",
+		"INSERT INTO context_sent (check_id, part, seq, kind, symbol, path, first_line, last_line, refs) VALUES "
+		"(1, 1, 0, 'callers', 'verify', 'web/api.py', 4, 8, 2)",
+		"INSERT INTO context_reads (check_threadline_id, seq, turn, tool, arguments, result_bytes, error) VALUES "
+		"(1, 0, 1, 'read_file', '{\"path\": \"a.py\"}', 120, NULL)",
 	};
 	char running[256];
 	size_t i;
@@ -210,6 +214,11 @@ static void test_copy(void **state)
 					"WHERE r.path = '/src/repo' AND f.title = 'injection here'", 0), 1);
 	assert_int_equal(test_store_int(target, "SELECT count(*) FROM signal_fixes x JOIN signals s ON s.id = x.signal_id "
 					"JOIN signal_runs r ON r.id = s.run_id AND r.repo_id = x.repo_id", 0), 1);
+	assert_int_equal(test_store_int(target, "SELECT count(*) FROM context_sent s JOIN checks c ON c.id = s.check_id "
+					"WHERE c.summary = 'first' AND s.symbol = 'verify'", 0), 1);
+	assert_int_equal(test_store_int(target, "SELECT count(*) FROM context_reads r JOIN check_threadlines t "
+					"ON t.id = r.check_threadline_id JOIN checks c ON c.id = t.check_id "
+					"WHERE c.summary = 'first' AND r.tool = 'read_file'", 0), 1);
 	text = test_store_text(target, "SELECT c.author FROM check_dependencies d JOIN checks c ON c.id = d.check_id", 0);
 	assert_string_equal(text, "ana@example.com");
 	free(text);

@@ -303,8 +303,8 @@ static void test_schema_created(void **state)
 {
 	static const char *const tables[] = {
 		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
-		"checks", "context_blobs", "context_indexers", "context_tags", "feedback",
-		"feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
+		"checks", "context_blobs", "context_indexers", "context_reads", "context_sent", "context_tags",
+		"feedback", "feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
 		"feedback_fts_idx", "findings", "fix_detection_claims", "fix_detection_runs", "llm_cache",
 		"llm_refusals", "migrated_rows", "repos", "signal_fixes", "signal_runs", "signals",
 		"sqlite_sequence", "violation_fixes",
@@ -327,7 +327,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 8);
+	assert_int_equal(store_version(store), 9);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -338,7 +338,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 8);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 9);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -365,7 +365,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 8);
+	assert_int_equal(store_version(store), 9);
 	store_close(store);
 }
 
@@ -391,7 +391,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 8);
+	assert_int_equal(store_version(store), 9);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -415,7 +415,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 9", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 10", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -423,10 +423,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 9"));
+	assert_non_null(strstr(error_message(), "version 10"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 9);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 10);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -809,13 +809,14 @@ static void assert_references(sqlite3 *db)
 }
 
 /*
- * A database of version 6 (a version 8 one with what 7 and 8 added taken away)
+ * A database of version 6 (a version 9 one with what 7, 8 and 9 added taken away)
  * with fix detection runs: version 7 claims the pairs whose run is done,
  * and no other; every row is kept, the new columns empty.
  */
 static void test_migrate_v6_claims(void **state)
 {
 	static const char *const undo_v7[] = {
+		"DROP TABLE context_reads", "DROP TABLE context_sent", "ALTER TABLE check_results DROP COLUMN context",
 		"DROP TABLE context_tags", "DROP TABLE context_blobs", "DROP TABLE context_indexers",
 		"DROP TABLE fix_detection_claims", "DROP TABLE migrated_rows", "DROP INDEX checks_author",
 		"DROP INDEX repos_remote", "ALTER TABLE repos DROP COLUMN remote",
@@ -854,7 +855,7 @@ static void test_migrate_v6_claims(void **state)
 
 	store = open_ok(path);
 	db = store_db(store);
-	assert_int_equal(store_version(store), 8);
+	assert_int_equal(store_version(store), 9);
 	assert_int_equal(int_of(db, "SELECT count(*) FROM fix_detection_claims", 0), 2);
 	assert_int_equal(int_of(db, "SELECT run_id FROM fix_detection_claims WHERE check_id = :id", checks[1]), 2);
 	assert_int_equal(int_of(db, "SELECT run_id FROM fix_detection_claims WHERE check_id = :id", checks[2]), 3);
@@ -883,7 +884,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(db);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 8);
+	assert_int_equal(store_version(store), 9);
 	db = store_db(store);
 	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
 	for (i = 0; i < NDUMPS; i++) {
@@ -1863,7 +1864,8 @@ static void test_schema_created_pg(void **state)
 {
 	static const char *const tables[] = {
 		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
-		"checks", "context_blobs", "context_indexers", "context_tags", "feedback", "findings", "fix_detection_claims", "fix_detection_runs", "llm_cache",
+		"checks", "context_blobs", "context_indexers", "context_reads", "context_sent", "context_tags", "feedback",
+		"findings", "fix_detection_claims", "fix_detection_runs", "llm_cache",
 		"llm_refusals", "migrated_rows", "repos", "revline_schema_version", "signal_fixes", "signal_runs",
 		"signals", "violation_fixes",
 	};
@@ -1875,7 +1877,7 @@ static void test_schema_created_pg(void **state)
 	(void)state;
 	assert_null(store_db(store));
 	assert_string_equal(store_path(store), where);
-	assert_int_equal(store_version(store), 8);
+	assert_int_equal(store_version(store), 9);
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		buf_printf(&want, "%s%s", i ? "," : "", tables[i]);
 	names = s_text_of(store, "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables "
@@ -1887,7 +1889,7 @@ static void test_schema_created_pg(void **state)
 				  "'violation_fixes_time_between')", 0), 4);
 	/* Opened again, nothing is made twice. */
 	again = open_ok(where);
-	assert_int_equal(store_version(again), 8);
+	assert_int_equal(store_version(again), 9);
 	assert_int_equal(s_int_of(again, "SELECT count(*) FROM revline_schema_version", 0), 1);
 	store_close(again);
 	store_close(store);
@@ -1948,7 +1950,7 @@ static void test_migrate_once_pg(void **state)
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
 	store = open_ok(where);
-	assert_int_equal(store_version(store), 8);
+	assert_int_equal(store_version(store), 9);
 	assert_int_equal(s_int_of(store, "SELECT count(*) FROM revline_schema_version", 0), 1);
 	store_close(store);
 	free(where);

@@ -78,6 +78,9 @@ void report_json_state(json_t *doc, const struct diff *diff);
 /* What the check showed its model of the repository (report_context.c): a JSON object, a text line. */
 json_t *report_json_context(const struct check *check);
 void report_text_context(FILE *out, const struct check *check);
+/* A rule's "context" (what it was shown) and "reads" (the tools' calls its model made) set on its JSON object. */
+struct rule_result;
+void report_json_rule_context(json_t *rule, const struct rule_result *result);
 /* The timeout the check chose: {"base_s", "chosen_s", "reason"}. */
 json_t *report_json_timeout(const struct check *check);
 

@@ -70,3 +70,16 @@ void report_text_context(FILE *out, const struct check *check)
 		fprintf(out, "; %zu left out for the budget (revline.contextTokens)", v.left);
 	fputc('\n', out);
 }
+
+void report_json_rule_context(json_t *rule, const struct rule_result *r)
+{
+	json_t *reads = json_array();
+	size_t i;
+
+	for (i = 0; reads && i < r->nreads; i++)
+		json_array_append_new(reads, json_pack("{s:i, s:o, s:o, s:I, s:o}", "turn", r->reads[i].turn,
+			"tool", utf8_json(r->reads[i].tool), "arguments", utf8_json(r->reads[i].arguments),
+			"bytes", (json_int_t)r->reads[i].result_bytes, "error", utf8_json(r->reads[i].error)));
+	json_object_set_new(rule, "context", utf8_json(r->context));
+	json_object_set_new(rule, "reads", reads ? reads : json_array());
+}

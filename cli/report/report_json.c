@@ -68,6 +68,7 @@ static json_t *rules_json(const struct check *check)
 			"tokens_in", (json_int_t)r->tokens_in, "tokens_out", (json_int_t)r->tokens_out,
 			"timeout_ms", (json_int_t)r->timeout_ms));
 		usage_set(json_array_get(list, i), r->tokens_cached, r->tokens_cache_write, r->cost_usd);
+		report_json_rule_context(json_array_get(list, i), r);
 	}
 	return list;
 }

@@ -250,3 +250,27 @@ bool check_context_sent(const struct check *c, size_t item)
 				return true;
 	return false;
 }
+
+/* What part index carried, kept with the check (a failure to keep it is the check's store failure). */
+void check_context_store(struct check *c, size_t index)
+{
+	const struct part *part = &c->parts[index];
+	struct store_context_item *items;
+	size_t i;
+
+	if (!part->pack_use.count || !check_storing(c) || !c->id)
+		return;
+	if (!(items = calloc(part->pack_use.count, sizeof(*items)))) {
+		check_store_failed(c);
+		return;
+	}
+	for (i = 0; i < part->pack_use.count; i++) {
+		const struct pack_item *it = &c->context.pack.items[part->pack_use.items[i]];
+
+		items[i] = (struct store_context_item){ pack_kind_name(it->kind), it->symbol, it->path, it->first,
+							 it->last, it->sites };
+	}
+	if (store_context_sent(c->opts.store, c->id, (int)index + 1, items, part->pack_use.count) < 0)
+		check_store_failed(c);
+	free(items);
+}

@@ -375,11 +375,25 @@ static int plan_check(struct check *c)
 	    !(c->parts = calloc(p.nchunks + 1, sizeof(*c->parts))))
 		error = error_nomem();
 	for (i = 0; i < p.nchunks && !error; i++, c->nparts++)
-		if ((error = part_make(&c->parts[i], c->diff, &p, i)) == 0)
-			error = check_context_part(c, &c->parts[i]);
+		if ((error = part_make(&c->parts[i], c->diff, &p, i)) == 0 &&
+		    (error = check_context_part(c, &c->parts[i])) == 0)
+			check_context_store(c, i);
 	free(p.pieces);
 	free(p.starts);
 	return error;
+}
+
+/* What the rule is shown of the repository besides the diff, said as its result keeps it. */
+static const char *rule_context_text(const struct check *c, const struct rule_state *s)
+{
+	size_t i;
+
+	if (c->opts.context == CONTEXT_NONE || s->result.rule->context == RULE_CONTEXT_NONE)
+		return "off";
+	for (i = 0; i < s->nchunks; i++)
+		if (s->chunks[i]->shared && strstr(s->chunks[i]->shared, "# Context from the repository"))
+			return "pack";
+	return "nothing found";
 }
 
 /* The requests of an LLM rule: one per part of the change with a file it applies to. */
@@ -425,6 +439,8 @@ int check_plan_rule(struct check *c, size_t index)
 		buf_release(&files);
 	}
 	s->result.chunks = (int)s->nchunks;
+	if (!error && !s->result.context && !(s->result.context = strdup(rule_context_text(c, s))))
+		error = error_nomem();
 	return error;
 }
 

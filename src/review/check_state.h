@@ -157,6 +157,8 @@ void check_context_release(struct check *c);
 size_t check_context_budget(const struct check *c);
 /* A part's share of the pack (part->context, part->pack_use). */
 int check_context_part(struct check *c, struct part *part);
+/* What part index carried, kept in the store. */
+void check_context_store(struct check *c, size_t index);
 
 /* check_collect.c */
 

@@ -32,6 +32,8 @@ static void strings_free(char **items, size_t count)
 
 void rule_result_release(struct rule_result *result)
 {
+	size_t i;
+
 	free(result->error);
 	free(result->reasoning);
 	strings_free(result->file_references, result->nrefs);
@@ -40,6 +42,16 @@ void rule_result_release(struct rule_result *result)
 	result->file_references = NULL;
 	result->findings = NULL;
 	result->nrefs = result->nfindings = 0;
+	free(result->context);
+	result->context = NULL;
+	for (i = 0; i < result->nreads; i++) {
+		free(result->reads[i].tool);
+		free(result->reads[i].arguments);
+		free(result->reads[i].error);
+	}
+	free(result->reads);
+	result->reads = NULL;
+	result->nreads = result->reads_alloc = 0;
 }
 
 void report_release(struct report *report)

@@ -32,6 +32,15 @@ const char *rule_status_name(enum rule_status status);
 /* Whether the rule has settled (not queued or running). */
 bool rule_status_settled(enum rule_status status);
 
+/* A read-only tool's call a rule's model made: what it read (tools.h's ask_tool_call, kept). */
+struct rule_read {
+	int turn;
+	char *tool;
+	char *arguments;        /* as the model gave them, cut */
+	size_t result_bytes;
+	char *error;            /* the error the model got, or NULL */
+};
+
 struct rule_result {
 	const struct rule *rule;
 	int64_t id;                     /* its check_threadlines row; 0 until stored */
@@ -61,6 +70,14 @@ struct rule_result {
 	long timeout_ms;                /* the longest a request of the rule may take (0: none made) */
 	int chunks;                     /* tasks the rule was split into */
 	int chunks_done;
+	/*
+	 * What the rule was shown of the repository besides the diff: "pack",
+	 * "pack, tools" (tools offered), "pack, tools refused", "none"; NULL
+	 * before it was asked. reads: the tools' calls its model made.
+	 */
+	char *context;
+	struct rule_read *reads;
+	size_t nreads, reads_alloc;
 };
 
 void rule_result_release(struct rule_result *result);

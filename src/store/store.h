@@ -95,6 +95,18 @@ int store_rule_add(struct store *store, int64_t *id, int64_t check_id, const str
  * finding's id.
  */
 int store_result_put(struct store *store, int64_t check_id, struct rule_result *result);
+
+/* One item of the context a part of a check's change carried (the context pack's), as stored. */
+struct store_context_item {
+	const char *kind;       /* "callers", "enclosing", "definition" */
+	const char *symbol;
+	const char *path;
+	int64_t first_line, last_line, refs;
+};
+
+/* What part (from 1) of the check's change carried, in one transaction. */
+int store_context_sent(struct store *store, int64_t check_id, int part, const struct store_context_item *items,
+		       size_t n);
 /* The check's rules, in one transaction: ids[i] for rules[i] (all 0 on failure). */
 int store_rules_add(struct store *store, int64_t *ids, int64_t check_id, const struct rule *const *rules,
 		    size_t count);

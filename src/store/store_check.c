@@ -553,9 +553,9 @@ static int result_insert(struct store *store, int64_t threadline, const struct r
 				   "INSERT INTO check_results (check_threadline_id, status, reasoning, "
 				   "file_references, error, cached, attempts, duration_ms, tokens_in, "
 				   "tokens_out, tokens_cached, tokens_cache_write, cost_usd, chunks, "
-				   "created_at) VALUES (:threadline, :status, :reasoning, :refs, :error, "
+				   "context, created_at) VALUES (:threadline, :status, :reasoning, :refs, :error, "
 				   ":cached, :attempts, :duration, :tokens_in, :tokens_out, :tokens_cached, "
-				   ":tokens_cache_write, :cost_usd, :chunks, :now)")) < 0)
+				   ":tokens_cache_write, :cost_usd, :chunks, :context, :now)")) < 0)
 		goto done;
 	store_bind_int(stmt, ":threadline", threadline);
 	store_bind_text(stmt, ":status", rule_status_name(r->status));
@@ -571,6 +571,7 @@ static int result_insert(struct store *store, int64_t threadline, const struct r
 	store_bind_int(stmt, ":tokens_cache_write", r->tokens_cache_write);
 	store_bind_cost(stmt, ":cost_usd", r->cost_usd);
 	store_bind_int(stmt, ":chunks", r->chunks);
+	store_bind_text(stmt, ":context", r->context);
 	store_bind_int(stmt, ":now", now);
 	error = store_step_done(stmt);
 done:
@@ -630,7 +631,69 @@ static int result_forget(struct store *store, int64_t threadline)
 {
 	int error = exec_id(store, "DELETE FROM check_results WHERE check_threadline_id = :id", threadline);
 
+	if (!error)
+		error = exec_id(store, "DELETE FROM context_reads WHERE check_threadline_id = :id", threadline);
 	return error ? error : exec_id(store, "DELETE FROM findings WHERE check_threadline_id = :id", threadline);
+}
+
+/* What the rule's model read with the tools, a row a call. */
+static int reads_insert(struct store *store, int64_t threadline, const struct rule_read *reads, size_t n)
+{
+	struct store_stmt *stmt = NULL;
+	size_t i;
+	int error = 0;
+
+	if (!n)
+		return 0;
+	if ((error = store_prepare(store, &stmt, "INSERT INTO context_reads (check_threadline_id, seq, turn, tool, "
+				   "arguments, result_bytes, error) VALUES (:threadline, :seq, :turn, :tool, "
+				   ":arguments, :bytes, :error)")) < 0)
+		return error;
+	for (i = 0; i < n && !error; i++) {
+		store_bind_int(stmt, ":threadline", threadline);
+		store_bind_int(stmt, ":seq", (int64_t)i);
+		store_bind_int(stmt, ":turn", reads[i].turn);
+		store_bind_text(stmt, ":tool", reads[i].tool ? reads[i].tool : "");
+		store_bind_text(stmt, ":arguments", reads[i].arguments);
+		store_bind_int(stmt, ":bytes", (int64_t)reads[i].result_bytes);
+		store_bind_text(stmt, ":error", reads[i].error);
+		if ((error = store_step_done(stmt)) == 0)
+			store_reset(stmt);
+	}
+	store_finalize(stmt);
+	return error;
+}
+
+int store_context_sent(struct store *store, int64_t check_id, int part, const struct store_context_item *items,
+		       size_t n)
+{
+	struct store_stmt *stmt = NULL;
+	size_t i;
+	int error;
+
+	if (!n)
+		return 0;
+	if ((error = store_begin(store)) < 0)
+		return error;
+	if ((error = store_prepare(store, &stmt, "INSERT INTO context_sent (check_id, part, seq, kind, symbol, path, "
+				   "first_line, last_line, refs) VALUES (:check, :part, :seq, :kind, :symbol, :path, "
+				   ":first, :last, :refs)")) < 0)
+		return store_end(store, error);
+	for (i = 0; i < n && !error; i++) {
+		store_bind_int(stmt, ":check", check_id);
+		store_bind_int(stmt, ":part", part);
+		store_bind_int(stmt, ":seq", (int64_t)i);
+		store_bind_text(stmt, ":kind", items[i].kind);
+		store_bind_text(stmt, ":symbol", items[i].symbol);
+		store_bind_text(stmt, ":path", items[i].path);
+		store_bind_int(stmt, ":first", items[i].first_line);
+		store_bind_int(stmt, ":last", items[i].last_line);
+		store_bind_int(stmt, ":refs", items[i].refs);
+		if ((error = store_step_done(stmt)) == 0)
+			store_reset(stmt);
+	}
+	store_finalize(stmt);
+	return store_end(store, error);
 }
 
 int store_result_put(struct store *store, int64_t check_id, struct rule_result *result)
@@ -647,7 +710,8 @@ int store_result_put(struct store *store, int64_t check_id, struct rule_result *
 		return error;
 	if (!(error = threadline_mark(store, &threadline, &had, check_id, result)) && had)
 		error = result_forget(store, threadline);
-	if (!error && !(error = result_insert(store, threadline, result, now)))
+	if (!error && !(error = result_insert(store, threadline, result, now)) &&
+	    !(error = reads_insert(store, threadline, result->reads, result->nreads)))
 		error = findings_insert(store, check_id, threadline, result->findings,
 					result->nfindings, now);
 	if ((error = store_end(store, error)) < 0)

@@ -82,6 +82,8 @@ static const struct table tables[] = {
 	{ "context_indexers", NULL, false, NULL, NULL, { { NULL, NULL } } },
 	{ "context_blobs", NULL, false, NULL, NULL, { { NULL, NULL } } },
 	{ "context_tags", NULL, false, NULL, NULL, { { NULL, NULL } } },
+	{ "context_sent", NULL, false, NULL, NULL, { { "check_id", "checks" } } },
+	{ "context_reads", NULL, false, NULL, NULL, { { "check_threadline_id", "check_threadlines" } } },
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

@@ -90,6 +90,40 @@
 	")" CLUSTERED ";\n" \
 	"CREATE INDEX context_tags_name ON context_tags (indexer, name);\n"
 
+/*
+ * 9: what each check showed its model of the repository besides the diff:
+ * the context pack's items each part of the change carried (every rule
+ * asked about the part was given them, unless its front matter said
+ * context: none), what each rule was given (check_results.context: "pack",
+ * "none", "pack, tools"), and the read-only tools' calls a rule's model
+ * made (what it read: the tool, its arguments, the bytes returned, the
+ * error the model got).
+ */
+#define SCHEMA_V9(INT) \
+	"CREATE TABLE context_sent (\n" \
+	"	check_id " #INT " NOT NULL REFERENCES checks(id) ON DELETE CASCADE,\n" \
+	"	part " #INT " NOT NULL CHECK (part >= 1),\n" \
+	"	seq " #INT " NOT NULL CHECK (seq >= 0),\n" \
+	"	kind TEXT NOT NULL CHECK (kind IN ('callers', 'enclosing', 'definition')),\n" \
+	"	symbol TEXT NOT NULL,\n" \
+	"	path TEXT NOT NULL,\n" \
+	"	first_line " #INT " NOT NULL,\n" \
+	"	last_line " #INT " NOT NULL,\n" \
+	"	refs " #INT " NOT NULL DEFAULT 0,\n" \
+	"	PRIMARY KEY (check_id, part, seq)\n" \
+	");\n" \
+	"CREATE TABLE context_reads (\n" \
+	"	check_threadline_id " #INT " NOT NULL REFERENCES check_threadlines(id) ON DELETE CASCADE,\n" \
+	"	seq " #INT " NOT NULL CHECK (seq >= 0),\n" \
+	"	turn " #INT " NOT NULL,\n" \
+	"	tool TEXT NOT NULL,\n" \
+	"	arguments TEXT,\n" \
+	"	result_bytes " #INT " NOT NULL DEFAULT 0,\n" \
+	"	error TEXT,\n" \
+	"	PRIMARY KEY (check_threadline_id, seq)\n" \
+	");\n" \
+	"ALTER TABLE check_results ADD COLUMN context TEXT;\n"
+
 /* === SQLite ============================================================== */
 
 /*
@@ -487,6 +521,8 @@ static const char *const sqlite_migrations[] = {
 	SCHEMA_V7(INTEGER),
 	/* 8: the repository index (SCHEMA_V8 above); a blob's tags are stored together, in key order. */
 	SCHEMA_V8(INTEGER, BLOB, " WITHOUT ROWID"),
+	/* 9: what each check showed its model of the repository (SCHEMA_V9 above). */
+	SCHEMA_V9(INTEGER),
 };
 
 /* FTS5's BM25: lower is better. */
@@ -842,6 +878,8 @@ static const char *const pg_migrations[] = {
 	SCHEMA_V7(BIGINT),
 	/* 8: as SQLite's 8. */
 	SCHEMA_V8(BIGINT, BYTEA, ""),
+	/* 9: as SQLite's 9. */
+	SCHEMA_V9(BIGINT),
 };
 
 /*
