@@ -1,5 +1,6 @@
 /* revline doctor: what is configured, and whether it works. */
 #include "commands.h"
+#include "tags.h"
 #include "models.h"
 #include "config.h"
 #include "datadir.h"
@@ -63,6 +64,40 @@ static void linters_section(struct config *config)
 		}
 		free(command);
 	}
+}
+
+/*
+ * What leaves the machine for the provider besides the diff (revline.context)
+ * and whether universal-ctags is there to find the repository's
+ * definitions. Its absence fails nothing: the review goes on with less.
+ */
+static void context_section(struct config *config)
+{
+	struct check_options o = { 0 };
+	struct tags_program ctags = { 0 };
+	char version[256] = "";
+
+	if (check_options_load(&o, config) < 0) {
+		term_printf(stdout, "context:    error: %s\n", error_message());
+		return;
+	}
+	if (o.context == CONTEXT_NONE) {
+		printf("context:    none (revline.context): the model is sent the diff alone\n");
+		return;
+	}
+	printf("context:    %s (revline.context): with the diff, up to %ld tokens a request of the repository's own "
+	       "code (callers of what changed, the function around it, definitions it uses)%s\n",
+	       check_context_mode_name(o.context), o.context_tokens,
+	       o.context == CONTEXT_TOOLS ? "; models that take tools may also read tracked files "
+					    "(read_file, search, references)" : "");
+	if (tags_program_find(&ctags, o.ctags[0] ? o.ctags : NULL) < 0) {
+		term_printf(stdout, "  ctags:    %s: definitions are not found, only references\n", error_message());
+		return;
+	}
+	version_of(version, sizeof(version), ctags.path);
+	version[strcspn(version, ",")] = '\0';
+	term_printf(stdout, "  ctags:    %s (%s)\n", *version ? version : "installed", ctags.path);
+	tags_program_release(&ctags);
 }
 
 /* One step's model, and the setting that chose it. */
@@ -458,6 +493,8 @@ int cmd_doctor(int argc, char **argv)
 	if (config)
 		bad |= settings_section(config);
 	bad |= provider_section(config);
+	if (config)
+		context_section(config);
 	bad |= store_section(config);
 	bad |= rules_section(repo, config);
 	term_printf(stdout, "data:       %s\n", datadir_find(&dir, "themes") == 0 ? dir.ptr : error_message());
