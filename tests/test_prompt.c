@@ -99,6 +99,7 @@ static void test_shipped_templates(void **state)
 		{ "rule_files", NULL }, { "cut", "the hunk of a.c at line 1 has 9000 lines; only the first 10 are shown" },
 		{ "standards", "## AGENTS.md\n\nLog through house_logger." }, { "standards_files", "AGENTS.md" },
 		{ "context", "## Where the definitions this change touches are used\n\nCALLERS" },
+		{ "context_more", "MORE CALLERS" },
 	};
 	struct buf sys = BUF_INIT, user = BUF_INIT, shared = BUF_INIT, tail = BUF_INIT;
 
@@ -134,7 +135,10 @@ static void test_shipped_templates(void **state)
 	/* The context pack is shared too: after the change, before the rule. */
 	assert_non_null(strstr(shared.ptr, "# Context from the repository"));
 	assert_true(strstr(shared.ptr, "CALLERS") > strstr(shared.ptr, "+x"));
-	assert_null(strstr(tail.ptr, "CALLERS"));
+	assert_null(strstr(tail.ptr, "\nCALLERS"));
+	/* More for a rule that asks for it: in its own part, after the rule. */
+	assert_non_null(strstr(tail.ptr, "MORE CALLERS"));
+	assert_null(strstr(shared.ptr, "MORE CALLERS"));
 	assert_non_null(strstr(tail.ptr, "BODY"));
 	assert_int_equal(strncmp(user.ptr, shared.ptr, shared.len), 0);
 	assert_string_equal(user.ptr + shared.len + 2, tail.ptr);

@@ -553,8 +553,24 @@ static const char *const section_titles[] = {
 	[PACK_DEFINITION] = "## Definitions the changed lines use",
 };
 
+static bool used_by(const struct pack_use *use, size_t item)
+{
+	size_t i;
+
+	for (i = 0; use && i < use->count; i++)
+		if (use->items[i] == item)
+			return true;
+	return false;
+}
+
 int pack_text(struct buf *out, struct pack_use *use, const struct pack *pack, const size_t *files,
 	      size_t nfiles, size_t budget)
+{
+	return pack_text_more(out, use, pack, files, nfiles, budget, NULL);
+}
+
+int pack_text_more(struct buf *out, struct pack_use *use, const struct pack *pack, const size_t *files,
+		   size_t nfiles, size_t budget, const struct pack_use *taken)
 {
 	size_t *mine, i, n = 0, used = 0;
 	int kind, error = 0;
@@ -568,7 +584,7 @@ int pack_text(struct buf *out, struct pack_use *use, const struct pack *pack, co
 		return error_nomem();
 	}
 	for (i = 0; i < pack->count; i++)
-		if (part_has(files, nfiles, pack->items[i].origin))
+		if (part_has(files, nfiles, pack->items[i].origin) && !used_by(taken, i))
 			mine[n++] = i;
 	qsort_r(mine, n, sizeof(*mine), cmp_rank, (void *)pack);
 	for (i = 0; i < n; i++) {

@@ -98,5 +98,8 @@ void pack_use_release(struct pack_use *use);
  */
 int pack_text(struct buf *out, struct pack_use *use, const struct pack *pack, const size_t *files,
 	      size_t nfiles, size_t budget);
+/* The same with the items another text took (taken) left out: more for a rule that asks for it. */
+int pack_text_more(struct buf *out, struct pack_use *use, const struct pack *pack, const size_t *files,
+		   size_t nfiles, size_t budget, const struct pack_use *taken);
 
 #endif

@@ -274,3 +274,21 @@ void check_context_store(struct check *c, size_t index)
 		check_store_failed(c);
 	free(items);
 }
+
+int check_context_more(char **out, struct check *c, const struct rule_state *s, const struct part *part)
+{
+	struct pack_use use = { 0 };
+	struct buf text = BUF_INIT;
+	int error;
+
+	*out = NULL;
+	if (s->result.rule->context != RULE_CONTEXT_DEEP || !c->context.pack.count || !c->opts.context_tokens)
+		return 0;
+	error = pack_text_more(&text, &use, &c->context.pack, part->file, part->nfiles, check_context_budget(c),
+			       &part->pack_use);
+	if (!error && text.len && !(*out = buf_detach(&text)))
+		error = error_nomem();
+	buf_release(&text);
+	pack_use_release(&use);
+	return error;
+}

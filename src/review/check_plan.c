@@ -254,11 +254,13 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 {
 	const struct rule *rule = s->result.rule;
 	struct buf sys = BUF_INIT, shared = BUF_INIT, tail = BUF_INIT;
-	char chunk[64] = "";
+	char chunk[64] = "", *more = NULL;
 	int error;
 
 	if (k->parts > 1)
 		snprintf(chunk, sizeof(chunk), "part %d of %d", k->part, k->parts);
+	if ((error = check_context_more(&more, c, s, part)) < 0)
+		return error;
 	const struct prompt_var vars[] = {
 		{ "rule_id", rule->id }, { "rule_name", rule->name },
 		{ "severity", severity_name(rule->severity) }, { "category", rule->category },
@@ -268,6 +270,7 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 		{ "rule_files", rule_files }, { "cut", part->cut },
 		{ "standards", c->standards.text }, { "standards_files", c->standards_files },
 		{ "context", rule->context == RULE_CONTEXT_NONE ? NULL : part->context },
+		{ "context_more", more },
 	};
 
 	error = prompt_render_parts(&sys, &shared, &tail, "map", vars, sizeof(vars) / sizeof(vars[0]));
@@ -284,6 +287,7 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 	buf_release(&sys);
 	buf_release(&shared);
 	buf_release(&tail);
+	free(more);
 	return error;
 }
 

@@ -159,6 +159,8 @@ size_t check_context_budget(const struct check *c);
 int check_context_part(struct check *c, struct part *part);
 /* What part index carried, kept in the store. */
 void check_context_store(struct check *c, size_t index);
+/* For a rule that asks for more (context: deep): the part's items its share left out; *out NULL when none. */
+int check_context_more(char **out, struct check *c, const struct rule_state *s, const struct part *part);
 
 /* check_collect.c */
 
