@@ -1904,14 +1904,14 @@ static void test_newer_database_refused_pg(void **state)
 	struct store *store = open_ok(where), *refused = NULL;
 
 	(void)state;
-	assert_int_equal(s_exec(store, "UPDATE revline_schema_version SET version = 9"), 0);
+	assert_int_equal(s_exec(store, "UPDATE revline_schema_version SET version = 10"), 0);
 	assert_int_equal(store_open(&refused, where), RL_EIO);
 	assert_null(refused);
 	assert_non_null(strstr(error_message(), where));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 9"));
+	assert_non_null(strstr(error_message(), "version 10"));
 	assert_non_null(strstr(error_message(), "revline.db"));
-	assert_int_equal(s_int_of(store, "SELECT version FROM revline_schema_version", 0), 9);
+	assert_int_equal(s_int_of(store, "SELECT version FROM revline_schema_version", 0), 10);
 	store_close(store);
 	free(where);
 }
