@@ -78,10 +78,19 @@ int utf8_sanitize(struct buf *out, const char *s, size_t len)
 	return error;
 }
 
+static bool cp_bidi(uint32_t cp)
+{
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 static bool cp_hidden(uint32_t cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
+	return (cp >= 0x80 && cp <= 0x9f) || cp_bidi(cp);
+}
+
+bool utf8_hides(uint32_t cp)
+{
+	return cp_bidi(cp) || (cp >= 0x200b && cp <= 0x200d) || cp == 0x2060 || cp == 0xfeff;
 }
 
 static int visible_byte(struct buf *out, unsigned char c)
@@ -124,6 +133,31 @@ int utf8_visible(struct buf *out, const char *s, size_t len)
 			error = buf_puts(out, "\xef\xbf\xbd");
 		i += n ? n : 1;
 		start = i;
+	}
+	if (!error)
+		error = buf_put(out, s + start, len - start);
+	return error;
+}
+
+int utf8_reveal(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = 0, n;
+	uint32_t cp;
+	int error = 0;
+
+	while (i < len && !error) {
+		/* Every character utf8_hides begins with 0xe2 or 0xef. */
+		if ((unsigned char)s[i] != 0xe2 && (unsigned char)s[i] != 0xef) {
+			i++;
+			continue;
+		}
+		if (!(n = utf8_decode(&cp, s + i, len - i)) || !utf8_hides(cp)) {
+			i += n ? n : 1;
+			continue;
+		}
+		if ((error = buf_put(out, s + start, i - start)) == 0)
+			error = buf_printf(out, "<U+%04X>", (unsigned)cp);
+		start = i += n;
 	}
 	if (!error)
 		error = buf_put(out, s + start, len - start);
