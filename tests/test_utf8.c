@@ -169,6 +169,24 @@ static void test_reveal(void **state)
 		assert_string_equal(out.ptr ? out.ptr : "", cases[i].out);
 		buf_release(&out);
 	}
+	/* And back: what utf8_reveal wrote, and any other character so named; malformed names stay as they are. */
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf out = BUF_INIT;
+
+		assert_int_equal(utf8_unreveal(&out, cases[i].out, strlen(cases[i].out)), 0);
+		assert_string_equal(out.ptr ? out.ptr : "", cases[i].in);
+		buf_release(&out);
+	}
+	{
+		static const char *const odd = "say<U+041D>ello <U+1F600><U+10FFFF> <U+D800><U+110000><U+12>"
+					       "<U+1234567><U+zzzz><u+202e><U+202E <U+";
+		struct buf out = BUF_INIT;
+
+		assert_int_equal(utf8_unreveal(&out, odd, strlen(odd)), 0);
+		assert_string_equal(out.ptr, "say\xd0\x9d" "ello \xf0\x9f\x98\x80\xf4\x8f\xbf\xbf <U+D800><U+110000><U+12>"
+				    "<U+1234567><U+zzzz><u+202e><U+202E <U+");
+		buf_release(&out);
+	}
 	assert_true(utf8_hides(0x202e) && utf8_hides(0x2069) && utf8_hides(0xfeff) && utf8_hides(0x200b));
 	assert_false(utf8_hides(0x200e) || utf8_hides(0x2061) || utf8_hides(0x202f) || utf8_hides('a'));
 }

@@ -164,6 +164,69 @@ int utf8_reveal(struct buf *out, const char *s, size_t len)
 	return error;
 }
 
+/* The UTF-8 bytes of a character (not a surrogate, at most U+10FFFF). */
+static int char_put(struct buf *out, uint32_t cp)
+{
+	char b[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xc0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		b[0] = (char)(0xf0 | (cp >> 18));
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return buf_put(out, b, n);
+}
+
+/* "<U+XXXX>" at s: its length (8 to 10) and the character, or 0. */
+static size_t notation_at(uint32_t *cp, const char *s, size_t len)
+{
+	size_t i = 3;
+
+	if (len < 8 || memcmp(s, "<U+", 3))
+		return 0;
+	for (*cp = 0; i < len && i < 3 + 6 && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'F') ||
+						(s[i] >= 'a' && s[i] <= 'f')); i++)
+		*cp = *cp * 16 + (uint32_t)(s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+	if (i < 3 + 4 || i >= len || s[i] != '>' || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return i + 1;
+}
+
+int utf8_unreveal(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = 0, n;
+	uint32_t cp;
+	int error = 0;
+
+	while (i < len && !error) {
+		if (s[i] != '<' || !(n = notation_at(&cp, s + i, len - i))) {
+			i++;
+			continue;
+		}
+		if ((error = buf_put(out, s + start, i - start)) == 0)
+			error = char_put(out, cp);
+		start = i += n;
+	}
+	if (!error)
+		error = buf_put(out, s + start, len - start);
+	return error;
+}
+
 int base64_encode(struct buf *out, const unsigned char *s, size_t len)
 {
 	static const char digits[] =

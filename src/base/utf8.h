@@ -39,6 +39,8 @@ bool utf8_hides(uint32_t cp);
  * (the hidden-text rule's evidence) and compares it (the evidence check).
  */
 int utf8_reveal(struct buf *out, const char *s, size_t len);
+/* The other way: each <U+XXXX> (four to six hex digits naming a character) written as the character. */
+int utf8_unreveal(struct buf *out, const char *s, size_t len);
 /*
  * A JSON string of bytes that may not be UTF-8, which JSON needs: invalid
  * bytes become U+FFFD. utf8_json gives null for NULL.

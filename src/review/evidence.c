@@ -1,6 +1,7 @@
 #include "evidence.h"
 #include "status.h"
 #include "array.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -354,15 +355,65 @@ static void lines_text(char *out, size_t size, int first, int last)
 		snprintf(out, size, "lines %d-%d", first, last);
 }
 
+/* Where the needle is: the new side (unless the file was deleted), else the old one. */
+struct place {
+	int first, last;
+	bool found, old_side;
+};
+
+static int search_sides(struct place *at, struct evidence_files *files, const struct diff *diff, long index,
+			const struct finding *f, const struct lines *needle, struct buf *skipped)
+{
+	bool deleted = index >= 0 && diff->files[index].status == DIFF_DELETED;
+	int error;
+
+	memset(at, 0, sizeof(*at));
+	if (!deleted && (error = search_side(files, f->file, false, needle, f->line, &at->first, &at->last,
+					     &at->found, skipped)) < 0)
+		return error;
+	if (at->found)
+		return 0;
+	at->old_side = true;
+	return search_side(files, index >= 0 ? diff->files[index].old_path : f->file, true, needle, f->line,
+			   &at->first, &at->last, &at->found, skipped);
+}
+
+/*
+ * The quoted code where it is: as quoted, else with its <U+XXXX> written
+ * as the characters they name (how revline shows hidden characters, and
+ * how a model may quote them).
+ */
+static int find_quoted(struct place *at, struct evidence_files *files, const struct diff *diff, long index,
+		       const struct finding *f, bool *empty, struct buf *skipped)
+{
+	const char *code = f->evidence.code_examined;
+	struct lines needle = { 0 };
+	struct buf plain = BUF_INIT;
+	int error;
+
+	if ((error = needle_of(&needle, code)) < 0 || (*empty = !needle.count) ||
+	    (error = search_sides(at, files, diff, index, f, &needle, skipped)) < 0 || at->found ||
+	    !strstr(code, "<U+"))
+		goto done;
+	lines_release(&needle);
+	if ((error = utf8_unreveal(&plain, code, strlen(code))) == 0 &&
+	    (error = needle_of(&needle, plain.ptr)) == 0 && needle.count)
+		error = search_sides(at, files, diff, index, f, &needle, skipped);
+done:
+	buf_release(&plain);
+	lines_release(&needle);
+	return error;
+}
+
 int evidence_check(struct finding *f, const struct diff *diff, struct evidence_files *files)
 {
-	struct lines needle = { 0 };
 	struct buf skipped = BUF_INIT;
 	long index = locate(diff, f->file);
 	const char *code = f->evidence.code_examined;
-	int first = 0, last = 0, error;
-	bool found = false, deleted = false;
+	struct place at;
+	bool empty = false;
 	char span[48];
+	int error;
 
 	if (index >= 0 && strcmp(f->file, diff->files[index].path)) {
 		free(f->file);
@@ -376,39 +427,27 @@ int evidence_check(struct finding *f, const struct diff *diff, struct evidence_f
 		return note(f, false, "%s is a binary file", f->file);
 	if (!code || !*code)
 		return note(f, false, "the answer quoted no code to check");
-	if ((error = needle_of(&needle, code)) < 0)
+	if ((error = find_quoted(&at, files, diff, index, f, &empty, &skipped)) < 0)
 		goto done;
-	if (!needle.count) {
+	lines_text(span, sizeof(span), at.first, at.last);
+	if (empty)
 		error = note(f, false, "the quoted code is empty");
-		goto done;
-	}
-	deleted = index >= 0 && diff->files[index].status == DIFF_DELETED;
-	if (!deleted && (error = search_side(files, f->file, false, &needle, f->line, &first, &last,
-					     &found, &skipped)) < 0)
-		goto done;
-	if (found) {
-		lines_text(span, sizeof(span), first, last);
-		error = first == f->line || !f->line ?
+	else if (at.found && !at.old_side)
+		error = at.first == f->line || !f->line ?
 			note(f, true, "the quoted code is at %s of %s", span, f->file) :
-			note(f, true, "the quoted code is at %s of %s (the answer said %d)",
-			     span, f->file, f->line);
-		f->line = first;
-		f->end_line = last;
-		goto done;
-	}
-	if ((error = search_side(files, index >= 0 ? diff->files[index].old_path : f->file, true,
-				 &needle, f->line, &first, &last, &found, &skipped)) < 0)
-		goto done;
-	lines_text(span, sizeof(span), first, last);
-	if (found)
+			note(f, true, "the quoted code is at %s of %s (the answer said %d)", span, f->file, f->line);
+	else if (at.found)
 		error = note(f, true, "the quoted code is at %s of the old version of %s "
 			     "(the change removes or alters it)", span, f->file);
 	else if (skipped.len)
 		error = note(f, false, "the quoted code could not be looked for: %s", skipped.ptr);
 	else
 		error = note(f, false, "the quoted code is not in %s", f->file);
+	if (!error && at.found && !at.old_side) {
+		f->line = at.first;
+		f->end_line = at.last;
+	}
 done:
 	buf_release(&skipped);
-	lines_release(&needle);
 	return error;
 }
