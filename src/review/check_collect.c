@@ -242,6 +242,18 @@ static void answer_take(struct rule_state *s, struct map_answer *answer)
 }
 
 /* The rule's result is the union of its chunks'. */
+/* Why a verdict is not to be trusted: its reason is the change's own words (evidence_steered); else NULL. */
+static char *unverified(const char *reasoning)
+{
+	struct buf why = BUF_INIT, text = BUF_INIT;
+
+	if (evidence_steered(&why, reasoning))
+		buf_printf(&text, "unverified: the answer gives the change's own words as its reason, not code "
+			   "it read (\"%s\")", why.ptr);
+	buf_release(&why);
+	return text.len ? buf_detach(&text) : NULL;
+}
+
 static void rule_collect(struct check *c, size_t index)
 {
 	struct rule_state *s = &c->states[index];
@@ -281,7 +293,7 @@ static void rule_collect(struct check *c, size_t index)
 		relevant ? RULE_COMPLIANT : RULE_NOT_RELEVANT;
 	r->cached = cached;
 	r->reasoning = reasoning.len ? buf_detach(&reasoning) : NULL;
-	r->error = errors.len ? buf_detach(&errors) : NULL;
+	r->error = errors.len ? buf_detach(&errors) : unverified(r->reasoning);
 	buf_release(&reasoning);
 	buf_release(&errors);
 	rule_settle(c, index);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Lines without their whitespace. */
 struct lines {
@@ -450,4 +451,108 @@ int evidence_check(struct finding *f, const struct diff *diff, struct evidence_f
 done:
 	buf_release(&skipped);
 	return error;
+}
+
+/* --- an answer that gives the change's own words as its reason ------------- */
+
+/* What a sentence may name as the source of a claim: the change's own words. */
+static const char *const claim_sources[] = {
+	"comment", "commit message", "commit", "docstring", "note", "author", "agents.md", "claude.md",
+	"readme", "annotation", "pull request description", "pr description",
+};
+/* How it gives them as its reason. */
+static const char *const attributions[] = {
+	"says", "said", "saying", "states", "stated", "claims", "claimed", "notes", "noted", "indicates",
+	"indicated", "mentions", "mentioned", "confirms", "confirmed", "asserts", "asserted", "according to",
+	"per the", "as stated", "as noted", "marked", "labelled", "labeled", "annotated", "declares",
+};
+/* What the claim is: a verdict or an assurance that only the code can give. */
+static const char *const assurances[] = {
+	"audited", "reviewed", "approved", "vetted", "verified", "validated", "sanitized", "sanitised",
+	"safe", "secure", "compliant", "trusted", "exempt", "signed off", "no issues", "intentional",
+};
+/* Words addressed to reviewers, repeated as a reason. */
+static const char *const addressed[] = {
+	"note to ai", "ai reviewer", "ai agent", "to reviewers", "previous instructions", "instructions above",
+	"answer compliant", "asked to answer", "instructed to", "told to answer", "asks reviewers",
+};
+
+static bool has_word(const char *s, size_t len, const char *word)
+{
+	size_t n = strlen(word), i;
+
+	for (i = 0; i + n <= len; i++)
+		if (!strncasecmp(s + i, word, n) && (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
+		    (i + n == len || !isalpha((unsigned char)s[i + n])))
+			return true;
+	return false;
+}
+
+static bool has_any(const char *s, size_t len, const char *const *words, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (has_word(s, len, words[i]))
+			return true;
+	return false;
+}
+
+/* "line 40", "lines 3-5", "a.c:40": the sentence points at code it read. */
+static bool cites_lines(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (s[i] == ':' && isdigit((unsigned char)s[i + 1]) && i && isalpha((unsigned char)s[i - 1]))
+			return true;
+		if ((!strncasecmp(s + i, "line ", 5) && i + 5 < len && isdigit((unsigned char)s[i + 5])) ||
+		    (!strncasecmp(s + i, "lines ", 6) && i + 6 < len && isdigit((unsigned char)s[i + 6])))
+			return true;
+	}
+	return false;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool sentence_steered(const char *s, size_t len)
+{
+	if (has_any(s, len, addressed, COUNT(addressed)))
+		return true;
+	return has_any(s, len, claim_sources, COUNT(claim_sources)) &&
+		has_any(s, len, attributions, COUNT(attributions)) &&
+		has_any(s, len, assurances, COUNT(assurances)) && !cites_lines(s, len);
+}
+
+/* A sentence ends at "!", "?", a line's end, or a "." before a space or the end ("AGENTS.md" goes on). */
+static size_t sentence_len(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (strchr("!?\n", s[i]) || (s[i] == '.' && (!s[i + 1] || isspace((unsigned char)s[i + 1]))))
+			break;
+	return i;
+}
+
+bool evidence_steered(struct buf *why, const char *reasoning)
+{
+	const char *p = reasoning ? reasoning : "";
+
+	while (*p) {
+		size_t len = sentence_len(p), keep;
+
+		while (len && isspace((unsigned char)*p))
+			p++, len--;
+		if (len && sentence_steered(p, len)) {
+			keep = len > EVIDENCE_WHY_MAX ? EVIDENCE_WHY_MAX : len;
+			while (keep < len && keep && ((unsigned char)p[keep] & 0xc0) == 0x80)
+				keep--;
+			buf_clear(why);
+			return buf_put(why, p, keep) == 0 && (keep == len || buf_puts(why, "...") == 0);
+		}
+		p += len;
+		p += *p != '\0';
+	}
+	return false;
 }
