@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What a map request holds besides the change and the rule (the template's instructions), in bytes. */
-#define MAP_FIXED_BYTES 6000
+/* What a map request holds besides the change and the rule (the template's instructions, the data blocks' tags), in bytes. */
+#define MAP_FIXED_BYTES 7000
 
 void check_parts_free(struct check *c)
 {
