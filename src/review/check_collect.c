@@ -242,12 +242,17 @@ static void answer_take(struct rule_state *s, struct map_answer *answer)
 }
 
 /* The rule's result is the union of its chunks'. */
-/* Why a verdict is not to be trusted: its reason is the change's own words (evidence_steered); else NULL. */
-static char *unverified(const char *reasoning)
+/*
+ * Why a verdict that clears the change (compliant, not relevant) is not to
+ * be trusted: its reason is the change's own words (evidence_steered);
+ * else NULL. An answer that reports problems may quote those words to
+ * report them.
+ */
+static char *unverified(enum rule_status status, const char *reasoning)
 {
 	struct buf why = BUF_INIT, text = BUF_INIT;
 
-	if (evidence_steered(&why, reasoning))
+	if ((status == RULE_COMPLIANT || status == RULE_NOT_RELEVANT) && evidence_steered(&why, reasoning))
 		buf_printf(&text, "unverified: the answer gives the change's own words as its reason, not code "
 			   "it read (\"%s\")", why.ptr);
 	buf_release(&why);
@@ -293,7 +298,7 @@ static void rule_collect(struct check *c, size_t index)
 		relevant ? RULE_COMPLIANT : RULE_NOT_RELEVANT;
 	r->cached = cached;
 	r->reasoning = reasoning.len ? buf_detach(&reasoning) : NULL;
-	r->error = errors.len ? buf_detach(&errors) : unverified(r->reasoning);
+	r->error = errors.len ? buf_detach(&errors) : unverified(r->status, r->reasoning);
 	buf_release(&reasoning);
 	buf_release(&errors);
 	rule_settle(c, index);
