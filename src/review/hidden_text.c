@@ -28,9 +28,11 @@ static const struct {
 
 /*
  * Cyrillic and Greek letters that look like a Latin one (Unicode's
- * confusables, the ones fonts draw alike). Any Cyrillic letter in a Latin
- * identifier counts; a Greek one only when it is here, since Greek letters
- * are math's names (Δx, θ_max).
+ * confusables, the ones fonts draw alike). An identifier mixes scripts to
+ * deceive when its Latin letters come with Cyrillic or Greek ones that all
+ * look Latin (as Unicode TR39 and rustc's mixed_script_confusables judge
+ * it): `sayНello` does, while math's names (Δx, θ_max) and a word that
+ * shows its other script (a visible Ж) do not.
  */
 static const struct {
 	uint32_t cp;
@@ -116,8 +118,8 @@ static bool joinable(uint32_t cp)
 struct scan {
 	struct hidden_hit *hits;
 	size_t max, n;
-	/* The identifier being read. */
-	bool open, latin, foreign;
+	/* The identifier being read: Latin letters, Cyrillic or Greek ones, all of those lookalikes. */
+	bool open, latin, foreign, all_look;
 	size_t start;
 	uint32_t first_foreign;
 };
@@ -130,7 +132,7 @@ static void hit_add(struct scan *s, enum hidden_kind kind, size_t at, size_t len
 
 static void word_end(struct scan *s, size_t at)
 {
-	if (s->open && s->latin && s->foreign)
+	if (s->open && s->latin && s->foreign && s->all_look)
 		hit_add(s, HIDDEN_MIXED_SCRIPT, s->start, at - s->start, s->first_foreign);
 	s->open = s->latin = s->foreign = false;
 	s->first_foreign = 0;
@@ -139,29 +141,32 @@ static void word_end(struct scan *s, size_t at)
 static void word_add(struct scan *s, size_t at, uint32_t cp, enum script script)
 {
 	if (!s->open) {
-		s->open = true;
+		s->open = s->all_look = true;
 		s->start = at;
 	}
 	if (script == SCRIPT_LATIN)
 		s->latin = true;
-	if (script == SCRIPT_CYRILLIC || (script == SCRIPT_GREEK && lookalike_of(cp))) {
+	if (script == SCRIPT_CYRILLIC || script == SCRIPT_GREEK) {
 		s->foreign = true;
+		s->all_look &= lookalike_of(cp) != 0;
 		if (!s->first_foreign)
 			s->first_foreign = cp;
 	}
 }
 
-size_t hidden_text_scan(struct hidden_hit *hits, size_t max, const char *line, size_t len, bool first)
+size_t hidden_text_scan(struct hidden_hit *hits, size_t max, const char *line, size_t len, bool first, bool code)
 {
-	struct scan s = { hits, max, 0, false, false, false, 0, 0 };
+	struct scan s = { hits, max, 0, false, false, false, false, 0, 0 };
 	uint32_t cp, prev = 0, next;
 	size_t i = 0, step;
 
+	if (!utf8_valid(line, len))
+		return 0;
 	while (i < len) {
 		enum script script;
 
 		step = char_at(&cp, line + i, len - i);
-		script = script_of(cp);
+		script = code ? script_of(cp) : SCRIPT_NONE;
 		if (script == SCRIPT_NONE)
 			word_end(&s, i);
 		else

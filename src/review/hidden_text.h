@@ -53,12 +53,16 @@ struct hidden_hit {
 
 /*
  * The hits of a line, in order, at most max; first: the line begins its
- * file (a byte order mark there is no hit). A zero-width joiner or
- * non-joiner between two characters outside ASCII and these scripts'
- * letters (an emoji sequence, Indic or Arabic text) is no hit; nor is
- * Latin mixed with Greek letters that look like no Latin one (Δx, θ_max).
+ * file (a byte order mark there is no hit); code: the line is code, not
+ * prose (identifiers are looked at in code only: a word of prose that
+ * mixes scripts is a typo more often than a trick). A line that is not
+ * UTF-8 (Latin-1, bytes that are no text) has no hit. A zero-width joiner
+ * or non-joiner between two characters outside ASCII and these scripts'
+ * letters (an emoji sequence, Indic or Arabic text) is no hit; nor is an
+ * identifier whose Cyrillic or Greek letters do not all look Latin (Δx,
+ * θ_max, a visible Ж): only one that passes for Latin deceives.
  */
-size_t hidden_text_scan(struct hidden_hit *hits, size_t max, const char *line, size_t len, bool first);
+size_t hidden_text_scan(struct hidden_hit *hits, size_t max, const char *line, size_t len, bool first, bool code);
 
 /* Whether a path is prose (markdown, plain text, translations) rather than code. */
 bool hidden_text_prose(const char *path);

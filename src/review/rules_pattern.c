@@ -154,7 +154,7 @@ static int line_check(struct matcher *m, const char *where, int line, const char
 {
 	struct hidden_hit hits[HIDDEN_HITS_MAX];
 	struct hidden_finding hf;
-	size_t n = hidden_text_scan(hits, HIDDEN_HITS_MAX - 1, text, len, place->first), at, end;
+	size_t n = hidden_text_scan(hits, HIDDEN_HITS_MAX - 1, text, len, place->first, place->code), at, end;
 	int error;
 
 	if (pattern_at(m, text, len, &at, &end))

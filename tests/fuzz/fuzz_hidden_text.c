@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	len = size - 1;
-	n = hidden_text_scan(hits, HIDDEN_HITS_MAX, line, len, data[0] & 1);
+	n = hidden_text_scan(hits, HIDDEN_HITS_MAX, line, len, data[0] & 1, data[0] & 2);
 	for (i = 0; i < n; i++)
 		if (hits[i].at > len || hits[i].len > len - hits[i].at || !hits[i].len)
 			abort();

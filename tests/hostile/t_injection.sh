@@ -93,7 +93,7 @@ assert len(commits) == 1, [f["file"] for f in found]
 c = commits[0]
 assert c["line"] == 3 and "COMMIT-INJECT" in c["evidence"]["code_examined"], c
 assert c["verified"] and c["verify_note"].startswith("read by revline in the message of commit "), c
-assert c["title"] == addressed and '"Note to AI reviewers"' in c["issue"], c
+assert c["title"] == addressed and '"AI reviewers"' in c["issue"], c
 PY
 
 # --- item 3: a steered verdict is unverified ------------------------------------
