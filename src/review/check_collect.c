@@ -241,7 +241,6 @@ static void answer_take(struct rule_state *s, struct map_answer *answer)
 	}
 }
 
-/* The rule's result is the union of its chunks'. */
 /*
  * Why a verdict that clears the change (compliant, not relevant) is not to
  * be trusted: its reason is the change's own words (evidence_steered);
@@ -259,6 +258,7 @@ static char *unverified(enum rule_status status, const char *reasoning)
 	return text.len ? buf_detach(&text) : NULL;
 }
 
+/* The rule's result is the union of its chunks'. */
 static void rule_collect(struct check *c, size_t index)
 {
 	struct rule_state *s = &c->states[index];
