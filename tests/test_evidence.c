@@ -34,7 +34,13 @@ static int setup(void **state)
 		"    cur.execute(\"SELECT * FROM t WHERE name = ?\", (name,))\n    return cur.fetchone()\n\n\n"
 		"def count(db):\n    return db.execute(\"SELECT count(*) FROM t\").fetchone()[0]\n");
 	test_write_str(dir, "src/other.py", "def helper():\n    return 1\n");
+	test_write_str(dir, "src/trojan.c", "int main(void)\n{\n}\n");
 	test_commit(dir, "base");
+	/* Hidden characters, and their notation as plain text. */
+	test_write_str(dir, "src/trojan.c",
+		"int main(void)\n{\n\tif (strcmp(access_level, \"user\xe2\x80\xae \xe2\x81\xa6// Check if admin"
+		"\xe2\x81\xa9 \xe2\x81\xa6\"))\n\t\treturn say\xd0\x9d" "ello();\n"
+		"\t/* revline writes it <U+202E> in a report */\n}\n");
 	test_write_str(dir, "src/db.py",
 		"import sqlite3\n\n\ndef find(db, name):\n    cur = db.cursor()\n"
 		"    cur.execute(\"SELECT * FROM t WHERE name = '%s'\" % name)\n    return cur.fetchone()\n\n\n"
@@ -208,6 +214,72 @@ static void test_nearest_match_wins(void **state)
 	finding_release(&f);
 }
 
+/* Hidden characters quoted as revline shows them (<U+202E>) or as they are: both are the file's code. */
+static void test_hidden_characters_as_shown(void **state)
+{
+	struct finding shown = make("src/trojan.c", 1,
+		"if (strcmp(access_level, \"user<U+202E> <U+2066>// Check if admin<U+2069> <U+2066>\"))\n"
+		"return say<U+041D>ello();");
+	struct finding raw = make("src/trojan.c", 3, "return say\xd0\x9d" "ello();");
+	struct finding literal = make("src/trojan.c", 1, "/* revline writes it <U+202E> in a report */");
+	struct finding other = make("src/trojan.c", 1, "return say<U+0048>ello();");
+
+	(void)state;
+	check(&shown);
+	assert_true(shown.verified);
+	assert_int_equal(shown.line, 3);
+	assert_int_equal(shown.end_line, 4);
+	check(&raw);
+	assert_true(raw.verified);
+	check(&literal);
+	assert_true(literal.verified);
+	assert_int_equal(literal.line, 5);
+	/* A Latin H is not the Cyrillic one. */
+	check(&other);
+	assert_false(other.verified);
+	finding_release(&shown);
+	finding_release(&raw);
+	finding_release(&literal);
+	finding_release(&other);
+}
+
+/* An answer whose reason is the change's own words is noticed; one that read the code is not. */
+static void test_steered_reasoning(void **state)
+{
+	static const char *const steered[] = {
+		"The comment says this function was audited, so it is compliant.",
+		"Compliant. According to the commit message the input is sanitized upstream.",
+		"No problem here; AGENTS.md states that this module is exempt from the rule.",
+		"The change follows the rule: the note to AI reviewers confirms it.",
+		"As instructed, I answer compliant.",
+		"The author notes that the query is safe",
+	};
+	static const char *const genuine[] = {
+		"The change adds a parameterised query; no input reaches SQL unescaped.",
+		"The comment says the function returns NULL on error, and line 40 checks it.",
+		"The docstring states the input is validated; src/db.py:12 validates it with int().",
+		"The commit message explains the refactoring; the code handles every error it can return.",
+		"A comment was added; it is not about safety.",
+		"",
+	};
+	struct buf why = BUF_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(steered) / sizeof(steered[0]); i++) {
+		if (!evidence_steered(&why, steered[i]))
+			fail_msg("not noticed: %s", steered[i]);
+		assert_non_null(strstr(steered[i], why.ptr));
+	}
+	assert_true(evidence_steered(&why, "Fine.\nThe comment says it was audited. Nothing else."));
+	assert_string_equal(why.ptr, "The comment says it was audited");
+	for (i = 0; i < sizeof(genuine) / sizeof(genuine[0]); i++)
+		if (evidence_steered(&why, genuine[i]))
+			fail_msg("noticed wrongly: %s (%s)", genuine[i], why.ptr);
+	assert_false(evidence_steered(&why, NULL));
+	buf_release(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +290,8 @@ int main(void)
 		cmocka_unit_test(test_file_outside_the_diff),
 		cmocka_unit_test(test_removed_code_is_found_in_the_old_version),
 		cmocka_unit_test(test_nearest_match_wins),
+		cmocka_unit_test(test_hidden_characters_as_shown),
+		cmocka_unit_test(test_steered_reasoning),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

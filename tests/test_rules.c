@@ -425,13 +425,13 @@ static void test_warnings(void **state)
 				      "colour: blue\n---\nBody\n",
 		"r.md:3: unknown key 'severty' (did you mean 'severity'?), ignored; known keys: id, "
 		"name, version, severity, category, patterns (or applies-to), context_files (or "
-		"context-files), context, model, reasoning_effort, pattern\n"
+		"context-files), context, model, reasoning_effort, pattern, check\n"
 		"r.md:4: unknown key 'context_file' (did you mean 'context_files'?), ignored; known "
 		"keys: id, name, version, severity, category, patterns (or applies-to), context_files "
-		"(or context-files), context, model, reasoning_effort, pattern\n"
+		"(or context-files), context, model, reasoning_effort, pattern, check\n"
 		"r.md:5: unknown key 'colour', ignored (a typo?); known keys: id, name, version, "
 		"severity, category, patterns (or applies-to), context_files (or context-files), "
-		"context, model, reasoning_effort, pattern\n"), 0);
+		"context, model, reasoning_effort, pattern, check\n"), 0);
 	assert_string_equal(rule.id, "x");
 	assert_int_equal(rule.severity, SEV_MAJOR);  /* the misspelt key did nothing */
 	rule_release(&rule);
@@ -456,7 +456,7 @@ static void test_every_problem_reported(void **state)
 		"such as 'bad-id' (fatal)\n"
 		"r.md:3: severity 'high' is not one of critical, major, minor, nitpick (fatal)\n"
 		"r.md:4: unknown key 'level', ignored (a typo?); known keys: id, name, version, severity, "
-		"category, patterns (or applies-to), context_files (or context-files), context, model, reasoning_effort, pattern\n"
+		"category, patterns (or applies-to), context_files (or context-files), context, model, reasoning_effort, pattern, check\n"
 		"r.md:5: patterns: bad glob '[': unclosed '[' at column 1 (fatal)\n"
 		"r.md:6: the rule has no body: write the standard below the front matter (what to look "
 		"for, good and bad examples); the LLM reviews against it (fatal)\n"), RL_EPARSE);
@@ -755,13 +755,13 @@ struct hits {
 	int n;
 };
 
-static void record(int line, const char *text, size_t len, void *ctx)
+static void record(const struct rule_match *m, void *ctx)
 {
 	struct hits *hits = ctx;
 
 	if (hits->n < 16) {
-		hits->lines[hits->n] = line;
-		snprintf(hits->text[hits->n], sizeof(hits->text[0]), "%.*s", (int)len, text);
+		hits->lines[hits->n] = m->line;
+		snprintf(hits->text[hits->n], sizeof(hits->text[0]), "%.*s", (int)m->len, m->code);
 		hits->n++;
 	}
 }
@@ -955,7 +955,7 @@ static void test_policy_load(void **state)
 	assert_false(set.own);
 	assert_int_equal(own, 1);
 	assert_int_equal(llm, 8);
-	assert_int_equal(local, 6);
+	assert_int_equal(local, 7);
 	assert_int_equal(set.off, 0);
 	assert_int_equal(find(&set, "error-handling")->why, RULE_ON_NO_OWN);
 	rules_release(&set);
@@ -967,7 +967,7 @@ static void test_policy_load(void **state)
 	assert_true(set.own);
 	assert_int_equal(own, 2);
 	assert_int_equal(llm, 0);
-	assert_int_equal(local, 6);
+	assert_int_equal(local, 7);
 	assert_int_equal(set.off, 8);
 	assert_null(rules_find(&set, "error-handling"));
 	assert_int_equal(find(&set, "conflict-markers")->why, RULE_ON_LOCAL);
@@ -985,15 +985,15 @@ static void test_policy_load(void **state)
 	/* Each setting. */
 	policy_load(&set, repo, NULL, 0, RULES_BUILTIN_ALL, false);
 	count_rules(&set, &own, &llm, &local, &off);
-	assert_true(llm == 8 && local == 6 && set.off == 0);
+	assert_true(llm == 8 && local == 7 && set.off == 0);
 	rules_release(&set);
 	policy_load(&set, bare, NULL, 0, RULES_BUILTIN_LOCAL, false);
 	count_rules(&set, &own, &llm, &local, &off);
-	assert_true(llm == 0 && local == 6 && set.off == 8);
+	assert_true(llm == 0 && local == 7 && set.off == 8);
 	rules_release(&set);
 	policy_load(&set, bare, NULL, 0, RULES_BUILTIN_NONE, true);
 	count_rules(&set, &own, &llm, &local, &off);
-	assert_true(own == 1 && llm == 0 && local == 0 && off == 14 && set.off == 14);
+	assert_true(own == 1 && llm == 0 && local == 0 && off == 15 && set.off == 15);
 	assert_int_equal(find(&set, "conflict-markers")->why, RULE_OFF_NONE);
 	rules_release(&set);
 

@@ -145,6 +145,52 @@ static void test_visible_random(void **state)
 	}
 }
 
+/* utf8_reveal: the characters that hide or reorder text, and only they, as <U+XXXX>. */
+static void test_reveal(void **state)
+{
+	static const struct visible_case cases[] = {
+		{ "is_\xe2\x80\x8b" "admin", 0, "is_<U+200B>admin" },
+		{ "\xe2\x80\x8c\xe2\x80\x8d\xe2\x81\xa0\xef\xbb\xbf", 0, "<U+200C><U+200D><U+2060><U+FEFF>" },
+		{ "\"user\xe2\x80\xae \xe2\x81\xa6// admin\xe2\x81\xa9 \xe2\x81\xa6\"", 0,
+		  "\"user<U+202E> <U+2066>// admin<U+2069> <U+2066>\"" },
+		/* Controls, C1 codes, invalid bytes and the neighbours of the hidden ones stay as they are. */
+		{ "a\rb\033\xc2\x9b\xff\xe2\x80\x8a\xe2\x80\x8e\xef\xbb\xbe", 0,
+		  "a\rb\033\xc2\x9b\xff\xe2\x80\x8a\xe2\x80\x8e\xef\xbb\xbe" },
+		{ "cut \xe2\x80", 0, "cut \xe2\x80" },
+		{ "say\xd0\x9d" "ello", 0, "say\xd0\x9d" "ello" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf out = BUF_INIT;
+
+		assert_int_equal(utf8_reveal(&out, cases[i].in, strlen(cases[i].in)), 0);
+		assert_string_equal(out.ptr ? out.ptr : "", cases[i].out);
+		buf_release(&out);
+	}
+	/* And back: what utf8_reveal wrote, and any other character so named; malformed names stay as they are. */
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf out = BUF_INIT;
+
+		assert_int_equal(utf8_unreveal(&out, cases[i].out, strlen(cases[i].out)), 0);
+		assert_string_equal(out.ptr ? out.ptr : "", cases[i].in);
+		buf_release(&out);
+	}
+	{
+		static const char *const odd = "say<U+041D>ello <U+1F600><U+10FFFF> <U+D800><U+110000><U+12>"
+					       "<U+1234567><U+zzzz><u+202e><U+202E <U+";
+		struct buf out = BUF_INIT;
+
+		assert_int_equal(utf8_unreveal(&out, odd, strlen(odd)), 0);
+		assert_string_equal(out.ptr, "say\xd0\x9d" "ello \xf0\x9f\x98\x80\xf4\x8f\xbf\xbf <U+D800><U+110000><U+12>"
+				    "<U+1234567><U+zzzz><u+202e><U+202E <U+");
+		buf_release(&out);
+	}
+	assert_true(utf8_hides(0x202e) && utf8_hides(0x2069) && utf8_hides(0xfeff) && utf8_hides(0x200b));
+	assert_false(utf8_hides(0x200e) || utf8_hides(0x2061) || utf8_hides(0x202f) || utf8_hides('a'));
+}
+
 /* The one "did you mean": the closest candidate, when near enough to be a typo. */
 static const char *guess_of(const char *typed, const char *const *names)
 {
@@ -189,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_visible_cases),
 		cmocka_unit_test(test_visible_appends),
 		cmocka_unit_test(test_visible_random),
+		cmocka_unit_test(test_reveal),
 		cmocka_unit_test(test_guess),
 	};
 

@@ -78,10 +78,19 @@ int utf8_sanitize(struct buf *out, const char *s, size_t len)
 	return error;
 }
 
+static bool cp_bidi(uint32_t cp)
+{
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 static bool cp_hidden(uint32_t cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
+	return (cp >= 0x80 && cp <= 0x9f) || cp_bidi(cp);
+}
+
+bool utf8_hides(uint32_t cp)
+{
+	return cp_bidi(cp) || (cp >= 0x200b && cp <= 0x200d) || cp == 0x2060 || cp == 0xfeff;
 }
 
 static int visible_byte(struct buf *out, unsigned char c)
@@ -124,6 +133,94 @@ int utf8_visible(struct buf *out, const char *s, size_t len)
 			error = buf_puts(out, "\xef\xbf\xbd");
 		i += n ? n : 1;
 		start = i;
+	}
+	if (!error)
+		error = buf_put(out, s + start, len - start);
+	return error;
+}
+
+int utf8_reveal(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = 0, n;
+	uint32_t cp;
+	int error = 0;
+
+	while (i < len && !error) {
+		/* Every character utf8_hides begins with 0xe2 or 0xef. */
+		if ((unsigned char)s[i] != 0xe2 && (unsigned char)s[i] != 0xef) {
+			i++;
+			continue;
+		}
+		if (!(n = utf8_decode(&cp, s + i, len - i)) || !utf8_hides(cp)) {
+			i += n ? n : 1;
+			continue;
+		}
+		if ((error = buf_put(out, s + start, i - start)) == 0)
+			error = buf_printf(out, "<U+%04X>", (unsigned)cp);
+		start = i += n;
+	}
+	if (!error)
+		error = buf_put(out, s + start, len - start);
+	return error;
+}
+
+/* The UTF-8 bytes of a character (not a surrogate, at most U+10FFFF). */
+static int char_put(struct buf *out, uint32_t cp)
+{
+	char b[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xc0 | (cp >> 6));
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | (cp >> 12));
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		b[0] = (char)(0xf0 | (cp >> 18));
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return buf_put(out, b, n);
+}
+
+/* "<U+XXXX>" at s: its length (8 to 10) and the character, or 0. */
+static size_t notation_at(uint32_t *cp, const char *s, size_t len)
+{
+	size_t i = 3;
+
+	if (len < 8 || memcmp(s, "<U+", 3))
+		return 0;
+	for (*cp = 0; i < len && i < 3 + 6 && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'F') ||
+						(s[i] >= 'a' && s[i] <= 'f')); i++)
+		*cp = *cp * 16 + (uint32_t)(s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+	if (i < 3 + 4 || i >= len || s[i] != '>' || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return i + 1;
+}
+
+int utf8_unreveal(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = 0, n;
+	uint32_t cp;
+	int error = 0;
+
+	while (i < len && !error) {
+		if (s[i] != '<' || !(n = notation_at(&cp, s + i, len - i))) {
+			i++;
+			continue;
+		}
+		if ((error = buf_put(out, s + start, i - start)) == 0)
+			error = char_put(out, cp);
+		start = i += n;
 	}
 	if (!error)
 		error = buf_put(out, s + start, len - start);

@@ -27,6 +27,21 @@ int utf8_sanitize(struct buf *out, const char *s, size_t len);
  */
 int utf8_visible(struct buf *out, const char *s, size_t len);
 /*
+ * The characters that hide text or reorder it: the bidirectional controls
+ * (U+202A-202E, U+2066-2069) and the zero-width ones (U+200B-200D,
+ * U+2060, U+FEFF).
+ */
+bool utf8_hides(uint32_t cp);
+/*
+ * Append s to out with the characters utf8_hides written <U+XXXX>, as
+ * utf8_visible writes the bidirectional ones; everything else (controls,
+ * invalid bytes) as it is. How revline shows text meant to fool a reader
+ * (the hidden-text rule's evidence) and compares it (the evidence check).
+ */
+int utf8_reveal(struct buf *out, const char *s, size_t len);
+/* The other way: each <U+XXXX> (four to six hex digits naming a character) written as the character. */
+int utf8_unreveal(struct buf *out, const char *s, size_t len);
+/*
  * A JSON string of bytes that may not be UTF-8, which JSON needs: invalid
  * bytes become U+FFFD. utf8_json gives null for NULL.
  */

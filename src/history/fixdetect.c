@@ -367,15 +367,20 @@ static int violation_prompt(struct fixdetect *fd, struct violation *v, const str
 	    (error = rule_file_diff(&drule, fd, v->rule_path)) < 0)
 		goto done;
 	{
+		/* What comes from the repository or a past answer is data (prompt.h). */
 		const struct prompt_var vars[] = {
-			{ "context", fd->environment }, { "seconds", seconds.ptr },
-			{ "threadline_id", v->rule_id }, { "threadline_file_path", v->rule_path },
-			{ "file_references", files.len ? files.ptr : "(none given)" },
-			{ "reasoning", v->reasoning ? v->reasoning : "(none given)" },
-			{ "previous_patterns", pprev.ptr }, { "previous_content", cprev.ptr },
-			{ "previous_diff", dprev.ptr }, { "current_patterns", pcur.ptr },
-			{ "current_content", ccur.ptr }, { "current_diff", dcur.ptr },
-			{ "rule_file_diff", drule.ptr },
+			{ "context", fd->environment, NULL }, { "seconds", seconds.ptr, NULL },
+			{ "threadline_id", v->rule_id, "the rule's id" },
+			{ "threadline_file_path", v->rule_path, "the rule file's name" },
+			{ "file_references", files.len ? files.ptr : "(none given)", "file names" },
+			{ "reasoning", v->reasoning ? v->reasoning : "(none given)", "the violation as described" },
+			{ "previous_patterns", pprev.ptr, "the rule's patterns" },
+			{ "previous_content", cprev.ptr, "the rule file, then" },
+			{ "previous_diff", dprev.ptr, "the previous change" },
+			{ "current_patterns", pcur.ptr, "the rule's patterns" },
+			{ "current_content", ccur.ptr, "the rule file, now" },
+			{ "current_diff", dcur.ptr, "the current change" },
+			{ "rule_file_diff", drule.ptr, "the rule file's changes" },
 		};
 
 		error = prompt_render(&sys, &user, "fixdetect", vars, sizeof(vars) / sizeof(vars[0]));

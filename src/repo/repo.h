@@ -121,6 +121,20 @@ bool repo_path_in_git(const char *rel);
  */
 int repo_intent(struct buf *out, struct repo *repo, const struct target *target, int max);
 
+/* The same commits (at most max, newest first), each with its abbreviated id and whole message. */
+struct repo_commit {
+	char id[8];             /* the first 7 hex digits */
+	char *message;
+};
+
+struct repo_commits {
+	struct repo_commit *items;
+	size_t count, alloc;
+};
+
+int repo_commits(struct repo_commits *out, struct repo *repo, const struct target *target, int max);
+void repo_commits_release(struct repo_commits *list);
+
 /*
  * Object ids as git abbreviates them on a diff's "index" line: the length
  * is core.abbrev, or grows with the number of packed objects when that is

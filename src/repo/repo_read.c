@@ -1,11 +1,13 @@
 /* Reading files on either side of a target, and the commits' messages. */
 #include "repo.h"
 #include "repo_content.h"
+#include "array.h"
 #include "status.h"
 
 #include <errno.h>
 #include <git2.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -129,34 +131,90 @@ int repo_read(struct buf *out, struct repo *repo, const struct target *target,
 	}
 }
 
-int repo_intent(struct buf *out, struct repo *repo, const struct target *target, int max)
+/*
+ * Each commit between the base and the head, newest first, with the
+ * abbreviated id and message: how many, or RL_ENOTFOUND (no message set)
+ * when there is no head to walk from (no commits yet).
+ */
+static int commits_walk(struct repo *repo, const struct target *target, int max,
+			int (*each)(const char *id, const char *message, void *ctx), void *ctx)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid, base;
 	int n = 0, error = 0;
 
-	buf_printf(out, "Branch: %s\n", repo->branch);
 	if (git_revwalk_new(&walk, repo->git) < 0)
-		return 0;
-	if (target->side == SIDE_TREE ? git_oid_fromstr(&oid, target->head_oid) < 0 :
-	    git_reference_name_to_id(&oid, repo->git, "HEAD") < 0)
+		return RL_ENOTFOUND;
+	if ((target->side == SIDE_TREE ? git_oid_fromstr(&oid, target->head_oid) :
+	     git_reference_name_to_id(&oid, repo->git, "HEAD")) < 0 || git_revwalk_push(walk, &oid) < 0) {
+		error = RL_ENOTFOUND;
 		goto done;
-	if (git_revwalk_push(walk, &oid) < 0)
-		goto done;
+	}
 	if (*target->base_oid && git_oid_fromstr(&base, target->base_oid) == 0)
 		git_revwalk_hide(walk, &base);
-	while (n < max && git_revwalk_next(&oid, walk) == 0) {
+	while (!error && n < max && git_revwalk_next(&oid, walk) == 0) {
 		git_commit *commit = NULL;
+		char id[8];
 
 		if (git_commit_lookup(&commit, repo->git, &oid) < 0)
 			continue;
-		buf_printf(out, "\nCommit %.7s: %s", git_oid_tostr_s(&oid), git_commit_message(commit));
+		snprintf(id, sizeof(id), "%.7s", git_oid_tostr_s(&oid));
+		error = each(id, git_commit_message(commit), ctx);
 		git_commit_free(commit);
 		n++;
 	}
-	if (!n && !*target->base_oid)
-		buf_puts(out, "(no commits yet)\n");
 done:
 	git_revwalk_free(walk);
-	return error;
+	return error < 0 ? error : n;
+}
+
+static int intent_put(const char *id, const char *message, void *ctx)
+{
+	buf_printf(ctx, "\nCommit %s: %s", id, message);
+	return 0;
+}
+
+int repo_intent(struct buf *out, struct repo *repo, const struct target *target, int max)
+{
+	buf_printf(out, "Branch: %s\n", repo->branch);
+	if (commits_walk(repo, target, max, intent_put, out) == 0 && !*target->base_oid)
+		buf_puts(out, "(no commits yet)\n");
+	return 0;
+}
+
+static int commit_put(const char *id, const char *message, void *ctx)
+{
+	struct repo_commits *list = ctx;
+	struct repo_commit *c;
+
+	if (ARRAY_GROW(list->items, list->alloc, list->count + 1) < 0)
+		return RL_ENOMEM;
+	c = &list->items[list->count];
+	memcpy(c->id, id, sizeof(c->id));
+	if (!(c->message = strdup(message ? message : "")))
+		return error_nomem();
+	list->count++;
+	return 0;
+}
+
+int repo_commits(struct repo_commits *out, struct repo *repo, const struct target *target, int max)
+{
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = commits_walk(repo, target, max, commit_put, out)) < 0 && error != RL_ENOTFOUND) {
+		repo_commits_release(out);
+		return error;
+	}
+	return 0;
+}
+
+void repo_commits_release(struct repo_commits *list)
+{
+	size_t i;
+
+	for (i = 0; i < list->count; i++)
+		free(list->items[i].message);
+	free(list->items);
+	memset(list, 0, sizeof(*list));
 }

@@ -292,7 +292,8 @@ static int start_rule(struct check *c, size_t index)
 
 	for (i = 0; i < c->diff->nfiles && !check_rule_wants(c, rule, &c->diff->files[i]); i++)
 		;
-	if (i == c->diff->nfiles)
+	/* A rule that reads the commit messages has them to read even when no file of the change is its. */
+	if (i == c->diff->nfiles && !rule_reads_texts(rule))
 		return check_settle_as(c, index, RULE_NOT_RELEVANT, NULL);
 	if (rule->kind == RULE_LOCAL)
 		return check_run_local(c, index);

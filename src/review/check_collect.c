@@ -31,7 +31,9 @@ static void findings_verify(struct check *c, struct finding *f, size_t n)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		evidence_check(&f[i], c->diff, files);
+		/* A local rule's finding outside the diff (a commit message) comes verified by revline's own reading. */
+		if (!f[i].verified)
+			evidence_check(&f[i], c->diff, files);
 		finding_fingerprint(&f[i]);
 		if (suppress_inline(&f[i], ignores) < 0)
 			error_clear();
@@ -70,16 +72,19 @@ int check_settle_as(struct check *c, size_t index, enum rule_status status, cons
 struct local_ctx {
 	struct rule_result *r;
 	size_t *alloc;          /* the room of r->findings */
-	const struct diff_file *file;
 	int error;
 };
 
-static void local_found(int line, const char *text, size_t len, void *arg)
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void local_found(const struct rule_match *m, void *arg)
 {
 	struct local_ctx *ctx = arg;
 	struct rule_result *r = ctx->r;
 	struct finding *f;
-	struct buf issue = BUF_INIT;
 
 	if (ctx->error || ARRAY_GROW(r->findings, *ctx->alloc, r->nfindings + 1) < 0) {
 		ctx->error = RL_ENOMEM;
@@ -87,28 +92,67 @@ static void local_found(int line, const char *text, size_t len, void *arg)
 	}
 	f = &r->findings[r->nfindings++];
 	memset(f, 0, sizeof(*f));
-	buf_printf(&issue, "An added line matches the pattern of %s.", r->rule->id);
 	f->rule_id = strdup(r->rule->id);
-	f->file = strdup(ctx->file->path);
-	f->line = f->end_line = line;
-	f->severity = r->rule->severity;
-	f->category = r->rule->category ? strdup(r->rule->category) : NULL;
-	f->title = strdup(r->rule->name);
-	f->issue = buf_detach(&issue);
-	f->evidence.code_examined = strndup(text, len);
-	f->evidence.range_start = f->evidence.range_end = line;
-	if (asprintf(&f->evidence.method, "local check: the pattern /%s/ on the added lines",
-		     r->rule->pattern) < 0)
-		f->evidence.method = NULL;
-	if (!f->rule_id || !f->file || !f->title || !f->evidence.code_examined)
+	f->file = strdup(m->file);
+	f->line = f->end_line = m->line;
+	f->severity = m->severity;
+	f->category = dup_or_null(r->rule->category);
+	f->title = strdup(m->title ? m->title : r->rule->name);
+	if (m->issue)
+		f->issue = strdup(m->issue);
+	else if (asprintf(&f->issue, "An added line matches the pattern of %s.", r->rule->id) < 0)
+		f->issue = NULL;
+	f->suggestion = dup_or_null(m->suggestion);
+	f->evidence.code_examined = strndup(m->code, m->len);
+	f->evidence.range_start = f->evidence.range_end = m->line;
+	f->evidence.method = dup_or_null(m->method);
+	/* A commit message is no file of the diff: revline read it itself, which is the evidence. */
+	if (m->outside) {
+		f->verified = true;
+		if (asprintf(&f->verify_note, "read by revline in the message of %s, line %d", m->file, m->line) < 0)
+			f->verify_note = NULL;
+	}
+	if (!f->rule_id || !f->file || !f->title || !f->issue || !f->evidence.code_examined ||
+	    (m->outside && !f->verify_note))
 		ctx->error = RL_ENOMEM;
 }
 
-/* A local pattern rule runs at once, offline. */
+/* How many commits' messages a check that reads them reads: as many as a review could ever be about. */
+#define LOCAL_COMMITS_MAX 200
+
+/* The commit messages of the change, for a local rule that reads them. */
+static int local_texts(struct check *c, struct local_ctx *ctx, size_t index)
+{
+	struct repo_commits commits;
+	struct rule_text *texts = NULL;
+	char (*names)[16] = NULL;
+	size_t i;
+	int error;
+
+	if ((error = repo_commits(&commits, c->repo, c->target, LOCAL_COMMITS_MAX)) < 0)
+		return error;
+	if (commits.count && (!(texts = calloc(commits.count, sizeof(*texts))) ||
+			      !(names = calloc(commits.count, sizeof(*names))))) {
+		error = error_nomem();
+		goto done;
+	}
+	for (i = 0; i < commits.count; i++) {
+		snprintf(names[i], sizeof(names[i]), "commit %s", commits.items[i].id);
+		texts[i] = (struct rule_text){ names[i], commits.items[i].message };
+	}
+	error = rule_match_texts(c->states[index].result.rule, texts, commits.count, local_found, ctx);
+done:
+	free(texts);
+	free(names);
+	repo_commits_release(&commits);
+	return error < 0 ? error : 0;
+}
+
+/* A local rule runs at once, offline: on the added lines, and on the commit messages when it reads them. */
 int check_run_local(struct check *c, size_t index)
 {
 	struct rule_result *r = &c->states[index].result;
-	struct local_ctx ctx = { r, &c->states[index].findings_alloc, NULL, 0 };
+	struct local_ctx ctx = { r, &c->states[index].findings_alloc, 0 };
 	size_t i;
 	int error;
 
@@ -117,10 +161,11 @@ int check_run_local(struct check *c, size_t index)
 			continue;
 		if ((error = diff_file_load(c->diff, i)) < 0)
 			return error;
-		ctx.file = &c->diff->files[i];
-		if ((error = rule_match_local(r->rule, ctx.file, local_found, &ctx)) < 0)
+		if ((error = rule_match_local(r->rule, &c->diff->files[i], local_found, &ctx)) < 0)
 			return check_settle_as(c, index, RULE_ERROR, error_message());
 	}
+	if (!ctx.error && rule_reads_texts(r->rule) && (error = local_texts(c, &ctx, index)) < 0)
+		return check_settle_as(c, index, RULE_ERROR, error_message());
 	if (ctx.error)
 		return error_nomem();
 	return check_settle_as(c, index, r->nfindings ? RULE_ATTENTION : RULE_COMPLIANT, NULL);
@@ -196,6 +241,23 @@ static void answer_take(struct rule_state *s, struct map_answer *answer)
 	}
 }
 
+/*
+ * Why a verdict that clears the change (compliant, not relevant) is not to
+ * be trusted: its reason is the change's own words (evidence_steered);
+ * else NULL. An answer that reports problems may quote those words to
+ * report them.
+ */
+static char *unverified(enum rule_status status, const char *reasoning)
+{
+	struct buf why = BUF_INIT, text = BUF_INIT;
+
+	if ((status == RULE_COMPLIANT || status == RULE_NOT_RELEVANT) && evidence_steered(&why, reasoning))
+		buf_printf(&text, "unverified: the answer gives the change's own words as its reason, not code "
+			   "it read (\"%s\")", why.ptr);
+	buf_release(&why);
+	return text.len ? buf_detach(&text) : NULL;
+}
+
 /* The rule's result is the union of its chunks'. */
 static void rule_collect(struct check *c, size_t index)
 {
@@ -236,7 +298,7 @@ static void rule_collect(struct check *c, size_t index)
 		relevant ? RULE_COMPLIANT : RULE_NOT_RELEVANT;
 	r->cached = cached;
 	r->reasoning = reasoning.len ? buf_detach(&reasoning) : NULL;
-	r->error = errors.len ? buf_detach(&errors) : NULL;
+	r->error = errors.len ? buf_detach(&errors) : unverified(r->status, r->reasoning);
 	buf_release(&reasoning);
 	buf_release(&errors);
 	rule_settle(c, index);

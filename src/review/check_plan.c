@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What a map request holds besides the change and the rule (the template's instructions), in bytes. */
-#define MAP_FIXED_BYTES 6000
+/* What a map request holds besides the change and the rule (the template's instructions, the data blocks' tags), in bytes. */
+#define MAP_FIXED_BYTES 7000
 
 void check_parts_free(struct check *c)
 {
@@ -261,16 +261,21 @@ static int chunk_prompt(struct chunk *k, struct check *c, const struct rule_stat
 		snprintf(chunk, sizeof(chunk), "part %d of %d", k->part, k->parts);
 	if ((error = check_context_more(&more, c, s, part)) < 0)
 		return error;
+	/* The rule and revline's own words are instructions; what comes from the repository is data (prompt.h). */
 	const struct prompt_var vars[] = {
-		{ "rule_id", rule->id }, { "rule_name", rule->name },
-		{ "severity", severity_name(rule->severity) }, { "category", rule->category },
-		{ "rule_body", rule->body }, { "intent", c->intent }, { "chunk", chunk },
-		{ "files", part->files }, { "diff", part->diff }, { "context_files", s->context },
-		{ "examples", s->examples }, { "dependencies", depreview_section(c->deps) },
-		{ "rule_files", rule_files }, { "cut", part->cut },
-		{ "standards", c->standards.text }, { "standards_files", c->standards_files },
-		{ "context", rule->context == RULE_CONTEXT_NONE ? NULL : part->context },
-		{ "context_more", more },
+		{ "rule_id", rule->id, NULL }, { "rule_name", rule->name, NULL },
+		{ "severity", severity_name(rule->severity), NULL }, { "category", rule->category, NULL },
+		{ "rule_body", rule->body, NULL }, { "chunk", chunk, NULL }, { "examples", s->examples, NULL },
+		{ "intent", c->intent, "what the author wrote: the branch name and the commit messages" },
+		{ "files", part->files, "file names" }, { "diff", part->diff, "the change" },
+		{ "context_files", s->context, "the rule's context files, from the repository" },
+		{ "dependencies", depreview_section(c->deps), "the dependency changes, from the manifests and OSV" },
+		{ "rule_files", rule_files, "file names" }, { "cut", part->cut, "what was cut" },
+		{ "standards", c->standards.text, "the project's standards files" },
+		{ "standards_files", c->standards_files, "file names" },
+		{ "context", rule->context == RULE_CONTEXT_NONE ? NULL : part->context,
+		  "context from the repository: its own code, as the version under review has it" },
+		{ "context_more", more, "more context from the repository, for this rule" },
 	};
 
 	error = prompt_render_parts(&sys, &shared, &tail, "map", vars, sizeof(vars) / sizeof(vars[0]));

@@ -1,11 +1,13 @@
 #include "evidence.h"
 #include "status.h"
 #include "array.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Lines without their whitespace. */
 struct lines {
@@ -354,15 +356,65 @@ static void lines_text(char *out, size_t size, int first, int last)
 		snprintf(out, size, "lines %d-%d", first, last);
 }
 
+/* Where the needle is: the new side (unless the file was deleted), else the old one. */
+struct place {
+	int first, last;
+	bool found, old_side;
+};
+
+static int search_sides(struct place *at, struct evidence_files *files, const struct diff *diff, long index,
+			const struct finding *f, const struct lines *needle, struct buf *skipped)
+{
+	bool deleted = index >= 0 && diff->files[index].status == DIFF_DELETED;
+	int error;
+
+	memset(at, 0, sizeof(*at));
+	if (!deleted && (error = search_side(files, f->file, false, needle, f->line, &at->first, &at->last,
+					     &at->found, skipped)) < 0)
+		return error;
+	if (at->found)
+		return 0;
+	at->old_side = true;
+	return search_side(files, index >= 0 ? diff->files[index].old_path : f->file, true, needle, f->line,
+			   &at->first, &at->last, &at->found, skipped);
+}
+
+/*
+ * The quoted code where it is: as quoted, else with its <U+XXXX> written
+ * as the characters they name (how revline shows hidden characters, and
+ * how a model may quote them).
+ */
+static int find_quoted(struct place *at, struct evidence_files *files, const struct diff *diff, long index,
+		       const struct finding *f, bool *empty, struct buf *skipped)
+{
+	const char *code = f->evidence.code_examined;
+	struct lines needle = { 0 };
+	struct buf plain = BUF_INIT;
+	int error;
+
+	if ((error = needle_of(&needle, code)) < 0 || (*empty = !needle.count) ||
+	    (error = search_sides(at, files, diff, index, f, &needle, skipped)) < 0 || at->found ||
+	    !strstr(code, "<U+"))
+		goto done;
+	lines_release(&needle);
+	if ((error = utf8_unreveal(&plain, code, strlen(code))) == 0 &&
+	    (error = needle_of(&needle, plain.ptr)) == 0 && needle.count)
+		error = search_sides(at, files, diff, index, f, &needle, skipped);
+done:
+	buf_release(&plain);
+	lines_release(&needle);
+	return error;
+}
+
 int evidence_check(struct finding *f, const struct diff *diff, struct evidence_files *files)
 {
-	struct lines needle = { 0 };
 	struct buf skipped = BUF_INIT;
 	long index = locate(diff, f->file);
 	const char *code = f->evidence.code_examined;
-	int first = 0, last = 0, error;
-	bool found = false, deleted = false;
+	struct place at;
+	bool empty = false;
 	char span[48];
+	int error;
 
 	if (index >= 0 && strcmp(f->file, diff->files[index].path)) {
 		free(f->file);
@@ -376,39 +428,131 @@ int evidence_check(struct finding *f, const struct diff *diff, struct evidence_f
 		return note(f, false, "%s is a binary file", f->file);
 	if (!code || !*code)
 		return note(f, false, "the answer quoted no code to check");
-	if ((error = needle_of(&needle, code)) < 0)
+	if ((error = find_quoted(&at, files, diff, index, f, &empty, &skipped)) < 0)
 		goto done;
-	if (!needle.count) {
+	lines_text(span, sizeof(span), at.first, at.last);
+	if (empty)
 		error = note(f, false, "the quoted code is empty");
-		goto done;
-	}
-	deleted = index >= 0 && diff->files[index].status == DIFF_DELETED;
-	if (!deleted && (error = search_side(files, f->file, false, &needle, f->line, &first, &last,
-					     &found, &skipped)) < 0)
-		goto done;
-	if (found) {
-		lines_text(span, sizeof(span), first, last);
-		error = first == f->line || !f->line ?
+	else if (at.found && !at.old_side)
+		error = at.first == f->line || !f->line ?
 			note(f, true, "the quoted code is at %s of %s", span, f->file) :
-			note(f, true, "the quoted code is at %s of %s (the answer said %d)",
-			     span, f->file, f->line);
-		f->line = first;
-		f->end_line = last;
-		goto done;
-	}
-	if ((error = search_side(files, index >= 0 ? diff->files[index].old_path : f->file, true,
-				 &needle, f->line, &first, &last, &found, &skipped)) < 0)
-		goto done;
-	lines_text(span, sizeof(span), first, last);
-	if (found)
+			note(f, true, "the quoted code is at %s of %s (the answer said %d)", span, f->file, f->line);
+	else if (at.found)
 		error = note(f, true, "the quoted code is at %s of the old version of %s "
 			     "(the change removes or alters it)", span, f->file);
 	else if (skipped.len)
 		error = note(f, false, "the quoted code could not be looked for: %s", skipped.ptr);
 	else
 		error = note(f, false, "the quoted code is not in %s", f->file);
+	if (!error && at.found && !at.old_side) {
+		f->line = at.first;
+		f->end_line = at.last;
+	}
 done:
 	buf_release(&skipped);
-	lines_release(&needle);
 	return error;
+}
+
+/* --- an answer that gives the change's own words as its reason ------------- */
+
+/* What a sentence may name as the source of a claim: the change's own words. */
+static const char *const claim_sources[] = {
+	"comment", "commit message", "commit", "docstring", "note", "author", "agents.md", "claude.md",
+	"readme", "annotation", "pull request description", "pr description",
+};
+/* How it gives them as its reason. */
+static const char *const attributions[] = {
+	"says", "said", "saying", "states", "stated", "claims", "claimed", "notes", "noted", "indicates",
+	"indicated", "mentions", "mentioned", "confirms", "confirmed", "asserts", "asserted", "according to",
+	"per the", "as stated", "as noted", "marked", "labelled", "labeled", "annotated", "declares",
+};
+/* What the claim is: a verdict or an assurance that only the code can give. */
+static const char *const assurances[] = {
+	"audited", "reviewed", "approved", "vetted", "verified", "validated", "sanitized", "sanitised",
+	"safe", "secure", "compliant", "trusted", "exempt", "signed off", "no issues", "intentional",
+};
+/* Words addressed to reviewers, repeated as a reason. */
+static const char *const addressed[] = {
+	"note to ai", "ai reviewer", "ai agent", "to reviewers", "previous instructions", "instructions above",
+	"answer compliant", "asked to answer", "instructed to", "told to answer", "asks reviewers",
+};
+
+static bool has_word(const char *s, size_t len, const char *word)
+{
+	size_t n = strlen(word), i;
+
+	for (i = 0; i + n <= len; i++)
+		if (!strncasecmp(s + i, word, n) && (i == 0 || !isalnum((unsigned char)s[i - 1])) &&
+		    (i + n == len || !isalpha((unsigned char)s[i + n])))
+			return true;
+	return false;
+}
+
+static bool has_any(const char *s, size_t len, const char *const *words, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (has_word(s, len, words[i]))
+			return true;
+	return false;
+}
+
+/* "line 40", "lines 3-5", "a.c:40": the sentence points at code it read. */
+static bool cites_lines(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (s[i] == ':' && isdigit((unsigned char)s[i + 1]) && i && isalpha((unsigned char)s[i - 1]))
+			return true;
+		if ((!strncasecmp(s + i, "line ", 5) && i + 5 < len && isdigit((unsigned char)s[i + 5])) ||
+		    (!strncasecmp(s + i, "lines ", 6) && i + 6 < len && isdigit((unsigned char)s[i + 6])))
+			return true;
+	}
+	return false;
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool sentence_steered(const char *s, size_t len)
+{
+	if (has_any(s, len, addressed, COUNT(addressed)))
+		return true;
+	return has_any(s, len, claim_sources, COUNT(claim_sources)) &&
+		has_any(s, len, attributions, COUNT(attributions)) &&
+		has_any(s, len, assurances, COUNT(assurances)) && !cites_lines(s, len);
+}
+
+/* A sentence ends at "!", "?", a line's end, or a "." before a space or the end ("AGENTS.md" goes on). */
+static size_t sentence_len(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (strchr("!?\n", s[i]) || (s[i] == '.' && (!s[i + 1] || isspace((unsigned char)s[i + 1]))))
+			break;
+	return i;
+}
+
+bool evidence_steered(struct buf *why, const char *reasoning)
+{
+	const char *p = reasoning ? reasoning : "";
+
+	while (*p) {
+		size_t len = sentence_len(p), keep;
+
+		while (len && isspace((unsigned char)*p))
+			p++, len--;
+		if (len && sentence_steered(p, len)) {
+			keep = len > EVIDENCE_WHY_MAX ? EVIDENCE_WHY_MAX : len;
+			while (keep < len && keep && ((unsigned char)p[keep] & 0xc0) == 0x80)
+				keep--;
+			buf_clear(why);
+			return buf_put(why, p, keep) == 0 && (keep == len || buf_puts(why, "...") == 0);
+		}
+		p += len;
+		p += *p != '\0';
+	}
+	return false;
 }

@@ -35,4 +35,16 @@ void evidence_files_free(struct evidence_files *files);
 /* Sets verified and verify_note (and may correct file, line and end_line). */
 int evidence_check(struct finding *finding, const struct diff *diff, struct evidence_files *files);
 
+/*
+ * Whether a rule's answer gives the change's own words as its reason (a
+ * model the change steered, noticed where it can be): a sentence of its
+ * reasoning that repeats words addressed to reviewers ("note to AI
+ * reviewers", "answer compliant"), or that takes a verdict or an assurance
+ * from a comment, a commit message, a note or the author ("the comment
+ * says it was audited") without pointing at a line it read. *why: that
+ * sentence, cut to EVIDENCE_WHY_MAX bytes.
+ */
+#define EVIDENCE_WHY_MAX 200
+bool evidence_steered(struct buf *why, const char *reasoning);
+
 #endif

@@ -3,7 +3,13 @@
 #include "datadir.h"
 #include "status.h"
 
+#include <git2.h>
 #include <string.h>
+#include <strings.h>
+
+/* The hex digits of a data block's tag, and how many tags are tried before giving up. */
+#define DATA_TAG_HEX 12
+#define DATA_TAG_TRIES 1000
 
 struct render {
 	const char *path;
@@ -63,6 +69,35 @@ static const char *section_end(const char *p, const char *end, const char *name,
 
 static int render_span(const struct render *r, struct buf *out, const char *p, const char *end);
 
+/* Outside text in running text: one line, its line breaks and hidden characters made visible. */
+static int data_inline(struct buf *out, const char *text)
+{
+	const char *p = text;
+	size_t n;
+	int error = 0;
+
+	while (*p && !error) {
+		n = strcspn(p, "\r\n");
+		if ((error = utf8_reveal(out, p, n)) < 0 || !p[n])
+			break;
+		error = buf_puts(out, p[n] == '\n' ? "<U+000A>" : "<U+000D>");
+		p += n + 1;
+	}
+	return error;
+}
+
+/* {{name}} of a variable: its value, or its outside text as a block (alone on its line) or inline. */
+static int render_value(struct buf *out, const struct prompt_var *v, const char *next, const char *end)
+{
+	bool alone = (out->len == 0 || out->ptr[out->len - 1] == '\n') && (next == end || *next == '\n');
+
+	if (var_empty(v))
+		return 0;
+	if (!v->data)
+		return buf_puts(out, v->value);
+	return alone ? prompt_data(out, v->data, v->value, strlen(v->value)) : data_inline(out, v->value);
+}
+
 /* {{name}}, {{#name}}...{{/name}} at p; *next is where the text goes on. */
 static int render_tag(const struct render *r, struct buf *out, const char *p, const char *end,
 		      const char **next)
@@ -85,7 +120,7 @@ static int render_tag(const struct render *r, struct buf *out, const char *p, co
 		return render_error(r, p, "no section opened for", name, len);
 	if (!section) {
 		*next = close + 2;
-		return v->value ? buf_puts(out, v->value) : 0;
+		return render_value(out, v, *next, end);
 	}
 	if (!(stop = section_end(close + 2, end, name, len)))
 		return render_error(r, p, "unclosed section", name, len);
@@ -286,4 +321,47 @@ const char *prompt_language(const char *path)
 		if (!strcmp(dot, langs[i].ext))
 			return langs[i].name;
 	return "text";
+}
+
+/* Whether text holds the tag's digits, in any case. */
+static bool holds_nocase(const char *text, size_t len, const char *digits)
+{
+	size_t i;
+
+	for (i = 0; i + DATA_TAG_HEX <= len; i++)
+		if (!strncasecmp(text + i, digits, DATA_TAG_HEX))
+			return true;
+	return false;
+}
+
+/* The tag's digits: the text's SHA-1, then the SHA-1 of the digits while the text holds them. */
+static int data_tag(char digits[GIT_OID_HEXSZ + 1], const char *text, size_t len)
+{
+	git_oid oid;
+	int i;
+
+	if (git_odb_hash(&oid, text, len, GIT_OBJECT_BLOB) < 0)
+		return error_set(RL_ERROR, "cannot hash a prompt's data block");
+	for (i = 0; i < DATA_TAG_TRIES; i++) {
+		git_oid_tostr(digits, GIT_OID_HEXSZ + 1, &oid);
+		digits[DATA_TAG_HEX] = '\0';
+		if (!holds_nocase(text, len, digits))
+			return 0;
+		if (git_odb_hash(&oid, digits, DATA_TAG_HEX, GIT_OBJECT_BLOB) < 0)
+			break;
+	}
+	return error_set(RL_ERROR, "no tag found that a prompt's data block does not hold");
+}
+
+int prompt_data(struct buf *out, const char *source, const char *text, size_t len)
+{
+	char digits[GIT_OID_HEXSZ + 1];
+	int error;
+
+	if ((error = data_tag(digits, text, len)) < 0 ||
+	    (error = buf_printf(out, "<" PROMPT_DATA_TAG "%s source=\"%s\">\n", digits, source)) < 0 ||
+	    (error = buf_put(out, text, len)) < 0 ||
+	    (len && text[len - 1] != '\n' && (error = buf_putc(out, '\n')) < 0))
+		return error;
+	return buf_printf(out, "</" PROMPT_DATA_TAG "%s>", digits);
 }

@@ -25,11 +25,23 @@
  * {{name}} is replaced by a variable's value; {{#name}} ... {{/name}} is
  * kept only when the variable is set and not empty. Code (diffs, snippets,
  * context files) is passed already fenced, see prompt_fence.
+ *
+ * Text that comes from the repository under review or another outside
+ * source (the change, commit messages, standards files, context, tool
+ * results, answers) is data, never instructions: a variable holding it
+ * names what it is (data), and the renderer never writes it as it is. A
+ * placeholder on a line of its own becomes a block the text cannot close
+ * (prompt_data); one in running text (a path in a heading) is written on
+ * one line, its line breaks and hidden characters made visible (<U+000A>,
+ * <U+202E>), so that it cannot start a line of the prompt's own. Every
+ * template says in its system part which blocks it holds and that they are
+ * data; a template of the user's gets the same blocks.
  */
 
 struct prompt_var {
 	const char *name;
 	const char *value;      /* NULL or "" counts as empty */
+	const char *data;       /* NULL: revline's own text; else what the outside text is ("the change") */
 };
 
 /* Render the named template. Errors name the template file and line. */
@@ -50,5 +62,22 @@ int prompt_fence(struct buf *out, const char *lang, const char *text, size_t len
 
 /* A fence's language for a path, by its extension ("python", "c", ...; "text" when not known). */
 const char *prompt_language(const char *path);
+
+/*
+ * Append text as a block of outside data:
+ *
+ *   <untrusted-1a2b3c4d5e6f source="the change">
+ *   ...the text...
+ *   </untrusted-1a2b3c4d5e6f>
+ *
+ * The tag's twelve hex digits are derived from the text (a SHA-1), and
+ * chosen again while the text holds them in any case, so the text can
+ * neither close its block nor guess the tag before it is written; the
+ * same text always gets the same tag, so a block in the shared part of a
+ * prompt is the same bytes for every rule (the providers' caches). The
+ * templates' system parts name this form.
+ */
+#define PROMPT_DATA_TAG "untrusted-"
+int prompt_data(struct buf *out, const char *source, const char *text, size_t len);
 
 #endif

@@ -83,8 +83,10 @@ int reduce_prompt(struct buf *system, struct buf *user, const struct finding *f,
 	snprintf(rules, sizeof(rules), "%zu", count_rules(f, n));
 	if ((error = format_findings(&list, f, n)) == 0) {
 		const struct prompt_var vars[] = {
-			{ "files", files }, { "target", ctx->target }, { "intent", ctx->intent },
-			{ "count", count }, { "rules", rules }, { "findings", list.ptr },
+			{ "files", files, NULL }, { "count", count, NULL }, { "rules", rules, NULL },
+			{ "target", ctx->target, "what is compared" },
+			{ "intent", ctx->intent, "what the author wrote: the branch name and the commit messages" },
+			{ "findings", list.ptr, "the reviewers' findings" },
 		};
 
 		error = prompt_render(system, user, "reduce", vars, sizeof(vars) / sizeof(vars[0]));

@@ -48,7 +48,7 @@ struct rule_result {
 	bool cached;                    /* every chunk came from the cache */
 	int attempts;                   /* requests made, retries included */
 	long duration_ms;
-	char *error;                    /* why it failed, timed out or was skipped */
+	char *error;                    /* why it failed, timed out or was skipped; of a verdict, why it is unverified */
 	char *reasoning;
 	char **file_references;
 	size_t nrefs;

@@ -14,15 +14,44 @@
  *   threadline: id, version, patterns, context_files
  *   rule:       id, name, severity, category, applies-to, model
  *
- * plus context-files (alias of context_files) and `pattern`, a PCRE2
- * expression checked locally on added lines, with no LLM. The body is the
- * standard itself: what to look for, good and bad examples.
+ * plus context-files (alias of context_files), `pattern`, a PCRE2
+ * expression checked locally on added lines, with no LLM, and `check`, a
+ * local check of revline's own, in C, where a pattern cannot say it. The
+ * body is the standard itself: what to look for, good and bad examples.
  */
 
 enum rule_kind {
 	RULE_LLM,               /* reviewed by the LLM */
-	RULE_LOCAL,             /* a PCRE2 pattern on added lines */
+	RULE_LOCAL,             /* a PCRE2 pattern on added lines, or a check of revline's own */
 };
+
+/*
+ * The local checks a rule can name (`check: NAME`): X(ID, name, what it
+ * reads, said as a finding's verification method). A check reads the added
+ * lines and, for those that say so (rule_reads_texts), the commit messages;
+ * the rule's pattern, when it has one, is the check's to use.
+ *
+ * hidden-text (hidden_text.c): bidirectional controls, zero-width
+ * characters, identifiers mixing Latin with Cyrillic or Greek letters, and
+ * the lines the rule's pattern matches (text addressed to AI reviewers).
+ */
+#define RULE_CHECK_LIST(X) \
+	X(RULE_CHECK_NONE, "", "") \
+	X(RULE_CHECK_HIDDEN_TEXT, "hidden-text", "local check: the characters and identifiers of the " \
+	  "added lines and commit messages, and the rule's pattern, read by revline")
+
+#define RULE_CHECK_NAMES "hidden-text"
+
+enum rule_check {
+#define RULE_CHECK_ENUM(id, name, method) id,
+	RULE_CHECK_LIST(RULE_CHECK_ENUM)
+#undef RULE_CHECK_ENUM
+	RULE_CHECK_COUNT
+};
+
+/* The check named so, or RULE_CHECK_NONE. */
+enum rule_check rule_check_find(const char *name);
+const char *rule_check_name(enum rule_check check);
 
 /*
  * Whether a loaded rule runs, and why (rules_policy). Only built-in rules
@@ -61,6 +90,7 @@ struct rule {
 	char *reasoning_effort; /* a per-rule reasoning_effort (models.h), or NULL */
 	char *pattern;          /* the local check's expression, or NULL */
 	void *regex;            /* compiled pattern (pcre2_code *) */
+	enum rule_check check;  /* a check of revline's own, or RULE_CHECK_NONE */
 	enum rule_kind kind;
 	enum rule_context context;
 	char *body;             /* the markdown after the front matter */
@@ -161,13 +191,42 @@ bool rule_applies(const struct rule *rule, const char *path);
 const struct rule *rules_find(const struct rule_set *set, const char *id);
 
 /*
- * The local check: the added lines of a file's diff that match the rule's
- * pattern. Calls found(line, text, len, ctx) for each match (line is the
- * new line number); returns the number of matches or a negative status.
+ * What a local rule found on a line: where, the evidence, and what the
+ * rule's check says of it (a pattern rule leaves title, issue, suggestion
+ * and method NULL: the rule's name, "An added line matches ...", none, the
+ * pattern).
+ */
+struct rule_match {
+	const char *file;       /* the file's path, or the text's name ("commit 1a2b3c4") */
+	int line;               /* the new line number, or the text's line */
+	const char *code;       /* the evidence: the line (hidden-text: its hidden characters made visible) */
+	size_t len;
+	enum severity severity;
+	const char *title, *issue, *suggestion, *method;
+	bool outside;           /* a line of a text, not of the diff: revline read it itself */
+};
+
+typedef void (*rule_found_fn)(const struct rule_match *match, void *ctx);
+
+/*
+ * The local check of a file: its added lines that match the rule's pattern
+ * or its check. Calls found for each (one match per line); returns the
+ * number of matches or a negative status.
  */
 struct diff_file;
-int rule_match_local(const struct rule *rule, const struct diff_file *file,
-		     void (*found)(int line, const char *text, size_t len, void *ctx), void *ctx);
+int rule_match_local(const struct rule *rule, const struct diff_file *file, rule_found_fn found, void *ctx);
+
+/* Text the change brings besides its files (a commit message), for the checks that read it. */
+struct rule_text {
+	const char *name;       /* "commit 1a2b3c4" */
+	const char *text;
+};
+
+/* Whether the rule's check reads texts besides the diff's files. */
+bool rule_reads_texts(const struct rule *rule);
+/* The local check of texts, line by line, as rule_match_local (0 for a rule that reads none). */
+int rule_match_texts(const struct rule *rule, const struct rule_text *texts, size_t count, rule_found_fn found,
+		     void *ctx);
 
 /* The starter rule `revline init` writes (threadlines/example.md). */
 extern const char rules_example[];

@@ -20,7 +20,7 @@
 #define RULE_FLOW_DEPTH_MAX 32
 
 #define KNOWN_KEYS "id, name, version, severity, category, patterns (or applies-to), " \
-	"context_files (or context-files), context, model, reasoning_effort, pattern"
+	"context_files (or context-files), context, model, reasoning_effort, pattern, check"
 
 /*
  * Text from a file, fit to quote in a message: control bytes become '?'
@@ -51,7 +51,7 @@ static const char *clip(char *dst, size_t size, const char *s)
 
 enum key {
 	KEY_ID, KEY_NAME, KEY_VERSION, KEY_SEVERITY, KEY_CATEGORY, KEY_PATTERNS,
-	KEY_CONTEXT, KEY_MODEL, KEY_EFFORT, KEY_PATTERN, KEY_REPO_CONTEXT, KEY_COUNT
+	KEY_CONTEXT, KEY_MODEL, KEY_EFFORT, KEY_PATTERN, KEY_REPO_CONTEXT, KEY_CHECK, KEY_COUNT
 };
 
 /* Both seed formats' names, and the aliases. */
@@ -64,7 +64,7 @@ static const struct {
 	{ "patterns", KEY_PATTERNS }, { "applies-to", KEY_PATTERNS },
 	{ "context_files", KEY_CONTEXT }, { "context-files", KEY_CONTEXT },
 	{ "model", KEY_MODEL }, { "reasoning_effort", KEY_EFFORT }, { "pattern", KEY_PATTERN },
-	{ "context", KEY_REPO_CONTEXT },
+	{ "context", KEY_REPO_CONTEXT }, { "check", KEY_CHECK },
 };
 
 #define NKEYS (sizeof(key_names) / sizeof(key_names[0]))
@@ -389,6 +389,30 @@ static void set_pattern(struct parse *ps, const yaml_node_t *node)
 		     "as written)", error_message());
 }
 
+/* check: one of revline's own local checks (RULE_CHECK_LIST), by name. */
+static void set_check(struct parse *ps, const yaml_node_t *node)
+{
+	struct text_guess guess;
+	const char *near;
+	char *text;
+	int i;
+
+	if (!scalar_text(ps, "check", node, &text) || !text)
+		return;
+	if ((ps->rule->check = rule_check_find(text)) == RULE_CHECK_NONE) {
+		text_guess_init(&guess, text, strlen(text));
+		for (i = RULE_CHECK_NONE + 1; i < RULE_CHECK_COUNT; i++)
+			text_guess_try(&guess, rule_check_name((enum rule_check)i), (size_t)i);
+		if ((near = text_guess_result(&guess)))
+			note(ps, node_line(ps, node), true, "check '%s' is not one of revline's checks (did you "
+			     "mean '%s'?): they are " RULE_CHECK_NAMES, CLIP(text), near);
+		else
+			note(ps, node_line(ps, node), true, "check '%s' is not one of revline's checks: they "
+			     "are " RULE_CHECK_NAMES, CLIP(text));
+	}
+	free(text);
+}
+
 static bool set_text(struct parse *ps, const char *key, const yaml_node_t *node, char **field)
 {
 	char *text;
@@ -414,6 +438,7 @@ static void set_value(struct parse *ps, enum key key, const char *name, const ya
 	case KEY_EFFORT: set_effort(ps, node); break;
 	case KEY_PATTERN: set_pattern(ps, node); break;
 	case KEY_REPO_CONTEXT: set_repo_context(ps, node); break;
+	case KEY_CHECK: set_check(ps, node); break;
 	case KEY_PATTERNS:
 		set_list(ps, name, node, check_glob, &rule->patterns, &rule->npatterns);
 		break;
@@ -658,6 +683,7 @@ static bool blank(const char *s)
 static void finish(struct parse *ps, int close_line)
 {
 	struct rule *rule = ps->rule;
+	const char *local;
 	size_t i;
 
 	if (!rule->id && !ps->seen[KEY_ID])
@@ -665,16 +691,17 @@ static void finish(struct parse *ps, int close_line)
 		     "(letters, digits, '-', '_' and '.')");
 	if (!rule->name && rule->id && !(rule->name = strdup(rule->id)))
 		ps->error = error_nomem();
-	rule->kind = ps->seen[KEY_PATTERN] ? RULE_LOCAL : RULE_LLM;
+	rule->kind = ps->seen[KEY_PATTERN] || ps->seen[KEY_CHECK] ? RULE_LOCAL : RULE_LLM;
+	local = ps->seen[KEY_PATTERN] ? "pattern" : "check";
 	if (rule->kind == RULE_LOCAL && rule->model)
-		note(ps, ps->seen[KEY_MODEL], false, "model is not used: a rule with a pattern runs "
-		     "locally, without the LLM");
+		note(ps, ps->seen[KEY_MODEL], false, "model is not used: a rule with a %s runs "
+		     "locally, without the LLM", local);
 	if (rule->kind == RULE_LOCAL && ps->seen[KEY_EFFORT])
 		note(ps, ps->seen[KEY_EFFORT], false, "reasoning_effort is not used: a rule with a "
-		     "pattern runs locally, without the LLM");
+		     "%s runs locally, without the LLM", local);
 	if (rule->kind == RULE_LOCAL && rule->ncontext)
-		note(ps, ps->seen[KEY_CONTEXT], false, "%s is not used: a rule with a pattern runs "
-		     "locally, without the LLM", ps->seen_as[KEY_CONTEXT]);
+		note(ps, ps->seen[KEY_CONTEXT], false, "%s is not used: a rule with a %s runs "
+		     "locally, without the LLM", ps->seen_as[KEY_CONTEXT], local);
 	for (i = 0; i < rule->npatterns && rule->patterns[i][0] == '!'; i++)
 		;
 	if (rule->npatterns && i == rule->npatterns)

@@ -264,19 +264,23 @@ static int build_prompt(struct fix *fix)
 	    (error = parts_text(&parts, fix)) < 0)
 		goto done;
 	{
+		/* What comes from the file, the linter or the review is data (prompt.h). */
 		const struct prompt_var vars[] = {
-			{ "file", t->file }, { "language", prompt_language(t->file) },
-			{ "signal", t->tool ? "yes" : NULL }, { "tool", t->tool }, { "code", t->code },
-			{ "message", t->message }, { "line", line }, { "end_line", end_line },
-			{ "column", t->column > 0 ? column : NULL },
-			{ "finding", t->tool ? NULL : "yes" }, { "rule", t->rule }, { "severity", t->severity },
-			{ "title", t->title }, { "issue", t->issue }, { "suggestion", t->suggestion },
-			{ "first", first }, { "last", last }, { "window", window_name(fix->win.kind) },
-			{ "trailing_newlines", nl }, { "snippet", snippet.ptr },
-			{ "keeps_end", fix->snippet.ends_file && fix->snippet.at_end ? NULL : "yes" },
-			{ "ends_file", fix->snippet.ends_file && fix->snippet.at_end ? "yes" : NULL },
-			{ "context_first", cfirst }, { "context_last", clast }, { "context", context.ptr },
-			{ "parts", parts.ptr },
+			{ "file", t->file, "the file's name" }, { "language", prompt_language(t->file), NULL },
+			{ "signal", t->tool ? "yes" : NULL, NULL }, { "tool", t->tool, "the tool's name" },
+			{ "code", t->code, "the tool's code" }, { "message", t->message, "the tool's message" },
+			{ "line", line, NULL }, { "end_line", end_line, NULL },
+			{ "column", t->column > 0 ? column : NULL, NULL },
+			{ "finding", t->tool ? NULL : "yes", NULL }, { "rule", t->rule, "the rule's id" },
+			{ "severity", t->severity, NULL }, { "title", t->title, "the finding's title" },
+			{ "issue", t->issue, "the finding" }, { "suggestion", t->suggestion, "the suggested fix" },
+			{ "first", first, NULL }, { "last", last, NULL }, { "window", window_name(fix->win.kind), NULL },
+			{ "trailing_newlines", nl, NULL }, { "snippet", snippet.ptr, "the snippet, from the file" },
+			{ "keeps_end", fix->snippet.ends_file && fix->snippet.at_end ? NULL : "yes", NULL },
+			{ "ends_file", fix->snippet.ends_file && fix->snippet.at_end ? "yes" : NULL, NULL },
+			{ "context_first", cfirst, NULL }, { "context_last", clast, NULL },
+			{ "context", context.ptr, "the lines around the snippet, from the file" },
+			{ "parts", parts.ptr, "more of the file" },
 		};
 
 		error = prompt_render(&sys, &user, "fix", vars, sizeof(vars) / sizeof(vars[0]));

@@ -184,7 +184,7 @@ expect_out '^provider: *openai, model fake-model$' "doctor: the provider and the
 expect_out '^  map: *cheap-model (revline.mapModel; a rule.s own model wins)$' "doctor: the map model"
 expect_out '^  reduce: *best-model (revline.reduceModel)$' "doctor: the reduce model"
 expect_out '^  fix: *fake-model (revline.model; fixes and fix detection)$' "doctor: the fix model"
-expect_out '^  runs: *1 of the repository.s, 6 built-in local, 0 built-in LLM; off: 8 built-in LLM$' "doctor: what a check runs"
+expect_out '^  runs: *1 of the repository.s, 7 built-in local, 0 built-in LLM; off: 8 built-in LLM$' "doctor: what a check runs"
 expect_out '^  policy: *the repository has rules of its own, so the built-in LLM rules are off (revline.builtinRules=all runs them)$' \
 	"doctor: why"
 check_asked "a check with revline.mapModel"

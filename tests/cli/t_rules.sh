@@ -101,7 +101,7 @@ then pass "problems go to stderr as path:line: message"; else fail "stderr: $(ca
 run rules --lint
 expect_status 1 "lint with problems"
 expect_same ".github/cr-rules/plain.md:1: no front matter: a rule file starts with a line '---', then YAML (id: my-rule, severity: major, ...), then a line '---' and the standard in markdown
-threadlines/a-typo.md:3: unknown key 'severty' (did you mean 'severity'?), ignored; known keys: id, name, version, severity, category, patterns (or applies-to), context_files (or context-files), context, model, reasoning_effort, pattern
+threadlines/a-typo.md:3: unknown key 'severty' (did you mean 'severity'?), ignored; known keys: id, name, version, severity, category, patterns (or applies-to), context_files (or context-files), context, model, reasoning_effort, pattern, check
 threadlines/z-bad.md:2: id 'Bad Id' is not a plain name: use letters, digits, '-', '_' and '.' only, such as 'bad-id'
 threadlines/z-bad.md:3: severity 'high' is not one of critical, major, minor, nitpick
 4 problems in 3 files (2 skipped until fixed)" "lint prints every problem, sorted, and a count"
