@@ -265,6 +265,7 @@ static void test_shipped_templates_say_data(void **state)
 		{ "context_files", "## c.h\n", "context" }, { "examples", NULL, NULL }, { "dependencies", "d", "deps" },
 		{ "rule_files", NULL, "names" }, { "cut", NULL, "cut" }, { "standards", "## AGENTS.md\n", "standards" },
 		{ "standards_files", "AGENTS.md", "names" },
+		{ "context", "## Where\n", "repository context" }, { "context_more", "## More\n", "more context" },
 	};
 	const struct prompt_var reduce[] = {
 		{ "files", "1", NULL }, { "count", "1", NULL }, { "rules", "1", NULL }, { "target", "main", "target" },
@@ -288,7 +289,8 @@ static void test_shipped_templates_say_data(void **state)
 		{ "current_patterns", "[]", "p" }, { "current_content", "rule", "now" },
 		{ "current_diff", "-x", "after" }, { "rule_file_diff", "null", "rule diff" },
 	};
-	static const char *const map_blocks[] = { "the intent", "standards", "the change", "deps", "context", NULL };
+	static const char *const map_blocks[] = { "the intent", "standards", "the change", "deps", "context",
+						  "repository context", "more context", NULL };
 	static const char *const reduce_blocks[] = { "the intent", "findings", NULL };
 	static const char *const fix_blocks[] = { "the finding", "the snippet", "around", NULL };
 	static const char *const fixdetect_blocks[] = { "the violation", "then", "before", "now", "after",
