@@ -326,7 +326,8 @@ int pack_callers(struct pack_builder *b)
 		return error;
 	b->pack->refs_complete = refs.complete;
 	n = refs_keep(b, refs.items, refs.count);
-	qsort(refs.items, n, sizeof(*refs.items), cmp_refs);
+	if (n)
+		qsort(refs.items, n, sizeof(*refs.items), cmp_refs);
 	if ((error = files_group(&files, &nfiles, b, refs.items, n)) == 0)
 		for (i = 0; i < nfiles && i < FILES_MAX && !error; i++)
 			error = file_item(b, &files[i], refs.items, i);
