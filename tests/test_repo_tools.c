@@ -7,14 +7,20 @@
  * .git/config, an ignored .env in the working tree, a link out of the
  * tree, a FIFO where a tracked file was, a submodule, a binary, generated,
  * vendored and revline.ignore'd files, an untracked file without
- * --untracked. The executor call by call here; test_repo_tools_llm.c
- * drives it through the request cycle and the fake server.
+ * --untracked. The executor call by call; then through the request
+ * cycle over real HTTP against the fake server, both providers' shapes
+ * streamed: a model that reads, searches, asks references and answers, one
+ * that makes every hostile call, one that never stops calling, a server
+ * that refuses tools; nothing the index leaves out in any request sent.
  */
 #include "testlib.h"
 #include "testlib/store.h"
+#include "fakellm/fakellm.h"
 
 #include "clock.h"
+#include "ask.h"
 #include "index.h"
+#include "llm.h"
 #include "repo.h"
 #include "repo_tools.h"
 #include "status.h"
@@ -700,6 +706,298 @@ static void test_path_clean(void **state)
 	clean_is("a\tb", NULL);
 }
 
+/* --- through the request cycle, against the fake server ------------------------------------------ */
+
+#define ANSWER "{\"status\": \"compliant\", \"reasoning\": \"parse_value is checked\", \"file_references\": " \
+	"[\"src/util.c\"], \"findings\": []}"
+
+struct run {
+	struct fakellm f;
+	struct llm_config c;
+	struct asker *a;
+	struct repo_tools *rt;
+	struct ask_tools tools;
+};
+
+static void run_start(struct run *r, const char *provider, const char *script)
+{
+	struct asker_options o = { .warm = WARM_OFF };
+	struct sched_options so;
+	char url[96];
+
+	memset(r, 0, sizeof(*r));
+	unsetenv("REVLINE_BASE_URL");
+	unsetenv("OPENAI_API_KEY");
+	unsetenv("ANTHROPIC_API_KEY");
+	unsetenv("REVLINE_MODEL");
+	setenv("HOME", "/nonexistent-revline-home", 1);
+	setenv("REVLINE_DATADIR", TEST_SOURCE_DIR "/share", 1);
+	fakellm_start(&r->f, script);
+	snprintf(url, sizeof(url), "%s/v1", r->f.url);
+	setenv("REVLINE_PROVIDER", provider, 1);
+	setenv(strcmp(provider, "anthropic") ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY", "test-key-123", 1);
+	setenv("REVLINE_BASE_URL", url, 1);
+	assert_int_equal(llm_config_load(&r->c, NULL), 0);
+	sched_options_init(&so);
+	so.retries = 0;
+	assert_int_equal(asker_new(&r->a, &r->c, &so, &o, NULL, NULL), 0);
+	r->rt = tools_on(now);
+	repo_tools_ask(&r->tools, r->rt);
+}
+
+static void run_stop(struct run *r)
+{
+	asker_free(r->a);
+	repo_tools_free(r->rt);
+	llm_config_release(&r->c);
+	fakellm_stop(&r->f);
+}
+
+/* One rule's question with the tools, to its end. */
+static void ask(struct run *r, const char *model, struct ask_event *out)
+{
+	struct ask_spec spec = { SCHEMA_MAP, model, NULL, "sys", "THE CHANGE", "the rule", 100, false, NULL };
+	struct ask_event ev;
+	uint64_t id;
+	int rounds = 0;
+
+	assert_int_equal(ask_submit_tools(r->a, &id, &spec, &r->tools), 0);
+	for (;;) {
+		while (asker_next(r->a, &ev)) {
+			if (ev.status != ASK_STARTED && ev.status != ASK_PROGRESS) {
+				*out = ev;
+				return;
+			}
+			ask_event_release(&ev);
+		}
+		assert_true(rounds++ < 600);
+		assert_int_equal(asker_wait(r->a, 100), 0);
+	}
+}
+
+static json_t *body_at(json_t *requests, size_t i)
+{
+	return json_object_get(json_array_get(requests, i), "body");
+}
+
+/* Nothing the index leaves out reached the server: not the .env, /etc/passwd, .git/config. */
+static void assert_nothing_leaked(const struct run *r)
+{
+	json_t *requests = fakellm_requests(&r->f);
+	char *all = json_dumps(requests, 0);
+
+	assert_non_null(all);
+	assert_null(strstr(all, SECRET));
+	assert_null(strstr(all, "root:x:0:0"));
+	assert_null(strstr(all, "repositoryformatversion"));
+	free(all);
+	json_decref(requests);
+}
+
+/* The tool message (OpenAI) or tool_result block (Anthropic) of the call at index i of request n. */
+static const char *result_text(json_t *requests, size_t n, size_t i, bool anthropic)
+{
+	json_t *msgs = json_object_get(body_at(requests, n), "messages");
+	size_t k, seen = 0;
+
+	for (k = 0; k < json_array_size(msgs); k++) {
+		json_t *m = json_array_get(msgs, k), *content = json_object_get(m, "content"), *b;
+		size_t j;
+
+		if (!anthropic && !strcmp(json_string_value(json_object_get(m, "role")), "tool") && seen++ == i)
+			return json_string_value(content);
+		json_array_foreach(anthropic ? content : NULL, j, b)
+			if (json_is_string(json_object_get(b, "type")) &&
+			    !strcmp(json_string_value(json_object_get(b, "type")), "tool_result") && seen++ == i)
+				return json_string_value(json_object_get(b, "content"));
+	}
+	fail_msg("request %zu has no result %zu", n, i);
+	return NULL;
+}
+
+static const char hostile_turn[] =
+	" {\"tool_calls\": ["
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \".env\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"../../etc/passwd\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"/etc/passwd\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \".git/config\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"out.txt\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"feed.txt\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"sub/x.c\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"src/../../../etc/passwd\"}}]},"
+	" {\"tool_calls\": ["
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"docs/big.txt\", \"start\": 1, \"end\": 10000000000}},"
+	"  {\"name\": \"search\", \"arguments\": {\"pattern\": \"(a+)+$\"}},"
+	"  {\"name\": \"search\", \"arguments\": {\"pattern\": \"(\"}},"
+	"  {\"name\": \"search\", \"arguments\": {\"pattern\": \"API_KEY\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"private/keys.txt\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"debug.log\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": \"img/logo.png\"}},"
+	"  {\"name\": \"read_file\", \"arguments\": {\"path\": 42, \"depth\": 3}}]},";
+
+static void test_llm_openai(void **state)
+{
+	struct buf script = BUF_INIT;
+	const struct repo_tool_use *log;
+	struct ask_event ev;
+	struct run r;
+	json_t *requests;
+	int64_t start = clock_ms();
+	size_t n, i;
+
+	(void)state;
+	/* Reads, searches, asks references; then every hostile call; then answers. Streamed, in small pieces. */
+	buf_printf(&script,
+		   "{\"stream\": true, \"rules\": [{\"match\": \"the rule\", \"turns\": ["
+		   " {\"tool_calls\": [{\"name\": \"read_file\", \"arguments\": {\"path\": \"src/util.c\", \"start\": 3,"
+		   "   \"end\": 6}}, {\"name\": \"search\", \"arguments\": {\"pattern\": \"\\\\bparse_value\\\\b\","
+		   "   \"path_glob\": \"src/\"}}], \"chunk_chars\": 7},"
+		   " {\"tool_calls\": [{\"name\": \"references\", \"arguments\": {\"symbol\": \"parse_value\"}}]},"
+		   "%s {\"answer\": " ANSWER ", \"chunk_chars\": 9}]}]}", hostile_turn);
+	run_start(&r, "openai", script.ptr);
+	buf_release(&script);
+	ask(&r, "gpt-5-mini", &ev);
+	assert_int_equal(ev.status, ASK_DONE);
+	assert_string_equal(ev.text, ANSWER);
+	assert_int_equal(ev.tools, ASK_TOOLS_OFFERED);
+	assert_int_equal(ev.tool_turns, 4);
+	assert_int_equal(ev.ntool_calls, 19);
+	for (i = 0; i < 3; i++)
+		assert_true(ev.tool_calls[i].ran && !ev.tool_calls[i].error);
+	for (i = 3; i < 19; i++)
+		if (i != 11 && i != 14 && (!ev.tool_calls[i].ran || !ev.tool_calls[i].error))
+			fail_msg("call %zu (%s) was not a tool error", i, ev.tool_calls[i].arguments);
+	/* The 10 GB range: 400 lines, bounded; the .env's words are found nowhere. */
+	assert_false(ev.tool_calls[11].error);
+	assert_true(ev.tool_calls[11].result_bytes < TOOLS_RESULT_DEFAULT);
+	assert_non_null(strstr(ev.tool_calls[12].message, "the pattern is too costly"));
+	assert_non_null(strstr(ev.tool_calls[13].message, "not a valid regular expression"));
+	assert_non_null(strstr(ev.tool_calls[18].message, "unknown argument 'depth'"));
+	ask_event_release(&ev);
+	assert_true(clock_ms() - start < 20000);
+
+	/* What the model was sent back: the lines as the pack numbers them, the search's hits. */
+	requests = fakellm_requests(&r.f);
+	assert_int_equal(json_array_size(requests), 5);
+	assert_string_equal(result_text(requests, 1, 0, false),
+			    "src/util.c: lines 3-6 of 11\n    3  int parse_value(const char *s)\n    4  {\n"
+			    "    5  \treturn s[0];\n    6  }\n");
+	assert_string_equal(result_text(requests, 1, 1, false),
+			    "src/main.c:5: \t/* parse_value here */\n"
+			    "src/main.c:6: \treturn parse_value(\"1\") + parse_value(\"2\");\n"
+			    "src/util.c:3: int parse_value(const char *s)\n"
+			    "src/util.c:10: \treturn parse_value(s);\n[4 matching lines; 2 files searched]\n");
+	has(result_text(requests, 2, 2, false), "src/util.c:3-6: function parse_value");
+	has(result_text(requests, 3, 3, false), ".env: no file of the repository by that path can be read.");
+	has(result_text(requests, 3, 4, false), "has a '..' component");
+	has(result_text(requests, 3, 6, false), "is under .git");
+	has(result_text(requests, 4, 11, false), "[at most 400 lines a call: read on with start 401]");
+	has(result_text(requests, 4, 14, false), "no line matches in the 8 files searched");
+	json_decref(requests);
+	assert_nothing_leaked(&r);
+
+	/* The log, for the report: what each call showed. */
+	log = repo_tools_log(r.rt, &n);
+	assert_int_equal(n, 19);
+	assert_string_equal(log[0].subject, "src/util.c");
+	assert_int_equal(log[0].start, 3);
+	assert_int_equal(log[0].end, 6);
+	assert_int_equal(log[1].tool, REPO_TOOL_SEARCH);
+	assert_int_equal(log[1].found, 4);
+	assert_string_equal(log[1].glob, "src/");
+	assert_int_equal(log[2].tool, REPO_TOOL_REFERENCES);
+	assert_int_equal(log[2].found, 5);
+	assert_true(log[3].error);
+	assert_int_equal(log[11].end, 400);
+	run_stop(&r);
+}
+
+static void test_llm_anthropic(void **state)
+{
+	struct buf script = BUF_INIT;
+	struct ask_event ev;
+	struct run r;
+	json_t *requests;
+
+	(void)state;
+	buf_printf(&script,
+		   "{\"stream\": true, \"structured\": true, \"rules\": [{\"match\": \"the rule\", \"turns\": ["
+		   " {\"tool_calls\": [{\"name\": \"references\", \"arguments\": {\"symbol\": \"parse_value\"}},"
+		   "   {\"name\": \"read_file\", \"arguments\": {\"path\": \"app/auth.py\", \"start\": 2}}],"
+		   "   \"answer\": \"Looking.\", \"chunk_chars\": 5},"
+		   "%s {\"tool_calls\": [{\"name\": \"review_answer\", \"arguments\": " ANSWER "}], \"chunk_chars\": 11}]}]}",
+		   hostile_turn);
+	run_start(&r, "anthropic", script.ptr);
+	buf_release(&script);
+	ask(&r, "claude-haiku-4-5", &ev);
+	assert_int_equal(ev.status, ASK_DONE);
+	assert_int_equal(ev.tool_turns, 3);
+	assert_int_equal(ev.ntool_calls, 18);
+	assert_false(ev.tool_calls[1].error);
+	assert_true(ev.tool_calls[2].error);
+	ask_event_release(&ev);
+	requests = fakellm_requests(&r.f);
+	assert_int_equal(json_array_size(requests), 4);
+	has(result_text(requests, 1, 0, true), "parse_value: 1 definition, 4 references\n");
+	assert_string_equal(result_text(requests, 1, 1, true),
+			    "app/auth.py: lines 2-2 of 2\n    2      return parse_value(token) == user\n");
+	has(result_text(requests, 2, 2, true), "no file of the repository by that path can be read");
+	json_decref(requests);
+	assert_nothing_leaked(&r);
+	run_stop(&r);
+}
+
+static void test_llm_never_stops(void **state)
+{
+	const char *script =
+		"{\"stream\": true, \"rules\": [{\"match\": \"the rule\", \"turns\": ["
+		" {\"tool_calls\": [{\"name\": \"search\", \"arguments\": {\"pattern\": \"parse\"}},"
+		"   {\"name\": \"read_file\", \"arguments\": {\"path\": \"docs/big.txt\"}}]}],"
+		" \"final\": {\"answer\": " ANSWER "}}]}";
+	const struct repo_tool_use *log;
+	struct ask_event ev;
+	struct run r;
+	size_t n;
+
+	(void)state;
+	run_start(&r, "openai", script);
+	ask(&r, "gpt-4.1-mini", &ev);
+	/* Six turns of calls, then told to answer with no tool left: it does. */
+	assert_int_equal(ev.status, ASK_DONE);
+	assert_string_equal(ev.text, ANSWER);
+	assert_int_equal(ev.tool_turns, TOOLS_TURNS_DEFAULT);
+	assert_string_equal(ev.tools_stop, "the limit of 6 tool turns");
+	ask_event_release(&ev);
+	log = repo_tools_log(r.rt, &n);
+	assert_int_equal(n, 2 * TOOLS_TURNS_DEFAULT);
+	assert_int_equal(log[10].tool, REPO_TOOL_SEARCH);
+	assert_true(log[10].found > 0);
+	assert_int_equal(log[11].end, 400);
+	run_stop(&r);
+}
+
+static void test_llm_refused(void **state)
+{
+	const char *script =
+		"{\"model_rules\": [{\"models\": \"qwen*\", \"refuse\": [\"tools\"], \"tools_refusal\": \"ollama\"}],"
+		" \"rules\": [{\"match\": \"the rule\", \"answer\": " ANSWER "}]}";
+	struct ask_event ev;
+	struct run r;
+	size_t n;
+
+	(void)state;
+	/* A server that refuses tools: asked again without them, nothing run. */
+	run_start(&r, "openai", script);
+	ask(&r, "qwen2.5-coder:7b", &ev);
+	assert_int_equal(ev.status, ASK_DONE);
+	assert_int_equal(ev.tools, ASK_TOOLS_REFUSED);
+	assert_int_equal(ev.ntool_calls, 0);
+	ask_event_release(&ev);
+	repo_tools_log(r.rt, &n);
+	assert_int_equal(n, 0);
+	run_stop(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +1013,10 @@ int main(void)
 		cmocka_unit_test(test_question_bounds),
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_path_clean),
+		cmocka_unit_test(test_llm_openai),
+		cmocka_unit_test(test_llm_anthropic),
+		cmocka_unit_test(test_llm_never_stops),
+		cmocka_unit_test(test_llm_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
