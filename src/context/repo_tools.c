@@ -171,14 +171,16 @@ int repo_tools_identity(struct buf *out, const struct index *index)
 
 int repo_tool_path_clean(struct buf *out, const char *path, size_t len)
 {
+	/* The path as messages show it: its first 200 bytes (it need not end in a NUL). */
+	int shown = len > 200 ? 200 : (int)len;
 	size_t i = 0;
 
 	buf_clear(out);
 	if (len > REPO_TOOLS_PATH_MAX)
 		return error_set(RL_EUSAGE, "the path is %zu bytes long: at most %d", len, REPO_TOOLS_PATH_MAX);
 	if (len && path[0] == '/')
-		return error_set(RL_EUSAGE, "'%.200s' is an absolute path: give the path from the repository's "
-				 "root, e.g. src/main.c", path);
+		return error_set(RL_EUSAGE, "'%.*s' is an absolute path: give the path from the repository's "
+				 "root, e.g. src/main.c", shown, path);
 	for (i = 0; i < len; i++)
 		if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f)
 			return error_set(RL_EUSAGE, "the path has a control character (byte %zu): no file of the "
@@ -191,10 +193,11 @@ int repo_tool_path_clean(struct buf *out, const char *path, size_t len)
 		if (!n || (n == 1 && c[0] == '.'))
 			continue;
 		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return error_set(RL_EUSAGE, "'%.200s' has a '..' component: give the path from the "
-					 "repository's root, without '..'", path);
+			return error_set(RL_EUSAGE, "'%.*s' has a '..' component: give the path from the "
+					 "repository's root, without '..'", shown, path);
 		if (n == 4 && !strncasecmp(c, ".git", 4))
-			return error_set(RL_EUSAGE, "'%.200s' is under .git: git's own files are never read", path);
+			return error_set(RL_EUSAGE, "'%.*s' is under .git: git's own files are never read", shown,
+					 path);
 		if ((out->len && buf_putc(out, '/') < 0) || buf_put(out, c, n) < 0)
 			return error_nomem();
 	}
