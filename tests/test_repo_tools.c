@@ -274,14 +274,16 @@ static void test_read_directory(void **state)
 
 	(void)state;
 	expect(rt, "read_file", "{\"path\": \"src\"}", false,
-	       "src/: a directory; its files and folders:\nsrc/main.c\nsrc/util.c\n");
+	       "src/: a directory; entries 1-2 of 2 (files, and folders with their count of files):\n"
+	       "src/main.c\nsrc/util.c\n");
 	expect(rt, "read_file", "{\"path\": \"src/\"}", false,
-	       "src/: a directory; its files and folders:\nsrc/main.c\nsrc/util.c\n");
+	       "src/: a directory; entries 1-2 of 2 (files, and folders with their count of files):\n"
+	       "src/main.c\nsrc/util.c\n");
 	/* The root: its files and folders, those not readable said so; nothing the index leaves out. */
 	r = call(rt, "read_file", "{\"path\": \".\"}");
 	assert_false(r.error);
 	assert_string_equal(r.text,
-			    "./: a directory; its files and folders:\n"
+			    "./: a directory; entries 1-9 of 9 (files, and folders with their count of files):\n"
 			    ".gitattributes\n"
 			    ".gitignore\n"
 			    ".revlineignore\n"
@@ -293,7 +295,17 @@ static void test_read_directory(void **state)
 			    "src/ (2 files)\n");
 	free(r.text);
 	expect(rt, "read_file", "{\"path\": \"img\"}", false,
-	       "img/: a directory; its files and folders:\nimg/logo.png (binary: not readable)\n");
+	       "img/: a directory; entries 1-1 of 1 (files, and folders with their count of files):\n"
+	       "img/logo.png (binary: not readable)\n");
+	/* Entries as lines: start and end count them; a result too short says where to go on. */
+	expect(rt, "read_file", "{\"path\": \".\", \"start\": 4, \"end\": 5}", false,
+	       "./: a directory; entries 4-5 of 9 (files, and folders with their count of files):\n"
+	       "app/ (1 file)\ndata/ (1 file)\n");
+	r = call_max(rt, "read_file", "{\"path\": \".\"}", 370);
+	has(r.text, ".gitattributes\n.gitignore\n");
+	has(r.text, " of 9 shown: list on with start ");
+	free(r.text);
+	expect(rt, "read_file", "{\"path\": \"src\", \"start\": 3}", true, "src/ has 2 entries: start 3 is past its end");
 	repo_tools_free(rt);
 }
 
@@ -533,6 +545,7 @@ static void test_search_bounds(void **state)
 
 static void test_references(void **state)
 {
+	struct repo_tools_options o = { .index = now };
 	struct repo_tools *rt = tools_on(now);
 	const struct repo_tool_use *log;
 	size_t n;
@@ -566,6 +579,22 @@ static void test_references(void **state)
 	assert_int_equal(log[0].spans[0].start, 3);
 	assert_int_equal(log[0].spans[0].end, 6);
 	assert_true(log[0].files_read >= 3 && log[0].files_read < 8);
+	repo_tools_free(rt);
+
+	/* Fewer references a call: the first by path, and how to find the others. */
+	o.refs = 2;
+	assert_int_equal(repo_tools_new(&rt, &o), 0);
+	expect(rt, "references", "{\"symbol\": \"parse_value\"}", false,
+	       "parse_value: 1 definition, at least 2 references\n"
+	       "definitions:\n"
+	       "src/util.c:3-6: function parse_value(const char * s) [C]\n"
+	       "references (whole words; comments and strings too; not the definitions' lines):\n"
+	       "app/auth.py:2:     return parse_value(token) == user\n"
+	       "src/main.c:5: \t/* parse_value here */\n"
+	       "[the first 2 references by path; there are more: search for \\bparse_value\\b with a path_glob "
+	       "for the others]\n");
+	log = repo_tools_log(rt, &n);
+	assert_false(log[0].complete);
 	repo_tools_free(rt);
 }
 

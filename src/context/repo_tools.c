@@ -22,7 +22,8 @@ static const struct ask_tool tool_defs[] = {
 	  "Read lines of a file of the repository under review (as the reviewed side has it), each line "
 	  "prefixed with its number. path is from the repository's root (src/main.c); start and end are line "
 	  "numbers from 1, both included (default: from the first line). At most 400 lines a call: ask again "
-	  "with a later start for more. The path of a directory lists its files (\".\" the root). Only files "
+	  "with a later start for more. The path of a directory lists its files and folders (\".\" the root; "
+	  "start and end then count entries). Only files "
 	  "git tracks are readable: not ignored, binary, generated or vendored files.",
 	  "{\"type\": \"object\", \"properties\": {"
 	  "\"path\": {\"type\": \"string\", \"description\": \"A file's path from the repository's root, "

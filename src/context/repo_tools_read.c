@@ -115,30 +115,54 @@ static size_t folder_files(const struct index_file *files, size_t n, size_t firs
 	return i - first;
 }
 
-static int dir_list(struct call *c, const char *dir, size_t from)
+/* The next entry of the directory after the one at i: a file, or all of a folder's. */
+static size_t entry_next(const struct index_file *files, size_t n, size_t i, size_t len, size_t *step)
+{
+	const char *rest = files[i].path + (len ? len + 1 : 0);
+
+	*step = strchr(rest, '/') ? folder_files(files, n, i, len) : 1;
+	return i + *step;
+}
+
+/* A directory's entries (files, and folders with their count), start to end of them as for lines. */
+static int dir_list(struct call *c, const char *dir, size_t from, const struct repo_tool_args *a)
 {
 	const struct index_file *files;
-	size_t n, i, len = strlen(dir), shown = 0, entries = 0;
+	size_t n, i, step, len = strlen(dir), total = 0, k = 0, shown = 0, first, last;
 	int error = 0;
 
 	files = index_files(c->index, &n);
-	if ((error = buf_printf(&c->out->text, "%s/: a directory; its files and folders:\n", len ? dir : ".")) < 0)
+	for (i = from; i < n && under(files[i].path, dir, len); i = entry_next(files, n, i, len, &step))
+		total++;
+	first = a->start ? (size_t)a->start : 1;
+	if (first > total)
+		return call_fail(c, "%s/ has %zu entr%s: start %lld is past its end", len ? dir : ".", total,
+				 total == 1 ? "y" : "ies", (long long)a->start);
+	last = a->end && (uint64_t)a->end < total ? (size_t)a->end : total;
+	if (last - first + 1 > REPO_TOOLS_ENTRIES)
+		last = first + REPO_TOOLS_ENTRIES - 1;
+	if ((error = buf_printf(&c->out->text, "%s/: a directory; entries %zu-%zu of %zu (files, and folders with "
+				"their count of files):\n", len ? dir : ".", first, last, total)) < 0)
 		return error;
-	for (i = from; i < n && under(files[i].path, dir, len);) {
-		const char *rest = files[i].path + (len ? len + 1 : 0);
-		size_t step = strchr(rest, '/') ? folder_files(files, n, i, len) : 1;
-
-		entries++;
-		if (!error && shown < REPO_TOOLS_ENTRIES && (error = entry_put(c, &files[i], len, step)) == 0)
-			shown++;
-		if (error < 0)
-			return error;
-		i += step;
+	for (i = from; i < n && under(files[i].path, dir, len) && k < last; i += step) {
+		step = 1;
+		entry_next(files, n, i, len, &step);
+		if (++k < first)
+			continue;
+		if ((error = entry_put(c, &files[i], len, step)) != 0)
+			break;
+		shown = k;
 	}
-	if (shown < entries) {
+	if (error < 0)
+		return error;
+	if (shown < first) {
 		c->use->complete = false;
-		return buf_printf(&c->out->text, "[%zu of its %zu entries shown: read a folder's path for its files]\n",
-				  shown, entries);
+		return buf_printf(&c->out->text, "[no entry fit in what is left of this result (%zu bytes)]\n", c->max);
+	}
+	if (shown < total && (!a->end || shown < (size_t)a->end)) {
+		c->use->complete = false;
+		return buf_printf(&c->out->text, "[entries %zu-%zu of %zu shown: list on with start %zu]\n", first, shown,
+				  total, shown + 1);
 	}
 	return 0;
 }
@@ -267,7 +291,7 @@ int tool_read_file(struct call *c, const struct repo_tool_args *a)
 	else if (f)
 		error = call_fail(c, "%s: %s: not read", f->path, f->why ? f->why : "not readable");
 	else if (from < n && under(files[from].path, path.ptr, path.len))
-		error = dir_list(c, path.ptr, from);
+		error = dir_list(c, path.ptr, from, a);
 	else
 		error = not_found(c, path.ptr);
 done:
@@ -344,12 +368,17 @@ static int refs_notes(struct call *c, size_t nd, size_t dshown, const struct ref
 		return error_nomem();
 	if (dshown < nd && buf_printf(&c->out->text, "[%zu of %zu definitions shown]\n", dshown, nd) < 0)
 		return error_nomem();
-	if (rshown < refs->count || !refs->complete) {
-		c->use->complete = false;
-		return buf_printf(&c->out->text, "[%zu references shown; more were left out (at most %zu a call, "
-				  "%d ms): search with a path_glob for the rest]\n", rshown, c->rt->opts.refs,
-				  c->rt->opts.call_ms);
-	}
+	if (rshown == refs->count && refs->complete)
+		return 0;
+	c->use->complete = false;
+	if (rshown < refs->count)
+		return buf_printf(&c->out->text, "[%zu of the %zu references found shown: the rest did not fit in this "
+				  "result; search for \\b%s\\b with a path_glob]\n", rshown, refs->count, c->use->subject);
+	if (refs->count >= c->rt->opts.refs)
+		return buf_printf(&c->out->text, "[the first %zu references by path; there are more: search for "
+				  "\\b%s\\b with a path_glob for the others]\n", rshown, c->use->subject);
+	return buf_printf(&c->out->text, "[the call's time (%d ms) was up before every file was searched: search "
+			  "for \\b%s\\b with a path_glob for the rest]\n", c->rt->opts.call_ms, c->use->subject);
 	return 0;
 }
 
