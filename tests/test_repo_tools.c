@@ -296,7 +296,7 @@ static void test_read_directory(void **state)
 	free(r.text);
 	expect(rt, "read_file", "{\"path\": \"img\"}", false,
 	       "img/: a directory; entries 1-1 of 1 (files, and folders with their count of files):\n"
-	       "img/logo.png (binary: not readable)\n");
+	       "img/logo.png (not readable: binary)\n");
 	/* Entries as lines: start and end count them; a result too short says where to go on. */
 	expect(rt, "read_file", "{\"path\": \".\", \"start\": 4, \"end\": 5}", false,
 	       "./: a directory; entries 4-5 of 9 (files, and folders with their count of files):\n"

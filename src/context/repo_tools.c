@@ -152,10 +152,11 @@ int repo_tools_identity(struct buf *out, const struct index *index)
 	XXH3_128bits_reset(h);
 	files = index_files(index, &n);
 	for (i = 0; i < n; i++) {
-		if (!index_file_readable(&files[i]))
-			continue;
+		char state = (char)('0' + files[i].state);
+
 		XXH3_128bits_update(h, files[i].path, strlen(files[i].path) + 1);
 		XXH3_128bits_update(h, files[i].blob, strlen(files[i].blob) + 1);
+		XXH3_128bits_update(h, &state, 1);
 	}
 	snprintf(bounds, sizeof(bounds), "repo_tools 1: lines %d, hits %d, refs %d, entries %d, match %d, depth %d, "
 		 "heap %d", REPO_TOOLS_LINES, REPO_TOOLS_HITS, REPO_TOOLS_REFS, REPO_TOOLS_ENTRIES,

@@ -147,8 +147,9 @@ const struct repo_tool_use *repo_tools_log(const struct repo_tools *rt, size_t *
 uint64_t repo_tools_read(const struct repo_tools *rt);
 
 /*
- * What tools over this index can read, identified: a hash of its readable
- * files' paths and blob ids, and of the tools' own bounds, as hex.
+ * What tools over this index can read, identified: a hash of its files'
+ * paths, blob ids and states (readable or why not), and of the tools' own
+ * bounds ("files 4449, " and 32 hex digits).
  */
 int repo_tools_identity(struct buf *out, const struct index *index);
 

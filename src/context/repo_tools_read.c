@@ -93,7 +93,7 @@ static int entry_put(struct call *c, const struct index_file *f, size_t len, siz
 		error = buf_printf(&line, "%.*s/ (%zu file%s)\n", (int)(slash - f->path), f->path, files,
 				   files == 1 ? "" : "s");
 	else if (!index_file_readable(f))
-		error = buf_printf(&line, "%s (%s: not readable)\n", f->path, f->why ? f->why : "not readable");
+		error = buf_printf(&line, "%s (not readable: %s)\n", f->path, f->why ? f->why : "not read");
 	else
 		error = buf_printf(&line, "%s\n", f->path);
 	if (error == 0 && call_fits(c, line.len))

@@ -109,6 +109,9 @@ static int hit_put(struct finder *s, const struct index_file *f, uint32_t lineno
 	size_t from = 0, at = (size_t)pcre2_get_ovector_pointer(s->md)[0];
 	int error;
 
+	/* \K may put the match's start anywhere: shown from the line's start then. */
+	if (at > len)
+		at = 0;
 	s->hits++;
 	if (s->hits >= s->c->rt->opts.hits)
 		s->stop = CUT_HITS;
@@ -158,7 +161,7 @@ static int file_search(struct finder *s, const struct index_file *f, const struc
 			s->stop = COSTLY;
 		}
 		/* Other failures (a line that is not UTF-8 to a (*UTF) pattern) are no match. */
-		if (!(lineno & 1023) && call_late(s->c))
+		if (!(lineno & 63) && call_late(s->c))
 			s->stop = CUT_TIME;
 		p = nl ? nl + 1 : e;
 	}
