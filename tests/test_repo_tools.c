@@ -63,15 +63,14 @@ static const char auth_py[] =
 	"def verify(user, token):\r\n"
 	"    return parse_value(token) == user\r\n";
 
-static struct index *side(bool untracked)
+static struct index *side_of(const struct target_spec *spec)
 {
-	struct target_spec spec = { .untracked = untracked };
 	struct target target = { 0 };
 	struct index_options opts = { .repo = repo, .target = &target, .store = store, .ignore_file = ".revlineignore" };
 	struct index *index = NULL;
 	int64_t until = clock_ms() + 30000;
 
-	if (repo_resolve(&target, repo, &spec) < 0 || index_new(&index, &opts) < 0 || index_start(index, NULL) < 0)
+	if (repo_resolve(&target, repo, spec) < 0 || index_new(&index, &opts) < 0 || index_start(index, NULL) < 0)
 		fail_msg("index: %s", error_message());
 	while (!index_done(index) && clock_ms() < until)
 		assert_int_equal(index_wait(index, 1000), 0);
@@ -79,6 +78,13 @@ static struct index *side(bool untracked)
 	assert_int_equal(index_status(index), 0);
 	target_release(&target);
 	return index;
+}
+
+static struct index *side(bool untracked)
+{
+	struct target_spec spec = { .untracked = untracked };
+
+	return side_of(&spec);
 }
 
 static int setup(void **state)
@@ -440,6 +446,28 @@ static void test_untracked(void **state)
 	repo_tools_free(rt);
 }
 
+static void test_sides(void **state)
+{
+	struct target_spec staged = { .staged = true };
+	struct index *index_side;
+	struct repo_tools *rt, *work;
+
+	(void)state;
+	/* The working tree changed after the commit: --staged reads the index's blob, the working tree its file. */
+	test_write_str(dir, "src/util.c", "int parse_value(const char *s) { return 1; }\n");
+	index_side = side_of(&staged);
+	rt = tools_on(index_side);
+	work = tools_on(now);
+	expect(rt, "read_file", "{\"path\": \"src/util.c\", \"end\": 3}", false,
+	       "src/util.c: lines 1-3 of 11\n    1  #include \"util.h\"\n    2  \n    3  int parse_value(const char *s)\n");
+	expect(work, "read_file", "{\"path\": \"src/util.c\"}", false,
+	       "src/util.c: lines 1-1 of 1\n    1  int parse_value(const char *s) { return 1; }\n");
+	repo_tools_free(rt);
+	repo_tools_free(work);
+	index_free(index_side);
+	test_write_str(dir, "src/util.c", util_c);
+}
+
 /* --- search ----------------------------------------------------------------------------------- */
 
 static void test_search(void **state)
@@ -647,8 +675,18 @@ static void test_question_bounds(void **state)
 	assert_int_equal(repo_tools_new(&rt, &o), 0);
 	expect(rt, "read_file", "{\"path\": \"src/util.c\", \"start\": 1, \"end\": 1}", false,
 	       "src/util.c: lines 1-1 of 11\n    1  #include \"util.h\"\n");
-	refused(rt, "read_file", "{\"path\": \"src/util.c\"}", "src/util.c: not read: the 0 MiB of files a question's "
+	refused(rt, "read_file", "{\"path\": \"src/util.c\"}", "src/util.c: not read: the 143 bytes of files a question's "
 		"tools may read are used up");
+	repo_tools_free(rt);
+
+	/* A search stops where the bytes run out, saying so. */
+	o.read_max = 200;
+	assert_int_equal(repo_tools_new(&rt, &o), 0);
+	expect(rt, "search", "{\"pattern\": \"parse_value\"}", false,
+	       "app/auth.py:2:     return parse_value(token) == user\n"
+	       "[stopped with 4 of 8 files searched: the 200 bytes of files a question's tools may read are used "
+	       "up]\n");
+	assert_true(repo_tools_read(rt) <= 200);
 	repo_tools_free(rt);
 
 	/* The check's deadline passed: nothing more is run. */
@@ -1035,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_read_bounds),
 		cmocka_unit_test(test_hostile_paths),
 		cmocka_unit_test(test_untracked),
+		cmocka_unit_test(test_sides),
 		cmocka_unit_test(test_search),
 		cmocka_unit_test(test_search_bounds),
 		cmocka_unit_test(test_references),

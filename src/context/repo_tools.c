@@ -431,6 +431,17 @@ int call_read(struct buf *out, struct call *c, const struct index_file *file)
 	return 0;
 }
 
+const char *call_read_max(struct call *c)
+{
+	uint64_t max = c->rt->opts.read_max;
+
+	if (max >= (1u << 20) && !(max & ((1u << 20) - 1)))
+		snprintf(c->read_max, sizeof(c->read_max), "%llu MiB", (unsigned long long)(max >> 20));
+	else
+		snprintf(c->read_max, sizeof(c->read_max), "%llu bytes", (unsigned long long)max);
+	return c->read_max;
+}
+
 size_t text_cut(const char *s, size_t len, size_t max)
 {
 	if (len <= max)
@@ -478,7 +489,8 @@ int repo_tools_run(struct tool_output *out, void *ctx, const char *name, const j
 {
 	struct repo_tools *rt = ctx;
 	struct repo_tool_args a;
-	struct call c = { rt, rt->opts.index, out, max, clock_ms() + rt->opts.call_ms, NULL, 0 };
+	struct call c = { .rt = rt, .index = rt->opts.index, .out = out, .max = max,
+			  .until = clock_ms() + rt->opts.call_ms };
 	char why[512];
 	int error = repo_tool_args_read(&a, name, args);
 	int64_t start = clock_ms();

@@ -223,8 +223,8 @@ static int file_lines(struct call *c, const struct index_file *f, const struct r
 	int error;
 
 	if (f->size > call_read_left(c))
-		return call_fail(c, "%s: not read: the %llu MiB of files a question's tools may read are used up",
-				 f->path, (unsigned long long)(c->rt->opts.read_max >> 20));
+		return call_fail(c, "%s: not read: the %s of files a question's tools may read are used up",
+				 f->path, call_read_max(c));
 	if ((error = call_read(&text, c, f)) < 0) {
 		error = error == RL_EPARSE ? call_fail(c, "%s: a binary file: not read", f->path) :
 			error == RL_ENOMEM ? error : call_fail(c, "%s: cannot be read now (it changed since the review "
@@ -391,8 +391,8 @@ int tool_references(struct call *c, const struct repo_tool_args *a)
 	int error;
 
 	if (!call_read_left(c))
-		return call_fail(c, "not run: the %llu MiB of files a question's tools may read are used up",
-				 (unsigned long long)(c->rt->opts.read_max >> 20));
+		return call_fail(c, "not run: the %s of files a question's tools may read are used up",
+				 call_read_max(c));
 	if (c->rt->opts.deadline_ms && c->rt->opts.deadline_ms < o.deadline_ms)
 		o.deadline_ms = c->rt->opts.deadline_ms;
 	defs = index_lookup(c->index, a->symbol, &nd);

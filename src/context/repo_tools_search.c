@@ -234,9 +234,9 @@ static int summary(struct finder *s)
 				  "path_glob, or write an identifier as \\bname\\b]\n", rt->opts.call_ms, looked,
 				  s->files);
 	if (s->stop == CUT_READ)
-		return buf_printf(out, "[stopped with %zu of %zu files searched: the %llu MiB of files a question's "
+		return buf_printf(out, "[stopped with %zu of %zu files searched: the %s of files a question's "
 				  "tools may read are used up]\n", looked, s->files,
-				  (unsigned long long)(rt->opts.read_max >> 20));
+				  call_read_max(s->c));
 	if (!s->files && s->a->glob)
 		return buf_printf(out, "no readable file matches path_glob '%s' (gitignore-style: *.c at any depth, "
 				  "src/*.c directly in src, src/**/*.c below it, src/ everything under it)\n",
@@ -257,8 +257,8 @@ int tool_search(struct call *c, const struct repo_tool_args *a)
 	s.c = c;
 	s.a = a;
 	if (!call_read_left(c))
-		return call_fail(c, "not run: the %llu MiB of files a question's tools may read are used up",
-				 (unsigned long long)(c->rt->opts.read_max >> 20));
+		return call_fail(c, "not run: the %s of files a question's tools may read are used up",
+				 call_read_max(c));
 	if ((error = compile(&s)) != 0)
 		goto done;
 	if ((error = files_search(&s)) < 0)

@@ -29,6 +29,7 @@ struct call {
 	int64_t until;                          /* clock_ms(): its time is up */
 	struct repo_tool_use *use;
 	size_t spans_alloc;                     /* use->spans' */
+	char read_max[32];                      /* call_read_max's text */
 };
 
 /* A tool error: its text for the model, and the log's message. */
@@ -41,6 +42,8 @@ int call_span(struct call *c, const char *path, uint32_t start, uint32_t end);
 bool call_late(const struct call *c);
 /* Bytes of files the question's calls may still read. */
 uint64_t call_read_left(const struct call *c);
+/* The bytes of files a question's calls may read, as said ("256 MiB"). */
+const char *call_read_max(struct call *c);
 /* A file of the index read for the call, counted against the question's bytes (RL_EPARSE: binary). */
 int call_read(struct buf *out, struct call *c, const struct index_file *file);
 /* At most max bytes of s, not cutting a UTF-8 sequence. */
