@@ -36,6 +36,19 @@ static bool under(const char *path, const char *dir, size_t len)
 	return !len || (!strncmp(path, dir, len) && path[len] == '/');
 }
 
+/* Why a file the index lists is not read, in the model's words. */
+static const char *unreadable(char *out, size_t size, const struct index_file *f)
+{
+	switch (f->state) {
+	case INDEX_BINARY: return "a binary file";
+	case INDEX_LARGE:
+		snprintf(out, size, "too large (%llu bytes; the tools read files up to %u KiB)",
+			 (unsigned long long)f->size, INDEX_FILE_MAX >> 10);
+		return out;
+	default: return f->why ? f->why : "not read";
+	}
+}
+
 /* --- a path not found ---------------------------------------------------------------------- */
 
 static const char *base_of(const char *path)
@@ -87,13 +100,14 @@ static int entry_put(struct call *c, const struct index_file *f, size_t len, siz
 {
 	struct buf line = BUF_INIT;
 	const char *rest = f->path + (len ? len + 1 : 0), *slash = strchr(rest, '/');
+	char why[128];
 	int error;
 
 	if (slash)
 		error = buf_printf(&line, "%.*s/ (%zu file%s)\n", (int)(slash - f->path), f->path, files,
 				   files == 1 ? "" : "s");
 	else if (!index_file_readable(f))
-		error = buf_printf(&line, "%s (not readable: %s)\n", f->path, f->why ? f->why : "not read");
+		error = buf_printf(&line, "%s (not readable: %s)\n", f->path, unreadable(why, sizeof(why), f));
 	else
 		error = buf_printf(&line, "%s\n", f->path);
 	if (error == 0 && call_fits(c, line.len))
@@ -269,6 +283,7 @@ int tool_read_file(struct call *c, const struct repo_tool_args *a)
 	struct buf path = BUF_INIT, key = BUF_INIT;
 	const struct index_file *files, *f = NULL;
 	size_t n, from = 0;
+	char why[128];
 	int error;
 
 	if (repo_tool_path_clean(&path, a->path, strlen(a->path)) < 0) {
@@ -289,7 +304,7 @@ int tool_read_file(struct call *c, const struct repo_tool_args *a)
 	if (f && index_file_readable(f))
 		error = file_lines(c, f, a);
 	else if (f)
-		error = call_fail(c, "%s: %s: not read", f->path, f->why ? f->why : "not readable");
+		error = call_fail(c, "%s: not read: %s", f->path, unreadable(why, sizeof(why), f));
 	else if (from < n && under(files[from].path, path.ptr, path.len))
 		error = dir_list(c, path.ptr, from, a);
 	else
