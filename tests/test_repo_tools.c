@@ -125,7 +125,8 @@ static int setup(void **state)
 	test_write_str(dir, ".env", "API_KEY=" SECRET "\nparse_value=1\n");
 	test_write_str(dir, "debug.log", "parse_value " SECRET "\n");
 	test_write_str(dir, "new/fresh.py", "def fresh():\n    return parse_value(3)\n");
-	test_sh_ok(dir, "rm feed.txt && mkfifo feed.txt && mkdir -p sub && echo '" SECRET "' > sub/x.c");
+	test_sh_ok(dir, "rm feed.txt && mkfifo feed.txt && mkdir -p sub && echo '" SECRET "' > sub/x.c && "
+		   "mkfifo new/pipe.py && ln -s /etc/passwd new/link.py && ln -s ../.env new/env.py");
 	tmp = test_tmpdir("repotools-db");
 	db_path = test_store_location(tmp, "revline.db");
 	free(tmp);
@@ -445,6 +446,12 @@ static void test_untracked(void **state)
 	       "new/fresh.py: lines 1-2 of 2\n    1  def fresh():\n    2      return parse_value(3)\n");
 	refused(rt, "read_file", "{\"path\": \".env\"}", "no file of the repository by that path");
 	refused(rt, "read_file", "{\"path\": \"debug.log\"}", "no file of the repository by that path");
+	/* Untracked, but a FIFO, a link out of the tree, a link to the ignored .env: never. */
+	refused(rt, "read_file", "{\"path\": \"new/pipe.py\"}", "no file of the repository by that path");
+	refused(rt, "read_file", "{\"path\": \"new/link.py\"}", "no file of the repository by that path");
+	refused(rt, "read_file", "{\"path\": \"new/env.py\"}", "no file of the repository by that path");
+	expect(rt, "read_file", "{\"path\": \"new\"}", false,
+	       "new/: a directory; entries 1-1 of 1 (files, and folders with their count of files):\nnew/fresh.py\n");
 	r = call(rt, "search", "{\"pattern\": \"parse_value\"}");
 	has(r.text, "new/fresh.py:2:     return parse_value(3)\n");
 	assert_null(strstr(r.text, SECRET));
