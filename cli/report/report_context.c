@@ -77,9 +77,10 @@ void report_json_rule_context(json_t *rule, const struct rule_result *r)
 	size_t i;
 
 	for (i = 0; reads && i < r->nreads; i++)
-		json_array_append_new(reads, json_pack("{s:i, s:o, s:o, s:I, s:o}", "turn", r->reads[i].turn,
+		json_array_append_new(reads, json_pack("{s:i, s:o, s:o, s:I, s:o, s:o}", "turn", r->reads[i].turn,
 			"tool", utf8_json(r->reads[i].tool), "arguments", utf8_json(r->reads[i].arguments),
-			"bytes", (json_int_t)r->reads[i].result_bytes, "error", utf8_json(r->reads[i].error)));
+			"bytes", (json_int_t)r->reads[i].result_bytes, "error", utf8_json(r->reads[i].error),
+			"shown", utf8_json(r->reads[i].shown)));
 	json_object_set_new(rule, "context", utf8_json(r->context));
 	json_object_set_new(rule, "reads", reads ? reads : json_array());
 }

@@ -143,6 +143,8 @@ static void chunk_release(struct chunk *k)
 	free(k->shared);
 	free(k->tail);
 	free(k->error);
+	repo_tools_free(k->tools);
+	k->tools = NULL;
 	answer_release(&k->answer);
 }
 
@@ -261,8 +263,12 @@ int check_chunk_submit(struct check *c, struct chunk *k, const char *model)
 		k == &c->reduce ? NULL : c->states[k->rule].result.rule->reasoning_effort,
 		k->system, k->shared, k->tail, k->weight, c->opts.no_cache, k,
 	};
+	struct ask_tools tools;
+	bool offered = false;
+	int error = k == &c->reduce ? 0 : check_context_tools(&tools, &offered, c, k);
 
-	int error = ask_submit(c->asker, &id, &spec);
+	if (!error)
+		error = offered ? ask_submit_tools(c->asker, &id, &spec, &tools) : ask_submit(c->asker, &id, &spec);
 
 	if (!error)
 		k->ask = id;

@@ -649,6 +649,8 @@ void check_handle_event(struct check *c, const struct ask_event *ev)
 	}
 	k->attempts += ev->attempts;
 	c->stats.requests += ev->attempts;
+	if (k != &c->reduce)
+		check_context_reads(c, k, ev);
 	if (ev->store_failed) {
 		check_store_failed(c);
 		asker_drop_store(c->asker);

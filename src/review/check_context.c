@@ -5,6 +5,7 @@
  * its share of it. The rules start when both phases are done.
  */
 #include "check_state.h"
+#include "array.h"
 #include "clock.h"
 #include "config.h"
 #include "index.h"
@@ -147,6 +148,20 @@ static int context_notes(struct check *c)
 	return 0;
 }
 
+/* What the tools would read, identified once for every rule (the result cache's key of their answers). */
+static int tools_state_make(struct check *c)
+{
+	struct buf state = BUF_INIT;
+	int error;
+
+	if (!c->context.now || index_status(c->context.now) < 0 || c->opts.context == CONTEXT_NONE)
+		return 0;
+	if ((error = repo_tools_identity(&state, c->context.now)) == 0 && !(c->context.tools_state = buf_detach(&state)))
+		error = error_nomem();
+	buf_release(&state);
+	return error;
+}
+
 /* Once both indexes are done: the pack. A pack that cannot be made leaves the review without context. */
 static int pack_make(struct check *c)
 {
@@ -168,7 +183,7 @@ static int pack_make(struct check *c)
 			return error_nomem();
 	}
 	x->pack_ms = x->pack.build_ms;
-	return 0;
+	return tools_state_make(c);
 }
 
 int check_context_ready(struct check *c, bool *ready)
@@ -197,6 +212,7 @@ void check_context_release(struct check *c)
 	struct check_context *x = &c->context;
 
 	pack_release(&x->pack);
+	free(x->tools_state);
 	index_free(x->now);
 	index_free(x->before);
 	free(x->note);
@@ -291,4 +307,97 @@ int check_context_more(char **out, struct check *c, const struct rule_state *s, 
 	buf_release(&text);
 	pack_use_release(&use);
 	return error;
+}
+
+/* A call as long as a poll-group step can wait: the tools run inside it. */
+#define TOOL_CALL_MS 500
+
+int check_context_tools(struct ask_tools *out, bool *offered, struct check *c, struct chunk *k)
+{
+	const struct rule *rule = c->states[k->rule].result.rule;
+	struct repo_tools_options o = { .index = c->context.now, .call_ms = TOOL_CALL_MS,
+					.state = c->context.tools_state };
+	double left = sched_deadline_left_ms(asker_sched(c->asker));
+	int error;
+
+	*offered = false;
+	repo_tools_free(k->tools);
+	k->tools = NULL;
+	if (!c->context.tools_state || rule->context == RULE_CONTEXT_NONE ||
+	    (c->opts.context != CONTEXT_TOOLS && rule->context != RULE_CONTEXT_DEEP))
+		return 0;
+	if (left >= 0 && c->opts.sched.deadline > 0)
+		o.deadline_ms = clock_ms() + (int64_t)left;
+	if ((error = repo_tools_new(&k->tools, &o)) < 0)
+		return error;
+	repo_tools_ask(out, k->tools);
+	*offered = true;
+	return 0;
+}
+
+/* "read_file app/auth.py:40-88": where a call's model was shown what, the index's paths. */
+static char *shown_text(const struct repo_tool_use *use)
+{
+	struct buf out = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < use->nspans && i < 16; i++)
+		buf_printf(&out, "%s%s:%u-%u", i ? ", " : "", use->spans[i].path, use->spans[i].start,
+			   use->spans[i].end);
+	if (use->nspans > 16)
+		buf_printf(&out, " and %zu more", use->nspans - 16);
+	return buf_detach(&out);
+}
+
+static int read_add(struct rule_result *r, const struct ask_tool_call *call, const struct repo_tool_use *use)
+{
+	struct rule_read *rd;
+
+	if (ARRAY_GROW(r->reads, r->reads_alloc, r->nreads + 1) < 0)
+		return RL_ENOMEM;
+	rd = &r->reads[r->nreads++];
+	memset(rd, 0, sizeof(*rd));
+	rd->turn = call->turn;
+	rd->result_bytes = call->result_bytes;
+	if (!(rd->tool = strdup(call->name ? call->name : "")) ||
+	    (call->arguments && !(rd->arguments = strdup(call->arguments))) ||
+	    (call->message && !(rd->error = strdup(call->message))) ||
+	    (use && use->nspans && !(rd->shown = shown_text(use))))
+		return error_nomem();
+	return 0;
+}
+
+/* The rule's context said as the question went: tools offered, refused, or not taken by the model. */
+static void context_note(struct rule_result *r, enum ask_tools_use use)
+{
+	const char *more = use == ASK_TOOLS_OFFERED ? ", tools" : use == ASK_TOOLS_REFUSED ? ", tools refused" : NULL;
+	char *text;
+
+	if (!more || !r->context || strstr(r->context, more))
+		return;
+	if (asprintf(&text, "%s%s", r->context, more) < 0)
+		return;
+	free(r->context);
+	r->context = text;
+}
+
+void check_context_reads(struct check *c, struct chunk *k, const struct ask_event *ev)
+{
+	struct rule_result *r = &c->states[k->rule].result;
+	const struct repo_tool_use *log = NULL;
+	size_t i, n = 0, used = 0;
+
+	if (!k->tools)
+		return;
+	if (ev->status != ASK_STARTED && ev->status != ASK_PROGRESS) {
+		log = repo_tools_log(k->tools, &n);
+		context_note(r, ev->tools);
+		for (i = 0; i < ev->ntool_calls; i++)
+			if (read_add(r, &ev->tool_calls[i], ev->tool_calls[i].ran && used < n ? &log[used++] : NULL) < 0) {
+				error_clear();
+				break;
+			}
+		repo_tools_free(k->tools);
+		k->tools = NULL;
+	}
 }

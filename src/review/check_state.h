@@ -14,6 +14,7 @@
 #include "ask.h"
 #include "depreview.h"
 #include "pack.h"
+#include "repo_tools.h"
 #include "poll_group.h"
 #include "queue.h"
 #include "timeout.h"
@@ -34,6 +35,7 @@ struct chunk {
 	struct map_answer answer;
 	char *error;
 	int attempts;
+	struct repo_tools *tools;       /* the read-only tools its model is offered, or NULL */
 	long tokens_in, tokens_cached, tokens_cache_write, tokens_out;
 	double cost_usd;        /* estimated; negative when the table has no price */
 	long streamed;          /* events of the streamed answer so far */
@@ -69,6 +71,7 @@ struct part {
 struct check_context {
 	struct index *now, *before;
 	struct pack pack;
+	char *tools_state;      /* what the tools read, identified (the result cache's key); NULL: no tools */
 	bool built;             /* the pack is made, or will not be */
 	char *note;             /* why there is none, when it failed */
 	int64_t started_ms, index_ms, pack_ms;
@@ -161,6 +164,14 @@ int check_context_part(struct check *c, struct part *part);
 void check_context_store(struct check *c, size_t index);
 /* For a rule that asks for more (context: deep): the part's items its share left out; *out NULL when none. */
 int check_context_more(char **out, struct check *c, const struct rule_state *s, const struct part *part);
+/*
+ * The read-only tools a map request offers its model (revline.context tools,
+ * or a rule's context: deep), made for the chunk (k->tools) into *out; 0
+ * with *offered false when it offers none.
+ */
+int check_context_tools(struct ask_tools *out, bool *offered, struct check *c, struct chunk *k);
+/* What the chunk's model read with them, kept with its rule's result (lost only when memory runs out); the tools freed. */
+void check_context_reads(struct check *c, struct chunk *k, const struct ask_event *ev);
 
 /* check_collect.c */
 

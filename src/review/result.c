@@ -48,6 +48,7 @@ void rule_result_release(struct rule_result *result)
 		free(result->reads[i].tool);
 		free(result->reads[i].arguments);
 		free(result->reads[i].error);
+		free(result->reads[i].shown);
 	}
 	free(result->reads);
 	result->reads = NULL;

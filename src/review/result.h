@@ -39,6 +39,7 @@ struct rule_read {
 	char *arguments;        /* as the model gave them, cut */
 	size_t result_bytes;
 	char *error;            /* the error the model got, or NULL */
+	char *shown;            /* where it was shown what: "app/auth.py:40-88, web/api.py:4-8", or NULL */
 };
 
 struct rule_result {

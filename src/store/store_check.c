@@ -646,8 +646,8 @@ static int reads_insert(struct store *store, int64_t threadline, const struct ru
 	if (!n)
 		return 0;
 	if ((error = store_prepare(store, &stmt, "INSERT INTO context_reads (check_threadline_id, seq, turn, tool, "
-				   "arguments, result_bytes, error) VALUES (:threadline, :seq, :turn, :tool, "
-				   ":arguments, :bytes, :error)")) < 0)
+				   "arguments, result_bytes, error, shown) VALUES (:threadline, :seq, :turn, :tool, "
+				   ":arguments, :bytes, :error, :shown)")) < 0)
 		return error;
 	for (i = 0; i < n && !error; i++) {
 		store_bind_int(stmt, ":threadline", threadline);
@@ -657,6 +657,7 @@ static int reads_insert(struct store *store, int64_t threadline, const struct ru
 		store_bind_text(stmt, ":arguments", reads[i].arguments);
 		store_bind_int(stmt, ":bytes", (int64_t)reads[i].result_bytes);
 		store_bind_text(stmt, ":error", reads[i].error);
+		store_bind_text(stmt, ":shown", reads[i].shown);
 		if ((error = store_step_done(stmt)) == 0)
 			store_reset(stmt);
 	}

@@ -97,7 +97,7 @@
  * context: none), what each rule was given (check_results.context: "pack",
  * "none", "pack, tools"), and the read-only tools' calls a rule's model
  * made (what it read: the tool, its arguments, the bytes returned, the
- * error the model got).
+ * error the model got, the files and lines it was shown).
  */
 #define SCHEMA_V9(INT) \
 	"CREATE TABLE context_sent (\n" \
@@ -120,6 +120,7 @@
 	"	arguments TEXT,\n" \
 	"	result_bytes " #INT " NOT NULL DEFAULT 0,\n" \
 	"	error TEXT,\n" \
+	"	shown TEXT,\n" \
 	"	PRIMARY KEY (check_threadline_id, seq)\n" \
 	");\n" \
 	"ALTER TABLE check_results ADD COLUMN context TEXT;\n"

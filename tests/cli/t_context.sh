@@ -15,6 +15,8 @@ command -v ctags-universal >/dev/null || command -v universal-ctags >/dev/null |
 	{ echo "skip: universal-ctags is not installed"; exit 77; }
 
 fake_llm_env
+# The model table beside the prompts, as an install has it: which models take tools.
+ln -s "$REVLINE_SOURCE_DIR/share/models.tsv" "$TMP/data/models.tsv"
 json() { python3 -c "import json,sys; d=json.load(open('$TMP/out')); $1"; }
 cat >"$TMP/script.json" <<'EOF'
 {"default": {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}}
@@ -154,6 +156,75 @@ bodies >"$TMP/bodies"
 	fail ".revline widened it"
 rm .revline
 git config --unset revline.context
+
+# A model that takes tools (the model table's gpt-4o) is offered read_file, search and references over
+# the index's files; what it read is said and kept. One that tries .git or a path out of the tree gets a
+# tool error, never the file.
+fakellm_stop
+cat >"$TMP/tools.json" <<'EOF'
+{"rules": [
+ {"match": "Rule plain:", "turns": [
+   {"tool_calls": [{"name": "read_file", "arguments": {"path": "web/api.py", "start": 1, "end": 8}},
+                   {"name": "references", "arguments": {"symbol": "verify"}},
+                   {"name": "read_file", "arguments": {"path": "../../etc/passwd"}},
+                   {"name": "read_file", "arguments": {"path": ".git/config"}}]},
+   {"answer": {"status": "compliant", "reasoning": "read the caller", "findings": []}}],
+  "final": {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}},
+ {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}}
+]}
+EOF
+fakellm_start "$TMP/tools.json"
+export REVLINE_BASE_URL=$FAKELLM_URL/v1
+REVLINE_MODEL=gpt-4o run check --rules "$rules" --no-builtin --no-cache --format json --fail-on none
+expect_status 0 "a check whose model takes tools"
+json 'r = {x["id"]: x for x in d["rules"]}
+p = r["plain"]
+assert p["context"] == "pack, tools", p["context"]
+tools = [x["tool"] for x in p["reads"]]
+assert tools == ["read_file", "references", "read_file", "read_file"], p["reads"]
+assert p["reads"][0]["error"] is None and "web/api.py:1-8" in (p["reads"][0].get("shown") or ""), p["reads"][0]
+assert p["reads"][2]["error"] and p["reads"][3]["error"], p["reads"]
+assert r["bare"]["context"] == "off" and r["bare"]["reads"] == [], r["bare"]' &&
+	pass "the rule says it had tools and what its model read, the hostile paths refused" ||
+	fail "tools json: $(head -c 2500 "$TMP/out")"
+fakellm_requests >"$TMP/requests"
+python3 - "$TMP/requests" <<'PY' && pass "a rule with context: none is offered no tools; nothing outside the index reached the server" || fail "tools requests"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+text = open(sys.argv[1]).read()
+assert "repositoryformatversion" not in text and "root:x:0:0" not in text
+for r in reqs:
+    body = r["body"]
+    user = json.dumps(body.get("messages"))
+    if "Rule bare:" in user:
+        assert not body.get("tools"), body.get("tools")
+    if "Rule plain:" in user:
+        assert [t["function"]["name"] for t in body["tools"]] == ["read_file", "search", "references"], body["tools"]
+PY
+python3 - "$REVLINE_DB" <<'PY' && pass "the tools' calls are kept with the rule's result" || fail "stored reads"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT r.tool, r.error IS NULL FROM context_reads r JOIN check_threadlines t ON t.id = r.check_threadline_id "
+                  "WHERE t.check_id = (SELECT max(id) FROM checks) AND t.threadline_id = 'plain' ORDER BY r.seq").fetchall()
+assert rows == [("read_file", 1), ("references", 1), ("read_file", 0), ("read_file", 0)], rows
+PY
+# revline.context pack: no tools, whatever the model takes, but for a rule that asks for more (context: deep).
+: >"$FAKELLM_LOG"
+REVLINE_CONTEXT=pack REVLINE_MODEL=gpt-4o run check --rules "$rules" --no-builtin --no-cache --format json --fail-on none
+if fakellm_requests | python3 -c '
+import json, sys
+offered = {}
+for line in sys.stdin:
+    body = json.loads(line)["body"]
+    user = json.dumps(body.get("messages"))
+    for rid in ("plain", "bare", "deeper"):
+        if "Rule %s:" % rid in user:
+            offered[rid] = offered.get(rid, False) or bool(body.get("tools"))
+sys.exit(0 if offered == {"plain": False, "bare": False, "deeper": True} else 1)'; then
+	pass "revline.context pack offers no tools, but to a rule with context: deep"
+else
+	fail "revline.context pack and tools: $(fakellm_requests | head -c 500)"
+fi
 
 # A bad value is named.
 REVLINE_CONTEXT=everything run check --rules "$rules" --no-builtin
