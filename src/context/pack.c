@@ -529,12 +529,12 @@ int pack_definitions_text(struct buf *out, struct pack_use *use, const struct pa
 			use->left++;
 			continue;
 		}
+		error = buf_printf(out, "%s%s", use->count ? "\n" : "", pack->items[i].text);
 		use->items[use->count++] = i;
-		error = buf_printf(out, "%s\n", pack->items[i].text);
 	}
 	if (!error && use->left)
-		error = buf_printf(out, "Left out for the budget: %zu more definition%s.\n", use->left,
-				   use->left == 1 ? "" : "s");
+		error = buf_printf(out, "%sLeft out for the budget: %zu more definition%s.\n", use->count ? "\n" : "",
+				   use->left, use->left == 1 ? "" : "s");
 	use->bytes = out->len;
 	return error;
 }
