@@ -27,14 +27,15 @@ const struct command_help fix_help = {
 	"       revline fix --finding FINDING_ID [--apply [--yes]] [--json]",
 	"ask the LLM for a fix of a signal or a finding; show it, or apply it",
 	"Takes the edit window the signal calls for (a few lines, the whole function,\n"
-	"the import block or the try block), sends it dedented with its context, and\n"
-	"shows the answer as a diff with the model's explanation. With --apply, writes\n"
-	"it (after asking, unless --yes), keeping the file's indentation and line\n"
-	"endings, refusing when the file changed since; then runs the signal's linter\n"
-	"on the file again and says whether the signal is gone. 'revline undo' takes\n"
-	"it back. Exit status: 0 when a fix was proposed (and applied if asked), 1\n"
-	"when applying was declined or refused, 2 for usage errors, 3 when no fix\n"
-	"came.\n",
+	"the import block or the try block), sends it dedented with its context and\n"
+	"the definitions of the repository its lines use (not with revline.context\n"
+	"none), and shows the answer as a diff with the model's explanation. With\n"
+	"--apply, writes it (after asking, unless --yes), keeping the file's\n"
+	"indentation and line endings, refusing when the file changed since; then\n"
+	"runs the signal's linter on the file again and says whether the signal is\n"
+	"gone. 'revline undo' takes it back. Exit status: 0 when a fix was proposed\n"
+	"(and applied if asked), 1 when applying was declined or refused, 2 for\n"
+	"usage errors, 3 when no fix came.\n",
 };
 
 static int parse_args(struct fix_args *a, int argc, char **argv)

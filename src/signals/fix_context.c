@@ -149,8 +149,8 @@ static int defs_list(struct fix_context *x)
 	return 0;
 }
 
-/* Only memory fails it: without the definitions the fix is asked all the same. */
-int fix_context_find(struct fix *fix)
+/* The definitions found, out of the index. */
+static int definitions_find(struct fix *fix)
 {
 	struct fix_context *x = &fix->context;
 	struct pack_shown *shown = NULL;
@@ -158,9 +158,6 @@ int fix_context_find(struct fix *fix)
 	size_t nshown = 0;
 	int error = 0;
 
-	if (x->found || !x->index)
-		return 0;
-	x->found = true;
 	if (index_status(x->index) < 0)
 		return context_off(x, index_message(x->index));
 	if (index_note(x->index) && (error = context_off(x, index_note(x->index))) < 0)
@@ -176,6 +173,27 @@ int fix_context_find(struct fix *fix)
 done:
 	free(shown);
 	buf_release(&words);
+	return error;
+}
+
+/*
+ * Only memory fails it: without the definitions the fix is asked all the
+ * same. The index goes then (the definitions found own their strings): a
+ * fix kept for the session does not keep the repository's.
+ */
+int fix_context_find(struct fix *fix)
+{
+	struct fix_context *x = &fix->context;
+	int error;
+
+	if (x->found || !x->index)
+		return 0;
+	x->found = true;
+	error = definitions_find(fix);
+	index_free(x->index);
+	repo_free(x->repo);
+	x->index = NULL;
+	x->repo = NULL;
 	return error;
 }
 

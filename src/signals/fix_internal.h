@@ -21,7 +21,7 @@ struct index;
  */
 struct fix_context {
 	struct repo *repo;
-	struct index *index;            /* building, then done; NULL: none (off, or it could not start) */
+	struct index *index;            /* building, then done; NULL: none (off, failed, or used and freed) */
 	size_t budget;                  /* bytes of the request the definitions may take */
 	bool found;                     /* looked for (once the index is done) */
 	struct pack pack;               /* the definitions found */

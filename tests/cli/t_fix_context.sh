@@ -171,6 +171,22 @@ python3 -c "import json; d = json.load(open('$TMP/out')); assert 'no-such-ctags'
 	pass "--json has the note" || fail "json note: $(cat "$TMP/out")"
 git config --unset revline.ctags
 
+# An index that takes longer than the fix's bound (3 s; a ctags that sleeps
+# first) holds the fix up no longer: it is asked then, without what was
+# not indexed, and says so.
+printf '#!/bin/sh\nsleep 8\nexec ctags "$@"\n' >"$TMP/slow-ctags"
+chmod +x "$TMP/slow-ctags"
+git config revline.ctags "$TMP/slow-ctags"
+start=$(date +%s%N)
+run fix "$signal"
+took=$((($(date +%s%N) - start) / 1000000))
+expect_status 0 "fix with an index slower than its bound: proposed"
+[ "$took" -ge 2900 ] && [ "$took" -lt 7000 ] && pass "asked at the bound (${took} ms), not when the index would end" ||
+	fail "a slow index held the fix for ${took} ms"
+grep -q "^revline: context: .*deadline" "$TMP/err" && pass "the index's note says it stopped at its deadline" ||
+	fail "deadline note: $(cat "$TMP/err")"
+git config --unset revline.ctags
+
 # A bad revline.context: no definitions (nothing more is sent than the user may have meant), the setting named.
 git config revline.context nnone
 run fix "$signal"
