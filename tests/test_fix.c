@@ -4,13 +4,19 @@
  * sent, the answer put back with the file's indentation and line ends, the
  * file replaced atomically, undo restoring the bytes, and a file changed
  * since refused. One test runs flake8 for the recheck when it is installed.
+ * One asks in a front end's poll group while the repository index is
+ * built: the request waits for it, the rest of the group goes on, and it
+ * carries the definition its window calls.
  */
 #include "testlib.h"
 #include "testlib/store.h"
 #include "fakellm/fakellm.h"
 
+#include "clock.h"
+#include "config.h"
 #include "fix.h"
 #include "llm.h"
+#include "poll_group.h"
 #include "repo.h"
 #include "sched.h"
 #include "signals.h"
@@ -448,6 +454,81 @@ static void test_failed_call_fails_the_fix(void **state)
 	assert_file(fx, "app.py", class_py);
 }
 
+/* --- the definitions of the repository, once the index is built --------------------- */
+
+static void test_definitions_after_the_index(void **state)
+{
+	struct fixture *fx = *state;
+	struct poll_group *group = NULL;
+	struct config *config = NULL;
+	const struct fix_definition *defs;
+	struct signal s = { 0 };
+	json_t *requests;
+	size_t n;
+	int64_t started, until;
+	char *user, *slow;
+
+	if (test_sh(fx->repo_dir, "ctags --version 2>/dev/null | grep -q 'Universal Ctags'") != 0)
+		skip();
+	test_write_str(fx->repo_dir, "shapes.py", "def area(width, height):\n    return width * height\n");
+	test_write_str(fx->repo_dir, "app.py", "from shapes import area\n\n\ndef report(w, h):\n"
+		       "    total = area(w, h)\n    if total == None:\n        return 0\n    return total\n");
+	test_commit(fx->repo_dir, "base");
+	/* The working tree changes its signature; a ctags that takes 0.6 s to start, each time. */
+	test_write_str(fx->repo_dir, "shapes.py", "def area(shape, *, unit=\"m2\"):\n    return shape.size\n");
+	assert_int_equal(asprintf(&slow, "%s/slow-ctags", fx->tmp) > 0, 1);
+	test_write_str(fx->tmp, "slow-ctags", "#!/bin/sh\nsleep 0.6\nexec ctags \"$@\"\n");
+	assert_int_equal(chmod(slow, 0755), 0);
+	test_sh_ok(fx->repo_dir, "git config revline.ctags '%s'", slow);
+	open_all(fx, "{\"rules\": [{\"match\": \"E711\", \"answer\": {\"fixed_code\": "
+		 "\"total = area(w, h)\\nif total is None:\\n    return 0\\n\", \"explanation\": \"is None\"}}]}");
+	assert_int_equal(config_open(&config, fx->repo), 0);
+	assert_int_equal(poll_group_new(&group), 0);
+	fx->opts.config = config;
+	fx->opts.group = group;
+
+	s.tool = (char *)"flake8";
+	s.code = (char *)"E711";
+	s.message = (char *)"comparison to None";
+	s.file = (char *)"app.py";
+	s.line = 6;
+	assert_int_equal(fix_new_signal(&fx->fix, &fx->opts, &s), 0);
+	started = clock_ms();
+	assert_int_equal(fix_start(fx->fix), 0);
+	assert_true(clock_ms() - started < 400);
+	/* The group is stepped while ctags sleeps: the fix waits to ask, and says nothing sent yet. */
+	until = clock_ms() + 300;
+	while (clock_ms() < until)
+		assert_true(poll_group_wait(group, 50) >= 0);
+	assert_int_equal(fix_state(fx->fix), FIX_ASKING);
+	requests = fakellm_requests(&fx->fake);
+	assert_int_equal(json_array_size(requests), 0);
+	json_decref(requests);
+	assert_null(fix_definitions(fx->fix, &n));
+	assert_int_equal(n, 0);
+
+	until = clock_ms() + 30000;
+	while (fix_state(fx->fix) == FIX_ASKING && clock_ms() < until)
+		assert_true(poll_group_wait(group, 200) >= 0);
+	assert_int_equal(fix_state(fx->fix), FIX_PROPOSED);
+	assert_null(fix_context_note(fx->fix));
+	defs = fix_definitions(fx->fix, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(defs[0].name, "area");
+	assert_string_equal(defs[0].path, "shapes.py");
+	assert_int_equal(defs[0].line, 1);
+	user = last_user_text(fx);
+	assert_non_null(strstr(user, "Definitions the code above uses, from the repository"));
+	assert_non_null(strstr(user, "    1  def area(shape, *, unit=\"m2\"):\n"));
+	free(user);
+
+	fix_free(fx->fix);
+	fx->fix = NULL;
+	poll_group_free(group);
+	config_free(config);
+	free(slow);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -460,6 +541,7 @@ int main(void)
 		T(test_undo_restores_the_bytes),
 		T(test_changed_file_refused),
 		T(test_failed_call_fails_the_fix),
+		T(test_definitions_after_the_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,14 +27,15 @@ const struct command_help fix_help = {
 	"       revline fix --finding FINDING_ID [--apply [--yes]] [--json]",
 	"ask the LLM for a fix of a signal or a finding; show it, or apply it",
 	"Takes the edit window the signal calls for (a few lines, the whole function,\n"
-	"the import block or the try block), sends it dedented with its context, and\n"
-	"shows the answer as a diff with the model's explanation. With --apply, writes\n"
-	"it (after asking, unless --yes), keeping the file's indentation and line\n"
-	"endings, refusing when the file changed since; then runs the signal's linter\n"
-	"on the file again and says whether the signal is gone. 'revline undo' takes\n"
-	"it back. Exit status: 0 when a fix was proposed (and applied if asked), 1\n"
-	"when applying was declined or refused, 2 for usage errors, 3 when no fix\n"
-	"came.\n",
+	"the import block or the try block), sends it dedented with its context and\n"
+	"the definitions of the repository its lines use (not with revline.context\n"
+	"none), and shows the answer as a diff with the model's explanation. With\n"
+	"--apply, writes it (after asking, unless --yes), keeping the file's\n"
+	"indentation and line endings, refusing when the file changed since; then\n"
+	"runs the signal's linter on the file again and says whether the signal is\n"
+	"gone. 'revline undo' takes it back. Exit status: 0 when a fix was proposed\n"
+	"(and applied if asked), 1 when applying was declined or refused, 2 for\n"
+	"usage errors, 3 when no fix came.\n",
 };
 
 static int parse_args(struct fix_args *a, int argc, char **argv)
@@ -157,17 +158,37 @@ static void text_out(const struct fix *fix)
 	if (fix_explanation(fix) && *fix_explanation(fix))
 		term_printf(stdout, "\n%s\n", fix_explanation(fix));
 	if (fix_state(fix) == FIX_PROPOSED) {
-		term_printf(stdout, "\nfix %lld proposed for %s (%s); --apply writes it\n", (long long)fix_id(fix),
-			    fix_file(fix), fix_window(fix));
+		size_t n;
+
+		fix_definitions(fix, &n);
+		term_printf(stdout, "\nfix %lld proposed for %s (%s)", (long long)fix_id(fix), fix_file(fix),
+			    fix_window(fix));
+		if (n)
+			printf(", given %zu definition%s from the repository", n, n == 1 ? "" : "s");
+		puts("; --apply writes it");
 	}
+}
+
+/* The definitions of the repository the request carried: name, path, line. */
+static json_t *definitions_json(const struct fix *fix)
+{
+	size_t i, n;
+	const struct fix_definition *d = fix_definitions(fix, &n);
+	json_t *list = json_array();
+
+	for (i = 0; list && i < n; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:i}", "name", d[i].name, "path", d[i].path,
+						      "line", d[i].line));
+	return list;
 }
 
 static int json_out(const struct fix *fix)
 {
-	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s?, s:s?}", "id", (json_int_t)fix_id(fix),
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s?, s:s?, s:s?, s:o, s:s?}", "id", (json_int_t)fix_id(fix),
 			      "state", fix_state_name(fix_state(fix)), "file", fix_file(fix),
 			      "window", fix_window(fix), "explanation", fix_explanation(fix),
-			      "diff", fix_preview(fix), "error", fix_error(fix));
+			      "diff", fix_preview(fix), "error", fix_error(fix), "definitions",
+			      definitions_json(fix), "context_note", fix_context_note(fix));
 
 	if (o && fix_state(fix) == FIX_APPLIED)
 		json_object_set_new(o, "recheck", json_pack("{s:s, s:s?}", "result",
@@ -212,6 +233,9 @@ int cmd_fix(int argc, char **argv)
 	progress(fix, false);
 	wait_idle(fix);
 	progress(fix, true);
+	/* What the repository index said: the fix was asked without (some of) its definitions. */
+	if (fix_context_note(fix))
+		term_printf(stderr, "revline: context: %s\n", fix_context_note(fix));
 	if (fix_state(fix) == FIX_FAILED) {
 		cli_error("no fix for %s: %s", fix_file(fix), fix_error(fix));
 		rc = 3;

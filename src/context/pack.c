@@ -481,6 +481,64 @@ static int definitions_find(struct pack_builder *b)
 	return error;
 }
 
+/* --- the definitions a text uses (a fix's code) ---------------------------------- */
+
+/* The lines the reader has already stand for the diff's hunks: word_used shows none of theirs again. */
+int pack_definitions(struct pack *out, const struct index *index, const char *path,
+		     const struct pack_shown *shown, size_t nshown, const char *text, size_t len)
+{
+	static const struct pack_options none;
+	struct pack_builder b = { .pack = out, .now = index, .opts = &none };
+	struct diff_file f = { .path = path, .old_path = path, .status = DIFF_MODIFIED, .flags = DIFF_FILE_LOADED };
+	const char *p = text, *e = text + len, *word;
+	size_t i, wlen;
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	arena_init(&out->arena, 16384);
+	out->refs_complete = true;
+	if (nshown && !(f.hunks = calloc(nshown, sizeof(*f.hunks))))
+		error = error_nomem();
+	for (i = 0; i < nshown && !error; i++)
+		if (shown[i].first && shown[i].last >= shown[i].first)
+			f.hunks[f.nhunks++] = (struct diff_hunk){ .new_start = shown[i].first,
+								  .new_lines = shown[i].last - shown[i].first + 1 };
+	while (!error && (wlen = words_next(&p, e, &word)))
+		error = word_used(&b, &f, 0, word, wlen);
+	for (i = 0; i < b.ntexts; i++)
+		text_release(&b.texts[i]);
+	free(f.hunks);
+	if (error < 0)
+		pack_release(out);
+	return error;
+}
+
+int pack_definitions_text(struct buf *out, struct pack_use *use, const struct pack *pack, size_t budget)
+{
+	size_t i;
+	int error = 0;
+
+	buf_clear(out);
+	memset(use, 0, sizeof(*use));
+	if (!pack->count)
+		return 0;
+	if (!(use->items = calloc(pack->count, sizeof(size_t))))
+		return error_nomem();
+	for (i = 0; i < pack->count && !error; i++) {
+		if (out->len + pack->items[i].bytes > budget) {
+			use->left++;
+			continue;
+		}
+		error = buf_printf(out, "%s%s", use->count ? "\n" : "", pack->items[i].text);
+		use->items[use->count++] = i;
+	}
+	if (!error && use->left)
+		error = buf_printf(out, "%sLeft out for the budget: %zu more definition%s.\n", use->count ? "\n" : "",
+				   use->left, use->left == 1 ? "" : "s");
+	use->bytes = out->len;
+	return error;
+}
+
 /* --- the whole ---------------------------------------------------------------- */
 
 int pack_build(struct pack *out, struct diff *diff, const struct index *now, const struct index *before,

@@ -102,4 +102,27 @@ int pack_text(struct buf *out, struct pack_use *use, const struct pack *pack, co
 int pack_text_more(struct buf *out, struct pack_use *use, const struct pack *pack, const size_t *files,
 		   size_t nfiles, size_t budget, const struct pack_use *taken);
 
+/*
+ * The definitions a text of a file uses, for a request that is not about a
+ * diff (a fix's edit window and the lines around it): each word of text
+ * that index defines (at most three times, in a file it may read, not
+ * file-scoped in another file) becomes a PACK_DEFINITION item of out, as
+ * the pack's "definitions the changed lines use" are found and rendered,
+ * in the order the text uses them (origin 0). A definition of path whose
+ * first line is in one of shown's ranges (the lines the reader has
+ * already) is not shown again.
+ */
+struct pack_shown {
+	uint32_t first, last;
+};
+
+int pack_definitions(struct pack *out, const struct index *index, const char *path,
+		     const struct pack_shown *shown, size_t nshown, const char *text, size_t len);
+/*
+ * Its items one after the other in that order while they fit budget bytes
+ * (no heading), and how many were left out said at the end; use lists
+ * those sent. Empty when there is none.
+ */
+int pack_definitions_text(struct buf *out, struct pack_use *use, const struct pack *pack, size_t budget);
+
 #endif

@@ -38,7 +38,7 @@ static int fix_alloc(struct fix **out, const struct fix_options *options)
 
 int fix_new_signal(struct fix **out, const struct fix_options *options, const struct signal *signal)
 {
-	struct target *t;
+	struct fix_target *t;
 
 	if (fix_alloc(out, options) < 0)
 		return -1;
@@ -60,7 +60,7 @@ int fix_new_signal(struct fix **out, const struct fix_options *options, const st
 }
 
 /* A finding of this repository's checks, by id: the target takes its fields. */
-static int finding_load(struct target *t, struct store *store, const char *workdir, int64_t id)
+static int finding_load(struct fix_target *t, struct store *store, const char *workdir, int64_t id)
 {
 	char *key = history_repo_key(workdir);
 	struct finding f;
@@ -102,7 +102,7 @@ int fix_new_finding(struct fix **out, const struct fix_options *options, int64_t
 	return error;
 }
 
-static void target_release(struct target *t)
+static void target_release(struct fix_target *t)
 {
 	free(t->file);
 	free(t->tool);
@@ -123,6 +123,7 @@ void fix_free(struct fix *fix)
 	asker_free(fix->asker);
 	lint_free(fix->lint);
 	lint_free(fix->base);
+	fix_context_release(&fix->context);     /* the index leaves the group first */
 	poll_group_free(fix->own_group);
 	editwin_table_free(fix->own_table);
 	target_release(&fix->target);
@@ -155,7 +156,7 @@ static const char *window_name(enum editwin_kind kind)
 
 static int take_window(struct fix *fix)
 {
-	struct target *t = &fix->target;
+	struct fix_target *t = &fix->target;
 	struct editwin_spec spec;
 	const struct editwin_table *table = fix->opts.table;
 	int error;
@@ -245,7 +246,7 @@ static int trailing_newlines(const struct patch_snippet *s)
 
 static int build_prompt(struct fix *fix)
 {
-	const struct target *t = &fix->target;
+	const struct fix_target *t = &fix->target;
 	struct buf sys = BUF_INIT, user = BUF_INIT, snippet = BUF_INIT, context = BUF_INIT, parts = BUF_INIT;
 	char line[16], end_line[16], column[16], first[16], last[16], cfirst[16], clast[16], nl[16];
 	int error;
@@ -281,11 +282,15 @@ static int build_prompt(struct fix *fix)
 			{ "context_first", cfirst, NULL }, { "context_last", clast, NULL },
 			{ "context", context.ptr, "the lines around the snippet, from the file" },
 			{ "parts", parts.ptr, "more of the file" },
+			{ "definitions", fix->context.text.len ? fix->context.text.ptr : NULL,
+			  "definitions from the repository" },
 		};
 
 		error = prompt_render(&sys, &user, "fix", vars, sizeof(vars) / sizeof(vars[0]));
 	}
 	if (!error) {
+		free(fix->system);
+		free(fix->user);
 		fix->system = buf_detach(&sys);
 		fix->user = buf_detach(&user);
 	}
@@ -302,7 +307,7 @@ done:
 
 static int row_insert(struct fix *fix)
 {
-	const struct target *t = &fix->target;
+	const struct fix_target *t = &fix->target;
 	const struct fix_row row = {
 		.signal_id = t->signal_id, .finding_id = t->finding_id, .tool = t->tool, .code = t->code,
 		.message = t->message ? t->message : t->title, .file = t->file, .first = fix->win.first,
@@ -375,6 +380,23 @@ static const struct signal_list *baseline(const struct fix *fix)
 	return r && r->status == LINT_DONE ? &r->signals : NULL;
 }
 
+/*
+ * The request, once the index is done: the prompt built again with the
+ * definitions its code uses, when there are any, and sent. A failure is
+ * the fix's.
+ */
+static int ask(struct fix *fix)
+{
+	int error;
+
+	fix->asked = true;
+	if ((error = fix_context_find(fix)) < 0 || (fix->context.text.len && (error = build_prompt(fix)) < 0) ||
+	    (error = submit(fix)) < 0)
+		fail(fix, error_message());
+	return error;
+}
+
+/* The prompt is built first without the definitions: what is wrong with it is said at once. */
 int fix_start(struct fix *fix)
 {
 	size_t settled;
@@ -390,14 +412,13 @@ int fix_start(struct fix *fix)
 	    (error = member_join(fix)) < 0 ||
 	    (error = asker_new(&fix->asker, fix->opts.llm, &fix->opts.sched, &fix->opts.ask,
 			       fix->opts.store, fix->member.group)) < 0 ||
-	    (error = row_insert(fix)) < 0)
+	    (error = fix_context_begin(fix)) < 0 || (error = row_insert(fix)) < 0)
 		return error;
 	fix->state = FIX_ASKING;
-	if ((error = submit(fix)) < 0)
-		fail(fix, error_message());
-	else
-		baseline_start(fix);
-	return error;
+	if (!fix_context_waiting(fix) && (error = ask(fix)) < 0)
+		return error;
+	baseline_start(fix);
+	return 0;
 }
 
 static bool blank(const char *p, size_t len)
@@ -427,7 +448,7 @@ static bool lines_blank(const struct fix *fix, int first, int last)
  */
 static bool destructive(const struct fix *fix)
 {
-	const struct target *t = &fix->target;
+	const struct fix_target *t = &fix->target;
 	int last = t->end_line > t->line ? t->end_line : t->line;
 
 	if (!blank(fix->replacement.ptr ? fix->replacement.ptr : "", fix->replacement.len) ||
@@ -605,7 +626,7 @@ static bool was_there(const struct fix *fix, const struct signal_list *before, b
 static void recheck_judge(struct fix *fix, const struct signal_list *now)
 {
 	const struct signal_list *before = baseline(fix);
-	const struct target *t = &fix->target;
+	const struct fix_target *t = &fix->target;
 	bool *used = before && before->count ? calloc(before->count, sizeof(*used)) : NULL;
 	struct buf detail = BUF_INIT, fresh = BUF_INIT;
 	size_t i, nfresh = 0, was = 0, is = 0;
@@ -700,9 +721,18 @@ static void recheck_start(struct fix *fix)
 
 /* --- the loop ------------------------------------------------------------- */
 
+/* Whether the index is done and the request waits to be sent. */
+static bool ask_due(const struct fix *fix)
+{
+	return fix->state == FIX_ASKING && !fix->asked && !fix_context_waiting(fix);
+}
+
 static void drain(struct fix *fix)
 {
 	struct ask_event ev;
+
+	if (ask_due(fix) && ask(fix) < 0)
+		error_clear();
 
 	while (fix->asker && asker_next(fix->asker, &ev)) {
 		on_event(fix, &ev);
@@ -721,8 +751,8 @@ static int member_timeout(void *ctx)
 {
 	struct fix *fix = ctx;
 
-	/* The recheck's linter is done: its result is taken at once. */
-	return fix->lint && lint_done(fix->lint) ? 0 : -1;
+	/* The index is done, or the recheck's linter: taken at once. */
+	return ask_due(fix) || (fix->lint && lint_done(fix->lint)) ? 0 : -1;
 }
 
 static int member_step(void *ctx, const struct pollfd *fds, int n)
@@ -764,6 +794,7 @@ bool fix_busy(const struct fix *fix)
 void fix_cancel(struct fix *fix)
 {
 	if (fix->state == FIX_ASKING) {
+		fix_context_cancel(fix);
 		asker_cancel_all(fix->asker);
 		fail(fix, "cancelled");
 	}

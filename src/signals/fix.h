@@ -14,7 +14,10 @@
  * A fix of one linter signal or one review finding. fix_start reads the
  * file, takes the edit window the signal calls for (editwin), builds the
  * prompt (share/prompts/fix.md) with the dedented snippet and its context,
- * and asks the LLM through the scheduler, without blocking; the answer
+ * and, once the repository index of the working tree is built (a few
+ * seconds at most, in the poll group), the definitions the code uses that
+ * the repository has elsewhere (fix_definitions; none with revline.context
+ * none), and asks the LLM through the scheduler, without blocking; the answer
  * ({"fixed_code", "explanation"}) is put back into the file's shape (patch)
  * and shown as a diff; an answer that deletes the whole edit window fails,
  * unless the signal's row says delete and the window holds only the
@@ -120,6 +123,25 @@ const char *fix_preview(const struct fix *fix);
 const struct patch_snippet *fix_snippet(const struct fix *fix);
 /* The window's kind and the lines it covers, for messages ("function, lines 10-24"). */
 const char *fix_window(const struct fix *fix);
+
+/*
+ * The definitions of the repository the request carried, in the order
+ * sent (the window's first): what a call in the window must match. NULL
+ * (count 0) before the request is sent, with revline.context none, or
+ * when none was found.
+ */
+struct fix_definition {
+	const char *name;
+	const char *path;
+	int line;
+};
+const struct fix_definition *fix_definitions(const struct fix *fix, size_t *count);
+/*
+ * What the repository index said (universal-ctags missing, the index cut
+ * short at its bound) or why there was none, in one line; NULL when
+ * nothing is to be said.
+ */
+const char *fix_context_note(const struct fix *fix);
 
 /* Write the proposal; then the recheck starts. RL_ECONFLICT when the file changed. */
 int fix_apply(struct fix *fix);

@@ -110,6 +110,7 @@ static void state_rows(struct lines *l, struct fixes_entry *e, bool finding, int
 	long ms = (long)((clock_us() - e->started_us) / 1000);
 	const char *again = finding ? "F asks again" : "Enter asks again";
 	long long id = (long long)fix_id(fix);
+	size_t ndefs;
 
 	switch (fix_state(fix)) {
 	case FIX_ASKING:
@@ -145,6 +146,8 @@ static void state_rows(struct lines *l, struct fixes_entry *e, bool finding, int
 			 fix_window(fix), again);
 		break;
 	}
+	if (fix_definitions(fix, &ndefs))
+		text_row(l, STYLE_RULE_MUTED, "Asked with %zu definition%s from the repository", ndefs, ndefs == 1 ? "" : "s");
 	if (fix_explanation(fix) && *fix_explanation(fix))
 		lines_wrap(l, STYLE_DEFAULT, fix_explanation(fix), 2, width);
 	blank(l);
