@@ -280,6 +280,7 @@ static void test_shipped_templates_say_data(void **state)
 		{ "trailing_newlines", "1", NULL }, { "snippet", "x\n", "the snippet" },
 		{ "keeps_end", "yes", NULL }, { "ends_file", NULL, NULL }, { "context_first", "1", NULL },
 		{ "context_last", "1", NULL }, { "context", "x\n", "around" }, { "parts", NULL, "parts" },
+		{ "definitions", "def f(): ...\n", "definitions" },
 	};
 	const struct prompt_var fixdetect[] = {
 		{ "context", "local", NULL }, { "seconds", "5", NULL }, { "threadline_id", "r", "id" },
@@ -292,7 +293,7 @@ static void test_shipped_templates_say_data(void **state)
 	static const char *const map_blocks[] = { "the intent", "standards", "the change", "deps", "context",
 						  "repository context", "more context", NULL };
 	static const char *const reduce_blocks[] = { "the intent", "findings", NULL };
-	static const char *const fix_blocks[] = { "the finding", "the snippet", "around", NULL };
+	static const char *const fix_blocks[] = { "the finding", "the snippet", "around", "definitions", NULL };
 	static const char *const fixdetect_blocks[] = { "the violation", "then", "before", "now", "after",
 							"rule diff", NULL };
 
