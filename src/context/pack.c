@@ -114,21 +114,46 @@ int pack_lines_put(struct buf *out, const struct pack_text_file *t, uint32_t fir
 
 /* --- the definitions the change touches --------------------------------------- */
 
-/* Only what others use by name is looked up: a callable, a type, a macro; a plain variable when it is gone. */
-static bool worth_callers(const struct def *d, enum pack_change change)
+/* A definition of a type, a class, a macro, a constant: what other code names. */
+static bool names_a_type(const struct def *d)
 {
 	static const char *const kinds[] = { "class", "struct", "union", "enum", "interface", "trait", "typedef",
 					     "type", "macro", "module", "namespace", "constant", "define" };
 	size_t i;
 
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(d->kind, kinds[i]))
+			return true;
+	return false;
+}
+
+/* Only what others use by name is looked up: a callable, a type, a macro; a plain variable when it is gone. */
+static bool worth_callers(const struct def *d, enum pack_change change)
+{
 	if (strlen(d->name) < 3)
 		return false;
 	if (d->flags & DEF_CALLABLE)
 		return true;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (!strcmp(d->kind, kinds[i]))
-			return change != CHANGE_BODY;
+	if (names_a_type(d))
+		return change != CHANGE_BODY;
 	return change == CHANGE_REMOVED;
+}
+
+bool pack_same_language(const char *a, const char *b)
+{
+	const char *la = prompt_language(a);
+
+	return strcmp(la, "text") && !strcmp(la, prompt_language(b));
+}
+
+/*
+ * A definition worth showing to a line that names it: a callable or a type
+ * (not a struct's member, a local, a variable of the same name), in the
+ * line's own language (not a shell script's variable for a C file).
+ */
+static bool worth_showing(const struct def *d, const char *path)
+{
+	return ((d->flags & DEF_CALLABLE) || names_a_type(d)) && pack_same_language(d->file->path, path);
 }
 
 static bool defined_in(const struct index *index, const char *name, const char *path)
@@ -450,7 +475,7 @@ static int word_used(struct pack_builder *b, const struct diff_file *f, size_t o
 		const struct def *d = defs[i];
 
 		if ((!strcmp(d->file->path, f->path) && pack_in_diff(f, d->line)) ||
-		    ((d->flags & DEF_FILE_SCOPE) && strcmp(d->file->path, f->path)))
+		    ((d->flags & DEF_FILE_SCOPE) && strcmp(d->file->path, f->path)) || !worth_showing(d, f->path))
 			continue;
 		error = definition_item(b, d, origin);
 	}

@@ -53,14 +53,6 @@ static size_t common_dirs(const char *a, const char *b)
 	return n;
 }
 
-/* Whether two files are in one language (by what a fence would call them). */
-static bool same_language(const char *a, const char *b)
-{
-	const char *la = prompt_language(a);
-
-	return strcmp(la, "text") && !strcmp(la, prompt_language(b));
-}
-
 static size_t distance(const char *from, const char *path)
 {
 	const char *fs = strrchr(from, '/'), *ps = strrchr(path, '/');
@@ -73,7 +65,7 @@ static size_t distance(const char *from, const char *path)
 		d = 1;
 	else
 		d = 2 + 32 - ((common = common_dirs(from, path)) < 32 ? common : 31);
-	return d + (test_path(path) ? 100 : 0) + (same_language(from, path) ? 0 : 200);
+	return d + (test_path(path) ? 100 : 0) + (pack_same_language(from, path) ? 0 : 200);
 }
 
 static int change_rank(enum pack_change change)

@@ -78,6 +78,8 @@ int pack_item_add(struct pack_builder *b, const struct pack_item *proto, const s
 /* Whether a line of the new side is in a hunk of the diff's file (NULL: no). */
 bool pack_in_diff(const struct diff_file *f, uint32_t line);
 const struct diff_file *pack_diff_file(const struct diff *diff, const char *path);
+/* Whether two files are in one language (by what a fence would call them; not when it is not known). */
+bool pack_same_language(const char *a, const char *b);
 
 /* pack_callers.c */
 
