@@ -5,6 +5,7 @@
  */
 #include "array.h"
 #include "context.h"
+#include "depreview.h"
 #include "draw.h"
 #include "status.h"
 #include "tui.h"
@@ -291,14 +292,13 @@ static const char *hidden_text(char *out, size_t size, const struct review *r, c
 	return out;
 }
 
-/* Whether an LLM rule waits for the context pack (the repository's index is being built). */
+/* Whether an LLM rule waits for the context pack (the repository's index is being built): they start together. */
 static bool context_pending(const struct check *check, const struct rule_result *res)
 {
 	struct check_context_view v;
 
 	check_context_view(&v, check);
-	return !v.built && v.mode != CONTEXT_NONE && res->rule->kind == RULE_LLM &&
-	       res->rule->context != RULE_CONTEXT_NONE;
+	return !v.built && res->rule->kind == RULE_LLM;
 }
 
 static const char *state_text(char *out, size_t size, const struct review *r, size_t i, enum style *style)
@@ -310,9 +310,11 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 	switch (res->status) {
 	case RULE_QUEUED:
 		*style = STYLE_RULE_MUTED;
+		/* What it waits for: the dependency phase's advisories, then the repository's index. */
 		snprintf(out, size, "%s %s", utf8() ? "\xc2\xb7" : ".",
-			 check_deps_pending(r->check) ? "queued: advisories first" :
-			 context_pending(r->check, res) ? "queued: reading the repository first" : "queued");
+			 check_deps_pending(r->check) && !depreview_done(check_deps(r->check)) ?
+			 "queued: advisories first" : check_deps_pending(r->check) && context_pending(r->check, res) ?
+			 "queued: reading the repository first" : "queued");
 		break;
 	case RULE_RUNNING:
 		ms = check_rule_elapsed_ms(r->check, i);
