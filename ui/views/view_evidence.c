@@ -205,12 +205,13 @@ static void finding_context_rows(struct evidence_view *ev, const struct check *c
 		given += context_rule_items(c, r);
 		reads += res->nreads;
 		if (!strcmp(res->context, "off"))
-			off = context_off_reason(c, r);
+			off = context_off_reason(c, r) ? context_off_reason(c, r) : "not asked with it";
 	}
 	if (!any)
 		return;
-	if (off && !given && !reads) {
-		line(ev, STYLE_LABEL, "Context on this finding: off (%s)", off);
+	if (!given && !reads) {
+		line(ev, STYLE_LABEL, "Context on this finding: %s (%s)", off ? "off" : "none",
+		     off ? off : "its rule was given nothing of the repository");
 		return;
 	}
 	items = concern_rows(ev, c, f, true, false);
@@ -250,7 +251,7 @@ static void finding_rows(struct evidence_view *ev, struct view *view, const stru
 	     f->rule_id, f->nfrom > 1 ? " (merged from " : "", f->nfrom > 1 ? rules : "",
 	     f->nfrom > 1 ? ")" : "", (long long)f->id);
 	if (e->impact)
-		line(ev, STYLE_LABEL, "Impact finding: a problem outside the diff, in %s", f->file);
+		line(ev, STYLE_LABEL, "Impact: a problem in %s, in code the change did not touch", f->file);
 	line(ev, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED, "revline: %s",
 	     f->verified ? "verified" : "NOT verified");
 	wrapped(ev, f->verify_note ? f->verify_note : "", f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED);
@@ -327,7 +328,8 @@ static void rule_context_rows(struct evidence_view *ev, const struct check *c, s
 		return;
 	check_context_view(&v, c);
 	if (!strcmp(res->context, "off")) {
-		line(ev, STYLE_LABEL, "Context from the repository: off (%s)", context_off_reason(c, index));
+		line(ev, STYLE_LABEL, "Context from the repository: off (%s)",
+		     context_off_reason(c, index) ? context_off_reason(c, index) : "not asked with it");
 		return;
 	}
 	if (!strcmp(res->context, "nothing found"))
@@ -339,7 +341,8 @@ static void rule_context_rows(struct evidence_view *ev, const struct check *c, s
 		if (check_context_rule_sent(c, index, i))
 			item_row(ev, &v.pack->items[i]);
 	if (res->rule->context == RULE_CONTEXT_DEEP)
-		line(ev, STYLE_RULE_MUTED, "  and, for context: deep, what its parts' budget left out");
+		line(ev, STYLE_RULE_MUTED, "  and, as its front matter says context: deep, the items the shared budget "
+		     "left out");
 	pack_row(ev, c);
 	if (res->nreads) {
 		line(ev, STYLE_LABEL, "Read with tools: %zu call%s", res->nreads, res->nreads == 1 ? "" : "s");
