@@ -752,6 +752,66 @@ static void test_dependencies_before_the_rules(void **state)
 		   "WHERE check_id = %s"), id);
 }
 
+/* A read of a rule's model said short, from its arguments as the model gave them (check_context_read_text). */
+static void test_context_read_text(void **state)
+{
+	const struct {
+		struct rule_read read;
+		const char *text, *path;
+	} cases[] = {
+		{ { 1, "read_file", "{\"path\": \"app/auth.py\", \"start\": 40, \"end\": 88}", 1204, NULL, NULL },
+		  "read_file app/auth.py:40-88: 1204 bytes", "app/auth.py" },
+		{ { 1, "read_file", "{\"path\": \"a.py\"}", 1, NULL, NULL }, "read_file a.py: 1 byte", "a.py" },
+		{ { 1, "read_file", "{\"path\": \"a.py\", \"end\": 9}", 0, "no such file", NULL },
+		  "read_file a.py:-9: error: no such file", "a.py" },
+		{ { 2, "search", "{\"pattern\": \"verify\\\\(\", \"path_glob\": \"*.py\"}", 312, NULL, NULL },
+		  "search 'verify\\(' in *.py: 312 bytes", "" },
+		{ { 2, "references", "{\"symbol\": \"verify\"}", 90, NULL, NULL }, "references verify: 90 bytes", "" },
+		/* Another tool, arguments cut or not an object, a read_file without a path: as given. */
+		{ { 3, "list_dir", "{\"path\": \"web\"}", 5, NULL, NULL }, "list_dir {\"path\": \"web\"}: 5 bytes", "" },
+		{ { 3, "read_file", "{\"path\": \"web/api", 0, "bad arguments", NULL },
+		  "read_file {\"path\": \"web/api: error: bad arguments", "" },
+		{ { 3, "read_file", "[1, 2]", 0, NULL, NULL }, "read_file [1, 2]: 0 bytes", "" },
+		{ { 3, "read_file", "{\"start\": 4}", 0, NULL, NULL }, "read_file {\"start\": 4}: 0 bytes", "" },
+		{ { 3, NULL, NULL, 0, NULL, NULL }, "(no tool) {}: 0 bytes", "" },
+	};
+	struct buf text = BUF_INIT, path = BUF_INIT;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_clear(&text);
+		assert_int_equal(check_context_read_text(&text, &path, &cases[i].read), 0);
+		assert_string_equal(text.ptr, cases[i].text);
+		assert_string_equal(path.ptr ? path.ptr : "", cases[i].path);
+	}
+	buf_release(&text);
+	buf_release(&path);
+}
+
+/* A file concerns a finding when it is the finding's, or the finding names it as a path of its own. */
+static void test_context_path_concerns(void **state)
+{
+	struct finding f = { 0 };
+
+	(void)state;
+	f.file = "app/auth.py";
+	f.issue = "login in web/api.py:6 still passes leeway; see `tests/test_auth.py`.";
+	f.evidence.where_checked = "lib/x.py, docs/guide.md.";
+	assert_true(check_context_path_concerns("app/auth.py", &f));
+	assert_true(check_context_path_concerns("web/api.py", &f));
+	assert_true(check_context_path_concerns("tests/test_auth.py", &f));
+	assert_true(check_context_path_concerns("lib/x.py", &f));
+	assert_true(check_context_path_concerns("docs/guide.md", &f));
+	/* A part of a longer path is not the path. */
+	assert_false(check_context_path_concerns("api.py", &f));
+	assert_false(check_context_path_concerns("web/api", &f));
+	assert_false(check_context_path_concerns("auth.py", &f));
+	assert_false(check_context_path_concerns("docs/guide", &f));
+	assert_false(check_context_path_concerns("", &f));
+	assert_false(check_context_path_concerns(NULL, &f));
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -769,6 +829,8 @@ int main(void)
 		T(test_evidence_checked_against_the_file),
 		T(test_deadline_cuts_and_keeps_what_arrived),
 		T(test_dependencies_before_the_rules),
+		cmocka_unit_test(test_context_read_text),
+		cmocka_unit_test(test_context_path_concerns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,81 @@ static void test_file_outside_the_diff(void **state)
 	check(&f);
 	assert_true(f.verified);
 	assert_int_equal(f.line, 1);
+	assert_int_equal(f.end_line, 2);
+	assert_string_equal(f.verify_note, "the quoted code is at lines 1-2 of src/other.py (the answer said 9), "
+			    "outside the diff (an impact finding)");
+	finding_release(&f);
+}
+
+static struct finding impact(const char *file, int line, const char *code)
+{
+	struct finding f = make(file, line, code);
+
+	f.evidence.impact = true;
+	return f;
+}
+
+/* An impact finding outside the diff: its file read once, on the new side (the same on both), said outside. */
+static void test_impact_finding_outside_the_diff(void **state)
+{
+	int reads = 0;
+	const struct file_reader counting = { read_side, &reads };
+	struct evidence_files *files;
+	struct finding f = impact("src/other.py", 2, "return 1"), g = impact("src/other.py", 2, "return helper() + 1");
+
+	(void)state;
+	assert_int_equal(evidence_files_new(&files, &counting), 0);
+	assert_int_equal(evidence_check(&f, diff, files), 0);
+	assert_int_equal(evidence_check(&g, diff, files), 0);
+	assert_true(f.verified);
+	assert_string_equal(f.verify_note, "the quoted code is at line 2 of src/other.py, outside the diff (an impact "
+			    "finding)");
+	/* Code the file does not have: not verified, and not looked for in an "old version" it has not. */
+	assert_false(g.verified);
+	assert_string_equal(g.verify_note, "the quoted code is not in src/other.py (outside the diff: an impact "
+			    "finding)");
+	assert_int_equal(reads, 1);
+	finding_release(&f);
+	finding_release(&g);
+	evidence_files_free(files);
+}
+
+/* The path as models write it: "./x", "b/x" (when there is no b/ folder) name the file; a missing one is said. */
+static void test_impact_finding_paths(void **state)
+{
+	struct finding f = impact("./src/other.py", 1, "def helper():"), g = impact("b/src/other.py", 1, "def helper():");
+	struct finding h = impact("src/gone.py", 1, "def helper():"), k = impact("../outside.py", 1, "def helper():");
+
+	(void)state;
+	check(&f);
+	check(&g);
+	check(&h);
+	check(&k);
+	assert_true(f.verified);
+	assert_string_equal(f.file, "src/other.py");
+	assert_true(g.verified);
+	assert_string_equal(g.file, "src/other.py");
+	assert_false(h.verified);
+	assert_string_equal(h.verify_note, "src/gone.py is neither in the diff nor in the repository");
+	/* Never read outside the working tree. */
+	assert_false(k.verified);
+	assert_string_equal(k.verify_note, "the quoted code could not be looked for: ../outside.py: not a path inside "
+			    "the repository");
+	finding_release(&f);
+	finding_release(&g);
+	finding_release(&h);
+	finding_release(&k);
+}
+
+/* A path with "./" names the diff's file too. */
+static void test_dot_slash_names_a_file_of_the_diff(void **state)
+{
+	struct finding f = make("./src/db.py", 1, "return cur.fetchone()");
+
+	(void)state;
+	check(&f);
+	assert_true(f.verified);
+	assert_string_equal(f.file, "src/db.py");
 	finding_release(&f);
 }
 
@@ -288,6 +363,9 @@ int main(void)
 		cmocka_unit_test(test_whitespace_markers_and_numbers_do_not_matter),
 		cmocka_unit_test(test_invented_code_is_not_verified),
 		cmocka_unit_test(test_file_outside_the_diff),
+		cmocka_unit_test(test_impact_finding_outside_the_diff),
+		cmocka_unit_test(test_impact_finding_paths),
+		cmocka_unit_test(test_dot_slash_names_a_file_of_the_diff),
 		cmocka_unit_test(test_removed_code_is_found_in_the_old_version),
 		cmocka_unit_test(test_nearest_match_wins),
 		cmocka_unit_test(test_hidden_characters_as_shown),

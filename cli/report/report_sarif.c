@@ -1,5 +1,6 @@
 /* revline check --format sarif: SARIF 2.1.0 for code-scanning tools. */
 #include "report.h"
+#include "pack.h"
 #include "utf8.h"
 
 #include <jansson.h>
@@ -86,11 +87,80 @@ static json_t *message_of(const struct finding *f)
 	return v;
 }
 
+/* Whether one of the finding's rules (it came from, or was merged from) is the check's rule index. */
+static bool finding_rule(const struct check *check, const struct finding *f, size_t index)
+{
+	const char *id = check_result(check, index)->rule->id;
+	size_t i;
+
+	for (i = 0; i < f->nfrom; i++)
+		if (!strcmp(f->from_rules[i], id))
+			return true;
+	return !f->nfrom && f->rule_id && !strcmp(f->rule_id, id);
+}
+
+/* The reads of a rule's model (as the JSON report has them) on the finding's files, appended to list. */
+static void reads_add(json_t *list, const struct rule_result *res, const struct finding *f)
+{
+	json_t *rule = json_object();
+	struct buf text = BUF_INIT, path = BUF_INIT;
+	size_t i;
+
+	if (!rule)
+		return;
+	report_json_rule_context(rule, res);
+	for (i = 0; i < res->nreads; i++) {
+		buf_clear(&text);
+		if (check_context_read_text(&text, &path, &res->reads[i]) == 0 &&
+		    check_context_path_concerns(path.ptr, f))
+			json_array_append(list, json_array_get(json_object_get(rule, "reads"), i));
+	}
+	json_decref(rule);
+	buf_release(&text);
+	buf_release(&path);
+}
+
+/*
+ * What the finding's rules were shown of the repository that concerns it:
+ * "given" (the first rule's: pack, off, nothing found), "items" (indexes
+ * into the run's properties.context.items: the pack's items its rules
+ * were given on its file or the files it names), "reads" (their tools'
+ * calls on those files). NULL when no rule of it was asked with context.
+ */
+static json_t *finding_context_json(const struct check *check, const struct finding *f)
+{
+	struct check_context_view v;
+	json_t *items = json_array(), *reads = json_array();
+	const char *given = NULL;
+	size_t i, r;
+
+	check_context_view(&v, check);
+	for (r = 0; r < check_nresults(check); r++)
+		if (finding_rule(check, f, r) && check_result(check, r)->context) {
+			given = given ? given : check_result(check, r)->context;
+			reads_add(reads, check_result(check, r), f);
+		}
+	for (i = 0; given && v.pack && i < v.pack->count; i++) {
+		for (r = 0; r < check_nresults(check) && !(finding_rule(check, f, r) &&
+							  check_context_rule_sent(check, r, i)); r++)
+			;
+		if (r < check_nresults(check) && check_context_item_concerns(check, i, f))
+			json_array_append_new(items, json_integer((json_int_t)i));
+	}
+	if (!given) {
+		json_decref(items);
+		json_decref(reads);
+		return NULL;
+	}
+	return json_pack("{s:o, s:o, s:o}", "given", utf8_json(given), "items", items ? items : json_array(),
+			 "reads", reads ? reads : json_array());
+}
+
 static json_t *result_json(const struct check *check, const struct finding *f)
 {
 	const char *rule = f->nfrom ? f->from_rules[0] : f->rule_id;
 	json_t *region = json_pack("{s:i}", "startLine", f->line > 0 ? f->line : 1);
-	json_t *result;
+	json_t *result, *props, *context;
 	long index = rule_index(check, rule);
 
 	if (f->end_line > f->line)
@@ -103,9 +173,12 @@ static json_t *result_json(const struct check *check, const struct finding *f)
 			   "partialFingerprints", "revlineFingerprint/v1", f->fingerprint);
 	if (index >= 0)
 		json_object_set_new(result, "ruleIndex", json_integer(index));
-	json_object_set_new(result, "properties",
-			    json_pack("{s:s, s:b, s:s?}", "severity", severity_name(f->severity),
-				      "verified", f->verified, "verifyNote", f->verify_note));
+	/* An impact finding: a problem in code outside the diff, its evidence checked in that file. */
+	props = json_pack("{s:s, s:b, s:s?, s:b}", "severity", severity_name(f->severity), "verified", f->verified,
+			  "verifyNote", f->verify_note, "impactFinding", f->evidence.impact);
+	if (props && (context = finding_context_json(check, f)))
+		json_object_set_new(props, "context", context);
+	json_object_set_new(result, "properties", props);
 	return result;
 }
 
@@ -193,6 +266,9 @@ int report_sarif(FILE *out, const struct check *check, const struct repo *repo,
 	if (!doc)
 		return -1;
 	json_object_set_new(json_array_get(json_object_get(doc, "runs"), 0), "properties", usage_json(check));
+	/* What the model was shown of the repository, as the JSON report's "context" says it. */
+	json_object_set_new(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "properties"), "context",
+			    report_json_context(check));
 	notifications_set(doc, check);
 	rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
 	json_decref(doc);

@@ -74,6 +74,9 @@ static void finding_text(FILE *out, const struct finding *f, const char *number,
 	/* The id is what `revline feedback` takes. */
 	if (finding_shown_id(f))
 		fprintf(out, "  #%lld", (long long)finding_shown_id(f));
+	/* A problem in code the change did not touch (a caller it breaks): said, as the evidence was checked there. */
+	if (f->evidence.impact)
+		fputs("  (impact: outside the diff)", out);
 	if (f->suppressed && f->suppressed_by)
 		term_printf(out, "  (ignored: %s)", f->suppressed_by);
 	else if (f->suppressed)

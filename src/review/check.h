@@ -232,6 +232,25 @@ size_t check_unverified(const struct check *check);
 void check_context_view(struct check_context_view *out, const struct check *check);
 /* Whether a part of the change carried the pack's item. */
 bool check_context_sent(const struct check *check, size_t item);
+/* Whether the rule's requests carried the pack's item (a part it was asked about did; not context: deep's more). */
+bool check_context_rule_sent(const struct check *check, size_t rule, size_t item);
+/*
+ * Whether the pack's item concerns a finding: it shows the finding's file,
+ * was found for it (its callers, the function around its hunk, what its
+ * changed lines use), or shows a file the finding names in its words.
+ */
+bool check_context_item_concerns(const struct check *check, size_t item, const struct finding *finding);
+/* Whether a file concerns a finding: its own, or one it names ("web/api.py:6" in its issue, ...). */
+bool check_context_path_concerns(const char *path, const struct finding *finding);
+/*
+ * A rule's read said in a few words, from its arguments as the model gave
+ * them: "read_file app/auth.py:40-88: 1204 bytes", "search 'verify\(' in
+ * *.py: 312 bytes", "references verify: error: no such symbol"; another
+ * tool, or arguments cut or not an object, as the tool and its arguments.
+ * path, when not NULL, gets the file it read (read_file's; else empty).
+ * The model's words: a front end makes them safe for its terminal.
+ */
+int check_context_read_text(struct buf *out, struct buf *path, const struct rule_read *read);
 
 
 /* The dependency phase (NULL before the check started); whether it is still looking up advisories. */

@@ -11,6 +11,7 @@
 #include "index.h"
 #include "status.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,4 +401,136 @@ void check_context_reads(struct check *c, struct chunk *k, const struct ask_even
 		repo_tools_free(k->tools);
 		k->tools = NULL;
 	}
+}
+
+bool check_context_rule_sent(const struct check *c, size_t rule, size_t item)
+{
+	const struct rule_state *s;
+	size_t i, k;
+
+	if (rule >= c->nstates || c->opts.context == CONTEXT_NONE)
+		return false;
+	s = &c->states[rule];
+	if (s->result.rule->context == RULE_CONTEXT_NONE)
+		return false;
+	/* A chunk's part is the change's part number (check_plan_rule), from 1. */
+	for (i = 0; i < s->nchunks; i++) {
+		const struct part *part;
+
+		if (s->chunks[i]->part < 1 || (size_t)s->chunks[i]->part > c->nparts)
+			continue;
+		part = &c->parts[s->chunks[i]->part - 1];
+		for (k = 0; k < part->pack_use.count; k++)
+			if (part->pack_use.items[k] == item)
+				return true;
+	}
+	return false;
+}
+
+/* A character a path may hold, so that a path named in prose is told from a longer one. */
+static bool path_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_' || ch == '-' || ch == '/';
+}
+
+/* Whether text names path as a word of its own ("web/api.py:6", "`web/api.py`", not "api.pyc"). */
+static bool path_named(const char *text, const char *path)
+{
+	size_t n = strlen(path);
+	const char *p;
+
+	for (p = text; n && p && (p = strstr(p, path)); p++)
+		if ((p == text || (!path_char(p[-1]) && p[-1] != '.')) && !path_char(p[n]) &&
+		    !(p[n] == '.' && path_char(p[n + 1])))
+			return true;
+	return false;
+}
+
+bool check_context_path_concerns(const char *path, const struct finding *f)
+{
+	const char *const said[] = { f->title, f->issue, f->suggestion, f->evidence.method,
+				     f->evidence.where_checked, f->evidence.code_examined };
+	size_t i;
+
+	if (!path || !*path)
+		return false;
+	if (f->file && !strcmp(path, f->file))
+		return true;
+	for (i = 0; i < sizeof(said) / sizeof(said[0]); i++)
+		if (said[i] && path_named(said[i], path))
+			return true;
+	return false;
+}
+
+bool check_context_item_concerns(const struct check *c, size_t item, const struct finding *f)
+{
+	const struct pack_item *it;
+
+	if (item >= c->context.pack.count)
+		return false;
+	it = &c->context.pack.items[item];
+	if (check_context_path_concerns(it->path, f))
+		return true;
+	/* Shown for the finding's file: its callers, the function around its hunk, what it uses. */
+	return f->file && it->origin < c->diff->nfiles && !strcmp(c->diff->files[it->origin].path, f->file);
+}
+
+static const char *read_string(const json_t *args, const char *key)
+{
+	const char *s = json_string_value(json_object_get(args, key));
+
+	return s && *s ? s : NULL;
+}
+
+/* read_file's " app/auth.py:40-88"; search's " 'verify\(' in *.py"; references' " verify". */
+static int read_args_text(struct buf *out, struct buf *path, const char *tool, const json_t *args)
+{
+	const json_t *start = json_object_get(args, "start"), *end = json_object_get(args, "end");
+	int error = 0;
+
+	if (!strcmp(tool, "read_file") && read_string(args, "path")) {
+		if (path)
+			error = buf_puts(path, read_string(args, "path"));
+		if (!error)
+			error = buf_printf(out, " %s", read_string(args, "path"));
+		if (!error && json_is_integer(start))
+			error = buf_printf(out, ":%lld", (long long)json_integer_value(start));
+		if (!error && json_is_integer(end))
+			error = buf_printf(out, "%s%lld", json_is_integer(start) ? "-" : ":-",
+					   (long long)json_integer_value(end));
+	} else if (!strcmp(tool, "search") && read_string(args, "pattern")) {
+		error = buf_printf(out, " '%s'", read_string(args, "pattern"));
+		if (!error && read_string(args, "path_glob"))
+			error = buf_printf(out, " in %s", read_string(args, "path_glob"));
+	} else if (!strcmp(tool, "references") && read_string(args, "symbol")) {
+		error = buf_printf(out, " %s", read_string(args, "symbol"));
+	} else {
+		return RL_ENOTFOUND;
+	}
+	return error;
+}
+
+int check_context_read_text(struct buf *out, struct buf *path, const struct rule_read *read)
+{
+	json_t *args = read->arguments ? json_loads(read->arguments, JSON_REJECT_DUPLICATES, NULL) : NULL;
+	const char *tool = read->tool ? read->tool : "(no tool)";
+	int error;
+
+	if (path)
+		buf_clear(path);
+	if ((error = buf_puts(out, tool)) == 0)
+		error = json_is_object(args) ? read_args_text(out, path, tool, args) : RL_ENOTFOUND;
+	if (error == RL_ENOTFOUND) {
+		/* Another tool, or arguments cut or not JSON: as the model gave them. */
+		if (path)
+			buf_clear(path);
+		error = buf_printf(out, " %s", read->arguments && *read->arguments ? read->arguments : "{}");
+	}
+	json_decref(args);
+	if (!error && read->error)
+		error = buf_printf(out, ": error: %s", read->error);
+	else if (!error)
+		error = buf_printf(out, ": %zu byte%s", read->result_bytes, read->result_bytes == 1 ? "" : "s");
+	return error < 0 ? error : 0;
 }

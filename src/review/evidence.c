@@ -246,6 +246,8 @@ static long locate(const struct diff *diff, const char *path)
 
 	if (i >= 0)
 		return i;
+	if (path[0] == '.' && path[1] == '/')
+		return locate(diff, path + 2);
 	if ((path[0] == 'a' || path[0] == 'b') && path[1] == '/' && (i = diff_find_file(diff, path + 2)) >= 0)
 		return i;
 	for (k = 0; k < diff->nfiles; k++) {
@@ -406,6 +408,67 @@ done:
 	return error;
 }
 
+/* A path as models write it of a file outside the diff: without "./", or "a/" and "b/" when the file is not there. */
+static int outside_path(struct evidence_files *files, struct finding *f)
+{
+	const struct side *side = NULL;
+	char *plain;
+	int error;
+
+	while (f->file[0] == '.' && f->file[1] == '/')
+		memmove(f->file, f->file + 2, strlen(f->file + 2) + 1);
+	if ((error = side_get(&side, files, f->file, false)) < 0 || side->error != RL_ENOTFOUND ||
+	    (f->file[0] != 'a' && f->file[0] != 'b') || f->file[1] != '/')
+		return error;
+	if ((error = side_get(&side, files, f->file + 2, false)) < 0 || side->error)
+		return error;
+	if (!(plain = strdup(f->file + 2)))
+		return error_nomem();
+	free(f->file);
+	f->file = plain;
+	return 0;
+}
+
+/*
+ * An impact finding in a file outside the diff: the same on both sides of
+ * the change, so looked for on the new one only, and said to be outside.
+ */
+static int check_outside(struct finding *f, struct evidence_files *files, const struct lines *needle)
+{
+	const struct side *side = NULL;
+	int first = 0, last = 0, error;
+	char span[48];
+
+	if ((error = outside_path(files, f)) < 0 || (error = side_get(&side, files, f->file, false)) < 0)
+		return error;
+	if (side->error == RL_ENOTFOUND)
+		return note(f, false, "%s is neither in the diff nor in the repository", f->file);
+	if (side->error)
+		return note(f, false, "the quoted code could not be looked for: %s", side->why);
+	if (!find_code(&side->lines, needle, f->line, &first, &last))
+		return note(f, false, "the quoted code is not in %s (outside the diff: an impact finding)", f->file);
+	lines_text(span, sizeof(span), first, last);
+	error = first == f->line || !f->line ?
+		note(f, true, "the quoted code is at %s of %s, outside the diff (an impact finding)", span, f->file) :
+		note(f, true, "the quoted code is at %s of %s (the answer said %d), outside the diff (an impact "
+		     "finding)", span, f->file, f->line);
+	f->line = first;
+	f->end_line = last;
+	return error;
+}
+
+/* An impact finding's quoted code looked for in the file outside the diff it names. */
+static int impact_check(struct finding *f, struct evidence_files *files, const char *code)
+{
+	struct lines needle = { 0 };
+	int error;
+
+	if ((error = needle_of(&needle, code)) == 0)
+		error = needle.count ? check_outside(f, files, &needle) : note(f, false, "the quoted code is empty");
+	lines_release(&needle);
+	return error;
+}
+
 int evidence_check(struct finding *f, const struct diff *diff, struct evidence_files *files)
 {
 	struct buf skipped = BUF_INIT;
@@ -428,6 +491,10 @@ int evidence_check(struct finding *f, const struct diff *diff, struct evidence_f
 		return note(f, false, "%s is a binary file", f->file);
 	if (!code || !*code)
 		return note(f, false, "the answer quoted no code to check");
+	if (index < 0) {
+		error = impact_check(f, files, code);
+		goto done;
+	}
 	if ((error = find_quoted(&at, files, diff, index, f, &empty, &skipped)) < 0)
 		goto done;
 	lines_text(span, sizeof(span), at.first, at.last);

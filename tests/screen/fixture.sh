@@ -22,6 +22,10 @@
 #           bump, one added), its lock file and go.mod (a 0.x bump).
 #   merge   a merge of branch side stopped on conflicts: both modified, both
 #           added, deleted by us, deleted by them, and a file merged cleanly.
+#   context a Python project whose change (not staged) drops a parameter of
+#           app/auth.py's verify(): web/api.py still passes it (the stale
+#           caller the context pack finds), web/admin.py and a test call it
+#           as it is now.
 
 fixture_env()
 {
@@ -428,6 +432,52 @@ build_merge()
 	! git merge -q side >/dev/null 2>&1
 }
 
+build_context()
+{
+	mkdir -p app web tests
+	cat >app/auth.py <<'PY'
+import hmac
+
+
+def verify(user, token, leeway=0):
+    """True when the token is the user's (leeway: seconds of clock skew)."""
+    return hmac.compare_digest(user, token)
+
+
+def expired(stamp, now):
+    return stamp < now
+PY
+	cat >web/api.py <<'PY'
+from app.auth import verify
+
+
+def login(request):
+    user = request.user
+    if not verify(user, request.token, leeway=5):
+        return 401
+    return 200
+PY
+	cat >web/admin.py <<'PY'
+from app.auth import verify
+
+
+def admin_only(request):
+    return verify(request.user, request.token)
+PY
+	cat >tests/test_auth.py <<'PY'
+from app.auth import verify
+
+
+def test_verify():
+    assert not verify("ana", "x")
+PY
+	git add -A
+	fixture_commit "2024-01-01T10:00:00+0000" "Initial import"
+	sed -e 's/def verify(user, token, leeway=0):/def verify(user, token):/' \
+		-e 's/ (leeway: seconds of clock skew)//' app/auth.py >app/auth.py.new
+	mv app/auth.py.new app/auth.py
+}
+
 # fixture_build NAME DIR
 build_untracked()
 {
@@ -457,7 +507,7 @@ fixture_build()
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme|deps|untrusted|untracked|untracked-one|untracked-only|merge) ;;
+	basic|empty|many|badtheme|deps|untrusted|untracked|untracked-one|untracked-only|merge|context) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1

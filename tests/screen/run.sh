@@ -22,7 +22,8 @@
 #                             tests/screen/signals/NAME in the repository (the
 #                             line may repeat)
 #   # git-config: KEY VALUE   before the run, git config KEY VALUE in the repository
-#                             (VALUE is the rest of the line; the line may repeat)
+#                             (VALUE is the rest of the line, $SCREEN in it this
+#                             directory; the line may repeat)
 #
 # Every run has its own database (REVLINE_DB) and no API key.
 # revline runs in the fixture's working tree; every "$OUT" in the script
@@ -121,6 +122,7 @@ while read -r file tool; do
 		>"$tmp/signals.log" 2>&1 || { cat "$tmp/signals.log" >&2; fail "cannot import the signals $file"; }
 done < <(header signals)
 while read -r key value; do
+	value=${value//\$SCREEN/$here}
 	[ -n "$key" ] && { git -C "$repo" config "$key" "$value" >"$tmp/git.log" 2>&1 ||
 		{ cat "$tmp/git.log" >&2; fail "git config $key failed"; }; }
 done < <(header git-config)

@@ -4,6 +4,7 @@
  * verified the issue, and revline's own verdict — or about the rule.
  */
 #include "array.h"
+#include "context.h"
 #include "draw.h"
 #include "tui.h"
 #include "timeout.h"
@@ -117,6 +118,119 @@ static const char *mark_name(enum feedback_kind kind)
 	}
 }
 
+/* One item or read a row (or more, wrapped, the rows after it indented further). */
+static void context_row(struct evidence_view *ev, enum style style, const struct buf *text)
+{
+	rows_wrap(ev, style, text->ptr ? text->ptr : "", 2, 6);
+}
+
+static void item_row(struct evidence_view *ev, const struct pack_item *it)
+{
+	struct buf text = BUF_INIT;
+
+	if (context_item_text(&text, it) == 0)
+		context_row(ev, STYLE_DEFAULT, &text);
+	buf_release(&text);
+}
+
+/* The reads of a rule's model (with a finding, only those of the files that concern it): rows, or only counted. */
+static size_t read_rows(struct evidence_view *ev, const struct rule_result *res, const struct finding *concerns,
+			bool draw)
+{
+	struct buf text = BUF_INIT, path = BUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < res->nreads; i++) {
+		buf_clear(&text);
+		if (check_context_read_text(&text, &path, &res->reads[i]) < 0)
+			break;
+		if (concerns && !check_context_path_concerns(path.ptr, concerns))
+			continue;
+		if (draw)
+			context_row(ev, res->reads[i].error ? STYLE_RULE_FAILED : STYLE_DEFAULT, &text);
+		n++;
+	}
+	buf_release(&text);
+	buf_release(&path);
+	return n;
+}
+
+/* Whether one of the finding's rules was given the pack's item. */
+static bool finding_given(const struct check *c, const struct finding *f, size_t item)
+{
+	size_t r;
+
+	for (r = 0; r < check_nresults(c); r++)
+		if (context_finding_of(f, check_result(c, r)) && check_context_rule_sent(c, r, item))
+			return true;
+	return false;
+}
+
+/* The items or reads of the finding's rules that concern it: rows, or only counted. */
+static size_t concern_rows(struct evidence_view *ev, const struct check *c, const struct finding *f, bool items,
+			   bool draw)
+{
+	struct check_context_view v;
+	size_t i, n = 0;
+
+	check_context_view(&v, c);
+	for (i = 0; items && v.pack && i < v.pack->count; i++)
+		if (finding_given(c, f, i) && check_context_item_concerns(c, i, f)) {
+			if (draw)
+				item_row(ev, &v.pack->items[i]);
+			n++;
+		}
+	for (i = 0; !items && i < check_nresults(c); i++)
+		if (context_finding_of(f, check_result(c, i)))
+			n += read_rows(ev, check_result(c, i), f, draw);
+	return n;
+}
+
+/*
+ * What the model had of the finding's file, or of the files it names: the
+ * pack's items its rules were given there, and their reads of them.
+ */
+static void finding_context_rows(struct evidence_view *ev, const struct check *c, const struct finding *f)
+{
+	size_t r, given = 0, reads = 0, items, read;
+	const char *off = NULL;
+	bool any = false;
+
+	for (r = 0; r < check_nresults(c); r++) {
+		const struct rule_result *res = check_result(c, r);
+
+		if (!context_finding_of(f, res) || !res->context)
+			continue;
+		any = true;
+		given += context_rule_items(c, r);
+		reads += res->nreads;
+		if (!strcmp(res->context, "off"))
+			off = context_off_reason(c, r) ? context_off_reason(c, r) : "not asked with it";
+	}
+	if (!any)
+		return;
+	if (!given && !reads) {
+		line(ev, STYLE_LABEL, "Context on this finding: %s (%s)", off ? "off" : "none",
+		     off ? off : "its rule was given nothing of the repository");
+		return;
+	}
+	items = concern_rows(ev, c, f, true, false);
+	read = concern_rows(ev, c, f, false, false);
+	/* Reads are said where its rules' models made some (with tools). */
+	if (!items && !read) {
+		line(ev, STYLE_LABEL, "Context on this finding: none of the %zu item%s%s its rule had", given,
+		     given == 1 ? "" : "s", reads ? " and reads" : "");
+		return;
+	}
+	if (reads)
+		line(ev, STYLE_LABEL, "Context on this finding: %zu item%s, %zu read%s", items, items == 1 ? "" : "s",
+		     read, read == 1 ? "" : "s");
+	else
+		line(ev, STYLE_LABEL, "Context on this finding: %zu item%s", items, items == 1 ? "" : "s");
+	concern_rows(ev, c, f, true, true);
+	concern_rows(ev, c, f, false, true);
+}
+
 static void finding_rows(struct evidence_view *ev, struct view *view, const struct finding *f)
 {
 	const struct review *r = &view->tui->review;
@@ -136,6 +250,8 @@ static void finding_rows(struct evidence_view *ev, struct view *view, const stru
 	line(ev, STYLE_DEFAULT, "%s  %s  rule %s%s%s%s  #%lld", severity_name(f->severity), place,
 	     f->rule_id, f->nfrom > 1 ? " (merged from " : "", f->nfrom > 1 ? rules : "",
 	     f->nfrom > 1 ? ")" : "", (long long)f->id);
+	if (e->impact)
+		line(ev, STYLE_LABEL, "Impact: a problem in %s, in code the change did not touch", f->file);
 	line(ev, f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED, "revline: %s",
 	     f->verified ? "verified" : "NOT verified");
 	wrapped(ev, f->verify_note ? f->verify_note : "", f->verified ? STYLE_RULE_OK : STYLE_RULE_FAILED);
@@ -164,6 +280,7 @@ static void finding_rows(struct evidence_view *ev, struct view *view, const stru
 	line(ev, STYLE_LABEL, "Handling elsewhere checked: %s%s%s", e->checked_elsewhere ? "yes" : "no",
 	     e->where_checked ? ", " : "", e->where_checked ? e->where_checked : "");
 	line(ev, STYLE_LABEL, "Impact finding (outside the diff): %s", e->impact ? "yes" : "no");
+	finding_context_rows(ev, view->tui->review.check, f);
 }
 
 /* What the rule's requests billed; a cached answer billed it when it was asked, and nothing now. */
@@ -176,6 +293,61 @@ static void usage_row(struct evidence_view *ev, const struct rule_result *res)
 	if (usage_text(&text, &usage) == 0)
 		line(ev, STYLE_DEFAULT, "%s%s", res->cached ? "no cost now; when asked: " : "", text.ptr);
 	buf_release(&text);
+}
+
+/* What the check's pack came to: found, sent, how long, what the budget left out, why there is none. */
+static void pack_row(struct evidence_view *ev, const struct check *c)
+{
+	struct check_context_view v;
+	struct buf text = BUF_INIT;
+	size_t i, sent = 0;
+
+	check_context_view(&v, c);
+	for (i = 0; v.pack && i < v.pack->count; i++)
+		sent += check_context_sent(c, i);
+	if (v.pack)
+		buf_printf(&text, "the check's pack: %zu item%s found, %zu sent, built in %lld ms", v.pack->count,
+			   v.pack->count == 1 ? "" : "s", sent, (long long)(v.index_ms + v.pack_ms));
+	if (v.left)
+		buf_printf(&text, "; %zu left out for the budget (revline.contextTokens)", v.left);
+	if (v.note)
+		buf_printf(&text, "%s%s", text.len ? "; " : "", v.note);
+	if (text.len)
+		rows_wrap(ev, STYLE_RULE_MUTED, text.ptr, 2, 4);
+	buf_release(&text);
+}
+
+/* What the rule was given of the repository (the pack's items its requests carried) and what its model read. */
+static void rule_context_rows(struct evidence_view *ev, const struct check *c, size_t index)
+{
+	const struct rule_result *res = check_result(c, index);
+	struct check_context_view v;
+	size_t i, n = context_rule_items(c, index);
+
+	if (!res->context)
+		return;
+	check_context_view(&v, c);
+	if (!strcmp(res->context, "off")) {
+		line(ev, STYLE_LABEL, "Context from the repository: off (%s)",
+		     context_off_reason(c, index) ? context_off_reason(c, index) : "not asked with it");
+		return;
+	}
+	if (!strcmp(res->context, "nothing found"))
+		line(ev, STYLE_LABEL, "Context from the repository: nothing found for its files");
+	else
+		line(ev, STYLE_LABEL, "Context from the repository (%s): %zu item%s", res->context, n,
+		     n == 1 ? "" : "s");
+	for (i = 0; v.pack && i < v.pack->count; i++)
+		if (check_context_rule_sent(c, index, i))
+			item_row(ev, &v.pack->items[i]);
+	if (res->rule->context == RULE_CONTEXT_DEEP)
+		line(ev, STYLE_RULE_MUTED, "  and, as its front matter says context: deep, the items the shared budget "
+		     "left out");
+	pack_row(ev, c);
+	if (res->nreads) {
+		line(ev, STYLE_LABEL, "Read with tools: %zu call%s", res->nreads, res->nreads == 1 ? "" : "s");
+		read_rows(ev, res, NULL, true);
+	}
 }
 
 static void rule_rows(struct evidence_view *ev, struct view *view, size_t index)
@@ -207,6 +379,7 @@ static void rule_rows(struct evidence_view *ev, struct view *view, size_t index)
 		line(ev, STYLE_LABEL, "Reasoning");
 		wrapped(ev, res->reasoning, STYLE_DEFAULT);
 	}
+	rule_context_rows(ev, c, index);
 }
 
 static void evidence_prepare(struct view *view)

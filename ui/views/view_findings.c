@@ -4,6 +4,8 @@
  * the merged report (r switches).
  */
 #include "array.h"
+#include "context.h"
+#include "depreview.h"
 #include "draw.h"
 #include "status.h"
 #include "tui.h"
@@ -290,6 +292,15 @@ static const char *hidden_text(char *out, size_t size, const struct review *r, c
 	return out;
 }
 
+/* Whether an LLM rule waits for the context pack (the repository's index is being built): they start together. */
+static bool context_pending(const struct check *check, const struct rule_result *res)
+{
+	struct check_context_view v;
+
+	check_context_view(&v, check);
+	return !v.built && res->rule->kind == RULE_LLM;
+}
+
 static const char *state_text(char *out, size_t size, const struct review *r, size_t i, enum style *style)
 {
 	const struct rule_result *res = check_result(r->check, i);
@@ -299,8 +310,11 @@ static const char *state_text(char *out, size_t size, const struct review *r, si
 	switch (res->status) {
 	case RULE_QUEUED:
 		*style = STYLE_RULE_MUTED;
+		/* What it waits for: the dependency phase's advisories, then the repository's index. */
 		snprintf(out, size, "%s %s", utf8() ? "\xc2\xb7" : ".",
-			 check_deps_pending(r->check) ? "queued: advisories first" : "queued");
+			 check_deps_pending(r->check) && !depreview_done(check_deps(r->check)) ?
+			 "queued: advisories first" : check_deps_pending(r->check) && context_pending(r->check, res) ?
+			 "queued: reading the repository first" : "queued");
 		break;
 	case RULE_RUNNING:
 		ms = check_rule_elapsed_ms(r->check, i);
@@ -385,8 +399,8 @@ static size_t part_add(struct draw_part *parts, struct text_style *styles, size_
 static void draw_finding(struct view *view, const struct finding *f, bool selected, attr_t cursor)
 {
 	const struct review *r = &view->tui->review;
-	struct text_style styles[4];
-	struct draw_part parts[4];
+	struct text_style styles[5];
+	struct draw_part parts[5];
 	struct buf place = BUF_INIT;
 	char sev[16];
 	size_t n = 0;
@@ -400,6 +414,9 @@ static void draw_finding(struct view *view, const struct finding *f, bool select
 		used += draw_str_mid(view->win, place_width(view->width - used, place.ptr), place.ptr,
 				     selected ? cursor : theme_attr(STYLE_LINE_NUMBER));
 	buf_release(&place);
+	/* A problem in code the change did not touch (a caller it breaks): said before the title, which may be cut. */
+	if (f->evidence.impact)
+		n = part_add(parts, styles, n, "impact: ", selected ? cursor : theme_attr(STYLE_LABEL));
 	n = part_add(parts, styles, n, f->title ? f->title : "", selected ? cursor : theme_attr(STYLE_DEFAULT));
 	if (!f->verified)
 		n = part_add(parts, styles, n, " (unverified)", selected ? cursor : theme_attr(STYLE_RULE_MUTED));
@@ -410,6 +427,23 @@ static void draw_finding(struct view *view, const struct finding *f, bool select
 		     selected ? cursor : theme_attr(STYLE_MARK));
 	used += draw_parts(view->win, view->width - used, 0, parts, n);
 	draw_fill(view->win, view->width - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
+}
+
+/* A rule's state, then what it was given of the repository (cut at the pane's edge, saying so). */
+static int draw_rule_state(struct view *view, size_t rule, const char *state, attr_t attrs, attr_t muted, int width)
+{
+	struct text_style styles[2] = { { attrs, attrs, attrs, NULL, false }, { muted, muted, muted, NULL, false } };
+	struct buf context = BUF_INIT;
+	struct draw_part parts[2] = { { state, strlen(state), &styles[0] } };
+	size_t n = 1;
+	int used;
+
+	if (buf_puts(&context, "  ") == 0 && context_rule_row(&context, view->tui->review.check, rule) == 0 &&
+	    context.len > 2)
+		parts[n++] = (struct draw_part){ context.ptr, context.len, &styles[1] };
+	used = draw_parts(view->win, width, 0, parts, n);
+	buf_release(&context);
+	return used;
 }
 
 static void findings_draw_line(struct view *view, size_t line, int row, bool selected)
@@ -436,8 +470,8 @@ static void findings_draw_line(struct view *view, size_t line, int row, bool sel
 		state_text(state, sizeof(state), &view->tui->review, fr->rule, &style);
 		used = draw_str_mid(view->win, w - 1, res->rule->id, selected ? cursor : theme_attr(STYLE_DEFAULT));
 		draw_fill(view->win, w - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
-		used = w;
-		used += draw_str_cut(view->win, view->width - used, state, selected ? cursor : theme_attr(style));
+		used = w + draw_rule_state(view, fr->rule, state, selected ? cursor : theme_attr(style),
+					   selected ? cursor : theme_attr(STYLE_RULE_MUTED), view->width - w);
 	}
 	draw_fill(view->win, view->width - used, selected ? cursor : theme_attr(STYLE_DEFAULT));
 }
