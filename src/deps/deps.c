@@ -1,17 +1,19 @@
 /*
  * Dependency bumps. Each side of a manifest is read into entries (name ->
  * spec), the two sides are matched by name, and each transition is
- * classified in its ecosystem's terms (version.c). Every manifest format has a small reader of its own
- * that knows only as much of the format as dependencies need: TOML for
- * Cargo.toml and pyproject.toml, go.mod's directives, requirement lines,
- * the Gemfile's gem calls, and package.json through jansson. Lock files are
- * never read (the seed's Anti-Pattern 1): their paths only tell the
- * ecosystem, and Dependabot's subjects give the bumps only they show.
+ * classified in its ecosystem's terms (version.c). Every manifest format
+ * has a small reader of its own that knows only as much of the format as
+ * dependencies need (deps_manifest.c). Lock files are read for the exact
+ * versions they resolve (lock.h): their transitions take the place of the
+ * manifest's specs where both move a package, and stand on their own,
+ * direct or transitive, where only the lock file does. A bot's commit
+ * message is held against them, never believed over them.
  */
 #include "deps.h"
 #include "array.h"
 #include "deps_manifest.h"
 #include "botcommit.h"
+#include "lock.h"
 #include "status.h"
 #include "utf8.h"
 #include "version.h"
@@ -42,6 +44,12 @@ static const char *const bump_names[] = {
 #undef DEPS_BUMP_ROW
 };
 
+static const char *const relation_names[] = {
+#define DEPS_REL_ROW(id, name) [id] = name,
+	DEPS_RELATIONS(DEPS_REL_ROW)
+#undef DEPS_REL_ROW
+};
+
 static const char *const confidence_names[] = {
 #define DEPS_CONF_ROW(id, name) [id] = name,
 	DEPS_CONFIDENCES(DEPS_CONF_ROW)
@@ -61,6 +69,11 @@ const char *deps_ecosystem_osv(enum deps_ecosystem eco)
 const char *deps_bump_name(enum deps_bump bump)
 {
 	return (unsigned)bump < COUNT(bump_names) ? bump_names[bump] : "unknown";
+}
+
+const char *deps_relation_name(enum deps_relation relation)
+{
+	return (unsigned)relation < COUNT(relation_names) ? relation_names[relation] : "unknown";
 }
 
 const char *deps_confidence_name(enum deps_confidence confidence)
@@ -96,6 +109,8 @@ static const struct {
 	{ "Gemfile.lock", DEPS_FILE_LOCK, ECO_RUBYGEMS },
 	{ "gems.rb", DEPS_FILE_MANIFEST, ECO_RUBYGEMS },
 	{ "gems.locked", DEPS_FILE_LOCK, ECO_RUBYGEMS },
+	{ "composer.json", DEPS_FILE_MANIFEST, ECO_COMPOSER },
+	{ "composer.lock", DEPS_FILE_LOCK, ECO_COMPOSER },
 };
 
 
@@ -193,6 +208,9 @@ static void package_release(struct deps_package *p)
 	free(p->to);
 	free(p->from_version);
 	free(p->to_version);
+	free(p->via);
+	free(p->lock);
+	free(p->claimed);
 	deps_advisories_release(p);
 	memset(p, 0, sizeof(*p));
 }
@@ -335,19 +353,26 @@ static int compare_sides(struct analysis *a, const struct deps_file *file, enum 
 
 	while (!error && (i < nold || j < nnew)) {
 		c = i == nold ? 1 : j == nnew ? -1 : strcmp(old[i]->key, new[j]->key);
+		size_t before = a->out->npackages;
+		const struct dep *d;
+
 		if (c < 0) {
-			error = package_add(a, eco, old[i]->name, file->path, side_of(old[i]), side_of(NULL));
+			error = package_add(a, eco, (d = old[i])->name, file->path, side_of(old[i]), side_of(NULL));
 			i++;
 		} else if (c > 0) {
-			error = package_add(a, eco, new[j]->name, file->path, side_of(NULL), side_of(new[j]));
+			error = package_add(a, eco, (d = new[j])->name, file->path, side_of(NULL), side_of(new[j]));
 			j++;
 		} else {
 			if (!deps_same_spec(dep_spec(old[i]), dep_spec(new[j])) || !old[i]->version != !new[j]->version)
 				error = package_add(a, eco, new[j]->name, file->path, side_of(old[i]),
 						    side_of(new[j]));
+			d = new[j];
 			i++;
 			j++;
 		}
+		/* go.mod's "// indirect" requirements are there for other modules. */
+		if (!error && a->out->npackages > before && d->indirect)
+			a->out->packages[before].relation = RELATION_TRANSITIVE;
 	}
 	return error;
 }
@@ -401,82 +426,218 @@ done:
 
 /* ----------------------------------------------------------------- bots */
 
-static bool in_dir(const char *path, struct botcommit_span dir)
-{
-	const char *slash = strrchr(path, '/');
-	size_t n = slash ? (size_t)(slash - path) : 0;
+/* ------------------------------------------------------------ lock files */
 
-	return n == (size_t)(dir.end - dir.p) && (!n || !memcmp(path, dir.p, n));
+static bool same_dir(const char *a, const char *b)
+{
+	size_t n = (size_t)(base_name(a) - a);
+
+	return n == (size_t)(base_name(b) - b) && !strncmp(a, b, n);
+}
+
+static bool same_package(enum deps_ecosystem eco, const char *a, const char *b)
+{
+	if (eco == ECO_PIP)
+		return deps_same_name(a, b);
+	return eco == ECO_COMPOSER ? !strcasecmp(a, b) : !strcmp(a, b);
+}
+
+static void replace_text(char **field, const char *value, bool *failed)
+{
+	free(*field);
+	*field = dup_or_null(value, failed);
+}
+
+/* The manifest's row of the package the lock file moved: it takes the lock file's exact versions. */
+static struct deps_package *manifest_row(struct analysis *a, const struct deps_file *file, enum deps_ecosystem eco,
+					 const struct lock_change *c, size_t end)
+{
+	struct deps_package *p;
+	size_t i;
+
+	for (i = 0; i < end; i++) {
+		p = &a->out->packages[i];
+		if (p->ecosystem == eco && !p->lock && same_dir(p->manifest, file->path) &&
+		    same_package(eco, p->name, c->name))
+			return p;
+	}
+	return NULL;
+}
+
+static int lock_row(struct analysis *a, const struct deps_file *file, enum deps_ecosystem eco,
+		    const struct lock_change *c, size_t manifests)
+{
+	struct deps_package *p = manifest_row(a, file, eco, c, manifests);
+	struct version fv, tv;
+	bool failed = false;
+	int error;
+
+	if (!p) {
+		if ((error = package_add(a, eco, c->name, file->path, (struct side){ c->from, c->from != NULL, true },
+					 (struct side){ c->to, c->to != NULL, true })) < 0)
+			return error;
+		p = &a->out->packages[a->out->npackages - 1];
+		p->relation = c->relation;
+		if (c->relation == RELATION_TRANSITIVE)
+			replace_text(&p->via, c->via, &failed);
+	} else {
+		if (c->from)
+			replace_text(&p->from_version, c->from, &failed);
+		if (c->to)
+			replace_text(&p->to_version, c->to, &failed);
+		if (p->from && p->to && c->from && c->to) {
+			p->bump = deps_classify(eco, c->from, c->to);
+			p->downgrade = version_parse(&fv, eco, c->from) && version_parse(&tv, eco, c->to) &&
+				       version_compare(&tv, &fv) < 0;
+		}
+	}
+	replace_text(&p->lock, file->path, &failed);
+	return failed ? error_nomem() : 0;
+}
+
+/* Transitive ones under the direct one that pulls them in, each group by name, the direct one first. */
+static int lock_row_order(const void *x, const void *y)
+{
+	const struct deps_package *a = x, *b = y;
+	const char *ga = a->relation == RELATION_TRANSITIVE && a->via ? a->via : a->name;
+	const char *gb = b->relation == RELATION_TRANSITIVE && b->via ? b->via : b->name;
+	int c = strcasecmp(ga, gb);
+
+	if (c)
+		return c;
+	if ((a->relation == RELATION_TRANSITIVE) != (b->relation == RELATION_TRANSITIVE))
+		return a->relation == RELATION_TRANSITIVE ? 1 : -1;
+	return package_by_name(a, b);
+}
+
+/* The manifest beside the lock file, for which packages are direct. */
+static void lock_roots(struct lock *lock, const struct deps_file *file, const char *text, size_t len)
+{
+	const char *name = lock_manifest_name(file->path);
+	struct buf path = BUF_INIT;
+
+	if (lock->roots || !name || !text)
+		return;
+	if (buf_printf(&path, "%.*s%s", (int)(base_name(file->path) - file->path), file->path, name) < 0) {
+		lock->error = error_nomem();
+		return;
+	}
+	lock_read_manifest(lock, path.ptr, text, len);
+	buf_release(&path);
+}
+
+static int compare_lock(struct analysis *a, const struct deps_file *file, enum deps_ecosystem eco, size_t manifests)
+{
+	struct lock old, new;
+	struct lock_changes changes = { NULL, 0, 0 };
+	size_t i, start = a->out->npackages;
+	int error = 0;
+
+	lock_init(&old, eco);
+	lock_init(&new, eco);
+	lock_read(&old, file->path, file->old_text, file->old_len);
+	lock_read(&new, file->path, file->new_text, file->new_len);
+	if (!old.malformed && !new.malformed) {
+		lock_roots(&old, file, file->manifest_old, file->manifest_old_len);
+		lock_roots(&new, file, file->manifest_new, file->manifest_new_len);
+	}
+	if ((error = old.error ? old.error : new.error) < 0)
+		goto done;
+	/* A side that cannot be read would make every package look added or removed: said, and skipped. */
+	if (old.malformed || new.malformed) {
+		error = deps_problem_add(a->out, file->path, old.malformed ? "old" : "new",
+					 old.malformed ? old.why : new.why);
+		goto done;
+	}
+	if ((!file->old_text && !file->new_text) || (error = lock_diff(&changes, &old, &new)) < 0)
+		goto done;
+	for (i = 0; i < changes.n && !error; i++)
+		error = lock_row(a, file, eco, &changes.items[i], manifests);
+	if (!error && a->out->npackages > start)
+		qsort(a->out->packages + start, a->out->npackages - start, sizeof(*a->out->packages), lock_row_order);
+done:
+	lock_changes_release(&changes);
+	lock_release(&old);
+	lock_release(&new);
+	return error;
+}
+
+/* ----------------------------------------------------------------- bots */
+
+/* A claim, once (a grouped update's body can name a bump twice). */
+static int claim_add(struct deps_analysis *out, char *text)
+{
+	size_t i;
+	int error;
+
+	if (!text)
+		return error_nomem();
+	for (i = 0; i < out->nclaims; i++)
+		if (!strcmp(out->claims[i], text)) {
+			free(text);
+			return 0;
+		}
+	if ((error = ARRAY_GROW(out->claims, out->claims_alloc, out->nclaims + 1)) < 0) {
+		free(text);
+		return error;
+	}
+	out->claims[out->nclaims++] = text;
+	return 0;
+}
+
+/* The claim's version and the package's name the same version (in its ecosystem's terms). */
+static bool same_version(enum deps_ecosystem eco, struct botcommit_span claim, const char *version)
+{
+	struct version a, b;
+	char spec[DEPS_SPEC_MAX + 1];
+	size_t n = (size_t)(claim.end - claim.p);
+
+	if (!version || n > DEPS_SPEC_MAX)
+		return false;
+	memcpy(spec, claim.p, n);
+	spec[n] = '\0';
+	if (!version_parse(&a, eco, spec) || !version_parse(&b, eco, version))
+		return !strcmp(spec, version);
+	return version_compare(&a, &b) == 0;
 }
 
 /*
- * The ecosystem of a bump only a lock file shows: of the lock files in its
- * directory ("in /web"; the root without one), or else of all of them, or
- * else of the manifests; they must agree. The path is the file it is put on.
+ * A bot's "Bump X from A to B", held against what the manifests and lock
+ * files show: nothing when they agree, a note on the package when they
+ * disagree, a claim of the analysis when none of them moves X. The
+ * message never adds a package.
  */
-static bool lock_ecosystem(const struct deps_file *files, size_t n, struct botcommit_span dir, enum deps_ecosystem *eco,
-			   const char **path)
+static int check_claim(struct analysis *a, const struct botcommit_bump *b)
 {
-	enum deps_ecosystem e;
-	enum deps_file_kind kind;
-	bool found, ambiguous;
-	int pass;
+	int nlen = (int)(b->name.end - b->name.p), flen = (int)(b->from.end - b->from.p);
+	int tlen = (int)(b->to.end - b->to.p);
+	struct deps_package *p = NULL;
+	struct buf text = BUF_INIT;
+	char name[DEPS_SPEC_MAX + 1];
 	size_t i;
 
-	for (pass = 0; pass < 4; pass++) {
-		found = ambiguous = false;
-		for (i = 0; i < n; i++) {
-			kind = deps_file_kind(files[i].path, &e);
-			if (kind != (pass < 2 ? DEPS_FILE_LOCK : DEPS_FILE_MANIFEST))
-				continue;
-			if (pass % 2 == 0 && !in_dir(files[i].path, dir))
-				continue;
-			if (!found) {
-				*eco = e;
-				*path = files[i].path;
-				found = true;
-			} else if (e != *eco) {
-				ambiguous = true;
-			}
-		}
-		if (found)
-			return !ambiguous;
-	}
-	return false;
-}
-
-/* A Dependabot transition no manifest shows: the lock file alone moved it. */
-static int lock_only_bump(struct analysis *a, const struct botcommit_bump *b, const struct deps_file *files,
-			  size_t nfiles)
-{
-	char *name = strndup(b->name.p, (size_t)(b->name.end - b->name.p));
-	char *from = strndup(b->from.p, (size_t)(b->from.end - b->from.p));
-	char *to = strndup(b->to.p, (size_t)(b->to.end - b->to.p));
-	struct botcommit_span dir = b->dir;
-	enum deps_ecosystem eco;
-	const char *path;
-	int error = 0;
-	size_t i;
-
-	if (!name || !from || !to) {
-		error = error_nomem();
-		goto done;
-	}
-	for (i = 0; i < a->out->npackages; i++)
+	if (nlen > DEPS_SPEC_MAX)
+		return 0;
+	memcpy(name, b->name.p, (size_t)nlen);
+	name[nlen] = '\0';
+	for (i = 0; i < a->out->npackages && !p; i++)
 		if (deps_same_name(a->out->packages[i].name, name))
-			goto done;
-	while (dir.p < dir.end && *dir.p == '/')
-		dir.p++;
-	while (dir.end > dir.p && dir.end[-1] == '/')
-		dir.end--;
-	if (lock_ecosystem(files, nfiles, dir, &eco, &path))
-		error = package_add(a, eco, name, path, (struct side){ from, true, true },
-				    (struct side){ to, true, true });
-done:
-	free(name);
-	free(from);
-	free(to);
-	return error;
+			p = &a->out->packages[i];
+	if (p && same_version(p->ecosystem, b->from, p->from_version) && same_version(p->ecosystem, b->to, p->to_version))
+		return 0;
+	if (p && p->claimed)
+		return 0;
+	if (buf_printf(&text, "%.*s -> %.*s", flen, b->from.p, tlen, b->to.p) < 0)
+		return error_nomem();
+	if (p) {
+		p->claimed = buf_detach(&text);
+		return p->claimed ? 0 : error_nomem();
+	}
+	buf_clear(&text);
+	if (buf_printf(&text, "the commit message says %s %.*s -> %.*s; no manifest or lock file of the change moves %s",
+		       name, flen, b->from.p, tlen, b->to.p, name) < 0)
+		return error_nomem();
+	return claim_add(a->out, buf_detach(&text));
 }
 
 static int set_bot(struct deps_analysis *out, const char *bot)
@@ -495,8 +656,7 @@ static bool bot_branch(const char *branch, const char *bot)
 	return !strncmp(branch, bot, n) && branch[n] == '/';
 }
 
-static int read_messages(struct analysis *a, const char *branch, const char *messages,
-			 const struct deps_file *files, size_t nfiles)
+static int read_messages(struct analysis *a, const char *branch, const char *messages)
 {
 	const char *p, *end, *e;
 	struct botcommit_bump b;
@@ -514,7 +674,7 @@ static int read_messages(struct analysis *a, const char *branch, const char *mes
 		p = skip_blank(p, e);
 		if ((kind = botcommit_dependabot(&b, p, e))) {
 			if (!(error = set_bot(a->out, "dependabot")) && kind == 2)
-				error = lock_only_bump(a, &b, files, nfiles);
+				error = check_claim(a, &b);
 		} else if (botcommit_renovate(p, e)) {
 			error = set_bot(a->out, "renovate");
 		}
@@ -606,6 +766,9 @@ void deps_analysis_release(struct deps_analysis *analysis)
 	for (i = 0; i < analysis->nproblems; i++)
 		free(analysis->problems[i]);
 	free(analysis->problems);
+	for (i = 0; i < analysis->nclaims; i++)
+		free(analysis->claims[i]);
+	free(analysis->claims);
 	memset(analysis, 0, sizeof(*analysis));
 }
 
@@ -615,7 +778,7 @@ int deps_analyze(struct deps_analysis *out, const struct deps_file *files, size_
 	struct analysis a = { out, 0 };
 	enum deps_ecosystem eco;
 	enum deps_file_kind kind;
-	size_t i, known;
+	size_t i, known, manifests;
 	int error = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -632,7 +795,11 @@ int deps_analyze(struct deps_analysis *out, const struct deps_file *files, size_
 		if ((error = compare_manifest(&a, &files[i], eco)) < 0)
 			goto done;
 	}
-	if ((error = read_messages(&a, branch, messages, files, nfiles)) < 0)
+	/* The lock files after every manifest: a package both move is one row. */
+	for (i = 0, manifests = out->npackages; i < nfiles && !error; i++)
+		if (deps_file_kind(files[i].path, &eco) == DEPS_FILE_LOCK && lock_file_known(files[i].path, &eco))
+			error = compare_lock(&a, &files[i], eco, manifests);
+	if (error < 0 || (error = read_messages(&a, branch, messages)) < 0)
 		goto done;
 	mark_breaking(out, messages);
 	known = out->manifests + out->locks;
@@ -943,9 +1110,5 @@ int deps_prompt_section(struct buf *out, const struct deps_analysis *analysis)
 
 bool deps_is_lock_file(const char *path)
 {
-	const char *base = strrchr(path, '/');
-	enum deps_ecosystem eco;
-
-	base = base ? base + 1 : path;
-	return deps_file_kind(path, &eco) == DEPS_FILE_LOCK || !strcmp(base, "composer.lock");
+	return deps_file_kind(path, NULL) == DEPS_FILE_LOCK;
 }

@@ -10,16 +10,24 @@
  * Dependency bumps (the dependency seed, Feature 1): which dependencies a
  * change moves from one version to another, how far, and how
  * safe it looks. Pure functions over text: the caller reads the manifests
- * (both sides of the target); nothing here touches the network, the file
- * system or the repository. Versions come from the manifests, never from
- * lock files, whose presence only confirms the ecosystem.
+ * and lock files (both sides of the target); nothing here touches the
+ * network, the file system or the repository.
  *
  * Manifests: package.json (npm), go.mod (Go), Cargo.toml (Cargo),
- * requirements*.txt and pyproject.toml (pip), Gemfile and gems.rb (RubyGems).
- * Lock files: package-lock.json, npm-shrinkwrap.json, yarn.lock (classic
- * and berry), pnpm-lock.yaml, bun.lock, bun.lockb (npm); go.sum,
- * go.work.sum (Go); Cargo.lock (Cargo); Pipfile.lock, poetry.lock,
- * uv.lock, pdm.lock (pip); Gemfile.lock, gems.locked (RubyGems).
+ * requirements*.txt and pyproject.toml (pip), Gemfile and gems.rb
+ * (RubyGems), composer.json (Composer). Lock files (lock.h), read for the
+ * exact versions they resolve: package-lock.json and npm-shrinkwrap.json
+ * (lockfile versions 1, 2 and 3), yarn.lock (classic and berry),
+ * pnpm-lock.yaml (v6 and v9), bun.lock (npm); go.sum with go.mod's
+ * indirect requirements (Go); Cargo.lock (Cargo); poetry.lock, uv.lock,
+ * pdm.lock, Pipfile.lock (pip); Gemfile.lock, gems.locked (RubyGems);
+ * composer.lock (Composer). bun.lockb and go.work.sum are known by name
+ * but not read (the first is binary, the second has no versions in use).
+ * A manifest's change and its lock file's change of the same package are
+ * one transition, with the lock file's exact versions; what only the lock
+ * file moves is a transition of its own, direct when the manifest names
+ * the package, else transitive, with the direct dependency that pulls it
+ * in where the lock file records the graph.
  *
  * Manifests come from branches other people wrote, so each side is bounded
  * before it is read: a side larger than DEPS_MANIFEST_MAX bytes, with a NUL
@@ -41,7 +49,8 @@
 	X(ECO_GO,       "go",       "Go") \
 	X(ECO_CARGO,    "cargo",    "crates.io") \
 	X(ECO_PIP,      "pip",      "PyPI") \
-	X(ECO_RUBYGEMS, "rubygems", "RubyGems")
+	X(ECO_RUBYGEMS, "rubygems", "RubyGems") \
+	X(ECO_COMPOSER, "composer", "Packagist")
 
 enum deps_ecosystem {
 #define DEPS_ECO_ENUM(id, name, osv) id,
@@ -94,16 +103,37 @@ struct deps_advisory {
 	bool fixed;                     /* affects the old version and not the new one */
 };
 
+/* X(ID, name): how the project depends on a package. */
+#define DEPS_RELATIONS(X) \
+	X(RELATION_DIRECT,     "direct")      /* the manifest names it */ \
+	X(RELATION_TRANSITIVE, "transitive")  /* only the lock file has it: another package pulls it in */ \
+	X(RELATION_UNKNOWN,    "unknown")     /* a lock file's, whose manifest could not be read */
+
+enum deps_relation {
+#define DEPS_REL_ENUM(id, name) id,
+	DEPS_RELATIONS(DEPS_REL_ENUM)
+#undef DEPS_REL_ENUM
+};
+
+const char *deps_relation_name(enum deps_relation relation);
+
 struct deps_package {
 	enum deps_ecosystem ecosystem;
 	char *name;
-	char *manifest;                 /* the manifest's path */
-	char *from, *to;                /* the specs as written; NULL for added / removed */
+	char *manifest;                 /* the manifest's path, or the lock file's for what only it moves */
+	char *from, *to;                /* the specs as written (a lock file's: the versions); NULL for added / removed */
 	/* The versions the specs name, as written ("6.1.4.1", "1.0rc1"; version.h), or NULL: what OSV is asked. */
 	char *from_version, *to_version;
 	enum deps_bump bump;
 	bool breaking;                  /* a major bump, or BREAKING in the release notes */
 	bool downgrade;
+	enum deps_relation relation;
+	/* A transitive package's direct dependency that pulls it in (the lock file's graph), or NULL. */
+	char *via;
+	/* The lock file's path when its versions are the exact ones from_version and to_version name, or NULL. */
+	char *lock;
+	/* What a bot's commit message said of it where the lock file says otherwise ("4.17.20 -> 4.17.22"), or NULL. */
+	char *claimed;
 	/* Filled by the advisory lookup (advisory.h), when it ran. */
 	struct deps_advisory *advisories;
 	size_t nadvisories;
@@ -143,6 +173,15 @@ struct deps_analysis {
 	char **problems;
 	size_t nproblems;
 	size_t problems_alloc;
+	/*
+	 * What a bot's commit message claims that no manifest or lock file of
+	 * the change shows, one line each ("the commit message says lodash
+	 * 4.17.20 -> 4.17.21; no lock file of the change moves lodash"): the
+	 * lock file is the truth, and a message adds no package.
+	 */
+	char **claims;
+	size_t nclaims;
+	size_t claims_alloc;
 };
 
 /* One changed file, as the caller read it. */
@@ -152,16 +191,26 @@ struct deps_file {
 	size_t old_len;
 	const char *new_text;           /* NULL when deleted */
 	size_t new_len;
+	/*
+	 * A lock file's manifest beside it (lock_manifest_name: package.json
+	 * beside yarn.lock), on each side, to tell direct packages from
+	 * transitive ones where the lock file does not record it; NULL when
+	 * there is none or it was not read.
+	 */
+	const char *manifest_old, *manifest_new;
+	size_t manifest_old_len, manifest_new_len;
 };
 
 /*
  * The analysis of a change: every changed path (manifests with both their
  * texts; other files' texts may be NULL: only their paths count), the
  * branch name (may be NULL) and the commit messages, subject and body,
- * separated by blank lines (may be NULL). Dependabot's "Bump X from A to
- * B" subjects give transitions the manifests do not show (a lock-only
- * bump). An analysis with no packages and no bot is still filled (the
- * counts), and callers show nothing for it. Never fails but for memory.
+ * separated by blank lines (may be NULL). The manifests and lock files are
+ * the truth: a bot's "Bump X from A to B" that they contradict is noted
+ * on the package (claimed), and one that none of them shows is among the
+ * claims, never a package. An analysis with no packages and no bot is
+ * still filled (the counts), and callers show nothing for it. Never fails
+ * but for memory.
  */
 int deps_analyze(struct deps_analysis *out, const struct deps_file *files, size_t nfiles,
 		 const char *branch, const char *messages);

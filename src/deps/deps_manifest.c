@@ -48,14 +48,11 @@ static bool span_is(struct span s, const char *word)
 }
 
 
-/* PEP 503: lower case, runs of "-", "_" and "." one "-". */
-static char *pep503(const char *name, size_t len)
+size_t deps_pep503_into(char *out, const char *name, size_t len)
 {
-	char *out = malloc(len + 1), *o = out;
+	char *o = out;
 	size_t i;
 
-	if (!out)
-		return NULL;
 	for (i = 0; i < len; i++) {
 		if (is_one_of(name[i], "-_.")) {
 			if (o == out || o[-1] != '-')
@@ -65,6 +62,16 @@ static char *pep503(const char *name, size_t len)
 		}
 	}
 	*o = '\0';
+	return (size_t)(o - out);
+}
+
+/* PEP 503: lower case, runs of "-", "_" and "." one "-". */
+static char *pep503(const char *name, size_t len)
+{
+	char *out = malloc(len + 1);
+
+	if (out)
+		deps_pep503_into(out, name, len);
 	return out;
 }
 
@@ -221,7 +228,11 @@ static const char *json_string_end(const char *p, const char *end)
 	return end;
 }
 
-static void read_npm(struct depmap *map, const char *text, size_t len)
+/* composer.json's require and require-dev; platform requirements (php, ext-*) are no packages. */
+static const char *const composer_sections[] = { "require", "require-dev" };
+
+static void read_json_sections(struct depmap *map, const char *text, size_t len, const char *const *sections,
+			       size_t nsections)
 {
 	json_error_t err;
 	json_t *root = json_loadb(text, len, 0, &err), *deps, *value;
@@ -238,13 +249,13 @@ static void read_npm(struct depmap *map, const char *text, size_t len)
 				 err.column, err.text);
 		goto done;
 	}
-	for (i = 0; i < COUNT(npm_sections); i++) {
-		if (!json_is_object(deps = json_object_get(root, npm_sections[i])))
+	for (i = 0; i < nsections; i++) {
+		if (!json_is_object(deps = json_object_get(root, sections[i])))
 			continue;
 		json_object_foreach(deps, name, value) {
-			if (!json_is_string(value))
+			if (!json_is_string(value) || (map->eco == ECO_COMPOSER && !strchr(name, '/')))
 				continue;
-			if (!(dep = dep_entry(map, npm_sections[i], name, strlen(name))))
+			if (!(dep = dep_entry(map, sections[i], name, strlen(name))))
 				goto done;
 			dep_set_version(map, dep, json_string_value(value), json_string_length(value));
 		}
@@ -288,12 +299,25 @@ static size_t go_fields(const char *p, const char *end, struct span *f, size_t m
 	return n;
 }
 
-static void go_require(struct depmap *map, struct span path, struct span version)
+/* A require line's comment says "indirect" (go.mod's "// indirect", "// indirect; reason"). */
+static bool go_indirect(const char *p, const char *end)
+{
+	const char *c = memmem(p, (size_t)(end - p), "//", 2);
+
+	if (!c)
+		return false;
+	c = skip_blank(c + 2, end);
+	return end - c >= 8 && !memcmp(c, "indirect", 8) && (end - c == 8 || is_one_of(c[8], "; \t\r"));
+}
+
+static void go_require(struct depmap *map, struct span path, struct span version, bool indirect)
 {
 	struct dep *dep = dep_entry(map, "require", path.p, (size_t)(path.end - path.p));
 
-	if (dep)
+	if (dep) {
+		dep->indirect = indirect;
 		dep_set_version(map, dep, version.p, (size_t)(version.end - version.p));
+	}
 }
 
 /*
@@ -316,11 +340,11 @@ static void read_gomod(struct depmap *map, const char *text, size_t len)
 			if (span_is(f[0], ")"))
 				block = TOP;
 			else if (block == REQUIRE && n >= 2)
-				go_require(map, f[0], f[1]);
+				go_require(map, f[0], f[1], go_indirect(f[1].end, e));
 		} else if (n >= 2 && span_is(f[1], "(")) {
 			block = span_is(f[0], "require") ? REQUIRE : OTHER;
 		} else if (n >= 3 && span_is(f[0], "require")) {
-			go_require(map, f[1], f[2]);
+			go_require(map, f[1], f[2], go_indirect(f[2].end, e));
 		}
 	}
 }
@@ -1082,8 +1106,8 @@ static bool manifest_ok(struct depmap *map, const char *path, enum deps_ecosyste
 			p += n;
 		return depmap_malformed(map, "not valid UTF-8, line %zu", line_of(text, p)), false;
 	}
-	if ((eco == ECO_NPM || !strcmp(base, "Cargo.toml") || !strcmp(base, "pyproject.toml")) &&
-	    !depth_ok(text, len, eco != ECO_NPM, &line))
+	if ((eco == ECO_NPM || eco == ECO_COMPOSER || !strcmp(base, "Cargo.toml") || !strcmp(base, "pyproject.toml")) &&
+	    !depth_ok(text, len, eco != ECO_NPM && eco != ECO_COMPOSER, &line))
 		return depmap_malformed(map, "nested deeper than %d levels, line %zu", DEPS_DEPTH_MAX, line), false;
 	return true;
 }
@@ -1096,7 +1120,10 @@ void depmap_read(struct depmap *map, const char *path, enum deps_ecosystem eco, 
 		return;
 	switch (eco) {
 	case ECO_NPM:
-		read_npm(map, text, len);
+		read_json_sections(map, text, len, npm_sections, COUNT(npm_sections));
+		break;
+	case ECO_COMPOSER:
+		read_json_sections(map, text, len, composer_sections, COUNT(composer_sections));
 		break;
 	case ECO_GO:
 		read_gomod(map, text, len);

@@ -14,6 +14,7 @@ struct dep {
 	char *version;          /* the version spec, or NULL */
 	struct buf source;      /* git, path, ... as written, when there is no version */
 	size_t order;
+	bool indirect;          /* go.mod's "// indirect": a requirement only others need */
 };
 
 struct depmap {
@@ -26,6 +27,8 @@ struct depmap {
 };
 
 bool deps_same_name(const char *a, const char *b);
+/* A name as PEP 503 normalizes it ("Foo_Bar.baz" -> "foo-bar-baz") into out (len + 1 bytes); its length. */
+size_t deps_pep503_into(char *out, const char *name, size_t len);
 
 /* Specs that differ only in spaces are the same spec. */
 bool deps_same_spec(const char *a, const char *b);

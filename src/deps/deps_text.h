@@ -22,6 +22,13 @@ struct span {
 	const char *p, *end;
 };
 
+static inline bool span_eq(struct span s, const char *word)
+{
+	size_t n = strlen(word);
+
+	return (size_t)(s.end - s.p) == n && !memcmp(s.p, word, n);
+}
+
 static inline const char *line_end(const char *p, const char *end)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -114,15 +114,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(whole, data, size);
 	whole[size] = '\0';
 	for (i = 0; i < sizeof(manifests) / sizeof(*manifests); i++) {
-		files[n] = (struct deps_file){ manifests[i], text, old_len, new_text, new_len };
+		files[n] = (struct deps_file){ .path = manifests[i], .old_text = text, .old_len = old_len, .new_text = new_text, .new_len = new_len };
 		analyze(&files[n], 1, NULL, NULL);
 		/* a new file and a deleted one */
-		analyze(&(struct deps_file){ manifests[i], NULL, 0, new_text, new_len }, 1, NULL, NULL);
-		analyze(&(struct deps_file){ manifests[i], text, old_len, NULL, 0 }, 1, NULL, NULL);
+		analyze(&(struct deps_file){ .path = manifests[i], .old_text = NULL, .old_len = 0, .new_text = new_text, .new_len = new_len }, 1, NULL, NULL);
+		analyze(&(struct deps_file){ .path = manifests[i], .old_text = text, .old_len = old_len, .new_text = NULL, .new_len = 0 }, 1, NULL, NULL);
 		n++;
 	}
 	for (i = 0; i < sizeof(others) / sizeof(*others); i++)
-		files[n++] = (struct deps_file){ others[i], NULL, 0, NULL, 0 };
+		files[n++] = (struct deps_file){ .path = others[i], .old_text = NULL, .old_len = 0, .new_text = NULL, .new_len = 0 };
 	analyze(files, n, whole, whole);
 	analyze(files + n - 5, 5, whole, whole);
 	specs(whole);
