@@ -71,9 +71,16 @@ void report_text_deps(FILE *out, const struct check *check)
 
 		fputs("  ", out);
 		term_pad(out, p->name, 24);
-		term_printf(out, " %-8s %s -> %s  %s%s%s\n", deps_ecosystem_name(p->ecosystem), or_dash(p->from),
+		term_printf(out, " %-8s %s -> %s  %s%s%s", deps_ecosystem_name(p->ecosystem), or_dash(p->from),
 			    or_dash(p->to), deps_bump_name(p->bump), p->breaking ? "  breaking" : "",
 			    p->downgrade ? "  downgrade" : "");
+		if (p->relation != RELATION_DIRECT)
+			term_printf(out, "  %s%s%s%s", deps_relation_name(p->relation), p->via ? " (via " : "",
+				    p->via ? p->via : "", p->via ? ")" : "");
+		fputc('\n', out);
+		if (p->claimed)
+			term_printf(out, "    the commit message says %s; %s says otherwise\n", p->claimed,
+				    or_dash(p->lock ? p->lock : p->manifest));
 		for (k = 0; k < p->nadvisories; k++)
 			term_printf(out, "    %s (%s, %s): %s\n", p->advisories[k].id,
 				    or_dash(p->advisories[k].severity),
@@ -82,6 +89,8 @@ void report_text_deps(FILE *out, const struct check *check)
 	}
 	for (i = 0; i < a->nproblems; i++)
 		term_printf(out, "  %s\n", a->problems[i]);
+	for (i = 0; i < a->nclaims; i++)
+		term_printf(out, "  %s\n", a->claims[i]);
 	term_printf(out, "  merge confidence: %s (%s)\n", deps_confidence_name(a->confidence), or_dash(a->reason));
 	if (depreview_error(dr))
 		term_printf(out, "  advisories: %s\n", depreview_error(dr));
@@ -109,7 +118,17 @@ void report_markdown_deps(FILE *out, const struct check *check)
 
 			fputs("| `", out);
 			term_md_cell(out, p->name);
-			fprintf(out, "` | %s | ", deps_ecosystem_name(p->ecosystem));
+			fputs("`", out);
+			if (p->relation != RELATION_DIRECT) {
+				fprintf(out, " (%s", deps_relation_name(p->relation));
+				if (p->via) {
+					fputs(", via `", out);
+					term_md_cell(out, p->via);
+					fputc('`', out);
+				}
+				fputc(')', out);
+			}
+			fprintf(out, " | %s | ", deps_ecosystem_name(p->ecosystem));
 			term_md_cell(out, or_dash(p->from));
 			fputs(" | ", out);
 			term_md_cell(out, or_dash(p->to));
@@ -130,6 +149,12 @@ void report_markdown_deps(FILE *out, const struct check *check)
 		}
 	for (i = 0; i < a->nproblems; i++)
 		term_printf(out, "- %s\n", a->problems[i]);
+	for (i = 0; i < a->npackages; i++)
+		if (a->packages[i].claimed)
+			term_printf(out, "- `%s`: the commit message says %s; the lock file says otherwise\n",
+				    a->packages[i].name, a->packages[i].claimed);
+	for (i = 0; i < a->nclaims; i++)
+		term_printf(out, "- %s\n", a->claims[i]);
 	term_printf(out, "%sMerge confidence: **%s** (%s)\n", a->npackages || a->nproblems ? "\n" : "",
 		    deps_confidence_name(a->confidence), or_dash(a->reason));
 	if (depreview_error(dr))
@@ -149,19 +174,20 @@ static json_t *package_json(const struct deps_package *p)
 							    utf8_json(p->advisories[k].severity ? p->advisories[k].severity :
 								      "unknown"),
 							    "fixed", p->advisories[k].fixed));
-	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o}", "name", utf8_json(p->name),
-			 "ecosystem", deps_ecosystem_name(p->ecosystem), "manifest", utf8_json(p->manifest),
-			 "from", utf8_json(p->from), "to", utf8_json(p->to), "from_version",
+	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o, s:s, s:o, s:o, s:o}", "name",
+			 utf8_json(p->name), "ecosystem", deps_ecosystem_name(p->ecosystem), "manifest",
+			 utf8_json(p->manifest), "from", utf8_json(p->from), "to", utf8_json(p->to), "from_version",
 			 utf8_json(p->from_version), "to_version", utf8_json(p->to_version),
 			 "bump", deps_bump_name(p->bump), "breaking", p->breaking, "downgrade", p->downgrade,
-			 "advisories", advisories);
+			 "advisories", advisories, "relation", deps_relation_name(p->relation), "via",
+			 utf8_json(p->via), "lock", utf8_json(p->lock), "claimed", utf8_json(p->claimed));
 }
 
 json_t *report_json_deps(const struct check *check)
 {
 	const struct depreview *dr = check_deps(check);
 	const struct deps_analysis *a;
-	json_t *packages, *ecosystems, *problems;
+	json_t *packages, *ecosystems, *problems, *claims;
 	size_t i;
 	int e;
 
@@ -171,6 +197,9 @@ json_t *report_json_deps(const struct check *check)
 	packages = json_array();
 	ecosystems = json_array();
 	problems = json_array();
+	claims = json_array();
+	for (i = 0; i < a->nclaims; i++)
+		json_array_append_new(claims, utf8_json(a->claims[i]));
 	for (i = 0; i < a->nproblems; i++)
 		json_array_append_new(problems, utf8_json(a->problems[i]));
 	for (i = 0; i < a->npackages; i++)
@@ -178,9 +207,9 @@ json_t *report_json_deps(const struct check *check)
 	for (e = 0; e < ECO_COUNT; e++)
 		if (a->ecosystems & (1u << e))
 			json_array_append_new(ecosystems, json_string(deps_ecosystem_name((enum deps_ecosystem)e)));
-	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:s, s:o, s:I, s:o}", "ecosystems", ecosystems,
+	return json_pack("{s:o, s:o, s:b, s:o, s:o, s:o, s:s, s:o, s:I, s:o}", "ecosystems", ecosystems,
 			 "bot", utf8_json(a->bot), "dependency_only", a->dependency_only, "packages", packages,
-			 "problems", problems, "merge_confidence", deps_confidence_name(a->confidence),
+			 "problems", problems, "claims", claims, "merge_confidence", deps_confidence_name(a->confidence),
 			 "reason", utf8_json(a->reason), "advisories_checked", (json_int_t)depreview_checked(dr),
 			 "advisories_error", utf8_json(depreview_error(dr)));
 }

@@ -267,7 +267,7 @@ const struct deps_analysis *depreview_analysis(const struct depreview *dr)
 
 bool depreview_found(const struct depreview *dr)
 {
-	return dr->analysis.npackages || dr->analysis.bot || dr->analysis.nproblems;
+	return dr->analysis.npackages || dr->analysis.bot || dr->analysis.nproblems || dr->analysis.nclaims;
 }
 
 bool depreview_dependency_only(const struct depreview *dr)

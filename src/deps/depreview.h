@@ -41,7 +41,7 @@ bool depreview_done(const struct depreview *dr);
 void depreview_cancel(struct depreview *dr);
 
 const struct deps_analysis *depreview_analysis(const struct depreview *dr);
-/* Whether there is anything to show: packages, a bot's change, or a manifest that could not be read. */
+/* Whether there is anything to show: packages, a bot's change, a claim of its message, or a file that could not be read. */
 bool depreview_found(const struct depreview *dr);
 /* The change is only dependencies (the adaptive timeout's shorter case). */
 bool depreview_dependency_only(const struct depreview *dr);
