@@ -1447,17 +1447,17 @@ static void test_prompt_section(void **state)
 			    "This change bumps 2 dependencies, adds 1 and removes 1 (npm), made by Dependabot. "
 			    "Review it with a dependency-specific focus.\n"
 			    "\n"
-			    "| name | ecosystem | from | to | bump | advisories | breaking |\n"
-			    "|---|---|---|---|---|---|---|\n"
-			    "| express | npm | ^4.18.2 | ^5.0.0 | major | none | yes |\n"
-			    "| left-pad | npm | 1.3.0 | - | removed | none | no |\n"
-			    "| lodash | npm | 4.17.20 | 4.17.21 | patch | 1 fixed, 1 open | no |\n"
-			    "| odd | npm | - | 1 \\|\\| 2 | added | none | no |\n"
+			    "| name | relation | ecosystem | from | to | bump | advisories | breaking |\n"
+			    "|---|---|---|---|---|---|---|---|\n"
+			    "| express | direct | npm | ^4.18.2 | ^5.0.0 | major | none | yes |\n"
+			    "| left-pad | direct | npm | 1.3.0 | - | removed | none | no |\n"
+			    "| lodash | direct | npm | 4.17.20 | 4.17.21 | patch | 1 fixed, 1 open | no |\n"
+			    "| odd | direct | npm | - | 1 \\|\\| 2 | added | none | no |\n"
 			    "\n"
 			    "Advisories:\n"
 			    "\n"
-			    "- GHSA-35jh-r3h4-6jhm in lodash (high, fixed by this change): Command Injection in lodash\n"
-			    "- GHSA-p6mc-m468-83gw in lodash (medium, still open): Prototype | Pollution\n"
+			    "- GHSA-35jh-r3h4-6jhm in lodash 4.17.21 (high, fixed by this change): Command Injection in lodash\n"
+			    "- GHSA-p6mc-m468-83gw in lodash 4.17.21 (medium, still open): Prototype | Pollution\n"
 			    "\n"
 			    "Focus on: breaking API changes in the code that uses them, deprecated usage, security "
 			    "advisories, and lock file consistency.\n"
@@ -1477,9 +1477,9 @@ static void test_prompt_section(void **state)
 			    "\n"
 			    "This change bumps 1 dependency (rubygems). Review it with a dependency-specific focus.\n"
 			    "\n"
-			    "| name | ecosystem | from | to | bump | advisories | breaking |\n"
-			    "|---|---|---|---|---|---|---|\n"
-			    "| rails | rubygems | 7.0.4 | 7.0.5 | patch | none | no |\n"
+			    "| name | relation | ecosystem | from | to | bump | advisories | breaking |\n"
+			    "|---|---|---|---|---|---|---|---|\n"
+			    "| rails | direct | rubygems | 7.0.4 | 7.0.5 | patch | none | no |\n"
 			    "\n"
 			    "Focus on: breaking API changes in the code that uses them, deprecated usage, security "
 			    "advisories, and lock file consistency.\n"
@@ -1518,10 +1518,10 @@ static void test_prompt_mixed(void **state)
 	analyze(&an, files, COUNT(files), NULL, NULL);
 	assert_int_equal(deps_prompt_section(&out, &an), 0);
 	if (!strstr(out.ptr, "This change bumps 2 dependencies and adds 1 (npm, go, pip). ") ||
-	    !strstr(out.ptr, "| eslint | npm | 8.40.0 | 8.39.0 | minor (downgrade) | none | no |\n") ||
-	    !strstr(out.ptr, "| golang.org/x/exp | go | v0.0.0-20230101120000-abcdef123456 | "
+	    !strstr(out.ptr, "| eslint | direct | npm | 8.40.0 | 8.39.0 | minor (downgrade) | none | no |\n") ||
+	    !strstr(out.ptr, "| golang.org/x/exp | direct | go | v0.0.0-20230101120000-abcdef123456 | "
 			     "v0.0.0-20230801120000-fedcba654321 | patch | none | no |\n") ||
-	    !strstr(out.ptr, "| requests | pip | - | ==2.31.0 | added | none | no |\n") ||
+	    !strstr(out.ptr, "| requests | direct | pip | - | ==2.31.0 | added | none | no |\n") ||
 	    !strstr(out.ptr, "Merge confidence: HIGH (no major bumps, no advisories)\n") || strstr(out.ptr, "Advisories"))
 		fail_msg("%s", out.ptr);
 	deps_analysis_release(&an);
