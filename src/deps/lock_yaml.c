@@ -70,6 +70,9 @@ bool yaml_pull_document(struct yaml_pull *y)
 	while (next(y))
 		if (y->event.type != YAML_STREAM_START_EVENT && y->event.type != YAML_DOCUMENT_START_EVENT)
 			break;
+	/* An empty text is an empty lock file. */
+	if (!y->failed && y->have && y->event.type == YAML_STREAM_END_EVENT)
+		return false;
 	if (!y->failed && (!y->have || y->event.type != YAML_MAPPING_START_EVENT))
 		yaml_pull_fail(y, "the document is not a mapping");
 	return !y->failed;

@@ -35,29 +35,35 @@ static struct span pattern_name(struct span s)
 
 /* ------------------------------------------------------------------ berry */
 
+/* Not a registry's version: the project's own workspaces, links, portals and paths. */
+static bool berry_local(const char *resolution)
+{
+	return strstr(resolution, "@workspace:") || strstr(resolution, "@link:") || strstr(resolution, "@portal:") ||
+	       strstr(resolution, "@file:");
+}
+
+/* One entry: yarn writes version, then resolution (which names the package), then dependencies. */
 static void berry_entry(struct yaml_pull *y, struct lock *lock)
 {
 	struct span field, value, name;
-	char resolution[2 * DEPS_SPEC_MAX + 2] = "";
+	char resolution[2 * DEPS_SPEC_MAX + 2] = "", version[DEPS_SPEC_MAX + 1] = "";
 	size_t pkg = SIZE_MAX, n;
 
 	if (!yaml_pull_mapping(y))
 		return;
-	/* resolution names the package; yarn writes it before version and dependencies. */
 	while (yaml_pull_key(y, &field) && !lock_failed(lock)) {
-		if (span_eq(field, "resolution") && yaml_pull_scalar(y, &value)) {
-			n = (size_t)(value.end - value.p);
-			if (n >= sizeof(resolution))
+		if (span_eq(field, "version") && yaml_pull_scalar(y, &value)) {
+			if ((n = (size_t)(value.end - value.p)) > DEPS_SPEC_MAX)
+				return lock_malformed(lock, "a version longer than %d bytes", DEPS_SPEC_MAX);
+			memcpy(version, value.p, n);
+			version[n] = '\0';
+		} else if (span_eq(field, "resolution") && pkg == SIZE_MAX && yaml_pull_scalar(y, &value)) {
+			if ((n = (size_t)(value.end - value.p)) >= sizeof(resolution))
 				return lock_malformed(lock, "a resolution longer than %zu bytes", sizeof(resolution) - 1);
 			memcpy(resolution, value.p, n);
 			resolution[n] = '\0';
 			name = pattern_name((struct span){ resolution, resolution + n });
-			if (pkg == SIZE_MAX)
-				pkg = lock_add(lock, name.p, (size_t)(name.end - name.p), NULL, 0);
-		} else if (span_eq(field, "version") && yaml_pull_scalar(y, &value)) {
-			if (pkg != SIZE_MAX && !strstr(resolution, "@workspace:") && !strstr(resolution, "@link:") &&
-			    !strstr(resolution, "@portal:") && !strstr(resolution, "@file:"))
-				lock_set_version(lock, pkg, value.p, (size_t)(value.end - value.p));
+			pkg = lock_add(lock, name.p, (size_t)(name.end - name.p), NULL, 0);
 		} else if ((span_eq(field, "dependencies") || span_eq(field, "peerDependencies")) &&
 			   pkg != SIZE_MAX && yaml_pull_mapping(y)) {
 			while (yaml_pull_key(y, &name) && !lock_failed(lock)) {
@@ -70,6 +76,8 @@ static void berry_entry(struct yaml_pull *y, struct lock *lock)
 			yaml_pull_skip(y);
 		}
 	}
+	if (pkg != SIZE_MAX && *version && !berry_local(resolution))
+		lock_set_version(lock, pkg, version, strlen(version));
 }
 
 static void read_berry(struct lock *lock, const char *text, size_t len)
