@@ -1,11 +1,14 @@
 /*
  * The advisory lookup against a fake OSV API (the fake LLM server's path
- * rules) over real HTTP: advisories fixed by a bump and still open,
- * severities from the database and from CVSS vectors, empty answers,
- * failures of one package among others, the per-request timeout, the
- * total budget, the package cap, and the options. The analyses are built
- * by hand: only their types come from deps.h. Budgets are small, and
- * times are checked as sanity bounds.
+ * rules) over real HTTP: the versions asked in batches (/v1/querybatch,
+ * one result per query in the order asked), pages followed, each
+ * advisory's details fetched once (/v1/vulns/ID); advisories fixed,
+ * brought and still open, severities from the database and from CVSS
+ * vectors, empty answers, a batch or a detail that fails among others,
+ * answers that are no answers, the per-request timeout, the total budget,
+ * the caps on packages, pages and details, and the options. The analyses
+ * are built by hand: only their types come from deps.h. Budgets are
+ * small, and times are checked as sanity bounds.
  */
 #include "testlib.h"
 #include "fakellm/fakellm.h"
@@ -19,7 +22,8 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-#define MAX_PACKAGES 16
+#define MAX_PACKAGES 1100
+#define COUNT(a) (sizeof(a) / sizeof(*(a)))
 #define DRIVE_LIMIT_MS 10000
 
 struct fixture {
@@ -28,7 +32,9 @@ struct fixture {
 	struct deps_analysis analysis;
 	struct advisory_options options;
 	struct advisory *adv;
-	json_t *rules;
+	json_t *rules;          /* rules before the batch's: faults, details */
+	json_t *results;        /* the batch rule's entries: one per package and version */
+	json_t *records;        /* id -> the record GET /v1/vulns/ID answers */
 	int64_t started;        /* ms, when advisory_start was called */
 };
 
@@ -47,6 +53,8 @@ static int setup(void **state)
 	assert_non_null(fx);
 	fx->analysis.packages = fx->packages;
 	fx->rules = json_array();
+	fx->results = json_array();
+	fx->records = json_object();
 	fx->options.request_timeout = 3;
 	fx->options.total_timeout = 5;
 	*state = fx;
@@ -55,20 +63,14 @@ static int setup(void **state)
 
 static void package_release(struct deps_package *p)
 {
-	size_t i;
-
-	for (i = 0; i < p->nadvisories; i++) {
-		free(p->advisories[i].id);
-		free(p->advisories[i].summary);
-		free(p->advisories[i].severity);
-	}
-	free(p->advisories);
+	deps_advisories_release(p);
 	free(p->name);
 	free(p->manifest);
 	free(p->from);
 	free(p->to);
 	free(p->from_version);
 	free(p->to_version);
+	free(p->via);
 }
 
 static int teardown(void **state)
@@ -80,6 +82,8 @@ static int teardown(void **state)
 	for (i = 0; i < fx->analysis.npackages; i++)
 		package_release(&fx->packages[i]);
 	json_decref(fx->rules);
+	json_decref(fx->results);
+	json_decref(fx->records);
 	fakellm_stop(&fx->fake);
 	free(fx);
 	return 0;
@@ -132,11 +136,11 @@ static json_t *J(const char *text)
 	return value;
 }
 
-/* A rule for the query of one package (and version, when not NULL). */
-static json_t *rule(struct fixture *fx, const char *name, const char *version)
+/* What a query of one package (and version, when not NULL) holds, as the fake server matches it. */
+static json_t *match_of(const char *name, const char *version)
 {
 	char n[256], v[256];
-	json_t *match = json_array(), *r;
+	json_t *match = json_array();
 
 	snprintf(n, sizeof(n), "\"name\":\"%s\"", name);
 	json_array_append_new(match, json_string(n));
@@ -144,29 +148,88 @@ static json_t *rule(struct fixture *fx, const char *name, const char *version)
 		snprintf(v, sizeof(v), "\"version\":\"%s\"", version);
 		json_array_append_new(match, json_string(v));
 	}
-	r = json_pack("{s:s, s:o}", "match_path", "/v1/query", "match", match);
-	assert_non_null(r);
+	return match;
+}
+
+/* The batch result of one package and version, as is. */
+static void result(struct fixture *fx, const char *name, const char *version, json_t *value)
+{
+	json_array_append_new(fx->results, json_pack("{s:o, s:o}", "match", match_of(name, version),
+						     "result", value));
+}
+
+/*
+ * The advisories of one package and version, as OSV's records (single
+ * quotes): the batch answers their ids, /v1/vulns/ID each record. A body
+ * that is no list of records with ids is the batch's result as is.
+ */
+static void answer(struct fixture *fx, const char *name, const char *version, const char *body)
+{
+	json_t *value = J(body), *vulns = json_object_get(value, "vulns"), *ids = json_array(), *rec;
+	size_t i;
+
+	json_array_foreach(vulns, i, rec) {
+		const char *id = json_string_value(json_object_get(rec, "id"));
+
+		if (!id) {
+			json_decref(ids);
+			result(fx, name, version, value);
+			return;
+		}
+		json_array_append_new(ids, json_pack("{s:s, s:s}", "id", id, "modified", "2024-05-01T00:00:00Z"));
+		json_object_set(fx->records, id, rec);
+	}
+	if (json_is_array(vulns))
+		json_object_set_new(value, "vulns", ids);
+	else
+		json_decref(ids);
+	result(fx, name, version, value);
+}
+
+/* A rule of its own, tried before the batch's and the details' (single quotes). */
+static json_t *rule(struct fixture *fx, const char *text)
+{
+	json_t *r = J(text);
+
 	json_array_append_new(fx->rules, r);
 	return r;
 }
 
-/* The answer to one package and version, as OSV's JSON (single quotes). */
-static json_t *answer(struct fixture *fx, const char *name, const char *version, const char *body)
+/* A rule for the batch that holds this package (and version). */
+static json_t *batch_rule(struct fixture *fx, const char *name, const char *version)
 {
-	json_t *r = rule(fx, name, version);
+	json_t *r = json_pack("{s:s, s:o}", "match_path", "/v1/querybatch", "match", match_of(name, version));
 
-	json_object_set_new(r, "body", J(body));
+	json_array_append_new(fx->rules, r);
 	return r;
 }
 
-/* Start the server with the rules so far, and {} for every other query. */
+static int longer_first(const void *a, const void *b)
+{
+	return (int)strlen(*(const char *const *)b) - (int)strlen(*(const char *const *)a);
+}
+
+/* Start the server: the rules so far, the details (a longer id first: paths match by substring), the batch. */
 static void serve(struct fixture *fx)
 {
-	json_t *script;
-	char *text;
+	const char *ids[256], *id;
+	json_t *script, *rules = json_copy(fx->rules), *rec;
+	size_t i, n = 0;
+	char path[256], *text;
 
-	json_array_append_new(fx->rules, J("{'match_path': '/v1/query', 'body': {}}"));
-	script = json_pack("{s:O}", "rules", fx->rules);
+	json_object_foreach(fx->records, id, rec) {
+		assert_true(n < 256);
+		ids[n++] = id;
+	}
+	qsort(ids, n, sizeof(*ids), longer_first);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/v1/vulns/%s", ids[i]);
+		json_array_append_new(rules, json_pack("{s:s, s:O}", "match_path", path, "body",
+						       json_object_get(fx->records, ids[i])));
+	}
+	json_array_append_new(rules, json_pack("{s:s, s:O}", "match_path", "/v1/querybatch", "results",
+					       fx->results));
+	script = json_pack("{s:o}", "rules", rules);
 	text = json_dumps(script, JSON_COMPACT);
 	assert_non_null(text);
 	fakellm_start(&fx->fake, text);
@@ -220,27 +283,54 @@ static void assert_prefix(const char *text, const char *prefix)
 		fail_msg("'%s' does not begin with '%s'", text ? text : "(null)", prefix);
 }
 
-/* The OSV queries the server saw (its end lines may still be on their way). */
-static json_t *queries(struct fixture *fx)
+static void assert_contains(const char *text, const char *part)
 {
-	json_t *all = fakellm_requests(&fx->fake), *q = json_array(), *rec;
+	if (!text || !strstr(text, part))
+		fail_msg("'%s' does not hold '%s'", text ? text : "(null)", part);
+}
+
+/* The requests the server saw whose path holds this (their end lines may still be on their way). */
+static json_t *requests_to(struct fixture *fx, const char *path)
+{
+	json_t *all = fakellm_requests(&fx->fake), *out = json_array(), *rec;
 	size_t i;
 
 	json_array_foreach(all, i, rec)
-		if (!strcmp(json_string_value(json_object_get(rec, "path")), "/v1/query"))
-			json_array_append(q, rec);
+		if (strstr(json_string_value(json_object_get(rec, "path")), path))
+			json_array_append(out, rec);
 	json_decref(all);
-	return q;
+	return out;
+}
+
+/* Every query of every batch the server saw, in the order sent. */
+static json_t *queries(struct fixture *fx)
+{
+	json_t *batches = requests_to(fx, "/v1/querybatch"), *out = json_array(), *rec;
+	size_t i;
+
+	json_array_foreach(batches, i, rec)
+		json_array_extend(out, json_object_get(json_object_get(rec, "body"), "queries"));
+	json_decref(batches);
+	return out;
+}
+
+static size_t count_to(struct fixture *fx, const char *path)
+{
+	json_t *reqs = requests_to(fx, path);
+	size_t n = json_array_size(reqs);
+
+	json_decref(reqs);
+	return n;
 }
 
 /* --- answers ------------------------------------------------------------- */
 
-static void test_fixed_and_open(void **state)
+static void test_fixed_brought_and_open(void **state)
 {
 	struct fixture *fx = *state;
 	struct deps_package *lodash, *express;
 	const struct deps_advisory *a;
-	json_t *reqs, *rec;
+	json_t *reqs, *rec, *qs;
 	size_t i;
 
 	lodash = add_package(fx, ECO_NPM, "lodash", "4.17.20", "4.17.21", BUMP_PATCH);
@@ -254,8 +344,12 @@ static void test_fixed_and_open(void **state)
 	answer(fx, "lodash", "4.17.21",
 	       "{'vulns': ["
 	       "{'id': 'GHSA-both', 'summary': 'ReDoS', 'database_specific': {'severity': 'MODERATE'}},"
-	       "{'id': 'CVE-2022-9', 'summary': 'The same, by its CVE'}]}");
+	       "{'id': 'CVE-2022-9', 'summary': 'The same, by its CVE'},"
+	       "{'id': 'GHSA-new', 'summary': 'Brought by 4.17.21', 'database_specific': {'severity': 'LOW'}}]}");
 	answer(fx, "express", "5.0.0",
+	       "{'vulns': [{'id': 'GHSA-open', 'summary': 'Open redirect',"
+	       " 'database_specific': {'severity': 'CRITICAL'}}]}");
+	answer(fx, "express", "4.18.2",
 	       "{'vulns': [{'id': 'GHSA-open', 'summary': 'Open redirect',"
 	       " 'database_specific': {'severity': 'CRITICAL'}}]}");
 	serve(fx);
@@ -264,15 +358,23 @@ static void test_fixed_and_open(void **state)
 	assert_null(advisory_error(fx->adv));
 	assert_int_equal(advisory_checked(fx->adv), 2);
 
-	/* Open in the new version first, then those the bump fixes. */
-	assert_int_equal(lodash->nadvisories, 3);
+	/* The new version's first (brought, or still open), then those the bump fixes. */
+	assert_int_equal(lodash->nadvisories, 4);
 	assert_string_equal(lodash->advisories[0].id, "GHSA-both");
 	assert_false(lodash->advisories[0].fixed);
+	assert_false(lodash->advisories[0].introduced);
 	assert_string_equal(lodash->advisories[0].severity, "medium");
 	assert_string_equal(lodash->advisories[1].id, "CVE-2022-9");
 	assert_false(lodash->advisories[1].fixed);
+	/* Known to the old version by an alias: still open, not brought. */
+	assert_false(lodash->advisories[1].introduced);
+	a = find(lodash, "GHSA-new");
+	assert_true(a->introduced);
+	assert_false(a->fixed);
+	assert_string_equal(a->severity, "low");
 	a = find(lodash, "GHSA-fixed");
 	assert_true(a->fixed);
+	assert_false(a->introduced);
 	assert_string_equal(a->severity, "high");
 	assert_string_equal(a->summary, "Prototype pollution");
 	/* Known by an alias in the new answer: not fixed, and not twice. */
@@ -282,32 +384,47 @@ static void test_fixed_and_open(void **state)
 	assert_int_equal(express->nadvisories, 1);
 	assert_string_equal(express->advisories[0].id, "GHSA-open");
 	assert_false(express->advisories[0].fixed);
+	assert_false(express->advisories[0].introduced);
 	assert_string_equal(express->advisories[0].severity, "critical");
 	assert_string_equal(express->advisories[0].summary, "Open redirect");
 
-	/* One POST per package and side, in OSV's shape, as JSON. */
-	reqs = queries(fx);
-	assert_int_equal(json_array_size(reqs), 4);
-	json_array_foreach(reqs, i, rec) {
-		json_t *body = json_object_get(rec, "body");
+	/* One batch of the four versions, in OSV's shape, as JSON. */
+	reqs = requests_to(fx, "/v1/querybatch");
+	assert_int_equal(json_array_size(reqs), 1);
+	rec = json_array_get(reqs, 0);
+	assert_string_equal(json_string_value(json_object_get(rec, "method")), "POST");
+	assert_string_equal(json_string_value(json_object_get(rec, "content_type")), "application/json");
+	qs = json_object_get(json_object_get(rec, "body"), "queries");
+	assert_int_equal(json_array_size(qs), 4);
+	json_array_foreach(qs, i, rec) {
+		assert_string_equal(json_string_value(json_object_get(json_object_get(rec, "package"), "ecosystem")),
+				    "npm");
+		assert_non_null(json_string_value(json_object_get(json_object_get(rec, "package"), "name")));
+		assert_non_null(json_string_value(json_object_get(rec, "version")));
+		assert_null(json_object_get(rec, "page_token"));
+	}
+	/* The major first: express's versions, then lodash's, the old before the new. */
+	assert_string_equal(json_string_value(json_object_get(json_array_get(qs, 0), "version")), "4.18.2");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(qs, 3), "version")), "4.17.21");
+	json_decref(reqs);
 
-		assert_string_equal(json_string_value(json_object_get(rec, "method")), "POST");
-		assert_string_equal(json_string_value(json_object_get(rec, "content_type")),
-				    "application/json");
-		assert_string_equal(json_string_value(json_object_get(
-			json_object_get(body, "package"), "ecosystem")), "npm");
-		assert_non_null(json_string_value(json_object_get(json_object_get(body, "package"),
-								   "name")));
-		assert_non_null(json_string_value(json_object_get(body, "version")));
+	/* Each advisory's details once, by GET, GHSA-both and GHSA-open too. */
+	reqs = requests_to(fx, "/v1/vulns/");
+	assert_int_equal(json_array_size(reqs), 6);
+	json_array_foreach(reqs, i, rec) {
+		assert_string_equal(json_string_value(json_object_get(rec, "method")), "GET");
+		assert_true(json_is_null(json_object_get(rec, "body")));
 	}
 	json_decref(reqs);
+	assert_int_equal(count_to(fx, "/v1/vulns/GHSA-both"), 1);
+	assert_int_equal(count_to(fx, "/v1/vulns/GHSA-open"), 1);
 }
 
 static void test_one_side_only(void **state)
 {
 	struct fixture *fx = *state;
 	struct deps_package *added, *removed, *unread;
-	json_t *reqs, *rec;
+	json_t *qs, *q;
 	size_t i;
 
 	added = add_package(fx, ECO_PIP, "requests", NULL, "2.0.0", BUMP_ADDED);
@@ -322,22 +439,24 @@ static void test_one_side_only(void **state)
 	assert_int_equal(advisory_checked(fx->adv), 2);
 	assert_int_equal(added->nadvisories, 1);
 	assert_false(added->advisories[0].fixed);
+	/* A package added brings what its version has. */
+	assert_true(added->advisories[0].introduced);
 	assert_string_equal(added->advisories[0].severity, "unknown");
 	assert_int_equal(removed->nadvisories, 1);
 	assert_true(removed->advisories[0].fixed);
 	assert_int_equal(unread->nadvisories, 0);
 
-	/* Two requests only, with OSV's names of the ecosystems. */
-	reqs = queries(fx);
-	assert_int_equal(json_array_size(reqs), 2);
-	json_array_foreach(reqs, i, rec) {
-		json_t *package = json_object_get(json_object_get(rec, "body"), "package");
+	/* Two queries only, with OSV's names of the ecosystems. */
+	qs = queries(fx);
+	assert_int_equal(json_array_size(qs), 2);
+	json_array_foreach(qs, i, q) {
+		json_t *package = json_object_get(q, "package");
 		const char *name = json_string_value(json_object_get(package, "name"));
 
 		assert_string_equal(json_string_value(json_object_get(package, "ecosystem")),
 				    !strcmp(name, "requests") ? "PyPI" : "crates.io");
 	}
-	json_decref(reqs);
+	json_decref(qs);
 }
 
 /* A vuln with one CVSS v3 vector (the id says its base score). */
@@ -382,6 +501,7 @@ static void test_severities(void **state)
 		{ "NONE", "unknown" },
 	};
 	json_t *vulns = json_array(), *v;
+	char *text, *c;
 	size_t i;
 
 	for (i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++)
@@ -399,7 +519,15 @@ static void test_severities(void **state)
 	json_array_append_new(vulns, J("{'id': 'NONE', 'details': '\\n  First line.\\nMore.'}"));
 
 	p = add_package(fx, ECO_NPM, "sev", "1.0.0", "1.0.1", BUMP_PATCH);
-	json_object_set_new(rule(fx, "sev", "1.0.1"), "body", json_pack("{s:o}", "vulns", vulns));
+	v = json_pack("{s:o}", "vulns", vulns);
+	text = json_dumps(v, JSON_COMPACT);
+	json_decref(v);
+	for (c = text; *c; c++)
+		if (*c == '"')
+			*c = '\'';
+	answer(fx, "sev", "1.0.1", text);
+	free(text);
+	fx->options.max_details = 50;
 	serve(fx);
 	start(fx);
 	drive(fx);
@@ -427,8 +555,8 @@ static void test_empty_answer(void **state)
 	p->advisories = calloc(1, sizeof(*p->advisories));
 	p->advisories[0].id = strdup("OLD");
 	p->nadvisories = 1;
+	/* What OSV says for none: an empty object, or an empty or null list. */
 	answer(fx, "clean", NULL, "{}");
-	/* What OSV might say for none, too. */
 	answer(fx, "listed", NULL, "{'vulns': []}");
 	answer(fx, "nulled", NULL, "{'vulns': null}");
 	add_package(fx, ECO_NPM, "listed", "1.0.0", "1.1.0", BUMP_MINOR);
@@ -442,25 +570,212 @@ static void test_empty_answer(void **state)
 	assert_null(p->advisories);
 	assert_int_equal(fx->packages[1].nadvisories, 0);
 	assert_int_equal(fx->packages[2].nadvisories, 0);
+	assert_int_equal(count_to(fx, "/v1/vulns/"), 0);
+}
+
+/* The same package and version in two places (two lock files) is asked once and filled in both. */
+static void test_asked_once(void **state)
+{
+	struct fixture *fx = *state;
+	struct deps_package *a, *b;
+	json_t *qs;
+
+	a = add_package(fx, ECO_NPM, "minimist", "1.2.5", "1.2.8", BUMP_PATCH);
+	b = add_package(fx, ECO_NPM, "minimist", "1.2.5", "1.2.6", BUMP_PATCH);
+	b->relation = RELATION_TRANSITIVE;
+	answer(fx, "minimist", "1.2.5", "{'vulns': [{'id': 'GHSA-xvch-5gv4-984h', 'summary': 'Prototype Pollution',"
+	       " 'database_specific': {'severity': 'CRITICAL'}}]}");
+	serve(fx);
+	start(fx);
+	drive(fx);
+	assert_null(advisory_error(fx->adv));
+	assert_int_equal(advisory_checked(fx->adv), 2);
+	qs = queries(fx);
+	assert_int_equal(json_array_size(qs), 3);
+	json_decref(qs);
+	assert_int_equal(a->nadvisories, 1);
+	assert_true(a->advisories[0].fixed);
+	assert_int_equal(b->nadvisories, 1);
+	assert_true(b->advisories[0].fixed);
+	assert_string_equal(b->advisories[0].severity, "critical");
+}
+
+/* --- batches and pages --------------------------------------------------- */
+
+/* Queries in batches of batch_size (OSV takes 1,000 at most), each answered in the order asked. */
+static void test_batches(void **state)
+{
+	struct fixture *fx = *state;
+	json_t *reqs;
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "pkg-%03zu", i);
+		add_package(fx, ECO_NPM, name, "1.0.0", "1.0.1", BUMP_PATCH);
+	}
+	/* One of the last, so that its result's place in its batch matters. */
+	answer(fx, "pkg-599", "1.0.0", "{'vulns': [{'id': 'GHSA-last', 'summary': 'fixed late'}]}");
+	answer(fx, "pkg-000", "1.0.1", "{'vulns': [{'id': 'GHSA-first', 'summary': 'open early'}]}");
+	fx->options.max_packages = 600;
+	fx->options.batch_size = 5000;
+	serve(fx);
+	start(fx);
+	drive(fx);
+	assert_null(advisory_error(fx->adv));
+	assert_int_equal(advisory_checked(fx->adv), 600);
+	reqs = requests_to(fx, "/v1/querybatch");
+	assert_int_equal(json_array_size(reqs), 2);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(json_array_get(reqs, 0), "body"),
+							 "queries")), 1000);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(json_array_get(reqs, 1), "body"),
+							 "queries")), 200);
+	json_decref(reqs);
+	assert_int_equal(fx->packages[599].nadvisories, 1);
+	assert_true(fx->packages[599].advisories[0].fixed);
+	assert_int_equal(fx->packages[0].nadvisories, 1);
+	assert_false(fx->packages[0].advisories[0].fixed);
+	for (i = 1; i < 599; i++)
+		assert_int_equal(fx->packages[i].nadvisories, 0);
+
+	/* The default: 200 queries a batch, 500 packages. */
+	advisory_free(fx->adv);
+	fx->options.max_packages = 0;
+	fx->options.batch_size = 0;
+	start(fx);
+	drive(fx);
+	assert_int_equal(advisory_checked(fx->adv), 500);
+	assert_string_equal(advisory_error(fx->adv), "advisories: 100 of 600 packages not looked up: at most 500 are");
+	assert_int_equal(count_to(fx, "/v1/querybatch"), 2 + 5);
+}
+
+static void test_pages(void **state)
+{
+	struct fixture *fx = *state;
+	struct deps_package *paged, *endless;
+	json_t *reqs, *qs;
+	size_t i;
+
+	paged = add_package(fx, ECO_NPM, "paged", "1.0.0", "2.0.0", BUMP_MAJOR);
+	endless = add_package(fx, ECO_NPM, "endless", "1.0.0", "1.0.1", BUMP_PATCH);
+	/* The next pages first: their queries hold the first page's too. */
+	answer(fx, "paged\",\"ecosystem\":\"npm\"},\"version\":\"1.0.0\",\"page_token\":\"p2", NULL,
+	       "{'vulns': [{'id': 'GHSA-page-two', 'summary': 'second page'}]}");
+	answer(fx, "paged", "1.0.0", "{'vulns': [{'id': 'GHSA-page-one', 'summary': 'first page'}],"
+	       " 'next_page_token': 'p2'}");
+	json_array_append_new(fx->results, J("{'match': ['\\\"endless\\\"', 'page_token'],"
+					     " 'result': {'vulns': [{'id': 'GHSA-more'}], 'next_page_token': 'again'}}"));
+	json_array_append_new(fx->results, J("{'match': ['\\\"endless\\\"', '1.0.0'],"
+					     " 'result': {'vulns': [{'id': 'GHSA-more'}], 'next_page_token': 'again'}}"));
+	json_object_set_new(fx->records, "GHSA-more", J("{'id': 'GHSA-more', 'summary': 'more'}"));
+	serve(fx);
+	start(fx);
+	drive(fx);
+	assert_int_equal(advisory_checked(fx->adv), 2);
+	assert_int_equal(paged->nadvisories, 2);
+	assert_true(find(paged, "GHSA-page-one")->fixed);
+	assert_true(find(paged, "GHSA-page-two")->fixed);
+	assert_string_equal(find(paged, "GHSA-page-two")->summary, "second page");
+	assert_int_equal(endless->nadvisories, 1);
+	/* A query paged beyond the pages read is said, never silently cut. */
+	assert_string_equal(advisory_error(fx->adv), "advisories: 1 version with more advisories than the 100 kept "
+			    "or 5 pages read (endless 1.0.0)");
+
+	/* The pages in batches of their own, with their tokens. */
+	reqs = requests_to(fx, "/v1/querybatch");
+	assert_int_equal(json_array_size(reqs), 5);
+	qs = json_object_get(json_object_get(json_array_get(reqs, 1), "body"), "queries");
+	assert_int_equal(json_array_size(qs), 2);
+	for (i = 0; i < 2; i++)
+		assert_non_null(json_string_value(json_object_get(json_array_get(qs, i), "page_token")));
+	for (i = 2; i < 5; i++) {
+		qs = json_object_get(json_object_get(json_array_get(reqs, i), "body"), "queries");
+		assert_int_equal(json_array_size(qs), 1);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(qs, 0), "page_token")), "again");
+	}
+	json_decref(reqs);
+	assert_int_equal(count_to(fx, "/v1/vulns/GHSA-more"), 1);
+}
+
+/* --- details ------------------------------------------------------------- */
+
+static void test_details_cap(void **state)
+{
+	struct fixture *fx = *state;
+	struct deps_package *direct, *deep;
+
+	deep = add_package(fx, ECO_NPM, "deep", "1.0.0", "1.0.1", BUMP_PATCH);
+	deep->relation = RELATION_TRANSITIVE;
+	direct = add_package(fx, ECO_NPM, "direct", "1.0.0", "1.0.1", BUMP_PATCH);
+	answer(fx, "deep", "1.0.0", "{'vulns': [{'id': 'D-1', 'summary': 'd1', 'database_specific': {'severity': 'HIGH'}},"
+	       " {'id': 'D-2', 'summary': 'd2'}]}");
+	answer(fx, "direct", "1.0.0", "{'vulns': [{'id': 'A-1', 'summary': 'fixed one'}]}");
+	answer(fx, "direct", "1.0.1", "{'vulns': [{'id': 'A-2', 'summary': 'open one'}]}");
+	fx->options.max_details = 2;
+	serve(fx);
+	start(fx);
+	drive(fx);
+	assert_int_equal(advisory_checked(fx->adv), 2);
+	/* The direct package's first, its new version's before its old one's. */
+	assert_string_equal(find(direct, "A-2")->summary, "open one");
+	assert_string_equal(find(direct, "A-1")->summary, "fixed one");
+	/* The others are shown by id, their severity unknown, and the message says so. */
+	assert_int_equal(deep->nadvisories, 2);
+	assert_string_equal(find(deep, "D-1")->severity, "unknown");
+	assert_string_equal(find(deep, "D-1")->summary, "");
+	assert_true(find(deep, "D-1")->fixed);
+	assert_string_equal(advisory_error(fx->adv), "advisories: 2 of 4 advisories not looked up: at most 2 are "
+			    "(those are shown by id, severity unknown)");
+	assert_int_equal(count_to(fx, "/v1/vulns/"), 2);
+	assert_int_equal(count_to(fx, "/v1/vulns/D-"), 0);
+}
+
+static void test_detail_failures(void **state)
+{
+	struct fixture *fx = *state;
+	struct deps_package *p;
+	long ms;
+
+	fx->options.request_timeout = 0.5;
+	fx->options.total_timeout = 3;
+	p = add_package(fx, ECO_NPM, "p", "1.0.0", "1.0.1", BUMP_PATCH);
+	answer(fx, "p", "1.0.1", "{'vulns': [{'id': 'OK-1', 'summary': 'fine'}, {'id': 'GONE-1'}, {'id': 'HANG-1'},"
+	       " {'id': 'ODD-1'}, {'id': 'HTML-1'}]}");
+	rule(fx, "{'match_path': '/v1/vulns/GONE-1', 'status': 404, 'body': {'code': 5, 'message': 'Bug not found.'}}");
+	rule(fx, "{'match_path': '/v1/vulns/HANG-1', 'fault': 'hang'}");
+	rule(fx, "{'match_path': '/v1/vulns/ODD-1', 'body': {'id': 'OTHER-1', 'summary': 'not the one asked'}}");
+	rule(fx, "{'match_path': '/v1/vulns/HTML-1', 'fault': 'non_json'}");
+	serve(fx);
+	start(fx);
+	ms = drive(fx);
+	assert_true(ms >= 450 && ms < 2500);
+	/* The package's advisories are in; those whose details did not come are shown by id. */
+	assert_int_equal(advisory_checked(fx->adv), 1);
+	assert_int_equal(p->nadvisories, 5);
+	assert_string_equal(find(p, "OK-1")->summary, "fine");
+	assert_string_equal(find(p, "GONE-1")->severity, "unknown");
+	assert_string_equal(find(p, "ODD-1")->summary, "");
+	assert_prefix(advisory_error(fx->adv), "advisories: 4 of 5 advisories could not be looked up (GONE-1: HTTP 404");
+	assert_contains(advisory_error(fx->adv), "(those are shown by id, severity unknown)");
 }
 
 /* --- failures ------------------------------------------------------------ */
 
-static void test_http_error_for_one_package(void **state)
+static void test_batch_http_error(void **state)
 {
 	struct fixture *fx = *state;
 	struct deps_package *a, *b, *c;
-	const char *error;
-	json_t *reqs;
 
 	a = add_package(fx, ECO_NPM, "alpha", "1.0.0", "1.0.1", BUMP_PATCH);
 	b = add_package(fx, ECO_NPM, "beta", "2.0.0", "2.0.1", BUMP_PATCH);
 	c = add_package(fx, ECO_NPM, "gamma", "3.0.0", "3.0.1", BUMP_PATCH);
+	json_object_set_new(batch_rule(fx, "beta", NULL), "status", json_integer(500));
+	json_object_set_new(json_array_get(fx->rules, 0), "body", J("{'code': 13, 'message': 'internal'}"));
 	answer(fx, "alpha", "1.0.0", "{'vulns': [{'id': 'A-1', 'summary': 'a'}]}");
-	json_object_set_new(answer(fx, "beta", "2.0.1", "{'code': 13, 'message': 'internal'}"),
-			    "status", json_integer(500));
 	answer(fx, "beta", "2.0.0", "{'vulns': [{'id': 'B-1', 'summary': 'b'}]}");
 	answer(fx, "gamma", "3.0.1", "{'vulns': [{'id': 'C-1', 'summary': 'c'}]}");
+	/* A package to a batch: one failing leaves the others their advisories. */
+	fx->options.batch_size = 2;
 	serve(fx);
 	start(fx);
 	drive(fx);
@@ -470,42 +785,78 @@ static void test_http_error_for_one_package(void **state)
 	assert_int_equal(b->nadvisories, 0);
 	assert_int_equal(c->nadvisories, 1);
 	assert_false(c->advisories[0].fixed);
-	error = advisory_error(fx->adv);
-	assert_non_null(error);
-	assert_prefix(error, "advisories: 1 of 3 lookups failed (beta 2.0.1: HTTP 500");
+	assert_prefix(advisory_error(fx->adv), "advisories: 1 of 3 lookups failed (beta 2.0.0: HTTP 500");
 	/* No retry: the budget is for other packages. */
-	reqs = queries(fx);
-	assert_int_equal(json_array_size(reqs), 6);
-	json_decref(reqs);
+	assert_int_equal(count_to(fx, "/v1/querybatch"), 3);
+	assert_int_equal(count_to(fx, "/v1/vulns/B-1"), 0);
 }
 
-static void test_bad_json(void **state)
+static void test_bad_answers(void **state)
 {
 	struct fixture *fx = *state;
-	struct deps_package *a, *b, *c, *d;
+	struct deps_package *fine;
 	const char *error;
+	size_t i;
 
-	a = add_package(fx, ECO_NPM, "garbled", "1.0.0", "1.0.1", BUMP_PATCH);
-	b = add_package(fx, ECO_NPM, "wrong", "1.0.0", "1.0.1", BUMP_PATCH);
-	c = add_package(fx, ECO_NPM, "noid", "1.0.0", "1.0.1", BUMP_PATCH);
-	d = add_package(fx, ECO_NPM, "fine", "1.0.0", "1.0.1", BUMP_PATCH);
-	json_object_set_new(rule(fx, "garbled", "1.0.1"), "body", json_string("{\"vulns\": [tru"));
-	answer(fx, "garbled", "1.0.0", "{'vulns': [{'id': 'G-1'}]}");
+	add_package(fx, ECO_NPM, "garbled", "1.0.0", "1.0.1", BUMP_PATCH);
+	add_package(fx, ECO_NPM, "short", "1.0.0", "1.0.1", BUMP_PATCH);
+	add_package(fx, ECO_NPM, "wrong", "1.0.0", "1.0.1", BUMP_PATCH);
+	add_package(fx, ECO_NPM, "noid", "1.0.0", "1.0.1", BUMP_PATCH);
+	add_package(fx, ECO_NPM, "pathy", "1.0.0", "1.0.1", BUMP_PATCH);
+	add_package(fx, ECO_NPM, "tokened", "1.0.0", "1.0.1", BUMP_PATCH);
+	fine = add_package(fx, ECO_NPM, "zfine", "1.0.0", "1.0.1", BUMP_PATCH);
+	/* Whole batches that are no answers: not JSON, or fewer results than queries. */
+	json_object_set_new(batch_rule(fx, "garbled", NULL), "body", json_string("{\"results\": [tru"));
+	json_object_set_new(batch_rule(fx, "short", NULL), "body", J("{'results': [{}]}"));
+	/* Results that are no results: the rest of their batch is read. */
 	answer(fx, "wrong", "1.0.1", "{'vulns': 'none'}");
 	answer(fx, "noid", NULL, "{'vulns': [{'summary': 'who?'}]}");
-	answer(fx, "fine", "1.0.1", "{'vulns': [{'id': 'F-1'}]}");
+	answer(fx, "pathy", "1.0.0", "{'vulns': [{'id': '../../etc/passwd'}]}");
+	result(fx, "tokened", "1.0.0", J("{'vulns': [], 'next_page_token': 7}"));
+	answer(fx, "zfine", "1.0.1", "{'vulns': [{'id': 'F-1'}]}");
+	fx->options.batch_size = 2;
 	serve(fx);
 	start(fx);
 	drive(fx);
 	assert_int_equal(advisory_checked(fx->adv), 1);
-	assert_int_equal(a->nadvisories, 0);
-	assert_int_equal(b->nadvisories, 0);
-	assert_int_equal(c->nadvisories, 0);
-	assert_int_equal(d->nadvisories, 1);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(fx->packages[i].nadvisories, 0);
+	assert_int_equal(fine->nadvisories, 1);
 	error = advisory_error(fx->adv);
-	assert_non_null(error);
-	assert_prefix(error, "advisories: 3 of 4 lookups failed (garbled 1.0.1: "
-		      "the answer is not a JSON object");
+	assert_prefix(error, "advisories: 6 of 7 lookups failed (garbled 1.0.0: the answer is not a JSON object");
+	assert_int_equal(count_to(fx, "/v1/vulns/"), 1);
+}
+
+static void test_bad_answer_messages(void **state)
+{
+	struct fixture *fx = *state;
+	static const char *const cases[][2] = {
+		{ "{'results': [{}]}", "short 1.0.0: the answer has 1 results for 2 queries" },
+		{ "{'results': 'no'}", "short 1.0.0: the answer has no list of results" },
+		{ "{'results': [{'vulns': 'x'}, {}]}", "short 1.0.0: the answer's vulns is not a list" },
+		{ "{'results': [{}, {'vulns': [{'id': 'a/b'}]}]}", "short 1.0.1: an advisory id that cannot be one (a/b)" },
+		{ "{'results': [[], {}]}", "short 1.0.0: a result of the answer is not an object" },
+		{ "{'results': [{'vulns': [{'summary': 'x'}]}, {}]}", "short 1.0.0: a vuln of the answer has no id" },
+		{ "{'results': [{'vulns': [{'id': 'GHSA-0123456789-0123456789-0123456789-0123456789-0123456789-0123456789-"
+		  "0123456789-0123456789-0123456789'}]}, {}]}",
+		  "short 1.0.0: an advisory id that cannot be one (GHSA-0123456789-0123456789-0123456789-01...)" },
+		{ "{'results': [{'vulns': [], 'next_page_token': ['x']}, {}]}",
+		  "short 1.0.0: the answer's next_page_token is not one" },
+	};
+	size_t i;
+
+	add_package(fx, ECO_NPM, "short", "1.0.0", "1.0.1", BUMP_PATCH);
+	json_object_set_new(batch_rule(fx, "short", NULL), "then", json_array());
+	for (i = 0; i < COUNT(cases); i++)
+		json_array_append_new(json_object_get(json_array_get(fx->rules, 0), "then"),
+				      json_pack("{s:o}", "body", J(cases[i][0])));
+	serve(fx);
+	for (i = 0; i < COUNT(cases); i++) {
+		advisory_free(fx->adv);
+		start(fx);
+		drive(fx);
+		assert_contains(advisory_error(fx->adv), cases[i][1]);
+	}
 }
 
 static void test_connection_refused(void **state)
@@ -530,8 +881,8 @@ static void test_connection_refused(void **state)
 	ms = drive(fx);
 	assert_true(ms < 2000);
 	assert_int_equal(advisory_checked(fx->adv), 0);
-	assert_non_null(strstr(advisory_error(fx->adv), "1 of 1 lookups failed (offline"));
-	assert_non_null(strstr(advisory_error(fx->adv), "connection refused"));
+	assert_contains(advisory_error(fx->adv), "1 of 1 lookups failed (offline");
+	assert_contains(advisory_error(fx->adv), "connection refused");
 	assert_int_equal(fx->packages[0].nadvisories, 0);
 }
 
@@ -543,9 +894,10 @@ static void test_hang_hits_request_timeout(void **state)
 
 	fx->options.request_timeout = 0.4;
 	fx->options.total_timeout = 5;
+	fx->options.batch_size = 2;
 	stuck = add_package(fx, ECO_NPM, "stuck", "1.0.0", "1.0.1", BUMP_PATCH);
 	fine = add_package(fx, ECO_NPM, "fine", "1.0.0", "1.0.1", BUMP_PATCH);
-	json_object_set_new(rule(fx, "stuck", "1.0.1"), "fault", json_string("hang"));
+	json_object_set_new(batch_rule(fx, "stuck", NULL), "fault", json_string("hang"));
 	answer(fx, "fine", "1.0.1", "{'vulns': [{'id': 'F-1'}]}");
 	serve(fx);
 	start(fx);
@@ -554,28 +906,24 @@ static void test_hang_hits_request_timeout(void **state)
 	assert_int_equal(advisory_checked(fx->adv), 1);
 	assert_int_equal(stuck->nadvisories, 0);
 	assert_int_equal(fine->nadvisories, 1);
-	if (!strstr(advisory_error(fx->adv), "1 of 2 lookups failed (stuck 1.0.1: no answer within 0.4 s)"))
-		fail_msg("error: %s", advisory_error(fx->adv));
+	assert_contains(advisory_error(fx->adv), "1 of 2 lookups failed (stuck 1.0.0: no answer within 0.4 s)");
 }
 
 static void test_total_budget(void **state)
 {
 	struct fixture *fx = *state;
 	long ms;
-	size_t i;
 
 	fx->options.request_timeout = 5;
 	fx->options.total_timeout = 1;
+	fx->options.batch_size = 4;
 	add_package(fx, ECO_NPM, "slow-a", "1.0.0", "1.0.1", BUMP_PATCH);
 	add_package(fx, ECO_NPM, "slow-b", "1.0.0", "1.0.1", BUMP_PATCH);
-	add_package(fx, ECO_NPM, "quick", "1.0.0", "1.0.1", BUMP_PATCH);
-	for (i = 0; i < 2; i++) {
-		json_t *r = answer(fx, i ? "slow-b" : "slow-a", NULL,
-				   "{'vulns': [{'id': 'S-1'}]}");
-
-		json_object_set_new(r, "latency_ms", json_integer(3000));
-	}
-	answer(fx, "quick", "1.0.0", "{'vulns': [{'id': 'Q-1'}]}");
+	/* Last by name: in a batch of its own, answered at once. */
+	add_package(fx, ECO_NPM, "zquick", "1.0.0", "1.0.1", BUMP_PATCH);
+	json_object_set_new(batch_rule(fx, "slow-a", NULL), "latency_ms", json_integer(3000));
+	json_object_set_new(json_array_get(fx->rules, 0), "body", J("{'results': [{}, {}, {}, {}]}"));
+	answer(fx, "zquick", "1.0.0", "{'vulns': [{'id': 'Q-1'}]}");
 	serve(fx);
 	start(fx);
 	ms = drive(fx);
@@ -584,8 +932,35 @@ static void test_total_budget(void **state)
 	assert_int_equal(fx->packages[0].nadvisories, 0);
 	assert_int_equal(fx->packages[1].nadvisories, 0);
 	assert_int_equal(fx->packages[2].nadvisories, 1);
-	assert_string_equal(advisory_error(fx->adv),
-			    "advisories: 2 of 3 lookups did not finish within 1 s");
+	/* Its details came in while the others' batch was still out. */
+	assert_string_equal(fx->packages[2].advisories[0].severity, "unknown");
+	assert_true(fx->packages[2].advisories[0].fixed);
+	assert_int_equal(count_to(fx, "/v1/vulns/Q-1"), 1);
+	assert_string_equal(advisory_error(fx->adv), "advisories: 2 of 3 lookups did not finish within 1 s");
+}
+
+/* The budget covers the details too: those not in by then are shown by id. */
+static void test_budget_spent_on_details(void **state)
+{
+	struct fixture *fx = *state;
+	struct deps_package *p;
+	long ms;
+
+	fx->options.total_timeout = 0.8;
+	p = add_package(fx, ECO_NPM, "p", "1.0.0", "1.0.1", BUMP_PATCH);
+	answer(fx, "p", "1.0.1", "{'vulns': [{'id': 'QUICK-1', 'summary': 'quick'}, {'id': 'SLOW-1', 'summary': 'slow'}]}");
+	json_object_set_new(rule(fx, "{'match_path': '/v1/vulns/SLOW-1', 'body': {'id': 'SLOW-1'}}"), "latency_ms",
+			    json_integer(3000));
+	serve(fx);
+	start(fx);
+	ms = drive(fx);
+	assert_true(ms >= 750 && ms <= 1100);
+	assert_int_equal(advisory_checked(fx->adv), 1);
+	assert_int_equal(p->nadvisories, 2);
+	assert_string_equal(find(p, "QUICK-1")->summary, "quick");
+	assert_string_equal(find(p, "SLOW-1")->severity, "unknown");
+	assert_string_equal(advisory_error(fx->adv), "advisories: 1 of 2 advisories not looked up within 0.8 s "
+			    "(it is shown by id, severity unknown)");
 }
 
 static void test_budget_with_wait(void **state)
@@ -595,10 +970,12 @@ static void test_budget_with_wait(void **state)
 	long ms;
 
 	fx->options.total_timeout = 0.5;
+	fx->options.batch_size = 2;
 	add_package(fx, ECO_NPM, "slow", "1.0.0", "1.0.1", BUMP_PATCH);
 	add_package(fx, ECO_NPM, "broken", "1.0.0", "1.0.1", BUMP_PATCH);
-	json_object_set_new(answer(fx, "slow", NULL, "{}"), "latency_ms", json_integer(3000));
-	json_object_set_new(answer(fx, "broken", NULL, "{}"), "status", json_integer(503));
+	json_object_set_new(batch_rule(fx, "slow", NULL), "latency_ms", json_integer(3000));
+	json_object_set_new(json_array_get(fx->rules, 0), "body", J("{'results': [{}, {}]}"));
+	json_object_set_new(batch_rule(fx, "broken", NULL), "status", json_integer(503));
 	serve(fx);
 	start(fx);
 	t0 = now_ms();
@@ -609,8 +986,7 @@ static void test_budget_with_wait(void **state)
 	assert_true(ms >= 400 && ms <= 800);
 	/* The first failure in the packages' order names the package. */
 	assert_prefix(advisory_error(fx->adv), "advisories: 1 of 2 lookups failed (broken 1.0.0: HTTP 503");
-	if (!strstr(advisory_error(fx->adv), "); 1 of 2 lookups did not finish within 0.5 s"))
-		fail_msg("error: %s", advisory_error(fx->adv));
+	assert_contains(advisory_error(fx->adv), "); 1 of 2 lookups did not finish within 0.5 s");
 	assert_int_equal(advisory_wait(fx->adv, 100), 0);
 }
 
@@ -619,7 +995,8 @@ static void test_cancel(void **state)
 	struct fixture *fx = *state;
 
 	add_package(fx, ECO_NPM, "slow", "1.0.0", "1.0.1", BUMP_PATCH);
-	json_object_set_new(answer(fx, "slow", NULL, "{}"), "latency_ms", json_integer(3000));
+	json_object_set_new(batch_rule(fx, "slow", NULL), "latency_ms", json_integer(3000));
+	json_object_set_new(json_array_get(fx->rules, 0), "body", J("{'results': [{}, {}]}"));
 	serve(fx);
 	start(fx);
 	assert_int_equal(advisory_wait(fx->adv, 50), 0);
@@ -633,40 +1010,45 @@ static void test_cancel(void **state)
 
 /* --- limits and options -------------------------------------------------- */
 
-static void test_cap_majors_first(void **state)
+static void test_cap_order(void **state)
 {
 	struct fixture *fx = *state;
 	static const char *const names[] = {
 		"kiwi", "apple", "zeta-major", "banana", "lime", "cherry", "mango",
-		"yak-major", "date", "fig", "grape", "xray-major",
+		"yak-major", "date", "fig", "grape", "xray-major", "deep-major", "aaa-deep",
 	};
-	json_t *reqs, *rec;
+	json_t *qs, *q;
 	size_t i;
-	char seen[MAX_PACKAGES] = { 0 };
+	char seen[COUNT(names)] = { 0 };
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		add_package(fx, ECO_NPM, names[i], "1.0.0", strstr(names[i], "major") ? "2.0.0" : "1.1.0",
-			    strstr(names[i], "major") ? BUMP_MAJOR : BUMP_MINOR);
+	for (i = 0; i < COUNT(names); i++) {
+		bool major = strstr(names[i], "major") != NULL;
+		struct deps_package *p = add_package(fx, ECO_NPM, names[i], "1.0.0", major ? "2.0.0" : "1.1.0",
+						     major ? BUMP_MAJOR : BUMP_MINOR);
+
+		if (strstr(names[i], "deep"))
+			p->relation = RELATION_TRANSITIVE;
+	}
+	fx->options.max_packages = 10;
 	serve(fx);
 	start(fx);
 	drive(fx);
-	assert_null(advisory_error(fx->adv));
 	assert_int_equal(advisory_checked(fx->adv), 10);
-	reqs = queries(fx);
-	assert_int_equal(json_array_size(reqs), 20);
-	json_array_foreach(reqs, i, rec) {
-		const char *name = json_string_value(json_object_get(json_object_get(
-			json_object_get(rec, "body"), "package"), "name"));
+	assert_string_equal(advisory_error(fx->adv), "advisories: 4 of 14 packages not looked up: at most 10 are");
+	qs = queries(fx);
+	assert_int_equal(json_array_size(qs), 20);
+	json_array_foreach(qs, i, q) {
+		const char *name = json_string_value(json_object_get(json_object_get(q, "package"), "name"));
 		size_t j;
 
-		for (j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+		for (j = 0; j < COUNT(names); j++)
 			if (!strcmp(names[j], name))
 				seen[j]++;
 	}
-	json_decref(reqs);
-	/* The three majors, then the first seven by name: not lime, mango. */
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		bool left_out = !strcmp(names[i], "lime") || !strcmp(names[i], "mango");
+	json_decref(qs);
+	/* Direct ones first, the majors first among them, then by name: not lime, mango, nor the transitive ones. */
+	for (i = 0; i < COUNT(names); i++) {
+		bool left_out = !strcmp(names[i], "lime") || !strcmp(names[i], "mango") || strstr(names[i], "deep");
 
 		if (seen[i] != (left_out ? 0 : 2))
 			fail_msg("%s was asked %d times", names[i], seen[i]);
@@ -723,6 +1105,8 @@ static void test_options_load(void **state)
 	assert_string_equal(url, "https://api.osv.dev");
 	assert_ptr_equal(o.base_url, url);
 	assert_int_equal(o.max_packages, 0);
+	assert_int_equal(o.max_details, 0);
+	assert_int_equal(o.batch_size, 0);
 	free(url);
 
 	dir = test_repo_new("osvcfg");
@@ -760,6 +1144,8 @@ static void test_env_url_is_used(void **state)
 	json_t *reqs;
 
 	add_package(fx, ECO_NPM, "pathy", "1.0.0", "1.0.1", BUMP_PATCH);
+	answer(fx, "pathy", "1.0.1", "{'vulns': [{'id': 'P-1'}]}");
+	json_array_append_new(fx->rules, J("{'match_path': '/mirror/v1/vulns/P-1', 'body': {'id': 'P-1', 'summary': 'mirrored'}}"));
 	serve(fx);
 	snprintf(base, sizeof(base), "%s/mirror/", fx->fake.url);
 	setenv("REVLINE_OSV_URL", base, 1);
@@ -773,10 +1159,13 @@ static void test_env_url_is_used(void **state)
 	assert_int_equal(advisory_start(fx->adv), 0);
 	drive(fx);
 	assert_null(advisory_error(fx->adv));
+	assert_string_equal(fx->packages[0].advisories[0].summary, "mirrored");
 	reqs = fakellm_requests(&fx->fake);
 	assert_int_equal(json_array_size(reqs), 2);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 0), "path")),
-			    "/mirror/v1/query");
+			    "/mirror/v1/querybatch");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 1), "path")),
+			    "/mirror/v1/vulns/P-1");
 	json_decref(reqs);
 }
 
@@ -785,18 +1174,25 @@ static void test_env_url_is_used(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_fixed_and_open),
+		T(test_fixed_brought_and_open),
 		T(test_one_side_only),
 		T(test_severities),
 		T(test_empty_answer),
-		T(test_http_error_for_one_package),
-		T(test_bad_json),
+		T(test_asked_once),
+		T(test_batches),
+		T(test_pages),
+		T(test_details_cap),
+		T(test_detail_failures),
+		T(test_batch_http_error),
+		T(test_bad_answers),
+		T(test_bad_answer_messages),
 		T(test_connection_refused),
 		T(test_hang_hits_request_timeout),
 		T(test_total_budget),
+		T(test_budget_spent_on_details),
 		T(test_budget_with_wait),
 		T(test_cancel),
-		T(test_cap_majors_first),
+		T(test_cap_order),
 		T(test_nothing_to_look_up),
 		T(test_options_load),
 		T(test_env_url_is_used),

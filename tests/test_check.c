@@ -36,7 +36,7 @@ struct fixture {
 	char order[8][32];
 	size_t norder;
 	int64_t start_ms;
-	bool advisories;        /* look them up from the fake server (OSV's /v1/query) */
+	bool advisories;        /* look them up from the fake server (OSV's /v1/querybatch, /v1/vulns/ID) */
 };
 
 static int setup(void **state)
@@ -722,10 +722,10 @@ static void test_dependencies_before_the_rules(void **state)
 	fx->opts.no_reduce = true;
 	/* The rule's request is answered only when it carries the advisory OSV gave. */
 	check_begin(fx, "{\"rules\": ["
-		    "{\"match_path\": \"/v1/query\", \"match\": [\"\\\"lodash\\\"\", \"\\\"4.17.20\\\"\"], \"body\": "
-		    "{\"vulns\": [{\"id\": \"GHSA-35jh-r3h4-6jhm\", \"summary\": \"Command Injection in lodash\", "
-		    "\"database_specific\": {\"severity\": \"HIGH\"}}]}},"
-		    "{\"match_path\": \"/v1/query\", \"body\": {}},"
+		    "{\"match_path\": \"/v1/querybatch\", \"results\": [{\"match\": [\"\\\"lodash\\\"\", "
+		    "\"\\\"4.17.20\\\"\"], \"result\": {\"vulns\": [{\"id\": \"GHSA-35jh-r3h4-6jhm\"}]}}]},"
+		    "{\"match_path\": \"/v1/vulns/GHSA-35jh-r3h4-6jhm\", \"body\": {\"id\": \"GHSA-35jh-r3h4-6jhm\", "
+		    "\"summary\": \"Command Injection in lodash\", \"database_specific\": {\"severity\": \"HIGH\"}}},"
 		    "{\"match\": [\"Rule deps:\", \"# Dependencies\", \"GHSA-35jh-r3h4-6jhm\"], \"answer\": "
 		    "{\"status\": \"compliant\", \"reasoning\": \"the bump fixes it\"}}]}", rules);
 	while (!check_done(fx->check)) {

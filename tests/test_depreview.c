@@ -70,13 +70,13 @@ static const char package_new[] =
 /* OSV's answers: lodash 4.17.20 has a HIGH advisory (fixed by the bump); express 5.0.0 a moderate one. */
 static const char osv_script[] =
 	"{\"rules\": ["
-	"{\"match_path\": \"/v1/query\", \"match\": [\"\\\"lodash\\\"\", \"\\\"4.17.20\\\"\"], \"body\": "
-	"{\"vulns\": [{\"id\": \"GHSA-35jh-r3h4-6jhm\", \"summary\": \"Command Injection in lodash\", "
-	"\"database_specific\": {\"severity\": \"HIGH\"}}]}},"
-	"{\"match_path\": \"/v1/query\", \"match\": [\"\\\"express\\\"\", \"\\\"5.0.0\\\"\"], \"body\": "
-	"{\"vulns\": [{\"id\": \"GHSA-test-expr-0001\", \"summary\": \"Open redirect in express\", "
-	"\"database_specific\": {\"severity\": \"MODERATE\"}}]}},"
-	"{\"match_path\": \"/v1/query\", \"body\": {}}"
+	"{\"match_path\": \"/v1/querybatch\", \"results\": ["
+	"{\"match\": [\"\\\"lodash\\\"\", \"\\\"4.17.20\\\"\"], \"result\": {\"vulns\": [{\"id\": \"GHSA-35jh-r3h4-6jhm\"}]}},"
+	"{\"match\": [\"\\\"express\\\"\", \"\\\"5.0.0\\\"\"], \"result\": {\"vulns\": [{\"id\": \"GHSA-test-expr-0001\"}]}}]},"
+	"{\"match_path\": \"/v1/vulns/GHSA-35jh-r3h4-6jhm\", \"body\": {\"id\": \"GHSA-35jh-r3h4-6jhm\", "
+	"\"summary\": \"Command Injection in lodash\", \"database_specific\": {\"severity\": \"HIGH\"}}},"
+	"{\"match_path\": \"/v1/vulns/GHSA-test-expr-0001\", \"body\": {\"id\": \"GHSA-test-expr-0001\", "
+	"\"summary\": \"Open redirect in express\", \"database_specific\": {\"severity\": \"MODERATE\"}}}"
 	"]}";
 
 /* The base commit with package.json and app.js; the working tree bumps, adds and removes. */
@@ -93,7 +93,7 @@ static void repo_npm(struct fixture *fx, bool code_too)
 /* Open the repository's diff (working tree against HEAD) and run the phase to its end. */
 static long review(struct fixture *fx, bool advisories, const char *osv_url)
 {
-	struct depreview_options o = { advisories, { osv_url, 0, 0, 0 }, NULL };
+	struct depreview_options o = { .advisories = advisories, .advisory = { .base_url = osv_url } };
 	struct target_spec spec = { 0 };
 	struct timespec t0, t1;
 	int rounds = 0;
@@ -124,18 +124,25 @@ static const struct deps_package *package(struct fixture *fx, const char *name)
 	return NULL;
 }
 
-/* How many OSV queries the server saw. */
-static size_t osv_queries(struct fixture *fx)
+/* How many package versions OSV was asked about (the queries of its batches), and how many advisories' details. */
+static size_t osv_queries(struct fixture *fx, size_t *details)
 {
-	json_t *all;
-	size_t i, n = 0;
+	json_t *all, *rec;
+	size_t i, n = 0, d = 0;
 
 	if (!fx->fake.dir)
 		return 0;
 	all = fakellm_requests(&fx->fake);
-	for (i = 0; i < json_array_size(all); i++)
-		n += !strcmp(json_string_value(json_object_get(json_array_get(all, i), "path")), "/v1/query");
+	json_array_foreach(all, i, rec) {
+		const char *path = json_string_value(json_object_get(rec, "path"));
+
+		if (!strcmp(path, "/v1/querybatch"))
+			n += json_array_size(json_object_get(json_object_get(rec, "body"), "queries"));
+		d += !strncmp(path, "/v1/vulns/", 10);
+	}
 	json_decref(all);
+	if (details)
+		*details = d;
 	return n;
 }
 
@@ -176,6 +183,7 @@ static void test_manifest_change_with_advisories(void **state)
 	const struct deps_package *p;
 	const char *section;
 	char sql[256];
+	size_t details;
 	int64_t id;
 
 	repo_npm(fx, true);
@@ -213,8 +221,9 @@ static void test_manifest_change_with_advisories(void **state)
 	assert_non_null(strstr(a->reason, "GHSA-35jh-r3h4-6jhm"));
 	assert_true(depreview_checked(fx->dr) >= 3);
 	assert_null(depreview_error(fx->dr));
-	/* Both sides of a bumped package were asked about. */
-	assert_true(osv_queries(fx) >= 5);
+	/* Both sides of a bumped package were asked about, in one batch; each advisory's details once. */
+	assert_int_equal(osv_queries(fx, &details), 6);
+	assert_int_equal(details, 2);
 
 	/* The map prompts' section. */
 	section = depreview_section(fx->dr);
@@ -249,8 +258,7 @@ static void test_osv_failing_is_fail_open(void **state)
 	repo_npm(fx, false);
 	/* Every query fails; one hangs past the request timeout the lookup allows. */
 	fakellm_start(&fx->fake, "{\"rules\": ["
-		      "{\"match_path\": \"/v1/query\", \"match\": \"\\\"express\\\"\", \"fault\": \"hang\"},"
-		      "{\"match_path\": \"/v1/query\", \"status\": 500, \"body\": {\"message\": \"down\"}}]}");
+		      "{\"match_path\": \"/v1/querybatch\", \"fault\": \"hang\"}]}");
 	took = review(fx, true, fx->fake.url);
 	/* Bounded by the 15 s budget. */
 	assert_true(took < 16000);
@@ -270,7 +278,7 @@ static void test_advisories_off(void **state)
 	fakellm_start(&fx->fake, osv_script);
 	review(fx, false, fx->fake.url);
 	assert_int_equal(depreview_analysis(fx->dr)->npackages, 4);
-	assert_int_equal(osv_queries(fx), 0);
+	assert_int_equal(osv_queries(fx, NULL), 0);
 	assert_string_equal(depreview_error(fx->dr), "advisories not looked up (revline.advisories is false)");
 	assert_int_equal(package(fx, "lodash")->nadvisories, 0);
 }
@@ -289,7 +297,7 @@ static void test_no_manifest_nothing_found(void **state)
 	assert_false(depreview_found(fx->dr));
 	assert_false(depreview_dependency_only(fx->dr));
 	assert_string_equal(depreview_section(fx->dr), "");
-	assert_int_equal(osv_queries(fx), 0);
+	assert_int_equal(osv_queries(fx, NULL), 0);
 	id = check_row(fx);
 	assert_int_equal(depreview_store(fx->dr, fx->store, id), 0);
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM check_dependencies WHERE check_id = %lld", (long long)id);

@@ -434,7 +434,7 @@ static int64_t check_new(void)
 
 static void test_deps_put(void **state)
 {
-	struct deps_advisory advisory = { (char *)"GHSA-1234", (char *)"prototype pollution", (char *)"high", true };
+	struct deps_advisory advisory = { (char *)"GHSA-1234", (char *)"prototype pollution", (char *)"high", true, false };
 	struct deps_package packages[2] = {
 		{ .ecosystem = ECO_NPM, .name = (char *)"express", .manifest = (char *)"package.json",
 		  .from = (char *)"^4.18.0", .to = (char *)"^5.0.0", .bump = BUMP_MAJOR, .breaking = true,

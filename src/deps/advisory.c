@@ -1,16 +1,21 @@
 /*
- * Security advisories from the OSV API, bounded and fail-open: one POST
- * {base}/v1/query per package and side (old version, new version) through
- * a scheduler of our own, driven from the caller's loop. A package's
- * advisories are filled once both of its answers are in; a request that
- * fails, or that the budget leaves unfinished, leaves its package without
- * them and is counted in the message of advisory_error().
+ * Security advisories from the OSV API, bounded and fail-open (advisory.h):
+ * the packages' versions asked in batches (POST {base}/v1/querybatch),
+ * pages followed, then each advisory's details fetched once (GET
+ * {base}/v1/vulns/{id}), all through a scheduler of our own driven from
+ * the caller's loop, under one budget. The packages' advisories are
+ * filled at the end, from what came in: a batch that failed leaves its
+ * packages without advisories, a detail that did not come leaves its
+ * advisory shown by id; each is counted in the message of
+ * advisory_error().
  */
-#include "advisory.h"
+#include "advisory_state.h"
 #include "clock.h"
 
+#include "array.h"
 #include "buf.h"
 #include "config.h"
+#include "deps_text.h"
 #include "sched.h"
 #include "status.h"
 
@@ -20,68 +25,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
 #define OSV_URL "https://api.osv.dev"
-#define DEFAULT_MAX_PACKAGES 10
+#define DEFAULT_MAX_PACKAGES 500
+#define DEFAULT_MAX_DETAILS 100
+#define DEFAULT_BATCH 200
+/* OSV refuses a querybatch of more queries ("Too many queries"). */
+#define OSV_BATCH_MAX 1000
 #define DEFAULT_REQUEST_S 5.0
 #define DEFAULT_TOTAL_S 15.0
-/* Transfers at once: the default ten packages, both sides, in two rounds. */
+/* Transfers at once: a few batches, then the details ten at a time. */
 #define CONCURRENCY 10
-/* A summary taken from "details" is its first line, cut to this. */
-#define SUMMARY_MAX 200
-/* Advisories kept from one answer (one version of one package). */
-#define VULNS_MAX 100
 /* Budgets beyond a day are taken for mistakes (and keep the sums integral). */
 #define SECONDS_MAX 86400.0
-
-enum side { SIDE_OLD, SIDE_NEW };
-
-enum query_state {
-	QUERY_NONE,             /* no version on this side: not asked */
-	QUERY_PENDING,
-	QUERY_OK,
-	QUERY_FAILED,           /* an HTTP error, no answer, a bad answer */
-	QUERY_LATE,             /* cancelled when the budget ran out */
-	QUERY_CANCELLED,        /* cancelled by the caller */
-};
-
-struct item;
-
-struct query {
-	struct item *item;
-	enum query_state state;
-	json_t *vulns;          /* the answer's "vulns" array, or NULL for none */
-	char *failure;          /* why it failed: "HTTP 500: ..." */
-};
-
-struct item {
-	struct deps_package *package;
-	struct query side[2];
-	bool settled;
-};
-
-struct advisory {
-	struct deps_analysis *analysis;
-	char *url;              /* {base}/v1/query */
-	size_t max_packages;
-	double request_s, total_s;
-
-	struct item *items;
-	size_t nitems;
-
-	struct sched *sched;
-	struct poll_group *group;       /* given to advisory_new (NULL: the scheduler's own) */
-	struct poll_member member;      /* takes the scheduler's events */
-	int64_t deadline;       /* CLOCK_MONOTONIC ms */
-	size_t pending;         /* queries not settled */
-	bool started, done, expired;
-
-	size_t checked, failed, late, cancelled;
-	char *broken;           /* why the transport stopped, when it did */
-	char *error;
-};
 
 /* --- options ------------------------------------------------------------- */
 
@@ -111,13 +67,15 @@ int advisory_options_load(struct advisory_options *options, char **base_url, str
 
 /* --- which packages ------------------------------------------------------ */
 
-/* The majors first, then by name; the manifest order among equals. */
+/* Direct packages first, then the majors, then by name; the analysis's order among equals. */
 static int package_order(const void *a, const void *b)
 {
 	const struct deps_package *p = *(const struct deps_package *const *)a;
 	const struct deps_package *q = *(const struct deps_package *const *)b;
 	int cmp;
 
+	if ((p->relation == RELATION_TRANSITIVE) != (q->relation == RELATION_TRANSITIVE))
+		return p->relation == RELATION_TRANSITIVE ? 1 : -1;
 	if ((p->bump == BUMP_MAJOR) != (q->bump == BUMP_MAJOR))
 		return p->bump == BUMP_MAJOR ? -1 : 1;
 	if ((cmp = strcmp(p->name ? p->name : "", q->name ? q->name : "")) != 0)
@@ -129,6 +87,48 @@ static bool wanted(const struct deps_package *p)
 {
 	return p->name && *p->name && (unsigned)p->ecosystem < ECO_COUNT &&
 		(p->from_version || p->to_version);
+}
+
+/* By ecosystem, name and version, then the order asked: the first of equals is the one sent. */
+static int query_order(const void *a, const void *b)
+{
+	const struct query *p = *(const struct query *const *)a, *q = *(const struct query *const *)b;
+	int cmp;
+
+	if (p->package->ecosystem != q->package->ecosystem)
+		return p->package->ecosystem < q->package->ecosystem ? -1 : 1;
+	if ((cmp = strcmp(p->package->name, q->package->name)) || (cmp = strcmp(p->version, q->version)))
+		return cmp;
+	return p < q ? -1 : p > q;
+}
+
+/* The queries to send, in the items' order, each package and version once (the others point at it). */
+static int queries_list(struct advisory *adv)
+{
+	struct query **all = calloc(2 * adv->nitems + 1, sizeof(*all));
+	size_t i, n = 0;
+	int side;
+
+	if (!all || !(adv->asked = calloc(2 * adv->nitems + 1, sizeof(*adv->asked)))) {
+		free(all);
+		return error_nomem();
+	}
+	for (i = 0; i < adv->nitems; i++)
+		for (side = SIDE_OLD; side <= SIDE_NEW; side++)
+			if (adv->items[i].side[side].version)
+				all[n++] = &adv->items[i].side[side];
+	qsort(all, n, sizeof(*all), query_order);
+	for (i = 1; i < n; i++)
+		if (all[i]->package->ecosystem == all[i - 1]->package->ecosystem &&
+		    !strcmp(all[i]->package->name, all[i - 1]->package->name) &&
+		    !strcmp(all[i]->version, all[i - 1]->version))
+			all[i]->same = all[i - 1]->same ? all[i - 1]->same : all[i - 1];
+	for (i = 0; i < adv->nitems; i++)
+		for (side = SIDE_OLD; side <= SIDE_NEW; side++)
+			if (adv->items[i].side[side].version && !adv->items[i].side[side].same)
+				adv->asked[adv->nasked++] = &adv->items[i].side[side];
+	free(all);
+	return 0;
 }
 
 static int select_items(struct advisory *adv)
@@ -146,21 +146,26 @@ static int select_items(struct advisory *adv)
 		if (wanted(&analysis->packages[i]))
 			order[n++] = &analysis->packages[i];
 	qsort(order, n, sizeof(*order), package_order);
-	if (n > adv->max_packages)
+	if (n > adv->max_packages) {
+		adv->over = n - adv->max_packages;
 		n = adv->max_packages;
+	}
 	adv->items = n ? calloc(n, sizeof(*adv->items)) : NULL;
 	if (n && !adv->items) {
 		free(order);
 		return error_nomem();
 	}
 	for (i = 0; i < n; i++) {
-		adv->items[i].package = order[i];
-		adv->items[i].side[SIDE_OLD].item = &adv->items[i];
-		adv->items[i].side[SIDE_NEW].item = &adv->items[i];
+		struct item *item = &adv->items[i];
+
+		item->package = order[i];
+		item->side[SIDE_OLD].package = item->side[SIDE_NEW].package = order[i];
+		item->side[SIDE_OLD].version = order[i]->from_version;
+		item->side[SIDE_NEW].version = order[i]->to_version;
 	}
 	adv->nitems = n;
 	free(order);
-	return 0;
+	return queries_list(adv);
 }
 
 /* --- life ---------------------------------------------------------------- */
@@ -172,7 +177,7 @@ static double seconds_or(double value, double fallback)
 	return value < SECONDS_MAX ? value : SECONDS_MAX;
 }
 
-static int make_url(struct advisory *adv, const char *base)
+static int make_urls(struct advisory *adv, const char *base)
 {
 	struct buf url = BUF_INIT;
 	size_t len;
@@ -182,37 +187,53 @@ static int make_url(struct advisory *adv, const char *base)
 	len = strlen(base);
 	while (len > 0 && base[len - 1] == '/')
 		len--;
-	if (buf_put(&url, base, len) < 0 || buf_puts(&url, "/v1/query") < 0) {
+	if (!(adv->base = strndup(base, len)) || buf_printf(&url, "%s/v1/querybatch", adv->base) < 0) {
 		buf_release(&url);
 		return error_nomem();
 	}
-	adv->url = buf_detach(&url);
+	adv->batch_url = buf_detach(&url);
 	return 0;
 }
 
 int advisory_new(struct advisory **out, struct deps_analysis *analysis,
 		 const struct advisory_options *options, struct poll_group *group)
 {
+	static const struct advisory_options none = { 0 };
 	struct advisory *adv;
 	int error;
 
 	*out = NULL;
+	if (!options)
+		options = &none;
 	adv = calloc(1, sizeof(*adv));
 	if (!adv)
 		return error_nomem();
 	adv->analysis = analysis;
 	adv->group = group;
-	adv->max_packages = options && options->max_packages ? options->max_packages :
-		DEFAULT_MAX_PACKAGES;
-	adv->request_s = seconds_or(options ? options->request_timeout : 0, DEFAULT_REQUEST_S);
-	adv->total_s = seconds_or(options ? options->total_timeout : 0, DEFAULT_TOTAL_S);
-	if ((error = make_url(adv, options ? options->base_url : NULL)) < 0 ||
-	    (error = select_items(adv)) < 0) {
+	adv->max_packages = options->max_packages ? options->max_packages : DEFAULT_MAX_PACKAGES;
+	adv->max_details = options->max_details ? options->max_details : DEFAULT_MAX_DETAILS;
+	adv->batch_size = options->batch_size ? options->batch_size : DEFAULT_BATCH;
+	if (adv->batch_size > OSV_BATCH_MAX)
+		adv->batch_size = OSV_BATCH_MAX;
+	adv->request_s = seconds_or(options->request_timeout, DEFAULT_REQUEST_S);
+	adv->total_s = seconds_or(options->total_timeout, DEFAULT_TOTAL_S);
+	if ((error = make_urls(adv, options->base_url)) < 0 || (error = select_items(adv)) < 0) {
 		advisory_free(adv);
 		return error;
 	}
 	*out = adv;
 	return 0;
+}
+
+static void query_release(struct query *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nids; i++)
+		free(q->ids[i]);
+	free(q->ids);
+	free(q->page_token);
+	free(q->failure);
 }
 
 void advisory_free(struct advisory *adv)
@@ -224,13 +245,26 @@ void advisory_free(struct advisory *adv)
 	poll_group_leave(&adv->member);
 	sched_free(adv->sched);
 	for (i = 0; i < adv->nitems; i++) {
-		json_decref(adv->items[i].side[SIDE_OLD].vulns);
-		json_decref(adv->items[i].side[SIDE_NEW].vulns);
-		free(adv->items[i].side[SIDE_OLD].failure);
-		free(adv->items[i].side[SIDE_NEW].failure);
+		query_release(&adv->items[i].side[SIDE_OLD]);
+		query_release(&adv->items[i].side[SIDE_NEW]);
 	}
+	for (i = 0; i < adv->ndetails; i++) {
+		free(adv->details[i]->id);
+		free(adv->details[i]->summary);
+		json_decref(adv->details[i]->aliases);
+		free(adv->details[i]->failure);
+		free(adv->details[i]);
+	}
+	for (i = 0; i < adv->nrequests; i++) {
+		free(adv->requests[i]->queries);
+		free(adv->requests[i]);
+	}
+	free(adv->requests);
+	free(adv->details);
+	free(adv->asked);
 	free(adv->items);
-	free(adv->url);
+	free(adv->base);
+	free(adv->batch_url);
 	free(adv->broken);
 	free(adv->error);
 	free(adv);
@@ -239,184 +273,75 @@ void advisory_free(struct advisory *adv)
 /* --- the advisories of a package ----------------------------------------- */
 
 
-/* CVSS 3.1's Roundup: up to one decimal, without floating-point surprises. */
-static double cvss_roundup(double x)
+static struct vuln *vuln_find(const struct advisory *adv, const char *id)
 {
-	long i = (long)(x * 100000.0 + 0.5);
+	bool found;
+	size_t at = advisory_vuln_place(adv, id, &found);
 
-	if (i % 10000 == 0)
-		return (double)i / 100000.0;
-	return (double)(i / 10000 + 1) / 10.0;
+	return found ? adv->details[at] : NULL;
 }
 
-static double power(double x, int n)
+/* The query that was asked for this one's package and version, when it was asked (else NULL). */
+static const struct query *answered(const struct query *q)
 {
-	double r = 1;
-
-	while (n-- > 0)
-		r *= x;
-	return r;
+	return !q->version ? NULL : q->same ? q->same : q;
 }
 
-struct cvss_metric {
-	const char *name;
-	const char *letters;
-	double values[4];
-};
-
-/* The base metrics; PR's values are for an unchanged scope (changed below). */
-static const struct cvss_metric cvss_metrics[] = {
-	{ "AV", "NALP", { 0.85, 0.62, 0.55, 0.2 } },
-	{ "AC", "LH",   { 0.77, 0.44 } },
-	{ "PR", "NLH",  { 0.85, 0.62, 0.27 } },
-	{ "UI", "NR",   { 0.85, 0.62 } },
-	{ "S",  "UC",   { 0, 1 } },
-	{ "C",  "HLN",  { 0.56, 0.22, 0 } },
-	{ "I",  "HLN",  { 0.56, 0.22, 0 } },
-	{ "A",  "HLN",  { 0.56, 0.22, 0 } },
-};
-#define NMETRICS (sizeof(cvss_metrics) / sizeof(cvss_metrics[0]))
-enum { M_AV, M_AC, M_PR, M_UI, M_S, M_C, M_I, M_A };
-
-/* One "NAME:V" of a vector into its metric's slot; others are ignored. */
-static bool cvss_metric(double *values, int *letters, const char *part, size_t len)
+static int by_string(const void *a, const void *b)
 {
-	size_t i, name_len;
-	const char *pos;
-
-	for (i = 0; i < NMETRICS; i++) {
-		name_len = strlen(cvss_metrics[i].name);
-		if (len != name_len + 2 || strncmp(part, cvss_metrics[i].name, name_len) ||
-		    part[name_len] != ':')
-			continue;
-		pos = strchr(cvss_metrics[i].letters, part[name_len + 1]);
-		if (!pos || !*pos)
-			return false;
-		letters[i] = (int)(pos - cvss_metrics[i].letters);
-		values[i] = cvss_metrics[i].values[letters[i]];
-	}
-	return true;
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The base score of a CVSS 3.0 or 3.1 vector; false when it is not one. */
-static bool cvss3_score(double *out, const char *vector)
+/* How many advisories the queries answered name, each once. */
+static int vulns_count(struct advisory *adv)
 {
-	double v[NMETRICS], iss, impact, exploit, base;
-	int letters[NMETRICS];
-	const char *p;
-	size_t i, len;
-	bool changed;
+	char **ids;
+	size_t i, k, n = 0;
 
-	if (strncmp(vector, "CVSS:3.", 7))
-		return false;
-	for (i = 0; i < NMETRICS; i++)
-		letters[i] = -1;
-	for (p = strchr(vector, '/'); p && *p; p += len) {
-		p++;
-		len = strcspn(p, "/");
-		if (!cvss_metric(v, letters, p, len))
-			return false;
-	}
-	for (i = 0; i < NMETRICS; i++)
-		if (letters[i] < 0)
-			return false;
-	changed = letters[M_S] == 1;
-	if (changed && letters[M_PR] > 0)
-		v[M_PR] = letters[M_PR] == 1 ? 0.68 : 0.5;
-	iss = 1 - (1 - v[M_C]) * (1 - v[M_I]) * (1 - v[M_A]);
-	impact = changed ? 7.52 * (iss - 0.029) - 3.25 * power(iss - 0.02, 15) : 6.42 * iss;
-	exploit = 8.22 * v[M_AV] * v[M_AC] * v[M_PR] * v[M_UI];
-	base = (changed ? 1.08 : 1.0) * (impact + exploit);
-	*out = impact <= 0 ? 0 : cvss_roundup(base < 10 ? base : 10);
-	return true;
+	for (i = 0; i < adv->nasked; i++)
+		n += adv->asked[i]->state == ST_OK ? adv->asked[i]->nids : 0;
+	if (!n)
+		return 0;
+	if (!(ids = calloc(n, sizeof(*ids))))
+		return error_nomem();
+	for (i = 0, n = 0; i < adv->nasked; i++)
+		for (k = 0; adv->asked[i]->state == ST_OK && k < adv->asked[i]->nids; k++)
+			ids[n++] = adv->asked[i]->ids[k];
+	qsort(ids, n, sizeof(*ids), by_string);
+	for (i = 0; i < n; i++)
+		adv->nvulns += !i || strcmp(ids[i - 1], ids[i]);
+	free(ids);
+	return 0;
 }
 
-static const char *band(double score)
-{
-	return score >= 9 ? "critical" : score >= 7 ? "high" : score >= 4 ? "medium" : "low";
-}
-
-static const char *named_severity(const char *s)
-{
-	static const char *const names[][2] = {
-		{ "CRITICAL", "critical" }, { "HIGH", "high" }, { "MODERATE", "medium" },
-		{ "MEDIUM", "medium" }, { "LOW", "low" },
-	};
-	size_t i;
-
-	for (i = 0; s && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcasecmp(s, names[i][0]))
-			return names[i][1];
-	return NULL;
-}
-
-/* database_specific.severity, else a CVSS v3 vector's base score, else unknown. */
-static const char *severity_of(const json_t *vuln)
-{
-	const char *named = named_severity(json_string_value(
-		json_object_get(json_object_get(vuln, "database_specific"), "severity")));
-	const json_t *entry;
-	size_t i;
-	double score;
-
-	if (named)
-		return named;
-	json_array_foreach(json_object_get(vuln, "severity"), i, entry) {
-		const char *type = json_string_value(json_object_get(entry, "type"));
-		const char *vector = json_string_value(json_object_get(entry, "score"));
-
-		if (type && vector && !strncmp(type, "CVSS_V3", 7) && cvss3_score(&score, vector))
-			return band(score);
-	}
-	return "unknown";
-}
-
-/* The summary, else the first line of the details, cut on a character. */
-static char *summary_of(const json_t *vuln)
-{
-	const char *s = json_string_value(json_object_get(vuln, "summary"));
-	size_t len;
-
-	if (!s || !*s)
-		s = json_string_value(json_object_get(vuln, "details"));
-	if (!s)
-		return strdup("");
-	s += strspn(s, " \t\r\n");
-	len = strcspn(s, "\r\n");
-	if (len > SUMMARY_MAX) {
-		len = SUMMARY_MAX;
-		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
-			len--;
-	}
-	return strndup(s, len);
-}
-
-static bool names_vuln(const json_t *vuln, const char *id)
+static bool aliases_name(const json_t *aliases, const char *id)
 {
 	const json_t *alias;
 	size_t i;
 
-	if (!strcmp(json_string_value(json_object_get(vuln, "id")), id))
-		return true;
-	json_array_foreach(json_object_get(vuln, "aliases"), i, alias)
-		if (json_is_string(alias) && !strcmp(json_string_value(alias), id))
+	json_array_foreach(aliases, i, alias)
+		if (!strcmp(json_string_value(alias), id))
 			return true;
 	return false;
 }
 
-/* Whether a list of vulns has this one, by its id or an alias. */
-static bool has_vuln(const json_t *vulns, const json_t *vuln)
+static const json_t *aliases_of(const struct advisory *adv, const char *id)
 {
-	const json_t *other, *alias;
-	size_t i, j;
+	const struct vuln *v = vuln_find(adv, id);
 
-	json_array_foreach(vulns, i, other) {
-		if (names_vuln(other, json_string_value(json_object_get(vuln, "id"))))
+	return v ? v->aliases : NULL;
+}
+
+/* Whether the advisories of q have this one: by its id, or by an alias either way. */
+static bool query_has(const struct advisory *adv, const struct query *q, const char *id)
+{
+	const json_t *aliases = aliases_of(adv, id);
+	size_t i;
+
+	for (i = 0; q && i < q->nids; i++)
+		if (!strcmp(q->ids[i], id) || aliases_name(aliases, q->ids[i]) ||
+		    aliases_name(aliases_of(adv, q->ids[i]), id))
 			return true;
-		json_array_foreach(json_object_get(vuln, "aliases"), j, alias)
-			if (json_is_string(alias) && names_vuln(other, json_string_value(alias)))
-				return true;
-	}
 	return false;
 }
 
@@ -430,152 +355,102 @@ static bool already(const struct deps_package *p, const char *id)
 	return false;
 }
 
-static int add_advisory(struct deps_package *p, const json_t *vuln, bool fixed)
+static int add_advisory(const struct advisory *adv, struct deps_package *p, const char *id, bool fixed,
+			bool introduced)
 {
 	struct deps_advisory *a = &p->advisories[p->nadvisories];
-	const char *id = json_string_value(json_object_get(vuln, "id"));
+	const struct vuln *v = vuln_find(adv, id);
 
-	if (already(p, id))
+	/* While the lookup runs, an advisory shows once its details are in (or will not come). */
+	if (already(p, id) || (!adv->done && v && v->state == ST_PENDING))
 		return 0;
 	a->id = strdup(id);
-	a->summary = summary_of(vuln);
-	a->severity = strdup(severity_of(vuln));
+	a->summary = strdup(v && v->summary ? v->summary : "");
+	a->severity = strdup(v && v->severity ? v->severity : "unknown");
 	a->fixed = fixed;
+	a->introduced = introduced;
 	p->nadvisories++;
 	if (!a->id || !a->summary || !a->severity)
 		return error_nomem();
 	return 0;
 }
 
-/* Those still open in the new version first, then those the bump fixes. */
-static int fill(struct item *item)
+/* Those of the new version first (brought by the bump, or still open), then those the bump fixes. */
+static int fill(const struct advisory *adv, struct item *item)
 {
 	struct deps_package *p = item->package;
-	const json_t *old = item->side[SIDE_OLD].vulns, *new = item->side[SIDE_NEW].vulns;
-	const json_t *vuln;
-	size_t i, n = json_array_size(old) + json_array_size(new);
+	const struct query *old = answered(&item->side[SIDE_OLD]), *new = answered(&item->side[SIDE_NEW]);
+	size_t i, n = (old ? old->nids : 0) + (new ? new->nids : 0);
 	int error = 0;
 
 	deps_advisories_release(p);
 	if (!n)
 		return 0;
-	p->advisories = calloc(n, sizeof(*p->advisories));
-	if (!p->advisories)
+	if (!(p->advisories = calloc(n, sizeof(*p->advisories))))
 		return error_nomem();
-	json_array_foreach(new, i, vuln)
-		if (!error)
-			error = add_advisory(p, vuln, false);
-	json_array_foreach(old, i, vuln)
-		if (!error && !has_vuln(new, vuln))
-			error = add_advisory(p, vuln, true);
+	for (i = 0; new && i < new->nids && !error; i++)
+		error = add_advisory(adv, p, new->ids[i], false, !query_has(adv, old, new->ids[i]));
+	for (i = 0; old && i < old->nids && !error; i++)
+		if (!query_has(adv, new, old->ids[i]))
+			error = add_advisory(adv, p, old->ids[i], true, false);
 	if (error < 0)
 		deps_advisories_release(p);
 	return error;
 }
 
-/* --- answers ------------------------------------------------------------- */
-
-/* The vulns of an answer (kept), or false with why it is not one. */
-static bool read_answer(struct query *q, const struct sched_event *ev, char *why, size_t size)
+/* Whether both sides of a package are in. */
+static bool item_answered(const struct item *item)
 {
-	json_error_t jerr;
-	json_t *root = json_loadb(ev->body ? ev->body : "", ev->body_len, 0, &jerr);
-	json_t *vulns = json_object_get(root, "vulns"), *vuln;
+	const struct query *old = answered(&item->side[SIDE_OLD]), *new = answered(&item->side[SIDE_NEW]);
+
+	return (!old || old->state == ST_OK) && (!new || new->state == ST_OK);
+}
+
+/* While the lookup runs: the packages whose answers are in get their advisories, with the details in so far. */
+static int items_refill(struct advisory *adv)
+{
 	size_t i;
-	bool ok = false;
+	int error = 0;
 
-	if (!json_is_object(root)) {
-		snprintf(why, size, "the answer is not a JSON object%s%s",
-			 root ? "" : ": ", root ? "" : jerr.text);
-		goto done;
-	}
-	if (vulns && !json_is_array(vulns) && !json_is_null(vulns)) {
-		snprintf(why, size, "the answer's vulns is not a list");
-		goto done;
-	}
-	/*
-	 * A version with more advisories than any real one has is an answer to
-	 * distrust, and matching old against new is quadratic: only the first
-	 * VULNS_MAX are kept.
-	 */
-	while (json_array_size(vulns) > VULNS_MAX)
-		json_array_remove(vulns, json_array_size(vulns) - 1);
-	json_array_foreach(vulns, i, vuln) {
-		if (!json_is_string(json_object_get(vuln, "id"))) {
-			snprintf(why, size, "a vuln of the answer has no id");
-			goto done;
+	for (i = 0; i < adv->nitems && !error; i++)
+		if (item_answered(&adv->items[i]))
+			error = fill(adv, &adv->items[i]);
+	return error;
+}
+
+/* What became of a package's lookup: the worst of its sides. */
+static enum state item_state(const struct advisory *adv, const struct item *item)
+{
+	static const enum state worst[] = { ST_FAILED, ST_LATE, ST_CANCELLED };
+	const struct query *q[2] = { answered(&item->side[SIDE_OLD]), answered(&item->side[SIDE_NEW]) };
+	size_t i;
+	int side;
+
+	for (side = 0; side < 2; side++)
+		if (q[side] && q[side]->state == ST_PENDING)
+			return adv->expired ? ST_LATE : ST_CANCELLED;
+	for (i = 0; i < COUNT(worst); i++)
+		for (side = 0; side < 2; side++)
+			if (q[side] && q[side]->state == worst[i])
+				return worst[i];
+	return ST_OK;
+}
+
+/* Each package its advisories, or counted among those whose lookup did not come through. */
+static int items_settle(struct advisory *adv)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < adv->nitems && !error; i++) {
+		switch (item_state(adv, &adv->items[i])) {
+		case ST_FAILED: adv->failed++; break;
+		case ST_LATE: adv->late++; break;
+		case ST_CANCELLED: adv->cancelled++; break;
+		default:
+			adv->checked++;
+			error = fill(adv, &adv->items[i]);
 		}
-	}
-	q->vulns = json_incref(vulns);
-	ok = true;
-done:
-	json_decref(root);
-	return ok;
-}
-
-static bool settled(const struct query *q)
-{
-	return q->state != QUERY_PENDING;
-}
-
-static bool any(const struct item *item, enum query_state state)
-{
-	return item->side[SIDE_OLD].state == state || item->side[SIDE_NEW].state == state;
-}
-
-/* Both sides are in: fill the package, or count why not. */
-static int item_settle(struct advisory *adv, struct item *item)
-{
-	if (item->settled || !settled(&item->side[SIDE_OLD]) || !settled(&item->side[SIDE_NEW]))
-		return 0;
-	item->settled = true;
-	if (any(item, QUERY_FAILED))
-		adv->failed++;
-	else if (any(item, QUERY_LATE))
-		adv->late++;
-	else if (any(item, QUERY_CANCELLED))
-		adv->cancelled++;
-	else {
-		adv->checked++;
-		return fill(item);
-	}
-	return 0;
-}
-
-static int on_event(struct advisory *adv, const struct sched_event *ev)
-{
-	struct query *q = ev->user;
-	char why[256];
-	int error = 0, e;
-
-	if (ev->status == SCHED_STARTED || q->state != QUERY_PENDING)
-		return 0;
-	adv->pending--;
-	if (ev->status == SCHED_DONE && read_answer(q, ev, why, sizeof(why))) {
-		q->state = QUERY_OK;
-	} else if (ev->status == SCHED_CANCELLED && !adv->broken) {
-		q->state = adv->expired ? QUERY_LATE : QUERY_CANCELLED;
-	} else {
-		q->state = QUERY_FAILED;
-		q->failure = strdup(ev->status == SCHED_DONE ? why :
-				    ev->status == SCHED_CANCELLED ? adv->broken : ev->error);
-		if (!q->failure)
-			error = error_nomem();
-	}
-	e = item_settle(adv, q->item);
-	return error ? error : e;
-}
-
-static int drain(struct advisory *adv)
-{
-	struct sched_event ev;
-	int error = 0, e;
-
-	while (sched_next(adv->sched, &ev)) {
-		e = on_event(adv, &ev);
-		if (error == 0)
-			error = e;
-		sched_event_release(&ev);
 	}
 	return error;
 }
@@ -589,17 +464,74 @@ static int first_failure(struct buf *out, const struct advisory *adv)
 	size_t i;
 	int side;
 
-	for (i = 0; i < adv->nitems; i++) {
-		for (side = SIDE_OLD; side <= SIDE_NEW; side++) {
-			q = &adv->items[i].side[side];
-			if (q->state == QUERY_FAILED)
-				return buf_printf(out, "%s %s: %s", q->item->package->name,
-						  side == SIDE_OLD ? q->item->package->from_version :
-						  q->item->package->to_version,
+	for (i = 0; i < adv->nitems; i++)
+		for (side = SIDE_OLD; side <= SIDE_NEW; side++)
+			if ((q = answered(&adv->items[i].side[side])) && q->state == ST_FAILED)
+				return buf_printf(out, "%s %s: %s", q->package->name, q->version,
 						  q->failure ? q->failure : "?");
-		}
-	}
 	return buf_puts(out, "?");
+}
+
+/* Package and version of the first query cut short, and how many were. */
+static int cut_short(struct buf *out, const char *sep, const struct advisory *adv)
+{
+	const struct query *first = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < adv->nasked; i++)
+		if (adv->asked[i]->cut && adv->asked[i]->state == ST_OK) {
+			first = first ? first : adv->asked[i];
+			n++;
+		}
+	if (!n)
+		return 0;
+	return buf_printf(out, "%s%zu version%s with more advisories than the %d kept or %d pages read (%s %s)", sep,
+			  n, n == 1 ? "" : "s", ADVISORY_VULNS_MAX, ADVISORY_PAGES_MAX, first->package->name,
+			  first->version);
+}
+
+/*
+ * "5 of 40 advisories could not be looked up (GHSA-x: HTTP 404); 3 of 40
+ * advisories not looked up within 15 s (those are shown by id, ...)":
+ * what is not asked was left out by the cap, or by the stop.
+ */
+static int details_missed(struct buf *out, const char *sep, const struct advisory *adv)
+{
+	size_t count[ST_CANCELLED + 1] = { 0 }, i, missed, unasked = adv->nvulns - adv->ndetails;
+	const struct vuln *failed = NULL;
+	bool capped = adv->ndetails >= adv->max_details;
+	int error = 0;
+
+	for (i = 0; i < adv->ndetails; i++) {
+		count[adv->details[i]->state]++;
+		if (adv->details[i]->state == ST_FAILED && !failed)
+			failed = adv->details[i];
+	}
+	if (!capped)
+		count[adv->expired ? ST_LATE : ST_CANCELLED] += unasked;
+	if (!(missed = adv->nvulns - count[ST_OK]))
+		return 0;
+	if (failed) {
+		error = buf_printf(out, "%s%zu of %zu advisories could not be looked up (%s: %s)", sep,
+				   count[ST_FAILED], adv->nvulns, failed->id, failed->failure ? failed->failure : "?");
+		sep = "; ";
+	}
+	if (!error && count[ST_LATE]) {
+		error = buf_printf(out, "%s%zu of %zu advisories not looked up within %g s", sep, count[ST_LATE],
+				   adv->nvulns, adv->total_s);
+		sep = "; ";
+	}
+	if (!error && count[ST_CANCELLED]) {
+		error = buf_printf(out, "%s%zu of %zu advisories' lookups were cancelled", sep, count[ST_CANCELLED],
+				   adv->nvulns);
+		sep = "; ";
+	}
+	if (!error && capped && unasked)
+		error = buf_printf(out, "%s%zu of %zu advisories not looked up: at most %zu are", sep, unasked,
+				   adv->nvulns, adv->max_details);
+	if (error)
+		return error;
+	return buf_printf(out, " (%s shown by id, severity unknown)", missed == 1 ? "it is" : "those are");
 }
 
 /* "advisories: 1 of 10 lookups failed (...); 4 of 10 lookups did not finish within 15 s" */
@@ -609,8 +541,6 @@ static int compose_error(struct advisory *adv)
 	const char *sep = "advisories: ";
 	int error = 0;
 
-	if (!adv->failed && !adv->late && !adv->cancelled)
-		return 0;
 	if (adv->failed) {
 		error = buf_printf(&text, "%s%zu of %zu lookups failed (", sep, adv->failed, adv->nitems);
 		if (!error)
@@ -624,23 +554,36 @@ static int compose_error(struct advisory *adv)
 				   adv->late, adv->nitems, adv->total_s);
 		sep = "; ";
 	}
-	if (!error && adv->cancelled)
-		error = buf_printf(&text, "%s%zu of %zu lookups were cancelled", sep,
-				   adv->cancelled, adv->nitems);
+	if (!error && adv->cancelled) {
+		error = buf_printf(&text, "%s%zu of %zu lookups were cancelled", sep, adv->cancelled, adv->nitems);
+		sep = "; ";
+	}
+	if (!error && (error = cut_short(&text, sep, adv)) == 0 && text.len)
+		sep = "; ";
+	if (!error && (error = details_missed(&text, sep, adv)) == 0 && text.len)
+		sep = "; ";
+	if (!error && adv->over)
+		error = buf_printf(&text, "%s%zu of %zu packages not looked up: at most %zu are", sep, adv->over,
+				   adv->nitems + adv->over, adv->max_packages);
 	if (error < 0) {
 		buf_release(&text);
 		return error_nomem();
 	}
 	free(adv->error);
-	adv->error = buf_detach(&text);
+	adv->error = text.len ? buf_detach(&text) : NULL;
+	buf_release(&text);
 	return 0;
 }
 
 static int finish(struct advisory *adv)
 {
+	int error;
+
 	if (adv->done)
 		return 0;
 	adv->done = true;
+	if ((error = vulns_count(adv)) < 0 || (error = items_settle(adv)) < 0)
+		return error;
 	return compose_error(adv);
 }
 
@@ -650,9 +593,10 @@ static int stop(struct advisory *adv, bool expired)
 	int error;
 
 	adv->expired = expired;
+	adv->stopping = true;
 	if (adv->sched)
 		sched_cancel_all(adv->sched);
-	error = adv->sched ? drain(adv) : 0;
+	error = adv->sched ? advisory_drain(adv) : 0;
 	if (error == 0)
 		error = finish(adv);
 	return error;
@@ -661,7 +605,7 @@ static int stop(struct advisory *adv, bool expired)
 /* After each turn: everything in, or the budget spent. */
 static int after_turn(struct advisory *adv, int error)
 {
-	int e = drain(adv);
+	int e = advisory_drain(adv);
 
 	if (error == 0)
 		error = e;
@@ -678,40 +622,15 @@ static int after_turn(struct advisory *adv, int error)
 		return finish(adv);
 	if (clock_ms() >= adv->deadline)
 		return stop(adv, true);
+	/* A front end shows the advisories as they come. */
+	if (adv->changed) {
+		adv->changed = false;
+		return items_refill(adv);
+	}
 	return 0;
 }
 
 /* --- running ------------------------------------------------------------- */
-
-static int submit(struct advisory *adv, struct query *q, const char *version)
-{
-	static const char *const headers[] = {
-		"Content-Type: application/json", "Accept: application/json",
-	};
-	const struct deps_package *p = q->item->package;
-	struct sched_request req = { 0 };
-	uint64_t task;
-	json_t *body = json_pack("{s{ssss}ss}", "package", "name", p->name, "ecosystem",
-				 deps_ecosystem_osv(p->ecosystem), "version", version);
-	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-	int error;
-
-	json_decref(body);
-	if (!text)
-		return error_nomem();
-	req.url = adv->url;
-	req.headers = headers;
-	req.nheaders = sizeof(headers) / sizeof(headers[0]);
-	req.body = text;
-	req.body_len = strlen(text);
-	error = sched_add(adv->sched, &task, &req, q);
-	free(text);
-	if (error == 0) {
-		q->state = QUERY_PENDING;
-		adv->pending++;
-	}
-	return error;
-}
 
 static int open_sched(struct advisory *adv)
 {
@@ -766,26 +685,23 @@ static int member_join(struct advisory *adv)
 
 int advisory_start(struct advisory *adv)
 {
-	size_t i;
+	size_t i, n;
 	int error;
 
 	if (adv->started)
 		return error_set(RL_EUSAGE, "the advisory lookup has already started");
 	adv->started = true;
 	adv->deadline = clock_ms() + (int64_t)(adv->total_s * 1000.0 + 0.5);
-	if (!adv->nitems)
+	/* Advisories from an earlier lookup do not survive this one. */
+	for (i = 0; i < adv->nitems; i++)
+		deps_advisories_release(adv->items[i].package);
+	if (!adv->nasked)
 		return finish(adv);
 	if ((error = open_sched(adv)) < 0 || (error = member_join(adv)) < 0)
 		return error;
-	for (i = 0; i < adv->nitems; i++) {
-		struct item *item = &adv->items[i];
-
-		deps_advisories_release(item->package);
-		if (item->package->from_version &&
-		    (error = submit(adv, &item->side[SIDE_OLD], item->package->from_version)) < 0)
-			return error;
-		if (item->package->to_version &&
-		    (error = submit(adv, &item->side[SIDE_NEW], item->package->to_version)) < 0)
+	for (i = 0; i < adv->nasked; i += n) {
+		n = adv->nasked - i < adv->batch_size ? adv->nasked - i : adv->batch_size;
+		if ((error = advisory_batch_send(adv, adv->asked + i, n)) < 0)
 			return error;
 	}
 	/* The transfers begin now rather than at the caller's first turn. */

@@ -8,23 +8,44 @@
 #include "poll_group.h"
 
 /*
- * Security advisories for the packages of a dependency analysis, from the
- * OSV API (https://api.osv.dev by default; revline.osvUrl or
- * REVLINE_OSV_URL change it): for each package, POST {base}/v1/query with
- * its ecosystem, name and version, for the old version and for the new
- * one; an advisory that affects the old and not the new is fixed by the
- * bump, one that affects the new is still open.
+ * Security advisories for the packages of a dependency analysis, direct
+ * and transitive, from the OSV API (https://api.osv.dev by default;
+ * revline.osvUrl or REVLINE_OSV_URL change it), in two rounds:
  *
- * Bounded and fail-open (the seed's Pattern 4): at most 10 packages (the
- * majors first, then by name), 5 s per request, 15 s in all; no retries
- * past the budget. Whatever goes wrong (no network, a 500, a bad answer,
- * the budget spent) leaves those packages without advisories and says so
- * in advisory_error(); it never fails the review. Never blocks: driven
- * from the caller's loop like the scheduler, whose requests it uses.
+ * - POST {base}/v1/querybatch: each package's old version and new
+ *   version, batch_size queries to a request (OSV takes up to 1,000),
+ *   the batches at once. OSV answers each query with the ids of the
+ *   advisories that affect that version, in the order asked; a query it
+ *   answers in pages (next_page_token) is asked again in a later batch,
+ *   up to ADVISORY_PAGES_MAX pages.
+ * - GET {base}/v1/vulns/{id}: each advisory once, for its summary,
+ *   severity and aliases; at most max_details of them, those of the
+ *   packages first in the order asked (the new version's before the old
+ *   one's).
+ *
+ * An advisory that affects the old version and not the new one is fixed
+ * by the bump; one that affects the new version and not the old one (or
+ * a package added) is brought by it; one that affects both is still
+ * open.
+ *
+ * Bounded and fail-open (the seed's Pattern 4): at most max_packages
+ * packages (direct ones first, then the majors, then by name), at most
+ * ADVISORY_VULNS_MAX advisories kept for one version, 5 s per request,
+ * 15 s in all for both rounds; no retries. Whatever goes wrong (no
+ * network, a 500, a bad answer, the budget spent) leaves those packages
+ * without advisories, or those advisories without their details (shown
+ * by id, severity unknown), and says so in advisory_error(); it never
+ * fails the review. Never blocks: driven from the caller's loop like the
+ * scheduler, whose requests it uses.
  */
+#define ADVISORY_PAGES_MAX 5
+#define ADVISORY_VULNS_MAX 100
+
 struct advisory_options {
 	const char *base_url;           /* NULL: https://api.osv.dev */
-	size_t max_packages;            /* 0: 10 */
+	size_t max_packages;            /* 0: 500 */
+	size_t max_details;             /* advisories whose details are fetched; 0: 100 */
+	size_t batch_size;              /* queries in one querybatch request; 0: 200 (at most 1,000) */
 	double request_timeout;         /* seconds; 0: 5 */
 	double total_timeout;           /* seconds; 0: 15 */
 };
@@ -43,7 +64,7 @@ struct advisory;
 int advisory_new(struct advisory **out, struct deps_analysis *analysis, const struct advisory_options *options,
 		 struct poll_group *group);
 void advisory_free(struct advisory *advisory);
-/* Send the requests; nothing to look up is done at once. */
+/* Send the first requests; nothing to look up is done at once. */
 int advisory_start(struct advisory *advisory);
 /* Milliseconds until the lookup needs a step (the budget's end at the latest), or -1. */
 int advisory_timeout(struct advisory *advisory);
@@ -54,7 +75,11 @@ struct poll_group *advisory_group(struct advisory *advisory);
 /* Every answer is in, or the budget is spent: the packages' advisories are filled. */
 bool advisory_done(const struct advisory *advisory);
 void advisory_cancel(struct advisory *advisory);
-/* How many packages were looked up, and what went wrong ("3 of 8 lookups failed: timeout"), or NULL. */
+/*
+ * How many packages were looked up, and what went wrong ("3 of 8 lookups
+ * failed: timeout"; "12 of 140 advisories not looked up: at most 100
+ * are, shown by id"), or NULL.
+ */
 size_t advisory_checked(const struct advisory *advisory);
 const char *advisory_error(const struct advisory *advisory);
 

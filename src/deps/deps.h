@@ -101,6 +101,7 @@ struct deps_advisory {
 	char *summary;
 	char *severity;                 /* "critical", "high", "medium", "low", or "unknown" */
 	bool fixed;                     /* affects the old version and not the new one */
+	bool introduced;                /* affects the new version and not the old one (or the package is added) */
 };
 
 /* X(ID, name): how the project depends on a package. */

@@ -191,6 +191,7 @@ static int task_new(struct task **out, const struct sched_options *options,
 	task->weight = request->weight;
 	task->timeout_ms = sched_task_timeout_ms(options, request->weight);
 	task->stream = request->stream;
+	task->get = request->get;
 	task->ceiling_ms = (long)(options->ceiling * 1000.0 + 0.5);
 	if (task->stream && task->timeout_ms > task->ceiling_ms)
 		task->timeout_ms = task->ceiling_ms;
@@ -354,6 +355,8 @@ int sched_add(struct sched *sched, uint64_t *id, const struct sched_request *req
 	if (!request->body && request->body_len)
 		return error_set(RL_EUSAGE, "a request body of %zu bytes is missing",
 				 request->body_len);
+	if (request->get && request->body_len)
+		return error_set(RL_EUSAGE, "a GET request has no body");
 	if (request->nheaders && !request->headers)
 		return error_set(RL_EUSAGE, "the request's headers are missing");
 	/* Room now for every event still to come, so that none is ever lost. */

@@ -83,6 +83,7 @@ struct sched_request {
 	const char *body;               /* POSTed as is; copied */
 	size_t body_len;
 	size_t weight;                  /* the prompt's size in bytes: order and timeout */
+	bool get;                       /* a GET (body and body_len must be NULL and 0), else a POST */
 	bool stream;                    /* the answer streams: its timeout is an idle
 					 * time (no byte for that long), the whole
 					 * request bounded by the ceiling */

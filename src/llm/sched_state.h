@@ -35,6 +35,7 @@ struct task {
 	long timeout_ms;        /* the whole request's; a streamed one's idle time */
 	long ceiling_ms;        /* a streamed request's whole time */
 	bool stream;            /* timed by its idle time, under the ceiling */
+	bool get;               /* a GET: the body is not sent */
 	bool deadline_bound;    /* this attempt's timeout is the time left before the deadline */
 	CURL *easy;
 	struct buf answer;

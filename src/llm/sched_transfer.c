@@ -315,9 +315,10 @@ static int task_make_easy(struct task *task)
 	if (curl_easy_setopt(easy, CURLOPT_URL, task->url) ||
 	    curl_easy_setopt(easy, CURLOPT_PRIVATE, (void *)task) ||
 	    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, task->headers) ||
-	    curl_easy_setopt(easy, CURLOPT_POST, 1L) ||
-	    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, task->body) ||
-	    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)task->body_len) ||
+	    (task->get ? curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L) :
+	     curl_easy_setopt(easy, CURLOPT_POST, 1L) ||
+	     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, task->body) ||
+	     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)task->body_len)) ||
 	    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_write) ||
 	    curl_easy_setopt(easy, CURLOPT_WRITEDATA, (void *)task) ||
 	    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, task->curl_error) ||

@@ -364,8 +364,9 @@ static void timeout_pick(struct check *c)
 /* Read and analyse the manifests; a failure leaves the check without dependency analysis. */
 static int deps_begin(struct check *c)
 {
-	struct depreview_options o = { !c->opts.no_advisories, { c->opts.osv_url[0] ? c->opts.osv_url : NULL,
-								  0, 0, 0 }, c->group };
+	struct depreview_options o = { .advisories = !c->opts.no_advisories,
+				       .advisory = { .base_url = c->opts.osv_url[0] ? c->opts.osv_url : NULL },
+				       .group = c->group };
 	int error;
 
 	if ((error = depreview_new(&c->deps, c->repo, c->target, c->diff, &o)) < 0)

@@ -62,13 +62,13 @@ git branch -q --set-upstream-to=main 2>/dev/null || git config branch.dependabot
 
 cat >"$TMP/script.json" <<'EOF'
 {"rules": [
- {"match_path": "/v1/query", "match": ["\"lodash\"", "\"4.17.20\""],
-  "body": {"vulns": [{"id": "GHSA-35jh-r3h4-6jhm", "summary": "Command Injection in lodash",
-                      "database_specific": {"severity": "HIGH"}}]}},
- {"match_path": "/v1/query", "match": ["\"golang.org/x/net\"", "\"0.17.0\""],
-  "body": {"vulns": [{"id": "GO-2023-2102", "summary": "HTTP/2 rapid reset can cause excessive work in net/http",
-                      "database_specific": {"severity": "MODERATE"}}]}},
- {"match_path": "/v1/query", "body": {}},
+ {"match_path": "/v1/querybatch", "results": [
+   {"match": ["\"lodash\"", "\"4.17.20\""], "result": {"vulns": [{"id": "GHSA-35jh-r3h4-6jhm", "modified": "2024-03-01T00:00:00Z"}]}},
+   {"match": ["\"golang.org/x/net\"", "\"0.17.0\""], "result": {"vulns": [{"id": "GO-2023-2102", "modified": "2024-03-01T00:00:00Z"}]}}]},
+ {"match_path": "/v1/vulns/GHSA-35jh-r3h4-6jhm", "body": {"id": "GHSA-35jh-r3h4-6jhm",
+  "summary": "Command Injection in lodash", "database_specific": {"severity": "HIGH"}}},
+ {"match_path": "/v1/vulns/GO-2023-2102", "body": {"id": "GO-2023-2102",
+  "summary": "HTTP/2 rapid reset can cause excessive work in net/http", "database_specific": {"severity": "MODERATE"}}},
  {"match": "Rule deps:", "answer": {"status": "compliant", "reasoning": "The bumps are fine.", "findings": []}},
  {"answer": {"status": "not_relevant", "reasoning": "-"}}
 ]}
@@ -114,8 +114,19 @@ printf '%s' "$prompt" | grep -q "Do not review lock files line by line" && pass 
 	fail "no lock-file line"
 printf '%s' "$prompt" | grep -q 'node_modules/lodash' && fail "the lock file went into the diff" ||
 	pass "the lock file is not in the rule's diff"
-[ "$(grep -c '/v1/query' "$TMP/requests")" -ge 4 ] && pass "OSV was asked for the old and new versions" ||
-	fail "OSV requests: $(grep -c '/v1/query' "$TMP/requests")"
+osv=$(python3 -c "
+import json
+n = b = d = 0
+for line in open('$TMP/requests'):
+    r = json.loads(line)
+    if r.get('path') == '/v1/querybatch':
+        b += 1
+        n += len(r['body']['queries'])
+    d += r.get('path', '').startswith('/v1/vulns/')
+print(b, n, d)
+")
+[ "$osv" = "1 8 2" ] && pass "OSV was asked for the old and new versions, in one batch; each advisory's details once" ||
+	fail "OSV requests (batches, queries, details): $osv"
 
 stored() { python3 -c "import sqlite3; print(sqlite3.connect('$REVLINE_DB').execute(\"$1\").fetchone()[0])"; }
 [ "$(stored "SELECT count(*) FROM check_packages")" = 4 ] && pass "the packages are stored with the check" || fail "stored packages"
@@ -138,8 +149,7 @@ expect_out "^| \`express\` | npm | ^4.18.2 | ^5.0.0 | major | 0 | \*\*yes\*\* |"
 fakellm_stop
 cat >"$TMP/slow.json" <<'EOF'
 {"rules": [
- {"match_path": "/v1/query", "match": "\"lodash\"", "status": 500, "body": {"message": "down"}},
- {"match_path": "/v1/query", "latency_ms": 8000, "body": {}},
+ {"match_path": "/v1/querybatch", "match": "\"lodash\"", "latency_ms": 8000, "body": {"results": []}},
  {"match": "Rule deps:", "answer": {"status": "compliant", "reasoning": "ok", "findings": []}},
  {"answer": {"status": "not_relevant", "reasoning": "-"}}
 ]}
@@ -202,10 +212,10 @@ run check --staged --format json --no-cache
 fakellm_stop
 cat >"$TMP/four.json" <<'EOF'
 {"rules": [
- {"match_path": "/v1/query", "match": ["\"rails\"", "\"6.1.4.1\""],
-  "body": {"vulns": [{"id": "GHSA-2rqw-v265-jf8c", "summary": "Open Redirect in Host Authorization Middleware",
-                      "database_specific": {"severity": "MODERATE"}}]}},
- {"match_path": "/v1/query", "body": {}},
+ {"match_path": "/v1/querybatch", "results": [
+   {"match": ["\"rails\"", "\"6.1.4.1\""], "result": {"vulns": [{"id": "GHSA-2rqw-v265-jf8c"}]}}]},
+ {"match_path": "/v1/vulns/GHSA-2rqw-v265-jf8c", "body": {"id": "GHSA-2rqw-v265-jf8c",
+  "summary": "Open Redirect in Host Authorization Middleware", "database_specific": {"severity": "MODERATE"}}},
  {"match": "Rule deps:", "answer": {"status": "compliant", "reasoning": "ok", "findings": []}},
  {"answer": {"status": "not_relevant", "reasoning": "-"}}
 ]}
@@ -228,7 +238,7 @@ pkgs() { json "' '.join('%s:%s:%s->%s:%s' % (p['name'], p['bump'], p['from_versi
 [ "$(json "[a['id'] + ' ' + str(a['fixed']) for p in d['dependencies']['packages'] for a in p['advisories']]")" = \
 	"['GHSA-2rqw-v265-jf8c True']" ] && pass "the advisory of 6.1.4.1 is fixed by the bump" ||
 	fail "advisories: $(json "[(p['name'], p['advisories']) for p in d['dependencies']['packages']]")"
-fakellm_requests | grep '/v1/query' >"$TMP/queries" || true
+fakellm_requests | grep '/v1/querybatch' >"$TMP/queries" || true
 for v in 6.1.4.1 6.1.4.2 2022.5.18.1 1.0rc10; do
 	grep -q "version[^a-z]*$v[^0-9a-z.]" "$TMP/queries" && pass "OSV is asked about $v" ||
 		fail "no OSV query for $v: $(head -c 600 "$TMP/queries")"

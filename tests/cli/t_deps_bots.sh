@@ -20,7 +20,7 @@ unset REVLINE_PROVIDER ANTHROPIC_API_KEY OPENAI_BASE_URL REVLINE_OSV_URL
 
 cat >"$TMP/script.json" <<'EOF'
 {"rules": [
- {"match_path": "/v1/query", "body": {}},
+ {"match_path": "/v1/querybatch", "results": []},
  {"answer": {"status": "compliant", "reasoning": "-", "findings": []}}
 ]}
 EOF

@@ -43,7 +43,7 @@ cat >"$TMP/script.json" <<'EOF'
  {"match": "Rule down:", "status": 500, "error": "the server is down"},
  {"match": "Rule cut:", "answer": "{\"status\": \"attention\", \"reasoning\": \"the", "finish_reason": "length"},
  {"match": "Rule good:", "answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
- {"match_path": "/v1/query", "latency_ms": 1500, "body": {}}
+ {"match_path": "/v1/querybatch", "latency_ms": 1500, "results": []}
 ]}
 EOF
 fakellm_start "$TMP/script.json"

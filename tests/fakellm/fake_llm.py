@@ -35,13 +35,16 @@ FAULTS = ("hang", "reset", "close", "truncate", "non_json", "wrong_shape",
 RESPONSE_KEYS = {"latency_ms", "status", "headers", "answer", "answer_file",
                  "body", "content_type", "fault", "error", "finish_reason",
                  "usage", "models", "drip_ms", "chunk_chars", "chunk_ms",
-                 "reasoning_tokens", "tool_calls", "ignore_tool_choice"}
+                 "reasoning_tokens", "tool_calls", "ignore_tool_choice",
+                 "results"}
 # A drip promises this much and never gets there.
 DRIP_LENGTH = 1 << 30
 RULE_KEYS = RESPONSE_KEYS | {"match", "match_header", "match_path", "times",
                              "then", "turns", "final", "match_tool_result",
                              "comment"}
 STEP_KEYS = RESPONSE_KEYS | {"times", "comment"}
+# An entry of "results": the result of each query of a batch it matches.
+RESULT_KEYS = {"match", "result", "comment"}
 MAX_BODY = 64 << 20
 JSON_MODE_MESSAGE = ("response_format json_object is not supported by this "
                      "model")
@@ -76,6 +79,45 @@ class ScriptError(Exception):
 
 # --- the script -------------------------------------------------------------
 
+def check_results(what, results):
+    """"results": a list of {"match", "result"}, each match a substring or
+    a list of them (none: every query)."""
+    if results is None:
+        return
+    if not isinstance(results, list):
+        raise ScriptError(f"{what}: results must be a list")
+    for i, entry in enumerate(results):
+        check_keys(f"{what}.results[{i}]", entry, RESULT_KEYS)
+        match = entry.get("match")
+        if isinstance(match, str):
+            match = [match]
+        if match is not None and (not isinstance(match, list) or not all(
+                isinstance(m, str) for m in match)):
+            raise ScriptError(f"{what}.results[{i}]: match must be a "
+                              f"string or a list of strings")
+        if "result" not in entry:
+            raise ScriptError(f"{what}.results[{i}]: no result")
+
+
+def batch_results(req, results):
+    """A batch API's answer (OSV's /v1/querybatch): one result per query of
+    the request's "queries", in their order, each the result of the first
+    entry whose match is in the query's compact JSON text, else {}."""
+    queries = req.json.get("queries") if isinstance(req.json, dict) else None
+    out = []
+    for query in queries if isinstance(queries, list) else []:
+        text = json.dumps(query, separators=(",", ":"), ensure_ascii=False)
+        found = {}
+        for entry in results:
+            match = entry.get("match")
+            match = [match] if isinstance(match, str) else match or []
+            if all(m in text for m in match):
+                found = entry["result"]
+                break
+        out.append(found)
+    return {"results": out}
+
+
 def check_keys(what, spec, allowed):
     if not isinstance(spec, dict):
         raise ScriptError(f"{what}: expected an object")
@@ -86,6 +128,7 @@ def check_keys(what, spec, allowed):
     if fault is not None and fault not in FAULTS:
         raise ScriptError(f"{what}: unknown fault {fault!r} "
                           f"(one of {', '.join(FAULTS)})")
+    check_results(what, spec.get("results"))
     drip = spec.get("drip_ms")
     if drip is not None and (not isinstance(drip, (int, float)) or drip <= 0):
         raise ScriptError(f"{what}: drip_ms must be a positive number")
@@ -1346,7 +1389,8 @@ class Handler(BaseHTTPRequestHandler):
                                f"{req.path}")
         response = chosen[2]
         status = response.get("status", 200)
-        if ("body" not in response and 200 <= status < 300 and
+        if ("body" not in response and "results" not in response and
+                200 <= status < 300 and
                 response.get("fault") in (None, "truncate",
                                           "reject_json_mode")):
             rec["rule"], rec["step"] = chosen[0], chosen[1]
@@ -1508,6 +1552,9 @@ class Handler(BaseHTTPRequestHandler):
                                    "result": "no choices or content here"}), \
                 "application/json"
         ctype = response.get("content_type", "application/json")
+        if "results" in response and "body" not in response:
+            return status, encode(batch_results(req, response["results"])), \
+                ctype
         if "body" in response:
             body = response["body"]
             if not isinstance(body, str):

@@ -414,6 +414,51 @@ def test_other_paths(tmp):
     check(s.proc.stderr.read() == b"", "other path: nothing on stderr")
 
 
+def test_batch_results(tmp):
+    """results: one result per query of a batch, in the request's order."""
+    script = {"rules": [
+        {"match_path": "/v1/querybatch", "match": '"broken"', "status": 500,
+         "body": {"code": 13}},
+        {"match_path": "/v1/querybatch", "results": [
+            {"match": ['"lodash"', '"page_token":"p2"'],
+             "result": {"vulns": [{"id": "GHSA-2"}]}},
+            {"match": ['"lodash"', '"4.17.20"'],
+             "result": {"vulns": [{"id": "GHSA-1"}], "next_page_token": "p2"}},
+            {"match": '"n\u00e9"', "result": {"vulns": []}}]}]}
+    s = Server(tmp, script, "batch")
+    try:
+        body = json.dumps({"queries": [
+            json.loads(osv_query("left-pad", "1.0.0")),
+            json.loads(osv_query("lodash", "4.17.20")),
+            dict(json.loads(osv_query("lodash", "4.17.20")), page_token="p2"),
+            json.loads(osv_query("n\u00e9", "1.0.0"))]}, ensure_ascii=False)
+        r, data = s.post("/v1/querybatch", body.encode("utf-8"))
+        check(r.status == 200 and json.loads(data) == {"results": [
+            {}, {"vulns": [{"id": "GHSA-1"}], "next_page_token": "p2"},
+            {"vulns": [{"id": "GHSA-2"}]}, {"vulns": []}]},
+            "results: per query, in order, the first entry that matches")
+        r, data = s.post("/v1/querybatch", "not json")
+        check(r.status == 200 and json.loads(data) == {"results": []},
+              "results: no queries, no results")
+        r, data = s.post("/v1/querybatch", json.dumps(
+            {"queries": [json.loads(osv_query("broken", "1"))]}))
+        check(r.status == 500, "results: a rule before it still wins")
+    finally:
+        s.stop()
+    check(s.proc.stderr.read() == b"", "results: nothing on stderr")
+    path = os.path.join(tmp, "badresults.json")
+    for bad in ({"results": {}}, {"results": [{"match": 3, "result": {}}]},
+                {"results": [{"match": "x"}]},
+                {"results": [{"result": {}, "typo": 1}]}):
+        with open(path, "w") as f:
+            json.dump({"rules": [dict(bad, match_path="/v1/querybatch")]}, f)
+        out = subprocess.run([sys.executable, SERVER, "--script", path,
+                              "--log", os.path.join(tmp, "br.jsonl")],
+                             capture_output=True, text=True, timeout=10)
+        check(out.returncode == 2 and "results" in out.stderr,
+              f"results refused when bad: {bad}")
+
+
 def test_bad_script(tmp):
     path = os.path.join(tmp, "bad.json")
     with open(path, "w") as f:
@@ -1231,6 +1276,7 @@ def main():
         check(f.read() == "", "nothing on stdout")
     test_no_default(tmp)
     test_other_paths(tmp)
+    test_batch_results(tmp)
     test_bad_script(tmp)
     test_model_rules(tmp)
     test_stream(tmp)

@@ -46,8 +46,12 @@ rules = [
     {"match": "synthesizing", "answer": {"summary": "Sum " + evil, "overallSeverity": "major " + evil,
                                          "mustFix": ["MF " + evil],
                                          "findings": [dict(finding, id="m1", fromRules=["x" + evil], sources=["f1"])]}},
-    {"match_path": "/v1/query", "body": {"vulns": [{"id": "GHSA-" + evil, "summary": "Adv " + evil,
-                                                    "database_specific": {"severity": "HIGH" + evil}}]}},
+    # An id with escapes is no id (it goes in a URL): the query fails, and its message is made visible.
+    {"match_path": "/v1/querybatch", "results": [
+        {"match": "\"left", "result": {"vulns": [{"id": "GHSA-" + evil}]}},
+        {"result": {"vulns": [{"id": "GHSA-evil-0001"}]}}]},
+    {"match_path": "/v1/vulns/GHSA-evil-0001", "body": {"id": "GHSA-evil-0001", "summary": "Adv " + evil,
+                                                        "database_specific": {"severity": "HIGH" + evil}}},
     {"match": "DOWN2", "status": 500, "error": "E5 " + evil},
     {"match": ["HOSTILE1", "MARK_A"], "answer": {"status": "attention", "reasoning": "R " + evil,
                                                  "file_references": [evil_file], "findings": [finding]}},

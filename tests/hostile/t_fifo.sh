@@ -44,7 +44,7 @@ cat >"$TMP/script.json" <<EOF
 {"rules": [
  {"match": "Rule ctx:", "answer": {"status": "attention", "reasoning": "r", "findings": [
    $(finding pipe), $(finding sock), $(finding zero), $(finding secret), $(finding gitcfg), $(finding app.py)]}},
- {"match_path": "/v1/query", "body": {}},
+ {"match_path": "/v1/querybatch", "results": []},
  {"answer": {"status": "not_relevant", "reasoning": "-"}}
 ]}
 EOF

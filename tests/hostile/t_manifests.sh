@@ -42,11 +42,10 @@ w("utf8/requirements.txt", b"ok==2.0\ncaf\xc3(==1.0." + (b"1" if new else b"0") 
 EOF
 python3 - "$TMP/script.json" <<'EOF'
 import json, sys
-vulns = [{"id": "GHSA-%04d" % i, "summary": "advisory %d" % i, "aliases": ["CVE-2024-%05d" % i]}
-         for i in range(40000)]
+vulns = [{"id": "GHSA-%04d" % i, "modified": "2024-01-01T00:00:00Z"} for i in range(40000)]
 json.dump({"rules": [
-    {"match_path": "/v1/query", "match": "\"lodash\"", "body": {"vulns": vulns}},
-    {"match_path": "/v1/query", "body": {}},
+    {"match_path": "/v1/querybatch", "results": [{"match": "\"lodash\"", "result": {"vulns": vulns}}]},
+    {"match_path": "/v1/vulns/", "body": {"id": "GHSA-0000", "summary": "advisory 0", "aliases": ["CVE-2024-00000"]}},
     {"answer": {"status": "compliant", "reasoning": "ok", "findings": []}}]}, open(sys.argv[1], "w"))
 EOF
 

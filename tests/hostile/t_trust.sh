@@ -35,7 +35,7 @@ done
 answer='{"status": "compliant", "reasoning": "fine"}'
 cat >"$TMP/user.json" <<EOF
 {"rules": [
- {"match_path": "/v1/query", "body": {}},
+ {"match_path": "/v1/querybatch", "results": []},
  {"match_path": "/models", "models": ["fake-model"]},
  {"latency_ms": 150, "answer": $answer}
 ]}
@@ -116,7 +116,7 @@ recs = fake_llm.read_log(sys.argv[2])
 chat = [r for r in recs if r["path"].endswith("/chat/completions")]
 assert len(chat) == 3, [(r["path"], r["model"]) for r in chat]
 assert all(r["model"] == "fake-model" and r["authorization"] == "present" for r in chat)
-assert any(r["path"].endswith("/v1/query") for r in recs), "no OSV query"
+assert any(r["path"].endswith("/v1/querybatch") for r in recs), "no OSV query"
 assert fake_llm.max_concurrency(chat) == 1, fake_llm.max_concurrency(chat)
 PY
 [ -s "$HOME/.local/share/revline/revline.db" ] && pass "the user's database was used" || fail "no database in the user's place"
@@ -207,7 +207,7 @@ sys.path.insert(0, sys.argv[1])
 import fake_llm
 recs = fake_llm.read_log(sys.argv[2])
 assert any(r["path"].endswith("/v1/messages") and r["model"] == "attacker-model" for r in recs), [r["path"] for r in recs]
-assert any(r["path"].endswith("/v1/query") for r in recs), [r["path"] for r in recs]
+assert any(r["path"].endswith("/v1/querybatch") for r in recs), [r["path"] for r in recs]
 PY
 run signals --run --linter ruff
 [ -e "$TMP/marker-ruff" ] && pass "trusted: its lint.ruff ran" || fail "trusted: lint.ruff did not run: $(cat "$TMP/err")"

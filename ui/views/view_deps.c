@@ -32,7 +32,7 @@ static const char *or_dash(const char *s)
 static const struct depreview *source(struct deps_view *dv, struct tui *tui)
 {
 	const struct depreview *dr = tui->review.check ? check_deps(tui->review.check) : NULL;
-	struct depreview_options o = { false, { NULL, 0, 0, 0 }, NULL };
+	struct depreview_options o = { .advisories = false };
 
 	if (dr)
 		return dr;
