@@ -1409,7 +1409,8 @@ static void test_confidence_from_analysis(void **state)
 	deps_analysis_release(&an);
 }
 
-static void add_advisory(struct deps_package *p, const char *id, const char *severity, bool fixed,
+/* effect: 'f' fixed by the bump, 'b' brought by it, 'o' still open. */
+static void add_advisory(struct deps_package *p, const char *id, const char *severity, char effect,
 			 const char *summary)
 {
 	struct deps_advisory *a = realloc(p->advisories, (p->nadvisories + 1) * sizeof(*a));
@@ -1420,7 +1421,8 @@ static void add_advisory(struct deps_package *p, const char *id, const char *sev
 	a->id = strdup(id);
 	a->severity = strdup(severity);
 	a->summary = strdup(summary);
-	a->fixed = fixed;
+	a->fixed = effect == 'f';
+	a->introduced = effect == 'b';
 }
 
 static void test_prompt_section(void **state)
@@ -1437,8 +1439,9 @@ static void test_prompt_section(void **state)
 	(void)state;
 	analyze(&an, files, COUNT(files), "dependabot/npm_and_yarn/multi", NULL);
 	assert_int_equal(an.npackages, 4);
-	add_advisory(&an.packages[2], "GHSA-35jh-r3h4-6jhm", "high", true, "Command Injection\nin lodash");
-	add_advisory(&an.packages[2], "GHSA-p6mc-m468-83gw", "medium", false, "Prototype | Pollution");
+	add_advisory(&an.packages[2], "GHSA-35jh-r3h4-6jhm", "high", 'f', "Command Injection\nin lodash");
+	add_advisory(&an.packages[2], "GHSA-p6mc-m468-83gw", "medium", 'o', "Prototype | Pollution");
+	add_advisory(&an.packages[0], "GHSA-rv95-896h-c2vc", "medium", 'b', "Open Redirect in express");
 	assert_int_equal(deps_confidence_compute(&an), 0);
 	assert_int_equal(deps_prompt_section(&out, &an), 0);
 	assert_string_equal(out.ptr,
@@ -1449,14 +1452,15 @@ static void test_prompt_section(void **state)
 			    "\n"
 			    "| name | relation | ecosystem | from | to | bump | advisories | breaking |\n"
 			    "|---|---|---|---|---|---|---|---|\n"
-			    "| express | direct | npm | ^4.18.2 | ^5.0.0 | major | none | yes |\n"
+			    "| express | direct | npm | ^4.18.2 | ^5.0.0 | major | 1 brought | yes |\n"
 			    "| left-pad | direct | npm | 1.3.0 | - | removed | none | no |\n"
 			    "| lodash | direct | npm | 4.17.20 | 4.17.21 | patch | 1 fixed, 1 open | no |\n"
 			    "| odd | direct | npm | - | 1 \\|\\| 2 | added | none | no |\n"
 			    "\n"
 			    "Advisories:\n"
 			    "\n"
-			    "- GHSA-35jh-r3h4-6jhm in lodash 4.17.21 (high, fixed by this change): Command Injection in lodash\n"
+			    "- GHSA-rv95-896h-c2vc in express 5.0.0 (medium, brought by this bump): Open Redirect in express\n"
+			    "- GHSA-35jh-r3h4-6jhm in lodash 4.17.20 (high, fixed by this bump): Command Injection in lodash\n"
 			    "- GHSA-p6mc-m468-83gw in lodash 4.17.21 (medium, still open): Prototype | Pollution\n"
 			    "\n"
 			    "Focus on: breaking API changes in the code that uses them, deprecated usage, security "

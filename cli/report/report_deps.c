@@ -84,7 +84,7 @@ void report_text_deps(FILE *out, const struct check *check)
 		for (k = 0; k < p->nadvisories; k++)
 			term_printf(out, "    %s (%s, %s): %s\n", p->advisories[k].id,
 				    or_dash(p->advisories[k].severity),
-				    p->advisories[k].fixed ? "fixed by this bump" : "still open",
+				    deps_advisory_effect(&p->advisories[k]),
 				    or_dash(p->advisories[k].summary));
 	}
 	for (i = 0; i < a->nproblems; i++)
@@ -144,7 +144,7 @@ void report_markdown_deps(FILE *out, const struct check *check)
 			const struct deps_advisory *v = &a->packages[i].advisories[k];
 
 			term_printf(out, "- **%s** in `%s` (%s, %s): %s\n", v->id, a->packages[i].name,
-				    or_dash(v->severity), v->fixed ? "fixed by this bump" : "still open",
+				    or_dash(v->severity), deps_advisory_effect(v),
 				    or_dash(v->summary));
 		}
 	for (i = 0; i < a->nproblems; i++)
@@ -168,12 +168,13 @@ static json_t *package_json(const struct deps_package *p)
 	size_t k;
 
 	for (k = 0; k < p->nadvisories; k++)
-		json_array_append_new(advisories, json_pack("{s:o, s:o, s:o, s:b}", "id",
+		json_array_append_new(advisories, json_pack("{s:o, s:o, s:o, s:b, s:b}", "id",
 							    utf8_json(p->advisories[k].id), "summary",
 							    utf8_json(p->advisories[k].summary), "severity",
 							    utf8_json(p->advisories[k].severity ? p->advisories[k].severity :
 								      "unknown"),
-							    "fixed", p->advisories[k].fixed));
+							    "fixed", p->advisories[k].fixed, "introduced",
+							    p->advisories[k].introduced));
 	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b, s:o, s:s, s:o, s:o, s:o}", "name",
 			 utf8_json(p->name), "ecosystem", deps_ecosystem_name(p->ecosystem), "manifest",
 			 utf8_json(p->manifest), "from", utf8_json(p->from), "to", utf8_json(p->to), "from_version",

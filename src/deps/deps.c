@@ -76,6 +76,11 @@ const char *deps_relation_name(enum deps_relation relation)
 	return (unsigned)relation < COUNT(relation_names) ? relation_names[relation] : "unknown";
 }
 
+const char *deps_advisory_effect(const struct deps_advisory *advisory)
+{
+	return advisory->fixed ? "fixed by this bump" : advisory->introduced ? "brought by this bump" : "still open";
+}
+
 const char *deps_confidence_name(enum deps_confidence confidence)
 {
 	return (unsigned)confidence < COUNT(confidence_names) ? confidence_names[confidence] : "unknown";

@@ -104,6 +104,9 @@ struct deps_advisory {
 	bool introduced;                /* affects the new version and not the old one (or the package is added) */
 };
 
+/* What the bump does to an advisory: "fixed by this bump", "brought by this bump", or "still open". */
+const char *deps_advisory_effect(const struct deps_advisory *advisory);
+
 /* X(ID, name): how the project depends on a package. */
 #define DEPS_RELATIONS(X) \
 	X(RELATION_DIRECT,     "direct")      /* the manifest names it */ \

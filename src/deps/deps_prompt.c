@@ -71,19 +71,24 @@ static int put_ecosystems(struct buf *out, const struct deps_analysis *an)
 	return error;
 }
 
+/* "none", "1 fixed", "2 brought, 1 open": fixed by the bump, brought by it, still open. */
 static int put_advisory_count(struct buf *out, const struct deps_package *p)
 {
-	size_t i, fixed = 0;
+	size_t i, n[3] = { 0, 0, 0 };
+	static const char *const names[3] = { "fixed", "brought", "open" };
+	const char *sep = "";
+	int error = 0, k;
 
 	if (!p->nadvisories)
 		return buf_puts(out, "none");
 	for (i = 0; i < p->nadvisories; i++)
-		fixed += p->advisories[i].fixed;
-	if (!fixed)
-		return buf_printf(out, "%zu open", p->nadvisories);
-	if (fixed == p->nadvisories)
-		return buf_printf(out, "%zu fixed", fixed);
-	return buf_printf(out, "%zu fixed, %zu open", fixed, p->nadvisories - fixed);
+		n[p->advisories[i].fixed ? 0 : p->advisories[i].introduced ? 1 : 2]++;
+	for (k = 0; k < 3 && !error; k++)
+		if (n[k]) {
+			error = buf_printf(out, "%s%zu %s", sep, n[k], names[k]);
+			sep = ", ";
+		}
+	return error;
 }
 
 /* "direct", "transitive (via express)", "unknown" */
@@ -116,13 +121,15 @@ static int put_row(struct buf *out, const struct deps_package *p)
 static int put_advisory(struct buf *out, const char *indent, const struct deps_package *p,
 			const struct deps_advisory *adv)
 {
+	/* The version it affects: the old one for an advisory the bump fixes. */
+	const char *affected = adv->fixed && p->from_version ? p->from_version : p->to_version ? p->to_version
+												: p->from_version;
 	int error;
 
 	if ((error = buf_printf(out, "%s- ", indent)) < 0 || (error = put_text(out, adv->id, false)) < 0 ||
 	    (error = buf_puts(out, " in ")) < 0 || (error = put_text(out, p->name, false)) < 0 ||
-	    (error = buf_printf(out, " %s (%s, %s): ", p->to_version ? p->to_version : p->from_version ? p->from_version : "",
-				adv->severity ? adv->severity : "unknown",
-				adv->fixed ? "fixed by this change" : "still open")) < 0 ||
+	    (error = buf_printf(out, " %s (%s, %s): ", affected ? affected : "",
+				adv->severity ? adv->severity : "unknown", deps_advisory_effect(adv))) < 0 ||
 	    (error = put_text(out, adv->summary, false)) < 0)
 		return error;
 	return buf_putc(out, '\n');

@@ -83,7 +83,7 @@ static void package_rows(struct lines *l, const struct deps_package *p, int name
 		char text[1024];
 
 		snprintf(text, sizeof(text), "%s (%s, %s): %s", v->id, or_dash(v->severity),
-			 v->fixed ? "fixed by this bump" : "still open", or_dash(v->summary));
+			 deps_advisory_effect(v), or_dash(v->summary));
 		lines_wrap(l, v->fixed ? STYLE_RULE_OK : STYLE_RULE_FAILED, text, 6, width);
 	}
 }
