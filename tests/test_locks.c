@@ -222,6 +222,78 @@ static void test_unreadable(void **state)
 	}
 }
 
+/*
+ * A manifest's row and its lock file's transition are one, matched by the
+ * ecosystem's names: PEP 503 for pip (pyproject's Django is poetry.lock's
+ * django), case for Composer; a second version of a name in the lock
+ * file is a row of its own.
+ */
+static void test_manifest_and_lock_as_one(void **state)
+{
+	static const char *const pyproject[2] = {
+		"[tool.poetry.dependencies]\npython = \"^3.10\"\nDjango = \"^4.2.1\"\n",
+		"[tool.poetry.dependencies]\npython = \"^3.10\"\nDjango = \"^4.2.7\"\n" };
+	static const char *const poetry[2] = {
+		"[[package]]\nname = \"django\"\nversion = \"4.2.1\"\n\n[[package]]\nname = \"sqlparse\"\nversion = \"0.4.3\"\n",
+		"[[package]]\nname = \"django\"\nversion = \"4.2.7\"\n\n[[package]]\nname = \"sqlparse\"\nversion = \"0.4.4\"\n" };
+	static const char *const pkg[2] = { "{\"dependencies\": {\"lodash\": \"^4.17.20\"}}",
+					    "{\"dependencies\": {\"lodash\": \"^4.17.21\"}}" };
+	static const char *const npm[2] = {
+		"{\"lockfileVersion\": 3, \"packages\": {\"\": {\"dependencies\": {\"lodash\": \"^4.17.20\"}}, "
+		"\"node_modules/lodash\": {\"version\": \"4.17.20\"}, "
+		"\"node_modules/a/node_modules/lodash\": {\"version\": \"3.10.0\"}, \"node_modules/a\": {\"version\": \"1.0.0\"}}}",
+		"{\"lockfileVersion\": 3, \"packages\": {\"\": {\"dependencies\": {\"lodash\": \"^4.17.21\"}}, "
+		"\"node_modules/lodash\": {\"version\": \"4.17.21\"}, "
+		"\"node_modules/a/node_modules/lodash\": {\"version\": \"3.10.1\"}, \"node_modules/a\": {\"version\": \"1.0.0\"}}}" };
+	struct deps_file files[4] = {
+		{ .path = "pyproject.toml", .old_text = pyproject[0], .new_text = pyproject[1] },
+		{ .path = "poetry.lock", .old_text = poetry[0], .new_text = poetry[1],
+		  .manifest_old = pyproject[0], .manifest_new = pyproject[1] },
+		{ .path = "web/package.json", .old_text = pkg[0], .new_text = pkg[1] },
+		{ .path = "web/package-lock.json", .old_text = npm[0], .new_text = npm[1] },
+	};
+	struct deps_analysis an;
+	size_t i, lodash = 0;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		files[i].old_len = strlen(files[i].old_text);
+		files[i].new_len = strlen(files[i].new_text);
+		files[i].manifest_old_len = files[i].manifest_old ? strlen(files[i].manifest_old) : 0;
+		files[i].manifest_new_len = files[i].manifest_new ? strlen(files[i].manifest_new) : 0;
+	}
+	assert_int_equal(deps_analyze(&an, files, 4, NULL, NULL), 0);
+	for (i = 0; i < an.npackages; i++) {
+		const struct deps_package *p = &an.packages[i];
+
+		if (!strcmp(p->name, "Django")) {
+			assert_string_equal(p->manifest, "pyproject.toml");
+			assert_string_equal(p->lock, "poetry.lock");
+			assert_string_equal(p->from_version, "4.2.1");
+			assert_string_equal(p->to_version, "4.2.7");
+			assert_int_equal(p->relation, RELATION_DIRECT);
+		} else if (!strcmp(p->name, "django")) {
+			fail_msg("django is a row of its own beside pyproject's Django");
+		} else if (!strcmp(p->name, "lodash") && p->manifest && !strcmp(p->manifest, "web/package.json")) {
+			assert_string_equal(p->from_version, "4.17.20");
+			assert_string_equal(p->to_version, "4.17.21");
+			lodash++;
+		} else if (!strcmp(p->name, "lodash")) {
+			assert_string_equal(p->manifest, "web/package-lock.json");
+			assert_string_equal(p->from, "3.10.0");
+			assert_string_equal(p->to, "3.10.1");
+			assert_int_equal(p->relation, RELATION_TRANSITIVE);
+			lodash++;
+		}
+	}
+	if (lodash != 2)
+		for (i = 0; i < an.npackages; i++)
+			print_message("%s %s %s -> %s (%s)\n", an.packages[i].name, an.packages[i].manifest,
+				      an.packages[i].from, an.packages[i].to, deps_relation_name(an.packages[i].relation));
+	assert_int_equal(lodash, 2);
+	deps_analysis_release(&an);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_transitive_security_bump),
 		cmocka_unit_test(test_message_lies),
 		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_manifest_and_lock_as_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -440,39 +440,89 @@ static bool same_dir(const char *a, const char *b)
 	return n == (size_t)(base_name(b) - b) && !strncmp(a, b, n);
 }
 
-static bool same_package(enum deps_ecosystem eco, const char *a, const char *b)
-{
-	if (eco == ECO_PIP)
-		return deps_same_name(a, b);
-	return eco == ECO_COMPOSER ? !strcasecmp(a, b) : !strcmp(a, b);
-}
-
 static void replace_text(char **field, const char *value, bool *failed)
 {
 	free(*field);
 	*field = dup_or_null(value, failed);
 }
 
-/* The manifest's row of the package the lock file moved: it takes the lock file's exact versions. */
-static struct deps_package *manifest_row(struct analysis *a, const struct deps_file *file, enum deps_ecosystem eco,
-					 const struct lock_change *c, size_t end)
+/* The manifest's rows beside a lock file, by their names' keys (lock_key), then in their order. */
+struct row_index {
+	struct row_key {
+		const char *key;
+		size_t row;
+	} *v;
+	size_t n;
+};
+
+static int row_key_order(const void *x, const void *y)
 {
-	struct deps_package *p;
+	const struct row_key *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+
+	return c ? c : a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* The rows of the manifests beside file among the first end, keyed in lock's arena: a change's row found in log time. */
+static int rows_index(struct row_index *out, const struct analysis *a, struct lock *lock, const struct deps_file *file,
+		      enum deps_ecosystem eco, size_t end)
+{
+	const struct deps_package *p;
 	size_t i;
 
+	out->n = 0;
+	if (!end)
+		return 0;
+	if (!(out->v = calloc(end, sizeof(*out->v))))
+		return error_nomem();
 	for (i = 0; i < end; i++) {
 		p = &a->out->packages[i];
-		if (p->ecosystem == eco && !p->lock && same_dir(p->manifest, file->path) &&
-		    same_package(eco, p->name, c->name))
-			return p;
+		if (p->ecosystem != eco || p->lock || !same_dir(p->manifest, file->path))
+			continue;
+		if (!(out->v[out->n].key = lock_key(lock, p->name, strlen(p->name))))
+			return error_nomem();
+		out->v[out->n++].row = i;
 	}
+	qsort(out->v, out->n, sizeof(*out->v), row_key_order);
+	return 0;
+}
+
+/* Whether the manifest's spec and the lock file's version are of one major line (a lock file may hold two). */
+static bool same_line(enum deps_ecosystem eco, const struct deps_package *p, const struct lock_change *c)
+{
+	if (p->to_version && c->to)
+		return deps_classify(eco, p->to_version, c->to) != BUMP_MAJOR;
+	if (p->from_version && c->from)
+		return deps_classify(eco, p->from_version, c->from) != BUMP_MAJOR;
+	return true;
+}
+
+/* The manifest's row of the package the lock file moved, not matched yet: it takes the lock file's exact versions. */
+static struct deps_package *manifest_row(struct analysis *a, const struct row_index *rows, const struct lock_change *c,
+					 enum deps_ecosystem eco)
+{
+	size_t lo = 0, hi = rows->n, mid;
+
+	/* What the lock file says another package pulls in is not the manifest's, whatever its name. */
+	if (c->relation == RELATION_TRANSITIVE)
+		return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(rows->v[mid].key, c->key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < rows->n && !strcmp(rows->v[lo].key, c->key); lo++)
+		if (!a->out->packages[rows->v[lo].row].lock && same_line(eco, &a->out->packages[rows->v[lo].row], c))
+			return &a->out->packages[rows->v[lo].row];
 	return NULL;
 }
 
 static int lock_row(struct analysis *a, const struct deps_file *file, enum deps_ecosystem eco,
-		    const struct lock_change *c, size_t manifests)
+		    const struct lock_change *c, const struct row_index *rows)
 {
-	struct deps_package *p = manifest_row(a, file, eco, c, manifests);
+	struct deps_package *p = manifest_row(a, rows, c, eco);
 	struct version fv, tv;
 	bool failed = false;
 	int error;
@@ -535,6 +585,7 @@ static int compare_lock(struct analysis *a, const struct deps_file *file, enum d
 {
 	struct lock old, new;
 	struct lock_changes changes = { NULL, 0, 0 };
+	struct row_index rows = { NULL, 0 };
 	size_t i, start = a->out->npackages;
 	int error = 0;
 
@@ -554,13 +605,15 @@ static int compare_lock(struct analysis *a, const struct deps_file *file, enum d
 					 old.malformed ? old.why : new.why);
 		goto done;
 	}
-	if ((!file->old_text && !file->new_text) || (error = lock_diff(&changes, &old, &new)) < 0)
+	if ((!file->old_text && !file->new_text) || (error = lock_diff(&changes, &old, &new)) < 0 ||
+	    (error = rows_index(&rows, a, &new, file, eco, manifests)) < 0)
 		goto done;
 	for (i = 0; i < changes.n && !error; i++)
-		error = lock_row(a, file, eco, &changes.items[i], manifests);
+		error = lock_row(a, file, eco, &changes.items[i], &rows);
 	if (!error && a->out->npackages > start)
 		qsort(a->out->packages + start, a->out->npackages - start, sizeof(*a->out->packages), lock_row_order);
 done:
+	free(rows.v);
 	lock_changes_release(&changes);
 	lock_release(&old);
 	lock_release(&new);

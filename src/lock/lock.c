@@ -305,7 +305,7 @@ int lock_finish(struct lock *lock)
 		lock->roots = true;
 	}
 	for (i = 0; i < lock->n; i++)
-		if (is_root(lock, lock->items[i].key))
+		if (!lock->items[i].nested && is_root(lock, lock->items[i].key))
 			lock->items[i].direct = true;
 	if ((lock->error = gather_edges(lock)) < 0)
 		return lock->error;

@@ -38,6 +38,7 @@ struct lock_package {
 	size_t edges, nedges;   /* its dependencies' keys: lock->edges[edges .. edges + nedges), once finished */
 	size_t id;              /* the order it was read in */
 	bool direct;            /* the lock file says its root depends on it */
+	bool nested;            /* installed under another package (npm's node_modules/a/node_modules/b): never direct */
 };
 
 struct lock {
@@ -75,6 +76,8 @@ void lock_read(struct lock *lock, const char *path, const char *text, size_t len
 /* Mark the packages the manifest beside it names as direct (see lock_manifest_name). */
 void lock_read_manifest(struct lock *lock, const char *path, const char *text, size_t len);
 
+/* The key of a name in the lock's ecosystem (struct lock_package's key), in its arena; NULL: out of memory. */
+const char *lock_key(struct lock *lock, const char *name, size_t len);
 /* The packages of key: [*first, *first + count), or count 0. */
 size_t lock_find(const struct lock *lock, const char *key, size_t *first);
 

@@ -90,20 +90,27 @@ struct side_info {
 	const char **via;       /* lock_via's, or NULL */
 };
 
-/* How the side's project depends on key, and through what. */
-static void relation_of(const struct side_info *s, const char *key, struct lock_change *c)
+/* Whether the side's package i is the one of this version (any, when version is NULL). */
+static bool of_version(const struct side_info *s, size_t i, const char *version)
+{
+	return !version || (s->lock->items[i].version && !strcmp(s->lock->items[i].version, version));
+}
+
+/* How the side's project depends on key at this version (npm installs two of a name, one direct), and through what. */
+static void relation_of(const struct side_info *s, const char *key, const char *version, struct lock_change *c)
 {
 	size_t first, count = lock_find(s->lock, key, &first), i, d;
 	const char *via = NULL;
 
 	for (i = first; i < first + count; i++)
-		if (s->lock->items[i].direct) {
+		if (s->lock->items[i].direct && of_version(s, i, version)) {
 			c->relation = RELATION_DIRECT;
 			return;
 		}
 	c->relation = s->lock->roots ? RELATION_TRANSITIVE : RELATION_UNKNOWN;
 	for (i = first; s->via && !via && i < first + count; i++)
-		via = s->via[i];
+		if (of_version(s, i, version))
+			via = s->via[i];
 	/* via is the direct package's key: its name as the lock writes it. */
 	if (via && lock_find(s->lock, via, &d))
 		c->via = s->lock->items[d].name;
@@ -122,7 +129,7 @@ static int change_add(struct lock_changes *out, const char *name, const char *ke
 	c->key = key;
 	c->from = from;
 	c->to = to;
-	relation_of(side, key, c);
+	relation_of(side, key, to ? to : from, c);
 	return 0;
 }
 

@@ -15,8 +15,6 @@ void lock_set_version(struct lock *lock, size_t pkg, const char *version, size_t
 void lock_edge(struct lock *lock, size_t pkg, const char *name, size_t len);
 /* A package the root depends on, by name: those of that name are direct. */
 void lock_root(struct lock *lock, const char *name, size_t len);
-/* The key of a name in the lock's ecosystem, in its arena. */
-const char *lock_key(struct lock *lock, const char *name, size_t len);
 /* Sort by key and version, mark the direct ones, gather each one's dependencies (lock_read does it). */
 int lock_finish(struct lock *lock);
 

@@ -66,6 +66,8 @@ static void read_entry(struct json_pull *r, struct lock *lock, struct span path)
 
 	if (name && (pkg = lock_add(lock, name, (size_t)(path.end - name), NULL, 0)) == SIZE_MAX)
 		return;
+	if (name)
+		lock->items[pkg].nested = name - path.p > (ptrdiff_t)strlen("node_modules/");
 	if (!json_pull_object(r)) {
 		json_pull_fail(r, "a package entry that is not an object");
 		return;
@@ -98,8 +100,8 @@ static void read_packages(struct json_pull *r, struct lock *lock)
 	}
 }
 
-/* Version 1's "dependencies": each package with its "requires", and those installed under it. */
-static void read_v1(struct json_pull *r, struct lock *lock)
+/* Version 1's "dependencies": each package with its "requires", and those installed under it (nested). */
+static void read_v1(struct json_pull *r, struct lock *lock, bool nested)
 {
 	struct span key, value;
 	size_t pkg;
@@ -109,6 +111,7 @@ static void read_v1(struct json_pull *r, struct lock *lock)
 	while (json_pull_member(r, &key) && !lock_failed(lock)) {
 		if ((pkg = lock_add(lock, key.p, (size_t)(key.end - key.p), NULL, 0)) == SIZE_MAX)
 			return;
+		lock->items[pkg].nested = nested;
 		if (!json_pull_object(r))
 			return json_pull_fail(r, "a dependency that is not an object");
 		while (json_pull_member(r, &key) && !lock_failed(lock)) {
@@ -117,7 +120,7 @@ static void read_v1(struct json_pull *r, struct lock *lock)
 			else if (span_eq(key, "requires") && json_pull_peek(r) == '{')
 				read_names(r, lock, pkg);
 			else if (span_eq(key, "dependencies"))
-				read_v1(r, lock);
+				read_v1(r, lock, true);
 			else
 				json_pull_skip(r);
 		}
@@ -152,7 +155,7 @@ void lock_read_npm(struct lock *lock, const char *text, size_t len)
 			read_packages(&r, lock);
 		} else if (span_eq(key, "dependencies") && !packages) {
 			v1 = true;
-			read_v1(&r, lock);
+			read_v1(&r, lock, false);
 		} else {
 			json_pull_skip(&r);
 		}
