@@ -127,6 +127,22 @@ static void test_formats(void **state)
 		/* uv's own record of the project: idna moves under anyio */
 		{ "uv", "test/packages/built-by-uv/uv.lock", {
 			{ "idna", "3.10", "3.15", BUMP_MINOR, T, "anyio" } }, 1 },
+		/* pnpm's own, lockfile 6.0: a direct bump brings its platform packages along */
+		{ "pnpm-v6", "pnpm-lock.yaml", {
+			{ "@reflink/reflink", "0.1.11", "0.1.12", BUMP_PATCH, D, NULL },
+			{ "@reflink/reflink-darwin-arm64", "0.1.11", "0.1.12", BUMP_PATCH, T, "@reflink/reflink" },
+			{ "@reflink/reflink-darwin-x64", "0.1.11", "0.1.12", BUMP_PATCH, T, "@reflink/reflink" },
+			{ "@reflink/reflink-win32-arm64-msvc", "0.1.11", "0.1.12", BUMP_PATCH, T, "@reflink/reflink" },
+			{ "@reflink/reflink-win32-x64-msvc", "0.1.11", "0.1.12", BUMP_PATCH, T, "@reflink/reflink" } }, 5 },
+		/* pnpm 11's, lockfile 9.0 in two documents: fast-uri moves under ajv, under the sbom package's dependency */
+		{ "pnpm-v9", "pnpm-lock.yaml", {
+			{ "fast-uri", "3.1.3", "3.1.4", BUMP_PATCH, T, "@cyclonedx/cyclonedx-library" } }, 1 },
+		/*
+		 * hono drops undici from package.json: its 6.27.0 goes; the 6.21.3
+		 * that @octokit/action pulls in, hoisted in its place, was there before
+		 */
+		{ "bun", "bun.lock", {
+			{ "undici", "6.27.0", NULL, BUMP_REMOVED, D, NULL } }, 1 },
 		{ "yarn-classic", "benchmarks/routers/yarn.lock", {
 			{ "radix3", NULL, "1.0.1", BUMP_ADDED, D, NULL } }, 1 },
 	};

@@ -117,23 +117,31 @@ static void read_packages(struct yaml_pull *y, struct lock *lock)
 	}
 }
 
+/* One document's sections. */
+static void read_document(struct yaml_pull *y, struct lock *lock)
+{
+	struct span key;
+
+	while (yaml_pull_key(y, &key) && !lock_failed(lock)) {
+		if (span_eq(key, "importers"))
+			read_importers(y, lock);
+		else if (is_dependency_section(key))
+			read_names(y, lock, SIZE_MAX);
+		else if (span_eq(key, "packages") || span_eq(key, "snapshots"))
+			read_packages(y, lock);
+		else
+			yaml_pull_skip(y);
+	}
+}
+
 void lock_read_pnpm(struct lock *lock, const char *text, size_t len)
 {
 	struct yaml_pull y;
-	struct span key;
 
-	if (yaml_pull_init(&y, text, len) && yaml_pull_document(&y)) {
-		while (yaml_pull_key(&y, &key) && !lock_failed(lock)) {
-			if (span_eq(key, "importers"))
-				read_importers(&y, lock);
-			else if (is_dependency_section(key))
-				read_names(&y, lock, SIZE_MAX);
-			else if (span_eq(key, "packages") || span_eq(key, "snapshots"))
-				read_packages(&y, lock);
-			else
-				yaml_pull_skip(&y);
-		}
-	}
+	/* pnpm 11 writes two documents: its own tools' packages, then the project's. */
+	if (yaml_pull_init(&y, text, len))
+		while (!lock_failed(lock) && yaml_pull_document(&y))
+			read_document(&y, lock);
 	if (y.failed && !lock_failed(lock))
 		lock_malformed(lock, "not valid YAML, %s", y.why);
 	yaml_pull_release(&y);

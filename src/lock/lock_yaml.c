@@ -68,7 +68,8 @@ static bool next(struct yaml_pull *y)
 bool yaml_pull_document(struct yaml_pull *y)
 {
 	while (next(y))
-		if (y->event.type != YAML_STREAM_START_EVENT && y->event.type != YAML_DOCUMENT_START_EVENT)
+		if (y->event.type != YAML_STREAM_START_EVENT && y->event.type != YAML_DOCUMENT_START_EVENT &&
+		    y->event.type != YAML_DOCUMENT_END_EVENT)
 			break;
 	/* An empty text is an empty lock file. */
 	if (!y->failed && y->have && y->event.type == YAML_STREAM_END_EVENT)

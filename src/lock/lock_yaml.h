@@ -26,7 +26,7 @@ struct yaml_pull {
 /* The text must outlive the reader; false (with why) when libyaml cannot start. */
 bool yaml_pull_init(struct yaml_pull *y, const char *text, size_t len);
 void yaml_pull_release(struct yaml_pull *y);
-/* Enter the document's top mapping, or the mapping that comes next: false when it is not one. */
+/* Enter the next document's top mapping (a stream may hold several): false at the stream's end, or (failed) when it is not one. */
 bool yaml_pull_document(struct yaml_pull *y);
 bool yaml_pull_mapping(struct yaml_pull *y);
 /* The next key of the open mapping (a scalar, kept until the next key); false at its end (left) or on an error. */
