@@ -204,6 +204,21 @@ static int member_join(struct depreview *dr)
 	return poll_group_join(advisory_group(dr->advisory), &dr->member);
 }
 
+/* The target's commit messages as they were written, subject and body, blank lines between them (deps.h). */
+static int messages_read(struct buf *out, struct depreview *dr)
+{
+	struct repo_commits commits;
+	size_t i;
+	int error;
+
+	if ((error = repo_commits(&commits, dr->repo, dr->target, 20)) < 0)
+		return error;
+	for (i = 0; i < commits.count && !error; i++)
+		error = buf_printf(out, "%s%s\n", i ? "\n" : "", commits.items[i].message);
+	repo_commits_release(&commits);
+	return error < 0 ? error_nomem() : 0;
+}
+
 int depreview_start(struct depreview *dr)
 {
 	struct buf messages = BUF_INIT;
@@ -212,7 +227,10 @@ int depreview_start(struct depreview *dr)
 
 	dr->started = true;
 	/* The commit messages name a bot's bumps (and carry its release notes). */
-	repo_intent(&messages, dr->repo, dr->target, 20);
+	if ((error = messages_read(&messages, dr)) < 0) {
+		buf_release(&messages);
+		return error;
+	}
 	if ((error = texts_read(&t, dr)) < 0 ||
 	    (error = deps_analyze(&dr->analysis, t.files, t.n, dr->repo->branch, messages.ptr)) < 0 ||
 	    (error = unreadable_add(&dr->analysis, &t)) < 0) {

@@ -20,6 +20,10 @@
 #           new directory) and an ignored one.
 #   deps    a dependency bump: package.json (a major, a minor and a patch
 #           bump, one added), its lock file and go.mod (a 0.x bump).
+#   deps-locks  prettier's website/yarn.lock (berry) before and after
+#           Dependabot's transitive security bump (tests/fixtures/deps/locks/
+#           yarn-berry), committed with a message that claims another
+#           version and a package the lock file does not move: v1..v2.
 #   merge   a merge of branch side stopped on conflicts: both modified, both
 #           added, deleted by us, deleted by them, and a file merged cleanly.
 #   context a Python project whose change (not staged) drops a parameter of
@@ -380,6 +384,22 @@ JSON
 	printf 'module example.com/shop\n\ngo 1.21\n\nrequire golang.org/x/net v0.23.0\n' >go.mod
 }
 
+build_deps_locks()
+{
+	local locks=$source_dir/tests/fixtures/deps/locks/yarn-berry
+
+	mkdir -p website
+	cp "$locks/old.lock" website/yarn.lock
+	git add -A
+	fixture_commit "2024-01-01T10:00:00+0000" "Initial import"
+	git tag v1
+	cp "$locks/new.lock" website/yarn.lock
+	git add -A
+	GIT_AUTHOR_DATE="2024-01-02T10:00:00+0000" GIT_COMMITTER_DATE="2024-01-02T10:00:00+0000" \
+		git commit -q -m "Bump follow-redirects from 1.15.11 to 1.17.0" -m "Updates \`lodash\` from 4.17.20 to 4.17.21"
+	git tag v2
+}
+
 # basic, with a theme file under .git (out of git's sight) that has two bad
 # lines, for REVLINE_THEME=.git/bad-theme.
 build_badtheme()
@@ -507,7 +527,7 @@ fixture_build()
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme|deps|untrusted|untracked|untracked-one|untracked-only|merge|context) ;;
+	basic|empty|many|badtheme|deps|deps-locks|untrusted|untracked|untracked-one|untracked-only|merge|context) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1

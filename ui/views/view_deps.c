@@ -1,7 +1,10 @@
 /*
  * Dependencies, full screen (D): the dependency bumps of the change on
  * screen, each with its ecosystem, versions, bump, advisories and
- * whether it breaks, and the merge confidence with its reason. With a
+ * whether it breaks, how the project depends on it when only a lock file
+ * moves it (transitive, via the direct dependency that pulls it in),
+ * what a bot's commit message claims that the lock files do not bear
+ * out, and the merge confidence with its reason. With a
  * check, its analysis (advisories included, live while they are looked
  * up); without one, the analysis of the diff alone (advisories come with
  * a check).
@@ -63,7 +66,7 @@ static enum style bump_style(const struct deps_package *p)
 
 static void package_rows(struct lines *l, const struct deps_package *p, int name_w, int width)
 {
-	char versions[300];
+	char versions[300], text[1024];
 	size_t k;
 
 	snprintf(versions, sizeof(versions), "%s -> %s", or_dash(p->from), or_dash(p->to));
@@ -78,9 +81,17 @@ static void package_rows(struct lines *l, const struct deps_package *p, int name
 	if (p->downgrade)
 		lines_add(l, STYLE_SEV_MINOR, "downgrade  ");
 	lines_add(l, STYLE_RULE_MUTED, "%s", or_dash(p->manifest));
+	/* What only a lock file moves: how the project depends on it, and through which direct dependency. */
+	if (p->relation != RELATION_DIRECT)
+		lines_add(l, STYLE_RULE_MUTED, "  %s%s%s", deps_relation_name(p->relation), p->via ? " via " : "",
+			  p->via ? p->via : "");
+	if (p->claimed) {
+		snprintf(text, sizeof(text), "the commit message says %s; %s says otherwise", p->claimed,
+			 or_dash(p->lock ? p->lock : p->manifest));
+		lines_wrap(l, STYLE_RULE_ATTENTION, text, 6, width);
+	}
 	for (k = 0; k < p->nadvisories; k++) {
 		const struct deps_advisory *v = &p->advisories[k];
-		char text[1024];
 
 		snprintf(text, sizeof(text), "%s (%s, %s): %s", v->id, or_dash(v->severity),
 			 deps_advisory_effect(v), or_dash(v->summary));
@@ -108,6 +119,8 @@ static void analysis_rows(struct lines *l, const struct depreview *dr, struct tu
 		package_rows(l, &a->packages[i], name_w, width);
 	for (i = 0; i < a->nproblems; i++)
 		lines_wrap(l, STYLE_RULE_FAILED, a->problems[i], 2, width);
+	for (i = 0; i < a->nclaims; i++)
+		lines_wrap(l, STYLE_RULE_ATTENTION, a->claims[i], 2, width);
 	lines_row(l, -1);
 	lines_row(l, -1);
 	lines_add(l, STYLE_DEFAULT, " ");
