@@ -760,19 +760,27 @@ static void test_cargo_edges(void **state)
 	(void)state;
 	/*
 	 * [target."cfg(...)".dependencies.NAME] tables, dev_dependencies, a literal
-	 * path string, workspace = true, [[bin]] arrays of tables, [patch] ignored,
-	 * an unclosed table header (read as far as it goes).
+	 * path string, workspace = true, [[bin]] arrays of tables, [patch] ignored.
 	 */
 	analyze_texts(&an, "Cargo.toml",
 		      "[[bin]]\nname = \"x\"\n[target.\"cfg(windows)\".dependencies.winapi]\nversion = \"0.3.8\"\n"
 		      "[dev_dependencies]\nlocal = { path = '\"../local\"' }\nshared = { workspace = true }\n"
 		      "[target.'cfg(target_os = \"linux\")'.dependencies]\nlibc = \"0.2.140\"\n"
-		      "[patch.crates-io]\nlibc = { git = \"https://github.com/rust-lang/libc\" }\n[ \"unclosed\nx = \"1\"\n",
+		      "[patch.crates-io]\nlibc = { git = \"https://github.com/rust-lang/libc\" }\n",
 		      "[[bin]]\nname = \"y\"\n[target.\"cfg(windows)\".dependencies.winapi]\nversion = \"0.3.9\"\n"
 		      "[dev_dependencies]\nlocal = \"1.0\"\nshared = \"2.0\"\n"
 		      "[target.'cfg(target_os = \"linux\")'.dependencies]\nlibc = \"0.2.147\"\n"
-		      "[patch.crates-io]\nlibc = { git = \"https://github.com/me/libc\" }\n[ \"unclosed\nx = \"2\"\n");
+		      "[patch.crates-io]\nlibc = { git = \"https://github.com/me/libc\" }\n");
 	check_packages(&an, ECO_CARGO, "Cargo.toml", want, COUNT(want), __LINE__);
+	deps_analysis_release(&an);
+
+	/* A side that is not TOML (a key without a value) is named with tomlc17's line and reason. */
+	analyze_texts(&an, "Cargo.toml", "[dependencies]\nserde = \"1.0.1\"\n",
+		      "[dependencies]\nserde = \"1.0.2\"\nbroken =\nx = \"2\"\n");
+	assert_int_equal(an.npackages, 0);
+	assert_int_equal(an.nproblems, 1);
+	if (!strstr(an.problems[0], "Cargo.toml (new side): not valid TOML, line 3: "))
+		fail_msg("problem: %s", an.problems[0]);
 	deps_analysis_release(&an);
 }
 

@@ -32,7 +32,8 @@
  * Manifests come from branches other people wrote, so each side is bounded
  * before it is read: a side larger than DEPS_MANIFEST_MAX bytes, with a NUL
  * byte, with bytes that are not UTF-8, nested (arrays, objects, inline
- * tables) deeper than DEPS_DEPTH_MAX, declaring more than DEPS_ENTRIES_MAX
+ * tables) deeper than DEPS_DEPTH_MAX (TOML: 30, the bound of tomlc17, the
+ * TOML reader), not valid JSON or TOML, declaring more than DEPS_ENTRIES_MAX
  * dependencies, or a name or version longer than DEPS_SPEC_MAX bytes is
  * named as unreadable (a problem naming the file, the side and the line)
  * and its dependencies are left out; the other manifests are read as usual.

@@ -8,7 +8,6 @@
 #include "array.h"
 #include "deps_manifest.h"
 #include "status.h"
-#include "tomlc17.h"
 #include "utf8.h"
 
 #include <ctype.h>
@@ -356,33 +355,15 @@ done:
 
 struct toml_result_t *lock_toml_parse(struct lock *lock, const char *text, size_t len)
 {
-	struct toml_result_t *result = NULL;
-	char *copy = malloc(len + 1);
+	struct toml_result_t *result;
+	char why[sizeof(lock->why)];
+	int error = deps_toml_parse(&result, text, len, why, sizeof(why));
 
-	if (!copy || !(result = malloc(sizeof(*result)))) {
-		free(copy);
+	if (error < 0)
 		nomem(lock);
-		return NULL;
-	}
-	/* tomlc17 reads a NUL-terminated text. */
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	*result = toml_parse(copy, (int)len);
-	free(copy);
-	if (!result->ok) {
-		lock_malformed(lock, "not valid TOML, %s", result->errmsg);
-		lock_toml_free(result);
-		return NULL;
-	}
+	else if (error > 0)
+		lock_malformed(lock, "%s", why);
 	return result;
-}
-
-void lock_toml_free(struct toml_result_t *result)
-{
-	if (result) {
-		toml_free(*result);
-		free(result);
-	}
 }
 
 size_t lock_pep508_name(const char *s, size_t len)

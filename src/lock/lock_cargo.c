@@ -6,6 +6,7 @@
  * crates.io knows. Version 1's [root] table is such a package.
  */
 #include "lock_internal.h"
+#include "deps_manifest.h"
 #include "tomlc17.h"
 
 #include <string.h>
@@ -53,5 +54,5 @@ void lock_read_cargo(struct lock *lock, const char *text, size_t len)
 		read_package(lock, root, true, -1);
 	for (i = 0; packages.type == TOML_ARRAY && i < packages.u.arr.size && !lock_failed(lock); i++)
 		read_package(lock, packages.u.arr.elem[i], false, i);
-	lock_toml_free(doc);
+	deps_toml_free(doc);
 }

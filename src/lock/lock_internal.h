@@ -18,10 +18,9 @@ void lock_root(struct lock *lock, const char *name, size_t len);
 /* Sort by key and version, mark the direct ones, gather each one's dependencies (lock_read does it). */
 int lock_finish(struct lock *lock);
 
-/* A TOML side parsed by tomlc17 (NULL and the lock malformed when it is not TOML); free with lock_toml_free. */
+/* A TOML side parsed by tomlc17 (NULL and the lock malformed when it is not TOML); free with deps_toml_free (deps_manifest.h). */
 struct toml_result_t;
 struct toml_result_t *lock_toml_parse(struct lock *lock, const char *text, size_t len);
-void lock_toml_free(struct toml_result_t *result);
 /* A PEP 508 requirement's name ("requests[socks]>=2; ..." -> "requests"): its length at s, 0 when none. */
 size_t lock_pep508_name(const char *s, size_t len);
 

@@ -10,6 +10,7 @@
  * graph; the direct ones are in the Pipfile (TOML).
  */
 #include "lock_internal.h"
+#include "deps_manifest.h"
 #include "lock_json.h"
 #include "tomlc17.h"
 
@@ -130,7 +131,7 @@ static void read_toml_lock(struct lock *lock, enum python_lock kind, const char 
 		lock_malformed(lock, "\"package\" is not an array of tables");
 	for (i = 0; packages.type == TOML_ARRAY && i < packages.u.arr.size && !lock_failed(lock); i++)
 		read_package(lock, kind, packages.u.arr.elem[i], i);
-	lock_toml_free(doc);
+	deps_toml_free(doc);
 }
 
 /* ------------------------------------------------------------ Pipfile.lock */
@@ -208,5 +209,5 @@ void lock_read_pipfile(struct lock *lock, const char *text, size_t len)
 		for (i = 0; table.type == TOML_TABLE && i < table.u.tab.size; i++)
 			lock_root(lock, table.u.tab.key[i], (size_t)table.u.tab.len[i]);
 	}
-	lock_toml_free(doc);
+	deps_toml_free(doc);
 }

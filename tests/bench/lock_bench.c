@@ -6,7 +6,9 @@
  * transitions. One line of JSON: the times of the diff and of the
  * dependency phase, and what it found.
  *
- *     lock_bench REPO A..B
+ *     lock_bench REPO A..B [--list]
+ *
+ * --list writes each package found on standard error, one a line.
  */
 #include "clock.h"
 #include "depreview.h"
@@ -31,8 +33,8 @@ int main(int argc, char **argv)
 	int64_t start, diffed;
 	int rc = 1;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: lock_bench REPO A..B\n");
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "--list"))) {
+		fprintf(stderr, "usage: lock_bench REPO A..B [--list]\n");
 		return 2;
 	}
 	spec.range = argv[2];
@@ -60,6 +62,11 @@ int main(int argc, char **argv)
 	       (double)(clock_us() - diffed) / 1000.0, an->npackages, transitive, an->nproblems);
 	for (i = 0; i < an->nproblems; i++)
 		fprintf(stderr, "lock_bench: %s\n", an->problems[i]);
+	for (i = 0; argc == 4 && i < an->npackages; i++)
+		fprintf(stderr, "%s %s %s -> %s %s %s%s%s\n", an->packages[i].manifest, an->packages[i].name,
+			an->packages[i].from ? an->packages[i].from : "-", an->packages[i].to ? an->packages[i].to : "-",
+			deps_bump_name(an->packages[i].bump), deps_relation_name(an->packages[i].relation),
+			an->packages[i].via ? " via " : "", an->packages[i].via ? an->packages[i].via : "");
 	rc = 0;
 done:
 	depreview_free(dr);

@@ -83,9 +83,9 @@ while IFS='|' read -r file why; do
 done <<'EOF'
 deep-array/package.json|old side): nested deeper than 64 levels, line 1
 deep-object/package.json|old side): nested deeper than 64 levels, line 1
-deep-cargo/Cargo.toml|old side): nested deeper than 64 levels, line 3
-deep-cargo-array/Cargo.toml|old side): nested deeper than 64 levels, line 3
-deep-py/pyproject.toml|old side): nested deeper than 64 levels, line 2
+deep-cargo/Cargo.toml|old side): nested deeper than 30 levels, line 3
+deep-cargo-array/Cargo.toml|old side): nested deeper than 30 levels, line 3
+deep-py/pyproject.toml|old side): nested deeper than 30 levels, line 2
 many/package.json|old side): more than 5000 dependencies
 many-req/requirements.txt|old side): more than 5000 dependencies
 many-go/go.mod|old side): more than 5000 dependencies
