@@ -435,17 +435,24 @@ static int64_t check_new(void)
 static void test_deps_put(void **state)
 {
 	struct deps_advisory advisory = { (char *)"GHSA-1234", (char *)"prototype pollution", (char *)"high", true, false };
-	struct deps_package packages[2] = {
+	struct deps_advisory brought = { (char *)"GHSA-5678", (char *)"redirect", (char *)"medium", false, true };
+	char *claims[1] = { (char *)"the commit message says lodash 4.17.20 -> 4.17.21; no manifest or lock file "
+				    "of the change moves lodash" };
+	struct deps_package packages[3] = {
 		{ .ecosystem = ECO_NPM, .name = (char *)"express", .manifest = (char *)"package.json",
 		  .from = (char *)"^4.18.0", .to = (char *)"^5.0.0", .bump = BUMP_MAJOR, .breaking = true,
 		  .advisories = &advisory, .nadvisories = 1 },
 		{ .ecosystem = ECO_PIP, .name = (char *)"requests", .manifest = (char *)"requirements.txt",
 		  .to = (char *)"2.32.0", .bump = BUMP_ADDED },
+		{ .ecosystem = ECO_NPM, .name = (char *)"follow-redirects", .manifest = (char *)"website/yarn.lock",
+		  .from = (char *)"1.15.11", .to = (char *)"1.16.0", .bump = BUMP_MINOR,
+		  .relation = RELATION_TRANSITIVE, .via = (char *)"@docusaurus/core", .lock = (char *)"website/yarn.lock",
+		  .claimed = (char *)"1.15.11 -> 1.17.0", .advisories = &brought, .nadvisories = 1 },
 	};
 	struct deps_analysis a = {
-		.packages = packages, .npackages = 2, .ecosystems = (1u << ECO_NPM) | (1u << ECO_PIP),
+		.packages = packages, .npackages = 3, .ecosystems = (1u << ECO_NPM) | (1u << ECO_PIP),
 		.bot = (char *)"dependabot", .dependency_only = true, .confidence = CONFIDENCE_LOW,
-		.reason = (char *)"major version bump in express",
+		.reason = (char *)"major version bump in express", .claims = claims, .nclaims = 1,
 	};
 	int64_t check;
 
@@ -455,13 +462,29 @@ static void test_deps_put(void **state)
 	assert_text_of("SELECT ecosystems || ' ' || bot || ' ' || confidence || ' ' || advisories_checked || ' ' || "
 		       "coalesce(advisories_error, '-') FROM check_dependencies WHERE check_id = :id", check,
 		       "[\"npm\",\"pip\"] dependabot low 2 -");
-	assert_int_equal(int_of("SELECT count(*) FROM check_packages WHERE check_id = :id", check), 2);
+	assert_int_equal(int_of("SELECT count(*) FROM check_packages WHERE check_id = :id", check), 3);
 	assert_text_of(TEST_SQL("SELECT json_extract(advisories, '$[0].id') || ' ' || bump || ' ' || breaking FROM "
 				"check_packages WHERE check_id = :id AND name = 'express'",
 				"SELECT (advisories::json->0->>'id') || ' ' || bump || ' ' || breaking FROM "
 				"check_packages WHERE check_id = :id AND name = 'express'"), check, "GHSA-1234 major 1");
 	assert_text_of("SELECT coalesce(from_spec, '-') || ' ' || to_spec || ' ' || ecosystem || ' ' || advisories "
 		       "FROM check_packages WHERE check_id = :id AND name = 'requests'", check, "- 2.32.0 pip []");
+	/* What the lock file says: relation, via, the lock file, the claim; an advisory the bump brings. */
+	assert_text_of("SELECT relation || ' ' || coalesce(via, '-') || ' ' || coalesce(lock, '-') || ' ' || "
+		       "coalesce(claimed, '-') FROM check_packages WHERE check_id = :id AND name = 'express'", check,
+		       "direct - - -");
+	assert_text_of("SELECT relation || ' ' || via || ' ' || lock || ' ' || claimed FROM check_packages "
+		       "WHERE check_id = :id AND name = 'follow-redirects'", check,
+		       "transitive @docusaurus/core website/yarn.lock 1.15.11 -> 1.17.0");
+	assert_text_of(TEST_SQL("SELECT json_extract(advisories, '$[0].introduced') || ' ' || "
+				"json_extract(advisories, '$[0].fixed') FROM check_packages WHERE check_id = :id "
+				"AND name = 'follow-redirects'",
+				"SELECT (advisories::json->0->>'introduced') || ' ' || (advisories::json->0->>'fixed') "
+				"FROM check_packages WHERE check_id = :id AND name = 'follow-redirects'"), check,
+		       TEST_SQL("1 0", "true false"));
+	assert_text_of(TEST_SQL("SELECT json_extract(claims, '$[0]') FROM check_dependencies WHERE check_id = :id",
+				"SELECT claims::json->>0 FROM check_dependencies WHERE check_id = :id"), check,
+		       claims[0]);
 
 	/* The summary is replaced, not doubled. */
 	a.npackages = 0;

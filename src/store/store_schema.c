@@ -125,6 +125,21 @@
 	");\n" \
 	"ALTER TABLE check_results ADD COLUMN context TEXT;\n"
 
+/*
+ * Version 10: what a lock file says of a package (deps.h): how the project
+ * depends on it (direct, transitive, unknown), the direct dependency that
+ * pulls a transitive one in, the lock file whose exact versions it has,
+ * and what a bot's commit message claimed of it that the lock file does
+ * not bear out; the analysis's claims that no file bears out (a JSON
+ * array). The advisories' JSON says too which the bump brings.
+ */
+#define SCHEMA_V10 \
+	"ALTER TABLE check_packages ADD COLUMN relation TEXT NOT NULL DEFAULT 'direct'\n" \
+	"	CHECK (relation IN ('direct', 'transitive', 'unknown'));\n" \
+	"ALTER TABLE check_packages ADD COLUMN via TEXT;\n" \
+	"ALTER TABLE check_packages ADD COLUMN lock TEXT;\n" \
+	"ALTER TABLE check_packages ADD COLUMN claimed TEXT;\n"
+
 /* === SQLite ============================================================== */
 
 /*
@@ -524,6 +539,9 @@ static const char *const sqlite_migrations[] = {
 	SCHEMA_V8(INTEGER, BLOB, " WITHOUT ROWID"),
 	/* 9: what each check showed its model of the repository (SCHEMA_V9 above). */
 	SCHEMA_V9(INTEGER),
+	/* 10: a package's relation, via, lock file and claim; the claims (SCHEMA_V10 above). */
+	SCHEMA_V10
+	"ALTER TABLE check_dependencies ADD COLUMN claims TEXT NOT NULL DEFAULT '[]' CHECK (json_type(claims) = 'array');\n",
 };
 
 /* FTS5's BM25: lower is better. */
@@ -881,6 +899,9 @@ static const char *const pg_migrations[] = {
 	SCHEMA_V8(BIGINT, BYTEA, ""),
 	/* 9: as SQLite's 9. */
 	SCHEMA_V9(BIGINT),
+	/* 10: as SQLite's 10. */
+	SCHEMA_V10
+	"ALTER TABLE check_dependencies ADD COLUMN " PG_JSON_ARRAY("claims") ";\n",
 };
 
 /*
