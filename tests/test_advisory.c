@@ -645,7 +645,7 @@ static void test_batches(void **state)
 	start(fx);
 	drive(fx);
 	assert_int_equal(advisory_checked(fx->adv), 500);
-	assert_string_equal(advisory_error(fx->adv), "advisories: 100 of 600 packages not looked up: at most 500 are");
+	assert_string_equal(advisory_error(fx->adv), "100 of 600 packages not looked up: at most 500 are");
 	assert_int_equal(count_to(fx, "/v1/querybatch"), 2 + 5);
 }
 
@@ -678,7 +678,7 @@ static void test_pages(void **state)
 	assert_string_equal(find(paged, "GHSA-page-two")->summary, "second page");
 	assert_int_equal(endless->nadvisories, 1);
 	/* A query paged beyond the pages read is said, never silently cut. */
-	assert_string_equal(advisory_error(fx->adv), "advisories: 1 version with more advisories than the 100 kept "
+	assert_string_equal(advisory_error(fx->adv), "1 version with more advisories than the 100 kept "
 			    "or 5 pages read (endless 1.0.0)");
 
 	/* The pages in batches of their own, with their tokens. */
@@ -724,7 +724,7 @@ static void test_details_cap(void **state)
 	assert_string_equal(find(deep, "D-1")->severity, "unknown");
 	assert_string_equal(find(deep, "D-1")->summary, "");
 	assert_true(find(deep, "D-1")->fixed);
-	assert_string_equal(advisory_error(fx->adv), "advisories: 2 of 4 advisories not looked up: at most 2 are "
+	assert_string_equal(advisory_error(fx->adv), "2 of 4 advisories not looked up: at most 2 are "
 			    "(those are shown by id, severity unknown)");
 	assert_int_equal(count_to(fx, "/v1/vulns/"), 2);
 	assert_int_equal(count_to(fx, "/v1/vulns/D-"), 0);
@@ -755,7 +755,7 @@ static void test_detail_failures(void **state)
 	assert_string_equal(find(p, "OK-1")->summary, "fine");
 	assert_string_equal(find(p, "GONE-1")->severity, "unknown");
 	assert_string_equal(find(p, "ODD-1")->summary, "");
-	assert_prefix(advisory_error(fx->adv), "advisories: 4 of 5 advisories could not be looked up (GONE-1: HTTP 404");
+	assert_prefix(advisory_error(fx->adv), "4 of 5 advisories could not be looked up (GONE-1: HTTP 404");
 	assert_contains(advisory_error(fx->adv), "(those are shown by id, severity unknown)");
 }
 
@@ -785,7 +785,7 @@ static void test_batch_http_error(void **state)
 	assert_int_equal(b->nadvisories, 0);
 	assert_int_equal(c->nadvisories, 1);
 	assert_false(c->advisories[0].fixed);
-	assert_prefix(advisory_error(fx->adv), "advisories: 1 of 3 lookups failed (beta 2.0.0: HTTP 500");
+	assert_prefix(advisory_error(fx->adv), "1 of 3 lookups failed (beta 2.0.0: HTTP 500");
 	/* No retry: the budget is for other packages. */
 	assert_int_equal(count_to(fx, "/v1/querybatch"), 3);
 	assert_int_equal(count_to(fx, "/v1/vulns/B-1"), 0);
@@ -823,7 +823,7 @@ static void test_bad_answers(void **state)
 		assert_int_equal(fx->packages[i].nadvisories, 0);
 	assert_int_equal(fine->nadvisories, 1);
 	error = advisory_error(fx->adv);
-	assert_prefix(error, "advisories: 6 of 7 lookups failed (garbled 1.0.0: the answer is not a JSON object");
+	assert_prefix(error, "6 of 7 lookups failed (garbled 1.0.0: the answer is not a JSON object");
 	assert_int_equal(count_to(fx, "/v1/vulns/"), 1);
 }
 
@@ -936,7 +936,7 @@ static void test_total_budget(void **state)
 	assert_string_equal(fx->packages[2].advisories[0].severity, "unknown");
 	assert_true(fx->packages[2].advisories[0].fixed);
 	assert_int_equal(count_to(fx, "/v1/vulns/Q-1"), 1);
-	assert_string_equal(advisory_error(fx->adv), "advisories: 2 of 3 lookups did not finish within 1 s");
+	assert_string_equal(advisory_error(fx->adv), "2 of 3 lookups did not finish within 1 s");
 }
 
 /* The budget covers the details too: those not in by then are shown by id. */
@@ -959,7 +959,7 @@ static void test_budget_spent_on_details(void **state)
 	assert_int_equal(p->nadvisories, 2);
 	assert_string_equal(find(p, "QUICK-1")->summary, "quick");
 	assert_string_equal(find(p, "SLOW-1")->severity, "unknown");
-	assert_string_equal(advisory_error(fx->adv), "advisories: 1 of 2 advisories not looked up within 0.8 s "
+	assert_string_equal(advisory_error(fx->adv), "1 of 2 advisories not looked up within 0.8 s "
 			    "(it is shown by id, severity unknown)");
 }
 
@@ -985,7 +985,7 @@ static void test_budget_with_wait(void **state)
 	ms = (long)(now_ms() - t0);
 	assert_true(ms >= 400 && ms <= 800);
 	/* The first failure in the packages' order names the package. */
-	assert_prefix(advisory_error(fx->adv), "advisories: 1 of 2 lookups failed (broken 1.0.0: HTTP 503");
+	assert_prefix(advisory_error(fx->adv), "1 of 2 lookups failed (broken 1.0.0: HTTP 503");
 	assert_contains(advisory_error(fx->adv), "); 1 of 2 lookups did not finish within 0.5 s");
 	assert_int_equal(advisory_wait(fx->adv, 100), 0);
 }
@@ -1003,7 +1003,7 @@ static void test_cancel(void **state)
 	assert_false(advisory_done(fx->adv));
 	advisory_cancel(fx->adv);
 	assert_true(advisory_done(fx->adv));
-	assert_string_equal(advisory_error(fx->adv), "advisories: 1 of 1 lookups were cancelled");
+	assert_string_equal(advisory_error(fx->adv), "1 of 1 lookups were cancelled");
 	assert_int_equal(fx->packages[0].nadvisories, 0);
 	advisory_cancel(fx->adv);
 }
@@ -1034,7 +1034,7 @@ static void test_cap_order(void **state)
 	start(fx);
 	drive(fx);
 	assert_int_equal(advisory_checked(fx->adv), 10);
-	assert_string_equal(advisory_error(fx->adv), "advisories: 4 of 14 packages not looked up: at most 10 are");
+	assert_string_equal(advisory_error(fx->adv), "4 of 14 packages not looked up: at most 10 are");
 	qs = queries(fx);
 	assert_int_equal(json_array_size(qs), 20);
 	json_array_foreach(qs, i, q) {

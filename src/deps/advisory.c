@@ -534,11 +534,11 @@ static int details_missed(struct buf *out, const char *sep, const struct advisor
 	return buf_printf(out, " (%s shown by id, severity unknown)", missed == 1 ? "it is" : "those are");
 }
 
-/* "advisories: 1 of 10 lookups failed (...); 4 of 10 lookups did not finish within 15 s" */
+/* "1 of 10 lookups failed (...); 4 of 10 lookups did not finish within 15 s" */
 static int compose_error(struct advisory *adv)
 {
 	struct buf text = BUF_INIT;
-	const char *sep = "advisories: ";
+	const char *sep = "";
 	int error = 0;
 
 	if (adv->failed) {
