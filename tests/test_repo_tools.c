@@ -67,15 +67,11 @@ static struct index *side_of(const struct target_spec *spec)
 {
 	struct target target = { 0 };
 	struct index_options opts = { .repo = repo, .target = &target, .store = store, .ignore_file = ".revlineignore" };
-	struct index *index = NULL;
-	int64_t until = clock_ms() + 30000;
+	struct index *index;
 
-	if (repo_resolve(&target, repo, spec) < 0 || index_new(&index, &opts) < 0 || index_start(index, NULL) < 0)
-		fail_msg("index: %s", error_message());
-	while (!index_done(index) && clock_ms() < until)
-		assert_int_equal(index_wait(index, 1000), 0);
-	assert_true(index_done(index));
-	assert_int_equal(index_status(index), 0);
+	if (repo_resolve(&target, repo, spec) < 0)
+		fail_msg("repo_resolve: %s", error_message());
+	index = test_index_build(&opts);
 	target_release(&target);
 	return index;
 }

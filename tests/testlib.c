@@ -1,4 +1,7 @@
 #include "testlib.h"
+#include "index.h"
+#include "status.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +206,19 @@ int test_home_free(struct test_home *h)
 	free(h->saved_cwd);
 	free(h);
 	return rc < 0 ? -1 : 0;
+}
+
+struct index *test_index_build(const struct index_options *opts)
+{
+	struct index *index = NULL;
+	int64_t until = clock_ms() + 30000;
+
+	if (index_new(&index, opts) < 0 || index_start(index, NULL) < 0)
+		fail_msg("index: %s", error_message());
+	while (!index_done(index) && clock_ms() < until)
+		assert_int_equal(index_wait(index, 1000), 0);
+	assert_true(index_done(index));
+	if (index_status(index) < 0)
+		fail_msg("index: %s", index_message(index));
+	return index;
 }

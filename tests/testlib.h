@@ -54,6 +54,14 @@ struct test_home {
 };
 
 struct test_home *test_home_new(const char *tag);
+
+/*
+ * A repository index (index.h) of opts' side, built to its end (at most 30 s) in a poll group of
+ * its own; the test fails when it cannot start, does not end or ends in a failure.
+ */
+struct index;
+struct index_options;
+struct index *test_index_build(const struct index_options *opts);
 /* Back to the saved directory, both trees removed; -1 when the directory is gone. */
 int test_home_free(struct test_home *h);
 
