@@ -833,22 +833,10 @@ static void run_stop(struct run *r)
 static void ask(struct run *r, const char *model, struct ask_event *out)
 {
 	struct ask_spec spec = { SCHEMA_MAP, model, NULL, "sys", "THE CHANGE", "the rule", 100, false, NULL };
-	struct ask_event ev;
 	uint64_t id;
-	int rounds = 0;
 
 	assert_int_equal(ask_submit_tools(r->a, &id, &spec, &r->tools), 0);
-	for (;;) {
-		while (asker_next(r->a, &ev)) {
-			if (ev.status != ASK_STARTED && ev.status != ASK_PROGRESS) {
-				*out = ev;
-				return;
-			}
-			ask_event_release(&ev);
-		}
-		assert_true(rounds++ < 600);
-		assert_int_equal(asker_wait(r->a, 100), 0);
-	}
+	test_ask_end(r->a, out, NULL);
 }
 
 static json_t *body_at(json_t *requests, size_t i)
