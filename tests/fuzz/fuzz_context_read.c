@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nl = memchr(data, '\n', size);
-	struct rule_read read = { 1, NULL, NULL, size, NULL };
+	struct rule_read read = { .turn = 1, .result_bytes = size };
 	struct buf text = BUF_INIT, path = BUF_INIT, issue = BUF_INIT;
 	struct finding f = { 0 };
 
