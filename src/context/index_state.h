@@ -27,6 +27,7 @@ struct blob_slot {
 	size_t ntags;           /* as the store says */
 	size_t first, count;    /* its definitions in protos */
 	bool known;             /* the store has it */
+	bool stale;             /* the store's time for it is a day old or more: renewed */
 	bool done;              /* its state is final */
 };
 
