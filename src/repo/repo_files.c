@@ -2,6 +2,7 @@
 #include "repo_files.h"
 #include "array.h"
 #include "clock.h"
+#include "repo_patch.h"
 #include "status.h"
 
 #include <errno.h>
@@ -377,34 +378,19 @@ static bool speaks_of_linguist(const char *text, size_t len)
 /* The attributes files that hold for the whole repository: info/attributes, the user's and the system's. */
 static bool attributes_global(struct repo_files *files)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	git_config *config = NULL;
-	git_buf value = { 0 };
-	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	struct strings paths = STRINGS_INIT;
+	struct buf text = BUF_INIT;
 	bool found = false;
-	int i;
+	size_t i;
 
-	for (i = 0; i < 3 && !found; i++) {
-		buf_clear(&path);
+	patch_attr_global(&paths, files->repo->git);
+	for (i = 0; i < paths.count && !found; i++) {
 		buf_clear(&text);
-		if (i == 0)
-			buf_printf(&path, "%sinfo/attributes", git_repository_commondir(files->repo->git));
-		else if (i == 1 && git_repository_config_snapshot(&config, files->repo->git) == 0 &&
-			 git_config_get_path(&value, config, "core.attributesFile") == 0)
-			buf_puts(&path, value.ptr);
-		else if (i == 1 && xdg && *xdg)
-			buf_printf(&path, "%s/git/attributes", xdg);
-		else if (i == 1 && home)
-			buf_printf(&path, "%s/.config/git/attributes", home);
-		else if (i == 2)
-			buf_puts(&path, "/etc/gitattributes");
-		if (path.ptr && buf_read_regular(&text, path.ptr, NULL, ATTR_MAX) == 0)
+		if (buf_read_regular(&text, paths.items[i], NULL, ATTR_MAX) == 0)
 			found = speaks_of_linguist(text.ptr, text.len);
 		error_clear();
 	}
-	git_buf_dispose(&value);
-	git_config_free(config);
-	buf_release(&path);
+	strings_free(&paths);
 	buf_release(&text);
 	return found;
 }
