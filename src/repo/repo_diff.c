@@ -5,6 +5,7 @@
 #include "repo.h"
 #include "array.h"
 #include "rename.h"
+#include "repo_attr.h"
 #include "repo_content.h"
 #include "repo_patch.h"
 #include "repo_rename.h"
@@ -845,8 +846,32 @@ done:
 }
 
 /*
+ * Whether no attributes file along the diff's paths can say how a file is
+ * diffed: none names "diff" or "binary" (the macro that unsets it). Every
+ * path's diff driver is then git's default.
+ */
+static int diff_attr_silent(bool *out, git_repository *git, git_diff *diff)
+{
+	static const char *const words[] = { "diff", "binary", NULL };
+	size_t n = git_diff_num_deltas(diff), d;
+	const char **paths = malloc((2 * n + 1) * sizeof(*paths));
+	int error;
+
+	*out = false;
+	if (!paths)
+		return error_nomem();
+	for (d = 0; d < n; d++) {
+		paths[2 * d] = git_diff_get_delta(diff, d)->old_file.path;
+		paths[2 * d + 1] = git_diff_get_delta(diff, d)->new_file.path;
+	}
+	error = repo_attr_silent(out, git, paths, 2 * n, words);
+	free(paths);
+	return error;
+}
+
+/*
  * The libgit2 diff. Between two trees, when no attributes file can say how
- * a file is diffed (patch_attr_quiet), it is made on a handle of the
+ * a file is diffed (diff_attr_silent), it is made on a handle of the
  * repository without its work tree: libgit2 looks up every patch's diff
  * driver, and with a work tree that is a realpath of the file and a stat
  * of each of its folders, 12% of revline diff's time on a big range; the
@@ -864,7 +889,7 @@ static int diff_made(struct git_shared *sh, struct repo *repo, const struct targ
 		return git_diff_of(&sh->diff, repo->git, t);
 	}
 	if (git_diff_of(&sh->diff, plain, t) == 0 &&
-	    (error = patch_attr_quiet(&quiet, repo->git, sh->diff)) < 0) {
+	    (error = diff_attr_silent(&quiet, repo->git, sh->diff)) < 0) {
 		git_repository_free(plain);
 		return error;
 	}
@@ -1024,24 +1049,6 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 		error = repo_diff_renamed(out, first);
 	diff_free(first);
 	return error;
-}
-
-int repo_linguist(const char **out, struct repo *repo, const char *path)
-{
-	static const char *const names[] = { "linguist-generated", "linguist-vendored" };
-	const char *value;
-	size_t i;
-
-	*out = NULL;
-	for (i = 0; i < 2; i++) {
-		if (git_attr_get(&value, repo->git, GIT_ATTR_CHECK_FILE_THEN_INDEX, path, names[i]) < 0)
-			return error_set(RL_EIO, "cannot read the attributes of %s", path);
-		if (GIT_ATTR_IS_TRUE(value)) {
-			*out = names[i];
-			return 0;
-		}
-	}
-	return 0;
 }
 
 int repo_untracked_count(size_t *out, struct repo *repo, const struct target *target)

@@ -2,7 +2,7 @@
 #include "repo_files.h"
 #include "array.h"
 #include "clock.h"
-#include "repo_patch.h"
+#include "repo_attr.h"
 #include "status.h"
 
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#define ATTR_MAX (1u << 20)     /* an attributes file larger than this is not searched (it is asked about every file) */
 
 enum source { FROM_TREE, FROM_INDEX, FROM_WORKDIR };
 enum phase { LISTING, UNTRACKED, ATTRIBUTES, LINGUIST, LISTED };
@@ -370,29 +369,22 @@ static int untracked_list(struct repo_files *files)
 
 /* --- linguist attributes ---------------------------------------------------------- */
 
-static bool speaks_of_linguist(const char *text, size_t len)
-{
-	return text && memmem(text, len, "linguist-", 9) != NULL;
-}
+static const char *const linguist_words[] = { "linguist-", NULL };
 
-/* The attributes files that hold for the whole repository: info/attributes, the user's and the system's. */
+/*
+ * Whether an attributes file that holds for the whole repository
+ * (info/attributes, the user's, the system's) speaks of linguist, or
+ * cannot be read.
+ */
 static bool attributes_global(struct repo_files *files)
 {
-	struct strings paths = STRINGS_INIT;
-	struct buf text = BUF_INIT;
-	bool found = false;
-	size_t i;
+	bool silent;
 
-	patch_attr_global(&paths, files->repo->git);
-	for (i = 0; i < paths.count && !found; i++) {
-		buf_clear(&text);
-		if (buf_read_regular(&text, paths.items[i], NULL, ATTR_MAX) == 0)
-			found = speaks_of_linguist(text.ptr, text.len);
+	if (repo_attr_silent(&silent, files->repo->git, NULL, 0, linguist_words) < 0) {
 		error_clear();
+		return true;
 	}
-	strings_free(&paths);
-	buf_release(&text);
-	return found;
+	return !silent;
 }
 
 /* Which folders' .gitattributes (as this side has them) speak of linguist. */
@@ -411,11 +403,11 @@ static int attributes_find(struct repo_files *files)
 		if (strcmp(base, ".gitattributes") || !*f->blob)
 			continue;
 		buf_clear(&text);
-		if (repo_file_read(&text, files->repo, f, ATTR_MAX) < 0) {
+		if (repo_file_read(&text, files->repo, f, REPO_ATTR_MAX) < 0) {
 			error_clear();
 			continue;
 		}
-		if (!speaks_of_linguist(text.ptr, text.len))
+		if (repo_attr_text_silent(text.ptr, text.len, linguist_words))
 			continue;
 		n = (size_t)(base - f->path);
 		{

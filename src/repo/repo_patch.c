@@ -15,14 +15,12 @@
  * a binary file told from its first bytes.
  */
 #include "repo_patch.h"
-#include "array.h"
 #include "repo_content.h"
 #include "status.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <git2/sys/filter.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,8 +32,6 @@
  * less than the look-ups that tell without reading.
  */
 #define PROBE_MIN_SIZE (1024 * 1024)
-/* An attributes file larger than this is not read: it may say anything. */
-#define ATTR_MAX (1u << 20)
 
 static bool is_regular(uint32_t mode)
 {
@@ -451,177 +447,4 @@ int patch_binary_text(struct buf *out, git_repository *git, const git_diff_file 
 	    (error = new->mode ? buf_put_quoted(out, "b/", new->path) : buf_puts(out, "/dev/null")) < 0)
 		return error;
 	return buf_puts(out, " differ\n");
-}
-
-/* -------------------------------------------------------------------------
- * Whether the attributes files can say how a file is diffed
- */
-
-int patch_attr_global(struct strings *out, git_repository *git)
-{
-	git_config *config = NULL;
-	git_buf value = { 0 }, system = { 0 };
-	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
-	struct buf path = BUF_INIT;
-	char *dirs, *dir, *save = NULL;
-	int error;
-
-	/* $GIT_DIR/info/attributes, then core.attributesFile (or its default), then the system's. */
-	if ((error = buf_printf(&path, "%sinfo/attributes", git_repository_commondir(git))) < 0 ||
-	    (error = strings_take(out, buf_detach(&path))) < 0)
-		goto done;
-	if (git_repository_config_snapshot(&config, git) == 0 &&
-	    git_config_get_path(&value, config, "core.attributesFile") == 0)
-		error = buf_puts(&path, value.ptr);
-	else if (xdg && *xdg)
-		error = buf_printf(&path, "%s/git/attributes", xdg);
-	else if (home)
-		error = buf_printf(&path, "%s/.config/git/attributes", home);
-	if (error < 0 || (path.len && (error = strings_take(out, buf_detach(&path))) < 0))
-		goto done;
-	git_error_clear();
-	/* The system's directories as libgit2 searches them ("/etc" unless set). */
-	if (git_libgit2_opts(GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_SYSTEM, &system) < 0 || !system.ptr)
-		error = strings_add(out, "/etc/gitattributes");
-	else if (!(dirs = strdup(system.ptr)))
-		error = error_nomem();
-	else {
-		for (dir = strtok_r(dirs, ":", &save); dir && !error; dir = strtok_r(NULL, ":", &save))
-			if ((error = buf_printf(&path, "%s/gitattributes", dir)) == 0)
-				error = strings_take(out, buf_detach(&path));
-		free(dirs);
-	}
-done:
-	git_error_clear();
-	git_buf_dispose(&system);
-	git_buf_dispose(&value);
-	git_config_free(config);
-	buf_release(&path);
-	return error;
-}
-
-/* Attributes text that names neither "diff" nor "binary" (its macro) and defines no macro. */
-static bool attr_text_quiet(const char *text, size_t len)
-{
-	return !text || (!memmem(text, len, "diff", 4) && !memmem(text, len, "binary", 6) &&
-			 !memmem(text, len, "[attr]", 6));
-}
-
-/* A file of attributes by path: quiet when it is not there; not when it cannot be read. */
-static bool attr_file_quiet(const char *path)
-{
-	struct buf text = BUF_INIT;
-	struct stat st;
-	bool quiet;
-
-	if (stat(path, &st) < 0)
-		return errno == ENOENT || errno == ENOTDIR;
-	quiet = buf_read_regular(&text, path, NULL, ATTR_MAX) == 0 && attr_text_quiet(text.ptr, text.len);
-	error_clear();
-	buf_release(&text);
-	return quiet;
-}
-
-/* The index's file of attributes by path: quiet when it has none. */
-static bool attr_entry_quiet(git_repository *git, git_index *index, const char *path)
-{
-	const git_index_entry *entry = index ? git_index_get_bypath(index, path, 0) : NULL;
-	git_blob *blob = NULL;
-	bool quiet;
-
-	if (!entry)
-		return true;
-	if (git_blob_lookup(&blob, git, &entry->id) < 0) {
-		git_error_clear();
-		return false;
-	}
-	quiet = git_blob_rawsize(blob) <= ATTR_MAX &&
-		attr_text_quiet(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
-	git_blob_free(blob);
-	return quiet;
-}
-
-/* A folder of a path ("", "a/", "a/b/"), pointing into the path. */
-struct attr_dir {
-	const char *at;
-	size_t len;
-};
-
-static int attr_dir_cmp(const void *a, const void *b)
-{
-	const struct attr_dir *x = a, *y = b;
-	int c = memcmp(x->at, y->at, x->len < y->len ? x->len : y->len);
-
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
-/* Every folder of the deltas' paths, once. */
-static int attr_dirs(struct attr_dir **out, size_t *count, git_diff *diff)
-{
-	size_t n = git_diff_num_deltas(diff), d, k = 0, w = 0, alloc = 0, side;
-	struct attr_dir *dirs = NULL;
-	const char *p, *s;
-	int error = 0;
-
-	for (d = 0; d < n && !error; d++)
-		for (side = 0; side < 2 && !error; side++) {
-			const git_diff_delta *delta = git_diff_get_delta(diff, d);
-
-			p = side ? delta->new_file.path : delta->old_file.path;
-			if ((error = ARRAY_GROW(dirs, alloc, k + 1)) == 0)
-				dirs[k++] = (struct attr_dir){ p, 0 };
-			for (s = strchr(p, '/'); s && !error; s = strchr(s + 1, '/'))
-				if ((error = ARRAY_GROW(dirs, alloc, k + 1)) == 0)
-					dirs[k++] = (struct attr_dir){ p, (size_t)(s + 1 - p) };
-		}
-	if (error) {
-		free(dirs);
-		return error;
-	}
-	if (k)
-		qsort(dirs, k, sizeof(*dirs), attr_dir_cmp);
-	for (d = 0; d < k; d++)
-		if (!w || attr_dir_cmp(&dirs[w - 1], &dirs[d]))
-			dirs[w++] = dirs[d];
-	*out = dirs;
-	*count = w;
-	return 0;
-}
-
-int patch_attr_quiet(bool *out, git_repository *git, git_diff *diff)
-{
-	struct strings global = STRINGS_INIT;
-	struct attr_dir *dirs = NULL;
-	struct buf path = BUF_INIT;
-	git_index *index = NULL;
-	const char *workdir = git_repository_workdir(git);
-	size_t i, n = 0;
-	int error;
-
-	*out = false;
-	if ((error = patch_attr_global(&global, git)) < 0 || (error = attr_dirs(&dirs, &n, diff)) < 0)
-		goto done;
-	if (git_repository_index(&index, git) < 0)
-		git_error_clear();
-	*out = true;
-	for (i = 0; i < global.count && *out; i++)
-		*out = attr_file_quiet(global.items[i]);
-	for (i = 0; i < n && *out && !error; i++) {
-		buf_clear(&path);
-		if ((error = buf_printf(&path, "%.*s.gitattributes", (int)dirs[i].len, dirs[i].at)) < 0)
-			break;
-		*out = attr_entry_quiet(git, index, path.ptr);
-		buf_clear(&path);
-		if (*out && workdir && (error = buf_printf(&path, "%s%.*s.gitattributes", workdir,
-							     (int)dirs[i].len, dirs[i].at)) == 0)
-			*out = attr_file_quiet(path.ptr);
-	}
-done:
-	if (error)
-		*out = false;
-	git_index_free(index);
-	strings_free(&global);
-	buf_release(&path);
-	free(dirs);
-	return error;
 }

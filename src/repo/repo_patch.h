@@ -11,7 +11,6 @@
  * working-tree file at its path.
  */
 
-#include "array.h"
 #include "buf.h"
 
 #include <git2.h>
@@ -60,22 +59,5 @@ int patch_binary_same(bool *out, git_repository *git, const git_diff_file *old, 
  */
 int patch_binary_text(struct buf *out, git_repository *git, const git_diff_file *old,
 		      const git_diff_file *new);
-
-/*
- * The repository-wide files of attributes, as libgit2 reads them:
- * $GIT_DIR/info/attributes, core.attributesFile (or its XDG default), the
- * system's. Appended to out.
- */
-int patch_attr_global(struct strings *out, git_repository *git);
-
-/*
- * Whether no file of attributes that libgit2 reads for the diff's paths
- * (the repository-wide ones, and each folder's .gitattributes in the work
- * tree and in the index) says anything of how a file is diffed: none names
- * "diff" or "binary", none defines a macro. Every path's diff driver is
- * then git's default, which libgit2 can find without the work tree (*out
- * is false whenever a file cannot be read).
- */
-int patch_attr_quiet(bool *out, git_repository *git, git_diff *diff);
 
 #endif

@@ -1,6 +1,7 @@
 /* What a check looks at: its rules, revline.ignore, and which files of the change each rule sees. */
 #include "check_state.h"
 #include "glob.h"
+#include "repo_attr.h"
 #include "scope.h"
 #include "status.h"
 
@@ -107,8 +108,12 @@ static int ignore_load(struct check *c)
 	return error;
 }
 
-/* Why no LLM rule is asked about a file: revline.ignore, .gitattributes, its content; NULL when none. */
-static int file_scope(char **out, struct check *c, size_t i)
+/*
+ * Why no LLM rule is asked about a file: revline.ignore, .gitattributes
+ * (asked only when an attributes file along the change's paths speaks of
+ * linguist), its content; NULL when none.
+ */
+static int file_scope(char **out, struct check *c, size_t i, bool linguist)
 {
 	const struct diff_file *f = &c->diff->files[i];
 	const char *why = NULL, *attr = NULL;
@@ -122,7 +127,7 @@ static int file_scope(char **out, struct check *c, size_t i)
 		why = "ignored (revline.ignore)";
 		c->skip_local[i] = true;
 	}
-	else if ((error = repo_linguist(&attr, c->repo, f->path)) < 0)
+	else if (linguist && (error = repo_linguist(&attr, c->repo, f->path)) < 0)
 		return error;
 	else if (attr)
 		why = !strcmp(attr, "linguist-vendored") ? "vendored (linguist-vendored in .gitattributes)" :
@@ -136,13 +141,36 @@ static int file_scope(char **out, struct check *c, size_t i)
 	return 0;
 }
 
-/* Which files of the change the rules see; the others are named in the notes. */
-static int files_scope(struct check *c)
+/* Whether an attributes file along the change's paths may mark one linguist-generated or -vendored. */
+static int linguist_possible(bool *out, struct check *c)
 {
+	static const char *const words[] = { "linguist-", NULL };
+	const char **paths = malloc((2 * c->diff->nfiles + 1) * sizeof(*paths));
+	bool silent;
 	size_t i;
 	int error;
 
-	if ((error = ignore_load(c)) < 0)
+	*out = true;
+	if (!paths)
+		return error_nomem();
+	for (i = 0; i < c->diff->nfiles; i++) {
+		paths[2 * i] = c->diff->files[i].path;
+		paths[2 * i + 1] = c->diff->files[i].old_path;
+	}
+	if ((error = repo_attr_silent(&silent, c->repo->git, paths, 2 * c->diff->nfiles, words)) == 0)
+		*out = !silent;
+	free(paths);
+	return error;
+}
+
+/* Which files of the change the rules see; the others are named in the notes. */
+static int files_scope(struct check *c)
+{
+	bool linguist;
+	size_t i;
+	int error;
+
+	if ((error = ignore_load(c)) < 0 || (error = linguist_possible(&linguist, c)) < 0)
 		return error;
 	if (!(c->skip = calloc(c->diff->nfiles + 1, sizeof(*c->skip))) ||
 	    !(c->skip_local = calloc(c->diff->nfiles + 1, sizeof(*c->skip_local))))
@@ -150,7 +178,7 @@ static int files_scope(struct check *c)
 	for (i = 0; i < c->diff->nfiles; i++) {
 		char *note;
 
-		if ((error = file_scope(&c->skip[i], c, i)) < 0)
+		if ((error = file_scope(&c->skip[i], c, i, linguist)) < 0)
 			return error;
 		if (!c->skip[i])
 			continue;
