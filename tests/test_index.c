@@ -77,20 +77,13 @@ static int teardown(void **state)
 static struct index *build_with(const struct target_spec *spec, struct index_options *opts)
 {
 	struct target target = { 0 };
-	struct index *index = NULL;
-	int64_t until = clock_ms() + 30000;
+	struct index *index;
 
 	if (repo_resolve(&target, repo, spec) < 0)
 		fail_msg("repo_resolve: %s", error_message());
 	opts->repo = repo;
 	opts->target = &target;
-	if (index_new(&index, opts) < 0 || index_start(index, NULL) < 0)
-		fail_msg("index: %s", error_message());
-	while (!index_done(index) && clock_ms() < until)
-		assert_int_equal(index_wait(index, 1000), 0);
-	assert_true(index_done(index));
-	if (index_status(index) < 0)
-		fail_msg("index: %s", index_message(index));
+	index = test_index_build(opts);
 	target_release(&target);
 	return index;
 }

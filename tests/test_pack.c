@@ -109,16 +109,8 @@ struct sides {
 static struct index *side(struct sides *s, bool old)
 {
 	struct index_options opts = { .repo = repo, .target = &s->target, .old_side = old, .store = store };
-	struct index *index = NULL;
-	int64_t until = clock_ms() + 30000;
 
-	if (index_new(&index, &opts) < 0 || index_start(index, NULL) < 0)
-		fail_msg("index: %s", error_message());
-	while (!index_done(index) && clock_ms() < until)
-		assert_int_equal(index_wait(index, 1000), 0);
-	assert_true(index_done(index));
-	assert_int_equal(index_status(index), 0);
-	return index;
+	return test_index_build(&opts);
 }
 
 /* The working tree against HEAD, both sides indexed. */

@@ -67,15 +67,11 @@ static struct index *side_of(const struct target_spec *spec)
 {
 	struct target target = { 0 };
 	struct index_options opts = { .repo = repo, .target = &target, .store = store, .ignore_file = ".revlineignore" };
-	struct index *index = NULL;
-	int64_t until = clock_ms() + 30000;
+	struct index *index;
 
-	if (repo_resolve(&target, repo, spec) < 0 || index_new(&index, &opts) < 0 || index_start(index, NULL) < 0)
-		fail_msg("index: %s", error_message());
-	while (!index_done(index) && clock_ms() < until)
-		assert_int_equal(index_wait(index, 1000), 0);
-	assert_true(index_done(index));
-	assert_int_equal(index_status(index), 0);
+	if (repo_resolve(&target, repo, spec) < 0)
+		fail_msg("repo_resolve: %s", error_message());
+	index = test_index_build(&opts);
 	target_release(&target);
 	return index;
 }
@@ -837,22 +833,10 @@ static void run_stop(struct run *r)
 static void ask(struct run *r, const char *model, struct ask_event *out)
 {
 	struct ask_spec spec = { SCHEMA_MAP, model, NULL, "sys", "THE CHANGE", "the rule", 100, false, NULL };
-	struct ask_event ev;
 	uint64_t id;
-	int rounds = 0;
 
 	assert_int_equal(ask_submit_tools(r->a, &id, &spec, &r->tools), 0);
-	for (;;) {
-		while (asker_next(r->a, &ev)) {
-			if (ev.status != ASK_STARTED && ev.status != ASK_PROGRESS) {
-				*out = ev;
-				return;
-			}
-			ask_event_release(&ev);
-		}
-		assert_true(rounds++ < 600);
-		assert_int_equal(asker_wait(r->a, 100), 0);
-	}
+	test_ask_end(r->a, out, NULL);
 }
 
 static json_t *body_at(json_t *requests, size_t i)

@@ -255,27 +255,11 @@ static void ask_with(struct run *r, const char *model, const struct ask_tools *t
 		     int *progress_turns)
 {
 	struct ask_spec spec = { SCHEMA_MAP, model, NULL, "sys", "THE CHANGE", r->tail, 100, false, NULL };
-	struct ask_event ev;
 	uint64_t id;
-	int rounds = 0, last = 0;
 
 	assert_int_equal(ask_submit_tools(r->a, &id, &spec, tools), 0);
-	for (;;) {
-		while (asker_next(r->a, &ev)) {
-			if (ev.status != ASK_STARTED && ev.status != ASK_PROGRESS) {
-				assert_int_equal(ev.id, id);
-				*out = ev;
-				if (progress_turns)
-					*progress_turns = last;
-				return;
-			}
-			if (ev.status == ASK_PROGRESS && ev.tool_turns > last)
-				last = ev.tool_turns;
-			ask_event_release(&ev);
-		}
-		assert_true(rounds++ < 600);
-		assert_int_equal(asker_wait(r->a, 100), 0);
-	}
+	test_ask_end(r->a, out, progress_turns);
+	assert_int_equal(out->id, id);
 }
 
 /* The requests once each has ended (the server logs the end after the answer went out). */
@@ -856,9 +840,8 @@ static void ask_long(struct run *r, const char *model, const struct ask_tools *t
 {
 	struct buf shared = BUF_INIT;
 	struct ask_spec spec = { SCHEMA_MAP, model, NULL, "sys", NULL, "the rule", 24000, false, NULL };
-	struct ask_event ev;
 	uint64_t id;
-	int rounds = 0, i;
+	int i;
 
 	for (i = 0; shared.len <= 24000; i++)
 		buf_printf(&shared, "line %03d of the change, the same for every rule: +x\n", i % 1000);
@@ -867,17 +850,7 @@ static void ask_long(struct run *r, const char *model, const struct ask_tools *t
 	spec.shared = shared.ptr;
 	assert_int_equal(ask_submit_tools(r->a, &id, &spec, tools), 0);
 	buf_release(&shared);
-	for (;;) {
-		while (asker_next(r->a, &ev)) {
-			if (ev.status != ASK_STARTED && ev.status != ASK_PROGRESS) {
-				*out = ev;
-				return;
-			}
-			ask_event_release(&ev);
-		}
-		assert_true(rounds++ < 600);
-		assert_int_equal(asker_wait(r->a, 100), 0);
-	}
+	test_ask_end(r->a, out, NULL);
 }
 
 static json_int_t usage_at(json_t *requests, size_t i, const char *key)

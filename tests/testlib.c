@@ -1,4 +1,8 @@
 #include "testlib.h"
+#include "ask.h"
+#include "index.h"
+#include "status.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,4 +207,42 @@ int test_home_free(struct test_home *h)
 	free(h->saved_cwd);
 	free(h);
 	return rc < 0 ? -1 : 0;
+}
+
+void test_ask_end(struct asker *a, struct ask_event *out, int *progress_turns)
+{
+	int64_t until = clock_ms() + 60000;
+	struct ask_event ev;
+	int last = 0;
+
+	for (;;) {
+		while (asker_next(a, &ev)) {
+			if (ev.status != ASK_STARTED && ev.status != ASK_PROGRESS) {
+				*out = ev;
+				if (progress_turns)
+					*progress_turns = last;
+				return;
+			}
+			if (ev.status == ASK_PROGRESS && ev.tool_turns > last)
+				last = ev.tool_turns;
+			ask_event_release(&ev);
+		}
+		assert_true(clock_ms() < until);
+		assert_int_equal(asker_wait(a, 100), 0);
+	}
+}
+
+struct index *test_index_build(const struct index_options *opts)
+{
+	struct index *index = NULL;
+	int64_t until = clock_ms() + 30000;
+
+	if (index_new(&index, opts) < 0 || index_start(index, NULL) < 0)
+		fail_msg("index: %s", error_message());
+	while (!index_done(index) && clock_ms() < until)
+		assert_int_equal(index_wait(index, 1000), 0);
+	assert_true(index_done(index));
+	if (index_status(index) < 0)
+		fail_msg("index: %s", index_message(index));
+	return index;
 }

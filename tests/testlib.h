@@ -54,6 +54,22 @@ struct test_home {
 };
 
 struct test_home *test_home_new(const char *tag);
+
+/*
+ * A repository index (index.h) of opts' side, built to its end (at most 30 s) in a poll group of
+ * its own; the test fails when it cannot start, does not end or ends in a failure.
+ */
+struct index;
+struct index_options;
+struct index *test_index_build(const struct index_options *opts);
+/*
+ * The asker's next ending event (not ASK_STARTED, not ASK_PROGRESS) into out, within 60 s; the
+ * highest tool_turns seen in progress events into progress_turns when given.  Bounded by time,
+ * not by wake-ups: a streamed answer wakes the wait once a chunk.
+ */
+struct asker;
+struct ask_event;
+void test_ask_end(struct asker *a, struct ask_event *out, int *progress_turns);
 /* Back to the saved directory, both trees removed; -1 when the directory is gone. */
 int test_home_free(struct test_home *h);
 

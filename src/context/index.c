@@ -279,7 +279,8 @@ static int files_take(struct index *index)
 		f->why = *f->blob ? "not indexed" : "larger than the index reads";
 		index->nfiles++;
 	}
-	qsort(index->files, index->nfiles, sizeof(*index->files), path_cmp);
+	if (index->nfiles)
+		qsort(index->files, index->nfiles, sizeof(*index->files), path_cmp);
 	repo_files_free(index->listing);
 	index->listing = NULL;
 	index->stats.files = index->nfiles;

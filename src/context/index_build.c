@@ -103,7 +103,7 @@ static int file_key_cmp(const void *key, const void *item)
 
 const struct index_file *index_file(const struct index *index, const char *path)
 {
-	if (index->phase != P_DONE)
+	if (index->phase != P_DONE || !index->nfiles)
 		return NULL;
 	return bsearch(path, index->files, index->nfiles, sizeof(*index->files), file_key_cmp);
 }

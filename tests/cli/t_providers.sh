@@ -171,13 +171,15 @@ assert kinds() == ["json_object", None] and not refused(), (kinds(), refused())'
 
 # --- 4. Anthropic: the answer comes as the forced tool's input, whole or streamed ---
 
+# The answer alone, as the forced tool: the context pack without the read-only tools (Claude takes
+# them, and then the answer's tool is offered among them: t_context and test_tools show that).
 anthropic() { # the provider Anthropic, its key, and no OpenAI key
-	export REVLINE_PROVIDER=anthropic ANTHROPIC_API_KEY=x REVLINE_MODEL=claude-haiku-4-5
+	export REVLINE_PROVIDER=anthropic ANTHROPIC_API_KEY=x REVLINE_MODEL=claude-haiku-4-5 REVLINE_CONTEXT=pack
 	unset OPENAI_API_KEY
 }
 openai() {
 	export OPENAI_API_KEY=sk-test REVLINE_MODEL=fake-model
-	unset REVLINE_PROVIDER ANTHROPIC_API_KEY
+	unset REVLINE_PROVIDER ANTHROPIC_API_KEY REVLINE_CONTEXT
 }
 anthropic
 for stream in false true; do
