@@ -226,13 +226,18 @@ static struct ask *live_by_task(struct asker *a, uint64_t task)
 	return NULL;
 }
 
+/* The most parts a key is made of (cache_key's). */
+#define KEY_PARTS_MAX 9
+
 /* The hash of the parts, each ended by a NUL (so that no two lists of parts run together alike). */
 static int hash_text(char out[HASH_HEX_SIZE], const char *const *parts, size_t n)
 {
-	struct hash_part pieces[2 * 10];
+	struct hash_part pieces[2 * KEY_PARTS_MAX];
 	size_t i;
 
-	for (i = 0; i < n && i < 10; i++) {
+	if (n > KEY_PARTS_MAX)
+		return error_set(RL_ERROR, "a key of %zu parts (at most %d)", n, KEY_PARTS_MAX);
+	for (i = 0; i < n; i++) {
 		pieces[2 * i] = (struct hash_part){ parts[i], parts[i] ? strlen(parts[i]) : 0 };
 		pieces[2 * i + 1] = (struct hash_part){ "", 1 };
 	}
