@@ -62,8 +62,7 @@ static int ignore_load(struct index *index, const char *file)
 	if ((error = repo_read_workdir(&text, index->opts.repo, file, 0)) < 0)
 		error = error_set(RL_ECONFIG, "revline.ignore names %s, which cannot be read: %s", file,
 				  error_message());
-	else if ((error = scope_patterns_parse(&index->ignore, &index->nignore, text.ptr ? text.ptr : "",
-					       text.len)) < 0)
+	else if ((error = scope_ignore_parse(&index->ignore, text.ptr ? text.ptr : "", text.len)) < 0)
 		error = error_set(RL_ECONFIG, "%s (revline.ignore): %s", file, error_message());
 	buf_release(&text);
 	return error;
@@ -108,7 +107,7 @@ void index_free(struct index *index)
 	index_tag_release(index);
 	index_built_release(index);
 	repo_files_free(index->listing);
-	scope_patterns_free(index->ignore, index->nignore);
+	glob_list_free(index->ignore);
 	tags_program_release(&index->program);
 	free(index->ctags_setting);
 	free(index->message);
@@ -201,7 +200,7 @@ static void probe_step(struct index *index)
 /* Why a path is left out of the index, or NULL. */
 static const char *excluded(const struct index *index, const struct repo_file *f)
 {
-	if (index->nignore && glob_match_list((const char *const *)index->ignore, index->nignore, f->path))
+	if (glob_list_matches(index->ignore, f->path))
 		return "ignored (revline.ignore)";
 	if (f->linguist)
 		return f->linguist;

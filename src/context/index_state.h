@@ -48,8 +48,7 @@ struct index {
 	char *message;
 	struct buf note;
 	bool complete;
-	char **ignore;
-	size_t nignore;
+	struct glob_list *ignore;       /* revline.ignore's patterns, compiled */
 	struct tags_program program;
 	bool have_ctags;
 	struct child *probe;            /* ctags --version, while the files are listed */
