@@ -1,7 +1,6 @@
-/* A check's dependency phase: manifests and lock files read and analysed, advisories looked up, the result kept. */
+/* A check's dependency phase: manifests read and analysed, advisories looked up, the result kept. */
 #include "depreview.h"
 #include "diff.h"
-#include "lock.h"
 #include "repo.h"
 #include "status.h"
 #include "store_deps.h"
@@ -55,7 +54,7 @@ void depreview_free(struct depreview *dr)
 
 struct texts {
 	struct deps_file *files;
-	struct buf *bufs;               /* four per file: old, new, and a lock file's manifest's old and new */
+	struct buf *bufs;               /* two per file: old, new */
 	char **whys;                    /* two per file: why that side could not be read */
 	size_t n;
 };
@@ -64,10 +63,10 @@ static void texts_release(struct texts *t)
 {
 	size_t i;
 
-	for (i = 0; i < 4 * t->n; i++)
+	for (i = 0; i < 2 * t->n; i++) {
 		buf_release(&t->bufs[i]);
-	for (i = 0; i < 2 * t->n; i++)
 		free(t->whys[i]);
+	}
 	free(t->bufs);
 	free(t->whys);
 	free(t->files);
@@ -89,58 +88,32 @@ static const char *side_read(struct depreview *dr, struct buf *out, char **why, 
 	return out->ptr ? out->ptr : "";
 }
 
-/*
- * The manifest beside a lock file (lock_manifest_name), on both sides,
- * for which packages are direct: left out where it cannot be read (the
- * packages' relation is then unknown), never a problem of its own.
- */
-static void manifest_beside(struct depreview *dr, struct texts *t, const struct diff_file *f, struct deps_file *d)
-{
-	const char *name = lock_manifest_name(f->path);
-	struct buf path = BUF_INIT;
-	struct buf *b = &t->bufs[4 * t->n + 2];
-
-	if (!name || buf_printf(&path, "%.*s%s", (int)(strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 - f->path : 0),
-				f->path, name) < 0) {
-		buf_release(&path);
-		return;
-	}
-	if (f->status != DIFF_ADDED && repo_read(&b[0], dr->repo, dr->target, path.ptr, true) == 0)
-		d->manifest_old = b[0].ptr ? b[0].ptr : "", d->manifest_old_len = b[0].len;
-	if (f->status != DIFF_DELETED && repo_read(&b[1], dr->repo, dr->target, path.ptr, false) == 0)
-		d->manifest_new = b[1].ptr ? b[1].ptr : "", d->manifest_new_len = b[1].len;
-	buf_release(&path);
-}
-
-/* Every changed path; manifests and the lock files revline reads with both texts. */
+/* Every changed path; manifests with both texts (the lock files' are never read). */
 static int texts_read(struct texts *t, struct depreview *dr)
 {
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	if (!(t->files = calloc(dr->diff->nfiles + 1, sizeof(*t->files))) ||
-	    !(t->bufs = calloc(4 * dr->diff->nfiles + 4, sizeof(*t->bufs))) ||
+	    !(t->bufs = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->bufs))) ||
 	    !(t->whys = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->whys))))
 		return error_nomem();
 	for (i = 0; i < dr->diff->nfiles; i++) {
 		const struct diff_file *f = &dr->diff->files[i];
 		struct deps_file *d = &t->files[t->n];
 		enum deps_ecosystem eco;
-		bool lock = lock_file_known(f->path, &eco);
 
 		d->path = f->path;
-		if (lock || deps_file_kind(f->path, &eco) == DEPS_FILE_MANIFEST) {
+		if (deps_file_kind(f->path, &eco) == DEPS_FILE_MANIFEST) {
 			if (f->status != DIFF_ADDED)
-				d->old_text = side_read(dr, &t->bufs[4 * t->n], &t->whys[2 * t->n], f->old_path,
+				d->old_text = side_read(dr, &t->bufs[2 * t->n], &t->whys[2 * t->n], f->old_path,
 							true, &d->old_len);
 			if (f->status != DIFF_DELETED)
-				d->new_text = side_read(dr, &t->bufs[4 * t->n + 1], &t->whys[2 * t->n + 1],
+				d->new_text = side_read(dr, &t->bufs[2 * t->n + 1], &t->whys[2 * t->n + 1],
 							f->path, false, &d->new_len);
 			/* Half a manifest would make every dependency look added or removed. */
 			if (t->whys[2 * t->n] || t->whys[2 * t->n + 1])
 				d->old_text = d->new_text = NULL;
-			else if (lock)
-				manifest_beside(dr, t, f, d);
 		}
 		t->n++;
 	}
@@ -204,19 +177,29 @@ static int member_join(struct depreview *dr)
 	return poll_group_join(advisory_group(dr->advisory), &dr->member);
 }
 
-/* The target's commit messages as they were written, subject and body, blank lines between them (deps.h). */
+/*
+ * The commit messages of the change, as their authors wrote them (a bot's
+ * subject names its bumps, its body carries the release notes), each
+ * after a blank line; none when they cannot be read.
+ */
 static int messages_read(struct buf *out, struct depreview *dr)
 {
 	struct repo_commits commits;
 	size_t i;
-	int error;
+	int error = 0;
 
-	if ((error = repo_commits(&commits, dr->repo, dr->target, 20)) < 0)
-		return error;
-	for (i = 0; i < commits.count && !error; i++)
-		error = buf_printf(out, "%s%s\n", i ? "\n" : "", commits.items[i].message);
+	if (repo_commits(&commits, dr->repo, dr->target, 20) < 0) {
+		if (error_status() == RL_ENOMEM)
+			return RL_ENOMEM;
+		error_clear();
+		return 0;
+	}
+	for (i = 0; i < commits.count; i++)
+		buf_printf(out, "%s%s\n", i ? "\n" : "", commits.items[i].message);
+	if (commits.count && !out->ptr)
+		error = error_nomem();
 	repo_commits_release(&commits);
-	return error < 0 ? error_nomem() : 0;
+	return error;
 }
 
 int depreview_start(struct depreview *dr)
@@ -226,11 +209,8 @@ int depreview_start(struct depreview *dr)
 	int error;
 
 	dr->started = true;
-	/* The commit messages name a bot's bumps (and carry its release notes). */
-	if ((error = messages_read(&messages, dr)) < 0) {
-		buf_release(&messages);
+	if ((error = messages_read(&messages, dr)) < 0)
 		return error;
-	}
 	if ((error = texts_read(&t, dr)) < 0 ||
 	    (error = deps_analyze(&dr->analysis, t.files, t.n, dr->repo->branch, messages.ptr)) < 0 ||
 	    (error = unreadable_add(&dr->analysis, &t)) < 0) {
@@ -285,7 +265,7 @@ const struct deps_analysis *depreview_analysis(const struct depreview *dr)
 
 bool depreview_found(const struct depreview *dr)
 {
-	return dr->analysis.npackages || dr->analysis.bot || dr->analysis.nproblems || dr->analysis.nclaims;
+	return dr->analysis.npackages || dr->analysis.bot || dr->analysis.nproblems;
 }
 
 bool depreview_dependency_only(const struct depreview *dr)

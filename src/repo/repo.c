@@ -78,11 +78,6 @@ int repo_open(struct repo **out, const char *path)
 
 	*out = NULL;
 	git_libgit2_init();
-	/*
-	 * As git reads objects: without hashing each one again (a diff of a
-	 * 30 MB lock file spent a fifth of its time there); git fsck is for
-	 * a repository whose objects are doubted.
-	 */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 	if (!path)
 		path = cwd = getcwd(NULL, 0);
