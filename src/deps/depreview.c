@@ -1,6 +1,7 @@
-/* A check's dependency phase: manifests read and analysed, advisories looked up, the result kept. */
+/* A check's dependency phase: manifests and lock files read and analysed, advisories looked up, the result kept. */
 #include "depreview.h"
 #include "diff.h"
+#include "lock.h"
 #include "repo.h"
 #include "status.h"
 #include "store_deps.h"
@@ -54,7 +55,7 @@ void depreview_free(struct depreview *dr)
 
 struct texts {
 	struct deps_file *files;
-	struct buf *bufs;               /* two per file: old, new */
+	struct buf *bufs;               /* four per file: old, new, and a lock file's manifest's old and new */
 	char **whys;                    /* two per file: why that side could not be read */
 	size_t n;
 };
@@ -63,10 +64,10 @@ static void texts_release(struct texts *t)
 {
 	size_t i;
 
-	for (i = 0; i < 2 * t->n; i++) {
+	for (i = 0; i < 4 * t->n; i++)
 		buf_release(&t->bufs[i]);
+	for (i = 0; i < 2 * t->n; i++)
 		free(t->whys[i]);
-	}
 	free(t->bufs);
 	free(t->whys);
 	free(t->files);
@@ -88,32 +89,58 @@ static const char *side_read(struct depreview *dr, struct buf *out, char **why, 
 	return out->ptr ? out->ptr : "";
 }
 
-/* Every changed path; manifests with both texts (the lock files' are never read). */
+/*
+ * The manifest beside a lock file (lock_manifest_name), on both sides,
+ * for which packages are direct: left out where it cannot be read (the
+ * packages' relation is then unknown), never a problem of its own.
+ */
+static void manifest_beside(struct depreview *dr, struct texts *t, const struct diff_file *f, struct deps_file *d)
+{
+	const char *name = lock_manifest_name(f->path);
+	struct buf path = BUF_INIT;
+	struct buf *b = &t->bufs[4 * t->n + 2];
+
+	if (!name || buf_printf(&path, "%.*s%s", (int)(strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 - f->path : 0),
+				f->path, name) < 0) {
+		buf_release(&path);
+		return;
+	}
+	if (f->status != DIFF_ADDED && repo_read(&b[0], dr->repo, dr->target, path.ptr, true) == 0)
+		d->manifest_old = b[0].ptr ? b[0].ptr : "", d->manifest_old_len = b[0].len;
+	if (f->status != DIFF_DELETED && repo_read(&b[1], dr->repo, dr->target, path.ptr, false) == 0)
+		d->manifest_new = b[1].ptr ? b[1].ptr : "", d->manifest_new_len = b[1].len;
+	buf_release(&path);
+}
+
+/* Every changed path; manifests and the lock files revline reads with both texts. */
 static int texts_read(struct texts *t, struct depreview *dr)
 {
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	if (!(t->files = calloc(dr->diff->nfiles + 1, sizeof(*t->files))) ||
-	    !(t->bufs = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->bufs))) ||
+	    !(t->bufs = calloc(4 * dr->diff->nfiles + 4, sizeof(*t->bufs))) ||
 	    !(t->whys = calloc(2 * dr->diff->nfiles + 2, sizeof(*t->whys))))
 		return error_nomem();
 	for (i = 0; i < dr->diff->nfiles; i++) {
 		const struct diff_file *f = &dr->diff->files[i];
 		struct deps_file *d = &t->files[t->n];
 		enum deps_ecosystem eco;
+		bool lock = lock_file_known(f->path, &eco);
 
 		d->path = f->path;
-		if (deps_file_kind(f->path, &eco) == DEPS_FILE_MANIFEST) {
+		if (lock || deps_file_kind(f->path, &eco) == DEPS_FILE_MANIFEST) {
 			if (f->status != DIFF_ADDED)
-				d->old_text = side_read(dr, &t->bufs[2 * t->n], &t->whys[2 * t->n], f->old_path,
+				d->old_text = side_read(dr, &t->bufs[4 * t->n], &t->whys[2 * t->n], f->old_path,
 							true, &d->old_len);
 			if (f->status != DIFF_DELETED)
-				d->new_text = side_read(dr, &t->bufs[2 * t->n + 1], &t->whys[2 * t->n + 1],
+				d->new_text = side_read(dr, &t->bufs[4 * t->n + 1], &t->whys[2 * t->n + 1],
 							f->path, false, &d->new_len);
 			/* Half a manifest would make every dependency look added or removed. */
 			if (t->whys[2 * t->n] || t->whys[2 * t->n + 1])
 				d->old_text = d->new_text = NULL;
+			else if (lock)
+				manifest_beside(dr, t, f, d);
 		}
 		t->n++;
 	}
@@ -265,7 +292,7 @@ const struct deps_analysis *depreview_analysis(const struct depreview *dr)
 
 bool depreview_found(const struct depreview *dr)
 {
-	return dr->analysis.npackages || dr->analysis.bot || dr->analysis.nproblems;
+	return dr->analysis.npackages || dr->analysis.bot || dr->analysis.nproblems || dr->analysis.nclaims;
 }
 
 bool depreview_dependency_only(const struct depreview *dr)
