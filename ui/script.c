@@ -5,12 +5,18 @@
 #include "status.h"
 #include "theme.h"
 #include "tui.h"
+#include "watch.h"
 
+#include <dirent.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
 struct script {
@@ -161,6 +167,95 @@ static void append_line(struct script *script, struct tui *tui, const char *arg)
 		script_fail(script, tui, "cannot append to the file");
 }
 
+/*
+ * rewrite PATH N TEXT: line N of a file of the working tree becomes TEXT,
+ * the file written whole as an editor saves it; the diff stays the same
+ * size while its content changes (the soak test's edit).
+ */
+static void rewrite_line(struct script *script, struct tui *tui, const char *arg)
+{
+	struct buf in = BUF_INIT, out = BUF_INIT;
+	char path[1024];
+	const char *p, *end, *text;
+	unsigned long want, n = 1;
+	int used = 0;
+
+	if (sscanf(arg, "%1023s %lu %n", path, &want, &used) < 2 || !used || want == 0) {
+		script_fail(script, tui, "rewrite PATH LINE TEXT");
+		return;
+	}
+	text = arg + used;
+	script->serial = tui->diff_serial;
+	if (buf_read_file(&in, path) < 0) {
+		error_clear();
+		script_fail(script, tui, "cannot read the file to rewrite");
+		goto done;
+	}
+	for (p = in.ptr ? in.ptr : ""; p < in.ptr + in.len; p = end, n++) {
+		const char *nl = memchr(p, '\n', (size_t)(in.ptr + in.len - p));
+
+		end = nl ? nl + 1 : in.ptr + in.len;
+		if (n == want)
+			buf_printf(&out, "%s\n", text);
+		else
+			buf_put(&out, p, (size_t)(end - p));
+	}
+	if (n <= want || buf_write_file(path, out.ptr ? out.ptr : "", out.len, 0644) < 0) {
+		error_clear();
+		script_fail(script, tui, "cannot rewrite the line");
+	}
+done:
+	buf_release(&in);
+	buf_release(&out);
+}
+
+/*
+ * sample FILE: one line appended to FILE of what the process holds now:
+ * its resident memory in KiB (/proc/self/statm), the bytes malloc has
+ * handed out and not had back (mallinfo2; 0 where it cannot say, as under
+ * AddressSanitizer), its open descriptors and the monotonic clock in
+ * microseconds. The soak test fits their slopes against the cycles run.
+ */
+static void sample_write(struct script *script, struct tui *tui, const char *path)
+{
+	unsigned long pages = 0, resident = 0;
+	unsigned long long heap = 0;
+	long fds = -1;
+	FILE *fp;
+	DIR *dir;
+
+	if ((fp = fopen("/proc/self/statm", "r"))) {
+		if (fscanf(fp, "%lu %lu", &pages, &resident) != 2)
+			resident = 0;
+		fclose(fp);
+	}
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	{
+		struct mallinfo2 mi = mallinfo2();
+
+		heap = (unsigned long long)mi.uordblks + mi.hblkhd;
+	}
+#endif
+	if ((dir = opendir("/proc/self/fd"))) {
+		struct dirent *d;
+
+		/* Less the directory's own descriptor. */
+		for (fds = -1; (d = readdir(dir));)
+			fds += d->d_name[0] != '.';
+		closedir(dir);
+	}
+	if (!(fp = fopen(path, "a")) ||
+	    fprintf(fp, "%lu %llu %ld %lld\n", resident * (unsigned long)(sysconf(_SC_PAGESIZE) / 1024),
+		    heap, fds, (long long)clock_us()) < 0) {
+		if (fp)
+			fclose(fp);
+		script_fail(script, tui, "cannot write the sample");
+		return;
+	}
+	if (fclose(fp) != 0)
+		script_fail(script, tui, "cannot write the sample");
+}
+
 static void run_command(struct script *script, struct tui *tui, const char *s, size_t len)
 {
 	char cmd[64] = "", arg[1024] = "";
@@ -185,14 +280,20 @@ static void run_command(struct script *script, struct tui *tui, const char *s, s
 		run_until(script, tui, cmd, arg, 0);
 	} else if (!strcmp(cmd, "append") && *arg) {
 		append_line(script, tui, arg);
+	} else if (!strcmp(cmd, "rewrite") && *arg) {
+		rewrite_line(script, tui, arg);
 	} else if (!strcmp(cmd, "wait-reload")) {
 		run_until(script, tui, cmd, arg, 0);
+	} else if (!strcmp(cmd, "settle") && atoi(arg) >= 0 && *arg) {
+		watch_settle(tui->watch, atoi(arg));
+	} else if (!strcmp(cmd, "sample") && *arg) {
+		sample_write(script, tui, arg);
 	} else if (!strcmp(cmd, "sleep") && atoi(arg) > 0) {
 		run_until(script, tui, NULL, NULL, atoi(arg));
 	} else {
 		script_fail(script, tui, "unknown script command (save-display, save-attrs, resize, "
 			    "wait-rule ID, wait-check, wait-fixes, wait-fix, wait-lint, sleep MS, "
-			    "append PATH TEXT, wait-reload)");
+			    "append PATH TEXT, rewrite PATH LINE TEXT, wait-reload, settle MS, sample FILE)");
 	}
 }
 
