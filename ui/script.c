@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "request.h"
 #include "status.h"
+#include "store.h"
 #include "theme.h"
 #include "tui.h"
 #include "watch.h"
@@ -213,8 +214,10 @@ done:
  * sample FILE: one line appended to FILE of what the process holds now:
  * its resident memory in KiB (/proc/self/statm), the bytes malloc has
  * handed out and not had back (mallinfo2; 0 where it cannot say, as under
- * AddressSanitizer), its open descriptors and the monotonic clock in
- * microseconds. The soak test fits their slopes against the cycles run.
+ * AddressSanitizer), the bytes of them SQLite holds (its page cache fills
+ * as the database grows, up to its cache_size), its open descriptors and
+ * the monotonic clock in microseconds. The soak test fits their slopes
+ * against the cycles run.
  */
 static void sample_write(struct script *script, struct tui *tui, const char *path)
 {
@@ -245,8 +248,8 @@ static void sample_write(struct script *script, struct tui *tui, const char *pat
 		closedir(dir);
 	}
 	if (!(fp = fopen(path, "a")) ||
-	    fprintf(fp, "%lu %llu %ld %lld\n", resident * (unsigned long)(sysconf(_SC_PAGESIZE) / 1024),
-		    heap, fds, (long long)clock_us()) < 0) {
+	    fprintf(fp, "%lu %llu %lld %ld %lld\n", resident * (unsigned long)(sysconf(_SC_PAGESIZE) / 1024),
+		    heap, (long long)store_memory(), fds, (long long)clock_us()) < 0) {
 		if (fp)
 			fclose(fp);
 		script_fail(script, tui, "cannot write the sample");
