@@ -1,6 +1,7 @@
 #include "script.h"
 #include "app.h"
 #include "clock.h"
+#include "proc_sample.h"
 #include "request.h"
 #include "status.h"
 #include "store.h"
@@ -8,16 +9,11 @@
 #include "tui.h"
 #include "watch.h"
 
-#include <dirent.h>
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <wchar.h>
 
 struct script {
@@ -210,55 +206,6 @@ done:
 	buf_release(&out);
 }
 
-/*
- * sample FILE: one line appended to FILE of what the process holds now:
- * its resident memory in KiB (/proc/self/statm), the bytes malloc has
- * handed out and not had back (mallinfo2; 0 where it cannot say, as under
- * AddressSanitizer), the bytes of them SQLite holds (its page cache fills
- * as the database grows, up to its cache_size), its open descriptors and
- * the monotonic clock in microseconds. The soak test fits their slopes
- * against the cycles run.
- */
-static void sample_write(struct script *script, struct tui *tui, const char *path)
-{
-	unsigned long pages = 0, resident = 0;
-	unsigned long long heap = 0;
-	long fds = -1;
-	FILE *fp;
-	DIR *dir;
-
-	if ((fp = fopen("/proc/self/statm", "r"))) {
-		if (fscanf(fp, "%lu %lu", &pages, &resident) != 2)
-			resident = 0;
-		fclose(fp);
-	}
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-	{
-		struct mallinfo2 mi = mallinfo2();
-
-		heap = (unsigned long long)mi.uordblks + mi.hblkhd;
-	}
-#endif
-	if ((dir = opendir("/proc/self/fd"))) {
-		struct dirent *d;
-
-		/* Less the directory's own descriptor. */
-		for (fds = -1; (d = readdir(dir));)
-			fds += d->d_name[0] != '.';
-		closedir(dir);
-	}
-	if (!(fp = fopen(path, "a")) ||
-	    fprintf(fp, "%lu %llu %lld %ld %lld\n", resident * (unsigned long)(sysconf(_SC_PAGESIZE) / 1024),
-		    heap, (long long)store_memory(), fds, (long long)clock_us()) < 0) {
-		if (fp)
-			fclose(fp);
-		script_fail(script, tui, "cannot write the sample");
-		return;
-	}
-	if (fclose(fp) != 0)
-		script_fail(script, tui, "cannot write the sample");
-}
-
 static void run_command(struct script *script, struct tui *tui, const char *s, size_t len)
 {
 	char cmd[64] = "", arg[1024] = "";
@@ -290,7 +237,11 @@ static void run_command(struct script *script, struct tui *tui, const char *s, s
 	} else if (!strcmp(cmd, "settle") && atoi(arg) >= 0 && *arg) {
 		watch_settle(tui->watch, atoi(arg));
 	} else if (!strcmp(cmd, "sample") && *arg) {
-		sample_write(script, tui, arg);
+		/* What the process holds now (proc_sample.h), SQLite's share said apart. */
+		if (proc_sample_write(arg, store_memory()) < 0) {
+			error_clear();
+			script_fail(script, tui, "cannot write the sample");
+		}
 	} else if (!strcmp(cmd, "sleep") && atoi(arg) > 0) {
 		run_until(script, tui, NULL, NULL, atoi(arg));
 	} else {

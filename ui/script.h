@@ -32,8 +32,8 @@ struct script;
  *                           last append or rewrite
  *   :settle MS              how long the watcher lets a burst of events
  *                           settle before it reads the diff again (150)
- *   :sample FILE            append "RSS_KIB HEAP_BYTES SQLITE_BYTES FDS
- *                           CLOCK_US" to FILE (the soak test's figures)
+ *   :sample FILE            append "RSS_KIB ANON_KIB HEAP_BYTES SQLITE_BYTES
+ *                           FDS CLOCK_US" to FILE (the soak test's figures)
  *   # comment
  *
  * The screen size starts at REVLINE_SCREEN_SIZE (COLSxROWS, default 80x24).

@@ -55,7 +55,7 @@ sys.path.insert(0, os.path.join(SOURCE, "tests", "fakellm"))
 import fakellm_proc  # noqa: E402  (the fake LLM server, started)
 
 HEAP_SLOPE = 64         # bytes a cycle
-RSS_SLOPE = 1.0         # KiB a cycle
+RSS_SLOPE = 3.0         # KiB a cycle: pages, a coarse backstop (the heap is the fine figure)
 TIME_GROWTH = 0.5       # of the median cycle, over the judged cycles
 
 APP_BEFORE = "import subprocess\n\n\ndef run(cmd):\n    return subprocess.call(cmd)\n"
@@ -80,6 +80,8 @@ def fake_script(path):
         {"match": "Rule injection:", "latency_ms": 5,
          "answer": {"status": "attention", "reasoning": "r", "findings": [finding]}},
         {"match": "Rule broken:", "status": 500, "error": "the server fell over"},
+        {"match": "Rule slow:", "latency_ms": 20000, "answer": {"status": "compliant", "reasoning": "late",
+                                                                "findings": []}},
         {"match": "synthesizing", "answer": {"summary": "s", "overallSeverity": "critical", "findings": []}},
         {"answer": {"status": "compliant", "reasoning": "fine", "findings": []}},
     ]
@@ -108,8 +110,10 @@ def setup(tmp):
     data = tmp + "/data"
     os.makedirs(data + "/rules")
     os.symlink(os.path.join(SOURCE, "share", "prompts"), data + "/prompts")
-    for rule in ("injection", "broken"):
-        with open("%s/rules/%s.md" % (data, rule), "w") as f:
+    # The TUI's rules: one answers, one fails. revline mcp names them, or slow (what a cancel stops).
+    for rule in ("injection", "broken", "slow"):
+        os.makedirs("%s/%s" % (data, "mcp" if rule == "slow" else "rules"), exist_ok=True)
+        with open("%s/%s/%s.md" % (data, "mcp" if rule == "slow" else "rules", rule), "w") as f:
             f.write("---\nid: %s\nseverity: critical\n---\nCheck the change for %s.\n" % (rule, rule))
     env["REVLINE_DATADIR"] = data
     fake_script(tmp + "/fake.json")
@@ -133,13 +137,25 @@ def setup(tmp):
 
 # --- judging -------------------------------------------------------------------
 
-def theil_sen(xs, ys, pairs=60000):
-    """The median of the slopes of pairs of points (an evenly thinned set of pairs when there are many)."""
-    n = len(xs)
-    step = max(1, int((n * (n - 1) / 2 / pairs) ** 0.5))
+def theil_sen(xs, ys):
+    """The median of the slopes of every pair of points: a few outliers do not move it."""
     slopes = sorted((ys[j] - ys[i]) / (xs[j] - xs[i])
-                    for i in range(0, n, step) for j in range(i + 1, n, step) if xs[j] != xs[i])
+                    for i in range(len(xs)) for j in range(i + 1, len(xs)) if xs[j] != xs[i])
     return slopes[len(slopes) // 2] if slopes else 0.0
+
+
+def windows(samples, width, key, pick):
+    """Each run of width samples said by one point: its middle cycle and pick (min, median) of key."""
+    out = []
+    for i in range(0, len(samples) - width + 1, width):
+        w = samples[i:i + width]
+        out.append((w[width // 2]["cycle"], pick([s[key] for s in w])))
+    return out
+
+
+def slope(samples, width, key, pick):
+    pts = windows(samples, width, key, pick)
+    return theil_sen([p[0] for p in pts], [p[1] for p in pts])
 
 
 def median(v):
@@ -148,41 +164,44 @@ def median(v):
 
 
 class Judge:
-    def __init__(self, what, asan):
-        self.what, self.asan, self.failures = what, asan, []
+    def __init__(self, what, asan, timed):
+        self.what, self.asan, self.timed, self.failures = what, asan, timed, []
 
     def check(self, ok, text):
         print("%s: %s: %s" % ("ok" if ok else "FAIL", self.what, text), flush=True)
         if not ok:
             self.failures.append(text)
 
-    def growth(self, samples, heap=True):
-        """samples: (cycle, rss_kib, heap_bytes, fds, cycle_us, ...); the judged ones are the second half
-        (the first fills what is bounded: the first requests' connections, the fixes kept, caches)."""
+    def growth(self, samples, period):
+        """
+        samples: dicts (cycle, anon KiB, heap bytes, both less SQLite's; fds; us, the time judged);
+        the judged ones are the second half (the first fills what is bounded: the first requests'
+        connections, the fixes kept, the libraries' caches). The session repeats its actions
+        every period cycles, and a check holds its answers until the next replaces it: the
+        memory rises and falls within a period. Each period is said by its floor (the least it
+        held: what a leak raises, whatever it holds for a while), the time by its median.
+        """
         judged = samples[len(samples) // 2:]
-        if len(judged) < 10:
-            self.check(False, "too few samples to judge (%d)" % len(judged))
+        if len(judged) < 6 * period:
+            self.check(False, "too few samples to judge (%d, periods of %d)" % (len(judged), period))
             return {}
-        xs = [s[0] for s in judged]
-        span = xs[-1] - xs[0]
-        fit = {"rss": theil_sen(xs, [s[1] for s in judged]), "heap": theil_sen(xs, [s[2] for s in judged]),
-               "fds": theil_sen(xs, [s[3] for s in judged])}
-        times = [s[4] for s in judged]
-        fit["time"] = theil_sen(xs, times)
-        fit["time_median"] = median(times)
+        span = judged[-1]["cycle"] - judged[0]["cycle"]
+        fit = {"heap": slope(judged, period, "heap", min), "rss": slope(judged, period, "anon", min),
+               "fds": slope(judged, period, "fds", min), "time": slope(judged, period, "us", median),
+               "time_median": median([s["us"] for s in judged])}
         if self.asan:
             print("note: %s: AddressSanitizer build: memory not judged (quarantine)" % self.what)
         else:
-            if heap and judged[0][2] > 0:
+            if judged[0]["heap"] > 0:
                 self.check(fit["heap"] <= HEAP_SLOPE, "the heap grows %.1f bytes a cycle over %d cycles "
                            "(at most %d)" % (fit["heap"], span, HEAP_SLOPE))
-            self.check(fit["rss"] <= RSS_SLOPE, "resident memory grows %.3f KiB a cycle over %d cycles "
-                       "(at most %.1f)" % (fit["rss"], span, RSS_SLOPE))
+            self.check(fit["rss"] <= RSS_SLOPE, "anonymous resident memory grows %.3f KiB a cycle over %d "
+                       "cycles (at most %.1f)" % (fit["rss"], span, RSS_SLOPE))
         self.check(fit["fds"] * span < 1, "descriptors grow %.4f a cycle over %d cycles (%d to %d)" %
-                   (fit["fds"], span, judged[0][3], judged[-1][3]))
+                   (fit["fds"], span, judged[0]["fds"], judged[-1]["fds"]))
         self.check(fit["time"] * span <= TIME_GROWTH * fit["time_median"],
-                   "a cycle's time grows %.2f us a cycle over %d cycles (median cycle %.0f us)" %
-                   (fit["time"], span, fit["time_median"]))
+                   "%s grows %.2f us a cycle over %d cycles (median %.0f us)" %
+                   (self.timed, fit["time"], span, fit["time_median"]))
         return fit
 
 
@@ -194,10 +213,11 @@ VIEWS = [["?", "q"], ["H", "q"], ["S", "q"], ["D", "q"], ["U", "q"]]
 
 def tui_script(path, samples, reloads, check_every, dumps):
     """The script: reloads cycles, a check (answer, cancel, or fix applied and undone) every check_every."""
-    lines = [":settle 5", ":sample " + samples]
+    lines = [":settle 5"]
     kinds = 0
     for i in range(1, reloads + 1):
-        lines += [":rewrite data.txt 10 edit %d" % i, ":wait-reload"]
+        # Sampled before the edit and once it is shown: the reload's own time between them.
+        lines += [":sample " + samples, ":rewrite data.txt 10 edit %d" % i, ":wait-reload", ":sample " + samples]
         lines += VIEWS[i % len(VIEWS)]
         if i % check_every == 0:
             kind = kinds % 3
@@ -214,8 +234,7 @@ def tui_script(path, samples, reloads, check_every, dumps):
                           "<Esc>", "<Tab>"]
             if dumps:
                 lines.append(":save-display %s/check-%d.screen" % (dumps, kinds))
-        lines.append(":sample " + samples)
-    lines.append("q")
+    lines += [":sample " + samples, "q"]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     return kinds
@@ -228,15 +247,28 @@ def tui_run(tmp, repo, reloads, check_every, dumps):
     with open(tmp + "/stderr", "wb") as err:
         rc = subprocess.run([REVLINE], cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=err,
                             stderr=err, timeout=3600).returncode
-    out = []
-    with open(samples) as f:
-        for cycle, line in enumerate(f):
-            rss, heap, sqlite, fds, us = (int(x) for x in line.split())
-            # SQLite's page cache fills as the database grows, up to its cache_size: bounded, and
-            # measured apart (store_memory), so that what is judged is revline's own.
-            out.append((cycle, rss - sqlite // 1024, heap - sqlite, fds, us, sqlite))
-    rows = [(c, r, h, d, us - out[i - 1][4] if i else 0, q) for i, (c, r, h, d, us, q) in enumerate(out)]
-    return rc, rows[1:], kinds
+    return rc, samples_read(samples, 2), kinds
+
+
+def samples_read(path, per_cycle):
+    """
+    The samples (proc_sample.h): per_cycle 1, one before the first cycle and one after each (its
+    time the cycle's); 2, one before each cycle's edit and one once it is shown (its time the
+    reload's), then one at the end. The memory is that at a cycle's start (after the previous
+    one's views and checks), and at the end.
+    """
+    with open(path) as f:
+        lines = [[int(x) for x in line.split()] for line in f]
+    rows = []
+    for cycle in range(1, (len(lines) - 1) // per_cycle + 1):
+        start, shown = lines[(cycle - 1) * per_cycle], lines[cycle * per_cycle - (per_cycle == 2)]
+        after = lines[cycle * per_cycle]
+        rss, anon, heap, sqlite, fds = after[:5]
+        # SQLite's page cache fills as the database grows, up to its cache_size: bounded, and
+        # measured apart (store_memory), so that what is judged is revline's own.
+        rows.append({"cycle": cycle, "rss_total": rss, "anon": anon - sqlite // 1024, "heap": heap - sqlite,
+                     "sqlite": sqlite, "fds": fds, "us": shown[5] - start[5]})
+    return rows
 
 
 def store_counts(db):
@@ -252,16 +284,17 @@ def store_counts(db):
 def figures(rows, points):
     for n in points:
         if n <= len(rows):
-            rss, heap, fds, us = rows[n - 1][1:5]
-            sqlite = " + SQLite %d" % rows[n - 1][5] if len(rows[n - 1]) > 5 else ""
-            print("  after %5d cycles: RSS %6d KiB, heap %9d bytes%s, %d descriptors, that cycle %.1f ms" %
-                  (n, rss + rows[n - 1][5] // 1024 if sqlite else rss, heap, sqlite, fds, us / 1000.0))
+            s = rows[n - 1]
+            heap = ", heap %d bytes + SQLite's %d" % (s["heap"], s["sqlite"]) if s["heap"] > 0 else ""
+            print("  after %5d cycles: RSS %6d KiB (anonymous %d + SQLite's %d)%s, %d descriptors, "
+                  "that cycle %.1f ms" % (n, s["rss_total"], s["anon"], s["sqlite"] // 1024, heap, s["fds"],
+                                          s["us"] / 1000.0))
 
 
 def soak_tui(tmp, args):
-    judge = Judge("tui", asan_build())
+    judge = Judge("tui", asan_build(), "a reload's time")
     repo, server = setup(tmp)
-    reloads, every = (5000, 25) if args.long else (300, 10)
+    reloads, every = (5000, 25) if args.long else (400, 6)
     reloads = args.cycles or reloads
     try:
         rc, rows, checks = tui_run(tmp, repo, reloads, every, args.dumps)
@@ -281,7 +314,7 @@ def soak_tui(tmp, args):
     judge.check(fixes.get("undone", 0) == checks // 3, "a fix applied and undone every third check: %s" % fixes)
     with open(repo + "/app.py") as f:
         judge.check(f.read() == APP_AFTER, "every fix undone: app.py as it was")
-    fit = judge.growth(rows)
+    fit = judge.growth(rows, 3 * every)
     print("tui: %d reloads, %d checks; per cycle: heap %+.1f bytes, RSS %+.3f KiB, descriptors %+.4f, "
           "time %+.2f us (median cycle %.1f ms)" % (reloads, checks, fit.get("heap", 0), fit.get("rss", 0),
                                                     fit.get("fds", 0), fit.get("time", 0),
@@ -289,7 +322,7 @@ def soak_tui(tmp, args):
     figures(rows, [1, 100, 1000, 5000] if args.long else [1, 100, reloads])
     if rows:
         print("  reload time: the first 100 cycles' median %.1f ms, the last 100 cycles' %.1f ms" %
-              (median([r[4] for r in rows[:100]]) / 1000.0, median([r[4] for r in rows[-100:]]) / 1000.0))
+              (median([r["us"] for r in rows[:100]]) / 1000.0, median([r["us"] for r in rows[-100:]]) / 1000.0))
     return judge.failures
 
 
@@ -297,8 +330,10 @@ def soak_tui(tmp, args):
 
 class Mcp:
     def __init__(self, repo, tmp):
-        self.p = subprocess.Popen([REVLINE, "mcp", "--no-builtin", "--rules", os.environ["REVLINE_DATADIR"] +
-                                   "/rules"], cwd=repo, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        data = os.environ["REVLINE_DATADIR"]
+        env = dict(os.environ, REVLINE_SAMPLE=tmp + "/samples.txt")
+        self.p = subprocess.Popen([REVLINE, "mcp", "--no-builtin", "--rules", data + "/rules", "--rules",
+                                   data + "/mcp"], cwd=repo, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=open(tmp + "/mcp.err", "wb"))
         self.buf = b""
         self.next = 0
@@ -334,24 +369,27 @@ class Mcp:
     def call(self, name, args):
         return self.until(self.request("tools/call", {"name": name, "arguments": args}))
 
-    def figures(self):
-        with open("/proc/%d/statm" % self.p.pid) as f:
-            rss = int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-        return rss, len(os.listdir("/proc/%d/fd" % self.p.pid))
+    def sample(self):
+        """A ping: with REVLINE_SAMPLE set, the server appends what it holds (cli/mcp/mcp_server.c)."""
+        self.until(self.request("ping", {}))
 
 
 def mcp_cycle(m, i, judge):
     """A review (answers and a failure); every third a cancelled one; every third a fix applied and undone."""
-    r = m.call("review", {})
+    r = m.call("review", {"rules": ["injection", "broken"]})
     res = r.get("result", {})
     found = res.get("structuredContent", {}).get("findings", [])
     if not found:
         judge.check(False, "cycle %d: the review found nothing: %s" % (i, json.dumps(r)[:300]))
         return
     if i % 3 == 1:
-        id = m.request("tools/call", {"name": "review", "arguments": {}})
+        # A review whose fast rule has settled (its progress came) while the slow one runs, cancelled.
+        id = m.request("tools/call", {"name": "review", "arguments": {"rules": ["injection", "slow"]},
+                                      "_meta": {"progressToken": "p%d" % i}})
+        while m.recv().get("method") != "notifications/progress":
+            pass
         m.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}})
-        m.until(m.request("ping", {}))
+        m.until(m.request("tools/list", {}))
     if i % 3 == 2:
         fix = m.call("propose_fix", {"finding_id": found[0]["id"]}).get("result", {})
         fix_id = fix.get("structuredContent", {}).get("fix_id")
@@ -362,10 +400,9 @@ def mcp_cycle(m, i, judge):
 
 
 def soak_mcp(tmp, args):
-    judge = Judge("mcp", asan_build())
+    judge = Judge("mcp", asan_build(), "a cycle's time")
     repo, server = setup(tmp)
     cycles = args.cycles or (200 if args.long else 60)
-    rows = []
     m = Mcp(repo, tmp)
     try:
         m.send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -373,25 +410,26 @@ def soak_mcp(tmp, args):
                            "clientInfo": {"name": "soak", "version": "1"}}})
         m.until(0)
         m.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        last = time.monotonic()
+        m.sample()
         for i in range(cycles):
             mcp_cycle(m, i, judge)
-            now = time.monotonic()
-            rss, fds = m.figures()
-            rows.append((i, rss, 0, fds, int((now - last) * 1e6)))
-            last = now
+            m.sample()
     finally:
         m.p.stdin.close()
         code = m.p.wait(timeout=60)
         server.kill()
         server.wait()
     judge.check(code == 0, "the session ended with exit 0 (%s)" % code)
+    rows = samples_read(tmp + "/samples.txt", 1)
+    judge.check(len(rows) == cycles, "a sample after every cycle (%d of %d)" % (len(rows), cycles))
     stored, fixes = store_counts(os.environ["REVLINE_DB"])
     judge.check(stored.get("cancelled", 0) == (cycles + 1) // 3, "the cancelled reviews stored so: %s" % stored)
     judge.check(fixes.get("undone", 0) == (cycles + 1) // 3, "the fixes applied and undone: %s" % fixes)
-    fit = judge.growth(rows, heap=False)
-    print("mcp: %d reviews; per cycle: RSS %+.3f KiB, descriptors %+.4f, time %+.2f us (median cycle %.1f ms)" %
-          (cycles, fit.get("rss", 0), fit.get("fds", 0), fit.get("time", 0), fit.get("time_median", 0) / 1000.0))
+    fit = judge.growth(rows, 3)
+    print("mcp: %d reviews, %d cancelled, %d fixes; per cycle: heap %+.1f bytes, RSS %+.3f KiB, descriptors "
+          "%+.4f, time %+.2f us (median cycle %.1f ms)" %
+          (cycles, (cycles + 1) // 3, (cycles + 1) // 3, fit.get("heap", 0), fit.get("rss", 0), fit.get("fds", 0),
+           fit.get("time", 0), fit.get("time_median", 0) / 1000.0))
     figures(rows, [1, 100, 200] if args.long else [1, cycles])
     return judge.failures
 

@@ -1,0 +1,63 @@
+/* What the process holds now: memory, descriptors, the clock (the soak test's samples). */
+#include "proc_sample.h"
+#include "clock.h"
+#include "status.h"
+
+#include <dirent.h>
+#include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void proc_sample(struct proc_sample *out)
+{
+	unsigned long size = 0, resident = 0, shared = 0;
+	uint64_t kib = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+	struct dirent *d;
+	FILE *fp;
+	DIR *dir;
+
+	memset(out, 0, sizeof(*out));
+	if ((fp = fopen("/proc/self/statm", "re"))) {
+		if (fscanf(fp, "%lu %lu %lu", &size, &resident, &shared) == 3 && shared <= resident) {
+			out->rss_kib = resident * kib;
+			out->anon_kib = (resident - shared) * kib;
+		}
+		fclose(fp);
+	}
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	{
+		struct mallinfo2 mi = mallinfo2();
+
+		out->heap = (uint64_t)mi.uordblks + mi.hblkhd;
+	}
+#endif
+	out->fds = -1;
+	if ((dir = opendir("/proc/self/fd"))) {
+		/* Less the directory's own descriptor. */
+		for (out->fds = -1; (d = readdir(dir));)
+			out->fds += d->d_name[0] != '.';
+		closedir(dir);
+	}
+	out->clock_us = clock_us();
+}
+
+int proc_sample_write(const char *path, int64_t store_bytes)
+{
+	struct proc_sample s;
+	FILE *fp;
+	int rc;
+
+	proc_sample(&s);
+	if (!(fp = fopen(path, "ae")))
+		return error_set(RL_EIO, "%s: %s", path, strerror(errno));
+	rc = fprintf(fp, "%llu %llu %llu %lld %lld %lld\n", (unsigned long long)s.rss_kib,
+		     (unsigned long long)s.anon_kib, (unsigned long long)s.heap, (long long)store_bytes,
+		     (long long)s.fds, (long long)s.clock_us);
+	if (fclose(fp) != 0 || rc < 0)
+		return error_set(RL_EIO, "%s: write failed", path);
+	return 0;
+}
