@@ -1,10 +1,12 @@
 /* What the process holds now: memory, descriptors, the clock (the soak test's samples). */
 #include "proc_sample.h"
+#include "buf.h"
 #include "clock.h"
 #include "status.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -48,16 +50,22 @@ void proc_sample(struct proc_sample *out)
 int proc_sample_write(const char *path, int64_t store_bytes)
 {
 	struct proc_sample s;
-	FILE *fp;
-	int rc;
+	struct buf line = BUF_INIT;
+	int fd, error;
 
 	proc_sample(&s);
-	if (!(fp = fopen(path, "ae")))
-		return error_set(RL_EIO, "%s: %s", path, strerror(errno));
-	rc = fprintf(fp, "%llu %llu %llu %lld %lld %lld\n", (unsigned long long)s.rss_kib,
-		     (unsigned long long)s.anon_kib, (unsigned long long)s.heap, (long long)store_bytes,
-		     (long long)s.fds, (long long)s.clock_us);
-	if (fclose(fp) != 0 || rc < 0)
-		return error_set(RL_EIO, "%s: write failed", path);
-	return 0;
+	if ((error = buf_printf(&line, "%llu %llu %llu %lld %lld %lld\n", (unsigned long long)s.rss_kib,
+				(unsigned long long)s.anon_kib, (unsigned long long)s.heap, (long long)store_bytes,
+				(long long)s.fds, (long long)s.clock_us)) < 0)
+		return error;
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		error = error_set(RL_EIO, "%s: %s", path, strerror(errno));
+	} else {
+		if (buf_write_fd(fd, line.ptr, line.len) < 0)
+			error = error_set(RL_EIO, "%s: %s", path, strerror(errno));
+		if (close(fd) != 0 && !error)
+			error = error_set(RL_EIO, "%s: %s", path, strerror(errno));
+	}
+	buf_release(&line);
+	return error;
 }
