@@ -7,35 +7,42 @@
 The TUI runs headless (REVLINE_SCRIPT, ui/script.c) on a repository built
 here, beside the fake LLM server over real HTTP. Each cycle rewrites one
 line of a file of the working tree (the diff stays the same size) and waits
-for the watcher to read the diff again; views are opened and closed (help,
-history, statistics, dependencies, signals); every few cycles a check runs
-against the fake server (one rule answers with a finding, one fails with a
-500), or is cancelled as it starts, or its finding's fix is asked for,
-applied and undone. After every cycle the script's :sample writes the
-resident memory, the bytes malloc holds (mallinfo2), the open descriptors
-and the clock. revline mcp gets reviews (with the failing rule), cancelled
-reviews, and fixes proposed, applied and undone, over one session; its
-resident memory and descriptors are read from /proc after each cycle.
+for the watcher to read the diff again, then opens and closes a full-screen
+view (help, history, statistics, dependencies, applied fixes); every few
+cycles a check runs against the fake server (one rule answers with a
+finding, one fails with a 500), or is cancelled as it starts, or its
+finding's fix is asked for, applied and undone. The script's :sample
+writes what the process holds (src/base/proc_sample.h) before each edit and
+once it is shown: resident memory and its anonymous part, the bytes malloc
+holds (mallinfo2) and SQLite's share of them, the open descriptors, the
+clock. revline mcp gets reviews (the failing rule among them), reviews
+cancelled once a rule has settled, and fixes proposed, applied and undone,
+over one session; with REVLINE_SAMPLE set, a ping after each cycle makes it
+write the same sample.
 
-Nothing is timed against a ceiling: each figure's growth is the slope
-fitted to it against the cycles (Theil-Sen, the median of the slopes of
-pairs of samples, which a few outliers do not move), over the cycles after
-the first half (a warm-up: what is bounded fills there), and the test
-fails when one grows:
+SQLite's page cache fills as the database grows, up to its cache_size: it
+is measured apart and left out. Nothing is timed against a ceiling. The
+first half of the session is a warm-up (what is bounded fills there); over
+the second, the session's actions repeat every period cycles and a check
+holds its answers until the next replaces it, so each period is said by its
+floor (the least memory, descriptors it held) or its median (the time), and
+the slope fitted to those against the cycles (Theil-Sen: the median of the
+slopes of every pair) fails the test when
 
-  the heap         more than HEAP_SLOPE bytes a cycle
-  resident memory  more than RSS_SLOPE KiB a cycle (pages: a coarse figure)
-  descriptors      more than one over the judged cycles
-  a cycle's time   more than TIME_GROWTH of its median over the judged cycles
+  the heap grows        more than HEAP_SLOPE bytes a cycle
+  anonymous memory      more than RSS_SLOPE KiB a cycle (pages: coarse)
+  descriptors           by one or more over the judged cycles
+  a reload's time       (mcp: a cycle's) by more than TIME_GROWTH of its
+                        median over the judged cycles
 
 Under AddressSanitizer (libasan in the binary) the memory is not judged:
 freed blocks wait in ASan's quarantine, and mallinfo2 says nothing of its
 allocator. The cycles still run there, so that a release that frees too
 much is a use after free ASan reports; descriptors and time are judged.
 
-The short form (CTest, CI) runs a few hundred cycles; --long (by hand)
-runs 5,000 reloads and 200 checks in the TUI and 200 reviews in mcp, and
-prints the figures after 100, 1,000 and 5,000 reloads and after 200 checks.
+The short form (CTest, CI) runs 400 reloads and 66 checks, and 60 mcp
+cycles; --long (by hand) runs 5,000 reloads and 200 checks, and 200 mcp
+cycles, and prints the figures after 100, 1,000 and 5,000 reloads.
 """
 import argparse
 import json
