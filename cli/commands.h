@@ -48,6 +48,8 @@ struct buf;
 struct check;
 struct llm_config;
 int check_budget(struct buf *why, struct check *check, const struct llm_config *llm, long limit);
+/* The same for any estimate: what ("this check", "this benchmark") would send tokens (bench too). */
+int tokens_budget(struct buf *why, long tokens, const struct llm_config *llm, long limit, const char *what);
 
 /* Fix detection for a check, shared by `check` and `detect-fixes`; once: claim the pair (fixdetect.h). */
 struct fixdetect;

@@ -142,7 +142,7 @@ static void event_push(struct bench_run *run, enum bench_event_kind kind, size_t
 static void outcome_store(struct bench_run *run, const struct score_case *c)
 {
 	struct store_bench_result r = {
-		c->case_id, c->check_id, outcome_name(c->outcome), c->hits, c->noise, c->unverified,
+		c->case_id, c->check_id, score_outcome_name(c->outcome), c->hits, c->noise, c->unverified,
 		c->usage.tokens_in, c->usage.tokens_cached, c->usage.tokens_out, c->usage.cost_usd, c->ms,
 		c->error, c->detail,
 	};
@@ -294,7 +294,7 @@ static int result_take(const struct store_bench_result *r, void *ctx)
 		return RL_ENOMEM;
 	c = &rr->items[rr->count];
 	memset(c, 0, sizeof(*c));
-	if (!outcome_parse(&c->outcome, r->outcome))
+	if (!score_outcome_parse(&c->outcome, r->outcome))
 		return error_set(RL_EPARSE, "a stored bench result has the outcome '%s'", r->outcome ? r->outcome : "");
 	c->case_id = r->case_id;
 	c->check_id = r->check_id;

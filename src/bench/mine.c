@@ -6,8 +6,11 @@
 #include "repo_log.h"
 #include "status.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The fix's code files: tracked text, code by its name, inside --paths when given. */
 static bool wanted(const struct repo_change_file *f, const struct mine_options *o)
@@ -222,4 +225,64 @@ done:
 	if (error < 0)
 		bench_cases_release(out);
 	return error;
+}
+
+static int64_t days_from_civil(int y, int m, int d)
+{
+	int era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (int64_t)era * 146097 + doe - 719468;
+}
+
+static bool date_parse(int64_t *out, const char *text)
+{
+	int y, m, d, n = 0;
+
+	if (sscanf(text, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || text[n] || n != 10 || y < 1970 || y > 9999 ||
+	    m < 1 || m > 12 || d < 1 || d > 31)
+		return false;
+	*out = days_from_civil(y, m, d) * 86400;
+	return true;
+}
+
+static bool age_parse(int64_t *out, const char *text, int64_t now)
+{
+	static const struct { const char *word; int64_t seconds; } units[] = {
+		{ "d", 86400 }, { "day", 86400 }, { "days", 86400 }, { "w", 7 * 86400 }, { "week", 7 * 86400 },
+		{ "weeks", 7 * 86400 }, { "m", 30 * 86400 }, { "month", 30 * 86400 }, { "months", 30 * 86400 },
+		{ "y", 365 * 86400 }, { "year", 365 * 86400 }, { "years", 365 * 86400 },
+	};
+	char unit[16] = "", ago[8] = "";
+	long count;
+	int n = 0;
+	size_t i;
+
+	if (!isdigit((unsigned char)*text) ||
+	    sscanf(text, "%9ld %15[a-z] %7s%n", &count, unit, ago, &n) < 2)
+		return false;
+	if (!n && sscanf(text, "%9ld %15[a-z]%n", &count, unit, &n) != 2)
+		return false;
+	if (text[n] || (*ago && strcmp(ago, "ago")) || count < 0 || count > 100000)
+		return false;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i].word)) {
+			*out = now - count * units[i].seconds;
+			if (*out < 0)
+				*out = 0;
+			return true;
+		}
+	return false;
+}
+
+int mine_since_parse(int64_t *out, const char *text, int64_t now)
+{
+	if (text && (date_parse(out, text) || age_parse(out, text, now)))
+		return 0;
+	return error_set(RL_EUSAGE, "--since takes a date (2025-01-31) or an age (\"90 days ago\", \"6 months\", "
+			 "\"1y\"), not '%s'", text ? text : "");
 }

@@ -35,6 +35,14 @@ struct mine_stats {
 	int64_t ms;
 };
 
+/*
+ * --since: a date, "2025-01-31", or an age, "90 days ago", "6 months"
+ * ("ago" optional; days, weeks, months of 30 days, years of 365; "d", "w",
+ * "m", "y" too): seconds since the epoch in *out, counted from now (s).
+ * RL_EUSAGE saying what is taken.
+ */
+int mine_since_parse(int64_t *out, const char *text, int64_t now);
+
 /* The cases, newest first; at most max, chosen by the seed when more were found. */
 int mine_cases(struct bench_cases *out, struct mine_stats *stats, struct repo *repo,
 	       const struct mine_options *options);

@@ -14,12 +14,12 @@ static const char *const outcome_names[] = {
 #undef OUTCOME_NAME
 };
 
-const char *outcome_name(enum outcome o)
+const char *score_outcome_name(enum outcome o)
 {
 	return (size_t)o < sizeof(outcome_names) / sizeof(outcome_names[0]) ? outcome_names[o] : "error";
 }
 
-bool outcome_parse(enum outcome *out, const char *name)
+bool score_outcome_parse(enum outcome *out, const char *name)
 {
 	size_t i;
 

@@ -31,8 +31,8 @@ enum outcome {
 #undef OUTCOME_ENUM
 };
 
-const char *outcome_name(enum outcome outcome);
-bool outcome_parse(enum outcome *out, const char *name);
+const char *score_outcome_name(enum outcome outcome);
+bool score_outcome_parse(enum outcome *out, const char *name);
 
 /* What one rule or one severity did in a case, or over many. */
 struct score_tally {
