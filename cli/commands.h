@@ -14,7 +14,7 @@
  * commands.c dispatches through this list and `revline help` prints from it.
  */
 #define COMMAND_LIST(X) \
-	X(check) X(completion) X(db) X(detect_fixes) X(doctor) X(diff) X(feedback) X(fix) X(fixes) X(help) X(hook) \
+	X(bench) X(check) X(completion) X(db) X(detect_fixes) X(doctor) X(diff) X(feedback) X(fix) X(fixes) X(help) X(hook) \
 	X(history) X(init) X(mcp) X(rules) X(signals) X(stats) X(trust) X(undo)
 
 #define COMMAND_DECL(name) \

@@ -48,7 +48,8 @@ static const char *const regression_words[] = { "regression", "regressions", "re
 static const char *const style_words[] = {
 	"typo", "typos", "spelling", "misspelling", "misspelled", "grammar", "wording", "docs", "doc",
 	"documentation", "docstring", "docstrings", "comment", "comments", "changelog", "readme",
-	"whitespace", "indentation", "formatting", "lint", "linting", "linter", "pep8", "flake8", NULL,
+	"whitespace", "indentation", "formatting", "lint", "linting", "linter", "pep8", "flake8", "codespell",
+	"typing", "mypy", "pyright", NULL,
 };
 
 /* What the subject's words say: the strongest reason, and whether it speaks of style. */
@@ -279,6 +280,10 @@ enum fixcommit_path fixcommit_path_kind(const char *path)
 	static const char *const doc_exts[] = { ".md", ".rst", ".txt", ".adoc", ".asciidoc", ".html",
 						".markdown", ".1", ".3", ".5", ".7", ".pod", ".texi", NULL };
 	static const char *const none[] = { NULL };
+	static const char *const config_dirs[] = { ".github", ".circleci", ".gitlab", ".devcontainer", ".azure-pipelines", NULL };
+	static const char *const config_exts[] = { ".lock", ".toml", ".yaml", ".yml", ".json", ".cfg", ".ini", ".xml",
+						   ".csv", ".svg", ".png", ".jpg", ".gif", ".ico", ".sum", ".mod",
+						   ".editorconfig", ".gitignore", ".gitattributes", NULL };
 	const char *base = strrchr(path, '/'), *dot;
 	size_t i;
 
@@ -292,5 +297,11 @@ enum fixcommit_path fixcommit_path_kind(const char *path)
 		for (i = 0; doc_exts[i]; i++)
 			if (!strcasecmp(dot, doc_exts[i]))
 				return PATH_DOC;
+	if (under(path, config_dirs) || *base == '.')
+		return PATH_CONFIG;
+	if (dot)
+		for (i = 0; config_exts[i]; i++)
+			if (!strcasecmp(dot, config_exts[i]))
+				return PATH_CONFIG;
 	return PATH_CODE;
 }

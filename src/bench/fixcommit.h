@@ -52,7 +52,8 @@ bool fixcommit_bot(const char *name, const char *email);
 #define FIXCOMMIT_PATH_LIST(X) \
 	X(PATH_CODE, "code") \
 	X(PATH_TEST, "test") \
-	X(PATH_DOC,  "docs")
+	X(PATH_DOC,  "docs") \
+	X(PATH_CONFIG, "config")
 
 enum fixcommit_path {
 #define FIXCOMMIT_PATH_ENUM(id, name) id,
@@ -65,7 +66,9 @@ enum fixcommit_path {
  * named test_*, *_test.*, *_tests.*, *.test.*, *.spec.*, *Test.java, conftest.py.
  * Docs: under doc, docs or documentation, text and markup (.md, .rst, .txt,
  * .adoc, .html, .1 ...), README, CHANGES, CHANGELOG, NEWS, AUTHORS, LICENSE.
- * The rest is code.
+ * Configuration and data: under .github, .circleci, .gitlab or .devcontainer,
+ * a dotfile, a lock file, .toml, .yaml, .yml, .json, .cfg, .ini, .xml, .csv,
+ * images. The rest is code.
  */
 enum fixcommit_path fixcommit_path_kind(const char *path);
 
