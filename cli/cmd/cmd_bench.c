@@ -471,7 +471,8 @@ static int bench_main(struct bench_state *st, const struct bench_args *a)
 
 	if (store_repo_id(st->ws.store, &st->repo_id, st->ws.workdir, st->ws.repo->name) < 0 ||
 	    cases_get(&st->cases, &st->mined, &mined, &st->mined_with, &st->ws, st->repo_id, a) < 0)
-		return cli_error("%s", error_message()), error_status() == RL_EUSAGE ? 2 : 3;
+		return cli_error("%s", error_message()),
+		       error_status() == RL_EUSAGE || error_status() == RL_ENOTFOUND ? 2 : 3;
 	if (a->list)
 		return a->format == FORMAT_JSON ?
 		       report_bench_list_json(stdout, &st->cases, mined ? &st->mined : NULL, st->mined_with) :

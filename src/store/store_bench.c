@@ -125,11 +125,10 @@ int store_bench_exclude(struct store *store, char commit[41], int64_t repo_id, c
 	if ((error = store_begin(store)) < 0)
 		return error;
 	if ((error = store_prepare(store, &sel, "SELECT id, commit_oid FROM bench_cases WHERE repo_id = :repo "
-				   "AND active = 1 AND substr(commit_oid, 1, :n) = lower(:prefix)")) < 0 ||
+				   "AND active = 1 AND commit_oid LIKE lower(CAST(:prefix AS TEXT)) || '%'")) < 0 ||
 	    (error = store_prepare(store, &upd, "UPDATE bench_cases SET excluded = :excluded WHERE id = :id")) < 0)
 		goto done;
 	store_bind_int(sel, ":repo", repo_id);
-	store_bind_int(sel, ":n", (int64_t)strlen(prefix));
 	store_bind_text(sel, ":prefix", prefix);
 	while ((error = store_step(sel)) == STORE_ROW && ++n == 1) {
 		id = store_column_int64(sel, 0);
@@ -213,17 +212,21 @@ int store_bench_run_unfinished(struct store *store, int64_t *id, int64_t repo_id
 	return error < 0 ? error : 0;
 }
 
-int store_bench_runs(struct store *store, int64_t repo_id, size_t limit,
+int store_bench_runs(struct store *store, const struct history_scope *scope, size_t limit,
 		     int (*each)(const struct store_bench_run *run, void *ctx), void *ctx)
 {
 	struct store_stmt *stmt = NULL;
 	int error;
 
-	if ((error = store_prepare(store, &stmt, "SELECT id, config, provider, model, status, cases, tolerance, "
-				   "started_at, coalesce(finished_at, 0) FROM bench_runs WHERE repo_id = :repo "
-				   "ORDER BY id DESC LIMIT :limit")) < 0)
+	if ((error = store_prepare(store, &stmt, "SELECT b.id, config, provider, model, status, cases, tolerance, "
+				   "started_at, coalesce(finished_at, 0) FROM bench_runs b JOIN repos p ON p.id = "
+				   "b.repo_id WHERE ((CAST(:remote AS TEXT) IS NULL AND p.path = :repo) OR p.remote = "
+				   ":remote) AND (CAST(:author AS TEXT) IS NULL OR b.author = :author) "
+				   "ORDER BY b.id DESC LIMIT :limit")) < 0)
 		return error;
-	store_bind_int(stmt, ":repo", repo_id);
+	store_bind_text(stmt, ":repo", scope->path);
+	store_bind_text(stmt, ":remote", scope->remote);
+	store_bind_text(stmt, ":author", scope->author);
 	store_bind_int(stmt, ":limit", limit ? (int64_t)limit : INT64_MAX);
 	while ((error = store_step(stmt)) == STORE_ROW) {
 		struct store_bench_run r = {

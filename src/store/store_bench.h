@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "store_history.h"
 
 /*
  * The benchmark as the store keeps it (schema version 10): a repository's
@@ -53,8 +54,8 @@ int store_bench_run_begin(struct store *store, int64_t *id, int64_t repo_id, con
 int store_bench_run_end(struct store *store, int64_t run_id, const char *status);
 /* The latest run of this configuration that did not finish (running or cancelled): 0 in *id when none. */
 int store_bench_run_unfinished(struct store *store, int64_t *id, int64_t repo_id, const char *config);
-/* A repository's runs, newest first, at most limit (0: all). */
-int store_bench_runs(struct store *store, int64_t repo_id, size_t limit,
+/* The runs of the repositories a history scope holds (its author's when it has one), newest first, at most limit (0: all). */
+int store_bench_runs(struct store *store, const struct history_scope *scope, size_t limit,
 		     int (*each)(const struct store_bench_run *run, void *ctx), void *ctx);
 
 /* A case's outcome in a run. */

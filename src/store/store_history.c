@@ -156,7 +156,8 @@ static int rows_read(void **items, size_t *count, size_t size, struct store_stmt
 #define SCOPE_REPO(p) \
 	"((CAST(:remote AS TEXT) IS NULL AND " p ".path = :repo) OR " p ".remote = :remote)"
 #define SCOPE_AUTHOR(c) "(CAST(:author AS TEXT) IS NULL OR " c ".author = :author)"
-#define SCOPE(p, c) SCOPE_REPO(p) " AND " SCOPE_AUTHOR(c)
+/* The benchmark's checks (environment "bench": bench_run.h) are in no history or figure of it. */
+#define SCOPE(p, c) SCOPE_REPO(p) " AND " SCOPE_AUTHOR(c) " AND " c ".environment <> 'bench'"
 
 static void scope_bind(struct store_stmt *stmt, const struct history_scope *scope)
 {
