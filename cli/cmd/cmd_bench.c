@@ -400,9 +400,9 @@ static void sides_compare(struct compare *out, const struct bench_side *a, const
 		for (j = 0; j < b->nresults; j++) {
 			const struct score_case *x = &a->results[i], *y = &b->results[j];
 
-			if (x->case_id != y->case_id || x->outcome == OUTCOME_ERROR || y->outcome == OUTCOME_ERROR)
+			if (x->case_id != y->case_id || x->outcome == SCORE_ERROR || y->outcome == SCORE_ERROR)
 				continue;
-			pairs[n++] = (struct compare_pair){ x->outcome == OUTCOME_CAUGHT, y->outcome == OUTCOME_CAUGHT,
+			pairs[n++] = (struct compare_pair){ x->outcome == SCORE_CAUGHT, y->outcome == SCORE_CAUGHT,
 							    x->noise, y->noise };
 		}
 	compare_pairs(out, pairs, n, 1);

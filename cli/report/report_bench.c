@@ -105,7 +105,7 @@ int report_bench_list_json(FILE *out, const struct bench_cases *cases, const str
 void report_bench_case_text(FILE *out, const struct bench_case *c, const struct score_case *r, size_t n, size_t of)
 {
 	fprintf(out, "%4zu/%zu  %.7s  %-7s", n, of, c->commit, score_outcome_name(r->outcome));
-	if (r->outcome == OUTCOME_ERROR) {
+	if (r->outcome == SCORE_ERROR) {
 		fputs("  ", out);
 		term_puts(out, r->error ? r->error : "not reviewed");
 	} else {

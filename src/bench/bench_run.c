@@ -170,7 +170,7 @@ static void case_fail(struct bench_run *run, const struct bench_case *bc)
 
 	score_case_release(c);
 	c->case_id = bc->id;
-	c->outcome = OUTCOME_ERROR;
+	c->outcome = SCORE_ERROR;
 	c->usage.cost_usd = 0;
 	c->error = strdup(error_message());
 	case_settle(run);

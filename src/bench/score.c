@@ -9,23 +9,23 @@
 #include <string.h>
 
 static const char *const outcome_names[] = {
-#define OUTCOME_NAME(id, name) name,
-	OUTCOME_LIST(OUTCOME_NAME)
-#undef OUTCOME_NAME
+#define SCORE_OUTCOME_NAME(id, name) name,
+	SCORE_OUTCOME_LIST(SCORE_OUTCOME_NAME)
+#undef SCORE_OUTCOME_NAME
 };
 
-const char *score_outcome_name(enum outcome o)
+const char *score_outcome_name(enum score_outcome o)
 {
 	return (size_t)o < sizeof(outcome_names) / sizeof(outcome_names[0]) ? outcome_names[o] : "error";
 }
 
-bool score_outcome_parse(enum outcome *out, const char *name)
+bool score_outcome_parse(enum score_outcome *out, const char *name)
 {
 	size_t i;
 
 	for (i = 0; name && i < sizeof(outcome_names) / sizeof(outcome_names[0]); i++)
 		if (!strcmp(name, outcome_names[i])) {
-			*out = (enum outcome)i;
+			*out = (enum score_outcome)i;
 			return true;
 		}
 	return false;
@@ -125,12 +125,12 @@ int score_check(struct score_case *out, const struct bench_case *bc, const struc
 	if (!out->detail)
 		return error_nomem();
 	if (out->hits)
-		out->outcome = OUTCOME_CAUGHT;
+		out->outcome = SCORE_CAUGHT;
 	else if (failed || !strcmp(check_status(check), "failed") || !strcmp(check_status(check), "cancelled"))
-		out->outcome = OUTCOME_ERROR;
+		out->outcome = SCORE_ERROR;
 	else
-		out->outcome = OUTCOME_MISSED;
-	if (out->outcome == OUTCOME_ERROR && !(out->error = strdup("a rule failed or timed out: the case is "
+		out->outcome = SCORE_MISSED;
+	if (out->outcome == SCORE_ERROR && !(out->error = strdup("a rule failed or timed out: the case is "
 								    "not scored (revline history shows the check)")))
 		return error_nomem();
 	return 0;
@@ -224,12 +224,12 @@ int score_summary_add(struct score_summary *s, const struct score_case *c)
 		s->usage.cost_usd += c->usage.cost_usd;
 	else if (usage_billed(&c->usage))
 		s->cost_unknown = true;
-	if (c->outcome == OUTCOME_ERROR) {
+	if (c->outcome == SCORE_ERROR) {
 		s->errors++;
 		return 0;
 	}
 	s->all.cases++;
-	s->all.caught += c->outcome == OUTCOME_CAUGHT;
+	s->all.caught += c->outcome == SCORE_CAUGHT;
 	s->all.hits += c->hits;
 	s->all.noise += c->noise;
 	s->all.unverified += c->unverified;

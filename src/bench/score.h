@@ -20,19 +20,19 @@
  */
 #define SCORE_TOLERANCE 3
 
-#define OUTCOME_LIST(X) \
-	X(OUTCOME_CAUGHT, "caught") \
-	X(OUTCOME_MISSED, "missed") \
-	X(OUTCOME_ERROR,  "error")
+#define SCORE_OUTCOME_LIST(X) \
+	X(SCORE_CAUGHT, "caught") \
+	X(SCORE_MISSED, "missed") \
+	X(SCORE_ERROR,  "error")
 
-enum outcome {
-#define OUTCOME_ENUM(id, name) id,
-	OUTCOME_LIST(OUTCOME_ENUM)
-#undef OUTCOME_ENUM
+enum score_outcome {
+#define SCORE_OUTCOME_ENUM(id, name) id,
+	SCORE_OUTCOME_LIST(SCORE_OUTCOME_ENUM)
+#undef SCORE_OUTCOME_ENUM
 };
 
-const char *score_outcome_name(enum outcome outcome);
-bool score_outcome_parse(enum outcome *out, const char *name);
+const char *score_outcome_name(enum score_outcome outcome);
+bool score_outcome_parse(enum score_outcome *out, const char *name);
 
 /* What one rule or one severity did in a case, or over many. */
 struct score_tally {
@@ -43,11 +43,11 @@ struct score_tally {
 /* One case's outcome in a run. */
 struct score_case {
 	int64_t case_id, check_id;
-	enum outcome outcome;
+	enum score_outcome outcome;
 	int hits, noise, unverified;
 	struct usage usage;
 	long ms;
-	char *error;            /* why it could not be reviewed (OUTCOME_ERROR) */
+	char *error;            /* why it could not be reviewed (SCORE_ERROR) */
 	/* {"rules": {"ID": [asked, caught, hits, noise, unverified]}, "severities": {"major": [...]}} */
 	char *detail;
 };
