@@ -97,6 +97,8 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 		cli_error("--compare is given at most twice (the configured settings and one CONFIG, or two CONFIGs)");
 		return 2;
 	}
+	if (a->tolerance < 0)
+		a->tolerance = SCORE_TOLERANCE;
 	if (a->list && (a->compare.count || a->resume)) {
 		cli_error("--list only lists the cases: it runs nothing (no --compare or --resume with it)");
 		return 2;
@@ -221,7 +223,9 @@ static int side_load(struct bench_side *s, struct workspace *ws, const struct be
 	s->opts.allow_partial = true;
 	if (s->llm.provider == PROVIDER_NONE)
 		return error_set(RL_ECONFIG, "bench asks a model and none is configured: %s", llm_setup_hint);
-	return bench_config_key(&s->key, &s->llm, &s->opts);
+	if ((error = bench_config_key(&s->key, &s->llm, &s->opts)) < 0)
+		return error;
+	return buf_printf(&s->key, " tolerance=%d", a->tolerance) < 0 ? error_nomem() : 0;
 }
 
 static void side_release(struct bench_side *s)
@@ -348,7 +352,7 @@ static int side_run(struct bench_side *s, const struct bench_case *const *todo, 
 {
 	struct bench_run_options o = { &s->opts, a->tolerance, ws->store, 0 };
 	struct store_bench_run rec = { 0, s->key.ptr, provider_name(s->llm.provider), s->llm.map_model, "running",
-				       (int)ntodo, a->tolerance ? a->tolerance : SCORE_TOLERANCE, 0, 0 };
+				       (int)ntodo, a->tolerance, 0, 0 };
 	struct bench_run *run = NULL;
 	int rc;
 
@@ -414,7 +418,7 @@ static int output(struct bench_side *sides, size_t nsides, const struct bench_ca
 {
 	struct bench_report_run runs[2];
 	struct compare cmp;
-	int tolerance = a->tolerance ? a->tolerance : SCORE_TOLERANCE;
+	int tolerance = a->tolerance;
 	size_t i;
 
 	memset(&cmp, 0, sizeof(cmp));
@@ -479,6 +483,14 @@ static int bench_main(struct bench_state *st, const struct bench_args *a)
 		       (report_bench_list_text(stdout, &st->cases, mined ? &st->mined : NULL, st->mined_with), 0);
 	if (mined && a->format == FORMAT_TEXT)
 		report_bench_list_text(stdout, &st->cases, &st->mined, st->mined_with);
+	for (i = 0; i < st->cases.count && st->cases.items[i].excluded; i++)
+		;
+	if (i == st->cases.count) {
+		cli_error("no case to review: %s (revline bench --list says why; --since or --paths may have left "
+			  "them out, --include takes an excluded one back)", st->cases.count ?
+			  "every case is excluded" : "no fix in this history makes a case");
+		return 2;
+	}
 	if (sides_prepare(st, a) < 0)
 		return cli_error("%s", error_message()), error_status() == RL_EUSAGE || error_status() == RL_ECONFIG ? 2 : 3;
 	if ((rc = confirm(st->sides, st->nsides, st->todo, st->ntodo, &st->ws, a)) != 0)
@@ -496,7 +508,7 @@ static int bench_main(struct bench_state *st, const struct bench_args *a)
 
 int cmd_bench(int argc, char **argv)
 {
-	struct bench_args a = { 0 };
+	struct bench_args a = { .tolerance = -1 };
 	struct bench_state st;
 	size_t i;
 	int rc;

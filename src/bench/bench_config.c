@@ -131,5 +131,10 @@ int bench_config_key(struct buf *out, const struct llm_config *llm, const struct
 			return error_nomem();
 	if (!opts->nrule_ids && buf_puts(out, "all") < 0)
 		return error_nomem();
+	for (i = 0; i < opts->nrule_dirs; i++)
+		if (buf_printf(out, "%s%s", i ? "+" : " rule-dirs=", opts->rule_dirs[i]) < 0)
+			return error_nomem();
+	if (opts->no_builtin && buf_puts(out, " no-builtin") < 0)
+		return error_nomem();
 	return 0;
 }

@@ -27,7 +27,8 @@ int bench_config_apply(const struct bench_config *cfg, struct llm_config *llm, s
 /*
  * What identifies a configuration's results, from the settings it ends
  * in: "provider=openai model=gpt-5-mini context=pack effort=default
- * rules=a,b" (the rules' ids when --rule chose them, else "all").
+ * rules=a+b rule-dirs=DIR" (the rules' ids when --rule chose them, else
+ * "all"; the rule directories and --no-builtin when given).
  */
 int bench_config_key(struct buf *out, const struct llm_config *llm, const struct check_options *opts);
 

@@ -107,7 +107,7 @@ int bench_run_new(struct bench_run **out, struct repo *repo, const struct bench_
 	run->cases = cases;
 	run->count = count;
 	options_of(&run->opts, o->check);
-	run->tolerance = o->tolerance > 0 ? o->tolerance : SCORE_TOLERANCE;
+	run->tolerance = o->tolerance >= 0 ? o->tolerance : SCORE_TOLERANCE;
 	run->store = o->store;
 	run->run_id = o->run_id;
 	run->events = (struct queue)QUEUE_INIT(struct bench_event);

@@ -22,7 +22,7 @@
  */
 struct bench_run_options {
 	const struct check_options *check;      /* every case's check is made from it */
-	int tolerance;                          /* SCORE_TOLERANCE when 0 */
+	int tolerance;                          /* SCORE_TOLERANCE when negative */
 	struct store *store;                    /* where outcomes go (with run_id); NULL: nowhere */
 	int64_t run_id;
 };
