@@ -357,7 +357,7 @@ void history_findings_free(struct history_finding *findings, size_t count)
 static const char findings_sql[] =
 	"SELECT f.id, f.rule_id, f.file, f.line, f.severity, f.title FROM findings f "
 	"JOIN checks c ON c.id = f.check_id JOIN repos p ON p.id = c.repo_id "
-	"WHERE p.path = :repo AND f.reduced = 0 ORDER BY f.id DESC LIMIT :limit";
+	"WHERE p.path = :repo AND f.reduced = 0 AND c.environment <> 'bench' ORDER BY f.id DESC LIMIT :limit";
 
 static int finding_read(void *item, struct store_stmt *stmt)
 {
