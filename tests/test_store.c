@@ -809,7 +809,7 @@ static void assert_references(sqlite3 *db)
 }
 
 /*
- * A database of version 6 (a version 9 one with what 7, 8 and 9 added taken away)
+ * A database of version 6 (a version 10 one with what 7 to 10 added taken away)
  * with fix detection runs: version 7 claims the pairs whose run is done,
  * and no other; every row is kept, the new columns empty.
  */
