@@ -626,6 +626,142 @@ static void test_adversarial(void **state)
 	free(globstars);
 }
 
+/* The same tables through the compiled forms, each pattern compiled once and matched many times. */
+static void test_compiled(void **state)
+{
+	struct glob *g;
+	struct glob_list *l;
+	size_t i, failed = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(match_cases) / sizeof(match_cases[0]); i++) {
+		const struct match_case *c = &match_cases[i];
+
+		assert_int_equal(glob_new(&g, c->pattern), 0);
+		if (glob_matches(g, c->path) != c->expected || glob_matches(g, c->path) != c->expected) {
+			print_error("glob_matches(\"%s\", \"%s\") should be %s\n", c->pattern, c->path,
+				    c->expected ? "true" : "false");
+			failed++;
+		}
+		assert_false(glob_matches(g, ""));
+		assert_false(glob_matches(g, NULL));
+		glob_free(g);
+	}
+	for (i = 0; i < sizeof(wildmatch_cases) / sizeof(wildmatch_cases[0]); i++) {
+		assert_int_equal(glob_new(&g, wildmatch_cases[i].pattern), 0);
+		failed += glob_matches(g, wildmatch_cases[i].path) != wildmatch_cases[i].expected;
+		glob_free(g);
+	}
+	for (i = 0; i < sizeof(list_cases) / sizeof(list_cases[0]); i++) {
+		const struct list_case *c = &list_cases[i];
+
+		assert_int_equal(glob_list_new(&l, c->patterns, c->count), 0);
+		if (glob_list_matches(l, c->path) != c->expected) {
+			print_error("compiled list case %zu on \"%s\" should be %s\n", i, c->path,
+				    c->expected ? "true" : "false");
+			failed++;
+		}
+		glob_list_free(l);
+	}
+	assert_int_equal(failed, 0);
+	/* A malformed pattern compiles, to one that matches nothing; no list selects nothing. */
+	assert_int_equal(glob_new(&g, "src/[ab"), 0);
+	assert_false(glob_matches(g, "src/[ab"));
+	glob_free(g);
+	assert_false(glob_list_matches(NULL, "a"));
+	glob_free(NULL);
+	glob_list_free(NULL);
+}
+
+/*
+ * The pattern with its letters, digits, '.' (not of "./") and '_' written
+ * as one-member classes ("[a]"): the same pattern to the matcher, but no
+ * literal is left for a shortcut to take, so it runs as the NFA.
+ */
+static void nfa_form(char *out, size_t size, const char *pattern)
+{
+	size_t n = 0;
+	const char *s;
+
+	for (s = pattern; *s && n + 4 < size; s++) {
+		bool plain = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			     (*s >= '0' && *s <= '9') || (*s == '.' && s[1] != '/') || *s == '_';
+
+		if (*s == '\\' && s[1]) {
+			out[n++] = *s++;
+			out[n++] = *s;
+		} else if (plain) {
+			out[n++] = '[';
+			out[n++] = *s;
+			out[n++] = ']';
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n] = '\0';
+}
+
+/*
+ * The shortcuts (a component, a literal path, everything) answer as the NFA
+ * does, on the edges: an empty first component, a trailing slash, "x/" +
+ * "**", empty components, bytes that are not UTF-8, a path too deep to
+ * split.
+ */
+static void test_shortcuts(void **state)
+{
+	static const char *const patterns[] = {
+		"*.c", "**/*.c", "/*.c", "*.c/", "**/*.c/", "Makefile", "/Makefile", "**/Makefile",
+		"Makefile/", "test_*.py", "**/test_*.py", "*_test.*", "**/*{_test,.test,.spec,_spec}.*",
+		"*a*b*", "a*", "**/.env*", "docs/api", "/docs/api", "docs/api/", "docs/**", "/docs/**",
+		"docs/api/**", "**/tests/**", "**/{test,tests,fixtures}/**", "*/**", "/*/**", "x/**/",
+		"**", "/**", "**/**", "**/", "*", "*/", "a/*.c", "**/a/*.c", "./docs/", "\\*.c",
+		"**/*.{c,h,cc,py,rb}", "**/{openapi,swagger}*.{yml,yaml,json}", "**/*.min.js",
+		"é*", "*\xc3\xa9", "*\xa9", "*\xc3", "a\\/**",
+	};
+	static const char *const paths[] = {
+		"a.c", "src/a.c", "src/a.c/b", "a.c/b", "/a.c", "a.cc", ".c", "src/.c", "Makefile",
+		"x/Makefile", "Makefile/x", "x/Makefile/y", "test_a.py", "t/test_.py", "a_test.go",
+		"x/a.spec.ts", "ab", "xaxbx", "ba", ".env", "x/.env.local", "docs/api", "docs/api/x",
+		"docs/apix", "x/docs/api", "docs", "docs/", "tests/a", "a/tests", "a/tests/b", "/x",
+		"x/", "x//y", "//", "/", "a//b.c", "é.c", "x/\xc3\xa9", "\xc3\xa9", "a\xc3", "a\xc3/b",
+		"\xff.c", "src/openapi.yml", "swagger-v2.json", "a/b/c.min.js", "a/\\", "a/",
+	};
+	char nfa[256], deep[4096];
+	size_t i, j, failed = 0;
+	struct glob *g, *h;
+
+	(void)state;
+	for (i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
+		nfa_form(nfa, sizeof(nfa), patterns[i]);
+		assert_int_equal(glob_new(&g, patterns[i]), 0);
+		assert_int_equal(glob_new(&h, nfa), 0);
+		for (j = 0; j < sizeof(paths) / sizeof(paths[0]); j++)
+			if (glob_matches(g, paths[j]) != glob_matches(h, paths[j])) {
+				print_error("\"%s\" and \"%s\" differ on \"%s\"\n", patterns[i], nfa, paths[j]);
+				failed++;
+			}
+		glob_free(g);
+		glob_free(h);
+	}
+	assert_int_equal(failed, 0);
+	/* Shortcut and NFA meet: a byte that is half of "é" is not a character of it. */
+	assert_false(glob_match("*\xa9", "\xc3\xa9"));
+	assert_true(glob_match("*\xc3\xa9", "x\xc3\xa9"));
+	assert_true(glob_match("*.c/", "a.c/b"));
+	assert_false(glob_match("*.c/", "a.c"));
+	assert_true(glob_match("*/**", "/x"));
+	assert_false(glob_match("*/", "/x"));
+	/* Deeper than a path is split for the shortcuts: the NFA answers. */
+	strcpy(deep, "");
+	for (i = 0; i < 100; i++)
+		strcat(deep, i == 70 ? "tests/" : "d/");
+	strcat(deep, "a.c");
+	assert_true(glob_match("**/tests/**", deep));
+	assert_true(glob_match("**/*.c", deep));
+	assert_false(glob_match("**/*.h", deep));
+	assert_false(glob_match("**/spec/**", deep));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +773,8 @@ int main(void)
 		cmocka_unit_test(test_expansion_limit),
 		cmocka_unit_test(test_deep_braces),
 		cmocka_unit_test(test_adversarial),
+		cmocka_unit_test(test_compiled),
+		cmocka_unit_test(test_shortcuts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include "repo.h"
 #include "status.h"
 #include "store.h"
+#include "store_context.h"
 #include "tags.h"
 
 #include <stdio.h>
@@ -201,6 +202,43 @@ static void test_incremental(void **state)
 		assert_string_equal(only(index, "open")->file->path, "py/app.py");
 		index_free(index);
 	}
+}
+
+/*
+ * The store's cache stays bounded: blobs found in use after a day get their time renewed, and
+ * when a build records something new, what nothing recorded or found for INDEX_KEEP_DAYS goes.
+ */
+static void test_cache_bounded(void **state)
+{
+	struct index *index = build(NULL);
+	size_t blobs = index_stats(index)->blobs;
+
+	(void)state;
+	assert_int_equal(index_stats(index)->pruned, 0);
+	index_free(index);
+	/* Forty days pass, and another indexer (an older ctags) left a blob then. */
+	test_store_exec(store, "UPDATE context_blobs SET indexed_at = indexed_at - 3456000000", 0);
+	assert_int_equal(store_context_indexer(store, "0ldindexer000000", "ctags 5.8"), 0);
+	test_store_exec(store, "INSERT INTO context_blobs (indexer, blob, size, state, indexed_at) VALUES "
+			"('0ldindexer000000', 'feed', 1, 'large', 1000)", 0);
+	test_store_exec(store, "UPDATE context_indexers SET created_at = 1000 WHERE id = '0ldindexer000000'", 0);
+
+	/* Nothing new: every blob in use is renewed, nothing is pruned. */
+	index = build(NULL);
+	assert_int_equal(index_stats(index)->renewed, blobs);
+	assert_int_equal(index_stats(index)->pruned, 0);
+	index_free(index);
+
+	/* A file changes: its new blob is recorded and the old indexer's blob goes with its indexer. */
+	test_write_str(dir, "py/app.py", "def top(x):\n    return x * 2\n");
+	index = build(NULL);
+	assert_int_equal(index_stats(index)->tagged, 1);
+	assert_int_equal(index_stats(index)->renewed, 0);
+	assert_int_equal(index_stats(index)->pruned, 1);
+	index_free(index);
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_indexers WHERE id = '0ldindexer000000'", 0), 0);
+	/* The blobs of the tree as it was (renewed a moment ago) are all kept. */
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_blobs", 0), (int64_t)blobs + 1);
 }
 
 static const struct index_file *file_of(const struct index *index, const char *path)
@@ -424,6 +462,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_ctags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deadline_and_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_ignore_and_no_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_in_group, setup, teardown),
 	};
 

@@ -10,6 +10,7 @@
 
 #include "status.h"
 #include "store.h"
+#include "clock.h"
 #include "store_context.h"
 #include "tags.h"
 
@@ -90,9 +91,9 @@ static void test_put_and_read(void **state)
 	struct tag_list forty = tags_of(40, "f"), two = tags_of(2, "g");
 	static const unsigned char words[] = { 0x00, 0x80, 0xff, 0x00, 0x01, 0x02, 0x03, 0x04 };
 	struct store_context_blob blobs[3] = {
-		{ "aaaa", 100, "tagged", NULL, 0, words, sizeof(words), &forty },
-		{ "bbbb", 7, "failed", "ctags crashed on this file (Segmentation fault)", 0, NULL, 0, NULL },
-		{ "cccc", 50, "tagged", NULL, 0, words, 8, &two },
+		{ "aaaa", 100, "tagged", NULL, 0, words, sizeof(words), &forty, 0 },
+		{ "bbbb", 7, "failed", "ctags crashed on this file (Segmentation fault)", 0, NULL, 0, NULL, 0 },
+		{ "cccc", 50, "tagged", NULL, 0, words, 8, &two, 0 },
 	};
 	const char *const ask[] = { "bbbb", "zzzz", "aaaa" };
 	struct seen seen = { BUF_INIT, 0 };
@@ -178,7 +179,7 @@ static void test_many_blobs(void **state)
 static void test_text_kept(void **state)
 {
 	struct tag_list list = { 0 };
-	struct store_context_blob b = { "dddd", 1, "tagged", NULL, 0, NULL, 0, &list };
+	struct store_context_blob b = { "dddd", 1, "tagged", NULL, 0, NULL, 0, &list, 0 };
 	const char *const ask[] = { "dddd" };
 	struct seen seen = { BUF_INIT, 0 };
 
@@ -192,12 +193,66 @@ static void test_text_kept(void **state)
 	buf_release(&seen.text);
 }
 
+static int oldest_seen(void *ctx, const struct store_context_blob *b)
+{
+	int64_t *oldest = ctx;
+
+	if (!*oldest || b->indexed_at < *oldest)
+		*oldest = b->indexed_at;
+	return 0;
+}
+
+/*
+ * The cache stays bounded: what was neither recorded nor found in use since the cut goes, tags
+ * with it, and an indexer left with nothing; a blob found in use again is renewed and stays.
+ */
+static void test_prune(void **state)
+{
+	struct tag_list three = tags_of(3, "p");
+	struct store_context_blob blobs[3] = {
+		{ "old1", 1, "tagged", NULL, 0, NULL, 0, &three, 0 },
+		{ "old2", 1, "tagged", NULL, 0, NULL, 0, &three, 0 },
+		{ "new1", 1, "tagged", NULL, 0, NULL, 0, &three, 0 },
+	};
+	const char *const used[] = { "old2" };
+	int64_t now = clock_wall_ms(), day = 24 * 3600 * 1000LL, removed = -1, oldest = 0;
+
+	(void)state;
+	assert_int_equal(store_context_put(store, "idx1", blobs, 3), 0);
+	assert_int_equal(store_context_put(store, "idx2", blobs, 1), 0);
+	/* Forty days ago: both old blobs of idx1, idx2 and its one blob. */
+	test_store_exec(store, "UPDATE context_blobs SET indexed_at = indexed_at - 3456000000 WHERE blob LIKE 'old%'", 0);
+	test_store_exec(store, "UPDATE context_indexers SET created_at = created_at - 3456000000 WHERE id = 'idx2'", 0);
+	assert_int_equal(store_context_blobs(store, "idx1", used, 1, oldest_seen, &oldest), 0);
+	assert_true(oldest < now - 39 * day && oldest > now - 41 * day);
+
+	/* old2 is found in use again. */
+	assert_int_equal(store_context_touch(store, "idx1", used, 1), 0);
+	oldest = 0;
+	assert_int_equal(store_context_blobs(store, "idx1", used, 1, oldest_seen, &oldest), 0);
+	assert_true(oldest >= now);
+
+	assert_int_equal(store_context_prune(store, now - 30 * day, &removed), 0);
+	assert_int_equal(removed, 2);
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_blobs", 0), 2);
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_blobs WHERE blob = 'old1'", 0), 0);
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_tags WHERE blob = 'old1'", 0), 0);
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_tags WHERE indexer = 'idx1'", 0), 6);
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_indexers WHERE id = 'idx2'", 0), 0);
+	/* idx1, new this run, has blobs: it stays. Nothing more goes a second time. */
+	assert_int_equal(test_store_int(store, "SELECT count(*) FROM context_indexers WHERE id = 'idx1'", 0), 1);
+	assert_int_equal(store_context_prune(store, now - 30 * day, &removed), 0);
+	assert_int_equal(removed, 0);
+	tag_list_release(&three);
+}
+
 int main(void)
 {
 	if (test_store_skip())
 		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_put_and_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_blobs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_kept, setup, teardown),
 	};

@@ -17,6 +17,7 @@
 #define PROBE_TIMEOUT_MS 5000
 #define STORE_SLICE 400         /* blobs asked about in one step */
 #define ARENA_BLOCK (256u << 10)
+#define DAY_MS (24 * 3600 * 1000LL)
 
 /* What the index adds to ctags's identity: a change tags every blob again. */
 #define INDEX_READING "index 1: words filter 2 (16 bits a word, 6 probes, xxh3); file max %zu"
@@ -61,8 +62,7 @@ static int ignore_load(struct index *index, const char *file)
 	if ((error = repo_read_workdir(&text, index->opts.repo, file, 0)) < 0)
 		error = error_set(RL_ECONFIG, "revline.ignore names %s, which cannot be read: %s", file,
 				  error_message());
-	else if ((error = scope_patterns_parse(&index->ignore, &index->nignore, text.ptr ? text.ptr : "",
-					       text.len)) < 0)
+	else if ((error = scope_ignore_parse(&index->ignore, text.ptr ? text.ptr : "", text.len)) < 0)
 		error = error_set(RL_ECONFIG, "%s (revline.ignore): %s", file, error_message());
 	buf_release(&text);
 	return error;
@@ -107,7 +107,7 @@ void index_free(struct index *index)
 	index_tag_release(index);
 	index_built_release(index);
 	repo_files_free(index->listing);
-	scope_patterns_free(index->ignore, index->nignore);
+	glob_list_free(index->ignore);
 	tags_program_release(&index->program);
 	free(index->ctags_setting);
 	free(index->message);
@@ -200,7 +200,7 @@ static void probe_step(struct index *index)
 /* Why a path is left out of the index, or NULL. */
 static const char *excluded(const struct index *index, const struct repo_file *f)
 {
-	if (index->nignore && glob_match_list((const char *const *)index->ignore, index->nignore, f->path))
+	if (glob_list_matches(index->ignore, f->path))
 		return "ignored (revline.ignore)";
 	if (f->linguist)
 		return f->linguist;
@@ -334,6 +334,7 @@ static int blob_known(void *ctx, const struct store_context_blob *b)
 	s->why = s->state == INDEX_TAGGED ? NULL : index_strdup(index, b->detail ? b->detail : b->state);
 	s->ntags = b->ntags;
 	s->size = (uint64_t)b->size;
+	s->stale = b->indexed_at < clock_wall_ms() - DAY_MS;
 	if (b->words && b->words_len && (words = arena_alloc(&index->arena, b->words_len, 1))) {
 		memcpy(words, b->words, b->words_len);
 		s->words = words;
@@ -368,6 +369,40 @@ static size_t slice_ids(struct index *index, const char **ids, bool tags)
 	return n;
 }
 
+/* The stored blobs found in use whose time is old get it renewed, so that pruning keeps them. */
+static void stale_renew(struct index *index)
+{
+	const char **ids;
+	size_t i, n = 0;
+
+	if (!(ids = calloc(index->nslots + 1, sizeof(*ids)))) {
+		error_nomem();
+		index_store_lost(index);
+		return;
+	}
+	for (i = 0; i < index->nslots; i++)
+		if (index->slots[i].known && index->slots[i].stale)
+			ids[n++] = index->slots[i].id;
+	if (n && store_context_touch(index->opts.store, index->indexer, ids, n) < 0)
+		index_store_lost(index);
+	else
+		index->stats.renewed = n;
+	free(ids);
+}
+
+/* After a build that recorded new blobs: what nothing recorded or found for INDEX_KEEP_DAYS goes. */
+static void store_prune(struct index *index)
+{
+	int64_t removed = 0;
+
+	if (!index->opts.store || !index->stats.tagged)
+		return;
+	if (store_context_prune(index->opts.store, clock_wall_ms() - INDEX_KEEP_DAYS * DAY_MS, &removed) < 0)
+		index_store_lost(index);
+	else
+		index->stats.pruned = (size_t)removed;
+}
+
 static int stored_step(struct index *index, int64_t until)
 {
 	const char *ids[STORE_SLICE];
@@ -385,6 +420,8 @@ static int stored_step(struct index *index, int64_t until)
 	if (index->opts.store && index->at < index->nslots)
 		return 0;
 	index->at = 0;
+	if (index->phase == P_LOOKUP && index->opts.store)
+		stale_renew(index);
 	index->phase++;
 	if (index->phase == P_TAG) {
 		index->stats.store_ms = clock_ms() - index->phase_ms;
@@ -397,6 +434,7 @@ static int stored_step(struct index *index, int64_t until)
 
 static void finish(struct index *index)
 {
+	store_prune(index);
 	if (index_build(index) < 0) {
 		index->status = error_status();
 		free(index->message);

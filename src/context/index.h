@@ -42,6 +42,11 @@
 
 /* Files larger than this are listed, not read. */
 #define INDEX_FILE_MAX (1u << 20)
+/*
+ * The store's cache of the index is kept bounded: what no build has recorded or
+ * found in use for this many days is removed when a build records something new.
+ */
+#define INDEX_KEEP_DAYS 30
 /* Milliseconds of work per step. */
 #define INDEX_SLICE_MS 8
 
@@ -101,6 +106,8 @@ struct index_stats {
 	size_t blobs;           /* distinct contents */
 	size_t stored;          /* of those, read from the store */
 	size_t tagged;          /* of those, tagged by ctags in this build */
+	size_t renewed;         /* stored ones found in use after a day or more: their time renewed */
+	size_t pruned;          /* blobs of any indexer neither recorded nor found for INDEX_KEEP_DAYS, removed */
 	size_t defs;
 	int64_t list_ms;        /* from the start to the files listed (ctags asked its version meanwhile) */
 	int64_t store_ms;       /* reading the store */

@@ -27,6 +27,7 @@ struct blob_slot {
 	size_t ntags;           /* as the store says */
 	size_t first, count;    /* its definitions in protos */
 	bool known;             /* the store has it */
+	bool stale;             /* the store's time for it is a day old or more: renewed */
 	bool done;              /* its state is final */
 };
 
@@ -47,8 +48,7 @@ struct index {
 	char *message;
 	struct buf note;
 	bool complete;
-	char **ignore;
-	size_t nignore;
+	struct glob_list *ignore;       /* revline.ignore's patterns, compiled */
 	struct tags_program program;
 	bool have_ctags;
 	struct child *probe;            /* ctags --version, while the files are listed */

@@ -67,27 +67,43 @@ static void text_release(struct pack_text_file *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The file's lines, read now or before; NULL when it cannot be read (not readable, changed since). */
+/*
+ * The file's lines, read now or before; NULL when it cannot be read (not
+ * readable, changed since). PACK_TEXTS_MAX are kept, the least recently
+ * used given up first: the diff's files are visited in turn, each asking
+ * for its old and its new side line after line.
+ */
 const struct pack_text_file *pack_text_of(struct pack_builder *b, const struct index *index,
 					   const struct index_file *f)
 {
-	struct pack_text_file *t;
+	struct pack_text_file *t = NULL;
 	size_t i;
 
 	for (i = 0; i < b->ntexts; i++)
-		if (b->texts[i].file == f)
+		if (b->texts[i].file == f) {
+			b->texts[i].used = ++b->clock;
 			return &b->texts[i];
+		}
 	if (!index_file_readable(f))
 		return NULL;
-	if (b->ntexts == PACK_TEXTS_MAX)
-		text_release(&b->texts[--b->ntexts]);
-	t = &b->texts[b->ntexts];
+	/* A free slot (one whose file could not be read), a new one, or the least recently used. */
+	for (i = 0; i < b->ntexts && !t; i++)
+		if (!b->texts[i].file)
+			t = &b->texts[i];
+	if (!t && b->ntexts < PACK_TEXTS_MAX)
+		t = &b->texts[b->ntexts++];
+	if (!t)
+		for (t = &b->texts[0], i = 1; i < b->ntexts; i++)
+			if (b->texts[i].used < t->used)
+				t = &b->texts[i];
+	text_release(t);
 	if (index_file_read(&t->content, index, f) < 0 || text_split(t) < 0) {
 		error_clear();
 		text_release(t);
 		return NULL;
 	}
-	b->ntexts++;
+	t->file = f;
+	t->used = ++b->clock;
 	return t;
 }
 

@@ -52,6 +52,7 @@ struct pack_text_file {
 	struct buf content;
 	uint32_t *starts;       /* starts[k]: where line k + 1 begins; starts[nlines]: where the last ends */
 	uint32_t nlines;
+	uint64_t used;          /* the builder's clock when it was last asked for */
 };
 
 struct pack_builder {
@@ -63,6 +64,7 @@ struct pack_builder {
 	size_t nchanged, changed_alloc;
 	struct pack_text_file texts[PACK_TEXTS_MAX];
 	size_t ntexts;
+	uint64_t clock;         /* texts' uses counted: the least recently used one goes first */
 	size_t sequence;
 };
 

@@ -25,6 +25,7 @@ struct finder {
 	pcre2_code *re;
 	pcre2_match_data *md;
 	pcre2_match_context *mc;
+	struct glob *glob;      /* the call's glob, compiled, or NULL */
 	bool filter;            /* the pattern is \bWORD\b...: only files whose filter may hold the word */
 	uint64_t hash;          /* the word's */
 	size_t files, searched, skipped;        /* the files the glob selects; those read; those the filter ruled out */
@@ -94,7 +95,7 @@ static int compile(struct finder *s)
 	pcre2_set_depth_limit(s->mc, REPO_TOOLS_DEPTH_LIMIT);
 	pcre2_set_heap_limit(s->mc, REPO_TOOLS_HEAP_LIMIT);
 	s->filter = pattern_word(s, pattern);
-	return 0;
+	return s->a->glob ? glob_new(&s->glob, s->a->glob) : 0;
 }
 
 static bool costly_code(int rc)
@@ -170,7 +171,7 @@ static int file_search(struct finder *s, const struct index_file *f, const struc
 
 static bool selected(const struct finder *s, const struct index_file *f)
 {
-	return index_file_readable(f) && (!s->a->glob || glob_match(s->a->glob, f->path));
+	return index_file_readable(f) && (!s->a->glob || glob_matches(s->glob, f->path));
 }
 
 /* Every file the glob selects, read and matched until a bound. */
@@ -275,5 +276,6 @@ done:
 	pcre2_match_data_free(s.md);
 	pcre2_match_context_free(s.mc);
 	pcre2_code_free(s.re);
+	glob_free(s.glob);
 	return error < 0 ? error : 0;
 }

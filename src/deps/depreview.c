@@ -177,6 +177,31 @@ static int member_join(struct depreview *dr)
 	return poll_group_join(advisory_group(dr->advisory), &dr->member);
 }
 
+/*
+ * The commit messages of the change, as their authors wrote them (a bot's
+ * subject names its bumps, its body carries the release notes), each
+ * after a blank line; none when they cannot be read.
+ */
+static int messages_read(struct buf *out, struct depreview *dr)
+{
+	struct repo_commits commits;
+	size_t i;
+	int error = 0;
+
+	if (repo_commits(&commits, dr->repo, dr->target, 20) < 0) {
+		if (error_status() == RL_ENOMEM)
+			return RL_ENOMEM;
+		error_clear();
+		return 0;
+	}
+	for (i = 0; i < commits.count; i++)
+		buf_printf(out, "%s%s\n", i ? "\n" : "", commits.items[i].message);
+	if (commits.count && !out->ptr)
+		error = error_nomem();
+	repo_commits_release(&commits);
+	return error;
+}
+
 int depreview_start(struct depreview *dr)
 {
 	struct buf messages = BUF_INIT;
@@ -184,8 +209,8 @@ int depreview_start(struct depreview *dr)
 	int error;
 
 	dr->started = true;
-	/* The commit messages name a bot's bumps (and carry its release notes). */
-	repo_intent(&messages, dr->repo, dr->target, 20);
+	if ((error = messages_read(&messages, dr)) < 0)
+		return error;
 	if ((error = texts_read(&t, dr)) < 0 ||
 	    (error = deps_analyze(&dr->analysis, t.files, t.n, dr->repo->branch, messages.ptr)) < 0 ||
 	    (error = unreadable_add(&dr->analysis, &t)) < 0) {

@@ -579,10 +579,14 @@ int feedback_prompt_examples(struct buf *out, struct store *store, struct diff *
 		{ .kind = FEEDBACK_ACCEPT, .max = ACCEPT_EXAMPLES },
 	};
 	struct buf query = BUF_INIT;
+	bool any;
 	int error;
 
 	buf_clear(out);
 	if ((error = buf_put(out, "", 0)) < 0 || !rule || !rule->id)
+		return error;
+	/* The query reads every added line of the rule's files: not made for a rule nobody gave feedback on. */
+	if ((error = store_feedback_any(&any, store, rule->id)) < 0 || !any)
 		return error;
 	/* Both kinds in one transaction, so that they agree with each other. */
 	if ((error = feedback_query(&query, diff, rule)) < 0 ||

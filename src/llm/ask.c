@@ -1,5 +1,6 @@
 /* The request cycle (ask.h). */
 #include "ask.h"
+#include "hash.h"
 #include "refusal.h"
 #include "array.h"
 #include "queue.h"
@@ -40,6 +41,7 @@ struct ask {
 	char *model, *effort, *system, *shared, *tail;
 	char key[41];           /* the result cache's */
 	char group[17];         /* the shared part's hash, "" without one */
+	char group_id[HASH_HEX_SIZE];   /* all of it: the cache key holds it in place of the shared part */
 	size_t weight;
 	unsigned refused;       /* left out of this question */
 	int attempts, refusals;
@@ -224,31 +226,38 @@ static struct ask *live_by_task(struct asker *a, uint64_t task)
 	return NULL;
 }
 
-static void hash_text(char out[41], const char *const *parts, size_t n)
+/* The most parts a key is made of (cache_key's). */
+#define KEY_PARTS_MAX 9
+
+/* The hash of the parts, each ended by a NUL (so that no two lists of parts run together alike). */
+static int hash_text(char out[HASH_HEX_SIZE], const char *const *parts, size_t n)
 {
-	struct buf text = BUF_INIT;
-	git_oid oid;
+	struct hash_part pieces[2 * KEY_PARTS_MAX];
 	size_t i;
 
+	if (n > KEY_PARTS_MAX)
+		return error_set(RL_ERROR, "a key of %zu parts (at most %d)", n, KEY_PARTS_MAX);
 	for (i = 0; i < n; i++) {
-		buf_puts(&text, parts[i] ? parts[i] : "");
-		buf_putc(&text, '\0');
+		pieces[2 * i] = (struct hash_part){ parts[i], parts[i] ? strlen(parts[i]) : 0 };
+		pieces[2 * i + 1] = (struct hash_part){ "", 1 };
 	}
-	git_odb_hash(&oid, text.ptr ? text.ptr : "", text.len, GIT_OBJECT_BLOB);
-	git_oid_tostr(out, 41, &oid);
-	buf_release(&text);
+	return hash_blob(out, pieces, 2 * i);
 }
 
 /*
- * The result cache's key: what was asked, of whom, how. A question that
- * offers tools adds the set's definitions, bounds and the state of what
- * they read (tools.h), so that an answer read from other files is never
- * the one found; without a state it is not kept at all.
+ * The result cache's key: what was asked, of whom, how. The system
+ * message and the shared part count through the group's id, which holds
+ * them (group_set), so that the shared part, most of a request, is hashed
+ * once. A question that offers tools adds the set's definitions, bounds
+ * and the state of what they read (tools.h), so that an answer read from
+ * other files is never the one found; without a state it is not kept at
+ * all.
  */
 static int cache_key(struct asker *a, struct ask *q)
 {
 	const char *parts[] = { schema_kind_name(q->kind), provider_name(a->llm->provider),
-				a->llm->base_url, q->model, q->effort, q->system, q->shared, q->tail, NULL };
+				a->llm->base_url, q->model, q->effort, q->shared ? "" : q->system,
+				q->shared ? q->group_id : "", q->tail, NULL };
 	struct buf tools = BUF_INIT;
 	bool offered = q->tools_use == ASK_TOOLS_OFFERED;
 	int error = offered ? tool_set_identity(&tools, q->tools) : 0;
@@ -256,10 +265,10 @@ static int cache_key(struct asker *a, struct ask *q)
 	if (error < 0)
 		return error;
 	parts[8] = tools.ptr;
-	hash_text(q->key, parts, sizeof(parts) / sizeof(parts[0]) - !offered);
+	error = hash_text(q->key, parts, sizeof(parts) / sizeof(parts[0]) - !offered);
 	q->no_keep = offered && !q->tools->state;
 	buf_release(&tools);
-	return 0;
+	return error;
 }
 
 /* --- building a question ------------------------------------------------ */
@@ -526,7 +535,6 @@ static int group_set(struct ask *q)
 	struct buf tools = BUF_INIT;
 	const char *parts[] = { q->model, q->system, q->shared, NULL };
 	bool offered = q->tools_use == ASK_TOOLS_OFFERED;
-	char hash[41];
 	int error;
 
 	if (!q->shared)
@@ -534,10 +542,10 @@ static int group_set(struct ask *q)
 	if (offered && (error = tool_set_identity(&tools, q->tools)) < 0)
 		return error;
 	parts[3] = tools.ptr;
-	hash_text(hash, parts, offered ? 4 : 3);
-	memcpy(q->group, hash, 16);
+	if ((error = hash_text(q->group_id, parts, offered ? 4 : 3)) == 0)
+		memcpy(q->group, q->group_id, 16);
 	buf_release(&tools);
-	return 0;
+	return error;
 }
 
 /* Send it now, or hold it while another question of its shared part warms the cache. */
@@ -826,7 +834,8 @@ static bool retry_refused(struct asker *a, struct ask *q, const struct sched_eve
 	refusal_learn(&a->refusals, a->store, a->llm->base_url, q->model, bit);
 	if (bit == BIT(REFUSED_TOOLS)) {
 		q->tools_use = ASK_TOOLS_REFUSED;
-		if (cache_key(a, q) < 0)
+		/* Its requests now begin as a question's that offers none. */
+		if (group_set(q) < 0 || cache_key(a, q) < 0)
 			return false;
 	}
 	q->task = 0;

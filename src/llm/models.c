@@ -207,7 +207,8 @@ static int parse_pattern(struct model_info *row, struct reader *rd, const struct
 	if (glob_check(row->pattern) < 0)
 		return problem(rd, "pattern '%.*s': %s: the row is left out", shown(f), f->p,
 			       error_message()) < 0 ? RL_ENOMEM : RL_EPARSE;
-	return 0;
+	/* Compiled once: every request looks its model up, row after row. */
+	return glob_new(&row->glob, row->pattern);
 }
 
 static int parse_row(struct model_info *row, struct reader *rd, const char *p, const char *e)
@@ -249,6 +250,7 @@ static int parse_row(struct model_info *row, struct reader *rd, const char *p, c
 static void row_release(struct model_info *row)
 {
 	free(row->pattern);
+	glob_free(row->glob);
 	free(row->provider);
 }
 
@@ -395,7 +397,7 @@ int models_lookup(const struct model_info **out, const struct models *m, const c
 
 		if ((strcmp(row->provider, "any") && (!provider || strcmp(row->provider, provider))))
 			continue;
-		if (glob_match(row->pattern, name)) {
+		if (glob_matches(row->glob, name)) {
 			*out = row;
 			return 0;
 		}

@@ -36,8 +36,11 @@ enum model_structured {
 	MODEL_STRUCTURED_JSON_SCHEMA,   /* json_schema (Anthropic: a forced tool's input_schema) */
 };
 
+struct glob;
+
 struct model_info {
 	char *pattern;
+	struct glob *glob;              /* the pattern compiled, when the row was read */
 	char *provider;                 /* "openai", "anthropic" or "any" */
 	bool temperature;               /* false: only the default is accepted, send none */
 	enum model_max_param max_param;

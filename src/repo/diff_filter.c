@@ -45,11 +45,10 @@ static bool keep_listed(const struct diff_file *file, const void *arg)
 
 static bool keep_matched(const struct diff_file *file, const void *arg)
 {
-	const struct path_list *list = arg;
+	const struct glob_list *list = arg;
 
-	return glob_match_list(list->items, list->count, file->path) ||
-		(file->old_path != file->path &&
-		 glob_match_list(list->items, list->count, file->old_path));
+	return glob_list_matches(list, file->path) ||
+		(file->old_path != file->path && glob_list_matches(list, file->old_path));
 }
 
 int diff_filter_files(struct diff **out, struct diff *diff,
@@ -63,7 +62,13 @@ int diff_filter_files(struct diff **out, struct diff *diff,
 int diff_filter_patterns(struct diff **out, struct diff *diff,
 			 const char *const *patterns, size_t count)
 {
-	struct path_list list = { patterns, count };
+	struct glob_list *list;
+	int error;
 
-	return filter_by(out, diff, keep_matched, &list);
+	*out = NULL;
+	if ((error = glob_list_new(&list, patterns, count)) < 0)
+		return error;
+	error = filter_by(out, diff, keep_matched, list);
+	glob_list_free(list);
+	return error;
 }

@@ -1,31 +1,31 @@
 #include "glob.h"
+#include "glob_state.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "status.h"
 
 /*
- * How it works: braces are expanded first (one alternative at a time, so
- * "{a,b}{c,d}" costs four small strings, never a list of them), then each
- * alternative gets the anchoring rules and is compiled to a few tokens that
- * run as an NFA over the path. The NFA keeps one flag per token, so a match
- * costs at most tokens * path length steps whatever the pattern: there is no
- * backtracking to blow up on "*a*a*a*a*b" and no recursion to blow the stack.
+ * How it works: a pattern is compiled once (glob_new). Its braces are
+ * expanded (glob_braces.c), then each alternative gets the anchoring rules
+ * and is compiled to a few tokens that run as an NFA over the path. The NFA
+ * keeps one flag per token, so a match costs at most tokens * path length
+ * steps whatever the pattern: there is no backtracking to blow up on
+ * "*a*a*a*a*b" and no recursion to blow the stack.
+ *
+ * Most patterns never need the NFA. An alternative that is one component
+ * ("*.c", "test_*.py", "**" + "/tests/" + "**"), a literal path ("docs/api",
+ * "vendor/" + "**") or everything ("**") is matched by comparing bytes with
+ * the path's components, split once for a whole list; any other keeps the
+ * NFA behind a check that the path holds its longest literal run. The
+ * shortcuts give the NFA's answers: they are taken only where the tokens
+ * say exactly that, with literals of well-formed UTF-8 (whose bytes
+ * compare as the characters the NFA compares).
  */
-
-/*
- * Beyond these a pattern matches nothing (glob_check says why). Without a
- * bound "{a,b}" written twenty times would be a million matches per path;
- * the bound on the length of all alternatives together keeps a few long
- * alternatives from costing as much (the cost of a match grows with it).
- */
-#define GLOB_MAX_ALTERNATIVES 1024
-#define GLOB_MAX_EXPANDED 65536
-
-#define NONE SIZE_MAX
 
 /* -------------------------------------------------------------------------
  * Characters
@@ -203,7 +203,7 @@ static size_t class_posix_end(const char *s, size_t i, size_t n)
  * or 0 when it never is (and the '[' is a literal). A ']' right after the
  * '[' or the negation is a member, as is anything escaped.
  */
-static size_t class_end(const char *s, size_t i, size_t n)
+size_t glob_class_end(const char *s, size_t i, size_t n)
 {
 	size_t j = i + 1, end;
 
@@ -342,7 +342,7 @@ static void check_syntax(const char *s, size_t n, struct problem *pb)
 				problem_note(pb, PROBLEM_BACKSLASH, i);
 			i++;
 		} else if (s[i] == '[') {
-			end = class_end(s, i, n);
+			end = glob_class_end(s, i, n);
 			if (!end) {
 				problem_note(pb, PROBLEM_BRACKET, i);
 				return;
@@ -378,6 +378,8 @@ enum tok_kind {
 struct tok {
 	enum tok_kind kind;
 	uint32_t ch;		/* TOK_CHAR */
+	const char *at;		/* TOK_CHAR: its bytes in the pattern, escape left out */
+	size_t len;
 	const char *set;	/* TOK_CLASS: the members, brackets excluded */
 	size_t set_len;
 };
@@ -416,7 +418,7 @@ static size_t alt_compile(const char *p, size_t n, bool anchored, struct tok *to
 			i++;
 			continue;
 		case '[':
-			j = class_end(p, i, n);
+			j = glob_class_end(p, i, n);
 			if (!j)
 				break;	/* never closed: malformed, not compiled */
 			t->kind = TOK_CLASS;
@@ -432,6 +434,8 @@ static size_t alt_compile(const char *p, size_t n, bool anchored, struct tok *to
 		}
 		t->kind = TOK_CHAR;
 		t->ch = char_decode(p + i, n - i, &len);
+		t->at = p + i;
+		t->len = len;
 		i += len;
 	}
 	return m;
@@ -560,16 +564,193 @@ static bool nfa_run(struct nfa *a, const char *path, size_t n, bool dir_only)
 	}
 }
 
-/* Whether one brace-free pattern (n bytes) matches the path. */
-static bool alt_match(const char *p, size_t n, const char *path, size_t path_len)
+/* -------------------------------------------------------------------------
+ * A compiled alternative
+ */
+
+enum alt_kind {
+	ALT_NFA,	/* the general case: its tokens run as an NFA */
+	ALT_ALL,	/* "**": every path */
+	ALT_PATH,	/* a literal path from the root: "docs/api", "vendor/" + "**" */
+	ALT_COMPONENT,	/* one component, the first or at any depth: "*.c", "test_*.py" */
+};
+
+/*
+ * One brace-free alternative, compiled. ALT_COMPONENT compares a component
+ * with pre, then (stars > 0) what lies between pre and suf holding mid
+ * (stars == 2), then suf; ALT_PATH compares the path's start with pre.
+ */
+struct alt {
+	enum alt_kind kind;
+	bool dir_only;		/* a trailing slash: only a leading directory matches */
+	bool any_depth;		/* ALT_COMPONENT: any component, not only the first */
+	bool below;		/* ALT_PATH, ALT_COMPONENT: only when a '/' follows */
+	bool slash;		/* that '/' is the pattern's ("x/" + "**"), not the directory rule's */
+	int stars;		/* ALT_COMPONENT: 0 (the component is pre), 1 or 2 */
+	const char *pre, *mid, *suf;	/* in lit */
+	size_t pre_len, mid_len, suf_len;
+	const char *need;	/* ALT_NFA: bytes every match holds (its longest literal run), or NULL */
+	size_t need_len;
+	struct tok *toks;	/* the tokens, in the same block as text and lit */
+	size_t m;
+	char *text;		/* the alternative, normalised: class tokens point into it */
+	char *lit;
+};
+
+struct glob {
+	struct alt *alts;
+	size_t nalts, alloc;
+};
+
+struct glob_list {
+	struct glob **globs;
+	bool *exclude;		/* written with '!' */
+	size_t count;
+};
+
+/*
+ * A path split into components once, for every alternative of a list:
+ * ends[k] is where component k ends (a '/' or n). A path of more components
+ * than ends[] holds is left to the NFA (ncomp 0).
+ */
+#define PATH_COMPONENTS 64
+
+struct path_view {
+	const char *s;
+	size_t n;
+	size_t ncomp;
+	size_t ends[PATH_COMPONENTS];
+};
+
+static void path_view_init(struct path_view *v, const char *path)
 {
-	struct tok small_toks[32];
-	size_t small_lists[3 * 33];
-	struct nfa a = { 0 };
-	struct problem pb = { PROBLEM_NONE, NONE, NULL, 0 };
-	struct tok *toks = small_toks;
-	size_t *lists = small_lists;
-	bool anchored = false, dir_only = false, hit = false;
+	const char *slash;
+	size_t at = 0;
+
+	v->s = path;
+	v->n = strlen(path);
+	v->ncomp = 0;
+	for (;;) {
+		if (v->ncomp == PATH_COMPONENTS) {
+			v->ncomp = 0;
+			return;
+		}
+		slash = memchr(path + at, '/', v->n - at);
+		v->ends[v->ncomp++] = slash ? (size_t)(slash - path) : v->n;
+		if (!slash)
+			return;
+		at = (size_t)(slash - path) + 1;
+	}
+}
+
+/* Whether the tokens from..to are literal characters of well-formed UTF-8, '/' only when slash. */
+static bool toks_literal(const struct tok *t, size_t from, size_t to, bool slash)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (t[i].kind != TOK_CHAR || t[i].ch >= CHAR_RAW || (!slash && t[i].ch == '/'))
+			return false;
+	return true;
+}
+
+/* The bytes of the literal tokens from..to appended at *end. */
+static const char *toks_bytes(char **end, size_t *len, const struct tok *t, size_t from, size_t to)
+{
+	const char *start = *end;
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		memcpy(*end, t[i].at, t[i].len);
+		*end += t[i].len;
+	}
+	*len = (size_t)(*end - start);
+	return start;
+}
+
+/* "pre*suf" or "pre*mid*suf" over the tokens from..to: the stars' places, false for another shape. */
+static bool toks_component(const struct tok *t, size_t from, size_t to, size_t star[2], int *stars)
+{
+	size_t i, at = from;
+
+	*stars = 0;
+	for (i = from; i <= to; i++) {
+		if (i < to && t[i].kind != TOK_STAR)
+			continue;
+		if (!toks_literal(t, at, i, false))
+			return false;
+		if (i < to) {
+			if (*stars == 2)
+				return false;
+			star[(*stars)++] = i;
+		}
+		at = i + 1;
+	}
+	return true;
+}
+
+/* The longest run of literal tokens, which every path the NFA matches holds. */
+static void alt_need(struct alt *a, char **lit)
+{
+	size_t i, run = 0, best = 0, best_at = 0;
+
+	for (i = 0; i < a->m; i++) {
+		run = a->toks[i].kind == TOK_CHAR ? run + 1 : 0;
+		if (run > best) {
+			best = run;
+			best_at = i + 1 - run;
+		}
+	}
+	if (best)
+		a->need = toks_bytes(lit, &a->need_len, a->toks, best_at, best_at + best);
+}
+
+/* The shortcut the tokens allow, if any (struct alt). */
+static void alt_classify(struct alt *a)
+{
+	const struct tok *t = a->toks;
+	size_t i = 0, end = a->m, star[2];
+	char *lit = a->lit;
+
+	a->kind = ALT_NFA;
+	a->below = a->dir_only;
+	if (end >= 2 && t[0].kind == TOK_DIRSTAR && t[1].kind == TOK_DIRNAME) {
+		a->any_depth = true;
+		i = 2;
+	}
+	if (!a->dir_only && end == i + 1 && t[i].kind == TOK_GLOBSTAR) {
+		a->kind = ALT_ALL;
+		return;
+	}
+	/* "x/" + "**": x followed by a '/', whatever comes after it. */
+	if (!a->dir_only && end >= i + 3 && t[end - 1].kind == TOK_GLOBSTAR &&
+	    t[end - 2].kind == TOK_CHAR && t[end - 2].ch == '/') {
+		a->below = a->slash = true;
+		end -= 2;
+	}
+	if (!a->any_depth && toks_literal(t, i, end, true)) {
+		a->kind = ALT_PATH;
+		a->pre = toks_bytes(&lit, &a->pre_len, t, i, end);
+	} else if (end > i && toks_component(t, i, end, star, &a->stars)) {
+		a->kind = ALT_COMPONENT;
+		a->pre = toks_bytes(&lit, &a->pre_len, t, i, a->stars ? star[0] : end);
+		a->mid = toks_bytes(&lit, &a->mid_len, t, a->stars == 2 ? star[0] + 1 : end,
+				    a->stars == 2 ? star[1] : end);
+		a->suf = toks_bytes(&lit, &a->suf_len, t, a->stars ? star[a->stars - 1] + 1 : end, end);
+	} else {
+		a->below = a->dir_only;
+		a->slash = false;
+		alt_need(a, &lit);
+	}
+}
+
+/* Add one brace-free alternative (n bytes) to g; a malformed one adds nothing (it matches nothing). */
+static int glob_add(struct glob *g, const char *p, size_t n)
+{
+	struct problem pb = { PROBLEM_NONE, GLOB_NONE, NULL, 0 };
+	bool anchored = false, dir_only = false;
+	struct alt *a;
+	char *block;
 
 	while (n >= 2 && p[0] == '.' && p[1] == '/') {
 		p += 2;
@@ -585,291 +766,102 @@ static bool alt_match(const char *p, size_t n, const char *path, size_t path_len
 		n--;
 	}
 	if (!n)
-		return false;
+		return 0;
 	check_syntax(p, n, &pb);
 	if (pb.kind != PROBLEM_NONE)
-		return false;
+		return 0;
 	if (memchr(p, '/', n))
 		anchored = true;
-
-	/* At most n + 2 tokens, so n + 3 states. */
-	if (n + 2 > sizeof(small_toks) / sizeof(small_toks[0])) {
-		toks = malloc((n + 2) * sizeof(*toks));
-		lists = malloc(3 * (n + 3) * sizeof(*lists));
-		if (!toks || !lists)
-			goto done;
-	}
-	a.toks = toks;
-	a.m = alt_compile(p, n, anchored, toks);
-	a.mark = lists;
-	a.cur = a.mark + a.m + 1;
-	a.next = a.cur + a.m + 1;
-	hit = nfa_run(&a, path, path_len, dir_only);
-done:
-	if (toks != small_toks) {
-		free(toks);
-		free(lists);
-	}
-	return hit;
-}
-
-/* -------------------------------------------------------------------------
- * Braces
- */
-
-enum brace_kind {
-	BRACE_TEXT,	/* anything that is not part of a group */
-	BRACE_OPEN,
-	BRACE_SEP,
-	BRACE_CLOSE,
-};
-
-/*
- * Counting a group: the alternatives of its text so far and their length
- * in characters (alts, len), and the same for the alternatives it has
- * finished (sum_*).
- */
-struct count_frame {
-	size_t alts, len;
-	size_t sum_alts, sum_len;
-};
-
-/*
- * The groups of a pattern, found once, and the state of the expansion. A
- * '{' with its '}' and a comma between them is a group; one without a '}'
- * or without a comma is text. Arrays are indexed by byte offset and only
- * read at the offsets of a group's '{', ',' and '}'.
- */
-struct braces {
-	const char *pat;
-	size_t n;
-	unsigned char *kind;	/* enum brace_kind */
-	size_t *link;		/* '{' and ',': the next ',' or '}' of the group */
-	size_t *close;		/* '{' and ',': the '}' of the group */
-	size_t *nalt;		/* '{': its number of alternatives */
-	size_t *sel;		/* '{': the alternative being expanded */
-	size_t *visited;	/* the '{' met by the last expansion, in order */
-	size_t nvisited;
-	struct count_frame *frames;	/* scratch for counting */
-	size_t groups;
-	size_t count;		/* alternatives, at most GLOB_MAX_ALTERNATIVES + 1 */
-	size_t size;		/* their characters, at most GLOB_MAX_EXPANDED + 1 */
-	size_t unclosed;	/* the first '{' without '}', or NONE */
-	size_t unopened;	/* the first '}' without '{', or NONE */
-	char *out;		/* the current alternative */
-};
-
-/* A '{' met its '}': a group when there was a comma, else plain text. */
-static void braces_close(struct braces *b, size_t open, size_t close)
-{
-	size_t i;
-
-	if (b->nalt[open] < 2)
-		return;
-	b->link[b->close[open]] = close;
-	b->kind[open] = BRACE_OPEN;
-	b->kind[close] = BRACE_CLOSE;
-	for (i = b->link[open]; i != close; i = b->link[i]) {
-		b->kind[i] = BRACE_SEP;
-		b->close[i] = close;
-	}
-	b->close[open] = close;
-	b->groups++;
-}
-
-/*
- * Find the groups. Escaped characters and classes are skipped whole, as the
- * matcher reads them, so "[{]" and "\{" are never braces. The stack of open
- * '{' lives in visited; close[] of an open '{' is its last ',' so far.
- */
-static void braces_scan(struct braces *b)
-{
-	const char *p = b->pat;
-	size_t i, end, open, depth = 0, *stack = b->visited;
-
-	b->unopened = NONE;
-	for (i = 0; i < b->n; i++) {
-		switch (p[i]) {
-		case '\\':
-			i++;
-			break;
-		case '[':
-			end = class_end(p, i, b->n);
-			if (end)
-				i = end;
-			break;
-		case '{':
-			stack[depth++] = i;
-			b->close[i] = i;
-			b->nalt[i] = 1;
-			break;
-		case ',':
-			if (!depth)
-				break;
-			open = stack[depth - 1];
-			b->link[b->close[open]] = i;
-			b->close[open] = i;
-			b->nalt[open]++;
-			break;
-		case '}':
-			if (depth)
-				braces_close(b, stack[--depth], i);
-			else if (b->unopened == NONE)
-				b->unopened = i;
-			break;
-		}
-	}
-	b->unclosed = depth ? stack[0] : NONE;
-}
-
-/*
- * Saturating arithmetic for counting: every value stays at most its limit
- * plus one, so with 1025 * 65537 * 2 in the worst case nothing overflows.
- */
-static size_t count_cap(size_t v, size_t limit)
-{
-	return v > limit ? limit + 1 : v;
-}
-
-/* Append the finished group g to the text of f. */
-static void count_append(struct count_frame *f, const struct count_frame *g)
-{
-	f->len = count_cap(f->len * g->sum_alts + g->sum_len * f->alts, GLOB_MAX_EXPANDED);
-	f->alts = count_cap(f->alts * g->sum_alts, GLOB_MAX_ALTERNATIVES);
-}
-
-/* The alternative so far is one more of the group's. */
-static void count_end_alternative(struct count_frame *f)
-{
-	f->sum_alts = count_cap(f->sum_alts + f->alts, GLOB_MAX_ALTERNATIVES);
-	f->sum_len = count_cap(f->sum_len + f->len, GLOB_MAX_EXPANDED);
-	f->alts = 1;
-	f->len = 0;
-}
-
-/*
- * How many alternatives the pattern expands to and their total length,
- * without expanding: text after n alternatives adds its length n times,
- * a group multiplies, its alternatives add up. The stack of frames is as
- * deep as the groups nest.
- */
-static void braces_count(struct braces *b)
-{
-	struct count_frame *f = b->frames;
-	size_t i;
-
-	f->alts = 1;
-	f->len = 0;
-	for (i = 0; i < b->n; i++) {
-		switch (b->kind[i]) {
-		case BRACE_OPEN:
-			f++;
-			memset(f, 0, sizeof(*f));
-			f->alts = 1;
-			break;
-		case BRACE_SEP:
-			count_end_alternative(f);
-			break;
-		case BRACE_CLOSE:
-			count_end_alternative(f);
-			f--;
-			count_append(f, f + 1);
-			break;
-		default:
-			/* Characters, not bytes: the matcher works on those. */
-			if (((unsigned char)b->pat[i] & 0xc0) != 0x80)
-				f->len = count_cap(f->len + f->alts, GLOB_MAX_EXPANDED);
-			break;
-		}
-	}
-	b->count = f->alts;
-	b->size = f->len;
-}
-
-static bool braces_too_many(const struct braces *b)
-{
-	return b->count > GLOB_MAX_ALTERNATIVES || b->size > GLOB_MAX_EXPANDED;
-}
-
-static void braces_release(struct braces *b)
-{
-	free(b->link);
-}
-
-static int braces_init(struct braces *b, const char *pattern)
-{
-	size_t n = strlen(pattern), words = n + 1;
-
-	/* One block: five arrays of words, the frames, kind[] and out. */
-	memset(b, 0, sizeof(*b));
-	b->pat = pattern;
-	b->n = n;
-	b->link = calloc(1, words * (5 * sizeof(size_t) + sizeof(struct count_frame) + 2));
-	if (!b->link)
-		return -1;
-	b->close = b->link + words;
-	b->nalt = b->close + words;
-	b->sel = b->nalt + words;
-	b->visited = b->sel + words;
-	b->frames = (struct count_frame *)(b->visited + words);
-	b->kind = (unsigned char *)(b->frames + words);
-	b->out = (char *)b->kind + words;
-	braces_scan(b);
-	braces_count(b);
+	if (ARRAY_GROW(g->alts, g->alloc, g->nalts + 1) < 0)
+		return RL_ENOMEM;
+	/* At most n + 2 tokens; then the text and the literals, each at most n bytes. */
+	if (!(block = malloc((n + 2) * sizeof(struct tok) + 2 * (n + 1))))
+		return error_nomem();
+	a = &g->alts[g->nalts++];
+	memset(a, 0, sizeof(*a));
+	a->toks = (struct tok *)block;
+	a->text = block + (n + 2) * sizeof(struct tok);
+	a->lit = a->text + n + 1;
+	memcpy(a->text, p, n);
+	a->text[n] = '\0';
+	a->dir_only = dir_only;
+	a->m = alt_compile(a->text, n, anchored, a->toks);
+	alt_classify(a);
 	return 0;
 }
 
 /*
- * Write the alternative chosen by sel[] to out and note the groups it went
- * through. No stack is needed: the end of an alternative jumps past the
- * '}' of its group, which is where the enclosing text goes on.
+ * Component [start, end) of v matched: the NFA accepts there, at the end
+ * of the path unless below, or before a '/' (which, as in nfa_run, leaves
+ * out an empty first component unless the pattern itself reads the '/').
  */
-static size_t braces_expand(struct braces *b)
+static bool component_accepts(const struct alt *a, const struct path_view *v, size_t start, size_t end)
 {
-	size_t i = 0, j, k, len = 0;
+	const char *c = v->s + start;
+	size_t len = end - start, inner;
 
-	b->nvisited = 0;
-	while (i < b->n) {
-		switch (b->kind[i]) {
-		case BRACE_OPEN:
-			b->visited[b->nvisited++] = i;
-			for (j = i, k = b->sel[i]; k; k--)
-				j = b->link[j];
-			i = j + 1;
-			break;
-		case BRACE_SEP:
-			i = b->close[i] + 1;
-			break;
-		case BRACE_CLOSE:
-			i++;
-			break;
-		default:
-			b->out[len++] = b->pat[i++];
-			break;
-		}
-	}
-	b->out[len] = '\0';
-	return len;
+	if (end == v->n ? a->below : end == 0 && !a->slash)
+		return false;
+	if (!a->stars)
+		return len == a->pre_len && !memcmp(c, a->pre, len);
+	if (len < a->pre_len + a->mid_len + a->suf_len || memcmp(c, a->pre, a->pre_len) ||
+	    memcmp(c + len - a->suf_len, a->suf, a->suf_len))
+		return false;
+	inner = len - a->pre_len - a->suf_len;
+	return a->stars == 1 || !a->mid_len || memmem(c + a->pre_len, inner, a->mid, a->mid_len);
 }
 
-/*
- * Move sel[] to the next alternative, like an odometer over the groups the
- * last one went through: the last group that has more alternatives moves
- * on and those after it start again (groups it did not go through are
- * already at 0). False after the last alternative.
- */
-static bool braces_next(struct braces *b)
+static bool alt_nfa(const struct alt *a, const char *path, size_t n)
 {
-	size_t v = b->nvisited, g;
+	size_t small[3 * 33], *lists = small;
+	struct nfa nfa = { 0 };
+	bool hit;
 
-	while (v--) {
-		g = b->visited[v];
-		if (b->sel[g] + 1 < b->nalt[g]) {
-			b->sel[g]++;
-			return true;
-		}
-		b->sel[g] = 0;
+	if (a->m + 1 > 33 && !(lists = malloc(3 * (a->m + 1) * sizeof(*lists))))
+		return false;
+	nfa.toks = a->toks;
+	nfa.m = a->m;
+	nfa.mark = lists;
+	nfa.cur = nfa.mark + a->m + 1;
+	nfa.next = nfa.cur + a->m + 1;
+	hit = nfa_run(&nfa, path, n, a->dir_only);
+	if (lists != small)
+		free(lists);
+	return hit;
+}
+
+static bool alt_matches(const struct alt *a, const struct path_view *v)
+{
+	size_t k, start;
+
+	switch (a->kind) {
+	case ALT_ALL:
+		return true;
+	case ALT_PATH:
+		return v->n >= a->pre_len && !memcmp(v->s, a->pre, a->pre_len) &&
+			(v->n == a->pre_len ? !a->below : v->s[a->pre_len] == '/');
+	case ALT_COMPONENT:
+		if (!v->ncomp)
+			break;
+		for (k = 0, start = 0; k < (a->any_depth ? v->ncomp : 1); start = v->ends[k++] + 1)
+			if (component_accepts(a, v, start, v->ends[k]))
+				return true;
+		return false;
+	case ALT_NFA:
+		if (a->need && !memmem(v->s, v->n, a->need, a->need_len))
+			return false;
+		break;
 	}
+	return alt_nfa(a, v->s, v->n);
+}
+
+static bool glob_view_matches(const struct glob *g, const struct path_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < g->nalts; i++)
+		if (alt_matches(&g->alts[i], v))
+			return true;
 	return false;
 }
 
@@ -877,49 +869,140 @@ static bool braces_next(struct braces *b)
  * The API
  */
 
+int glob_new(struct glob **out, const char *pattern)
+{
+	struct glob_braces b;
+	struct glob *g;
+	int error = 0;
+
+	*out = NULL;
+	if (!(g = calloc(1, sizeof(*g))))
+		return error_nomem();
+	if (!pattern || !*pattern) {
+		*out = g;
+		return 0;
+	}
+	if (!strchr(pattern, '{')) {
+		error = glob_add(g, pattern, strlen(pattern));
+	} else if (glob_braces_init(&b, pattern)) {
+		error = error_nomem();
+	} else {
+		if (!b.groups)
+			error = glob_add(g, pattern, b.n);
+		else if (!glob_braces_too_many(&b))
+			do
+				error = glob_add(g, b.out, glob_braces_expand(&b));
+			while (!error && glob_braces_next(&b));
+		glob_braces_release(&b);
+	}
+	if (error < 0) {
+		glob_free(g);
+		return error;
+	}
+	*out = g;
+	return 0;
+}
+
+bool glob_matches(const struct glob *g, const char *path)
+{
+	struct path_view v;
+
+	if (!g || !path || !*path)
+		return false;
+	path_view_init(&v, path);
+	return glob_view_matches(g, &v);
+}
+
+void glob_free(struct glob *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nalts; i++)
+		free(g->alts[i].toks);
+	free(g->alts);
+	free(g);
+}
+
+int glob_list_new(struct glob_list **out, const char *const *patterns, size_t count)
+{
+	struct glob_list *l;
+	const char *p;
+	size_t i;
+	int error = 0;
+
+	*out = NULL;
+	if (!(l = calloc(1, sizeof(*l))) || !(l->globs = calloc(count + 1, sizeof(*l->globs))) ||
+	    !(l->exclude = calloc(count + 1, sizeof(*l->exclude)))) {
+		glob_list_free(l);
+		return error_nomem();
+	}
+	for (i = 0; i < count && !error; i++) {
+		if (!(p = patterns[i]))
+			continue;
+		l->exclude[l->count] = p[0] == '!';
+		if ((error = glob_new(&l->globs[l->count], p + (p[0] == '!'))) == 0)
+			l->count++;
+	}
+	if (error < 0) {
+		glob_list_free(l);
+		return error;
+	}
+	*out = l;
+	return 0;
+}
+
+bool glob_list_matches(const struct glob_list *l, const char *path)
+{
+	struct path_view v;
+	size_t i;
+
+	if (!l || !path || !*path)
+		return false;
+	path_view_init(&v, path);
+	/* The last pattern that matches decides, so look from the end. */
+	for (i = l->count; i--;)
+		if (glob_view_matches(l->globs[i], &v))
+			return !l->exclude[i];
+	return false;
+}
+
+void glob_list_free(struct glob_list *l)
+{
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; l->globs && i < l->count; i++)
+		glob_free(l->globs[i]);
+	free(l->globs);
+	free(l->exclude);
+	free(l);
+}
+
 bool glob_match(const char *pattern, const char *path)
 {
-	struct braces b;
-	size_t path_len, len;
-	bool hit = false;
+	struct glob *g;
+	bool hit;
 
-	if (!pattern || !path || !*path)
+	if (!pattern || !path || !*path || glob_new(&g, pattern) < 0)
 		return false;
-	path_len = strlen(path);
-	if (!strchr(pattern, '{'))
-		return alt_match(pattern, strlen(pattern), path, path_len);
-	if (braces_init(&b, pattern))
-		return false;
-	if (!b.groups) {
-		hit = alt_match(pattern, b.n, path, path_len);
-	} else if (!braces_too_many(&b)) {
-		do {
-			len = braces_expand(&b);
-			hit = alt_match(b.out, len, path, path_len);
-		} while (!hit && braces_next(&b));
-	}
-	braces_release(&b);
+	hit = glob_matches(g, path);
+	glob_free(g);
 	return hit;
 }
 
 bool glob_match_list(const char *const *patterns, size_t count, const char *path)
 {
-	const char *p;
-	size_t i = count;
+	struct glob_list *l;
+	bool hit;
 
-	/* The last pattern that matches decides, so look from the end. */
-	while (i--) {
-		p = patterns[i];
-		if (!p)
-			continue;
-		if (p[0] == '!') {
-			if (glob_match(p + 1, path))
-				return false;
-		} else if (glob_match(p, path)) {
-			return true;
-		}
-	}
-	return false;
+	if (!path || !*path || glob_list_new(&l, patterns, count) < 0)
+		return false;
+	hit = glob_list_matches(l, path);
+	glob_list_free(l);
+	return hit;
 }
 
 /* -------------------------------------------------------------------------
@@ -951,7 +1034,7 @@ static int problem_report(const struct problem *pb, const char *pattern)
 	return 0;
 }
 
-static int check_expansion(const struct braces *b)
+static int check_expansion(const struct glob_braces *b)
 {
 	if (b->count > GLOB_MAX_ALTERNATIVES)
 		return error_set(RL_EPARSE, "too many alternatives in braces (more than %d)",
@@ -964,22 +1047,22 @@ static int check_expansion(const struct braces *b)
 
 int glob_check(const char *pattern)
 {
-	struct problem pb = { PROBLEM_NONE, NONE, NULL, 0 };
-	struct braces b;
+	struct problem pb = { PROBLEM_NONE, GLOB_NONE, NULL, 0 };
+	struct glob_braces b;
 	int err;
 
 	if (!pattern || !*pattern)
 		return error_set(RL_EPARSE, "empty pattern");
-	if (braces_init(&b, pattern))
+	if (glob_braces_init(&b, pattern))
 		return error_nomem();
 	check_syntax(pattern, b.n, &pb);
-	if (b.unclosed != NONE)
+	if (b.unclosed != GLOB_NONE)
 		problem_note(&pb, PROBLEM_OPEN_BRACE, b.unclosed);
-	if (b.unopened != NONE)
+	if (b.unopened != GLOB_NONE)
 		problem_note(&pb, PROBLEM_CLOSE_BRACE, b.unopened);
 	err = problem_report(&pb, pattern);
 	if (!err && b.groups)
 		err = check_expansion(&b);
-	braces_release(&b);
+	glob_braces_release(&b);
 	return err;
 }

@@ -84,13 +84,6 @@ bool repo_diff_renames_exact(struct diff *diff);
 int repo_diff_renamed(struct diff **out, struct diff *diff);
 
 /*
- * Whether .gitattributes marks a path linguist-generated or
- * linguist-vendored (as GitHub reads them): *out is "linguist-generated",
- * "linguist-vendored" or NULL.
- */
-int repo_linguist(const char **out, struct repo *repo, const char *path);
-
-/*
  * How many untracked files (not ignored) the working tree holds that the
  * target leaves out: 0 unless the new side is the working tree without
  * --untracked.

@@ -217,6 +217,12 @@ int repo_abbrev(char *out, struct git_repository *git, const char *hex, int min_
 
 	if (strlen(hex) != HEXSZ)
 		return -1;
+	/* No object has the null id (an absent side): asking would rescan the packs for nothing. */
+	if (strspn(hex, "0") == HEXSZ) {
+		memset(out, '0', (size_t)len);
+		out[len] = '\0';
+		return len;
+	}
 	if (git_repository_odb(&odb, git) < 0)
 		len = HEXSZ;
 	for (; len < HEXSZ; len++) {

@@ -2,6 +2,7 @@
 #include "repo_files.h"
 #include "array.h"
 #include "clock.h"
+#include "repo_attr.h"
 #include "status.h"
 
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#define ATTR_MAX (1u << 20)     /* an attributes file larger than this is not searched (it is asked about every file) */
 
 enum source { FROM_TREE, FROM_INDEX, FROM_WORKDIR };
 enum phase { LISTING, UNTRACKED, ATTRIBUTES, LINGUIST, LISTED };
@@ -369,44 +369,22 @@ static int untracked_list(struct repo_files *files)
 
 /* --- linguist attributes ---------------------------------------------------------- */
 
-static bool speaks_of_linguist(const char *text, size_t len)
-{
-	return text && memmem(text, len, "linguist-", 9) != NULL;
-}
+static const char *const linguist_words[] = { "linguist-", NULL };
 
-/* The attributes files that hold for the whole repository: info/attributes, the user's and the system's. */
+/*
+ * Whether an attributes file that holds for the whole repository
+ * (info/attributes, the user's, the system's) speaks of linguist, or
+ * cannot be read.
+ */
 static bool attributes_global(struct repo_files *files)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	git_config *config = NULL;
-	git_buf value = { 0 };
-	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
-	bool found = false;
-	int i;
+	bool silent;
 
-	for (i = 0; i < 3 && !found; i++) {
-		buf_clear(&path);
-		buf_clear(&text);
-		if (i == 0)
-			buf_printf(&path, "%sinfo/attributes", git_repository_commondir(files->repo->git));
-		else if (i == 1 && git_repository_config_snapshot(&config, files->repo->git) == 0 &&
-			 git_config_get_path(&value, config, "core.attributesFile") == 0)
-			buf_puts(&path, value.ptr);
-		else if (i == 1 && xdg && *xdg)
-			buf_printf(&path, "%s/git/attributes", xdg);
-		else if (i == 1 && home)
-			buf_printf(&path, "%s/.config/git/attributes", home);
-		else if (i == 2)
-			buf_puts(&path, "/etc/gitattributes");
-		if (path.ptr && buf_read_regular(&text, path.ptr, NULL, ATTR_MAX) == 0)
-			found = speaks_of_linguist(text.ptr, text.len);
+	if (repo_attr_silent(&silent, files->repo->git, NULL, 0, linguist_words) < 0) {
 		error_clear();
+		return true;
 	}
-	git_buf_dispose(&value);
-	git_config_free(config);
-	buf_release(&path);
-	buf_release(&text);
-	return found;
+	return !silent;
 }
 
 /* Which folders' .gitattributes (as this side has them) speak of linguist. */
@@ -425,11 +403,11 @@ static int attributes_find(struct repo_files *files)
 		if (strcmp(base, ".gitattributes") || !*f->blob)
 			continue;
 		buf_clear(&text);
-		if (repo_file_read(&text, files->repo, f, ATTR_MAX) < 0) {
+		if (repo_file_read(&text, files->repo, f, REPO_ATTR_MAX) < 0) {
 			error_clear();
 			continue;
 		}
-		if (!speaks_of_linguist(text.ptr, text.len))
+		if (repo_attr_text_silent(text.ptr, text.len, linguist_words))
 			continue;
 		n = (size_t)(base - f->path);
 		{

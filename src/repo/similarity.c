@@ -66,22 +66,23 @@ static struct similarity_span *spans_of(const char *s, size_t len, size_t *count
 	return shrunk ? shrunk : spans;
 }
 
-/* Bytes of the new version that the old one accounts for. */
+/*
+ * Bytes of the new version that the old one accounts for: a merge of the
+ * two sorted lists, written without branches on the hashes (which are
+ * random, so a branch would be mispredicted at every other step).
+ */
 static uint64_t copied_bytes(const struct similarity_span *a, size_t na, const struct similarity_span *b, size_t nb)
 {
 	uint64_t copied = 0;
 	size_t i = 0, j = 0;
 
 	while (i < na && j < nb) {
-		if (a[i].hash < b[j].hash) {
-			i++;
-		} else if (a[i].hash > b[j].hash) {
-			j++;
-		} else {
-			copied += a[i].bytes < b[j].bytes ? a[i].bytes : b[j].bytes;
-			i++;
-			j++;
-		}
+		uint32_t x = a[i].hash, y = b[j].hash;
+		uint32_t least = a[i].bytes < b[j].bytes ? a[i].bytes : b[j].bytes;
+
+		copied += x == y ? least : 0;
+		i += x <= y;
+		j += y <= x;
 	}
 	return copied;
 }

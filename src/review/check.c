@@ -163,7 +163,9 @@ void check_free(struct check *c)
 		free(c->skip[i]);
 	free(c->skip);
 	free(c->skip_local);
-	scope_patterns_free(c->ignore, c->nignore);
+	glob_list_free(c->ignore);
+	free(c->wants);
+	free(c->nwanted);
 	strings_free(&c->notes);
 	for (i = 0; i < c->nstates; i++) {
 		for (k = 0; k < c->states[i].nchunks; k++) {
@@ -293,13 +295,11 @@ static int start_rule(struct check *c, size_t index)
 {
 	struct rule_state *s = &c->states[index];
 	const struct rule *rule = s->result.rule;
-	size_t i, k;
+	size_t k;
 	int error;
 
-	for (i = 0; i < c->diff->nfiles && !check_rule_wants(c, rule, &c->diff->files[i]); i++)
-		;
 	/* A rule that reads the commit messages has them to read even when no file of the change is its. */
-	if (i == c->diff->nfiles && !rule_reads_texts(rule))
+	if (!check_rule_files(c, rule) && !rule_reads_texts(rule))
 		return check_settle_as(c, index, RULE_NOT_RELEVANT, NULL);
 	if (rule->kind == RULE_LOCAL)
 		return check_run_local(c, index);

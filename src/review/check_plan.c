@@ -307,14 +307,8 @@ static int chunk_add(struct rule_state *s, struct chunk *k)
 /* Whether the rule is asked of the LLM in this check: an LLM rule, a provider, a file it applies to. */
 static bool asks_llm(struct check *c, const struct rule *rule)
 {
-	size_t i;
-
-	if (rule->kind == RULE_LOCAL || c->opts.llm->provider == PROVIDER_NONE)
-		return false;
-	for (i = 0; i < c->diff->nfiles; i++)
-		if (check_rule_wants(c, rule, &c->diff->files[i]))
-			return true;
-	return false;
+	return rule->kind != RULE_LOCAL && c->opts.llm->provider != PROVIDER_NONE &&
+		check_rule_files(c, rule) > 0;
 }
 
 /* The rule's own prompt material: its context files and what past reviews of it taught. */

@@ -1,6 +1,7 @@
 /* What a check looks at: its rules, revline.ignore, and which files of the change each rule sees. */
 #include "check_state.h"
 #include "glob.h"
+#include "repo_attr.h"
 #include "scope.h"
 #include "status.h"
 
@@ -41,7 +42,7 @@ static int rules_select(struct check *c)
  * files, not left out (generated and vendored files only of LLM rules: a
  * local pattern rule costs nothing).
  */
-bool check_rule_wants(const struct check *c, const struct rule *rule, const struct diff_file *f)
+static bool rule_wants(const struct check *c, const struct rule *rule, const struct diff_file *f)
 {
 	size_t i = (size_t)(f - c->diff->files);
 
@@ -49,6 +50,44 @@ bool check_rule_wants(const struct check *c, const struct rule *rule, const stru
 	    (c->skip && c->skip[i] && (rule->kind != RULE_LOCAL || c->skip_local[i])))
 		return false;
 	return rule_applies(rule, f->path) || (f->old_path != f->path && rule_applies(rule, f->old_path));
+}
+
+/*
+ * Every rule against every file, once, when the files are scoped: the plan,
+ * each part's rule files, the local rules and the results ask it again and
+ * again (wants[rule * nfiles + file]).
+ */
+static int wants_compute(struct check *c)
+{
+	size_t r, i, n = c->diff->nfiles;
+
+	if (!(c->wants = calloc(c->rules.count * n + 1, 1)) ||
+	    !(c->nwanted = calloc(c->rules.count + 1, sizeof(*c->nwanted))))
+		return error_nomem();
+	for (r = 0; r < c->rules.count; r++)
+		for (i = 0; i < n; i++)
+			if ((c->wants[r * n + i] = rule_wants(c, &c->rules.rules[r], &c->diff->files[i])))
+				c->nwanted[r]++;
+	return 0;
+}
+
+/* A rule of the check is one of c->rules, a file one of c->diff's. */
+bool check_rule_wants(const struct check *c, const struct rule *rule, const struct diff_file *f)
+{
+	if (!c->wants)
+		return rule_wants(c, rule, f);
+	return c->wants[(size_t)(rule - c->rules.rules) * c->diff->nfiles + (size_t)(f - c->diff->files)];
+}
+
+size_t check_rule_files(const struct check *c, const struct rule *rule)
+{
+	size_t i, n = 0;
+
+	if (c->nwanted)
+		return c->nwanted[rule - c->rules.rules];
+	for (i = 0; i < c->diff->nfiles; i++)
+		n += rule_wants(c, rule, &c->diff->files[i]);
+	return n;
 }
 
 /* revline.ignore: the patterns of the file it names, read from the working tree. */
@@ -62,15 +101,19 @@ static int ignore_load(struct check *c)
 	if ((error = repo_read_workdir(&text, c->repo, c->opts.ignore_file, 0)) < 0)
 		error = error_set(RL_ECONFIG, "revline.ignore names %s, which cannot be read: %s",
 				  c->opts.ignore_file, error_message());
-	else if ((error = scope_patterns_parse(&c->ignore, &c->nignore, text.ptr ? text.ptr : "",
-					       text.len)) < 0 && error != RL_ENOMEM)
+	else if ((error = scope_ignore_parse(&c->ignore, text.ptr ? text.ptr : "", text.len)) < 0 &&
+		 error != RL_ENOMEM)
 		error = error_set(RL_ECONFIG, "%s (revline.ignore): %s", c->opts.ignore_file, error_message());
 	buf_release(&text);
 	return error;
 }
 
-/* Why no LLM rule is asked about a file: revline.ignore, .gitattributes, its content; NULL when none. */
-static int file_scope(char **out, struct check *c, size_t i)
+/*
+ * Why no LLM rule is asked about a file: revline.ignore, .gitattributes
+ * (asked only when an attributes file along the change's paths speaks of
+ * linguist), its content; NULL when none.
+ */
+static int file_scope(char **out, struct check *c, size_t i, bool linguist)
 {
 	const struct diff_file *f = &c->diff->files[i];
 	const char *why = NULL, *attr = NULL;
@@ -80,12 +123,11 @@ static int file_scope(char **out, struct check *c, size_t i)
 	*out = NULL;
 	if (f->flags & DIFF_FILE_BINARY || deps_is_lock_file(f->path))
 		return 0;
-	if (c->nignore && (glob_match_list((const char *const *)c->ignore, c->nignore, f->path) ||
-			   glob_match_list((const char *const *)c->ignore, c->nignore, f->old_path))) {
+	if (glob_list_matches(c->ignore, f->path) || glob_list_matches(c->ignore, f->old_path)) {
 		why = "ignored (revline.ignore)";
 		c->skip_local[i] = true;
 	}
-	else if ((error = repo_linguist(&attr, c->repo, f->path)) < 0)
+	else if (linguist && (error = repo_linguist(&attr, c->repo, f->path)) < 0)
 		return error;
 	else if (attr)
 		why = !strcmp(attr, "linguist-vendored") ? "vendored (linguist-vendored in .gitattributes)" :
@@ -99,13 +141,36 @@ static int file_scope(char **out, struct check *c, size_t i)
 	return 0;
 }
 
-/* Which files of the change the rules see; the others are named in the notes. */
-static int files_scope(struct check *c)
+/* Whether an attributes file along the change's paths may mark one linguist-generated or -vendored. */
+static int linguist_possible(bool *out, struct check *c)
 {
+	static const char *const words[] = { "linguist-", NULL };
+	const char **paths = malloc((2 * c->diff->nfiles + 1) * sizeof(*paths));
+	bool silent;
 	size_t i;
 	int error;
 
-	if ((error = ignore_load(c)) < 0)
+	*out = true;
+	if (!paths)
+		return error_nomem();
+	for (i = 0; i < c->diff->nfiles; i++) {
+		paths[2 * i] = c->diff->files[i].path;
+		paths[2 * i + 1] = c->diff->files[i].old_path;
+	}
+	if ((error = repo_attr_silent(&silent, c->repo->git, paths, 2 * c->diff->nfiles, words)) == 0)
+		*out = !silent;
+	free(paths);
+	return error;
+}
+
+/* Which files of the change the rules see; the others are named in the notes. */
+static int files_scope(struct check *c)
+{
+	bool linguist;
+	size_t i;
+	int error;
+
+	if ((error = ignore_load(c)) < 0 || (error = linguist_possible(&linguist, c)) < 0)
 		return error;
 	if (!(c->skip = calloc(c->diff->nfiles + 1, sizeof(*c->skip))) ||
 	    !(c->skip_local = calloc(c->diff->nfiles + 1, sizeof(*c->skip_local))))
@@ -113,7 +178,7 @@ static int files_scope(struct check *c)
 	for (i = 0; i < c->diff->nfiles; i++) {
 		char *note;
 
-		if ((error = file_scope(&c->skip[i], c, i)) < 0)
+		if ((error = file_scope(&c->skip[i], c, i, linguist)) < 0)
 			return error;
 		if (!c->skip[i])
 			continue;
@@ -125,7 +190,7 @@ static int files_scope(struct check *c)
 	}
 	if (repo_untracked_count(&c->untracked, c->repo, c->target) < 0)
 		c->untracked = 0;
-	return 0;
+	return wants_compute(c);
 }
 
 /* The project's standards, read once; what was left out or cut is said with the other notes. */

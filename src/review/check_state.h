@@ -97,8 +97,9 @@ struct check {
 	char prepare_message[512];
 	char **skip;            /* per file of the diff: why no LLM rule sees it (NULL: reviewed) */
 	bool *skip_local;       /* and the local pattern rules neither (revline.ignore) */
-	char **ignore;          /* revline.ignore's patterns */
-	size_t nignore;
+	struct glob_list *ignore;       /* revline.ignore's patterns, or NULL */
+	unsigned char *wants;   /* which files each rule looks at (check_rule_wants), once scoped */
+	size_t *nwanted;        /* per rule, how many */
 	struct strings notes;   /* what the check left out or cut, said in every report */
 	size_t nscope_notes;    /* the first ones, about files; the others are cuts of the plan */
 	size_t untracked;       /* untracked files the target leaves out */
@@ -139,6 +140,8 @@ int check_chunk_submit(struct check *c, struct chunk *k, const char *model);
 
 /* Whether the rule looks at the file of the diff. */
 bool check_rule_wants(const struct check *c, const struct rule *rule, const struct diff_file *f);
+/* How many files of the diff the rule looks at. */
+size_t check_rule_files(const struct check *c, const struct rule *rule);
 
 /* check_plan.c */
 

@@ -1,9 +1,9 @@
 #include "prompt.h"
 #include "utf8.h"
 #include "datadir.h"
+#include "hash.h"
 #include "status.h"
 
-#include <git2.h>
 #include <string.h>
 #include <strings.h>
 
@@ -323,31 +323,37 @@ const char *prompt_language(const char *path)
 	return "text";
 }
 
-/* Whether text holds the tag's digits, in any case. */
+/*
+ * Whether text holds the tag's digits, in any case. The digits are lower
+ * case hex: a byte with bit 0x20 set equals the first digit only when it
+ * is that digit in some case (or a control byte that passes the same way),
+ * so the comparison runs only there.
+ */
 static bool holds_nocase(const char *text, size_t len, const char *digits)
 {
+	const unsigned char first = (unsigned char)digits[0];
 	size_t i;
 
 	for (i = 0; i + DATA_TAG_HEX <= len; i++)
-		if (!strncasecmp(text + i, digits, DATA_TAG_HEX))
+		if (((unsigned char)text[i] | 0x20) == first && !strncasecmp(text + i, digits, DATA_TAG_HEX))
 			return true;
 	return false;
 }
 
 /* The tag's digits: the text's SHA-1, then the SHA-1 of the digits while the text holds them. */
-static int data_tag(char digits[GIT_OID_HEXSZ + 1], const char *text, size_t len)
+static int data_tag(char digits[HASH_HEX_SIZE], const char *text, size_t len)
 {
-	git_oid oid;
+	struct hash_part part = { text, len };
 	int i;
 
-	if (git_odb_hash(&oid, text, len, GIT_OBJECT_BLOB) < 0)
+	if (hash_blob(digits, &part, 1) < 0)
 		return error_set(RL_ERROR, "cannot hash a prompt's data block");
 	for (i = 0; i < DATA_TAG_TRIES; i++) {
-		git_oid_tostr(digits, GIT_OID_HEXSZ + 1, &oid);
 		digits[DATA_TAG_HEX] = '\0';
 		if (!holds_nocase(text, len, digits))
 			return 0;
-		if (git_odb_hash(&oid, digits, DATA_TAG_HEX, GIT_OBJECT_BLOB) < 0)
+		part = (struct hash_part){ digits, DATA_TAG_HEX };
+		if (hash_blob(digits, &part, 1) < 0)
 			break;
 	}
 	return error_set(RL_ERROR, "no tag found that a prompt's data block does not hold");
@@ -355,7 +361,7 @@ static int data_tag(char digits[GIT_OID_HEXSZ + 1], const char *text, size_t len
 
 int prompt_data(struct buf *out, const char *source, const char *text, size_t len)
 {
-	char digits[GIT_OID_HEXSZ + 1];
+	char digits[HASH_HEX_SIZE];
 	int error;
 
 	if ((error = data_tag(digits, text, len)) < 0 ||

@@ -511,6 +511,9 @@ bool rule_applies(const struct rule *rule, const char *path)
 {
 	if (!rule->npatterns)
 		return true;
+	if (rule->globs)
+		return glob_list_matches(rule->globs, path);
+	/* A rule built by hand, not parsed: its patterns compiled for this once. */
 	return glob_match_list((const char *const *)rule->patterns, rule->npatterns, path);
 }
 

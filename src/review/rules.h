@@ -7,6 +7,8 @@
 #include "buf.h"
 #include "severity.h"
 
+struct glob_list;
+
 /*
  * Rules: markdown files with YAML front matter, in either seed format,
  * read unchanged:
@@ -84,6 +86,7 @@ struct rule {
 	char *category;         /* NULL when absent */
 	char **patterns;        /* which files it applies to; every file when none */
 	size_t npatterns;
+	struct glob_list *globs; /* the patterns compiled (rule_parse); NULL in a rule built by hand */
 	char **context_files;   /* repository paths sent with the rule */
 	size_t ncontext;
 	char *model;            /* a per-rule model, or NULL */

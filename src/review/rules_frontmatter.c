@@ -741,6 +741,9 @@ int rule_parse_at(struct rule *out, const char *path, const char *text, size_t l
 	/* Past a YAML syntax error the fields are unknown: "no id" would be noise. */
 	if (read_yaml(&ps, text + layout.yaml, layout.yaml_len) && !ps.error)
 		finish(&ps, layout.close_line);
+	/* Compiled once here, matched against every file of every check. */
+	if (!ps.error && !ps.fatal && rule.npatterns)
+		ps.error = glob_list_new(&rule.globs, (const char *const *)rule.patterns, rule.npatterns);
 done:
 	if (id_line)
 		*id_line = ps.id_line;
@@ -771,6 +774,7 @@ void rule_release(struct rule *rule)
 	for (i = 0; i < rule->npatterns; i++)
 		free(rule->patterns[i]);
 	free(rule->patterns);
+	glob_list_free(rule->globs);
 	for (i = 0; i < rule->ncontext; i++)
 		free(rule->context_files[i]);
 	free(rule->context_files);

@@ -70,6 +70,20 @@ int scope_patterns_parse(char ***out, size_t *count, const char *text, size_t le
 	return 0;
 }
 
+int scope_ignore_parse(struct glob_list **out, const char *text, size_t len)
+{
+	char **patterns;
+	size_t count;
+	int error;
+
+	*out = NULL;
+	if ((error = scope_patterns_parse(&patterns, &count, text, len)) < 0)
+		return error;
+	error = glob_list_new(out, (const char *const *)patterns, count);
+	scope_patterns_free(patterns, count);
+	return error;
+}
+
 static bool has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);

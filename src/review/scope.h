@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "diff.h"
+#include "glob.h"
 
 /*
  * What of a change is reviewed. Generated and vendored files are left out
@@ -25,6 +26,12 @@
  */
 int scope_patterns_parse(char ***out, size_t *count, const char *text, size_t len);
 void scope_patterns_free(char **patterns, size_t count);
+
+/*
+ * The same patterns compiled, to be matched against every file
+ * (glob_list_matches): what revline.ignore's file leaves out.
+ */
+int scope_ignore_parse(struct glob_list **out, const char *text, size_t len);
 
 /*
  * Why a loaded file is generated or minified from its name and its lines

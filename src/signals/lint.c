@@ -97,29 +97,36 @@ char *linter_command(struct config *config, enum linter linter, bool *user)
 	return mine ? mine : strdup(linters[linter].command);
 }
 
-static bool for_linter(enum linter linter, const char *file)
+/* The linter's file patterns ("*.py,*.pyi"), compiled once for the files of a run. */
+static int linter_globs(struct glob_list **out, enum linter linter)
 {
 	char patterns[256], *p, *save = NULL;
+	const char *list[16];
+	size_t n = 0;
 
 	snprintf(patterns, sizeof(patterns), "%s", linters[linter].patterns);
-	for (p = strtok_r(patterns, ",", &save); p; p = strtok_r(NULL, ",", &save))
-		if (glob_match(p, file))
-			return true;
-	return false;
+	for (p = strtok_r(patterns, ",", &save); p && n < sizeof(list) / sizeof(list[0]);
+	     p = strtok_r(NULL, ",", &save))
+		list[n++] = p;
+	return glob_list_new(out, list, n);
 }
 
 static int job_files(struct job *job, const char *const *files, size_t nfiles)
 {
+	struct glob_list *globs = NULL;
 	size_t i;
+	int error;
 
+	if ((error = linter_globs(&globs, job->result.linter)) < 0)
+		return error;
 	if (!(job->files = calloc(nfiles ? nfiles : 1, sizeof(char *))))
-		return error_nomem();
-	for (i = 0; i < nfiles; i++)
-		if (for_linter(job->result.linter, files[i]) &&
-		    !(job->files[job->nfiles++] = strdup(files[i])))
-			return error_nomem();
+		error = error_nomem();
+	for (i = 0; i < nfiles && !error; i++)
+		if (glob_list_matches(globs, files[i]) && !(job->files[job->nfiles++] = strdup(files[i])))
+			error = error_nomem();
+	glob_list_free(globs);
 	job->result.nfiles = job->nfiles;
-	return 0;
+	return error;
 }
 
 static int job_init(struct job *job, enum linter linter, struct config *config,

@@ -200,16 +200,18 @@ static int blob_row(struct store_stmt *stmt, store_context_blob_fn *fn, void *ct
 	b.detail = store_column_text(stmt, 3);
 	b.ntags = (size_t)store_column_int64(stmt, 4);
 	b.words = store_column_blob(stmt, 5, &b.words_len);
+	b.indexed_at = store_column_int64(stmt, 6);
 	if (!b.state)
 		return error_set(RL_EIO, "a stored blob lost its state");
 	return fn(ctx, &b);
 }
 
-/* Who takes the rows: a blob's records, or tags. */
+/* Who takes the rows: a blob's records, or tags; neither for a write (at now, in one transaction). */
 struct rows {
 	store_context_blob_fn *blob;
 	store_context_tag_fn *tag;
 	void *ctx;
+	int64_t now;
 };
 
 static int tags_row(struct store_stmt *stmt, store_context_tag_fn *fn, void *ctx)
@@ -236,15 +238,23 @@ static int chunks_run(struct store *store, const char *indexer, const char *cons
 	if ((error = chunk_sql(&sql, head, tail)) < 0 || (error = store_prepare(store, &stmt, sql.ptr)) < 0)
 		goto done;
 	store_bind_text(stmt, ":indexer", indexer);
-	store_lock(store);
+	if (to->now && (error = store_begin(store)) < 0)
+		goto done;
+	if (!to->now)
+		store_lock(store);
 	for (at = 0; at < n && !error; at += CHUNK) {
 		chunk_bind(stmt, blobs, n, at);
+		if (to->now)
+			store_bind_int(stmt, ":now", to->now);
 		while (!error && (rc = store_step(stmt)) == STORE_ROW)
 			error = to->tag ? tags_row(stmt, to->tag, to->ctx) : blob_row(stmt, to->blob, to->ctx);
 		if (!error && rc < 0)
 			error = rc;
 	}
-	store_unlock(store);
+	if (to->now)
+		error = store_end(store, error);
+	else
+		store_unlock(store);
 done:
 	store_finalize(stmt);
 	buf_release(&sql);
@@ -254,16 +264,16 @@ done:
 int store_context_blobs(struct store *store, const char *indexer, const char *const *blobs, size_t n,
 			store_context_blob_fn *fn, void *ctx)
 {
-	struct rows to = { fn, NULL, ctx };
+	struct rows to = { fn, NULL, ctx, 0 };
 
-	return chunks_run(store, indexer, blobs, n, "SELECT blob, size, state, detail, tags, words FROM context_blobs",
-			  "", &to);
+	return chunks_run(store, indexer, blobs, n, "SELECT blob, size, state, detail, tags, words, indexed_at "
+			  "FROM context_blobs", "", &to);
 }
 
 int store_context_tags(struct store *store, const char *indexer, const char *const *blobs, size_t n,
 		       store_context_tag_fn *fn, void *ctx)
 {
-	struct rows to = { NULL, fn, ctx };
+	struct rows to = { NULL, fn, ctx, 0 };
 
 	return chunks_run(store, indexer, blobs, n, "SELECT blob, name, kind, line, end_line, scope, signature, "
 			  "language, flags FROM context_tags", " ORDER BY blob, seq", &to);
@@ -288,5 +298,39 @@ int store_context_by_name(struct store *store, const char *indexer, const char *
 		error = rc;
 	store_unlock(store);
 	store_finalize(stmt);
+	return error;
+}
+
+/* --- keeping it bounded --------------------------------------------------------------- */
+
+int store_context_touch(struct store *store, const char *indexer, const char *const *blobs, size_t n)
+{
+	struct rows to = { NULL, NULL, NULL, clock_wall_ms() };
+
+	return chunks_run(store, indexer, blobs, n, "UPDATE context_blobs SET indexed_at = :now", "", &to);
+}
+
+int store_context_prune(struct store *store, int64_t before_ms, int64_t *removed)
+{
+	struct store_stmt *blobs = NULL, *indexers = NULL;
+	int error;
+
+	*removed = 0;
+	if ((error = store_prepare(store, &blobs, "DELETE FROM context_blobs WHERE indexed_at < :before")) < 0 ||
+	    (error = store_prepare(store, &indexers, "DELETE FROM context_indexers WHERE created_at < :before AND "
+				   "NOT EXISTS (SELECT 1 FROM context_blobs b WHERE b.indexer = context_indexers.id)")) < 0)
+		goto done;
+	store_bind_int(blobs, ":before", before_ms);
+	store_bind_int(indexers, ":before", before_ms);
+	if ((error = store_begin(store)) < 0)
+		goto done;
+	if ((error = store_step_done(blobs)) == 0) {
+		*removed = store_changes(blobs);
+		error = store_step_done(indexers);
+	}
+	error = store_end(store, error);
+done:
+	store_finalize(blobs);
+	store_finalize(indexers);
 	return error;
 }

@@ -28,6 +28,7 @@ struct store_context_blob {
 	const void *words;      /* its words' filter (words.h); NULL when it has none */
 	size_t words_len;
 	const struct tag_list *tags;    /* for store_context_put: its tags (NULL: none) */
+	int64_t indexed_at;             /* from store_context_blobs: when it was recorded or last found in use */
 };
 
 /* The indexer's row (its identity said in full), made when there is none. */
@@ -54,6 +55,16 @@ int store_context_blobs(struct store *store, const char *indexer, const char *co
 typedef int store_context_tag_fn(void *ctx, const char *blob, const struct tag *tag);
 int store_context_tags(struct store *store, const char *indexer, const char *const *blobs, size_t n,
 		       store_context_tag_fn *fn, void *ctx);
+
+/*
+ * The cache is kept bounded: a blob found in use has its time renewed
+ * (store_context_touch, asked only for those whose time is old, so a check
+ * writes little), and store_context_prune removes, of every indexer, the
+ * blobs (and their tags) not recorded or found since before_ms (ms since
+ * the epoch), and the indexers left with none, saying how many blobs went.
+ */
+int store_context_touch(struct store *store, const char *indexer, const char *const *blobs, size_t n);
+int store_context_prune(struct store *store, int64_t before_ms, int64_t *removed);
 
 /* Every tag of that name the indexer recorded, in any blob. */
 int store_context_by_name(struct store *store, const char *indexer, const char *name, store_context_tag_fn *fn,

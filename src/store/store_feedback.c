@@ -557,6 +557,25 @@ static int examples_find(struct feedback_examples *lists, size_t nlists, struct 
 	return examples_select(lists, nlists, &rejected, store, rule_id, NULL);
 }
 
+int store_feedback_any(bool *out, struct store *store, const char *rule_id)
+{
+	struct store_stmt *stmt = NULL;
+	int error, rc;
+
+	*out = false;
+	store_lock(store);
+	if ((error = store_prepare(store, &stmt, "SELECT 1 FROM feedback WHERE rule_id = :rule LIMIT 1")) == 0) {
+		store_bind_text(stmt, ":rule", rule_id);
+		if ((rc = store_step(stmt)) == STORE_ROW)
+			*out = true;
+		else if (rc < 0)
+			error = rc;
+	}
+	store_finalize(stmt);
+	store_unlock(store);
+	return error;
+}
+
 int store_feedback_similar(struct feedback_examples *lists, size_t nlists, struct store *store,
 			   const char *rule_id, const char *query)
 {

@@ -81,4 +81,7 @@ void feedback_examples_release(struct feedback_examples *list);
 int store_feedback_similar(struct feedback_examples *lists, size_t nlists, struct store *store,
 			   const char *rule_id, const char *query);
 
+/* Whether the rule has any feedback at all (in force or not): without, no query need be made for it. */
+int store_feedback_any(bool *out, struct store *store, const char *rule_id);
+
 #endif

@@ -81,4 +81,14 @@ expect_status 0 "check of a group of one"
 
 run check HEAD~1..HEAD --format text
 expect_out "^Dependencies (.*a dependabot change" "the text report says Dependabot's"
+
+# A subject alone, as Dependabot writes a single bump's commit title: read as its author wrote it
+# (the check's own "Commit abc1234:" prefix for the model never hides it).
+lock 5 3.8.2 3.9.7 6.0.0 >Pipfile.lock
+git commit -q -a -m "Bump rapidfuzz from 3.9.6 to 3.9.7"
+run check HEAD~1..HEAD --format json
+[ "$(json "d['dependencies']['bot']")" = dependabot ] && pass "a subject alone is Dependabot's" ||
+	fail "bot: $(json "d['dependencies']")"
+[ "$(packages)" = "rapidfuzz:3.9.6>3.9.7:patch:Pipfile.lock" ] && pass "its transition from the subject" ||
+	fail "packages: $(packages)"
 finish

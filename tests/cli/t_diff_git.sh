@@ -267,4 +267,55 @@ if ! asan_build && [ -x /usr/bin/time ]; then
 	rm huge.bin
 fi
 
+# --- A range and the attributes of the work tree and the index ---------------
+# Between two commits revline asks libgit2 for the patches on a handle
+# without the work tree when no attributes file along the paths says how a
+# file is diffed; git reads the work tree's and the index's .gitattributes
+# (and the repository-wide files) all the same, so every way they can say
+# it gives git's patch.
+repo=$(new_repo attrs)
+cd "$repo"
+mkdir -p src data
+cfile() {
+	printf 'int\nf(int x)\n{\n\tif (x)\n\t\tgoto done;\n'
+	for i in $(seq 1 12); do printf '\tx += %d;\n' "$i"; done
+	printf 'done:\n'
+	for i in $(seq 1 12); do printf '\tx -= %d;\n' "$i"; done
+	printf '\treturn %s;\n}\n' "$1"
+}
+cfile x >src/a.c
+printf 'one\ntwo\n' >data/b.txt
+printf 'keep\n' >data/c.txt
+git add -A
+git commit -q -m base
+git tag attr-base
+cfile 'x + 1' >src/a.c
+printf 'one\n2\n' >data/b.txt
+printf 'new\n' >data/d.txt
+git add -A
+git commit -q -m head
+same_as_git "a range, no attributes" "attr-base HEAD" attr-base..HEAD
+printf '*.txt -diff\n' >data/.gitattributes
+same_as_git "a range, -diff in an untracked .gitattributes" "attr-base HEAD" attr-base..HEAD
+grep -q '^Binary files a/data/b.txt and b/data/b.txt differ$' "$TMP/out" && pass "the untracked -diff is read" ||
+	fail "the untracked -diff is not read: $(head -c 400 "$TMP/out")"
+rm data/.gitattributes
+printf '*.c diff=cpp\n' >.gitattributes
+same_as_git "a range, a diff driver's function context" "attr-base HEAD" attr-base..HEAD
+grep -q '^@@ .* @@ f(int x)$' "$TMP/out" && pass "the cpp driver's context (not the label)" ||
+	fail "the cpp driver is not used: $(grep '^@@' "$TMP/out")"
+rm .gitattributes
+printf '[attr]opaque -diff\n' >.git/info/attributes
+printf '*.txt opaque\n' >data/.gitattributes
+same_as_git "a range, a macro of info/attributes used in a folder's file" "attr-base HEAD" attr-base..HEAD
+rm .git/info/attributes data/.gitattributes
+printf '*.c binary\n' >"$TMP/global-attributes"
+git config core.attributesFile "$TMP/global-attributes"
+same_as_git "a range, core.attributesFile" "attr-base HEAD" attr-base..HEAD
+git config --unset core.attributesFile
+same_as_git "a range, none again" "attr-base HEAD" attr-base..HEAD
+grep -q '^@@ .* @@ done:$' "$TMP/out" && pass "git's default context again" ||
+	fail "the default context: $(grep '^@@' "$TMP/out")"
+cd "$TMP"
+
 finish

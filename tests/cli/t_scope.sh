@@ -138,6 +138,20 @@ if sent "$before" 'b/schema_pb2.py\|b/vendor/dep.js\|b/lib/app.min.js\|b/lib/bun
 else
 	pass "no left-out file went to the server"
 fi
+# The attributes are asked of libgit2 only when a file along the paths speaks of
+# linguist: a macro of info/attributes, used in a folder's .gitattributes, counts.
+mkdir -p gen
+printf 'x = 1\n' >gen/made.py
+printf 'made.py made\n' >gen/.gitattributes
+git add -N gen/made.py gen/.gitattributes
+run check --rules "$rules" --fail-on none --no-cache
+if grep -q 'gen/made.py: generated' "$TMP/out"; then fail "a macro nobody defined marked gen/made.py"; else pass "an undefined macro marks nothing"; fi
+printf '[attr]made linguist-generated\n' >.git/info/attributes
+run check --rules "$rules" --fail-on none --no-cache
+expect_out 'gen/made.py: generated (linguist-generated in .gitattributes), not sent to the LLM' "a macro of info/attributes marks a file"
+rm .git/info/attributes
+git rm -q --cached gen/.gitattributes gen/made.py
+rm -r gen
 
 # revline.ignore: a file of gitignore patterns, read from the working tree.
 printf '# not ours\nlib/\n!lib/keep.py\n' >.revlineignore
