@@ -125,6 +125,65 @@
 	");\n" \
 	"ALTER TABLE check_results ADD COLUMN context TEXT;\n"
 
+/*
+ * 10: the benchmark (revline bench): the cases mined from a repository's
+ * history (a fix reversed, and the lines a review should find, as JSON:
+ * bench_case.h), the set of them in use (active), those the user
+ * excluded; each run of them with one configuration, and each case's
+ * outcome in a run (its check, the findings on the fix's lines, elsewhere
+ * and unverified, what it billed, how long it took; per rule and
+ * severity in detail, as JSON).
+ */
+#define SCHEMA_V10(INT, ID) \
+	"CREATE TABLE bench_cases (\n" \
+	"	" ID ",\n" \
+	"	repo_id " #INT " NOT NULL REFERENCES repos(id) ON DELETE CASCADE,\n" \
+	"	commit_oid TEXT NOT NULL,\n" \
+	"	parent_oid TEXT NOT NULL,\n" \
+	"	subject TEXT NOT NULL,\n" \
+	"	why TEXT NOT NULL,\n" \
+	"	committed_at " #INT " NOT NULL,\n" \
+	"	lines " #INT " NOT NULL CHECK (lines >= 0),\n" \
+	"	expected TEXT NOT NULL,\n" \
+	"	active " #INT " NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),\n" \
+	"	excluded " #INT " NOT NULL DEFAULT 0 CHECK (excluded IN (0, 1)),\n" \
+	"	mined_with TEXT NOT NULL DEFAULT '',\n" \
+	"	mined_at " #INT " NOT NULL,\n" \
+	"	UNIQUE (repo_id, commit_oid)\n" \
+	");\n" \
+	"CREATE TABLE bench_runs (\n" \
+	"	" ID ",\n" \
+	"	repo_id " #INT " NOT NULL REFERENCES repos(id) ON DELETE CASCADE,\n" \
+	"	config TEXT NOT NULL,\n" \
+	"	provider TEXT,\n" \
+	"	model TEXT,\n" \
+	"	status TEXT NOT NULL CHECK (status IN ('running', 'done', 'cancelled', 'failed')),\n" \
+	"	cases " #INT " NOT NULL CHECK (cases >= 0),\n" \
+	"	tolerance " #INT " NOT NULL DEFAULT 3,\n" \
+	"	started_at " #INT " NOT NULL,\n" \
+	"	finished_at " #INT ",\n" \
+	"	author TEXT,\n" \
+	"	host TEXT\n" \
+	");\n" \
+	"CREATE INDEX bench_runs_repo ON bench_runs (repo_id, config);\n" \
+	"CREATE TABLE bench_results (\n" \
+	"	run_id " #INT " NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,\n" \
+	"	case_id " #INT " NOT NULL REFERENCES bench_cases(id) ON DELETE CASCADE,\n" \
+	"	check_id " #INT " REFERENCES checks(id) ON DELETE SET NULL,\n" \
+	"	outcome TEXT NOT NULL CHECK (outcome IN ('caught', 'missed', 'error')),\n" \
+	"	hits " #INT " NOT NULL DEFAULT 0,\n" \
+	"	noise " #INT " NOT NULL DEFAULT 0,\n" \
+	"	unverified " #INT " NOT NULL DEFAULT 0,\n" \
+	"	tokens_in " #INT " NOT NULL DEFAULT 0,\n" \
+	"	tokens_cached " #INT " NOT NULL DEFAULT 0,\n" \
+	"	tokens_out " #INT " NOT NULL DEFAULT 0,\n" \
+	"	cost_usd REAL CHECK (cost_usd >= 0),\n" \
+	"	ms " #INT " NOT NULL DEFAULT 0,\n" \
+	"	error TEXT,\n" \
+	"	detail TEXT NOT NULL DEFAULT '{}',\n" \
+	"	PRIMARY KEY (run_id, case_id)\n" \
+	");\n"
+
 /* === SQLite ============================================================== */
 
 /*
@@ -524,6 +583,8 @@ static const char *const sqlite_migrations[] = {
 	SCHEMA_V8(INTEGER, BLOB, " WITHOUT ROWID"),
 	/* 9: what each check showed its model of the repository (SCHEMA_V9 above). */
 	SCHEMA_V9(INTEGER),
+	/* 10: the benchmark (SCHEMA_V10 above). */
+	SCHEMA_V10(INTEGER, "id INTEGER PRIMARY KEY AUTOINCREMENT"),
 };
 
 /* FTS5's BM25: lower is better. */
@@ -881,6 +942,8 @@ static const char *const pg_migrations[] = {
 	SCHEMA_V8(BIGINT, BYTEA, ""),
 	/* 9: as SQLite's 9. */
 	SCHEMA_V9(BIGINT),
+	/* 10: as SQLite's 10. */
+	SCHEMA_V10(BIGINT, PG_ID),
 };
 
 /*
