@@ -14,7 +14,7 @@
  * commands.c dispatches through this list and `revline help` prints from it.
  */
 #define COMMAND_LIST(X) \
-	X(check) X(completion) X(db) X(detect_fixes) X(doctor) X(diff) X(feedback) X(fix) X(fixes) X(help) X(hook) \
+	X(bench) X(check) X(completion) X(db) X(detect_fixes) X(doctor) X(diff) X(feedback) X(fix) X(fixes) X(help) X(hook) \
 	X(history) X(init) X(mcp) X(rules) X(signals) X(stats) X(trust) X(undo)
 
 #define COMMAND_DECL(name) \
@@ -48,6 +48,8 @@ struct buf;
 struct check;
 struct llm_config;
 int check_budget(struct buf *why, struct check *check, const struct llm_config *llm, long limit);
+/* The same for any estimate: what ("this check", "this benchmark") would send tokens (bench too). */
+int tokens_budget(struct buf *why, long tokens, const struct llm_config *llm, long limit, const char *what);
 
 /* Fix detection for a check, shared by `check` and `detect-fixes`; once: claim the pair (fixdetect.h). */
 struct fixdetect;

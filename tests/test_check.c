@@ -295,6 +295,41 @@ static void test_rule_settles_as_its_answer_comes(void **state)
 	free(script);
 }
 
+/*
+ * The check holds its own reference to the diff: the front end that made it
+ * lets it go at once (the TUI reads the diff again while a check runs), and
+ * the check still prints it, plans it and checks the evidence against it.
+ */
+static void test_check_holds_its_diff(void **state)
+{
+	struct fixture *fx = *state;
+	char *genuine = finding_json("app.py", 5, "critical", "Shell injection",
+				     "return subprocess.call(cmd, shell=True)");
+	char *script;
+	const char *rules[] = { "fast", NULL };
+	const struct rule_result *res;
+
+	repo_default(fx);
+	rule_write(fx, "fast", "");
+	assert_true(asprintf(&script, "{\"rules\": [{\"match\": \"Rule fast:\", \"latency_ms\": 200, \"answer\": "
+			     "{\"status\": \"attention\", \"reasoning\": \"r\", \"findings\": [%s]}}]}", genuine) > 0);
+	fx->opts.no_reduce = true;
+	check_begin(fx, script, rules);
+	assert_ptr_equal(check_diff(fx->check), fx->diff);
+	/* The caller's, the check's and its dependency phase's. */
+	assert_int_equal(fx->diff->refs, 3);
+	diff_free(fx->diff);
+	fx->diff = NULL;
+	assert_int_equal(check_diff(fx->check)->refs, 2);
+	drive(fx, 20000, NULL);
+	res = check_result(fx->check, rule_index(fx, "fast"));
+	assert_int_equal(res->nfindings, 1);
+	assert_true(res->findings[0].verified);
+	assert_string_equal(check_status(fx->check), "complete");
+	free(genuine);
+	free(script);
+}
+
 /* --- a failed call fails its task only --------------------------------------- */
 
 static void test_failed_call_fails_its_rule_only(void **state)
@@ -820,6 +855,7 @@ int main(void)
 		return PG_SKIP;
 	const struct CMUnitTest tests[] = {
 		T(test_rule_settles_as_its_answer_comes),
+		T(test_check_holds_its_diff),
 		T(test_failed_call_fails_its_rule_only),
 		T(test_plan_of_parts),
 		T(test_failed_part_keeps_the_other),

@@ -274,6 +274,27 @@ static void assert_build_matches(const char *dir, const struct target_spec *spec
 	free(expected);
 }
 
+/* A reference taken (a check's, a dependency review's) keeps the diff and its arena after the maker's free. */
+static void test_dup_holds(void **state)
+{
+	struct diff *diff = NULL, *held;
+	struct diff_file *f = NULL;
+
+	(void)state;
+	assert_int_equal(diff_new(&diff), 0);
+	assert_int_equal(diff_file_add(&f, diff, DIFF_MODIFIED, "src/a.c", "src/a.c", 0100644, 0100644), 0);
+	assert_int_equal(diff->refs, 1);
+	held = diff_dup(diff);
+	assert_ptr_equal(held, diff);
+	assert_int_equal(held->refs, 2);
+	diff_free(diff);
+	/* Still there: its one reference left, the path in its arena readable (ASan says so otherwise). */
+	assert_int_equal(held->refs, 1);
+	assert_string_equal(held->files[0].path, "src/a.c");
+	diff_free(held);
+	assert_null(diff_dup(NULL));
+}
+
 static void test_build_range(void **state)
 {
 	struct target_spec spec = { .range = "base..change" };
@@ -628,6 +649,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_fixture),
 		cmocka_unit_test(test_model_fields),
+		cmocka_unit_test(test_dup_holds),
 		cmocka_unit_test(test_build_range),
 		cmocka_unit_test(test_build_worktree),
 		cmocka_unit_test(test_build_empty_worktree_files),

@@ -138,6 +138,11 @@ static void history_fill(void)
 		"(1, 1, 0, 'callers', 'verify', 'web/api.py', 4, 8, 2)",
 		"INSERT INTO context_reads (check_threadline_id, seq, turn, tool, arguments, result_bytes, error) VALUES "
 		"(1, 0, 1, 'read_file', '{\"path\": \"a.py\"}', 120, NULL)",
+		"INSERT INTO bench_cases (id, repo_id, commit_oid, parent_oid, subject, why, committed_at, lines, "
+		"expected, mined_at) VALUES (1, 1, 'c1', 'p1', 'fix it', 'fix', 1, 2, '[]', 1)",
+		"INSERT INTO bench_runs (id, repo_id, config, status, cases, started_at) VALUES "
+		"(1, 1, 'model=m', 'done', 1, 1)",
+		"INSERT INTO bench_results (run_id, case_id, check_id, outcome) VALUES (1, 1, 1, 'caught')",
 	};
 	char running[256];
 	size_t i;

@@ -302,15 +302,15 @@ static int64_t begin_with_rules(struct store *store, const struct rule *a, const
 static void test_schema_created(void **state)
 {
 	static const char *const tables[] = {
-		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
-		"checks", "context_blobs", "context_indexers", "context_reads", "context_sent", "context_tags",
+		"bench_cases", "bench_results", "bench_runs", "check_dependencies", "check_diffs", "check_packages",
+		"check_results", "check_threadlines", "checks", "context_blobs", "context_indexers", "context_reads", "context_sent", "context_tags",
 		"feedback", "feedback_fts", "feedback_fts_config", "feedback_fts_data", "feedback_fts_docsize",
 		"feedback_fts_idx", "findings", "fix_detection_claims", "fix_detection_runs", "llm_cache",
 		"llm_refusals", "migrated_rows", "repos", "signal_fixes", "signal_runs", "signals",
 		"sqlite_sequence", "violation_fixes",
 	};
 	static const char *const indexes[] = {
-		"check_packages_check", "checks_author", "checks_consecutive", "context_tags_name", "feedback_fingerprint", "feedback_fix",
+		"bench_runs_repo", "check_packages_check", "checks_author", "checks_consecutive", "context_tags_name", "feedback_fingerprint", "feedback_fix",
 		"feedback_rule", "findings_check", "findings_fingerprint", "findings_rule", "findings_threadline",
 		"fix_detection_claims_previous", "fix_detection_runs_check", "llm_cache_last_used", "repos_remote",
 		"signal_fixes_file", "signal_fixes_finding", "signal_fixes_signal", "signal_runs_repo_tool", "signals_file",
@@ -327,7 +327,7 @@ static void test_schema_created(void **state)
 
 	(void)state;
 	assert_string_equal(store_path(store), path);
-	assert_int_equal(store_version(store), 10);
+	assert_int_equal(store_version(store), 11);
 	assert_int_equal(int_of(store_db(store), "PRAGMA foreign_keys", 0), 1);
 	/* NORMAL is 1. */
 	assert_int_equal(int_of(store_db(store), "PRAGMA synchronous", 0), 1);
@@ -338,7 +338,7 @@ static void test_schema_created(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 10);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 11);
 	mode = text_of(db, "PRAGMA journal_mode", 0);
 	assert_string_equal(mode, "wal");
 	free(mode);
@@ -365,7 +365,7 @@ static void test_schema_created(void **state)
 
 	/* In memory: nothing to create, the same schema. */
 	store = open_ok(":memory:");
-	assert_int_equal(store_version(store), 10);
+	assert_int_equal(store_version(store), 11);
 	store_close(store);
 }
 
@@ -391,7 +391,7 @@ static void test_reopen_is_idempotent(void **state)
 	store_close(store);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 10);
+	assert_int_equal(store_version(store), 11);
 	store_close(store);
 	store = open_ok(path);
 	db = plain_open(path);
@@ -415,7 +415,7 @@ static void test_newer_database_refused(void **state)
 	(void)state;
 	store_close(store);
 	db = plain_open(path);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 11", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 12", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
 	store = NULL;
@@ -423,10 +423,10 @@ static void test_newer_database_refused(void **state)
 	assert_null(store);
 	assert_non_null(strstr(error_message(), path));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 11"));
+	assert_non_null(strstr(error_message(), "version 12"));
 	/* Left as it was, journal mode included. */
 	db = plain_open(path);
-	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 11);
+	assert_int_equal(int_of(db, "PRAGMA user_version", 0), 12);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(store_open(&store, path), RL_EIO);
@@ -809,7 +809,7 @@ static void assert_references(sqlite3 *db)
 }
 
 /*
- * A database of version 6 (a version 10 one with what 7 to 10 added taken away)
+ * A database of version 6 (a version 11 one with what 7 to 11 added taken away)
  * with fix detection runs: version 7 claims the pairs whose run is done,
  * and no other; every row is kept, the new columns empty.
  */
@@ -818,7 +818,9 @@ static void test_migrate_v6_claims(void **state)
 	static const char *const undo_v7[] = {
 		"ALTER TABLE check_dependencies DROP COLUMN claims", "ALTER TABLE check_packages DROP COLUMN claimed",
 		"ALTER TABLE check_packages DROP COLUMN lock", "ALTER TABLE check_packages DROP COLUMN via",
-		"ALTER TABLE check_packages DROP COLUMN relation", "DROP TABLE context_reads", "DROP TABLE context_sent", "ALTER TABLE check_results DROP COLUMN context",
+		"ALTER TABLE check_packages DROP COLUMN relation",
+		"DROP TABLE bench_results", "DROP TABLE bench_runs", "DROP TABLE bench_cases",
+		"DROP TABLE context_reads", "DROP TABLE context_sent", "ALTER TABLE check_results DROP COLUMN context",
 		"DROP TABLE context_tags", "DROP TABLE context_blobs", "DROP TABLE context_indexers",
 		"DROP TABLE fix_detection_claims", "DROP TABLE migrated_rows", "DROP INDEX checks_author",
 		"DROP INDEX repos_remote", "ALTER TABLE repos DROP COLUMN remote",
@@ -857,7 +859,7 @@ static void test_migrate_v6_claims(void **state)
 
 	store = open_ok(path);
 	db = store_db(store);
-	assert_int_equal(store_version(store), 10);
+	assert_int_equal(store_version(store), 11);
 	assert_int_equal(int_of(db, "SELECT count(*) FROM fix_detection_claims", 0), 2);
 	assert_int_equal(int_of(db, "SELECT run_id FROM fix_detection_claims WHERE check_id = :id", checks[1]), 2);
 	assert_int_equal(int_of(db, "SELECT run_id FROM fix_detection_claims WHERE check_id = :id", checks[2]), 3);
@@ -886,7 +888,7 @@ static void test_migrate_v1(void **state)
 	sqlite3_close(db);
 
 	store = open_ok(path);
-	assert_int_equal(store_version(store), 10);
+	assert_int_equal(store_version(store), 11);
 	db = store_db(store);
 	assert_int_equal(int_of(db, "PRAGMA foreign_keys", 0), 1);
 	for (i = 0; i < NDUMPS; i++) {
@@ -1865,8 +1867,8 @@ static void test_json_columns_stay_valid(void **state)
 static void test_schema_created_pg(void **state)
 {
 	static const char *const tables[] = {
-		"check_dependencies", "check_diffs", "check_packages", "check_results", "check_threadlines",
-		"checks", "context_blobs", "context_indexers", "context_reads", "context_sent", "context_tags", "feedback",
+		"bench_cases", "bench_results", "bench_runs", "check_dependencies", "check_diffs", "check_packages",
+		"check_results", "check_threadlines", "checks", "context_blobs", "context_indexers", "context_reads", "context_sent", "context_tags", "feedback",
 		"findings", "fix_detection_claims", "fix_detection_runs", "llm_cache",
 		"llm_refusals", "migrated_rows", "repos", "revline_schema_version", "signal_fixes", "signal_runs",
 		"signals", "violation_fixes",
@@ -1879,7 +1881,7 @@ static void test_schema_created_pg(void **state)
 	(void)state;
 	assert_null(store_db(store));
 	assert_string_equal(store_path(store), where);
-	assert_int_equal(store_version(store), 10);
+	assert_int_equal(store_version(store), 11);
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		buf_printf(&want, "%s%s", i ? "," : "", tables[i]);
 	names = s_text_of(store, "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables "
@@ -1891,7 +1893,7 @@ static void test_schema_created_pg(void **state)
 				  "'violation_fixes_time_between')", 0), 4);
 	/* Opened again, nothing is made twice. */
 	again = open_ok(where);
-	assert_int_equal(store_version(again), 10);
+	assert_int_equal(store_version(again), 11);
 	assert_int_equal(s_int_of(again, "SELECT count(*) FROM revline_schema_version", 0), 1);
 	store_close(again);
 	store_close(store);
@@ -1906,14 +1908,14 @@ static void test_newer_database_refused_pg(void **state)
 	struct store *store = open_ok(where), *refused = NULL;
 
 	(void)state;
-	assert_int_equal(s_exec(store, "UPDATE revline_schema_version SET version = 11"), 0);
+	assert_int_equal(s_exec(store, "UPDATE revline_schema_version SET version = 12"), 0);
 	assert_int_equal(store_open(&refused, where), RL_EIO);
 	assert_null(refused);
 	assert_non_null(strstr(error_message(), where));
 	assert_non_null(strstr(error_message(), "newer revline"));
-	assert_non_null(strstr(error_message(), "version 11"));
+	assert_non_null(strstr(error_message(), "version 12"));
 	assert_non_null(strstr(error_message(), "revline.db"));
-	assert_int_equal(s_int_of(store, "SELECT version FROM revline_schema_version", 0), 11);
+	assert_int_equal(s_int_of(store, "SELECT version FROM revline_schema_version", 0), 12);
 	store_close(store);
 	free(where);
 }
@@ -1952,7 +1954,7 @@ static void test_migrate_once_pg(void **state)
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
 	store = open_ok(where);
-	assert_int_equal(store_version(store), 10);
+	assert_int_equal(store_version(store), 11);
 	assert_int_equal(s_int_of(store, "SELECT count(*) FROM revline_schema_version", 0), 1);
 	store_close(store);
 	free(where);

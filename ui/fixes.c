@@ -17,6 +17,13 @@
 #include <string.h>
 
 #define SPINNER_MS 100
+/*
+ * The fixes of the session that are over (failed, rejected, undone) kept
+ * for the fix pane (a applies an undone one again); older ones go as new
+ * ones are asked for, so that a day of fixes does not keep every file they
+ * read. The store keeps them all (U lists the applied ones).
+ */
+#define SETTLED_KEPT 4
 
 static void dirty_panes(struct tui *tui)
 {
@@ -322,12 +329,38 @@ static int options_fill(struct fixes *fx, struct fix_options *opts)
 	return sched_options_load(&opts->sched, r->config);
 }
 
+static bool entry_settled(const struct fixes_entry *e)
+{
+	enum fix_state state = fix_state(e->fix);
+
+	return !fix_busy(e->fix) && (state == FIX_FAILED || state == FIX_REJECTED || state == FIX_UNDONE);
+}
+
+/* The oldest fixes that are over go while more than SETTLED_KEPT are. */
+static void entries_prune(struct fixes *fx)
+{
+	size_t i, kept = 0, settled = 0;
+
+	for (i = 0; i < fx->nentries; i++)
+		settled += entry_settled(&fx->entries[i]);
+	for (i = 0; i < fx->nentries; i++) {
+		if (settled > SETTLED_KEPT && entry_settled(&fx->entries[i])) {
+			fix_free(fx->entries[i].fix);
+			settled--;
+			continue;
+		}
+		fx->entries[kept++] = fx->entries[i];
+	}
+	fx->nentries = kept;
+}
+
 /* A new entry for a fix made by fix_new_*, started; the fix is freed when it cannot start. */
 static int entry_start(struct fixes *fx, struct fix *fix, int64_t signal, int64_t finding)
 {
 	struct fixes_entry *e;
 	int error;
 
+	entries_prune(fx);
 	if ((error = fix_start(fix)) < 0) {
 		fix_free(fix);
 		return error;

@@ -108,6 +108,8 @@ void outside_edit(struct tui *tui)
 	}
 	/* Absolute: a path that starts with a dash is not taken for an option. */
 	buf_printf(&path, "%s%s", tui->repo->workdir, file);
+	/* The name is the diff's: the diff read again below releases it, so the message names it from the path. */
+	file = path.ptr ? path.ptr + strlen(tui->repo->workdir) : "";
 	def_prog_mode();
 	tui_focus_events(false);
 	endwin();

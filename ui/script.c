@@ -1,10 +1,13 @@
 #include "script.h"
 #include "app.h"
 #include "clock.h"
+#include "proc_sample.h"
 #include "request.h"
 #include "status.h"
+#include "store.h"
 #include "theme.h"
 #include "tui.h"
+#include "watch.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -161,6 +164,48 @@ static void append_line(struct script *script, struct tui *tui, const char *arg)
 		script_fail(script, tui, "cannot append to the file");
 }
 
+/*
+ * rewrite PATH N TEXT: line N of a file of the working tree becomes TEXT,
+ * the file written whole as an editor saves it; the diff stays the same
+ * size while its content changes (the soak test's edit).
+ */
+static void rewrite_line(struct script *script, struct tui *tui, const char *arg)
+{
+	struct buf in = BUF_INIT, out = BUF_INIT;
+	char path[1024];
+	const char *p, *end, *text;
+	unsigned long want, n = 1;
+	int used = 0;
+
+	if (sscanf(arg, "%1023s %lu %n", path, &want, &used) < 2 || !used || want == 0) {
+		script_fail(script, tui, "rewrite PATH LINE TEXT");
+		return;
+	}
+	text = arg + used;
+	script->serial = tui->diff_serial;
+	if (buf_read_file(&in, path) < 0) {
+		error_clear();
+		script_fail(script, tui, "cannot read the file to rewrite");
+		goto done;
+	}
+	for (p = in.ptr ? in.ptr : ""; p < in.ptr + in.len; p = end, n++) {
+		const char *nl = memchr(p, '\n', (size_t)(in.ptr + in.len - p));
+
+		end = nl ? nl + 1 : in.ptr + in.len;
+		if (n == want)
+			buf_printf(&out, "%s\n", text);
+		else
+			buf_put(&out, p, (size_t)(end - p));
+	}
+	if (n <= want || buf_write_file(path, out.ptr ? out.ptr : "", out.len, 0644) < 0) {
+		error_clear();
+		script_fail(script, tui, "cannot rewrite the line");
+	}
+done:
+	buf_release(&in);
+	buf_release(&out);
+}
+
 static void run_command(struct script *script, struct tui *tui, const char *s, size_t len)
 {
 	char cmd[64] = "", arg[1024] = "";
@@ -185,14 +230,24 @@ static void run_command(struct script *script, struct tui *tui, const char *s, s
 		run_until(script, tui, cmd, arg, 0);
 	} else if (!strcmp(cmd, "append") && *arg) {
 		append_line(script, tui, arg);
+	} else if (!strcmp(cmd, "rewrite") && *arg) {
+		rewrite_line(script, tui, arg);
 	} else if (!strcmp(cmd, "wait-reload")) {
 		run_until(script, tui, cmd, arg, 0);
+	} else if (!strcmp(cmd, "settle") && atoi(arg) >= 0 && *arg) {
+		watch_settle(tui->watch, atoi(arg));
+	} else if (!strcmp(cmd, "sample") && *arg) {
+		/* What the process holds now (proc_sample.h), SQLite's share said apart. */
+		if (proc_sample_write(arg, store_memory()) < 0) {
+			error_clear();
+			script_fail(script, tui, "cannot write the sample");
+		}
 	} else if (!strcmp(cmd, "sleep") && atoi(arg) > 0) {
 		run_until(script, tui, NULL, NULL, atoi(arg));
 	} else {
 		script_fail(script, tui, "unknown script command (save-display, save-attrs, resize, "
 			    "wait-rule ID, wait-check, wait-fixes, wait-fix, wait-lint, sleep MS, "
-			    "append PATH TEXT, wait-reload)");
+			    "append PATH TEXT, rewrite PATH LINE TEXT, wait-reload, settle MS, sample FILE)");
 	}
 }
 

@@ -26,6 +26,14 @@ struct script;
  *   :wait-fix               run until no fix is being asked for or rechecked
  *   :wait-lint              run until the linters (L) are done
  *   :sleep MS               run the loop for MS milliseconds
+ *   :append PATH TEXT       a line added to a file of the working tree
+ *   :rewrite PATH N TEXT    line N of a file of the working tree made TEXT
+ *   :wait-reload            run until the diff was read again after the
+ *                           last append or rewrite
+ *   :settle MS              how long the watcher lets a burst of events
+ *                           settle before it reads the diff again (150)
+ *   :sample FILE            append "RSS_KIB ANON_KIB HEAP_BYTES SQLITE_BYTES
+ *                           FDS CLOCK_US" to FILE (the soak test's figures)
  *   # comment
  *
  * The screen size starts at REVLINE_SCREEN_SIZE (COLSxROWS, default 80x24).

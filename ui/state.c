@@ -6,7 +6,6 @@
  * them goes through the callbacks in struct tui and the views' ops.
  */
 #include "tui.h"
-#include "array.h"
 #include "draw.h"
 #include "repo.h"
 #include "status.h"
@@ -127,14 +126,15 @@ static void diff_adopt(struct tui *tui, struct diff *diff, const char *path, int
 
 	if (!path && tui->file < tui->diff->nfiles)
 		path = tui->diff->files[tui->file].path;
-	if ((path && !(keep = strdup(path))) ||
-	    ARRAY_GROW(tui->diffs, tui->diffs_alloc, tui->ndiffs + 1) < 0) {
+	if (path && !(keep = strdup(path))) {
 		diff_free(diff);
-		free(keep);
 		return;
 	}
-	/* The old diff stays: a check may still be reading it. */
-	tui->diffs[tui->ndiffs++] = diff;
+	/*
+	 * The old diff goes with the UI's reference, its arena with it; a
+	 * check or a dependency review that still reads it holds its own.
+	 */
+	diff_free(tui->diff);
 	tui->diff = diff;
 	tui->diff_serial++;
 	tui->counted = 0;

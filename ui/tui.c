@@ -160,6 +160,8 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 		script_free(tui.script);
 		return 2;
 	}
+	/* The UI's own reference: a diff made again replaces it (state.c), the caller's stays. */
+	diff_dup(tui.diff);
 	theme_choose(&tui, options);
 	revline_note(&tui);
 	review_init(&tui.review, &tui);
@@ -193,9 +195,7 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	review_release(&tui.review);
 	watch_free(tui.watch);
 	loop_release(&tui.loop);
-	for (i = 0; i < (int)tui.ndiffs; i++)
-		diff_free(tui.diffs[i]);
-	free(tui.diffs);
+	diff_free(tui.diff);
 	/* Windows go before the screen that owns them. */
 	for (i = 0; i < VIEW_COUNT; i++)
 		view_release(&tui.views[i]);

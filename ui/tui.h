@@ -55,16 +55,13 @@ enum prompt_kind {
 struct tui {
 	struct repo *repo;
 	struct target *target;
-	struct diff *diff;
+	struct diff *diff;      /* on screen: the UI's reference (a check holds its own) */
 	struct theme theme;
 	struct view views[VIEW_COUNT];
 	struct view *focus;     /* a pane: files, findings, diff or evidence */
 	struct view *overlay;   /* a full-screen view (help, history, stats), or NULL */
 	struct review review;
 	struct fixes fixes;
-	/* Diffs made after a fix changed a file (the first, the caller's, is not here). */
-	struct diff **diffs;
-	size_t ndiffs, diffs_alloc;
 	unsigned diff_serial;   /* goes up when tui->diff is replaced */
 	/* Called when tui->diff was replaced (set by tui_run: the watcher follows the new diff). */
 	void (*diff_changed)(struct tui *tui);

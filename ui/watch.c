@@ -38,6 +38,7 @@ struct watch {
 	uint64_t stamp;         /* of the diff's files when the diff was made */
 	int64_t due_us;         /* when to look again after events, or 0 */
 	int64_t poll_us;        /* the next stat check without inotify */
+	int settle_ms;          /* how long a burst of events is let settle */
 };
 
 static uint64_t hash_add(uint64_t h, const void *p, size_t n)
@@ -155,7 +156,7 @@ static void events_read(struct watch *w)
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
 			if (name_matters(w, ev) && !w->due_us)
-				w->due_us = clock_us() + WATCH_SETTLE_MS * 1000;
+				w->due_us = clock_us() + (int64_t)w->settle_ms * 1000;
 			p += sizeof(*ev) + ev->len;
 		}
 	}
@@ -262,6 +263,7 @@ int watch_new(struct watch **out, struct tui *tui)
 		return -1;
 	w->tui = tui;
 	w->fd = -1;
+	w->settle_ms = WATCH_SETTLE_MS;
 #ifdef HAVE_INOTIFY
 	if (watched(tui) && !getenv("REVLINE_NO_INOTIFY"))
 		w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -288,6 +290,12 @@ void watch_reset(struct watch *w)
 	if (w->fd >= 0)
 		watch_dirs(w);
 #endif
+}
+
+void watch_settle(struct watch *w, int ms)
+{
+	if (w)
+		w->settle_ms = ms;
 }
 
 void watch_look(struct watch *w)

@@ -18,6 +18,8 @@ void watch_reset(struct watch *watch);
 bool watch_stale(struct watch *watch);
 /* Look now (the terminal got the focus back): reload when the tree changed. */
 void watch_look(struct watch *watch);
+/* How long a burst of events is let settle before the diff is read (150 ms; the script's :settle). */
+void watch_settle(struct watch *watch, int ms);
 void watch_free(struct watch *watch);
 
 #endif

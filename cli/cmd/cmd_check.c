@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "config.h"
 #include "fixdetect.h"
+#include "interrupt.h"
 #include "models.h"
 #include "report.h"
 #include "usage.h"
@@ -35,30 +36,6 @@ struct check_args {
 	double deadline;                /* 0 when not given */
 	char *store_error;              /* why the database would not open */
 };
-
-/* The signal that stopped the check (SIGINT, SIGTERM, SIGHUP), or 0. */
-static volatile sig_atomic_t interrupted;
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
-
-/* The first signal cancels (keeping what arrived); the handler is gone with it, so a second one kills. */
-static void on_interrupt(int sig)
-{
-	if (!interrupted)
-		interrupted = sig;
-}
-
-static void signals_catch(bool on)
-{
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on ? on_interrupt : SIG_DFL;
-	sa.sa_flags = on ? SA_RESETHAND : 0;
-	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
-}
 
 const struct command_help check_help = {
 	"check",
@@ -193,12 +170,11 @@ static void drive(struct check *c, FILE *out, const struct check_args *a, const 
 		}
 		if (check_done(c))
 			break;
-		if (interrupted && !cancelled) {
+		if (interrupt_signal() && !cancelled) {
 			cancelled = true;
 			progress(c, true);
 			fprintf(stderr, "revline: %s: cancelling; results that arrived are kept (exit status %d)\n",
-				interrupted == SIGINT ? "interrupted (Ctrl-C)" : interrupted == SIGTERM ?
-				"terminated (SIGTERM)" : "hung up (SIGHUP)", 128 + interrupted);
+				interrupt_name(), 128 + interrupt_signal());
 			check_cancel(c);
 			continue;
 		}
@@ -239,8 +215,8 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
 {
 	bool whole = a->opts.allow_partial;
 
-	if (interrupted)
-		return 128 + interrupted;
+	if (interrupt_signal())
+		return 128 + interrupt_signal();
 	if (fails_on(c, a, ro))
 		return 1;
 	if (!whole && !strcmp(check_status(c), "failed"))
@@ -252,18 +228,13 @@ static int fail_status(const struct check *c, const struct check_args *a, const 
 	return check_stored(c) ? 0 : 4;
 }
 
-int check_budget(struct buf *why, struct check *c, const struct llm_config *llm, long limit)
+int tokens_budget(struct buf *why, long tokens, const struct llm_config *llm, long limit, const char *what)
 {
 	const struct model_info *info;
 	char count[32], most[32], cost[32], price_text[256];
 	double price;
-	long tokens;
 
-	if (limit <= 0 || llm->provider == PROVIDER_NONE)
-		return 0;
-	if (check_estimate(&tokens, c) < 0)
-		return error_status();
-	if (tokens <= limit)
+	if (limit <= 0 || llm->provider == PROVIDER_NONE || tokens <= limit)
 		return 0;
 	models_lookup(&info, llm->models, provider_name(llm->provider), llm->map_model);
 	usage_count_text(count, sizeof(count), tokens);
@@ -274,8 +245,19 @@ int check_budget(struct buf *why, struct check *c, const struct llm_config *llm,
 		snprintf(price_text, sizeof(price_text), "%s's price is not known", llm->map_model);
 	else
 		snprintf(price_text, sizeof(price_text), "%s of input at %s's price", cost, llm->map_model);
-	return buf_printf(why, "this check would send about %s tokens (%s), over revline.confirmTokens (%s): "
-			  "nothing was sent", count, price_text, most) < 0 ? error_nomem() : 1;
+	return buf_printf(why, "%s would send about %s tokens (%s), over revline.confirmTokens (%s): "
+			  "nothing was sent", what, count, price_text, most) < 0 ? error_nomem() : 1;
+}
+
+int check_budget(struct buf *why, struct check *c, const struct llm_config *llm, long limit)
+{
+	long tokens;
+
+	if (limit <= 0 || llm->provider == PROVIDER_NONE)
+		return 0;
+	if (check_estimate(&tokens, c) < 0)
+		return error_status();
+	return tokens_budget(why, tokens, llm, limit, "this check");
 }
 
 /*
@@ -440,15 +422,15 @@ static int run(struct check_args *a, struct repo *repo, struct target *target)
 		goto done;
 	}
 	rules_problems(check_rules(c));
-	signals_catch(true);
+	interrupt_catch(true);
 	drive(c, out, a, &ro);
-	signals_catch(false);
+	interrupt_catch(false);
 	if (check_deadline_passed(c))
 		cli_error("the check's deadline of %g s passed: the rules it cut are marked timeout, "
 			  "what arrived is kept%s", a->opts.sched.deadline,
 			  a->opts.allow_partial ? " (allowed by --allow-partial)" : " (exit status 5)");
 	/* Fix detection reads the check back from the store: only a check stored whole, not cancelled. */
-	if (interrupted)
+	if (interrupt_signal())
 		a->no_fixes = true;
 	if (a->wait_fixes && check_stored(c) && !a->no_fixes) {
 		if (detect_fixes_run(&fixes, store, check_id(c), &llm, &a->opts.sched, true) < 0)

@@ -1,5 +1,6 @@
 /* revline stats: violations, fixes, time to fix and false positives, overall and per rule. */
 #include "commands.h"
+#include "bench_history.h"
 #include "history.h"
 #include "status.h"
 #include "store.h"
@@ -77,11 +78,71 @@ static json_t *usage_json(const struct history_stats *s)
 	return usage;
 }
 
-static int stats_json(const struct history_stats *s, const struct history_where *where)
+/* The benchmark's newest runs (revline bench): their figures over the cases they reviewed. */
+#define BENCH_RUNS_SHOWN 5
+
+static json_t *rate_json(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *bench_json(const struct bench_history_run *runs, size_t n)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; list && i < n; i++) {
+		const struct score_summary *s = &runs[i].summary;
+		json_t *o = json_pack("{s:I, s:o, s:s, s:o, s:i, s:I, s:I, s:I, s:o, s:o, s:o}",
+			"run_id", (json_int_t)runs[i].id, "config", utf8_json(runs[i].config), "status", runs[i].status,
+			"started_at", history_time_json(runs[i].started_at), "planned", runs[i].cases,
+			"cases", (json_int_t)s->all.cases, "caught", (json_int_t)s->all.caught,
+			"errors", (json_int_t)s->errors, "catch_rate", rate_json(score_catch_rate(&s->all)),
+			"noise_per_case", rate_json(score_noise_per_case(&s->all)),
+			"precision", rate_json(score_precision(&s->all)));
+
+		history_usage_json(o, &s->usage);
+		if (s->cost_unknown)
+			json_object_set_new(o, "cost_usd", json_null());
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
+static void bench_text(const struct bench_history_run *runs, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	printf("\nBenchmark runs (revline bench; the newest %zu)\n", n);
+	printf("  %5s  %-9s  %11s  %6s  %10s  %9s  %10s  %s\n", "run", "status", "caught", "rate", "noise/case",
+	       "precision", "cost", "configuration");
+	for (i = 0; i < n; i++) {
+		const struct score_summary *s = &runs[i].summary;
+		char caught[32], rate[16], noise[16], precision[16], cost[32];
+
+		snprintf(caught, sizeof(caught), "%ld/%ld", s->all.caught, s->all.cases);
+		snprintf(rate, sizeof(rate), s->all.cases ? "%.1f%%" : "-", 100 * score_catch_rate(&s->all));
+		snprintf(noise, sizeof(noise), s->all.cases ? "%.2f" : "-", score_noise_per_case(&s->all));
+		if (score_precision(&s->all) < 0)
+			snprintf(precision, sizeof(precision), "-");
+		else
+			snprintf(precision, sizeof(precision), "%.1f%%", 100 * score_precision(&s->all));
+		usage_cost_text(cost, sizeof(cost), s->cost_unknown ? -1 : s->usage.cost_usd);
+		printf("  %5lld  %-9s  %11s  %6s  %10s  %9s  %10s  ", (long long)runs[i].id, runs[i].status, caught,
+		       rate, noise, precision, cost);
+		history_put(stdout, runs[i].config, 0);
+		printf("\n");
+	}
+}
+
+static int stats_json(const struct history_stats *s, const struct history_where *where,
+		      const struct bench_history_run *runs, size_t nruns)
 {
 	int common = most_common_type(s);
 
-	return history_json_out(json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
+	return history_json_out(json_pack("{s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"repo", utf8_json(where->label), "remote", utf8_json(where->scope.remote),
 		"author", utf8_json(where->scope.author), "checks", (int)s->checks, "violations", (int)s->violations,
 		"unverified_findings", (int)s->unverified,
@@ -89,7 +150,7 @@ static int stats_json(const struct history_stats *s, const struct history_where 
 		"time_to_fix", times_json(s), "fix_types", types_json(s),
 		"most_common_fix_type", common < 0 ? json_null() :
 		json_string(history_fix_type_name((enum history_fix_type)common)),
-		"rules", rules_json(s), "usage", usage_json(s)));
+		"rules", rules_json(s), "usage", usage_json(s), "bench", bench_json(runs, nruns)));
 }
 
 static void times_text(const struct history_stats *s)
@@ -227,7 +288,9 @@ int cmd_stats(int argc, char **argv)
 	struct history_stats stats = { 0 };
 	struct history_filter filter = { 0 };
 	struct history_where where;
+	struct bench_history_run *runs = NULL;
 	struct store *store = NULL;
+	size_t nruns = 0;
 	bool json = false;
 	int rc;
 
@@ -235,14 +298,17 @@ int cmd_stats(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if ((rc = history_open(&store, &where, &filter)) != 0)
 		return rc;
-	if (history_stats(&stats, store, &where.scope) < 0) {
+	if (history_stats(&stats, store, &where.scope) < 0 ||
+	    bench_history(&runs, &nruns, store, &where.scope, BENCH_RUNS_SHOWN) < 0) {
 		cli_error("%s", error_message());
 		rc = 2;
 	} else if (json) {
-		rc = stats_json(&stats, &where);
+		rc = stats_json(&stats, &where, runs, nruns);
 	} else {
 		stats_text(&stats, &where);
+		bench_text(runs, nruns);
 	}
+	bench_history_free(runs, nruns);
 	history_stats_release(&stats);
 	store_close(store);
 	history_where_release(&where);

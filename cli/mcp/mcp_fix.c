@@ -113,6 +113,29 @@ void mcp_fixes_free(struct mcp_server *server)
 	server->nfixes = server->fixes_alloc = 0;
 }
 
+/*
+ * The session keeps its latest fixes; older ones that are not running go
+ * (apply_fix reads a fix back from the store, undo_fix works from the
+ * store), so that a day of fixes does not keep every file they read. A
+ * call that writes runs alone: no job holds one of them.
+ */
+#define MCP_FIXES_KEPT 8
+
+static void fixes_bound(struct mcp_server *server)
+{
+	size_t i, kept = 0, over = server->nfixes >= MCP_FIXES_KEPT ? server->nfixes - MCP_FIXES_KEPT + 1 : 0;
+
+	for (i = 0; i < server->nfixes; i++) {
+		if (over && !fix_busy(server->fixes[i])) {
+			fix_free(server->fixes[i]);
+			over--;
+			continue;
+		}
+		server->fixes[kept++] = server->fixes[i];
+	}
+	server->nfixes = kept;
+}
+
 /* --- propose_fix -------------------------------------------------------------- */
 
 static int options_load(struct fix_options *opts, struct mcp_server *server, struct workspace *ws)
@@ -154,6 +177,7 @@ int mcp_propose_fix_call(struct mcp_server *server, json_t *args, json_t **out, 
 		*out = mcp_tool_error("give finding_id (from review) or signal_id (from signals), one of them");
 		return 0;
 	}
+	fixes_bound(server);
 	if (ARRAY_GROW(server->fixes, server->fixes_alloc, server->nfixes + 1) < 0)
 		return MCP_INTERNAL_ERROR;
 	if (mcp_workspace(server, &ws) == 0 && ws->llm.provider == PROVIDER_NONE) {
@@ -194,6 +218,7 @@ static int fix_find(struct fix **out, struct mcp_server *server, int64_t id)
 
 	if ((*out = session_fix(server, id)))
 		return 0;
+	fixes_bound(server);
 	if (ARRAY_GROW(server->fixes, server->fixes_alloc, server->nfixes + 1) < 0)
 		return error_nomem();
 	if ((error = mcp_workspace(server, &ws)) < 0 || (error = options_load(&opts, server, ws)) < 0 ||

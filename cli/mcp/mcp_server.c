@@ -6,6 +6,7 @@
 #include "mcp_state.h"
 #include "array.h"
 #include "fix.h"
+#include "proc_sample.h"
 #include "status.h"
 #include "store.h"
 #include "utf8.h"
@@ -397,6 +398,19 @@ static void modern_request(struct mcp_server *server, struct mcp_call *call, con
 	serve(server, call, m);
 }
 
+/*
+ * REVLINE_SAMPLE=FILE (the soak test, tests/soak/soak.py): a ping appends
+ * what the process holds then (proc_sample.h), at the points the client
+ * chooses, so that a long session's growth can be fitted.
+ */
+static void ping_sample(void)
+{
+	const char *path = getenv("REVLINE_SAMPLE");
+
+	if (path && *path && proc_sample_write(path, store_memory()) < 0)
+		error_clear();
+}
+
 static void request(struct mcp_server *server, const struct mcp_message *m, struct mcp_batch *batch)
 {
 	json_t *version = json_object_get(json_object_get(m->params, "_meta"), META_VERSION);
@@ -405,8 +419,10 @@ static void request(struct mcp_server *server, const struct mcp_message *m, stru
 	if (version)
 		return modern_request(server, &call, m, version);
 	server->current = server->version;
-	if (!strcmp(m->method, "ping"))
+	if (!strcmp(m->method, "ping")) {
+		ping_sample();
 		return mcp_answer(server, &call, mcp_response(m->id, NULL));
+	}
 	if (!strcmp(m->method, "initialize")) {
 		if (server->version)
 			return mcp_answer(server, &call, mcp_error(m->id, MCP_INVALID_REQUEST, "already initialized"));

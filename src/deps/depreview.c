@@ -33,7 +33,7 @@ int depreview_new(struct depreview **out, struct repo *repo, const struct target
 		return error_nomem();
 	dr->repo = repo;
 	dr->target = target;
-	dr->diff = diff;
+	dr->diff = diff_dup(diff);
 	dr->opts = *options;
 	*out = dr;
 	return 0;
@@ -48,6 +48,7 @@ void depreview_free(struct depreview *dr)
 	deps_analysis_release(&dr->analysis);
 	free(dr->section);
 	free(dr->error);
+	diff_free(dr->diff);
 	free(dr);
 }
 

@@ -29,6 +29,7 @@ struct depreview_options {
 
 struct depreview;
 
+/* repo and target must outlive the review; it holds a reference to the diff (diff_dup). */
 int depreview_new(struct depreview **out, struct repo *repo, const struct target *target,
 		  struct diff *diff, const struct depreview_options *options);
 void depreview_free(struct depreview *dr);

@@ -52,13 +52,21 @@ int diff_new(struct diff **out)
 		return error_nomem();
 	/* Large blocks: a big diff is a handful of allocations. */
 	arena_init(&diff->arena, 1024 * 1024);
+	diff->refs = 1;
 	*out = diff;
 	return 0;
 }
 
+struct diff *diff_dup(struct diff *diff)
+{
+	if (diff)
+		diff->refs++;
+	return diff;
+}
+
 void diff_free(struct diff *diff)
 {
-	if (!diff)
+	if (!diff || --diff->refs > 0)
 		return;
 	if (diff->source.free)
 		diff->source.free(diff->source.ctx);

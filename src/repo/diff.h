@@ -161,10 +161,17 @@ struct diff {
 	bool unmerged_text;
 	struct arena arena;
 	struct diff_source source;
+	int refs;               /* diff_dup's, and the maker's */
 };
 
 /* An empty diff (with no source); files are added with diff_file_add. */
 int diff_new(struct diff **out);
+/*
+ * Another reference to the diff, for what outlives its maker's use (a
+ * check, a dependency review): the diff, its arena with it, goes with the
+ * last diff_free.
+ */
+struct diff *diff_dup(struct diff *diff);
 void diff_free(struct diff *diff);
 
 /* A new file entry at the end of the list; strings are copied. */

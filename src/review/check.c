@@ -118,7 +118,7 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 		return error_nomem();
 	c->repo = repo;
 	c->target = target;
-	c->diff = diff;
+	c->diff = diff_dup(diff);
 	c->events = events;
 	c->opts = *options;
 	if (c->opts.token_budget <= 0)
@@ -129,6 +129,7 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 	if ((options->store_error && !(c->store_error = strdup(options->store_error))) ||
 	    (!options->group && poll_group_new(&c->own_group) < 0)) {
 		free(c->store_error);
+		diff_free(c->diff);
 		free(c);
 		return error_nomem();
 	}
@@ -188,6 +189,7 @@ void check_free(struct check *c)
 	free(c->standards_files);
 	free(c->store_error);
 	poll_group_free(c->own_group);
+	diff_free(c->diff);
 	free(c);
 }
 

@@ -111,7 +111,7 @@ struct check_event {
 
 struct check;
 
-/* repo, target and diff must outlive the check. */
+/* repo and target must outlive the check; it holds a reference to the diff (diff_dup). */
 int check_new(struct check **out, struct repo *repo, const struct target *target,
 	      struct diff *diff, const struct check_options *options);
 void check_free(struct check *check);

@@ -738,6 +738,18 @@ static void drain(struct fix *fix)
 		on_event(fix, &ev);
 		ask_event_release(&ev);
 	}
+	/*
+	 * Answered (or failed, or cancelled): the request cycle goes, its
+	 * scheduler's connections with it, and the prompt; a fix kept for the
+	 * session keeps what it shows and what applies and undoes it.
+	 */
+	if (fix->asker && fix->state != FIX_ASKING) {
+		asker_free(fix->asker);
+		fix->asker = NULL;
+		free(fix->system);
+		free(fix->user);
+		fix->system = fix->user = NULL;
+	}
 	if (fix->lint && lint_done(fix->lint))
 		recheck_finish(fix);
 }

@@ -452,6 +452,11 @@ struct sqlite3 *backend_sqlite_handle(struct store_conn *conn)
 	return conn->db;
 }
 
+int64_t backend_sqlite_memory(void)
+{
+	return (int64_t)sqlite3_memory_used();
+}
+
 static int sqlite_column_count(struct store_conn_stmt *stmt)
 {
 	return sqlite3_column_count(stmt->stmt);

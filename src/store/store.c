@@ -390,6 +390,11 @@ int store_version(struct store *store)
 	return error < 0 ? error : version;
 }
 
+int64_t store_memory(void)
+{
+	return backend_sqlite_memory();
+}
+
 struct sqlite3 *store_db(struct store *store)
 {
 	return store->backend == &store_backend_sqlite ? backend_sqlite_handle(store->conn) : NULL;

@@ -44,6 +44,12 @@ int store_open(struct store **out, const char *path);
  */
 int store_author_load(struct store *store, struct config *config);
 void store_close(struct store *store);
+/*
+ * The bytes SQLite holds in this process now: its page caches (each
+ * connection's bounded by its cache_size), statements and schemas; what
+ * a long session's memory is measured without (the soak test).
+ */
+int64_t store_memory(void);
 /* The location as messages show it: a PostgreSQL location without its password. */
 const char *store_path(const struct store *store);
 /* The schema version (SQLite: PRAGMA user_version) after migrations. */

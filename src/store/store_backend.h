@@ -149,5 +149,7 @@ struct sqlite3;
 struct store;
 struct sqlite3 *backend_sqlite_handle(struct store_conn *conn);
 struct sqlite3 *store_db(struct store *store);
+/* The bytes SQLite holds in this process (store_memory). */
+int64_t backend_sqlite_memory(void);
 
 #endif

@@ -156,7 +156,8 @@ static int rows_read(void **items, size_t *count, size_t size, struct store_stmt
 #define SCOPE_REPO(p) \
 	"((CAST(:remote AS TEXT) IS NULL AND " p ".path = :repo) OR " p ".remote = :remote)"
 #define SCOPE_AUTHOR(c) "(CAST(:author AS TEXT) IS NULL OR " c ".author = :author)"
-#define SCOPE(p, c) SCOPE_REPO(p) " AND " SCOPE_AUTHOR(c)
+/* The benchmark's checks (environment "bench": bench_run.h) are in no history or figure of it. */
+#define SCOPE(p, c) SCOPE_REPO(p) " AND " SCOPE_AUTHOR(c) " AND " c ".environment <> 'bench'"
 
 static void scope_bind(struct store_stmt *stmt, const struct history_scope *scope)
 {
@@ -356,7 +357,7 @@ void history_findings_free(struct history_finding *findings, size_t count)
 static const char findings_sql[] =
 	"SELECT f.id, f.rule_id, f.file, f.line, f.severity, f.title FROM findings f "
 	"JOIN checks c ON c.id = f.check_id JOIN repos p ON p.id = c.repo_id "
-	"WHERE p.path = :repo AND f.reduced = 0 ORDER BY f.id DESC LIMIT :limit";
+	"WHERE p.path = :repo AND f.reduced = 0 AND c.environment <> 'bench' ORDER BY f.id DESC LIMIT :limit";
 
 static int finding_read(void *item, struct store_stmt *stmt)
 {

@@ -84,6 +84,10 @@ static const struct table tables[] = {
 	{ "context_tags", NULL, false, NULL, NULL, { { NULL, NULL } } },
 	{ "context_sent", NULL, false, NULL, NULL, { { "check_id", "checks" } } },
 	{ "context_reads", NULL, false, NULL, NULL, { { "check_threadline_id", "check_threadlines" } } },
+	{ "bench_cases", "id", true, NULL, NULL, { { "repo_id", "repos" } } },
+	{ "bench_runs", "id", true, NULL, NULL, { { "repo_id", "repos" } } },
+	{ "bench_results", NULL, false, NULL, NULL,
+	  { { "run_id", "bench_runs" }, { "case_id", "bench_cases" }, { "check_id", "checks" } } },
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

@@ -126,14 +126,73 @@
 	"ALTER TABLE check_results ADD COLUMN context TEXT;\n"
 
 /*
- * Version 10: what a lock file says of a package (deps.h): how the project
+ * 10: the benchmark (revline bench): the cases mined from a repository's
+ * history (a fix reversed, and the lines a review should find, as JSON:
+ * bench_case.h), the set of them in use (active), those the user
+ * excluded; each run of them with one configuration, and each case's
+ * outcome in a run (its check, the findings on the fix's lines, elsewhere
+ * and unverified, what it billed, how long it took; per rule and
+ * severity in detail, as JSON).
+ */
+#define SCHEMA_V10(INT, ID) \
+	"CREATE TABLE bench_cases (\n" \
+	"	" ID ",\n" \
+	"	repo_id " #INT " NOT NULL REFERENCES repos(id) ON DELETE CASCADE,\n" \
+	"	commit_oid TEXT NOT NULL,\n" \
+	"	parent_oid TEXT NOT NULL,\n" \
+	"	subject TEXT NOT NULL,\n" \
+	"	why TEXT NOT NULL,\n" \
+	"	committed_at " #INT " NOT NULL,\n" \
+	"	lines " #INT " NOT NULL CHECK (lines >= 0),\n" \
+	"	expected TEXT NOT NULL,\n" \
+	"	active " #INT " NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),\n" \
+	"	excluded " #INT " NOT NULL DEFAULT 0 CHECK (excluded IN (0, 1)),\n" \
+	"	mined_with TEXT NOT NULL DEFAULT '',\n" \
+	"	mined_at " #INT " NOT NULL,\n" \
+	"	UNIQUE (repo_id, commit_oid)\n" \
+	");\n" \
+	"CREATE TABLE bench_runs (\n" \
+	"	" ID ",\n" \
+	"	repo_id " #INT " NOT NULL REFERENCES repos(id) ON DELETE CASCADE,\n" \
+	"	config TEXT NOT NULL,\n" \
+	"	provider TEXT,\n" \
+	"	model TEXT,\n" \
+	"	status TEXT NOT NULL CHECK (status IN ('running', 'done', 'cancelled', 'failed')),\n" \
+	"	cases " #INT " NOT NULL CHECK (cases >= 0),\n" \
+	"	tolerance " #INT " NOT NULL DEFAULT 3,\n" \
+	"	started_at " #INT " NOT NULL,\n" \
+	"	finished_at " #INT ",\n" \
+	"	author TEXT,\n" \
+	"	host TEXT\n" \
+	");\n" \
+	"CREATE INDEX bench_runs_repo ON bench_runs (repo_id, config);\n" \
+	"CREATE TABLE bench_results (\n" \
+	"	run_id " #INT " NOT NULL REFERENCES bench_runs(id) ON DELETE CASCADE,\n" \
+	"	case_id " #INT " NOT NULL REFERENCES bench_cases(id) ON DELETE CASCADE,\n" \
+	"	check_id " #INT " REFERENCES checks(id) ON DELETE SET NULL,\n" \
+	"	outcome TEXT NOT NULL CHECK (outcome IN ('caught', 'missed', 'error')),\n" \
+	"	hits " #INT " NOT NULL DEFAULT 0,\n" \
+	"	noise " #INT " NOT NULL DEFAULT 0,\n" \
+	"	unverified " #INT " NOT NULL DEFAULT 0,\n" \
+	"	tokens_in " #INT " NOT NULL DEFAULT 0,\n" \
+	"	tokens_cached " #INT " NOT NULL DEFAULT 0,\n" \
+	"	tokens_out " #INT " NOT NULL DEFAULT 0,\n" \
+	"	cost_usd REAL CHECK (cost_usd >= 0),\n" \
+	"	ms " #INT " NOT NULL DEFAULT 0,\n" \
+	"	error TEXT,\n" \
+	"	detail TEXT NOT NULL DEFAULT '{}',\n" \
+	"	PRIMARY KEY (run_id, case_id)\n" \
+	");\n"
+
+/*
+ * Version 11: what a lock file says of a package (deps.h): how the project
  * depends on it (direct, transitive, unknown), the direct dependency that
  * pulls a transitive one in, the lock file whose exact versions it has,
  * and what a bot's commit message claimed of it that the lock file does
  * not bear out; the analysis's claims that no file bears out (a JSON
  * array). The advisories' JSON says too which the bump brings.
  */
-#define SCHEMA_V10 \
+#define SCHEMA_V11 \
 	"ALTER TABLE check_packages ADD COLUMN relation TEXT NOT NULL DEFAULT 'direct'\n" \
 	"	CHECK (relation IN ('direct', 'transitive', 'unknown'));\n" \
 	"ALTER TABLE check_packages ADD COLUMN via TEXT;\n" \
@@ -539,8 +598,10 @@ static const char *const sqlite_migrations[] = {
 	SCHEMA_V8(INTEGER, BLOB, " WITHOUT ROWID"),
 	/* 9: what each check showed its model of the repository (SCHEMA_V9 above). */
 	SCHEMA_V9(INTEGER),
-	/* 10: a package's relation, via, lock file and claim; the claims (SCHEMA_V10 above). */
-	SCHEMA_V10
+	/* 10: the benchmark (SCHEMA_V10 above). */
+	SCHEMA_V10(INTEGER, "id INTEGER PRIMARY KEY AUTOINCREMENT"),
+	/* 11: a package's relation, via, lock file and claim; the claims (SCHEMA_V11 above). */
+	SCHEMA_V11
 	"ALTER TABLE check_dependencies ADD COLUMN claims TEXT NOT NULL DEFAULT '[]' CHECK (json_type(claims) = 'array');\n",
 };
 
@@ -900,7 +961,9 @@ static const char *const pg_migrations[] = {
 	/* 9: as SQLite's 9. */
 	SCHEMA_V9(BIGINT),
 	/* 10: as SQLite's 10. */
-	SCHEMA_V10
+	SCHEMA_V10(BIGINT, PG_ID),
+	/* 11: as SQLite's 11. */
+	SCHEMA_V11
 	"ALTER TABLE check_dependencies ADD COLUMN " PG_JSON_ARRAY("claims") ";\n",
 };
 

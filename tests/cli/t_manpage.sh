@@ -19,7 +19,7 @@ while IFS= read -r line; do
 	esac
 done <"$TMP/out"
 
-for cmd in "" diff rules init check doctor feedback history fixes stats detect-fixes signals fix undo hook completion mcp db; do
+for cmd in "" diff rules init bench check doctor feedback history fixes stats detect-fixes signals fix undo hook completion mcp db; do
 	run help $cmd
 	for opt in $(grep -o -- '--[a-z-]*' "$TMP/out" | sort -u); do
 		if grep -q -- "$opt" "$TMP/man.txt"; then pass "man page has $opt"

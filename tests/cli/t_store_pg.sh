@@ -49,7 +49,7 @@ first=$(awk 'NR == 1 { print $1 }' "$TMP/findings")
 [ -n "$first" ] && pass "the finding has an id ($first)" || fail "no finding: $(head -c 400 "$TMP/out")"
 [ "$(sql "SELECT count(*) || ' ' || min(status) FROM checks")" = "1 complete" ] &&
 	pass "the check is a row on the server" || fail "checks: $(sql "SELECT id, status FROM checks")"
-[ "$(sql "SELECT version FROM revline_schema_version")" = 10 ] && pass "schema version 10 on the server" ||
+[ "$(sql "SELECT version FROM revline_schema_version")" = 11 ] && pass "schema version 11 on the server" ||
 	fail "version: $(sql "SELECT * FROM revline_schema_version")"
 [ "$(sql "SELECT title FROM findings WHERE id = $first")" = "Shell injection" ] &&
 	pass "the finding is a row" || fail "findings: $(sql "SELECT id, title FROM findings")"
@@ -58,7 +58,7 @@ run history
 expect_status 0 "history"
 expect_out "complete" "history lists the check"
 run doctor
-expect_out "^database:   postgresql:///revline_test?host=.*(schema 10)$" "doctor names the database and its schema"
+expect_out "^database:   postgresql:///revline_test?host=.*(schema 11)$" "doctor names the database and its schema"
 expect_out "^author:     t@example.com (git's user.email" "and who the records say wrote them"
 
 # A fix, as fix detection stores it (of the violation not yet marked); fixes and stats read it back.
@@ -111,7 +111,7 @@ not_stored() { # WHAT PATTERN
 # A schema from a newer revline.
 sql "UPDATE revline_schema_version SET version = 99" >/dev/null
 check --show-suppressed
-not_stored "a newer schema" "made by a newer revline (schema version 99; this one knows up to 10); upgrade revline or choose another database with REVLINE_DB"
+not_stored "a newer schema" "made by a newer revline (schema version 99; this one knows up to 11); upgrade revline or choose another database with REVLINE_DB"
 [ "$(sql "SELECT count(*) FROM checks")" = 4 ] && pass "a newer schema: nothing written" || fail "a newer schema: a check was written"
 sql "UPDATE revline_schema_version SET version = 8" >/dev/null
 
@@ -159,8 +159,8 @@ wait "${races[@]}" "$holder"
 [ "$(cat "$TMP"/race.[123].rc | tr -d '\n')" = 000 ] &&
 	pass "clients that waited for the lock see the schema made meanwhile" ||
 	fail "a client failed: $(cat "$TMP"/race.[123].err)"
-[ "$(pg_psql -d race -c "SELECT version FROM revline_schema_version")" = 10 ] &&
-	pass "the schema is there once, at version 10" || fail "version: $(pg_psql -d race -c "SELECT * FROM revline_schema_version")"
+[ "$(pg_psql -d race -c "SELECT version FROM revline_schema_version")" = 11 ] &&
+	pass "the schema is there once, at version 11" || fail "version: $(pg_psql -d race -c "SELECT * FROM revline_schema_version")"
 
 # The server stopped.
 pg_stop

@@ -22,9 +22,12 @@
 
 struct deps_view {
 	struct depreview *own;          /* the diff's analysis when there is no check */
+	unsigned serial;                /* of the diff it analysed (tui->diff_serial) */
 	struct lines lines;
 	char error[512];
 };
+
+static void forget(struct deps_view *dv);
 
 static const char *or_dash(const char *s)
 {
@@ -39,6 +42,10 @@ static const struct depreview *source(struct deps_view *dv, struct tui *tui)
 
 	if (dr)
 		return dr;
+	/* The diff was made again: the analysis of the one it replaced goes, with its reference. */
+	if ((dv->own || dv->error[0]) && dv->serial != tui->diff_serial)
+		forget(dv);
+	dv->serial = tui->diff_serial;
 	if (!dv->own && !dv->error[0] &&
 	    (depreview_new(&dv->own, tui->repo, tui->target, tui->diff, &o) < 0 || depreview_start(dv->own) < 0))
 		snprintf(dv->error, sizeof(dv->error), "%s", error_message());

@@ -1,14 +1,16 @@
 /*
  * Statistics, full screen: the figures of `revline stats`, with bar charts
- * of the time to fix and of the fix types drawn in the terminal, and a
- * table per rule. Read again whenever the store has changed (a fix marked
- * incorrect in history shows here at once).
+ * of the time to fix and of the fix types drawn in the terminal, a table
+ * per rule, and the benchmark's newest runs. Read again whenever the store
+ * has changed (a fix marked incorrect in history shows here at once).
  */
+#include "bench_history.h"
 #include "draw.h"
 #include "history.h"
 #include "lines.h"
 #include "status.h"
 #include "tui.h"
+#include "usage.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,12 +18,15 @@
 #include <string.h>
 
 #define LABEL_WIDTH 13          /* the totals' labels */
+#define BENCH_RUNS_SHOWN 5      /* as revline stats */
 
 struct stats_view {
 	bool loaded;
 	struct history_version version;
 	char *repo;                     /* the store's key of the repository */
 	struct history_stats stats;
+	struct bench_history_run *runs;         /* the benchmark's newest runs */
+	size_t nruns;
 	char error[512];                /* why the statistics could not be read */
 	struct lines lines;
 };
@@ -38,12 +43,17 @@ static void reread(struct stats_view *sv, struct tui *tui)
 	if (sv->loaded && !changed)
 		return;
 	history_stats_release(&sv->stats);
+	bench_history_free(sv->runs, sv->nruns);
+	sv->runs = NULL;
+	sv->nruns = 0;
 	sv->error[0] = '\0';
 	sv->loaded = true;
 	if (!sv->repo &&
 	    !(sv->repo = history_repo_key(tui->repo->workdir ? tui->repo->workdir : tui->repo->gitdir)))
 		snprintf(sv->error, sizeof(sv->error), "out of memory");
-	else if (history_stats(&sv->stats, tui->review.store, &(struct history_scope){ .path = sv->repo }) < 0)
+	else if (history_stats(&sv->stats, tui->review.store, &(struct history_scope){ .path = sv->repo }) < 0 ||
+		 bench_history(&sv->runs, &sv->nruns, tui->review.store, &(struct history_scope){ .path = sv->repo },
+			       BENCH_RUNS_SHOWN) < 0)
 		snprintf(sv->error, sizeof(sv->error), "%s", error_message());
 }
 
@@ -213,6 +223,38 @@ static void rules_rows(struct lines *l, const struct history_stats *s)
 	}
 }
 
+/* The benchmark's newest runs (revline bench): caught, rate, noise, precision, cost, configuration. */
+static void bench_rows(struct lines *l, const struct bench_history_run *runs, size_t n)
+{
+	size_t i;
+
+	heading(l, "Benchmark (revline bench)");
+	lines_row(l, -1);
+	lines_add(l, STYLE_DEFAULT, " ");
+	if (!n) {
+		lines_add(l, STYLE_EMPTY_TITLE, "No run yet: revline bench measures the review on this repository's fixes.");
+		return;
+	}
+	lines_add(l, STYLE_LABEL, "  run  status      caught    rate  noise/case  precision        cost  configuration");
+	for (i = 0; i < n; i++) {
+		const struct score_summary *s = &runs[i].summary;
+		char caught[32], rate[16], noise[16], precision[16], cost[32];
+
+		snprintf(caught, sizeof(caught), "%ld/%ld", s->all.caught, s->all.cases);
+		snprintf(rate, sizeof(rate), s->all.cases ? "%.1f%%" : "-", 100 * score_catch_rate(&s->all));
+		snprintf(noise, sizeof(noise), s->all.cases ? "%.2f" : "-", score_noise_per_case(&s->all));
+		if (score_precision(&s->all) < 0)
+			snprintf(precision, sizeof(precision), "-");
+		else
+			snprintf(precision, sizeof(precision), "%.1f%%", 100 * score_precision(&s->all));
+		usage_cost_text(cost, sizeof(cost), s->cost_unknown ? -1 : s->usage.cost_usd);
+		lines_row(l, -1);
+		lines_add(l, STYLE_DEFAULT, " %5lld  %-9s  %8s  %6s  %10s  %9s  %10s  ", (long long)runs[i].id,
+			  runs[i].status, caught, rate, noise, precision, cost);
+		lines_add(l, STYLE_DEFAULT, "%s", runs[i].config);
+	}
+}
+
 static void stats_prepare(struct view *view)
 {
 	struct stats_view *sv = view->data;
@@ -235,6 +277,7 @@ static void stats_prepare(struct view *view)
 		usage_rows(&sv->lines, &sv->stats);
 		charts_rows(&sv->lines, &sv->stats, view->width);
 		rules_rows(&sv->lines, &sv->stats);
+		bench_rows(&sv->lines, sv->runs, sv->nruns);
 	}
 	view->lines = sv->lines.nrows;
 }
@@ -286,6 +329,7 @@ static void stats_free(struct view *view)
 
 	if (sv) {
 		history_stats_release(&sv->stats);
+		bench_history_free(sv->runs, sv->nruns);
 		lines_release(&sv->lines);
 		free(sv->repo);
 	}

@@ -1,0 +1,140 @@
+/* A configuration of the benchmark: "model=...,context=...,effort=...", read and applied. */
+#include "bench_config.h"
+#include "status.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPEC_MAX 512
+
+static const char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x21 || *s == 0x7f || *s == ',' || *s == '=')
+			return false;
+	return true;
+}
+
+static int context_parse(int *out, const char *value)
+{
+	int i;
+
+	for (i = CONTEXT_TOOLS; i <= CONTEXT_NONE; i++)
+		if (!strcmp(value, check_context_mode_name((enum context_mode)i))) {
+			*out = i;
+			return 0;
+		}
+	return error_set(RL_EUSAGE, "configuration: context takes tools, pack or none, not '%s'", value);
+}
+
+static int pair_take(struct bench_config *out, const char *key, const char *value, unsigned *seen)
+{
+	static const char *const keys[] = { "model", "context", "effort" };
+	size_t i, n = sizeof(keys) / sizeof(keys[0]);
+
+	for (i = 0; i < n && strcmp(key, keys[i]); i++)
+		;
+	if (i == n)
+		return error_set(RL_EUSAGE, "configuration: unknown key '%s' (model, context or effort: "
+				 "\"model=gpt-5-mini,context=pack\")", key);
+	if (*seen & (1u << i))
+		return error_set(RL_EUSAGE, "configuration: %s is given twice", key);
+	*seen |= 1u << i;
+	if (!*value || !printable(value) || strlen(value) >= sizeof(out->model))
+		return error_set(RL_EUSAGE, "configuration: %s needs a value of printable characters "
+				 "(at most 127, no spaces): \"%s=...\"", key, key);
+	if (i == 0)
+		strcpy(out->model, value);
+	else if (i == 1)
+		return context_parse(&out->context, value);
+	else if (strlen(value) >= sizeof(out->effort))
+		return error_set(RL_EUSAGE, "configuration: effort '%s' is too long", value);
+	else
+		strcpy(out->effort, value);
+	return 0;
+}
+
+int bench_config_parse(struct bench_config *out, const char *spec)
+{
+	char copy[SPEC_MAX], *save = NULL, *part;
+	unsigned seen = 0;
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->context = -1;
+	if (!spec || strlen(spec) >= sizeof(copy))
+		return error_set(RL_EUSAGE, "configuration: at most %d characters", SPEC_MAX - 1);
+	strcpy(copy, spec);
+	for (part = strtok_r(copy, ",", &save); part && !error; part = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(part, '=');
+
+		if (!eq)
+			return error_set(RL_EUSAGE, "configuration: '%s' is not key=value (\"model=gpt-5-mini,"
+					 "context=pack\")", trim(part));
+		*eq = '\0';
+		error = pair_take(out, trim(part), trim(eq + 1), &seen);
+	}
+	if (!error && !seen)
+		error = error_set(RL_EUSAGE, "configuration: empty; give model=, context= or effort=");
+	return error;
+}
+
+static int replace(char **field, const char *value)
+{
+	char *copy = strdup(value);
+
+	if (!copy)
+		return error_nomem();
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+int bench_config_apply(const struct bench_config *cfg, struct llm_config *llm, struct check_options *opts)
+{
+	int error = 0;
+
+	if (*cfg->model && ((error = replace(&llm->model, cfg->model)) < 0 ||
+			    (error = replace(&llm->map_model, cfg->model)) < 0 ||
+			    (error = replace(&llm->reduce_model, cfg->model)) < 0))
+		return error;
+	if (*cfg->effort && (error = replace(&llm->reasoning_effort, cfg->effort)) < 0)
+		return error;
+	if (cfg->context >= 0)
+		opts->context = (enum context_mode)cfg->context;
+	return 0;
+}
+
+int bench_config_key(struct buf *out, const struct llm_config *llm, const struct check_options *opts)
+{
+	size_t i;
+
+	if (buf_printf(out, "provider=%s model=%s context=%s effort=%s rules=", provider_name(llm->provider),
+		       llm->map_model ? llm->map_model : "", check_context_mode_name(opts->context),
+		       llm->reasoning_effort ? llm->reasoning_effort : "default") < 0)
+		return error_nomem();
+	for (i = 0; i < opts->nrule_ids; i++)
+		if (buf_printf(out, "%s%s", i ? "+" : "", opts->rule_ids[i]) < 0)
+			return error_nomem();
+	if (!opts->nrule_ids && buf_puts(out, "all") < 0)
+		return error_nomem();
+	for (i = 0; i < opts->nrule_dirs; i++)
+		if (buf_printf(out, "%s%s", i ? "+" : " rule-dirs=", opts->rule_dirs[i]) < 0)
+			return error_nomem();
+	if (opts->no_builtin && buf_puts(out, " no-builtin") < 0)
+		return error_nomem();
+	return 0;
+}
