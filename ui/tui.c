@@ -171,15 +171,16 @@ int tui_run(struct repo *repo, struct target *target, struct diff *diff,
 	tui_layout(&tui);
 	if (!tui.script)
 		tui.input = loop_add(&tui.loop, &input);
-	tui.renamer = loop_add(&tui.loop, &renamer);
-	loop_wake(tui.renamer);
-	tui.counter = loop_add(&tui.loop, &counter);
-	loop_wake(tui.counter);
+	/* Before the renames and the counting: its idle slice (the watches) comes first. */
 	if (watch_new(&tui.watch, &tui) == 0) {
 		struct loop_source watcher = watch_source(tui.watch);
 
 		loop_add(&tui.loop, &watcher);
 	}
+	tui.renamer = loop_add(&tui.loop, &renamer);
+	loop_wake(tui.renamer);
+	tui.counter = loop_add(&tui.loop, &counter);
+	loop_wake(tui.counter);
 	if (options && options->check)
 		tui_renames_finish(&tui);
 	if (options && options->check && review_start(&tui.review) == 0)

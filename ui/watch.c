@@ -5,6 +5,10 @@
  * of the working tree and the git directory (the index, HEAD); elsewhere,
  * or when inotify cannot be had, a stat of the diff's files on a timer;
  * and, either way, a look when the terminal gets the focus back.
+ *
+ * Nothing of it holds up the first screen: the stat of every file of the
+ * diff and the watches start in the loop's first idle slice, after the
+ * first paint (or when something asks whether the tree changed before).
  */
 #include "watch.h"
 #include "array.h"
@@ -35,6 +39,7 @@ struct watch {
 	int *wds;
 	size_t nwds, wds_alloc;
 	int git_wd;             /* the git directory's: only its index and HEAD matter */
+	bool started;           /* the stamp taken and the directories watched (watch_reset) */
 	uint64_t stamp;         /* of the diff's files when the diff was made */
 	int64_t due_us;         /* when to look again after events, or 0 */
 	int64_t poll_us;        /* the next stat check without inotify */
@@ -91,6 +96,17 @@ static bool watched(const struct tui *tui)
 }
 
 #ifdef HAVE_INOTIFY
+/* Whether the directory of this watch descriptor is watched already. */
+static bool wd_known(const struct watch *w, int wd)
+{
+	size_t i;
+
+	for (i = 0; i < w->nwds; i++)
+		if (w->wds[i] == wd)
+			return true;
+	return false;
+}
+
 static int watch_dir(struct watch *w, const char *dir)
 {
 	int wd;
@@ -99,18 +115,26 @@ static int watch_dir(struct watch *w, const char *dir)
 		return -1;
 	wd = inotify_add_watch(w->fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
 			       IN_DELETE | IN_ONLYDIR);
-	if (wd < 0 || ARRAY_GROW(w->wds, w->wds_alloc, w->nwds + 1) < 0)
+	if (wd < 0 || wd_known(w, wd))
+		return wd;
+	if (ARRAY_GROW(w->wds, w->wds_alloc, w->nwds + 1) < 0)
 		return -1;
 	w->wds[w->nwds++] = wd;
 	return wd;
 }
 
-/* The directories of the diff's files, the top of the tree and the git directory. */
+/*
+ * The directories of the diff's files, the top of the tree and the git
+ * directory, each once: inotify gives the same descriptor for a directory
+ * watched twice, and the files of one directory mostly come one after the
+ * other in the diff's order.
+ */
 static void watch_dirs(struct watch *w)
 {
 	const struct tui *tui = w->tui;
 	struct buf dir = BUF_INIT;
-	size_t i;
+	const char *prev = NULL;
+	size_t prev_len = 0, i;
 
 	for (i = 0; i < w->nwds; i++)
 		inotify_rm_watch(w->fd, w->wds[i]);
@@ -120,11 +144,12 @@ static void watch_dirs(struct watch *w)
 	for (i = 0; i < tui->diff->nfiles; i++) {
 		const char *path = tui->diff->files[i].path, *slash = strrchr(path, '/');
 
-		if (!slash)
+		if (!slash || (prev && prev_len == (size_t)(slash - path) && !memcmp(prev, path, prev_len)))
 			continue;
+		prev = path;
+		prev_len = (size_t)(slash - path);
 		buf_clear(&dir);
-		buf_printf(&dir, "%s%.*s", tui->repo->workdir, (int)(slash - path), path);
-		/* inotify gives the same descriptor for a directory watched twice. */
+		buf_printf(&dir, "%s%.*s", tui->repo->workdir, (int)prev_len, path);
 		watch_dir(w, dir.ptr ? dir.ptr : "");
 	}
 	buf_release(&dir);
@@ -268,14 +293,23 @@ int watch_new(struct watch **out, struct tui *tui)
 	if (watched(tui) && !getenv("REVLINE_NO_INOTIFY"))
 		w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 #endif
-	watch_reset(w);
 	*out = w;
 	return 0;
 }
 
+/* The first idle slice: the stamp and the watches, after the first paint. */
+static bool watch_start(void *ctx)
+{
+	struct watch *w = ctx;
+
+	if (!w->started)
+		watch_reset(w);
+	return false;
+}
+
 struct loop_source watch_source(struct watch *w)
 {
-	struct loop_source source = { watch_fds, watch_timeout, watch_dispatch, NULL, w, false };
+	struct loop_source source = { watch_fds, watch_timeout, watch_dispatch, watch_start, w, true };
 
 	return source;
 }
@@ -284,6 +318,7 @@ void watch_reset(struct watch *w)
 {
 	if (!w)
 		return;
+	w->started = true;
 	w->stamp = stamp_of(w->tui);
 	w->poll_us = clock_us() + WATCH_POLL_MS * 1000;
 #ifdef HAVE_INOTIFY
@@ -301,12 +336,19 @@ void watch_settle(struct watch *w, int ms)
 void watch_look(struct watch *w)
 {
 	/* inotify has seen it all already. */
-	if (w && w->fd < 0 && watched(w->tui))
+	if (w && !w->started)
+		watch_reset(w);
+	else if (w && w->fd < 0 && watched(w->tui))
 		events_settled(w);
 }
 
 bool watch_stale(struct watch *w)
 {
+	/* Asked before the first idle slice: the diff was just made. */
+	if (w && !w->started) {
+		watch_reset(w);
+		return false;
+	}
 	return w && watched(w->tui) && w->stamp != stamp_of(w->tui);
 }
 

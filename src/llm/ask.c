@@ -1,5 +1,6 @@
 /* The request cycle (ask.h). */
 #include "ask.h"
+#include "body_splice.h"
 #include "hash.h"
 #include "refusal.h"
 #include "array.h"
@@ -74,6 +75,8 @@ struct asker {
 	struct queue events;     /* of struct ask_event */
 	struct refusal_memory refusals;
 	struct strings warmed;  /* shared parts whose first question got its first byte */
+	struct body_splice splice;      /* the last shared part, encoded once for its bodies */
+	bool splicing;          /* splice has its token */
 	uint64_t last_id;
 	struct poll_member member;      /* takes the scheduler's events in the poll group */
 };
@@ -340,27 +343,22 @@ static const char *answer_tool(const struct llm_config *llm, const struct questi
 		question->schema ? question->schema_name : NULL;
 }
 
+/* splice: the asker's, for a body whose shared part its last body had too; NULL builds it whole. */
 static int call_build(struct llm_call *call, struct question *question, const struct llm_config *llm,
-		      const struct ask *q)
+		      const struct ask *q, struct body_splice *splice)
 {
 	const struct provider_ops *ops = llm->provider == PROVIDER_ANTHROPIC ? &provider_anthropic :
 		&provider_openai;
 	const struct model_info *info;
 	char key[32];
-	json_t *body = NULL;
 	struct buf url = BUF_INIT;
 	int error;
 
 	memset(call, 0, sizeof(*call));
 	models_lookup(&info, llm->models, provider_name(llm->provider), q->model);
 	question_make(question, key, llm, q, info);
-	if ((error = ops->body(&body, question)) < 0)
+	if ((error = body_splice_build(&call->body, &call->body_len, splice, ops, question)) < 0)
 		return error;
-	call->body = json_dumps(body, JSON_COMPACT);
-	json_decref(body);
-	if (!call->body)
-		return error_set(RL_ERROR, "cannot build the request (is the prompt valid UTF-8?)");
-	call->body_len = strlen(call->body);
 	question->cache_key = NULL;     /* key[] ends here */
 	if ((error = buf_printf(&url, "%s/%s", llm->base_url, ops->path)) < 0)
 		goto fail;
@@ -383,7 +381,7 @@ static int send_question(struct asker *a, struct ask *q)
 	int error;
 
 	q->refused |= refusal_get(&a->refusals, a->store, a->llm->base_url, q->model);
-	if ((error = call_build(&call, &question, a->llm, q)) < 0)
+	if ((error = call_build(&call, &question, a->llm, q, a->splicing ? &a->splice : NULL)) < 0)
 		return error;
 	req.url = call.url;
 	req.headers = (const char *const *)call.headers;
@@ -626,7 +624,7 @@ int ask_call_build_tools(struct llm_call *out, const struct llm_config *llm, con
 	q.stream = !options || !options->no_stream;
 	if ((error = ask_copy(&q, spec, llm)) == 0 && (error = tools_choose(&q, tools, llm, 0)) == 0 &&
 	    (error = group_set(&q)) == 0)
-		error = call_build(out, &question, llm, &q);
+		error = call_build(out, &question, llm, &q, NULL);
 	ask_clear(&q);
 	return error;
 }
@@ -1010,6 +1008,9 @@ int asker_new(struct asker **out, const struct llm_config *llm, const struct sch
 	a->member.timeout = member_timeout;
 	a->member.step = member_step;
 	a->member.ctx = a;
+	/* Without random bytes, every body is built whole. */
+	a->splicing = body_splice_init(&a->splice) == 0;
+	error_clear();
 	/* After the scheduler: its events are taken in the same step. */
 	if ((error = sched_new(&a->sched, sched, group)) < 0 ||
 	    (error = poll_group_join(sched_group(a->sched), &a->member)) < 0) {
@@ -1034,6 +1035,7 @@ void asker_free(struct asker *a)
 	for (i = 0; i < a->events.count; i++)
 		ask_event_release(queue_at(&a->events, i));
 	strings_free(&a->warmed);
+	body_splice_release(&a->splice);
 	refusal_memory_release(&a->refusals);
 	free(a->live);
 	queue_release(&a->events);

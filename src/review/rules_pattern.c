@@ -37,8 +37,11 @@ int rule_pattern_compile(struct rule *rule)
 	/* No PCRE2_UTF: added lines are bytes and need not be UTF-8. */
 	rule->regex = pcre2_compile((PCRE2_SPTR)rule->pattern, strlen(rule->pattern), 0, &code, &offset,
 				    NULL);
-	if (rule->regex)
+	if (rule->regex) {
+		/* Matched on every added line: compiled to machine code where PCRE2 can (else interpreted). */
+		pcre2_jit_compile(rule->regex, PCRE2_JIT_COMPLETE);
 		return 0;
+	}
 	if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAPLIMIT)
 		return error_nomem();
 	pcre2_get_error_message(code, message, sizeof(message));

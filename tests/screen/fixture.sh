@@ -348,6 +348,25 @@ build_many()
 	done
 }
 
+# More files in one folder than the watcher watches folders (512), then one
+# in another folder: each folder is watched once, the last one too.
+build_wide()
+{
+	local i
+
+	mkdir -p lib zz
+	for ((i = 1; i <= 600; i++)); do
+		printf 'file %03d\n' "$i" >"lib/file$(printf %03d "$i").txt"
+	done
+	printf 'last\n' >zz/last.txt
+	git add -A
+	fixture_commit "2024-01-01T10:00:00+0000" "Initial import"
+	for ((i = 1; i <= 600; i++)); do
+		printf 'file %03d, changed\n' "$i" >"lib/file$(printf %03d "$i").txt"
+	done
+	printf 'last, changed\n' >zz/last.txt
+}
+
 build_deps()
 {
 	cat >package.json <<'JSON'
@@ -527,7 +546,7 @@ fixture_build()
 	local name=$1 dir=$2
 
 	case $name in
-	basic|empty|many|badtheme|deps|deps-locks|untrusted|untracked|untracked-one|untracked-only|merge|context) ;;
+	basic|empty|many|wide|badtheme|deps|deps-locks|untrusted|untracked|untracked-one|untracked-only|merge|context) ;;
 	*) echo "fixture.sh: unknown fixture '$name'" >&2; return 1 ;;
 	esac
 	mkdir -p "$dir" || return 1
