@@ -119,19 +119,11 @@ static void bench_text(const struct bench_history_run *runs, size_t n)
 	printf("  %5s  %-9s  %11s  %6s  %10s  %9s  %10s  %s\n", "run", "status", "caught", "rate", "noise/case",
 	       "precision", "cost", "configuration");
 	for (i = 0; i < n; i++) {
-		const struct score_summary *s = &runs[i].summary;
-		char caught[32], rate[16], noise[16], precision[16], cost[32];
+		struct score_texts t;
 
-		snprintf(caught, sizeof(caught), "%ld/%ld", s->all.caught, s->all.cases);
-		snprintf(rate, sizeof(rate), s->all.cases ? "%.1f%%" : "-", 100 * score_catch_rate(&s->all));
-		snprintf(noise, sizeof(noise), s->all.cases ? "%.2f" : "-", score_noise_per_case(&s->all));
-		if (score_precision(&s->all) < 0)
-			snprintf(precision, sizeof(precision), "-");
-		else
-			snprintf(precision, sizeof(precision), "%.1f%%", 100 * score_precision(&s->all));
-		usage_cost_text(cost, sizeof(cost), s->cost_unknown ? -1 : s->usage.cost_usd);
-		printf("  %5lld  %-9s  %11s  %6s  %10s  %9s  %10s  ", (long long)runs[i].id, runs[i].status, caught,
-		       rate, noise, precision, cost);
+		score_texts_make(&t, &runs[i].summary);
+		printf("  %5lld  %-9s  %11s  %6s  %10s  %9s  %10s  ", (long long)runs[i].id, runs[i].status, t.caught,
+		       t.rate, t.noise, t.precision, t.cost);
 		history_put(stdout, runs[i].config, 0);
 		printf("\n");
 	}

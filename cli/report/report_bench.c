@@ -116,22 +116,6 @@ void report_bench_case_text(FILE *out, const struct bench_case *c, const struct 
 	fputc('\n', out);
 }
 
-static void percent_text(char *out, size_t size, double v)
-{
-	if (v < 0)
-		snprintf(out, size, "-");
-	else
-		snprintf(out, size, "%.1f%%", v * 100);
-}
-
-static void number_text(char *out, size_t size, double v)
-{
-	if (v < 0)
-		snprintf(out, size, "-");
-	else
-		snprintf(out, size, "%.2f", v);
-}
-
 static void usage_rows(FILE *out, const struct score_summary *s)
 {
 	char in[32], cached[32], tokens_out[32], cost[32];
@@ -156,9 +140,9 @@ static void tally_row(FILE *out, const char *name, int width, const struct score
 {
 	char rate[16], noise[16], precision[16];
 
-	percent_text(rate, sizeof(rate), score_catch_rate(t));
-	number_text(noise, sizeof(noise), score_noise_per_case(t));
-	percent_text(precision, sizeof(precision), score_precision(t));
+	score_percent_text(rate, sizeof(rate), score_catch_rate(t));
+	score_number_text(noise, sizeof(noise), score_noise_per_case(t));
+	score_percent_text(precision, sizeof(precision), score_precision(t));
 	term_pad(out, name, width);
 	fprintf(out, "  %5ld  %6ld  %10s  %10s  %9s  %10ld\n", t->cases, t->caught, rate, noise, precision,
 		t->unverified);
@@ -191,9 +175,9 @@ void report_bench_run_text(FILE *out, const struct bench_report_run *run, int to
 	const struct score_summary *s = &run->summary;
 	char rate[16], noise[16], precision[16];
 
-	percent_text(rate, sizeof(rate), score_catch_rate(&s->all));
-	number_text(noise, sizeof(noise), score_noise_per_case(&s->all));
-	percent_text(precision, sizeof(precision), score_precision(&s->all));
+	score_percent_text(rate, sizeof(rate), score_catch_rate(&s->all));
+	score_number_text(noise, sizeof(noise), score_noise_per_case(&s->all));
+	score_percent_text(precision, sizeof(precision), score_precision(&s->all));
 	fprintf(out, "\nBenchmark run %lld: ", (long long)run->run_id);
 	term_puts(out, run->config);
 	fprintf(out, "\nA case is caught when a verified finding lies within %d lines of the fix's lines in its "
@@ -226,13 +210,13 @@ static void compare_rows(FILE *out, const struct score_summary *a, const struct 
 	snprintf(d, sizeof(d), "%+.1f points (95%% interval %+.1f to %+.1f)", 100 * cmp->catch_diff,
 		 100 * cmp->catch_low, 100 * cmp->catch_high);
 	side_row(out, "caught", x, y, cmp->pairs ? d : "-");
-	number_text(x, sizeof(x), score_noise_per_case(&a->all));
-	number_text(y, sizeof(y), score_noise_per_case(&b->all));
+	score_number_text(x, sizeof(x), score_noise_per_case(&a->all));
+	score_number_text(y, sizeof(y), score_noise_per_case(&b->all));
 	snprintf(d, sizeof(d), "%+.2f (95%% interval %+.2f to %+.2f)", cmp->noise_diff, cmp->noise_low,
 		 cmp->noise_high);
 	side_row(out, "noise per case", x, y, cmp->pairs ? d : "-");
-	percent_text(x, sizeof(x), score_precision(&a->all));
-	percent_text(y, sizeof(y), score_precision(&b->all));
+	score_percent_text(x, sizeof(x), score_precision(&a->all));
+	score_percent_text(y, sizeof(y), score_precision(&b->all));
 	side_row(out, "precision", x, y, "");
 	snprintf(x, sizeof(x), "%ld", a->all.unverified);
 	snprintf(y, sizeof(y), "%ld", b->all.unverified);

@@ -5,6 +5,7 @@
 #include "status.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,4 +265,29 @@ double score_noise_per_case(const struct score_tally *t)
 double score_precision(const struct score_tally *t)
 {
 	return t->hits + t->noise ? (double)t->hits / (double)(t->hits + t->noise) : -1;
+}
+
+void score_percent_text(char *out, size_t size, double v)
+{
+	if (v < 0)
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%.1f%%", v * 100);
+}
+
+void score_number_text(char *out, size_t size, double v)
+{
+	if (v < 0)
+		snprintf(out, size, "-");
+	else
+		snprintf(out, size, "%.2f", v);
+}
+
+void score_texts_make(struct score_texts *out, const struct score_summary *s)
+{
+	snprintf(out->caught, sizeof(out->caught), "%ld/%ld", s->all.caught, s->all.cases);
+	score_percent_text(out->rate, sizeof(out->rate), score_catch_rate(&s->all));
+	score_number_text(out->noise, sizeof(out->noise), score_noise_per_case(&s->all));
+	score_percent_text(out->precision, sizeof(out->precision), score_precision(&s->all));
+	usage_cost_text(out->cost, sizeof(out->cost), s->cost_unknown ? -1 : s->usage.cost_usd);
 }

@@ -84,4 +84,14 @@ double score_catch_rate(const struct score_tally *t);
 double score_noise_per_case(const struct score_tally *t);
 double score_precision(const struct score_tally *t);
 
+/* A rate as text: "30.0%" (score_percent_text) or "0.50" (score_number_text); "-" for -1. */
+void score_percent_text(char *out, size_t size, double v);
+void score_number_text(char *out, size_t size, double v);
+
+/* A summary's figures as the stats show a run: "3/10", its catch rate, noise a case, precision, cost. */
+struct score_texts {
+	char caught[48], rate[16], noise[16], precision[16], cost[32];
+};
+void score_texts_make(struct score_texts *out, const struct score_summary *s);
+
 #endif

@@ -237,20 +237,12 @@ static void bench_rows(struct lines *l, const struct bench_history_run *runs, si
 	}
 	lines_add(l, STYLE_LABEL, "  run  status      caught    rate  noise/case  precision        cost  configuration");
 	for (i = 0; i < n; i++) {
-		const struct score_summary *s = &runs[i].summary;
-		char caught[32], rate[16], noise[16], precision[16], cost[32];
+		struct score_texts t;
 
-		snprintf(caught, sizeof(caught), "%ld/%ld", s->all.caught, s->all.cases);
-		snprintf(rate, sizeof(rate), s->all.cases ? "%.1f%%" : "-", 100 * score_catch_rate(&s->all));
-		snprintf(noise, sizeof(noise), s->all.cases ? "%.2f" : "-", score_noise_per_case(&s->all));
-		if (score_precision(&s->all) < 0)
-			snprintf(precision, sizeof(precision), "-");
-		else
-			snprintf(precision, sizeof(precision), "%.1f%%", 100 * score_precision(&s->all));
-		usage_cost_text(cost, sizeof(cost), s->cost_unknown ? -1 : s->usage.cost_usd);
+		score_texts_make(&t, &runs[i].summary);
 		lines_row(l, -1);
 		lines_add(l, STYLE_DEFAULT, " %5lld  %-9s  %8s  %6s  %10s  %9s  %10s  ", (long long)runs[i].id,
-			  runs[i].status, caught, rate, noise, precision, cost);
+			  runs[i].status, t.caught, t.rate, t.noise, t.precision, t.cost);
 		lines_add(l, STYLE_DEFAULT, "%s", runs[i].config);
 	}
 }
