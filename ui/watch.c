@@ -2,7 +2,8 @@
  * The working tree is watched: when a file of the diff changes in another
  * program (an editor), the diff is made again and the diff pane keeps its
  * place. inotify on Linux, on the directories of the diff's files, the top
- * of the working tree and the git directory (the index, HEAD); elsewhere,
+ * of the working tree, the git directory (the index, HEAD) and the other
+ * tracked files' directories (at most WATCH_MAX_DIRS in all); elsewhere,
  * or when inotify cannot be had, a stat of the diff's files on a timer;
  * and, either way, a look when the terminal gets the focus back.
  *
@@ -13,6 +14,7 @@
 #include "watch.h"
 #include "array.h"
 #include "clock.h"
+#include "repo_files.h"
 #include "status.h"
 #include "tui.h"
 
@@ -123,11 +125,27 @@ static int watch_dir(struct watch *w, const char *dir)
 	return wd;
 }
 
+/* A folder of tracked files; the walk stops when the watches are all taken. */
+static int tracked_dir(void *ctx, const char *path, size_t len)
+{
+	struct watch *w = ctx;
+	struct buf dir = BUF_INIT;
+
+	if (w->nwds == WATCH_MAX_DIRS)
+		return 1;
+	buf_printf(&dir, "%s%.*s", w->tui->repo->workdir, (int)len, path);
+	watch_dir(w, dir.ptr ? dir.ptr : "");
+	buf_release(&dir);
+	return 0;
+}
+
 /*
  * The directories of the diff's files, the top of the tree and the git
  * directory, each once: inotify gives the same descriptor for a directory
  * watched twice, and the files of one directory mostly come one after the
- * other in the diff's order.
+ * other in the diff's order. Then, while watches are left, the folders of
+ * the other tracked files: a save to a file the diff does not hold yet (a
+ * clean tree, another folder) makes a new diff too.
  */
 static void watch_dirs(struct watch *w)
 {
@@ -153,6 +171,8 @@ static void watch_dirs(struct watch *w)
 		watch_dir(w, dir.ptr ? dir.ptr : "");
 	}
 	buf_release(&dir);
+	if (repo_tracked_dirs(tui->repo, tracked_dir, w) < 0)
+		error_clear();          /* an unreadable index: the diff's folders are watched */
 }
 
 /* Whether an event's name may change the diff: not an editor's swap or backup file. */

@@ -498,3 +498,29 @@ int repo_file_read(struct buf *out, struct repo *repo, const struct repo_file *f
 	git_blob_free(blob);
 	return error;
 }
+
+int repo_tracked_dirs(struct repo *repo, int (*each)(void *ctx, const char *path, size_t len), void *ctx)
+{
+	git_index *index = NULL;
+	const char *prev = NULL;
+	size_t prev_len = 0, i, n;
+	int error = 0;
+
+	if (git_repository_index(&index, repo->git) < 0 || git_index_read(index, false) < 0) {
+		git_index_free(index);
+		return git_fail("cannot read the index");
+	}
+	n = git_index_entrycount(index);
+	for (i = 0; i < n && !error; i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+		const char *slash = e ? strrchr(e->path, '/') : NULL;
+
+		if (!slash || (prev && prev_len == (size_t)(slash - e->path) && !memcmp(prev, e->path, prev_len)))
+			continue;
+		prev = e->path;
+		prev_len = (size_t)(slash - e->path);
+		error = each(ctx, e->path, prev_len);
+	}
+	git_index_free(index);
+	return error;
+}

@@ -62,6 +62,15 @@ void repo_files_free(struct repo_files *files);
  */
 int repo_file_read(struct buf *out, struct repo *repo, const struct repo_file *file, size_t max);
 
+/*
+ * The folders that hold the index's tracked files (relative to the top of
+ * the working tree, without the top itself), each given to each once in
+ * the index's order, as the path's first len bytes; each's negative return
+ * stops the walk and is returned. For a watcher: a save to any tracked file
+ * happens in one of them.
+ */
+int repo_tracked_dirs(struct repo *repo, int (*each)(void *ctx, const char *path, size_t len), void *ctx);
+
 /* The blob id git gives these bytes (41 bytes: 40 hex digits and a NUL). */
 void repo_blob_id(char out[41], const void *data, size_t len);
 
