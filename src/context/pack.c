@@ -485,7 +485,7 @@ static int word_used(struct pack_builder *b, const struct diff_file *f, size_t o
 		return 0;
 	memcpy(name, word, len);
 	name[len] = '\0';
-	if (is_changed(b, name) || !(defs = index_lookup(b->now, name, &n)) || !n || n > AMBIGUOUS)
+	if (!(defs = index_lookup(b->now, name, &n)) || !n || n > AMBIGUOUS || is_changed(b, name))
 		return 0;
 	for (i = 0; i < n && !error; i++) {
 		const struct def *d = defs[i];

@@ -79,6 +79,13 @@ int repo_open(struct repo **out, const char *path)
 	*out = NULL;
 	git_libgit2_init();
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	/*
+	 * Blobs up to 1 MiB are kept in libgit2's object cache, itself at most
+	 * 64 MiB (libgit2 gives some up when it is full): a check reads each changed file
+	 * for its diff and again for its context pack.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)1 << 20);
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)64 << 20);
 	if (!path)
 		path = cwd = getcwd(NULL, 0);
 	if (!path)
@@ -122,6 +129,8 @@ void repo_free(struct repo *repo)
 {
 	if (!repo)
 		return;
+	if (repo->objects != repo->git)
+		git_repository_free(repo->objects);
 	git_repository_free(repo->git);
 	free(repo->workdir);
 	free(repo->gitdir);
@@ -130,6 +139,17 @@ void repo_free(struct repo *repo)
 	free(repo->remote);
 	free(repo);
 	git_libgit2_shutdown();
+}
+
+git_repository *repo_objects(struct repo *repo)
+{
+	if (repo->objects)
+		return repo->objects;
+	if (!repo->workdir || git_repository_open_bare(&repo->objects, git_repository_path(repo->git)) < 0) {
+		git_error_clear();
+		repo->objects = repo->git;
+	}
+	return repo->objects;
 }
 
 static int commit_of(git_oid *out, git_repository *git, const char *ref)

@@ -20,11 +20,21 @@ struct repo {
 	char *name;             /* base name of the working tree */
 	char *branch;           /* "main", "detached at 1a2b3c4", "main (no commits yet)" */
 	char *remote;           /* the remote's identity (remote_url.h), NULL when none */
+	struct git_repository *objects; /* without the work tree, opened on first use (repo_objects) */
 };
 
 /* Open the repository that contains path (the current directory when NULL). */
 int repo_open(struct repo **out, const char *path);
 void repo_free(struct repo *repo);
+
+/*
+ * The handle trees are diffed on and blobs read from: the repository
+ * without its work tree (libgit2 then looks up no file's attributes on
+ * disk), opened once; the work tree's handle when it cannot be opened. One
+ * handle, one object cache: a check's context pack finds in it the blobs
+ * its diff read.
+ */
+struct git_repository *repo_objects(struct repo *repo);
 
 /* What the user asked to compare. */
 struct target_spec {

@@ -24,7 +24,6 @@
 struct git_shared {
 	git_diff *diff;
 	git_repository *git;
-	git_repository *plain;          /* the repository without its work tree, when diff is its (diff_made) */
 	struct delta_entry *entries;    /* the deltas shown, in order */
 	size_t nentries;
 	struct rename *renames;         /* pairs deletions (sources) with additions */
@@ -74,7 +73,6 @@ static void shared_release(struct git_shared *sh)
 		return;
 	rename_free(sh->renames);
 	git_diff_free(sh->diff);
-	git_repository_free(sh->plain);
 	free(sh->unmerged);
 	free(sh->entries);
 	free(sh->src_entry);
@@ -871,36 +869,27 @@ static int diff_attr_silent(bool *out, git_repository *git, git_diff *diff)
 
 /*
  * The libgit2 diff. Between two trees, when no attributes file can say how
- * a file is diffed (diff_attr_silent), it is made on a handle of the
- * repository without its work tree: libgit2 looks up every patch's diff
+ * a file is diffed (diff_attr_silent), it is made on the handle without
+ * the work tree (repo_objects): libgit2 looks up every patch's diff
  * driver, and with a work tree that is a realpath of the file and a stat
  * of each of its folders, 12% of revline diff's time on a big range; the
  * answer is git's default driver either way.
  */
 static int diff_made(struct git_shared *sh, struct repo *repo, const struct target *t)
 {
-	git_repository *plain = NULL;
+	git_repository *plain;
 	bool quiet = false;
 	int error;
 
-	if (t->side != SIDE_TREE || !repo->workdir ||
-	    git_repository_open_bare(&plain, git_repository_path(repo->git)) < 0) {
-		git_error_clear();
+	if (t->side != SIDE_TREE || (plain = repo_objects(repo)) == repo->git)
 		return git_diff_of(&sh->diff, repo->git, t);
-	}
-	if (git_diff_of(&sh->diff, plain, t) == 0 &&
-	    (error = diff_attr_silent(&quiet, repo->git, sh->diff)) < 0) {
-		git_repository_free(plain);
+	if (git_diff_of(&sh->diff, plain, t) == 0 && (error = diff_attr_silent(&quiet, repo->git, sh->diff)) < 0)
 		return error;
-	}
-	if (quiet) {
-		sh->plain = plain;
+	if (quiet)
 		return 0;
-	}
 	error_clear();
 	git_diff_free(sh->diff);
 	sh->diff = NULL;
-	git_repository_free(plain);
 	return git_diff_of(&sh->diff, repo->git, t);
 }
 
