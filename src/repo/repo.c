@@ -79,12 +79,7 @@ int repo_open(struct repo **out, const char *path)
 	*out = NULL;
 	git_libgit2_init();
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
-	/*
-	 * Blobs up to 1 MiB are kept in libgit2's object cache, itself at most
-	 * 64 MiB (libgit2 gives some up when it is full): a check reads each changed file
-	 * for its diff and again for its context pack.
-	 */
-	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)1 << 20);
+	/* libgit2's object cache, blobs in it while a check runs (repo_blob_cache_hold). */
 	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)64 << 20);
 	if (!path)
 		path = cwd = getcwd(NULL, 0);
@@ -150,6 +145,18 @@ git_repository *repo_objects(struct repo *repo)
 		repo->objects = repo->git;
 	}
 	return repo->objects;
+}
+
+void repo_blob_cache_hold(struct repo *repo)
+{
+	if (!repo->blob_cache_holds++)
+		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)1 << 20);
+}
+
+void repo_blob_cache_release(struct repo *repo)
+{
+	if (repo->blob_cache_holds && !--repo->blob_cache_holds)
+		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_BLOB, (size_t)0);
 }
 
 static int commit_of(git_oid *out, git_repository *git, const char *ref)

@@ -21,6 +21,7 @@ struct repo {
 	char *branch;           /* "main", "detached at 1a2b3c4", "main (no commits yet)" */
 	char *remote;           /* the remote's identity (remote_url.h), NULL when none */
 	struct git_repository *objects; /* without the work tree, opened on first use (repo_objects) */
+	unsigned blob_cache_holds;      /* repo_blob_cache_hold's not released */
 };
 
 /* Open the repository that contains path (the current directory when NULL). */
@@ -28,13 +29,21 @@ int repo_open(struct repo **out, const char *path);
 void repo_free(struct repo *repo);
 
 /*
- * The handle trees are diffed on and blobs read from: the repository
- * without its work tree (libgit2 then looks up no file's attributes on
- * disk), opened once; the work tree's handle when it cannot be opened. One
- * handle, one object cache: a check's context pack finds in it the blobs
- * its diff read.
+ * The handle trees are diffed on: the repository without its work tree
+ * (libgit2 then looks up no file's attributes on disk), opened once; the
+ * work tree's handle when it cannot be opened.
  */
 struct git_repository *repo_objects(struct repo *repo);
+
+/*
+ * While held (as many releases as holds), libgit2 keeps the blobs it reads,
+ * up to 1 MiB each and 64 MiB in all: a check reads each changed file for
+ * its diff and again for its context pack (repo_file_read reads through
+ * the handle the diffs were made on). Else a blob is not kept: a diff
+ * reads each once.
+ */
+void repo_blob_cache_hold(struct repo *repo);
+void repo_blob_cache_release(struct repo *repo);
 
 /* What the user asked to compare. */
 struct target_spec {

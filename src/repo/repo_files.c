@@ -489,7 +489,9 @@ int repo_file_read(struct buf *out, struct repo *repo, const struct repo_file *f
 
 	if (file->workdir)
 		return repo_read_workdir(out, repo, file->path, max);
-	if (git_oid_fromstr(&oid, file->blob) < 0 || git_blob_lookup(&blob, repo_objects(repo), &oid) < 0)
+	/* Through the handle the diffs were made on: a blob they read may be in its cache (repo_blob_cache_hold). */
+	if (git_oid_fromstr(&oid, file->blob) < 0 ||
+	    git_blob_lookup(&blob, repo->objects ? repo->objects : repo->git, &oid) < 0)
 		return error_set(RL_ENOTFOUND, "%s: blob %.12s is not in the repository", file->path, file->blob);
 	if (max && (size_t)git_blob_rawsize(blob) > max)
 		error = error_set(RL_EPARSE, "%s: larger than %zu bytes", file->path, max);

@@ -134,6 +134,7 @@ int check_new(struct check **out, struct repo *repo, const struct target *target
 		return error_nomem();
 	}
 	c->group = options->group ? options->group : c->own_group;
+	repo_blob_cache_hold(repo);
 	*out = c;
 	return 0;
 }
@@ -155,6 +156,7 @@ void check_free(struct check *c)
 
 	if (!c)
 		return;
+	repo_blob_cache_release(c->repo);
 	poll_group_leave(&c->member);
 	asker_free(c->asker);
 	depreview_free(c->deps);
