@@ -24,7 +24,7 @@ struct bench_args {
 	int format;
 	const char *since;
 	struct string_list paths, exclude, include, compare, rule_dirs, rule_ids;
-	int max, seed, tolerance, concurrency;
+	int max, seed, tolerance, concurrency, jobs;
 	bool no_builtin;
 };
 
@@ -82,7 +82,8 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 		OPT_CHOICE(0, "format", &a->format, "FORMAT", formats, "text or json"),
 		OPT_STRING_LIST(0, "rule", &a->rule_ids, "ID", "run only this rule (repeatable)"),
 		OPT_BOOL(0, "no-cache", &a->no_cache, "ask the LLM again even when the answer is cached"),
-		OPT_INTEGER(0, "concurrency", &a->concurrency, "N", 1, 64, "requests at once (default 5)"),
+		OPT_INTEGER(0, "concurrency", &a->concurrency, "N", 1, 64, "requests at once, per case (default 5)"),
+		OPT_INTEGER(0, "jobs", &a->jobs, "N", 1, 16, "cases reviewed at once (default 1)"),
 		OPT_BOOL('y', "yes", &a->yes, "run even when the estimate is over revline.confirmTokens"),
 		OPT_RULE_DIRS(&a->rule_dirs, &a->no_builtin),
 		OPT_END(),
@@ -292,14 +293,20 @@ static int confirm(struct bench_side *sides, size_t nsides, const struct bench_c
 /* The run's progress on stderr, when it is a terminal. */
 static void progress(const struct bench_run *run, size_t done, size_t of, bool clear)
 {
-	const struct check *c = bench_run_check(run);
+	long longest;
+	size_t running = bench_run_running(run, &longest);
 
 	if (!isatty(STDERR_FILENO))
 		return;
 	fputs("\r\033[K", stderr);
-	if (!clear)
-		fprintf(stderr, "revline bench: %zu/%zu cases%s%.1fs", done, of, c ? ", this one " : " ",
-			c ? (double)check_duration_ms(c) / 1000.0 : 0.0);
+	if (clear)
+		;
+	else if (running > 1)
+		fprintf(stderr, "revline bench: %zu/%zu cases, %zu running, the longest %.1fs", done, of, running,
+			(double)longest / 1000.0);
+	else
+		fprintf(stderr, "revline bench: %zu/%zu cases%s%.1fs", done, of, running ? ", this one " : " ",
+			(double)longest / 1000.0);
 	fflush(stderr);
 }
 
@@ -315,7 +322,7 @@ static void event_show(struct bench_run *run, const struct bench_event *ev, cons
 	fflush(stdout);
 }
 
-/* The cases run one after the other until done or a signal; 0, or 128 + the signal. */
+/* The cases run (--jobs at once) until done or a signal; 0, or 128 + the signal. */
 static int side_drive(struct bench_run *run, const struct bench_case *const *todo, size_t ntodo,
 		      const struct bench_args *a)
 {
@@ -350,7 +357,7 @@ static int side_drive(struct bench_run *run, const struct bench_case *const *tod
 static int side_run(struct bench_side *s, const struct bench_case *const *todo, size_t ntodo, struct workspace *ws,
 		    int64_t repo_id, const struct bench_args *a)
 {
-	struct bench_run_options o = { &s->opts, a->tolerance, ws->store, 0 };
+	struct bench_run_options o = { &s->opts, a->tolerance, ws->store, 0, a->jobs };
 	struct store_bench_run rec = { 0, s->key.ptr, provider_name(s->llm.provider), s->llm.map_model, "running",
 				       (int)ntodo, a->tolerance, 0, 0 };
 	struct bench_run *run = NULL;

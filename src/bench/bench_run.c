@@ -14,18 +14,22 @@ struct case_check {
 	struct target target;
 	struct diff *whole, *diff;
 	struct check *check;
+	size_t index;           /* the case's, into the cases given */
+	bool running;
 };
 
 struct bench_run {
 	struct repo *repo;
 	const struct bench_case *const *cases;
-	size_t count, next, current;
+	size_t count, next;
 	struct check_options opts;
 	int tolerance;
 	struct store *store;
 	int64_t run_id;
-	struct case_check cc;
-	bool running, cancelled;
+	struct poll_group *group;       /* every case's check in it */
+	struct case_check *slots;       /* the cases reviewed at once */
+	size_t nslots;
+	bool cancelled;
 	struct score_case *results;
 	bool *have;
 	struct queue events;
@@ -85,28 +89,32 @@ done:
 	return error;
 }
 
-static void options_of(struct check_options *out, const struct check_options *from)
+static void options_of(struct check_options *out, const struct check_options *from, struct poll_group *group)
 {
 	*out = *from;
 	out->environment = "bench";
 	out->no_reduce = true;
+	out->group = group;
 }
 
 int bench_run_new(struct bench_run **out, struct repo *repo, const struct bench_case *const *cases, size_t count,
 		  const struct bench_run_options *o)
 {
 	struct bench_run *run = calloc(1, sizeof(*run));
+	size_t jobs = o->jobs > 0 ? (size_t)o->jobs : 1;
 
 	*out = NULL;
 	if (!run || !(run->results = calloc(count ? count : 1, sizeof(*run->results))) ||
-	    !(run->have = calloc(count ? count : 1, sizeof(*run->have)))) {
+	    !(run->have = calloc(count ? count : 1, sizeof(*run->have))) ||
+	    !(run->slots = calloc(jobs, sizeof(*run->slots))) || poll_group_new(&run->group) < 0) {
 		bench_run_free(run);
 		return error_nomem();
 	}
+	run->nslots = jobs;
 	run->repo = repo;
 	run->cases = cases;
 	run->count = count;
-	options_of(&run->opts, o->check);
+	options_of(&run->opts, o->check, run->group);
 	run->tolerance = o->tolerance >= 0 ? o->tolerance : SCORE_TOLERANCE;
 	run->store = o->store;
 	run->run_id = o->run_id;
@@ -121,7 +129,10 @@ void bench_run_free(struct bench_run *run)
 
 	if (!run)
 		return;
-	case_close(&run->cc);
+	for (i = 0; run->slots && i < run->nslots; i++)
+		case_close(&run->slots[i]);
+	free(run->slots);
+	poll_group_free(run->group);
 	for (i = 0; run->results && i < run->count; i++)
 		score_case_release(&run->results[i]);
 	free(run->results);
@@ -139,7 +150,7 @@ static void event_push(struct bench_run *run, enum bench_event_kind kind, size_t
 		*ev = (struct bench_event){ kind, index };
 }
 
-static void outcome_store(struct bench_run *run, const struct score_case *c)
+static void outcome_store(struct bench_run *run, const struct score_case *c, size_t index)
 {
 	struct store_bench_result r = {
 		c->case_id, c->check_id, score_outcome_name(c->outcome), c->hits, c->noise, c->unverified,
@@ -151,78 +162,101 @@ static void outcome_store(struct bench_run *run, const struct score_case *c)
 		return;
 	if (store_bench_result_put(run->store, run->run_id, &r) < 0) {
 		run->store_error = strdup(error_message());
-		event_push(run, BENCH_STORE_FAILED, run->current);
+		event_push(run, BENCH_STORE_FAILED, index);
 	}
 }
 
 /* The case has its outcome: kept, stored, said. */
-static void case_settle(struct bench_run *run)
+static void case_settle(struct bench_run *run, size_t index)
 {
-	outcome_store(run, &run->results[run->current]);
-	run->have[run->current] = true;
-	event_push(run, BENCH_CASE_DONE, run->current);
+	outcome_store(run, &run->results[index], index);
+	run->have[index] = true;
+	event_push(run, BENCH_CASE_DONE, index);
 }
 
 /* A case that could not be reviewed: an error outcome with why. */
-static void case_fail(struct bench_run *run, const struct bench_case *bc)
+static void case_fail(struct bench_run *run, size_t index)
 {
-	struct score_case *c = &run->results[run->current];
+	struct score_case *c = &run->results[index];
 
 	score_case_release(c);
-	c->case_id = bc->id;
+	c->case_id = run->cases[index]->id;
 	c->outcome = SCORE_ERROR;
 	c->usage.cost_usd = 0;
 	c->error = strdup(error_message());
-	case_settle(run);
+	case_settle(run, index);
 }
 
-static void case_start(struct bench_run *run)
+/* The next case in a free slot. */
+static void case_start(struct bench_run *run, struct case_check *slot)
 {
-	const struct bench_case *bc;
+	size_t index = run->next++;
 
-	run->current = run->next++;
-	bc = run->cases[run->current];
-	event_push(run, BENCH_CASE_STARTED, run->current);
-	if (case_open(&run->cc, run->repo, bc, &run->opts) < 0) {
-		case_fail(run, bc);
+	event_push(run, BENCH_CASE_STARTED, index);
+	if (case_open(slot, run->repo, run->cases[index], &run->opts) < 0) {
+		case_fail(run, index);
 		return;
 	}
-	if (check_start(run->cc.check) < 0) {
-		case_fail(run, bc);
-		case_close(&run->cc);
+	if (check_start(slot->check) < 0) {
+		case_fail(run, index);
+		case_close(slot);
 		return;
 	}
-	run->running = true;
+	slot->index = index;
+	slot->running = true;
 }
 
-static void case_end(struct bench_run *run)
+static void case_end(struct bench_run *run, struct case_check *slot)
 {
-	const struct bench_case *bc = run->cases[run->current];
+	size_t index = slot->index;
 
-	run->running = false;
+	slot->running = false;
 	if (!run->cancelled) {
-		if (score_check(&run->results[run->current], bc, run->cc.check, run->tolerance) < 0)
-			case_fail(run, bc);
+		if (score_check(&run->results[index], run->cases[index], slot->check, run->tolerance) < 0)
+			case_fail(run, index);
 		else
-			case_settle(run);
+			case_settle(run, index);
 	}
-	case_close(&run->cc);
+	case_close(slot);
+}
+
+/* Whether a running case has something to take without waiting (events, its end). */
+static bool cases_ready(struct bench_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nslots; i++)
+		if (run->slots[i].running && check_ready(run->slots[i].check))
+			return true;
+	return false;
 }
 
 int bench_run_wait(struct bench_run *run, int max_ms)
 {
 	struct check_event ev;
+	size_t i, running = 0;
 
-	if (!run->running) {
-		if (!run->cancelled && run->next < run->count)
-			case_start(run);
-		return 0;
+	for (i = 0; i < run->nslots; i++) {
+		struct case_check *slot = &run->slots[i];
+
+		if (!slot->running && !run->cancelled && run->next < run->count)
+			case_start(run, slot);
+		running += slot->running;
 	}
-	check_wait(run->cc.check, max_ms);
-	while (check_next_event(run->cc.check, &ev))
-		;
-	if (check_done(run->cc.check))
-		case_end(run);
+	if (!running)
+		return 0;
+	if (!cases_ready(run))
+		poll_group_wait(run->group, max_ms);
+	for (i = 0; i < run->nslots; i++) {
+		struct case_check *slot = &run->slots[i];
+
+		if (!slot->running)
+			continue;
+		while (check_next_event(slot->check, &ev))
+			;
+		if (check_done(slot->check))
+			case_end(run, slot);
+	}
 	return 0;
 }
 
@@ -233,14 +267,26 @@ bool bench_run_next_event(struct bench_run *run, struct bench_event *out)
 
 void bench_run_cancel(struct bench_run *run)
 {
+	size_t i;
+
 	run->cancelled = true;
-	if (run->running)
-		check_cancel(run->cc.check);
+	for (i = 0; i < run->nslots; i++)
+		if (run->slots[i].running)
+			check_cancel(run->slots[i].check);
+}
+
+static size_t cases_running(const struct bench_run *run)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < run->nslots; i++)
+		n += run->slots[i].running;
+	return n;
 }
 
 bool bench_run_done(const struct bench_run *run)
 {
-	return !run->running && (run->cancelled || run->next >= run->count) && !run->events.count;
+	return !cases_running(run) && (run->cancelled || run->next >= run->count) && !run->events.count;
 }
 
 const struct score_case *bench_run_result(const struct bench_run *run, size_t index)
@@ -248,14 +294,15 @@ const struct score_case *bench_run_result(const struct bench_run *run, size_t in
 	return index < run->count && run->have[index] ? &run->results[index] : NULL;
 }
 
-size_t bench_run_current(const struct bench_run *run)
+size_t bench_run_running(const struct bench_run *run, long *longest_ms)
 {
-	return run->current;
-}
+	size_t i;
 
-const struct check *bench_run_check(const struct bench_run *run)
-{
-	return run->running ? run->cc.check : NULL;
+	*longest_ms = 0;
+	for (i = 0; i < run->nslots; i++)
+		if (run->slots[i].running && check_duration_ms(run->slots[i].check) > *longest_ms)
+			*longest_ms = check_duration_ms(run->slots[i].check);
+	return cases_running(run);
 }
 
 const char *bench_run_store_error(const struct bench_run *run)
@@ -270,7 +317,7 @@ int bench_estimate(long *tokens, struct repo *repo, const struct bench_case *c, 
 	int error;
 
 	*tokens = 0;
-	options_of(&opts, o);
+	options_of(&opts, o, o->group);
 	if ((error = case_open(&cc, repo, c, &opts)) < 0)
 		return error;
 	error = check_estimate(tokens, cc.check);

@@ -10,7 +10,8 @@
 #include "score.h"
 
 /*
- * A run of the benchmark: the cases reviewed one after the other, each a
+ * A run of the benchmark: the cases reviewed in turn, jobs of them at once
+ * (each check's requests in one poll group), each a
  * check (check.h: the same request cycle, cache, concurrency, deadline
  * and refusals as `revline check`) of the fix reversed, made in memory
  * from the two commits' trees (the working tree, the index and the
@@ -25,6 +26,7 @@ struct bench_run_options {
 	int tolerance;                          /* SCORE_TOLERANCE when negative */
 	struct store *store;                    /* where outcomes go (with run_id); NULL: nowhere */
 	int64_t run_id;
+	int jobs;                               /* cases reviewed at once (1 when not positive) */
 };
 
 enum bench_event_kind {
@@ -44,17 +46,16 @@ struct bench_run;
 int bench_run_new(struct bench_run **out, struct repo *repo, const struct bench_case *const *cases, size_t count,
 		  const struct bench_run_options *options);
 void bench_run_free(struct bench_run *run);
-/* Start the next case when none runs, wait up to max_ms on its check and step it. */
+/* Start the next cases in the free slots, wait up to max_ms on their checks and step them. */
 int bench_run_wait(struct bench_run *run, int max_ms);
 bool bench_run_next_event(struct bench_run *run, struct bench_event *out);
-/* Stop: the running case's check is cancelled and the case left undone (a resume runs it). */
+/* Stop: the running cases' checks are cancelled and the cases left undone (a resume runs them). */
 void bench_run_cancel(struct bench_run *run);
 bool bench_run_done(const struct bench_run *run);
 /* A case's outcome, NULL until it has one. */
 const struct score_case *bench_run_result(const struct bench_run *run, size_t index);
-/* The case running now, and its check (NULL between cases). */
-size_t bench_run_current(const struct bench_run *run);
-const struct check *bench_run_check(const struct bench_run *run);
+/* How many cases are running, and the time of the one running longest. */
+size_t bench_run_running(const struct bench_run *run, long *longest_ms);
 const char *bench_run_store_error(const struct bench_run *run);
 
 /*

@@ -483,11 +483,14 @@ static int member_join(struct check *c)
 	return poll_group_join(c->group, &c->member);
 }
 
+bool check_ready(const struct check *c)
+{
+	return !c->asker || c->done || c->events.count;
+}
+
 int check_wait(struct check *c, int max_ms)
 {
-	if (!c->asker || c->done || c->events.count)
-		return 0;
-	return poll_group_wait(c->group, max_ms);
+	return check_ready(c) ? 0 : poll_group_wait(c->group, max_ms);
 }
 
 void check_cancel(struct check *c)

@@ -153,6 +153,8 @@ size_t check_untracked(const struct check *check);
 int check_start(struct check *check);
 
 bool check_next_event(struct check *check, struct check_event *out);
+/* Whether check_wait would not wait: events to take, the check done, or no request under way yet. */
+bool check_ready(const struct check *check);
 /* Wait up to max_ms on the check's poll group and step it (for the CLI). */
 int check_wait(struct check *check, int max_ms);
 /* Stop: running rules fail as cancelled; what arrived is kept and stored. */

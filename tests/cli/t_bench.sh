@@ -203,6 +203,39 @@ bench --compare colour=red
 expect_status 2 "an unknown key is refused"
 grep -q "unknown key 'colour'" "$TMP/err" && pass "naming it" || fail "spec error: $(cat "$TMP/err")"
 
+# --- --jobs: cases at once ----------------------------------------------------------
+latency() { # MS (0: none) for every answer, the server started again
+	fakellm_stop
+	python3 - "$TMP/script.json" "$1" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for r in s['rules']:
+    r.pop('latency_ms', None)
+    if int(sys.argv[2]):
+        r['latency_ms'] = int(sys.argv[2])
+json.dump(s, open(sys.argv[1], 'w'))
+EOF
+	fakellm_start "$TMP/script.json"
+	export REVLINE_BASE_URL=$FAKELLM_URL/v1
+}
+latency 600
+bench --no-cache --format json
+expect_status 0 "bench, one case at a time (the default)"
+[ "$(fakellm_max_concurrency)" = 1 ] && pass "one request in flight at a time" ||
+	fail "default jobs: $(fakellm_max_concurrency) at once"
+latency 600
+bench --no-cache --jobs 3 --format json
+expect_status 0 "bench --jobs 3"
+json "
+assert d['cases'] == 3 and d['caught'] == 1 and d['hits'] == 1 and d['noise'] == 1 and d['unverified'] == 1, d
+o = {x['commit']: x['outcome'] for x in d['outcomes']}
+assert o == {'$A': 'caught', '$B': 'missed', '$C': 'missed'}, o
+" && pass "--jobs 3: the same outcomes and figures" || fail "jobs: $(cat "$TMP/out" "$TMP/err")"
+[ "$(fakellm_max_concurrency)" = 3 ] && pass "the three cases asked at once" ||
+	fail "--jobs 3: $(fakellm_max_concurrency) at once"
+[ "$(fakellm_requests | wc -l)" = 3 ] && pass "one request a case still" || fail "jobs requests: $(fakellm_requests | wc -l)"
+latency 0
+
 # --- interrupted, then resumed -------------------------------------------------------
 fakellm_stop
 python3 - "$TMP/script.json" <<'EOF'
