@@ -217,6 +217,18 @@ static void test_config(void **state)
 	assert_int_equal(bench_config_parse(&cfg, "gpt-5-mini"), RL_EUSAGE);
 	assert_int_equal(bench_config_parse(&cfg, "model="), RL_EUSAGE);
 	assert_int_equal(bench_config_parse(&cfg, ""), RL_EUSAGE);
+	assert_int_equal(bench_config_parse(&cfg, "provider=Anthropic,url=http://127.0.0.1:9/v1"), 0);
+	assert_int_equal(cfg.provider, PROVIDER_ANTHROPIC);
+	assert_string_equal(cfg.url, "http://127.0.0.1:9/v1");
+	assert_string_equal(cfg.model, "");
+	assert_int_equal(cfg.context, -1);
+	assert_int_equal(bench_config_parse(&cfg, "context=none"), 0);
+	assert_int_equal(cfg.provider, -1);
+	assert_int_equal(bench_config_parse(&cfg, "provider=none"), RL_EUSAGE);
+	assert_non_null(strstr(error_message(), "openai or anthropic"));
+	assert_int_equal(bench_config_parse(&cfg, "provider=gemini"), RL_EUSAGE);
+	assert_int_equal(bench_config_parse(&cfg, "url=ftp://example.com"), RL_EUSAGE);
+	assert_non_null(strstr(error_message(), "not an http:// or https:// address"));
 }
 
 static void test_since(void **state)

@@ -55,9 +55,10 @@ const struct command_help bench_help = {
 	"case, precision, tokens, cost and time. The cases are mined once and kept\n"
 	"in the store (mined again when --since, --paths, --max or --seed is given);\n"
 	"--list shows them, --exclude drops one. --compare CONFIG (model=M,context=\n"
-	"tools|pack|none,effort=E) runs the configured settings and CONFIG over the\n"
-	"same cases (twice: the two CONFIGs) and prints them side by side, paired:\n"
-	"a sign test and bootstrap intervals. The working tree, the index and the\n"
+	"tools|pack|none,effort=E,provider=openai|anthropic,url=URL) runs the\n"
+	"configured settings and CONFIG over the same cases (twice: the two CONFIGs)\n"
+	"and prints them side by side, paired: a sign test and bootstrap intervals.\n"
+	"--jobs N reviews N cases at once. The working tree, the index and the\n"
 	"branches are never touched. Ctrl-C stops; --resume goes on where it\n"
 	"stopped. Exit status: 0, 2 for usage, configuration or a refused estimate\n"
 	"(revline.confirmTokens: --yes), 3 when it failed, 130/143 when a signal\n"
@@ -76,7 +77,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 		OPT_STRING_LIST(0, "exclude", &a->exclude, "COMMIT", "leave this case out, now and later (repeatable)"),
 		OPT_STRING_LIST(0, "include", &a->include, "COMMIT", "take an excluded case back (repeatable)"),
 		OPT_STRING_LIST(0, "compare", &a->compare, "CONFIG",
-				"also run with CONFIG (model=M,context=C,effort=E); twice: the two, side by side"),
+				"also run with CONFIG (model=M,context=C,effort=E,provider=P,url=U); twice: the two, side by side"),
 		OPT_BOOL(0, "resume", &a->resume, "go on with the last run of this configuration that was stopped"),
 		OPT_INTEGER(0, "tolerance", &a->tolerance, "N", 0, 50, "lines around the fix's that still catch it (default 3)"),
 		OPT_CHOICE(0, "format", &a->format, "FORMAT", formats, "text or json"),
@@ -209,7 +210,7 @@ static int side_load(struct bench_side *s, struct workspace *ws, const struct be
 	    (error = llm_config_load(&s->llm, ws->config)) < 0 ||
 	    (error = check_options_load(&s->opts, ws->config)) < 0)
 		return error;
-	if (spec && (error = bench_config_apply(&s->cfg, &s->llm, &s->opts)) < 0)
+	if (spec && (error = bench_config_apply(&s->cfg, &s->llm, &s->opts, ws->config)) < 0)
 		return error;
 	if (a->concurrency)
 		s->opts.sched.concurrency = a->concurrency;
@@ -224,7 +225,7 @@ static int side_load(struct bench_side *s, struct workspace *ws, const struct be
 	s->opts.allow_partial = true;
 	if (s->llm.provider == PROVIDER_NONE)
 		return error_set(RL_ECONFIG, "bench asks a model and none is configured: %s", llm_setup_hint);
-	if ((error = bench_config_key(&s->key, &s->llm, &s->opts)) < 0)
+	if ((error = bench_config_key(&s->key, spec ? &s->cfg : NULL, &s->llm, &s->opts)) < 0)
 		return error;
 	return buf_printf(&s->key, " tolerance=%d", a->tolerance) < 0 ? error_nomem() : 0;
 }

@@ -40,31 +40,57 @@ static int context_parse(int *out, const char *value)
 	return error_set(RL_EUSAGE, "configuration: context takes tools, pack or none, not '%s'", value);
 }
 
+static int provider_take(int *out, const char *value)
+{
+	enum provider p;
+
+	if (!provider_parse(&p, value) || p == PROVIDER_NONE)
+		return error_set(RL_EUSAGE, "configuration: provider takes openai or anthropic, not '%s'", value);
+	*out = (int)p;
+	return 0;
+}
+
+static int url_take(char *out, const char *value)
+{
+	if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
+		return error_set(RL_EUSAGE, "configuration: url '%s' is not an http:// or https:// address", value);
+	strcpy(out, value);
+	return 0;
+}
+
 static int pair_take(struct bench_config *out, const char *key, const char *value, unsigned *seen)
 {
-	static const char *const keys[] = { "model", "context", "effort" };
+	static const char *const keys[] = { "model", "context", "effort", "provider", "url" };
 	size_t i, n = sizeof(keys) / sizeof(keys[0]);
 
 	for (i = 0; i < n && strcmp(key, keys[i]); i++)
 		;
 	if (i == n)
-		return error_set(RL_EUSAGE, "configuration: unknown key '%s' (model, context or effort: "
-				 "\"model=gpt-5-mini,context=pack\")", key);
+		return error_set(RL_EUSAGE, "configuration: unknown key '%s' (model, context, effort, provider "
+				 "or url: \"model=gpt-5-mini,context=pack\")", key);
 	if (*seen & (1u << i))
 		return error_set(RL_EUSAGE, "configuration: %s is given twice", key);
 	*seen |= 1u << i;
-	if (!*value || !printable(value) || strlen(value) >= sizeof(out->model))
+	if (!*value || !printable(value) || strlen(value) >= (i == 4 ? sizeof(out->url) : sizeof(out->model)))
 		return error_set(RL_EUSAGE, "configuration: %s needs a value of printable characters "
-				 "(at most 127, no spaces): \"%s=...\"", key, key);
-	if (i == 0)
+				 "(at most %zu, no spaces, commas or '='): \"%s=...\"", key,
+				 (i == 4 ? sizeof(out->url) : sizeof(out->model)) - 1, key);
+	switch (i) {
+	case 0:
 		strcpy(out->model, value);
-	else if (i == 1)
+		return 0;
+	case 1:
 		return context_parse(&out->context, value);
-	else if (strlen(value) >= sizeof(out->effort))
-		return error_set(RL_EUSAGE, "configuration: effort '%s' is too long", value);
-	else
+	case 2:
+		if (strlen(value) >= sizeof(out->effort))
+			return error_set(RL_EUSAGE, "configuration: effort '%s' is too long", value);
 		strcpy(out->effort, value);
-	return 0;
+		return 0;
+	case 3:
+		return provider_take(&out->provider, value);
+	default:
+		return url_take(out->url, value);
+	}
 }
 
 int bench_config_parse(struct bench_config *out, const char *spec)
@@ -75,6 +101,7 @@ int bench_config_parse(struct bench_config *out, const char *spec)
 
 	memset(out, 0, sizeof(*out));
 	out->context = -1;
+	out->provider = -1;
 	if (!spec || strlen(spec) >= sizeof(copy))
 		return error_set(RL_EUSAGE, "configuration: at most %d characters", SPEC_MAX - 1);
 	strcpy(copy, spec);
@@ -88,7 +115,7 @@ int bench_config_parse(struct bench_config *out, const char *spec)
 		error = pair_take(out, trim(part), trim(eq + 1), &seen);
 	}
 	if (!error && !seen)
-		error = error_set(RL_EUSAGE, "configuration: empty; give model=, context= or effort=");
+		error = error_set(RL_EUSAGE, "configuration: empty; give model=, context=, effort=, provider= or url=");
 	return error;
 }
 
@@ -103,10 +130,16 @@ static int replace(char **field, const char *value)
 	return 0;
 }
 
-int bench_config_apply(const struct bench_config *cfg, struct llm_config *llm, struct check_options *opts)
+int bench_config_apply(const struct bench_config *cfg, struct llm_config *llm, struct check_options *opts,
+		       struct config *settings)
 {
 	int error = 0;
 
+	if (cfg->provider >= 0 && (enum provider)cfg->provider != llm->provider &&
+	    (error = llm_config_switch(llm, (enum provider)cfg->provider, *cfg->url ? cfg->url : NULL, settings)) < 0)
+		return error;
+	if (*cfg->url && (error = replace(&llm->base_url, cfg->url)) < 0)
+		return error;
 	if (*cfg->model && ((error = replace(&llm->model, cfg->model)) < 0 ||
 			    (error = replace(&llm->map_model, cfg->model)) < 0 ||
 			    (error = replace(&llm->reduce_model, cfg->model)) < 0))
@@ -118,12 +151,15 @@ int bench_config_apply(const struct bench_config *cfg, struct llm_config *llm, s
 	return 0;
 }
 
-int bench_config_key(struct buf *out, const struct llm_config *llm, const struct check_options *opts)
+int bench_config_key(struct buf *out, const struct bench_config *cfg, const struct llm_config *llm,
+		     const struct check_options *opts)
 {
 	size_t i;
 
-	if (buf_printf(out, "provider=%s model=%s context=%s effort=%s rules=", provider_name(llm->provider),
-		       llm->map_model ? llm->map_model : "", check_context_mode_name(opts->context),
+	if (buf_printf(out, "provider=%s", provider_name(llm->provider)) < 0 ||
+	    (cfg && *cfg->url && buf_printf(out, " url=%s", cfg->url) < 0) ||
+	    buf_printf(out, " model=%s context=%s effort=%s rules=", llm->map_model ? llm->map_model : "",
+		       check_context_mode_name(opts->context),
 		       llm->reasoning_effort ? llm->reasoning_effort : "default") < 0)
 		return error_nomem();
 	for (i = 0; i < opts->nrule_ids; i++)

@@ -30,7 +30,7 @@ const char *provider_name(enum provider provider)
 		provider_names[provider] : "unknown";
 }
 
-static bool provider_parse(enum provider *out, const char *name)
+bool provider_parse(enum provider *out, const char *name)
 {
 	size_t i;
 
@@ -105,6 +105,28 @@ static int choose_provider(struct llm_config *c, struct config *config)
 	return 0;
 }
 
+static const char *default_url(enum provider provider)
+{
+	return provider == PROVIDER_ANTHROPIC ? "https://api.anthropic.com/v1" : "https://api.openai.com/v1";
+}
+
+static const char *default_model(enum provider provider)
+{
+	return provider == PROVIDER_ANTHROPIC ? "claude-haiku-4-5" : "gpt-5-mini";
+}
+
+/* The key wiped and let go: it is not left in freed memory. */
+static void key_forget(struct llm_config *c)
+{
+	volatile char *p = c->api_key;
+
+	while (p && *p)
+		*p++ = '\0';
+	free(c->api_key);
+	c->api_key = NULL;
+	c->key_source = "none";
+}
+
 static int load_key(struct llm_config *c, struct config *config)
 {
 	const char *env = c->provider == PROVIDER_ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
@@ -162,10 +184,9 @@ int llm_config_load(struct llm_config *c, struct config *config)
 	if (c->provider == PROVIDER_NONE)
 		return 0;
 	if (!c->base_url)
-		c->base_url = strdup(c->provider == PROVIDER_ANTHROPIC ? "https://api.anthropic.com/v1" :
-				     "https://api.openai.com/v1");
+		c->base_url = strdup(default_url(c->provider));
 	if (config_get(&c->model, config, "revline.model") != 0)
-		c->model = strdup(c->provider == PROVIDER_ANTHROPIC ? "claude-haiku-4-5" : "gpt-5-mini");
+		c->model = strdup(default_model(c->provider));
 	if (config_get(&c->map_model, config, "revline.mapModel") != 0)
 		c->map_model = c->model ? strdup(c->model) : NULL;
 	if (config_get(&c->reduce_model, config, "revline.reduceModel") != 0)
@@ -197,16 +218,38 @@ void llm_config_release(struct llm_config *c)
 	free(c->reduce_model);
 	free(c->reasoning_effort);
 	models_free(c->models);
-	if (c->api_key) {
-		/* Do not leave the key in freed memory. */
-		volatile char *p = c->api_key;
-
-		while (*p)
-			*p++ = '\0';
-		free(c->api_key);
-	}
+	key_forget(c);
 	memset(c, 0, sizeof(*c));
 }
+
+static int replace(char **field, const char *value)
+{
+	char *copy = strdup(value);
+
+	if (!copy)
+		return error_nomem();
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+int llm_config_switch(struct llm_config *c, enum provider provider, const char *base_url, struct config *config)
+{
+	const char *model = default_model(provider);
+	int error;
+
+	if (provider == PROVIDER_NONE)
+		return error_set(RL_EUSAGE, "provider none asks no model");
+	if ((error = replace(&c->base_url, base_url ? base_url : default_url(provider))) < 0 ||
+	    (error = replace(&c->model, model)) < 0 || (error = replace(&c->map_model, model)) < 0 ||
+	    (error = replace(&c->reduce_model, model)) < 0)
+		return error;
+	trim_slashes(c->base_url);
+	c->provider = provider;
+	key_forget(c);
+	return load_key(c, config);
+}
+
 
 int llm_call_header(struct llm_call *call, const char *fmt, const char *value)
 {

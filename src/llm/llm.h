@@ -58,6 +58,16 @@ struct llm_config {
 
 int llm_config_load(struct llm_config *out, struct config *config);
 void llm_config_release(struct llm_config *config);
+/* openai, anthropic or none, in any case: false for another name. */
+bool provider_parse(enum provider *out, const char *name);
+/*
+ * The settings moved to another provider (revline bench --compare
+ * provider=...): base_url, or the provider's own; its default model for
+ * the map and reduce steps; its key (ANTHROPIC_API_KEY or OPENAI_API_KEY,
+ * else revline.apiKeyCommand), the old one wiped.
+ */
+int llm_config_switch(struct llm_config *config, enum provider provider, const char *base_url,
+		      struct config *settings);
 
 /* One line that says how to configure a provider. */
 extern const char llm_setup_hint[];

@@ -197,6 +197,31 @@ bench --compare model=gpt-5-mini --compare model=gpt-5-nano,context=none
 expect_status 0 "--compare twice, text"
 expect_out "Sign test over the 2 cases they disagree on: p = 1" "the sign test said plainly"
 expect_out "not a clear difference" "and what it means"
+# Another provider: its endpoint, its key, its default model (the fake serves both APIs).
+# No OpenAI key meanwhile: a key on the Messages API's requests can only be Anthropic's.
+openai_key=${OPENAI_API_KEY-}
+unset OPENAI_API_KEY
+export ANTHROPIC_API_KEY=sk-ant-bench-test
+bench --compare "provider=anthropic,url=$FAKELLM_URL/v1" --format json
+expect_status 0 "--compare provider=anthropic,url=..."
+json "
+a, b = d['runs']
+assert a['config'].startswith('provider=openai ') and ' model=gpt-5-mini ' in a['config'], a['config']
+assert b['config'].startswith('provider=anthropic url=') and ' model=claude-haiku-4-5 ' in b['config'], b['config']
+assert a['caught'] == 1 and b['caught'] == 0 and b['cases'] == 3, (a['caught'], b['caught'])
+" && pass "the other side is Anthropic's default model, scored on the same cases" || fail "provider compare: $(cat "$TMP/out" "$TMP/err")"
+python3 - "$FAKELLM_LOG" <<'EOF' && pass "its requests went to the Messages API with the Anthropic key" || fail "provider requests"
+import json, sys
+ends = [json.loads(l) for l in open(sys.argv[1]) if '"phase":"end"' in l]
+msgs = [r for r in ends if r['path'].endswith('/messages')]
+assert len(msgs) == 3, [r['path'] for r in ends]
+assert all(r['model'] == 'claude-haiku-4-5' and r['authorization'] == 'present' for r in msgs), msgs
+EOF
+grep -q "sk-ant-bench-test" "$TMP/out" "$TMP/err" "$FAKELLM_LOG" && fail "the key was written somewhere" || pass "the key is written nowhere"
+unset ANTHROPIC_API_KEY
+[ -n "$openai_key" ] && export OPENAI_API_KEY=$openai_key
+bench --compare provider=gemini
+expect_status 2 "an unknown provider is refused"
 bench --compare model=gpt-5-mini
 expect_status 2 "two configurations that are the same are refused"
 bench --compare colour=red
