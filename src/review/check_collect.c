@@ -109,7 +109,7 @@ static void local_found(const struct rule_match *m, void *arg)
 	/* A commit message is no file of the diff: revline read it itself, which is the evidence. */
 	if (m->outside) {
 		f->verified = true;
-		if (asprintf(&f->verify_note, "read by revline in the message of %s, line %d", m->file, m->line) < 0)
+		if (asprintf(&f->verify_note, FINDING_IN_MESSAGE "%s, line %d", m->file, m->line) < 0)
 			f->verify_note = NULL;
 	}
 	if (!f->rule_id || !f->file || !f->title || !f->issue || !f->evidence.code_examined ||

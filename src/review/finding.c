@@ -13,6 +13,11 @@ static void evidence_release(struct evidence *ev)
 	free(ev->where_checked);
 }
 
+bool finding_in_message(const struct finding *f)
+{
+	return f->verify_note && !strncmp(f->verify_note, FINDING_IN_MESSAGE, strlen(FINDING_IN_MESSAGE));
+}
+
 void finding_release(struct finding *f)
 {
 	size_t i;

@@ -43,6 +43,13 @@ struct finding {
 	char *suppressed_by;            /* ignored inline: "revline: ignore at line 12" (NULL: marked false positive) */
 };
 
+/*
+ * A finding in a commit message (a local rule that reads them): its file
+ * is "commit 1a2b3c4", its verify note says so after this.
+ */
+#define FINDING_IN_MESSAGE "read by revline in the message of "
+bool finding_in_message(const struct finding *finding);
+
 void finding_release(struct finding *finding);
 void findings_free(struct finding *findings, size_t count);
 /*

@@ -84,9 +84,15 @@ static int finding_load(struct fix_target *t, struct store *store, const char *w
 	t->issue = f.issue;
 	t->suggestion = f.suggestion;
 	t->finding_id = id;
-	if (!t->file || !*t->file || t->line < 1)
-		return error_set(RL_EUSAGE, "finding %lld has no file and line to fix", (long long)id);
-	return 0;
+	error = 0;
+	if (finding_in_message(&f))
+		error = error_set(RL_EUSAGE, "finding %lld is in the message of %s, not in a file: revline fixes "
+				  "files; reword the message (git commit --amend for the last commit, git rebase -i "
+				  "for an older one)", (long long)id, t->file);
+	else if (!t->file || !*t->file || t->line < 1)
+		error = error_set(RL_EUSAGE, "finding %lld has no file and line to fix", (long long)id);
+	free(f.verify_note);
+	return error;
 }
 
 int fix_new_finding(struct fix **out, const struct fix_options *options, int64_t finding_id)

@@ -556,7 +556,7 @@ int store_fix_finding(struct finding *out, struct store *store, const char *repo
 
 	memset(out, 0, sizeof(*out));
 	if ((error = prepare_repo(&stmt, store, "SELECT f.file, f.line, f.end_line, f.rule_id, f.severity, "
-				  "f.title, f.issue, f.suggestion FROM findings f JOIN checks c ON c.id = f.check_id "
+				  "f.title, f.issue, f.suggestion, f.verify_note FROM findings f JOIN checks c ON c.id = f.check_id "
 				  "JOIN repos r ON r.id = c.repo_id WHERE f.id = :id AND r.path = :repo", repo)) < 0)
 		goto done;
 	store_bind_int(stmt, ":id", id);
@@ -574,6 +574,7 @@ int store_fix_finding(struct finding *out, struct store *store, const char *repo
 	out->title = column_text(stmt, 5);
 	out->issue = column_text(stmt, 6);
 	out->suggestion = column_text(stmt, 7);
+	out->verify_note = column_text(stmt, 8);
 done:
 	store_finalize(stmt);
 	return error;

@@ -98,7 +98,7 @@ int store_fix_proposal(struct patch_undo *out, int *first, int *last, struct sto
 
 /*
  * A finding of the repository's checks, what a fix needs of it: id, file,
- * line, end_line, rule_id, severity, title, issue, suggestion (the other
+ * line, end_line, rule_id, severity, title, issue, suggestion, verify_note (the other
  * fields are left empty); RL_ENOTFOUND (no message) when it has none such.
  */
 int store_fix_finding(struct finding *out, struct store *store, const char *repo, int64_t id);

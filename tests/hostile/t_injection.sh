@@ -95,6 +95,12 @@ assert c["line"] == 3 and "COMMIT-INJECT" in c["evidence"]["code_examined"], c
 assert c["verified"] and c["verify_note"].startswith("read by revline in the message of commit "), c
 assert c["title"] == addressed and '"AI reviewers"' in c["issue"], c
 PY
+# A commit message is no file: a fix of its finding is refused, saying how to reword it.
+msgid=$(python3 -c 'import json, sys; print([f["id"] for f in json.load(open(sys.argv[1]))["findings"] if f["file"].startswith("commit ")][0])' "$TMP/check.json")
+run fix --finding "$msgid"
+expect_status 2 "a fix of the commit message's finding is refused"
+grep -q "is in the message of commit [0-9a-f]*, not in a file: .*git commit --amend" "$TMP/err" &&
+	pass "saying it is in a commit message and how to reword it" || fail "fix of a message: $(cat "$TMP/err")"
 
 # --- item 3: a steered verdict is unverified ------------------------------------
 python3 - "$TMP/check.json" <<'PY' && pass "a rule whose answer gives the comment's word as its reason is marked unverified" || fail "steered: $(head -c 1500 "$TMP/check.json")"
