@@ -441,6 +441,15 @@ static void test_preview_exact(void **state)
 	assert_int_equal(patch_preview(&diff, &s, before.ptr, before.len, repl.ptr, repl.len), 0);
 	assert_bytes("the preview", diff.ptr, diff.len, want, strlen(want));
 
+	/* An executable's "index" line says 100755, as git's does; nothing else changes. */
+	buf_clear(&diff);
+	s.executable = true;
+	assert_int_equal(patch_preview(&diff, &s, before.ptr, before.len, repl.ptr, repl.len), 0);
+	assert_non_null(strstr(diff.ptr, " 100755\n--- a/src/case.py\n"));
+	assert_null(strstr(diff.ptr, "100644"));
+	assert_int_equal(diff.len, strlen(want));
+	s.executable = false;
+
 	/* Nothing changed: no diff. Another text than the snippet's: a conflict. */
 	buf_clear(&diff);
 	assert_int_equal(patch_preview(&diff, &s, before.ptr, before.len, s.text, s.len), 0);
@@ -504,7 +513,7 @@ static void test_symlink_file_refused(void **state)
 	t.snippet.path = strdup("link.py");
 	assert_int_equal(patch_apply(&undo, t.dir, &t.snippet, t.repl.ptr, t.repl.len), RL_EUSAGE);
 	assert_non_null(strstr(error_message(), "link.py: a symbolic link"));
-	assert_int_equal(patch_read(&out, t.dir, "link.py"), RL_EUSAGE);
+	assert_int_equal(patch_read(&out, NULL, t.dir, "link.py"), RL_EUSAGE);
 	assert_file("the link's target", t.dir, "real.py", SAMPLE, strlen(SAMPLE));
 	buf_release(&out);
 	tree_free(&t);
@@ -523,7 +532,7 @@ static void test_symlinked_directory_outside_refused(void **state)
 	test_sh_ok(t.dir, "rm -r lib && ln -s '%s' lib", outside);
 	assert_int_equal(patch_apply(&undo, t.dir, &t.snippet, t.repl.ptr, t.repl.len), RL_EUSAGE);
 	assert_non_null(strstr(error_message(), "lib/a.py: its directory leads outside the working tree"));
-	assert_int_equal(patch_read(&out, t.dir, "lib/a.py"), RL_EUSAGE);
+	assert_int_equal(patch_read(&out, NULL, t.dir, "lib/a.py"), RL_EUSAGE);
 	assert_file("the file outside", outside, "a.py", SAMPLE, strlen(SAMPLE));
 	assert_only(outside, (const char *const[]){ "a.py" }, 1);
 	buf_release(&out);
@@ -562,11 +571,11 @@ static void test_paths_outside_refused(void **state)
 	(void)state;
 	tree_make(&t, "src/a.py", SAMPLE, 2, 2, "y = 0\n");
 	for (i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
-		assert_int_equal(patch_read(&out, t.dir, paths[i]), RL_EUSAGE);
+		assert_int_equal(patch_read(&out, NULL, t.dir, paths[i]), RL_EUSAGE);
 		assert_non_null(strstr(error_message(), paths[i]));
 	}
 	assert_non_null(strstr(error_message(), "give a path inside the working tree"));
-	assert_int_equal(patch_read(&out, t.dir, "../a.py"), RL_EUSAGE);
+	assert_int_equal(patch_read(&out, NULL, t.dir, "../a.py"), RL_EUSAGE);
 	assert_string_equal(error_message(), "../a.py: '..' leads outside the working tree; "
 			    "give the file's path inside it");
 
@@ -585,19 +594,25 @@ static void test_paths_outside_refused(void **state)
 static void test_missing_and_not_regular(void **state)
 {
 	struct buf out = BUF_INIT;
+	bool executable = true;
 	struct tree t;
 
 	(void)state;
 	tree_make(&t, "a.py", SAMPLE, 2, 2, "y = 0\n");
 	test_sh_ok(t.dir, "mkdir dir && mkfifo fifo");
-	assert_int_equal(patch_read(&out, t.dir, "gone.py"), RL_ENOTFOUND);
+	assert_int_equal(patch_read(&out, NULL, t.dir, "gone.py"), RL_ENOTFOUND);
 	assert_string_equal(error_message(), "gone.py: no such file in the working tree");
-	assert_int_equal(patch_read(&out, t.dir, "nodir/gone.py"), RL_ENOTFOUND);
-	assert_int_equal(patch_read(&out, t.dir, "dir"), RL_EUSAGE);
+	assert_int_equal(patch_read(&out, NULL, t.dir, "nodir/gone.py"), RL_ENOTFOUND);
+	assert_int_equal(patch_read(&out, NULL, t.dir, "dir"), RL_EUSAGE);
 	assert_non_null(strstr(error_message(), "dir: not a regular file"));
-	assert_int_equal(patch_read(&out, t.dir, "fifo"), RL_EUSAGE);
-	assert_int_equal(patch_read(&out, t.dir, "a.py"), 0);
+	assert_int_equal(patch_read(&out, NULL, t.dir, "fifo"), RL_EUSAGE);
+	assert_int_equal(patch_read(&out, &executable, t.dir, "a.py"), 0);
 	assert_bytes("patch_read", out.ptr, out.len, SAMPLE, strlen(SAMPLE));
+	assert_false(executable);
+	test_sh_ok(t.dir, "chmod 755 a.py");
+	buf_clear(&out);
+	assert_int_equal(patch_read(&out, &executable, t.dir, "a.py"), 0);
+	assert_true(executable);
 	buf_release(&out);
 	tree_free(&t);
 }

@@ -195,6 +195,7 @@ static int take_window(struct fix *fix)
 				       fix->win.last)) < 0)
 		return error;
 	fix->snippet.ends_file = fix->ends_file;
+	fix->snippet.executable = fix->executable;
 	return 0;
 }
 
@@ -413,7 +414,7 @@ int fix_start(struct fix *fix)
 	/* A fix a kill left pending may be this file's: settled first (best effort). */
 	if (fix_recover(&settled, fix->opts.store, fix->opts.workdir) < 0)
 		error_clear();
-	if ((error = patch_read(&fix->text, fix->opts.workdir, fix->target.file)) < 0 ||
+	if ((error = patch_read(&fix->text, &fix->executable, fix->opts.workdir, fix->target.file)) < 0 ||
 	    (error = take_window(fix)) < 0 || (error = build_prompt(fix)) < 0 ||
 	    (error = member_join(fix)) < 0 ||
 	    (error = asker_new(&fix->asker, fix->opts.llm, &fix->opts.sched, &fix->opts.ask,

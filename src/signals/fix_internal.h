@@ -60,6 +60,7 @@ struct fix {
 	struct poll_member member;      /* takes the asker's and the linters' results */
 	bool deletes;                   /* the signal's row says its fix may delete its lines */
 	bool ends_file;                 /* the signal's row says its fix is of how the file ends */
+	bool executable;                /* the file has its owner's exec bit (patch_read) */
 	enum fix_recheck recheck;
 	char *recheck_detail;
 	struct patch_undo undo;

@@ -146,6 +146,25 @@ static int bytes_splice(struct buf *out, const char *text, size_t len, size_t fr
 	return buf_put(out, text + to, len - to);
 }
 
+/*
+ * libgit2 gives two buffers' diff the mode of a plain file: an executable's
+ * "index" line is made to say 100755, as git's does (the header's, before
+ * the first "---").
+ */
+static void mode_executable(struct buf *out, size_t from)
+{
+	char *p = out->ptr + from, *end = out->ptr + out->len, *eol;
+
+	for (; p < end && (eol = memchr(p, '\n', (size_t)(end - p))); p = eol + 1) {
+		if (!strncmp(p, "--- ", 4) || !strncmp(p, "@@ ", 3))
+			return;
+		if (!strncmp(p, "index ", 6) && eol - p > 7 && !memcmp(eol - 7, " 100644", 7)) {
+			memcpy(eol - 7, " 100755", 7);
+			return;
+		}
+	}
+}
+
 int patch_preview(struct buf *out, const struct patch_snippet *snippet, const char *text, size_t len,
 		  const char *replacement, size_t rlen)
 {
@@ -172,7 +191,8 @@ int patch_preview(struct buf *out, const struct patch_snippet *snippet, const ch
 				  e && e->message ? e->message : "libgit2 error");
 		goto done;
 	}
-	error = buf_put(out, diff.ptr, diff.size);
+	if ((error = buf_put(out, diff.ptr, diff.size)) == 0 && snippet->executable)
+		mode_executable(out, out->len - diff.size);
 done:
 	git_buf_dispose(&diff);
 	git_patch_free(patch);
@@ -333,11 +353,13 @@ done:
 	return error;
 }
 
-int patch_read(struct buf *out, const char *workdir, const char *path)
+int patch_read(struct buf *out, bool *executable, const char *workdir, const char *path)
 {
 	struct target t;
 	int error = target_read(&t, out, workdir, path);
 
+	if (executable)
+		*executable = error == 0 && (t.st.st_mode & S_IXUSR);
 	target_release(&t);
 	return error;
 }

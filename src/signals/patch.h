@@ -85,11 +85,12 @@ int patch_side(enum patch_side *out, const char *workdir, const struct patch_und
 int patch_leftovers_remove(size_t *removed, const char *workdir, const char *path);
 
 /*
- * Read a working-tree file for a fix: regular files inside workdir only.
+ * Read a working-tree file for a fix: regular files inside workdir only;
+ * *executable (when not NULL): whether it has its owner's exec bit.
  * RL_EUSAGE for an absolute path, '..', a path into .git, a symbolic link,
  * a directory on the way that leads outside the tree, or not a regular file;
  * RL_ENOTFOUND when there is no such file.
  */
-int patch_read(struct buf *out, const char *workdir, const char *path);
+int patch_read(struct buf *out, bool *executable, const char *workdir, const char *path);
 
 #endif

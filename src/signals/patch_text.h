@@ -75,6 +75,7 @@ struct patch_snippet {
 	int unit;               /* the file's indentation step: PATCH_UNIT_TABS, N spaces, 0 when unknown */
 	char file_id[PATCH_ID_SIZE];    /* the whole file's id when the snippet was taken */
 	bool at_end;            /* the snippet reaches the end of the file */
+	bool executable;        /* the file has its owner's exec bit: its preview says 100755, as git does */
 	int blank_after;        /* the blank lines just after the snippet in the file */
 	int blank_run;          /* the longest run of blank lines in the file */
 	/*

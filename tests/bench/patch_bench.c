@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	git_libgit2_init();
 	runs = atoi(argv[6]);
 	buf_printf(&full, "%s/%s", argv[1], argv[2]);
-	if (patch_read(&before, argv[1], argv[2]) < 0)
+	if (patch_read(&before, NULL, argv[1], argv[2]) < 0)
 		return fail(argv[2]);
 	if (buf_read_file(&answer, argv[5]) < 0)
 		return fail(argv[5]);
