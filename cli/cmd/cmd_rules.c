@@ -140,6 +140,8 @@ static json_t *rule_json(const struct rule *rule)
 	json_object_set_new(obj, "category", utf8_json(rule->category));
 	json_object_set_new(obj, "model", utf8_json(rule->model));
 	json_object_set_new(obj, "pattern", utf8_json(rule->pattern));
+	json_object_set_new(obj, "check", rule->check == RULE_CHECK_NONE ? json_null() :
+			    json_string(rule_check_name(rule->check)));
 	json_object_set_new(obj, "patterns", json_list(rule->patterns, rule->npatterns));
 	json_object_set_new(obj, "context_files", json_list(rule->context_files, rule->ncontext));
 	json_object_set_new(obj, "version", utf8_json(rule->version));

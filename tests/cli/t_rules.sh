@@ -43,6 +43,8 @@ expect_json 'all(r["source"] == "built-in" and r["kind"] in ("llm", "local") for
 	"sources and kinds"
 expect_json '[r for r in doc if r["id"] == "injection"][0]["severity"] == "critical"' "severity of a rule"
 expect_json 'all(isinstance(r["patterns"], list) and r["model"] is None for r in doc)' "patterns are lists; no model"
+expect_json '{r["id"]: r["check"] for r in doc if r["check"]} == {"hidden-text": "hidden-text"} and all("check" in r for r in doc)' \
+	"a local rule's built-in check is named (hidden-text), null for the others"
 
 run rules --lint
 expect_status 0 "lint of the built-in rules"
