@@ -69,7 +69,7 @@ printf -- '---\nid: seed\nname: Proper Error Handling\nseverity: major\ncategory
 cd src
 run rules --json
 expect_status 0 "rules --json in a repository subdirectory"
-expect_json '[r for r in doc if r["id"] == "error-handling"][0] == {"id": "error-handling", "name": "error-handling", "path": "threadlines/errors.md", "source": "repository", "kind": "llm", "severity": "minor", "category": None, "model": None, "pattern": None, "patterns": ["src/**/*.c"], "context_files": ["docs/errors.md"], "version": "2.1", "active": True, "why": "on"}' \
+expect_json '[r for r in doc if r["id"] == "error-handling"][0] == {"id": "error-handling", "name": "error-handling", "path": "threadlines/errors.md", "source": "repository", "kind": "llm", "severity": "minor", "category": None, "model": None, "pattern": None, "check": None, "patterns": ["src/**/*.c"], "context_files": ["docs/errors.md"], "version": "2.1", "active": True, "why": "on"}' \
 	"a repository rule overrides the built-in one, with every field"
 expect_json '[r for r in doc if r["id"] == "no-todo"][0]["kind"] == "local"' "a rule with a pattern is local"
 expect_json '[r for r in doc if r["id"] == "no-todo"][0]["path"] == "threadlines/security/todo.md"' "rules are read recursively"
