@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A program's version: the first line of `PROG --version` with a digit in it. */
+/* A program's version: the first line of `PROG --version` with a digit in it, up to a " (" of details. */
 static void version_of(char *out, size_t size, const char *command)
 {
 	char cmd[300], line[256];
@@ -38,6 +38,8 @@ static void version_of(char *out, size_t size, const char *command)
 		if (strpbrk(line, "0123456789"))
 			snprintf(out, size, "%.*s", (int)strcspn(line, "\n"), line);
 	pclose(fp);
+	if (strstr(out, " (") && strpbrk(out, "0123456789") < strstr(out, " ("))
+		*strstr(out, " (") = '\0';
 }
 
 /* The linters `revline signals --run` runs: installed or not, and the user's command. */
