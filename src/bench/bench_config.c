@@ -119,17 +119,6 @@ int bench_config_parse(struct bench_config *out, const char *spec)
 	return error;
 }
 
-static int replace(char **field, const char *value)
-{
-	char *copy = strdup(value);
-
-	if (!copy)
-		return error_nomem();
-	free(*field);
-	*field = copy;
-	return 0;
-}
-
 int bench_config_apply(const struct bench_config *cfg, struct llm_config *llm, struct check_options *opts,
 		       struct config *settings)
 {
@@ -138,13 +127,13 @@ int bench_config_apply(const struct bench_config *cfg, struct llm_config *llm, s
 	if (cfg->provider >= 0 && (enum provider)cfg->provider != llm->provider &&
 	    (error = llm_config_switch(llm, (enum provider)cfg->provider, *cfg->url ? cfg->url : NULL, settings)) < 0)
 		return error;
-	if (*cfg->url && (error = replace(&llm->base_url, cfg->url)) < 0)
+	if (*cfg->url && (error = llm_config_set(&llm->base_url, cfg->url)) < 0)
 		return error;
-	if (*cfg->model && ((error = replace(&llm->model, cfg->model)) < 0 ||
-			    (error = replace(&llm->map_model, cfg->model)) < 0 ||
-			    (error = replace(&llm->reduce_model, cfg->model)) < 0))
+	if (*cfg->model && ((error = llm_config_set(&llm->model, cfg->model)) < 0 ||
+			    (error = llm_config_set(&llm->map_model, cfg->model)) < 0 ||
+			    (error = llm_config_set(&llm->reduce_model, cfg->model)) < 0))
 		return error;
-	if (*cfg->effort && (error = replace(&llm->reasoning_effort, cfg->effort)) < 0)
+	if (*cfg->effort && (error = llm_config_set(&llm->reasoning_effort, cfg->effort)) < 0)
 		return error;
 	if (cfg->context >= 0)
 		opts->context = (enum context_mode)cfg->context;

@@ -222,7 +222,7 @@ void llm_config_release(struct llm_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int replace(char **field, const char *value)
+int llm_config_set(char **field, const char *value)
 {
 	char *copy = strdup(value);
 
@@ -240,9 +240,9 @@ int llm_config_switch(struct llm_config *c, enum provider provider, const char *
 
 	if (provider == PROVIDER_NONE)
 		return error_set(RL_EUSAGE, "provider none asks no model");
-	if ((error = replace(&c->base_url, base_url ? base_url : default_url(provider))) < 0 ||
-	    (error = replace(&c->model, model)) < 0 || (error = replace(&c->map_model, model)) < 0 ||
-	    (error = replace(&c->reduce_model, model)) < 0)
+	if ((error = llm_config_set(&c->base_url, base_url ? base_url : default_url(provider))) < 0 ||
+	    (error = llm_config_set(&c->model, model)) < 0 || (error = llm_config_set(&c->map_model, model)) < 0 ||
+	    (error = llm_config_set(&c->reduce_model, model)) < 0)
 		return error;
 	trim_slashes(c->base_url);
 	c->provider = provider;

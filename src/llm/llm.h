@@ -58,6 +58,8 @@ struct llm_config {
 
 int llm_config_load(struct llm_config *out, struct config *config);
 void llm_config_release(struct llm_config *config);
+/* One of the settings' strings (base_url, model, ...) replaced by a copy of value. */
+int llm_config_set(char **field, const char *value);
 /* openai, anthropic or none, in any case: false for another name. */
 bool provider_parse(enum provider *out, const char *name);
 /*
