@@ -83,7 +83,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
 		OPT_CHOICE(0, "format", &a->format, "FORMAT", formats, "text or json"),
 		OPT_STRING_LIST(0, "rule", &a->rule_ids, "ID", "run only this rule (repeatable)"),
 		OPT_BOOL(0, "no-cache", &a->no_cache, "ask the LLM again even when the answer is cached"),
-		OPT_INTEGER(0, "concurrency", &a->concurrency, "N", 1, 64, "requests at once, per case (default 5)"),
+		OPT_INTEGER(0, "concurrency", &a->concurrency, "N", 1, 64, "requests at once, over the cases (default 5)"),
 		OPT_INTEGER(0, "jobs", &a->jobs, "N", 1, 16, "cases reviewed at once (default 1)"),
 		OPT_BOOL('y', "yes", &a->yes, "run even when the estimate is over revline.confirmTokens"),
 		OPT_RULE_DIRS(&a->rule_dirs, &a->no_builtin),

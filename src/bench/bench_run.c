@@ -27,6 +27,7 @@ struct bench_run {
 	struct store *store;
 	int64_t run_id;
 	struct poll_group *group;       /* every case's check in it */
+	struct sched_share share;       /* the checks' requests at once, together */
 	struct case_check *slots;       /* the cases reviewed at once */
 	size_t nslots;
 	bool cancelled;
@@ -115,6 +116,9 @@ int bench_run_new(struct bench_run **out, struct repo *repo, const struct bench_
 	run->cases = cases;
 	run->count = count;
 	options_of(&run->opts, o->check, run->group);
+	/* --concurrency bounds the requests of the cases reviewed at once, together. */
+	run->share.limit = run->opts.sched.concurrency > 0 ? run->opts.sched.concurrency : 1;
+	run->opts.sched.share = &run->share;
 	run->tolerance = o->tolerance >= 0 ? o->tolerance : SCORE_TOLERANCE;
 	run->store = o->store;
 	run->run_id = o->run_id;

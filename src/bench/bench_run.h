@@ -11,7 +11,8 @@
 
 /*
  * A run of the benchmark: the cases reviewed in turn, jobs of them at once
- * (each check's requests in one poll group), each a
+ * (their checks in one poll group, their requests bounded together by the
+ * check options' concurrency), each a
  * check (check.h: the same request cycle, cache, concurrency, deadline
  * and refusals as `revline check`) of the fix reversed, made in memory
  * from the two commits' trees (the working tree, the index and the

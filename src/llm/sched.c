@@ -41,6 +41,7 @@ static uint64_t prng_seed(const void *salt)
 
 void sched_options_init(struct sched_options *options)
 {
+	memset(options, 0, sizeof(*options));
 	options->concurrency = 5;
 	options->timeout = 120;
 	options->retries = 2;
@@ -93,7 +94,7 @@ static void task_free(struct sched *sched, struct task *task)
 	if (task->easy) {
 		if (task->state == TASK_RUNNING) {
 			curl_multi_remove_handle(sched->multi, task->easy);
-			sched->running--;
+			sched_running_add(sched, -1);
 		}
 		curl_easy_cleanup(task->easy);
 	}

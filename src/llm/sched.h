@@ -38,8 +38,20 @@ struct sched;
 /* Retry-After is honoured up to this by default (a longer one waits this long). */
 #define SCHED_RETRY_AFTER_MAX_S 60.0
 
+/*
+ * A bound on the transfers of several schedulers together (revline bench
+ * --jobs: its cases' checks), beside each one's concurrency. Its owner
+ * makes it with running 0 and keeps it until every scheduler given it is
+ * freed.
+ */
+struct sched_share {
+	int limit;              /* >= 1 */
+	int running;
+};
+
 struct sched_options {
 	int concurrency;        /* transfers at once, >= 1 (default 5) */
+	struct sched_share *share;      /* a bound shared with other schedulers, or NULL */
 	double timeout;         /* seconds for a small task (default 120); a task of
 				 * W bytes gets timeout * (1 + W / 65536), at most
 				 * SCHED_REQUEST_TIMEOUT_MAX_S */

@@ -146,7 +146,11 @@ int sched_fds(struct sched *sched, struct pollfd *out, int max)
 	return (int)n;
 }
 
-/* When the next task may start, or -1: none can start before a slot frees. */
+/*
+ * When the next task may start, or -1: none can start before a slot frees
+ * here. A slot the share holds back is looked for again soon: another
+ * scheduler frees it.
+ */
 static int64_t next_start_at(const struct sched *sched)
 {
 	int64_t at = -1;
@@ -160,6 +164,8 @@ static int64_t next_start_at(const struct sched *sched)
 		if (task->state != TASK_RUNNING && (at < 0 || task->ready_at < at))
 			at = task->ready_at;
 	}
+	if (at >= 0 && !sched_slot_free(sched) && at < clock_ms() + SCHED_SHARE_POLL_MS)
+		at = clock_ms() + SCHED_SHARE_POLL_MS;
 	return at;
 }
 

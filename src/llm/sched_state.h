@@ -92,6 +92,12 @@ void sched_settle(struct sched *sched, struct task *task, enum sched_status stat
 		   long http, bool with_body, const char *error);
 /* Out of the multi handle, if it is in it; the task stays in the table. */
 void sched_task_stop(struct sched *sched, struct task *task);
+/* A transfer more (1) or less (-1), counted against the concurrency and the share. */
+void sched_running_add(struct sched *sched, int delta);
+/* Whether a transfer may start: a slot free here and in the share. */
+bool sched_slot_free(const struct sched *sched);
+/* How soon a scheduler held back by its share only looks again for a slot. */
+#define SCHED_SHARE_POLL_MS 20
 /* Tasks into the free slots, the largest first. */
 void sched_start_ready(struct sched *sched);
 /* The transfers libcurl finished: each settles or waits to retry. */

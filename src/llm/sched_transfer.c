@@ -373,7 +373,7 @@ static int task_start(struct sched *sched, struct task *task, int64_t now)
 	if (curl_multi_add_handle(sched->multi, task->easy) != CURLM_OK)
 		return error_set(RL_ERROR, "libcurl could not start the request");
 	task->state = TASK_RUNNING;
-	sched->running++;
+	sched_running_add(sched, 1);
 	task->attempts++;
 	task->attempt_start = now;
 	task->last_byte = now;
@@ -407,8 +407,7 @@ void sched_start_ready(struct sched *sched)
 	struct task *task;
 	char url[160], error[256];
 
-	while (sched->running < (size_t)sched->options.concurrency &&
-	       (task = next_ready(sched, now))) {
+	while (sched_slot_free(sched) && (task = next_ready(sched, now))) {
 		if (task_start(sched, task, now) == 0)
 			continue;
 		url_for_user(url, sizeof(url), task->url);
@@ -515,8 +514,22 @@ void sched_task_stop(struct sched *sched, struct task *task)
 	if (task->state != TASK_RUNNING)
 		return;
 	curl_multi_remove_handle(sched->multi, task->easy);
-	sched->running--;
+	sched_running_add(sched, -1);
 	task->state = TASK_WAITING;
+}
+
+void sched_running_add(struct sched *sched, int delta)
+{
+	sched->running += delta;
+	if (sched->options.share)
+		sched->options.share->running += delta;
+}
+
+bool sched_slot_free(const struct sched *sched)
+{
+	const struct sched_share *share = sched->options.share;
+
+	return sched->running < (size_t)sched->options.concurrency && (!share || share->running < share->limit);
 }
 
 static void deadline_text(char *out, size_t size, const struct sched *sched)
@@ -615,7 +628,7 @@ void sched_collect_finished(struct sched *sched)
 		task = (struct task *)priv;
 		curl_multi_remove_handle(sched->multi, easy);
 		task->state = TASK_WAITING;
-		sched->running--;
+		sched_running_add(sched, -1);
 		task_finished(sched, task, result);
 	}
 }

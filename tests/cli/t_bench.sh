@@ -259,6 +259,13 @@ assert o == {'$A': 'caught', '$B': 'missed', '$C': 'missed'}, o
 [ "$(fakellm_max_concurrency)" = 3 ] && pass "the three cases asked at once" ||
 	fail "--jobs 3: $(fakellm_max_concurrency) at once"
 [ "$(fakellm_requests | wc -l)" = 3 ] && pass "one request a case still" || fail "jobs requests: $(fakellm_requests | wc -l)"
+latency 600
+bench --no-cache --jobs 3 --concurrency 2 --format json
+expect_status 0 "bench --jobs 3 --concurrency 2"
+json "assert d['cases'] == 3 and d['caught'] == 1 and d['noise'] == 1, d" && pass "the same figures" ||
+	fail "jobs, concurrency: $(cat "$TMP/out" "$TMP/err")"
+[ "$(fakellm_max_concurrency)" = 2 ] && pass "--concurrency bounds the cases' requests together" ||
+	fail "--jobs 3 --concurrency 2: $(fakellm_max_concurrency) at once"
 latency 0
 
 # --- interrupted, then resumed -------------------------------------------------------
