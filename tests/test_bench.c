@@ -229,6 +229,10 @@ static void test_config(void **state)
 	assert_int_equal(bench_config_parse(&cfg, "provider=gemini"), RL_EUSAGE);
 	assert_int_equal(bench_config_parse(&cfg, "url=ftp://example.com"), RL_EUSAGE);
 	assert_non_null(strstr(error_message(), "not an http:// or https:// address"));
+	assert_int_equal(bench_config_parse(&cfg, "url=https://me:sk-secret@example.com/v1"), RL_EUSAGE);
+	assert_non_null(strstr(error_message(), "holds a user or password"));
+	assert_null(strstr(error_message(), "sk-secret"));
+	assert_int_equal(bench_config_parse(&cfg, "url=https://example.com/v1/a@b"), 0);
 }
 
 static void test_since(void **state)

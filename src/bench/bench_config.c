@@ -52,8 +52,15 @@ static int provider_take(int *out, const char *value)
 
 static int url_take(char *out, const char *value)
 {
+	const char *host = strstr(value, "://");
+
 	if (strncmp(value, "http://", 7) && strncmp(value, "https://", 8))
 		return error_set(RL_EUSAGE, "configuration: url '%s' is not an http:// or https:// address", value);
+	/* The URL goes into the run's key, stored and shown: never a credential. */
+	host += 3;
+	if (memchr(host, '@', strcspn(host, "/?#")))
+		return error_set(RL_EUSAGE, "configuration: url holds a user or password (user:password@host): "
+				 "give the key in OPENAI_API_KEY or ANTHROPIC_API_KEY instead");
 	strcpy(out, value);
 	return 0;
 }
