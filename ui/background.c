@@ -37,7 +37,8 @@ static void renames_show(struct tui *tui)
 /*
  * Rename pairing in the background, a few milliseconds at a time: the list
  * shows the identical-content renames after the first slice, the others
- * when all are known.
+ * when all are known. A working tree's first list (repo_diff_quick) is
+ * replaced by libgit2's in the first slice, which makes it whole.
  */
 bool background_renames(void *ctx)
 {

@@ -97,6 +97,15 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
  * one counted is kept.
  */
 int repo_diff_start(struct diff **out, struct repo *repo, const struct target *target);
+/*
+ * The working tree's diff (no untracked files) is listed by repo_diff_start
+ * as git lists it, from the index and one lstat per entry (repo_quick.c),
+ * when nothing in the repository asks for libgit2's listing (a conflict, a
+ * submodule, core.ignoreCase, core.symlinks=false). The first rename step
+ * then makes libgit2's listing, and repo_diff_renamed's model is made from
+ * it. Whether diff is such a listing, not yet replaced:
+ */
+bool repo_diff_quick(const struct diff *diff);
 int repo_diff_renames_step(struct diff *diff, int64_t budget_us);
 bool repo_diff_renames_done(const struct diff *diff);
 bool repo_diff_renames_exact(struct diff *diff);

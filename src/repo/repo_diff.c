@@ -8,6 +8,7 @@
 #include "repo_attr.h"
 #include "repo_content.h"
 #include "repo_patch.h"
+#include "repo_diff_internal.h"
 #include "repo_rename.h"
 #include "repo_state.h"
 #include "similarity.h"
@@ -67,7 +68,7 @@ struct git_source {
 	bool workdir;           /* the new side is the working tree */
 };
 
-static void shared_release(struct git_shared *sh)
+void diff_shared_release(struct git_shared *sh)
 {
 	if (!sh || --sh->refs > 0)
 		return;
@@ -84,7 +85,7 @@ static void source_free(void *ctx)
 {
 	struct git_source *src = ctx;
 
-	shared_release(src->shared);
+	diff_shared_release(src->shared);
 	free(src->first);
 	free(src->second);
 	free(src->ndeltas);
@@ -809,7 +810,7 @@ static int tree_of(git_tree **out, git_repository *git, const char *hex)
 	return error;
 }
 
-static int git_diff_of(git_diff **out, git_repository *git, const struct target *t)
+static int git_diff_of(git_diff **out, git_repository *git, const struct target *t, const git_strarray *paths)
 {
 	git_diff_options opts;
 	git_tree *base = NULL, *head = NULL;
@@ -817,6 +818,10 @@ static int git_diff_of(git_diff **out, git_repository *git, const struct target 
 
 	git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
 	opts.flags = GIT_DIFF_INDENT_HEURISTIC;
+	if (paths) {
+		opts.pathspec = *paths;
+		opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	}
 	opts.id_abbrev = GIT_OID_HEXSZ;         /* abbreviated as git does, in put_index_line */
 	if (t->untracked)
 		opts.flags |= GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
@@ -875,28 +880,80 @@ static int diff_attr_silent(bool *out, git_repository *git, git_diff *diff)
  * of each of its folders, 12% of revline diff's time on a big range; the
  * answer is git's default driver either way.
  */
-static int diff_made(struct git_shared *sh, struct repo *repo, const struct target *t)
+static int diff_made(struct git_shared *sh, struct repo *repo, const struct target *t, const git_strarray *paths)
 {
 	git_repository *plain;
 	bool quiet = false;
 	int error;
 
 	if (t->side != SIDE_TREE || (plain = repo_objects(repo)) == repo->git)
-		return git_diff_of(&sh->diff, repo->git, t);
-	if (git_diff_of(&sh->diff, plain, t) == 0 && (error = diff_attr_silent(&quiet, repo->git, sh->diff)) < 0)
+		return git_diff_of(&sh->diff, repo->git, t, paths);
+	if (git_diff_of(&sh->diff, plain, t, paths) == 0 &&
+	    (error = diff_attr_silent(&quiet, repo->git, sh->diff)) < 0)
 		return error;
 	if (quiet)
 		return 0;
 	error_clear();
 	git_diff_free(sh->diff);
 	sh->diff = NULL;
-	return git_diff_of(&sh->diff, repo->git, t);
+	return git_diff_of(&sh->diff, repo->git, t, paths);
+}
+
+int diff_staged(git_diff **out, git_repository *git, const struct target *t, git_index *index)
+{
+	git_tree *base = NULL;
+	int error;
+
+	*out = NULL;
+	if ((error = tree_of(&base, git, t->base_oid)) < 0)
+		return error;
+	if (git_diff_tree_to_index(out, git, base, index, NULL) < 0)
+		error = patch_fail("the index");
+	git_tree_free(base);
+	return error;
+}
+
+/* What a quick listing (repo_quick.c) counted, for the same files by path: both are in path order. */
+static void counts_keep_by_path(struct diff *diff, const struct diff *prev)
+{
+	size_t i = 0, j = 0;
+
+	while (i < diff->nfiles && j < prev->nfiles) {
+		struct diff_file *file = &diff->files[i];
+		const struct diff_file *was = &prev->files[j];
+		int cmp = strcmp(file->path, was->path);
+
+		if (cmp) {
+			i += cmp < 0;
+			j += cmp > 0;
+			continue;
+		}
+		if (file->status == was->status && !strcmp(file->old_path, was->old_path) &&
+		    file->old_mode == was->old_mode && file->new_mode == was->new_mode &&
+		    (was->flags & DIFF_FILE_COUNTED)) {
+			file->additions = was->additions;
+			file->deletions = was->deletions;
+			file->old_size = was->old_size;
+			file->new_size = was->new_size;
+			file->flags |= was->flags & (DIFF_FILE_COUNTED | DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN);
+			diff->counted++;
+			diff->additions += was->additions;
+			diff->deletions += was->deletions;
+		}
+		i++;
+		j++;
+	}
 }
 
 /* What was counted in prev stays known for the files that are the same in diff. */
 static int counts_keep(struct diff *diff, const struct diff *prev)
 {
 	const struct git_source *a = prev->source.ctx, *b = diff->source.ctx;
+
+	if (quick_is(prev)) {
+		counts_keep_by_path(diff, prev);
+		return 0;
+	}
 	size_t n = git_diff_num_deltas(a->diff), i, *at = malloc((n ? n : 1) * sizeof(*at));
 
 	if (!at)
@@ -927,7 +984,7 @@ static int counts_keep(struct diff *diff, const struct diff *prev)
 }
 
 /* A model of the shared diff with the pairs known so far (what prev counted kept). */
-static int diff_of_shared(struct diff **out, struct git_shared *sh, const struct diff *prev)
+int diff_shared_model(struct diff **out, struct git_shared *sh, const struct diff *prev)
 {
 	struct git_source *src = calloc(1, sizeof(*src));
 	struct diff *diff = NULL;
@@ -960,7 +1017,8 @@ static int diff_of_shared(struct diff **out, struct git_shared *sh, const struct
 	return 0;
 }
 
-int repo_diff_start(struct diff **out, struct repo *repo, const struct target *target)
+int diff_shared_make(struct git_shared **out, struct repo *repo, const struct target *target,
+		     const git_strarray *paths)
 {
 	struct git_shared *sh = calloc(1, sizeof(*sh));
 	int error;
@@ -973,24 +1031,63 @@ int repo_diff_start(struct diff **out, struct repo *repo, const struct target *t
 	sh->abbrev = repo_abbrev_len(repo->git);
 	sh->workdir = target->side == SIDE_WORKDIR;
 	sh->in_progress = target->side == SIDE_TREE ? NULL : repo_in_progress(repo);
-	if ((error = diff_made(sh, repo, target)) == 0 &&
+	if ((error = diff_made(sh, repo, target, paths)) == 0 &&
 	    (error = unmerged_of(sh, target)) == 0 &&
 	    (error = entries_of(sh, target->side)) == 0 &&
-	    (error = renames_of(sh)) == 0)
-		error = diff_of_shared(out, sh, NULL);
-	shared_release(sh);
+	    (paths || (error = renames_of(sh)) == 0)) {
+		*out = sh;
+		return 0;
+	}
+	diff_shared_release(sh);
 	return error;
 }
 
+static int diff_start(struct diff **out, struct repo *repo, const struct target *target)
+{
+	struct git_shared *sh;
+	int error;
+
+	*out = NULL;
+	if ((error = diff_shared_make(&sh, repo, target, NULL)) < 0)
+		return error;
+	error = diff_shared_model(out, sh, NULL);
+	diff_shared_release(sh);
+	return error;
+}
+
+int repo_diff_start(struct diff **out, struct repo *repo, const struct target *target)
+{
+	int error;
+
+	if ((error = quick_start(out, repo, target)) < 0 || *out)
+		return error;
+	return diff_start(out, repo, target);
+}
+
+bool repo_diff_quick(const struct diff *diff)
+{
+	return quick_is(diff);
+}
+
+/* The shared diff: a quick listing's once made (NULL before). */
 static struct git_shared *shared_of(const struct diff *diff)
 {
+	if (quick_is(diff))
+		return quick_shared(diff);
 	return diff->source.free == source_free ? ((struct git_source *)diff->source.ctx)->shared : NULL;
 }
 
 int repo_diff_renames_step(struct diff *diff, int64_t budget_us)
 {
 	struct git_shared *sh = shared_of(diff);
+	int error;
 
+	if (!sh && quick_is(diff)) {
+		/* libgit2's listing first, in one go; the pairing in the next slices. */
+		if ((error = quick_shared_make(&sh, diff)) < 0)
+			return error;
+		return !sh->renames || rename_done(sh->renames) ? 1 : 0;
+	}
 	if (!sh || !sh->renames)
 		return 1;
 	return rename_step(sh->renames, budget_us);
@@ -1000,6 +1097,8 @@ bool repo_diff_renames_done(const struct diff *diff)
 {
 	struct git_shared *sh = shared_of(diff);
 
+	if (!sh && quick_is(diff))
+		return false;
 	return !sh || !sh->renames || rename_done(sh->renames);
 }
 
@@ -1007,17 +1106,22 @@ bool repo_diff_renames_exact(struct diff *diff)
 {
 	struct git_shared *sh = shared_of(diff);
 
+	if (!sh && quick_is(diff))
+		return false;
 	return !sh || !sh->renames || rename_exact_done(sh->renames);
 }
 
 int repo_diff_renamed(struct diff **out, struct diff *diff)
 {
 	struct git_shared *sh = shared_of(diff);
+	int error;
 
 	*out = NULL;
+	if (!sh && quick_is(diff) && (error = quick_shared_make(&sh, diff)) < 0)
+		return error;
 	if (!sh)
 		return error_set(RL_EUSAGE, "this diff was not made by repo_diff");
-	return diff_of_shared(out, sh, diff);
+	return diff_shared_model(out, sh, diff);
 }
 
 int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
@@ -1027,7 +1131,7 @@ int repo_diff(struct diff **out, struct repo *repo, const struct target *target)
 	int error;
 
 	*out = NULL;
-	if ((error = repo_diff_start(&first, repo, target)) < 0)
+	if ((error = diff_start(&first, repo, target)) < 0)
 		return error;
 	sh = shared_of(first);
 	if (!sh->nsrc || !sh->ndst) {

@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "repo_attr.h"
 #include "status.h"
+#include "worktree_scan.h"
 
 #include <errno.h>
 #include <git2.h>
@@ -32,7 +33,7 @@ struct repo_files {
 	size_t depth, stack_alloc;
 	git_index *index;       /* the index and the working tree */
 	size_t at;
-	struct timespec index_mtime;
+	struct scan_options scan;       /* the index's time, for git's stat cache (worktree_scan.h) */
 	struct repo_file *items;
 	size_t count, alloc;
 	struct strings attr_dirs;       /* folders whose .gitattributes speak of linguist ("" the root) */
@@ -122,12 +123,10 @@ static int tree_start(struct repo_files *files, const char *commit_hex)
 
 static int listing_index_open(struct repo_files *files)
 {
-	struct stat st;
-
 	if (git_repository_index(&files->index, files->repo->git) < 0 || git_index_read(files->index, false) < 0)
 		return git_fail("cannot read the index");
-	if (git_index_path(files->index) && stat(git_index_path(files->index), &st) == 0)
-		files->index_mtime = st.st_mtim;
+	files->scan.filemode = true;
+	scan_index_time(&files->scan, files->index);
 	return 0;
 }
 
@@ -242,16 +241,13 @@ static int tree_step(struct repo_files *files, int64_t until)
 /* Whether git's stat cache vouches for the file: unchanged since it was staged, and not racily so. */
 static bool stat_clean(const struct repo_files *files, const git_index_entry *e, const struct stat *st)
 {
-	const struct timespec *im = &files->index_mtime;
+	struct scan_entry entry;
 
-	if ((uint32_t)st->st_size != e->file_size || (uint32_t)st->st_ino != e->ino ||
-	    (int32_t)st->st_mtim.tv_sec != e->mtime.seconds || (uint32_t)st->st_mtim.tv_nsec != e->mtime.nanoseconds ||
-	    (int32_t)st->st_ctim.tv_sec != e->ctime.seconds || (uint32_t)st->st_ctim.tv_nsec != e->ctime.nanoseconds)
-		return false;
 	if (GIT_INDEX_ENTRY_STAGE(e) != 0 || (e->flags_extended & GIT_INDEX_ENTRY_INTENT_TO_ADD))
 		return false;
-	/* Racily clean: written in the instant the index was, it may have changed since without a trace. */
-	return e->mtime.seconds < im->tv_sec || (e->mtime.seconds == im->tv_sec && e->mtime.nanoseconds < im->tv_nsec);
+	scan_entry_of(&entry, e);
+	scan_judge(&entry, st, &files->scan);
+	return entry.state == SCAN_CLEAN;
 }
 
 /* A file read to know its id: the working tree's bytes, hashed (or listed without an id when too large). */

@@ -1,5 +1,5 @@
 /*
- * The unit benchmark of glob matching (src/repo/glob.h): the built-in
+ * The unit benchmark of glob matching (src/base/glob.h): the built-in
  * rules' patterns, each rule's list compiled once, matched against every
  * path of a list, as a check scopes its files; the same once more with the
  * patterns compiled at each call (glob_match_list), as they were before.
