@@ -256,20 +256,22 @@ static bool workdir_id(git_oid *out, git_repository *git, const char *path, uint
 	return ok;
 }
 
-/* The working tree's side of an index entry. */
+/*
+ * The working tree's side of an index entry: the index's id when its stat
+ * data vouches for the file; otherwise unknown, and hashed by file_add
+ * only where libgit2 would hash it (unsure) and the base has a file of
+ * the same mode to compare with.
+ */
 static struct side workdir_side(struct listing *l, size_t i)
 {
 	const struct scan_entry *e = &l->entries[i];
-	const git_index_entry *entry = git_index_get_byindex(l->index, i);
 	struct side w = { e->wt_mode, { { 0 } }, false };
 
 	if (e->state == SCAN_MISSING)
 		return (struct side){ 0 };
 	if (e->state == SCAN_CLEAN) {
-		w.id = entry->id;
+		w.id = git_index_get_byindex(l->index, i)->id;
 		w.known = true;
-	} else if (e->state == SCAN_UNSURE) {
-		w.known = workdir_id(&w.id, l->repo->git, e->path, e->wt_mode);
 	}
 	return w;
 }
@@ -282,10 +284,11 @@ static bool same_kind(uint32_t a, uint32_t b)
 /*
  * A path's file in the listing from its base tree's side and its working
  * tree's, libgit2's verdicts kept: the same id and mode is no change; a
- * working-tree file whose content is not known is a change, unless the
- * index differs from the base (staged) and hashing it finds the base's.
+ * working-tree file whose content is not known is hashed when libgit2
+ * would hash it (its stat data unsure, or the index differing from the
+ * base: staged), else it is a change.
  */
-static int file_add(struct listing *l, const char *path, struct side t, struct side w, bool staged)
+static int file_add(struct listing *l, const char *path, struct side t, struct side w, bool hash)
 {
 	struct diff_file *file;
 	enum diff_status status = DIFF_MODIFIED;
@@ -299,7 +302,7 @@ static int file_add(struct listing *l, const char *path, struct side t, struct s
 	} else if (!same_kind(t.mode, w.mode)) {
 		status = DIFF_TYPECHANGE;
 	} else if (t.mode == w.mode) {
-		if (!w.known && staged)
+		if (!w.known && hash)
 			w.known = workdir_id(&w.id, l->repo->git, path, w.mode);
 		if (w.known && git_oid_equal(&t.id, &w.id))
 			return 0;
@@ -352,7 +355,7 @@ static int files_of(struct listing *l)
 			t = (struct side){ 0 };
 		else
 			t = (struct side){ entry->mode, entry->id, true };
-		error = file_add(l, path, t, workdir_side(l, i), cmp == 0);
+		error = file_add(l, path, t, workdir_side(l, i), cmp == 0 || l->entries[i].state == SCAN_UNSURE);
 		i++;
 		if (cmp == 0)
 			d += b ? 2 : 1;
