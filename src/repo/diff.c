@@ -121,6 +121,20 @@ int diff_file_count(struct diff *diff, size_t index)
 	return diff_file_load(diff, index);
 }
 
+void diff_file_counts_copy(struct diff *diff, struct diff_file *file, const struct diff_file *from)
+{
+	if (file->flags & DIFF_FILE_COUNTED)
+		return;
+	file->additions = from->additions;
+	file->deletions = from->deletions;
+	file->old_size = from->old_size;
+	file->new_size = from->new_size;
+	file->flags |= DIFF_FILE_COUNTED | (from->flags & (DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN));
+	diff->counted++;
+	diff->additions += from->additions;
+	diff->deletions += from->deletions;
+}
+
 bool diff_counted(const struct diff *diff)
 {
 	return diff->counted == diff->nfiles;

@@ -195,6 +195,11 @@ int diff_file_parse(struct diff *diff, struct diff_file *file, const char *text,
 int diff_file_load(struct diff *diff, size_t index);
 /* Make sure a file's line counts are known. */
 int diff_file_count(struct diff *diff, size_t index);
+/*
+ * A file's counts known from the same file in another model of the diff
+ * (from counted): the diff's totals with them. Nothing when already counted.
+ */
+void diff_file_counts_copy(struct diff *diff, struct diff_file *file, const struct diff_file *from);
 /* Whether every file has been counted, so the totals are final. */
 bool diff_counted(const struct diff *diff);
 

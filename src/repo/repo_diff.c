@@ -930,16 +930,8 @@ static void counts_keep_by_path(struct diff *diff, const struct diff *prev)
 		}
 		if (file->status == was->status && !strcmp(file->old_path, was->old_path) &&
 		    file->old_mode == was->old_mode && file->new_mode == was->new_mode &&
-		    (was->flags & DIFF_FILE_COUNTED)) {
-			file->additions = was->additions;
-			file->deletions = was->deletions;
-			file->old_size = was->old_size;
-			file->new_size = was->new_size;
-			file->flags |= was->flags & (DIFF_FILE_COUNTED | DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN);
-			diff->counted++;
-			diff->additions += was->additions;
-			diff->deletions += was->deletions;
-		}
+		    (was->flags & DIFF_FILE_COUNTED))
+			diff_file_counts_copy(diff, file, was);
 		i++;
 		j++;
 	}
@@ -949,14 +941,14 @@ static void counts_keep_by_path(struct diff *diff, const struct diff *prev)
 static int counts_keep(struct diff *diff, const struct diff *prev)
 {
 	const struct git_source *a = prev->source.ctx, *b = diff->source.ctx;
+	size_t n, i, *at;
 
 	if (quick_is(prev)) {
 		counts_keep_by_path(diff, prev);
 		return 0;
 	}
-	size_t n = git_diff_num_deltas(a->diff), i, *at = malloc((n ? n : 1) * sizeof(*at));
-
-	if (!at)
+	n = git_diff_num_deltas(a->diff);
+	if (!(at = malloc((n ? n : 1) * sizeof(*at))))
 		return error_nomem();
 	for (i = 0; i < n; i++)
 		at[i] = SIZE_MAX;
@@ -970,14 +962,7 @@ static int counts_keep(struct diff *diff, const struct diff *prev)
 		if (!b->ndeltas[i] || at[b->first[i]] == SIZE_MAX)
 			continue;
 		was = &prev->files[at[b->first[i]]];
-		file->additions = was->additions;
-		file->deletions = was->deletions;
-		file->old_size = was->old_size;
-		file->new_size = was->new_size;
-		file->flags |= was->flags & (DIFF_FILE_COUNTED | DIFF_FILE_BINARY | DIFF_FILE_BINARY_KNOWN);
-		diff->counted++;
-		diff->additions += was->additions;
-		diff->deletions += was->deletions;
+		diff_file_counts_copy(diff, file, was);
 	}
 	free(at);
 	return 0;

@@ -112,20 +112,8 @@ static int window_of(struct diff **out, struct quick_source *q, struct diff *dif
 	return error;
 }
 
-static void counts_take(struct diff *diff, struct diff_file *file, const struct diff_file *from)
-{
-	if (file->flags & DIFF_FILE_COUNTED)
-		return;
-	file->additions = from ? from->additions : 0;
-	file->deletions = from ? from->deletions : 0;
-	file->old_size = from ? from->old_size : 0;
-	file->new_size = from ? from->new_size : 0;
-	file->flags |= DIFF_FILE_COUNTED | DIFF_FILE_BINARY_KNOWN |
-		(from ? from->flags & DIFF_FILE_BINARY : 0);
-	diff->counted++;
-	diff->additions += file->additions;
-	diff->deletions += file->deletions;
-}
+/* What a file libgit2 sees no change in counts: nothing (its text is empty too). */
+static const struct diff_file unchanged = { .flags = DIFF_FILE_COUNTED | DIFF_FILE_BINARY_KNOWN };
 
 /* The window's file for file index of the listing, or NULL when libgit2 sees no change in it. */
 static int window_file(struct diff **window, long *at, void *ctx, struct diff *diff, size_t index)
@@ -147,7 +135,7 @@ static int source_count(void *ctx, struct diff *diff, size_t index)
 	if ((error = window_file(&window, &at, ctx, diff, index)) < 0 ||
 	    (at >= 0 && (error = diff_file_count(window, (size_t)at)) < 0))
 		return error;
-	counts_take(diff, &diff->files[index], at >= 0 ? &window->files[at] : NULL);
+	diff_file_counts_copy(diff, &diff->files[index], at >= 0 ? &window->files[at] : &unchanged);
 	return 0;
 }
 
@@ -165,7 +153,7 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 		return error;
 	if (at < 0) {
 		file->header = "";
-		counts_take(diff, file, NULL);
+		diff_file_counts_copy(diff, file, &unchanged);
 		file->flags |= DIFF_FILE_LOADED;
 		return 0;
 	}
@@ -182,7 +170,7 @@ static int source_load(void *ctx, struct diff *diff, size_t index)
 	file->nhunks = from->nhunks;
 	file->lines = from->lines;
 	file->nlines = from->nlines;
-	counts_take(diff, file, from);
+	diff_file_counts_copy(diff, file, from);
 	file->flags |= DIFF_FILE_LOADED | (from->flags & DIFF_FILE_BINARY);
 	return 0;
 }
