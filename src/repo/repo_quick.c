@@ -115,7 +115,7 @@ static int window_of(struct diff **out, struct quick_source *q, struct diff *dif
 /* What a file libgit2 sees no change in counts: nothing (its text is empty too). */
 static const struct diff_file unchanged = { .flags = DIFF_FILE_COUNTED | DIFF_FILE_BINARY_KNOWN };
 
-/* The window's file for file index of the listing, or NULL when libgit2 sees no change in it. */
+/* The window holding file index of the listing, and its file there (*at -1: libgit2 sees no change in it). */
 static int window_file(struct diff **window, long *at, void *ctx, struct diff *diff, size_t index)
 {
 	int error;
