@@ -1,4 +1,4 @@
-/* What the process holds now: memory, descriptors, the clock (the soak test's samples). */
+/* What the process holds now: memory, descriptors, the clocks (the soak test's samples). */
 #include "proc_sample.h"
 #include "buf.h"
 #include "clock.h"
@@ -12,12 +12,14 @@
 #endif
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void proc_sample(struct proc_sample *out)
 {
 	unsigned long size = 0, resident = 0, shared = 0;
 	uint64_t kib = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+	struct timespec cpu;
 	struct dirent *d;
 	FILE *fp;
 	DIR *dir;
@@ -45,6 +47,9 @@ void proc_sample(struct proc_sample *out)
 		closedir(dir);
 	}
 	out->clock_us = clock_us();
+	/* The process's CPU: what a session's growing work shows, whatever else the machine runs. */
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0)
+		out->cpu_us = (int64_t)cpu.tv_sec * 1000000 + cpu.tv_nsec / 1000;
 }
 
 int proc_sample_write(const char *path, int64_t store_bytes)
@@ -54,9 +59,9 @@ int proc_sample_write(const char *path, int64_t store_bytes)
 	int fd, error;
 
 	proc_sample(&s);
-	if ((error = buf_printf(&line, "%llu %llu %llu %lld %lld %lld\n", (unsigned long long)s.rss_kib,
+	if ((error = buf_printf(&line, "%llu %llu %llu %lld %lld %lld %lld\n", (unsigned long long)s.rss_kib,
 				(unsigned long long)s.anon_kib, (unsigned long long)s.heap, (long long)store_bytes,
-				(long long)s.fds, (long long)s.clock_us)) < 0)
+				(long long)s.fds, (long long)s.clock_us, (long long)s.cpu_us)) < 0)
 		return error;
 	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		error = error_set(RL_EIO, "%s: %s", path, strerror(errno));

@@ -16,13 +16,14 @@ struct proc_sample {
 	uint64_t heap;          /* bytes malloc has handed out and not had back */
 	int64_t fds;            /* open descriptors */
 	int64_t clock_us;       /* the monotonic clock */
+	int64_t cpu_us;         /* the CPU time of the process's threads so far, user and system */
 };
 
 void proc_sample(struct proc_sample *out);
 
 /*
  * One line appended to path: "RSS_KIB ANON_KIB HEAP_BYTES STORE_BYTES FDS
- * CLOCK_US", store_bytes what the caller says the store's library holds of
+ * CLOCK_US CPU_US", store_bytes what the caller says the store's library holds of
  * the heap (store_memory: SQLite's page cache fills as the database grows,
  * up to its bound).
  */
