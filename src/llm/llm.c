@@ -2,12 +2,12 @@
 #include "llm.h"
 #include "array.h"
 #include "config.h"
+#include "curl_lib.h"
 #include "models.h"
 #include "secret.h"
 #include "status.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,7 +420,9 @@ int llm_ping(struct buf *message, const struct llm_config *c, long timeout_s)
 
 	if (c->provider == PROVIDER_NONE)
 		return buf_puts(message, "no provider") ? RL_ENOMEM : RL_ECONFIG;
-	if (!(curl = curl_easy_init()))
+	if (curl_lib_load() < 0)
+		return buf_puts(message, error_message()) ? RL_ENOMEM : error_status();
+	if (!(curl = libcurl.easy_init()))
 		return error_nomem();
 	buf_printf(&url, "%s/models", c->base_url);
 	if (c->api_key && c->provider == PROVIDER_ANTHROPIC)
@@ -428,26 +430,26 @@ int llm_ping(struct buf *message, const struct llm_config *c, long timeout_s)
 	else if (c->api_key)
 		buf_printf(&auth, "Authorization: Bearer %s", c->api_key);
 	if (auth.len)
-		headers = curl_slist_append(headers, auth.ptr);
+		headers = libcurl.slist_append(headers, auth.ptr);
 	if (c->provider == PROVIDER_ANTHROPIC)
-		headers = curl_slist_append(headers, "anthropic-version: 2023-06-01");
-	curl_easy_setopt(curl, CURLOPT_URL, url.ptr);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "revline/" REVLINE_VERSION);
-	rc = curl_easy_perform(curl);
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME, &seconds);
+		headers = libcurl.slist_append(headers, "anthropic-version: 2023-06-01");
+	libcurl.easy_setopt(curl, CURLOPT_URL, url.ptr);
+	libcurl.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	libcurl.easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
+	libcurl.easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard);
+	libcurl.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	libcurl.easy_setopt(curl, CURLOPT_USERAGENT, "revline/" REVLINE_VERSION);
+	rc = libcurl.easy_perform(curl);
+	libcurl.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	libcurl.easy_getinfo(curl, CURLINFO_TOTAL_TIME, &seconds);
 	if (rc != CURLE_OK)
-		buf_printf(message, "%s (%s)", curl_easy_strerror(rc), url.ptr);
+		buf_printf(message, "%s (%s)", libcurl.easy_strerror(rc), url.ptr);
 	else
 		buf_printf(message, "HTTP %ld in %.0f ms from %s", status, seconds * 1000, url.ptr);
 	if (rc == CURLE_OK && status >= 200 && status < 300)
 		error = 0;
-	curl_slist_free_all(headers);
-	curl_easy_cleanup(curl);
+	libcurl.slist_free_all(headers);
+	libcurl.easy_cleanup(curl);
 	/* The header held the key. */
 	if (auth.ptr)
 		memset(auth.ptr, 0, auth.len);

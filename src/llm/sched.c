@@ -93,12 +93,12 @@ static void task_free(struct sched *sched, struct task *task)
 		return;
 	if (task->easy) {
 		if (task->state == TASK_RUNNING) {
-			curl_multi_remove_handle(sched->multi, task->easy);
+			libcurl.multi_remove_handle(sched->multi, task->easy);
 			sched_running_add(sched, -1);
 		}
-		curl_easy_cleanup(task->easy);
+		libcurl.easy_cleanup(task->easy);
 	}
-	curl_slist_free_all(task->headers);
+	libcurl.slist_free_all(task->headers);
 	buf_release(&task->answer);
 	free(task->url);
 	free(task->body);
@@ -160,7 +160,7 @@ static int task_copy_headers(struct task *task, const struct sched_request *requ
 		/* Never quote the header itself: it may be an API key. */
 		if (strpbrk(request->headers[i], "\r\n"))
 			return error_set(RL_EUSAGE, "request header %zu contains a line break", i + 1);
-		list = curl_slist_append(task->headers, request->headers[i]);
+		list = libcurl.slist_append(task->headers, request->headers[i]);
 		if (!list)
 			return error_nomem();
 		task->headers = list;
@@ -170,7 +170,7 @@ static int task_copy_headers(struct task *task, const struct sched_request *requ
 	 * which costs a second with servers that never send it.
 	 */
 	if (!has_header(task->headers, "Expect")) {
-		list = curl_slist_append(task->headers, "Expect:");
+		list = libcurl.slist_append(task->headers, "Expect:");
 		if (!list)
 			return error_nomem();
 		task->headers = list;
@@ -288,12 +288,14 @@ int sched_new(struct sched **out, const struct sched_options *options, struct po
 	}
 	if (options_check(options) < 0)
 		return error_status();
+	if ((error = curl_lib_load()) < 0)
+		return error;
 	/* Reference-counted, and thread-safe in the libcurl we require. */
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	if (libcurl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return error_set(RL_ERROR, "libcurl could not be initialised");
 	sched = calloc(1, sizeof(*sched));
 	if (!sched) {
-		curl_global_cleanup();
+		libcurl.global_cleanup();
 		return error_nomem();
 	}
 	sched->events.size = sizeof(struct sched_event);
@@ -302,12 +304,12 @@ int sched_new(struct sched **out, const struct sched_options *options, struct po
 	if (options->deadline > 0)
 		sched->deadline_at = clock_ms() + (int64_t)((options->deadline - options->deadline_spent) * 1000.0 + 0.5);
 	sched->prng = prng_seed(sched);
-	sched->multi = curl_multi_init();
+	sched->multi = libcurl.multi_init();
 	if (!sched->multi ||
-	    curl_multi_setopt(sched->multi, CURLMOPT_SOCKETFUNCTION, sched_on_socket) ||
-	    curl_multi_setopt(sched->multi, CURLMOPT_SOCKETDATA, (void *)sched) ||
-	    curl_multi_setopt(sched->multi, CURLMOPT_TIMERFUNCTION, sched_on_timer) ||
-	    curl_multi_setopt(sched->multi, CURLMOPT_TIMERDATA, (void *)sched)) {
+	    libcurl.multi_setopt(sched->multi, CURLMOPT_SOCKETFUNCTION, sched_on_socket) ||
+	    libcurl.multi_setopt(sched->multi, CURLMOPT_SOCKETDATA, (void *)sched) ||
+	    libcurl.multi_setopt(sched->multi, CURLMOPT_TIMERFUNCTION, sched_on_timer) ||
+	    libcurl.multi_setopt(sched->multi, CURLMOPT_TIMERDATA, (void *)sched)) {
 		error = error_set(RL_ERROR, "libcurl could not make a multi handle");
 		goto done;
 	}
@@ -331,7 +333,7 @@ void sched_free(struct sched *sched)
 		task_free(sched, sched->tasks[i]);
 	sched->ntasks = 0;
 	if (sched->multi)
-		curl_multi_cleanup(sched->multi);
+		libcurl.multi_cleanup(sched->multi);
 	for (i = 0; i < sched->events.count; i++)
 		free(((struct sched_event *)queue_at(&sched->events, i))->body);
 	queue_release(&sched->events);
@@ -341,7 +343,7 @@ void sched_free(struct sched *sched)
 	free(sched->sockets);
 	free(sched->unlisted_fds);
 	free(sched);
-	curl_global_cleanup();
+	libcurl.global_cleanup();
 }
 
 int sched_add(struct sched *sched, uint64_t *id, const struct sched_request *request,

@@ -80,10 +80,10 @@ static int curl_mask(short revents)
 static int multi_act(struct sched *sched, curl_socket_t fd, int mask)
 {
 	int still_running;
-	CURLMcode rc = curl_multi_socket_action(sched->multi, fd, mask, &still_running);
+	CURLMcode rc = libcurl.multi_socket_action(sched->multi, fd, mask, &still_running);
 
 	if (rc != CURLM_OK && rc != CURLM_BAD_SOCKET)
-		return error_set(RL_ERROR, "libcurl: %s", curl_multi_strerror(rc));
+		return error_set(RL_ERROR, "libcurl: %s", libcurl.multi_strerror(rc));
 	return 0;
 }
 

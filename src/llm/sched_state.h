@@ -12,7 +12,7 @@
 #include "poll_group.h"
 #include "queue.h"
 
-#include <curl/curl.h>
+#include "curl_lib.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -169,7 +169,7 @@ static void describe_transfer(char *out, size_t size, const struct task *task,
 			      const char *url, const struct attempt *a)
 {
 	const char *why = task->curl_error[0] ? task->curl_error :
-		curl_easy_strerror(a->result);
+		libcurl.easy_strerror(a->result);
 	char secs[32];
 
 	if (a->result == CURLE_COULDNT_CONNECT && a->os_errno == ECONNREFUSED) {
@@ -281,9 +281,9 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userp)
 static CURLcode easy_set_protocols(CURL *easy)
 {
 #if LIBCURL_VERSION_NUM >= 0x075500
-	return curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	return libcurl.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-	return curl_easy_setopt(easy, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	return libcurl.easy_setopt(easy, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
 }
 
@@ -294,7 +294,7 @@ static CURLcode easy_set_protocols(CURL *easy)
 static CURLcode easy_set_quick_exit(CURL *easy)
 {
 #if LIBCURL_VERSION_NUM >= 0x075700
-	return curl_easy_setopt(easy, CURLOPT_QUICK_EXIT, 1L);
+	return libcurl.easy_setopt(easy, CURLOPT_QUICK_EXIT, 1L);
 #else
 	(void)easy;
 	return CURLE_OK;
@@ -308,27 +308,27 @@ static CURLcode easy_set_quick_exit(CURL *easy)
  */
 static int task_make_easy(struct task *task)
 {
-	CURL *easy = curl_easy_init();
+	CURL *easy = libcurl.easy_init();
 
 	if (!easy)
 		return error_nomem();
-	if (curl_easy_setopt(easy, CURLOPT_URL, task->url) ||
-	    curl_easy_setopt(easy, CURLOPT_PRIVATE, (void *)task) ||
-	    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, task->headers) ||
-	    (task->get ? curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L) :
-	     curl_easy_setopt(easy, CURLOPT_POST, 1L) ||
-	     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, task->body) ||
-	     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)task->body_len)) ||
-	    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_write) ||
-	    curl_easy_setopt(easy, CURLOPT_WRITEDATA, (void *)task) ||
-	    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, task->curl_error) ||
-	    curl_easy_setopt(easy, CURLOPT_USERAGENT, "revline/" REVLINE_VERSION) ||
-	    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "") ||
-	    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L) ||
-	    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L) ||
-	    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L) ||
+	if (libcurl.easy_setopt(easy, CURLOPT_URL, task->url) ||
+	    libcurl.easy_setopt(easy, CURLOPT_PRIVATE, (void *)task) ||
+	    libcurl.easy_setopt(easy, CURLOPT_HTTPHEADER, task->headers) ||
+	    (task->get ? libcurl.easy_setopt(easy, CURLOPT_HTTPGET, 1L) :
+	     libcurl.easy_setopt(easy, CURLOPT_POST, 1L) ||
+	     libcurl.easy_setopt(easy, CURLOPT_POSTFIELDS, task->body) ||
+	     libcurl.easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)task->body_len)) ||
+	    libcurl.easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_write) ||
+	    libcurl.easy_setopt(easy, CURLOPT_WRITEDATA, (void *)task) ||
+	    libcurl.easy_setopt(easy, CURLOPT_ERRORBUFFER, task->curl_error) ||
+	    libcurl.easy_setopt(easy, CURLOPT_USERAGENT, "revline/" REVLINE_VERSION) ||
+	    libcurl.easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "") ||
+	    libcurl.easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L) ||
+	    libcurl.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L) ||
+	    libcurl.easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L) ||
 	    easy_set_protocols(easy) || easy_set_quick_exit(easy)) {
-		curl_easy_cleanup(easy);
+		libcurl.easy_cleanup(easy);
 		return error_set(RL_ERROR, "libcurl refused the options of a request");
 	}
 	task->easy = easy;
@@ -355,8 +355,8 @@ static int task_set_timeouts(struct sched *sched, struct task *task, int64_t now
 		ms = sched->deadline_at - now < 1 ? 1 : (long)(sched->deadline_at - now);
 		task->deadline_bound = true;
 	}
-	if (curl_easy_setopt(task->easy, CURLOPT_TIMEOUT_MS, ms) ||
-	    curl_easy_setopt(task->easy, CURLOPT_CONNECTTIMEOUT_MS,
+	if (libcurl.easy_setopt(task->easy, CURLOPT_TIMEOUT_MS, ms) ||
+	    libcurl.easy_setopt(task->easy, CURLOPT_CONNECTTIMEOUT_MS,
 			     ms < CONNECT_TIMEOUT_MS ? ms : CONNECT_TIMEOUT_MS))
 		return error_set(RL_ERROR, "libcurl refused the timeout of a request");
 	return 0;
@@ -370,7 +370,7 @@ static int task_start(struct sched *sched, struct task *task, int64_t now)
 	task->write_failure = WRITE_OK;
 	task->curl_error[0] = '\0';
 	task->last_http = 0;
-	if (curl_multi_add_handle(sched->multi, task->easy) != CURLM_OK)
+	if (libcurl.multi_add_handle(sched->multi, task->easy) != CURLM_OK)
 		return error_set(RL_ERROR, "libcurl could not start the request");
 	task->state = TASK_RUNNING;
 	sched_running_add(sched, 1);
@@ -477,7 +477,7 @@ static int64_t retry_delay_ms(struct sched *sched, const struct task *task, long
 
 	*asked = 0;
 	if ((http == 429 || http == 503) &&
-	    curl_easy_getinfo(task->easy, CURLINFO_RETRY_AFTER, &after) == CURLE_OK &&
+	    libcurl.easy_getinfo(task->easy, CURLINFO_RETRY_AFTER, &after) == CURLE_OK &&
 	    after > 0) {
 		*asked = after;
 		s = min_double((double)after, o->retry_after_max);
@@ -498,10 +498,10 @@ static void attempt_read(struct attempt *a, CURL *easy, CURLcode result)
 
 	memset(a, 0, sizeof(*a));
 	a->result = result;
-	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &a->http);
-	curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &a->os_errno);
-	curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
-	curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &request_size);
+	libcurl.easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &a->http);
+	libcurl.easy_getinfo(easy, CURLINFO_OS_ERRNO, &a->os_errno);
+	libcurl.easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connect_us);
+	libcurl.easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &request_size);
 	/* A reused connection has no connect time, but its request was sent. */
 	a->connected = connect_us > 0 || request_size > 0;
 	if (result != CURLE_OK)
@@ -513,7 +513,7 @@ void sched_task_stop(struct sched *sched, struct task *task)
 {
 	if (task->state != TASK_RUNNING)
 		return;
-	curl_multi_remove_handle(sched->multi, task->easy);
+	libcurl.multi_remove_handle(sched->multi, task->easy);
 	sched_running_add(sched, -1);
 	task->state = TASK_WAITING;
 }
@@ -615,7 +615,7 @@ void sched_collect_finished(struct sched *sched)
 	CURLMsg *msg;
 	int left;
 
-	while ((msg = curl_multi_info_read(sched->multi, &left))) {
+	while ((msg = libcurl.multi_info_read(sched->multi, &left))) {
 		CURL *easy = msg->easy_handle;
 		CURLcode result = msg->data.result;
 		char *priv = NULL;
@@ -624,9 +624,9 @@ void sched_collect_finished(struct sched *sched)
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		/* msg dies with the removal: everything was read above. */
-		curl_easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
+		libcurl.easy_getinfo(easy, CURLINFO_PRIVATE, &priv);
 		task = (struct task *)priv;
-		curl_multi_remove_handle(sched->multi, easy);
+		libcurl.multi_remove_handle(sched->multi, easy);
 		task->state = TASK_WAITING;
 		sched_running_add(sched, -1);
 		task_finished(sched, task, result);

@@ -62,7 +62,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <libpq-fe.h>
+#include "backend_pg_lib.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,9 +157,9 @@ static void first_line(char *out, size_t size, const char *message)
  */
 static const char *connect_advice(PGconn *pg, const char *message)
 {
-	if (PQconnectionNeedsPassword(pg) || strstr(message, "password authentication failed") ||
+	if (libpq.connectionNeedsPassword(pg) || strstr(message, "password authentication failed") ||
 	    strstr(message, "no password supplied") ||
-	    (PQconnectionUsedPassword(pg) && strstr(message, "authentication")))
+	    (libpq.connectionUsedPassword(pg) && strstr(message, "authentication")))
 		return "the password was refused: give the right one in the location, PGPASSWORD or ~/.pgpass";
 	if (strstr(message, "SSL") || strstr(message, "GSSAPI") || strstr(message, "certificate"))
 		return "TLS was refused: let the server offer TLS, or change sslmode in the location";
@@ -178,7 +178,7 @@ static const char *connect_advice(PGconn *pg, const char *message)
 static int connect_error(struct store_conn *conn)
 {
 	char line[512];
-	const char *message = PQerrorMessage(conn->pg);
+	const char *message = libpq.errorMessage(conn->pg);
 
 	first_line(line, sizeof(line), message);
 	return error_set(RL_EIO, "%s (%s): cannot connect: %s (%s; or set %s to a file path to keep "
@@ -208,12 +208,12 @@ static const char *sqlstate_advice(const char *state)
 static int result_error(struct store_conn *conn, PGresult *res)
 {
 	char line[1024];
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *state = res ? libpq.resultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? libpq.resultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
-	if (!res && PQstatus(conn->pg) != CONNECTION_OK)
+	if (!res && libpq.status(conn->pg) != CONNECTION_OK)
 		state = "08006";
-	first_line(line, sizeof(line), primary ? primary : PQerrorMessage(conn->pg));
+	first_line(line, sizeof(line), primary ? primary : libpq.errorMessage(conn->pg));
 	if (!*line)
 		snprintf(line, sizeof(line), "the server gave no answer");
 	return error_set(RL_EIO, "%s: %s%s", conn->display, line, sqlstate_advice(state));
@@ -221,7 +221,7 @@ static int result_error(struct store_conn *conn, PGresult *res)
 
 static bool result_ok(PGresult *res)
 {
-	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	ExecStatusType st = res ? libpq.resultStatus(res) : PGRES_FATAL_ERROR;
 
 	return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
 }
@@ -229,9 +229,9 @@ static bool result_ok(PGresult *res)
 /* The rows a statement inserted, changed or deleted: a SELECT's rows (PQcmdTuples gives them too) are none. */
 static int64_t cmd_tuples(PGresult *res)
 {
-	const char *n = PQcmdTuples(res);
+	const char *n = libpq.cmdTuples(res);
 
-	if (!strncmp(PQcmdStatus(res), "SELECT", 6))
+	if (!strncmp(libpq.cmdStatus(res), "SELECT", 6))
 		return 0;
 	return n && *n ? strtoll(n, NULL, 10) : 0;
 }
@@ -239,7 +239,7 @@ static int64_t cmd_tuples(PGresult *res)
 /* The data version moves after a change is visible (see the top of this file); best effort. */
 static void data_version_bump(struct store_conn *conn)
 {
-	PQclear(PQexec(conn->pg, DATA_VERSION_NEXT));
+	libpq.clear(libpq.exec(conn->pg, DATA_VERSION_NEXT));
 }
 
 static int begin_flush(struct store_conn *conn);
@@ -251,10 +251,10 @@ static int pg_exec(struct store_conn *conn, const char *sql)
 
 	if ((error = begin_flush(conn)) < 0)
 		return error;
-	res = PQexec(conn->pg, sql);
+	res = libpq.exec(conn->pg, sql);
 	error = result_ok(res) ? 0 : result_error(conn, res);
 
-	PQclear(res);
+	libpq.clear(res);
 	return error;
 }
 
@@ -285,13 +285,13 @@ static void notice_ignore(void *arg, const char *message)
 /* The password the location holds, among the secrets no message may show. */
 static int password_guard(const char *conninfo)
 {
-	PQconninfoOption *options = PQconninfoParse(conninfo, NULL), *o;
+	PQconninfoOption *options = libpq.conninfoParse(conninfo, NULL), *o;
 	int error = 0;
 
 	for (o = options; o && o->keyword && !error; o++)
 		if (o->val && *o->val && (!strcmp(o->keyword, "password") || !strcmp(o->keyword, "sslpassword")))
 			error = secret_add(o->val);
-	PQconninfoFree(options);
+	libpq.conninfoFree(options);
 	return error;
 }
 
@@ -300,7 +300,7 @@ static void pg_close(struct store_conn *conn)
 	if (!conn)
 		return;
 	pg_cache_forget(&conn->cache);
-	PQfinish(conn->pg);
+	libpq.finish(conn->pg);
 	free(conn->display);
 	free(conn);
 }
@@ -322,7 +322,7 @@ static PGconn *pg_connect(const char *conninfo)
 
 	if (env && *env)
 		values[0] = env;
-	return PQconnectdbParams(keys, values, 1);
+	return libpq.connectdbParams(keys, values, 1);
 }
 
 static int pg_open(struct store_conn **out, const char *where)
@@ -332,7 +332,7 @@ static int pg_open(struct store_conn **out, const char *where)
 	int error;
 
 	*out = NULL;
-	if ((error = store_location_parse(&location, where)) < 0)
+	if ((error = pg_lib_load()) < 0 || (error = store_location_parse(&location, where)) < 0)
 		return error;
 	if ((error = password_guard(location.conninfo)) < 0)
 		goto done;
@@ -347,11 +347,11 @@ static int pg_open(struct store_conn **out, const char *where)
 		error = error_nomem();
 		goto done;
 	}
-	if (PQstatus(conn->pg) != CONNECTION_OK) {
+	if (libpq.status(conn->pg) != CONNECTION_OK) {
 		error = connect_error(conn);
 		goto done;
 	}
-	PQsetNoticeProcessor(conn->pg, notice_ignore, NULL);
+	libpq.setNoticeProcessor(conn->pg, notice_ignore, NULL);
 	/* A statement the server works on for more than 2 minutes is cancelled by it. */
 	if ((error = pg_exec(conn, "SET statement_timeout = '120s'")) < 0)
 		goto done;
@@ -379,7 +379,7 @@ static void pg_optimize(struct store_conn *conn)
 
 static bool state_is(PGresult *res, const char *a, const char *b)
 {
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *state = res ? libpq.resultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
 	return state && (!strcmp(state, a) || !strcmp(state, b));
 }
@@ -404,7 +404,7 @@ static const char *const begin_steps[BEGIN_STEPS] = {
  */
 static bool begin_again(struct store_conn *conn, PGresult *res, int tries)
 {
-	PQclear(PQexec(conn->pg, "ROLLBACK"));
+	libpq.clear(libpq.exec(conn->pg, "ROLLBACK"));
 	if (tries >= BEGIN_TRIES || !state_is(res, "40001", "40P01"))
 		return false;
 	pause_ms(20L * tries);
@@ -423,16 +423,16 @@ static int begin_flush(struct store_conn *conn)
 		return 0;
 	conn->begin_pending = false;
 	for (tries = 1; ; tries++) {
-		res = PQexec(conn->pg, sql);
+		res = libpq.exec(conn->pg, sql);
 		if (result_ok(res))
 			break;
 		if (!begin_again(conn, res, tries)) {
 			error = result_error(conn, res);
 			break;
 		}
-		PQclear(res);
+		libpq.clear(res);
 	}
-	PQclear(res);
+	libpq.clear(res);
 	return error;
 }
 
@@ -456,14 +456,14 @@ static PGresult *commit_send(struct store_conn *conn)
 	PGresult *res = NULL, *next;
 
 	if (!conn->tx_wrote)
-		return PQexec(conn->pg, "COMMIT");
-	if (!PQsendQuery(conn->pg, "COMMIT; SELECT nextval('revline_data_version')"))
+		return libpq.exec(conn->pg, "COMMIT");
+	if (!libpq.sendQuery(conn->pg, "COMMIT; SELECT nextval('revline_data_version')"))
 		return NULL;
-	while ((next = PQgetResult(conn->pg))) {
+	while ((next = libpq.getResult(conn->pg))) {
 		if (!res)
 			res = next;
 		else
-			PQclear(next);
+			libpq.clear(next);
 	}
 	return res;
 }
@@ -483,9 +483,9 @@ static int pg_commit(struct store_conn *conn)
 	if (!result_ok(res))
 		error = result_error(conn, res);
 	/* The server answers ROLLBACK to the COMMIT of a transaction that failed. */
-	else if (!strcmp(PQcmdStatus(res), "ROLLBACK"))
+	else if (!strcmp(libpq.cmdStatus(res), "ROLLBACK"))
 		error = error_set(RL_EIO, "%s: the transaction failed and was rolled back", conn->display);
-	PQclear(res);
+	libpq.clear(res);
 
 	/* A COMMIT of a failed transaction is a ROLLBACK that succeeds: the transaction is over either way. */
 	conn->in_tx = false;
@@ -496,8 +496,8 @@ static int pg_commit(struct store_conn *conn)
 static void pg_rollback(struct store_conn *conn)
 {
 	conn->begin_pending = false;
-	if (PQtransactionStatus(conn->pg) != PQTRANS_IDLE)
-		PQclear(PQexec(conn->pg, "ROLLBACK"));
+	if (libpq.transactionStatus(conn->pg) != PQTRANS_IDLE)
+		libpq.clear(libpq.exec(conn->pg, "ROLLBACK"));
 	conn->in_tx = false;
 	conn->tx_wrote = false;
 }
@@ -511,12 +511,12 @@ static int query_int(struct store_conn *conn, const char *sql, int64_t *value, b
 	*found = false;
 	if ((error = begin_flush(conn)) < 0)
 		return error;
-	res = PQexec(conn->pg, sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	res = libpq.exec(conn->pg, sql);
+	if (libpq.resultStatus(res) != PGRES_TUPLES_OK)
 		error = result_error(conn, res);
-	else if (PQntuples(res) > 0 && !PQgetisnull(res, 0, 0))
-		*value = strtoll(PQgetvalue(res, 0, 0), NULL, 10), *found = true;
-	PQclear(res);
+	else if (libpq.ntuples(res) > 0 && !libpq.getisnull(res, 0, 0))
+		*value = strtoll(libpq.getvalue(res, 0, 0), NULL, 10), *found = true;
+	libpq.clear(res);
 	return error;
 }
 
@@ -651,7 +651,7 @@ static void blobs_free(struct store_conn_stmt *stmt)
 	int i;
 
 	for (i = 0; i < stmt->nblobs; i++) {
-		PQfreemem(stmt->blobs[i]);
+		libpq.freemem(stmt->blobs[i]);
 		stmt->blobs[i] = NULL;
 	}
 }
@@ -680,7 +680,7 @@ static void pg_finalize(struct store_conn_stmt *stmt)
 	free(stmt->params);
 	blobs_free(stmt);
 	free(stmt->blobs);
-	PQclear(stmt->res);
+	libpq.clear(stmt->res);
 	free(stmt->sql);
 	free(stmt);
 }
@@ -804,7 +804,7 @@ static int pg_bind_blob(struct store_conn_stmt *stmt, const char *name, const vo
 /* SQLSTATE classes 22 (data exception) and 42 (syntax or access rule): what the statement's input made fail. */
 static bool refused_state(PGresult *res)
 {
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *state = res ? libpq.resultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
 	return state && (!strncmp(state, "22", 2) || (!strncmp(state, "42", 2) && strcmp(state, "42501")));
 }
@@ -828,17 +828,17 @@ static int pipeline_send(struct store_conn_stmt *stmt, const struct run *r)
 	int ok = 1, i;
 
 	for (i = 0; r->begin && ok && i < BEGIN_STEPS; i++)
-		ok = PQsendQueryParams(pg, begin_steps[i], 0, NULL, NULL, NULL, NULL, 0);
+		ok = libpq.sendQueryParams(pg, begin_steps[i], 0, NULL, NULL, NULL, NULL, 0);
 	if (ok && r->parse)
-		ok = PQsendPrepare(pg, r->name, stmt->sql, r->n, r->types);
+		ok = libpq.sendPrepare(pg, r->name, stmt->sql, r->n, r->types);
 	if (ok && r->name)
-		ok = PQsendQueryPrepared(pg, r->name, r->n, r->values, r->lengths, r->formats, 0);
+		ok = libpq.sendQueryPrepared(pg, r->name, r->n, r->values, r->lengths, r->formats, 0);
 	else if (ok)
-		ok = PQsendQueryParams(pg, stmt->sql, r->n, r->types, r->values, r->lengths, r->formats, 0);
-	if (!PQpipelineSync(pg))
+		ok = libpq.sendQueryParams(pg, stmt->sql, r->n, r->types, r->values, r->lengths, r->formats, 0);
+	if (!libpq.pipelineSync(pg))
 		return 0;
-	if (ok && r->bump && PQsendQueryParams(pg, DATA_VERSION_NEXT, 0, NULL, NULL, NULL, NULL, 0) &&
-	    PQpipelineSync(pg))
+	if (ok && r->bump && libpq.sendQueryParams(pg, DATA_VERSION_NEXT, 0, NULL, NULL, NULL, NULL, 0) &&
+	    libpq.pipelineSync(pg))
 		return 2;
 	return 1;
 }
@@ -850,17 +850,17 @@ static int pipeline_read(PGconn *pg, int syncs, PGresult **got, int max)
 	int n = 0, nulls = 0, left = 16;
 
 	while (syncs > 0 && nulls < 2 && left-- > 0) {
-		if (!(res = PQgetResult(pg))) {
+		if (!(res = libpq.getResult(pg))) {
 			nulls++;
 			continue;
 		}
 		nulls = 0;
-		if (PQresultStatus(res) == PGRES_PIPELINE_SYNC)
-			syncs--, PQclear(res);
+		if (libpq.resultStatus(res) == PGRES_PIPELINE_SYNC)
+			syncs--, libpq.clear(res);
 		else if (n < max)
 			got[n++] = res;
 		else
-			PQclear(res);
+			libpq.clear(res);
 	}
 	return n;
 }
@@ -892,20 +892,20 @@ static PGresult *pipeline_run(struct store_conn_stmt *stmt, const struct run *r,
 
 	*parsed = false;
 	*begun = false;
-	if (!PQenterPipelineMode(pg))
+	if (!libpq.enterPipelineMode(pg))
 		return NULL;
 	if ((syncs = pipeline_send(stmt, r)) > 0)
 		n = pipeline_read(pg, syncs, got, BEGIN_STEPS + 3);
-	if (PQexitPipelineMode(pg)) {
+	if (libpq.exitPipelineMode(pg)) {
 		mine = begin_read(got, n, r->begin, begun);
 		if (*begun && r->parse)
-			*parsed = mine < n && PQresultStatus(got[mine]) == PGRES_COMMAND_OK;
+			*parsed = mine < n && libpq.resultStatus(got[mine]) == PGRES_COMMAND_OK;
 		mine += *parsed ? 1 : 0;
 		res = mine < n ? got[mine] : NULL;
 	}
 	for (i = 0; i < n; i++)
 		if (got[i] != res)
-			PQclear(got[i]);
+			libpq.clear(got[i]);
 	return res;
 }
 
@@ -923,7 +923,7 @@ static PGresult *begin_run(struct store_conn_stmt *stmt, struct run *r, bool *pa
 		res = pipeline_run(stmt, r, parsed, &begun);
 		if (begun || !begin_again(conn, res, tries))
 			return res;
-		PQclear(res);
+		libpq.clear(res);
 		conn->begin_pending = true;
 	}
 }
@@ -949,8 +949,8 @@ static PGresult *stmt_send(struct store_conn_stmt *stmt, struct run *r)
 	if (p && (state_is(res, "26000", "42P05") || (reused && state_is(res, "0A000", "0A000")))) {
 		pg_cache_forget(&conn->cache);
 		conn->cache.off = true;
-		if (PQtransactionStatus(conn->pg) == PQTRANS_IDLE) {
-			PQclear(res);
+		if (libpq.transactionStatus(conn->pg) == PQTRANS_IDLE) {
+			libpq.clear(res);
 			r->name = NULL;
 			r->parse = false;
 			res = begin_run(stmt, r, &parsed);
@@ -983,8 +983,8 @@ static int stmt_run(struct store_conn_stmt *stmt)
 	if (!result_ok(stmt->res))
 		return result_error(conn, stmt->res);
 	stmt->changes = cmd_tuples(stmt->res);
-	if (stmt->changes > 0 || (PQresultStatus(stmt->res) == PGRES_COMMAND_OK &&
-				  strncmp(PQcmdStatus(stmt->res), "SELECT", 6))) {
+	if (stmt->changes > 0 || (libpq.resultStatus(stmt->res) == PGRES_COMMAND_OK &&
+				  strncmp(libpq.cmdStatus(stmt->res), "SELECT", 6))) {
 		conn->total_changes += stmt->changes;
 		if (conn->in_tx)
 			conn->tx_wrote = true;
@@ -1024,9 +1024,9 @@ static int pg_step(struct store_conn_stmt *stmt)
 	blobs_free(stmt);
 	if (!stmt->ran && (error = stmt_run_refusable(stmt)) < 0)
 		return error;
-	if (!stmt->res || PQresultStatus(stmt->res) != PGRES_TUPLES_OK ||
-	    stmt->row + 1 >= PQntuples(stmt->res)) {
-		stmt->row = stmt->res ? PQntuples(stmt->res) : 0;
+	if (!stmt->res || libpq.resultStatus(stmt->res) != PGRES_TUPLES_OK ||
+	    stmt->row + 1 >= libpq.ntuples(stmt->res)) {
+		stmt->row = stmt->res ? libpq.ntuples(stmt->res) : 0;
 		stmt->conn->last_changes = stmt->changes;
 		return STORE_BACKEND_DONE;
 	}
@@ -1036,7 +1036,7 @@ static int pg_step(struct store_conn_stmt *stmt)
 
 static void pg_reset(struct store_conn_stmt *stmt)
 {
-	PQclear(stmt->res);
+	libpq.clear(stmt->res);
 	stmt->res = NULL;
 	blobs_free(stmt);
 	stmt->ran = false;
@@ -1056,8 +1056,8 @@ static bool pg_step_refused(struct store_conn_stmt *stmt)
 
 static bool has_value(struct store_conn_stmt *stmt, int col)
 {
-	return stmt->res && stmt->row >= 0 && stmt->row < PQntuples(stmt->res) && col >= 0 &&
-	       col < PQnfields(stmt->res) && !PQgetisnull(stmt->res, stmt->row, col);
+	return stmt->res && stmt->row >= 0 && stmt->row < libpq.ntuples(stmt->res) && col >= 0 &&
+	       col < libpq.nfields(stmt->res) && !libpq.getisnull(stmt->res, stmt->row, col);
 }
 
 static int64_t pg_column_int64(struct store_conn_stmt *stmt, int col)
@@ -1066,8 +1066,8 @@ static int64_t pg_column_int64(struct store_conn_stmt *stmt, int col)
 
 	if (!has_value(stmt, col))
 		return 0;
-	v = PQgetvalue(stmt->res, stmt->row, col);
-	if (PQftype(stmt->res, col) == OID_BOOL)
+	v = libpq.getvalue(stmt->res, stmt->row, col);
+	if (libpq.ftype(stmt->res, col) == OID_BOOL)
 		return *v == 't';
 	/* A numeric or float8 (sum(), avg()) reads as its integer part, as SQLite's would. */
 	if (strpbrk(v, ".eE"))
@@ -1079,9 +1079,9 @@ static double pg_column_double(struct store_conn_stmt *stmt, int col)
 {
 	if (!has_value(stmt, col))
 		return 0;
-	if (PQftype(stmt->res, col) == OID_BOOL)
-		return *PQgetvalue(stmt->res, stmt->row, col) == 't';
-	return strtod(PQgetvalue(stmt->res, stmt->row, col), NULL);
+	if (libpq.ftype(stmt->res, col) == OID_BOOL)
+		return *libpq.getvalue(stmt->res, stmt->row, col) == 't';
+	return strtod(libpq.getvalue(stmt->res, stmt->row, col), NULL);
 }
 
 static bool pg_column_is_null(struct store_conn_stmt *stmt, int col)
@@ -1096,8 +1096,8 @@ static const char *pg_column_text(struct store_conn_stmt *stmt, int col)
 
 	if (!has_value(stmt, col))
 		return NULL;
-	v = PQgetvalue(stmt->res, stmt->row, col);
-	if (PQftype(stmt->res, col) == OID_BOOL)
+	v = libpq.getvalue(stmt->res, stmt->row, col);
+	if (libpq.ftype(stmt->res, col) == OID_BOOL)
 		return *v == 't' ? "1" : "0";
 	return v;
 }
@@ -1110,9 +1110,9 @@ static const void *pg_column_blob(struct store_conn_stmt *stmt, int col, size_t 
 	*len = 0;
 	if (!has_value(stmt, col))
 		return NULL;
-	v = PQgetvalue(stmt->res, stmt->row, col);
-	if (PQftype(stmt->res, col) != OID_BYTEA) {
-		*len = (size_t)PQgetlength(stmt->res, stmt->row, col);
+	v = libpq.getvalue(stmt->res, stmt->row, col);
+	if (libpq.ftype(stmt->res, col) != OID_BYTEA) {
+		*len = (size_t)libpq.getlength(stmt->res, stmt->row, col);
 		return *len ? v : NULL;
 	}
 	if (col >= stmt->nblobs) {
@@ -1124,8 +1124,8 @@ static const void *pg_column_blob(struct store_conn_stmt *stmt, int col, size_t 
 		stmt->blobs = grown;
 		stmt->nblobs = col + 1;
 	}
-	PQfreemem(stmt->blobs[col]);
-	if (!(stmt->blobs[col] = PQunescapeBytea((const unsigned char *)v, len)))
+	libpq.freemem(stmt->blobs[col]);
+	if (!(stmt->blobs[col] = libpq.unescapeBytea((const unsigned char *)v, len)))
 		*len = 0;
 	return *len ? stmt->blobs[col] : NULL;
 }
@@ -1133,12 +1133,12 @@ static const void *pg_column_blob(struct store_conn_stmt *stmt, int col, size_t 
 /* The result's columns: known once the statement ran (whole results, fetched at the first step). */
 static int pg_column_count(struct store_conn_stmt *stmt)
 {
-	return stmt->res ? PQnfields(stmt->res) : 0;
+	return stmt->res ? libpq.nfields(stmt->res) : 0;
 }
 
 static const char *pg_column_name(struct store_conn_stmt *stmt, int col)
 {
-	return stmt->res && col >= 0 && col < PQnfields(stmt->res) ? PQfname(stmt->res, col) : NULL;
+	return stmt->res && col >= 0 && col < libpq.nfields(stmt->res) ? libpq.fname(stmt->res, col) : NULL;
 }
 
 const struct store_backend store_backend_pg = {

@@ -65,11 +65,11 @@ static struct pg_prepared *cache_place(struct pg_cache *cache, PGconn *pg)
 		if (p->used < oldest->used)
 			oldest = p;
 	}
-	if (PQtransactionStatus(pg) != PQTRANS_IDLE)
+	if (libpq.transactionStatus(pg) != PQTRANS_IDLE)
 		return NULL;
 	/* Its name is never used again: one the server no longer had is as good as gone. */
 	snprintf(sql, sizeof(sql), "DEALLOCATE %s", oldest->name);
-	PQclear(PQexec(pg, sql));
+	libpq.clear(libpq.exec(pg, sql));
 	pg_cache_drop(cache, oldest);
 	return oldest;
 }

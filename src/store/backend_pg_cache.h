@@ -1,7 +1,7 @@
 #ifndef REVLINE_BACKEND_PG_CACHE_H
 #define REVLINE_BACKEND_PG_CACHE_H
 
-#include <libpq-fe.h>
+#include "backend_pg_lib.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -55,6 +55,26 @@ git -C "$repo" add a.txt
 git -C "$repo" commit -q -m one
 mkdir -p "$repo/deep/dir"
 cd "$repo/deep/dir"
+
+# libcurl and libpq are loaded the first time a request or a team store needs them (src/base/dl.c),
+# not at every start: the program does not link them, and a diff does not load them.
+needed=$(objdump -p "$REVLINE" | grep -E 'NEEDED +lib(curl|pq)\.' || true)
+[ -z "$needed" ] && pass "neither libcurl nor libpq is linked" || fail "revline links: $needed"
+echo two >"$repo/a.txt"
+set +e
+LD_DEBUG=files "$REVLINE" diff --stat >"$TMP/out" 2>"$TMP/ld"
+status=$?
+set -e
+expect_status 0 "diff --stat with the loader's trace"
+expect_out "a.txt" "the diff is listed"
+if grep -qE 'file=lib(curl|pq|gnutls|ldap)' "$TMP/ld"; then
+	fail "a diff loaded: $(grep -oE 'file=lib(curl|pq|gnutls|ldap)[^ ]*' "$TMP/ld" | sort -u | tr '\n' ' ')"
+elif grep -q 'file=libgit2' "$TMP/ld"; then
+	pass "a diff loads neither libcurl nor libpq (nor libldap, GnuTLS)"
+else
+	fail "the loader's trace names no library (LD_DEBUG=files not honoured?): $(head -c 300 "$TMP/ld")"
+fi
+git -C "$repo" checkout -q a.txt
 run diff --base no-such-branch
 expect_status 2 "bad ref"
 expect_err_line "unknown revision 'no-such-branch'" "bad ref is named"
