@@ -6,6 +6,7 @@
 #include "testlib.h"
 
 #include "body_splice.h"
+#include "utf8.h"
 #include "provider.h"
 #include "schema.h"
 #include "status.h"
@@ -125,6 +126,78 @@ static void test_identical_to_jansson(void **state)
 	body_splice_release(&s);
 }
 
+/* jansson's text of s (len bytes), without its quotes; NULL when it refuses s. */
+static char *jansson_text(const char *s, size_t len)
+{
+	json_t *str = json_stringn(s, len);
+	char *text, *out;
+	size_t n;
+
+	if (!str)
+		return NULL;
+	text = json_dumps(str, JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(str);
+	assert_non_null(text);
+	n = strlen(text);
+	out = strndup(text + 1, n - 2);
+	free(text);
+	return out;
+}
+
+/* utf8_json_text against jansson: the same text, or both refuse. */
+static void assert_json_same(const char *s, size_t len)
+{
+	struct buf got = BUF_INIT;
+	char *expect = jansson_text(s, len);
+	int rc;
+
+	assert_int_equal(buf_puts(&got, "kept"), 0);
+	rc = utf8_json_text(&got, s, len);
+	if (!expect) {
+		assert_int_equal(rc, RL_EPARSE);
+		/* What was there before is all there is. */
+		assert_int_equal(got.len, 4);
+		assert_string_equal(got.ptr, "kept");
+	} else {
+		assert_int_equal(rc, 0);
+		assert_int_equal(got.len, 4 + strlen(expect));
+		assert_memory_equal(got.ptr + 4, expect, got.len - 4);
+	}
+	free(expect);
+	buf_release(&got);
+}
+
+/* Every byte alone and between others, and the sequences UTF-8 forbids (overlong, surrogate, too high, cut). */
+static void test_json_text_like_jansson(void **state)
+{
+	static const char *const bad[] = {
+		"\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xed\xbf\xbf", "\xf4\x90\x80\x80",
+		"\xf5\x80\x80\x80", "\x80", "\xbf", "\xe2\x82", "\xf0\x9f\x99", "\xff", "ok \xe2\x28\xa1 ok",
+	};
+	static const char *const good[] = {
+		"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xf0\x90\x80\x80",
+		"\xf4\x8f\xbf\xbf", "\xe2\x80\xa8\xe2\x80\xa9", "",
+	};
+	char s[3];
+	size_t i;
+	int c;
+
+	(void)state;
+	for (c = 0; c < 256; c++) {
+		s[0] = 'a';
+		s[1] = (char)c;
+		s[2] = 'z';
+		assert_json_same(s + 1, 1);
+		assert_json_same(s, 3);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_null(jansson_text(bad[i], strlen(bad[i])));
+		assert_json_same(bad[i], strlen(bad[i]));
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_json_same(good[i], strlen(good[i]));
+}
+
 /* More parts than are kept, asked in turns: each body right, whichever is encoded. */
 static void test_parts_in_turns(void **state)
 {
@@ -212,6 +285,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identical_to_jansson),
+		cmocka_unit_test(test_json_text_like_jansson),
 		cmocka_unit_test(test_parts_in_turns),
 		cmocka_unit_test(test_token_in_text),
 		cmocka_unit_test(test_not_utf8),

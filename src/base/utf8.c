@@ -1,4 +1,5 @@
 #include "utf8.h"
+#include "status.h"
 
 #include <string.h>
 
@@ -51,6 +52,55 @@ bool utf8_valid(const char *s, size_t len)
 		i += n;
 	}
 	return true;
+}
+
+/* A byte's JSON escape: \X (2 bytes) or \u00XX (6). */
+static size_t json_escape(char esc[6], unsigned char c)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	esc[0] = '\\';
+	switch (c) {
+	case '"': case '\\': esc[1] = (char)c; return 2;
+	case '\b': esc[1] = 'b'; return 2;
+	case '\f': esc[1] = 'f'; return 2;
+	case '\n': esc[1] = 'n'; return 2;
+	case '\r': esc[1] = 'r'; return 2;
+	case '\t': esc[1] = 't'; return 2;
+	}
+	memcpy(esc + 1, "u00", 3);
+	esc[4] = hex[c >> 4];
+	esc[5] = hex[c & 15];
+	return 6;
+}
+
+int utf8_json_text(struct buf *out, const char *s, size_t len)
+{
+	size_t i = 0, start = 0, was = out->len, n;
+	uint32_t cp;
+	int error = 0;
+
+	while (i < len && !error) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[6];
+
+		if (c >= 0x80) {
+			if (!(n = utf8_decode(&cp, s + i, len - i))) {
+				out->len = was;
+				if (out->ptr)
+					out->ptr[was] = '\0';
+				return error_set(RL_EPARSE, "not UTF-8 at byte %zu", i);
+			}
+			i += n;
+		} else if (c >= 0x20 && c != '"' && c != '\\') {
+			i++;
+		} else {
+			if ((error = buf_put(out, s + start, i - start)) == 0)
+				error = buf_put(out, esc, json_escape(esc, c));
+			start = ++i;
+		}
+	}
+	return error ? error : buf_put(out, s + start, len - start);
 }
 
 int utf8_sanitize(struct buf *out, const char *s, size_t len)

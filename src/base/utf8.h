@@ -16,6 +16,13 @@
  */
 size_t utf8_decode(uint32_t *cp, const char *s, size_t len);
 bool utf8_valid(const char *s, size_t len);
+/*
+ * A string's JSON text, without its quotes, byte for byte as jansson's
+ * json_dumps writes it (no flags): '"' and '\\' escaped, control
+ * characters as \b \f \n \r \t or \u00XX, everything else as it is.
+ * RL_EPARSE, out as it was, when s is not UTF-8 (jansson refuses it too).
+ */
+int utf8_json_text(struct buf *out, const char *s, size_t len);
 /* Append s to out with every invalid byte replaced by U+FFFD. */
 int utf8_sanitize(struct buf *out, const char *s, size_t len);
 /*

