@@ -96,7 +96,12 @@ static char *compare(const char *dir, bool quick)
 	free(b);
 	/* libgit2's listing replaces it, counts kept. */
 	if (quick) {
+		bool pairs = (strstr(list, "\nD ") || !strncmp(list, "D ", 2)) &&
+			(strstr(list, "\nA ") || !strncmp(list, "A ", 2));
+
 		assert_false(repo_diff_renames_done(first));
+		/* "finding renames" only where a deletion and an addition may pair. */
+		assert_int_equal(repo_diff_renames_pending(first), pairs);
 		while (repo_diff_renames_step(first, 1000000) == 0)
 			;
 		assert_int_equal(repo_diff_renamed(&after, first), 0);

@@ -37,7 +37,7 @@ static void totals_text(struct tui *tui, char *out, size_t size)
 	if (review_text(tui, out, size))
 		return;
 
-	if (!repo_diff_renames_done(diff))
+	if (repo_diff_renames_pending(diff))
 		snprintf(out, size, "%zu files  finding renames", diff->nfiles);
 	else if (!diff_counted(diff))
 		snprintf(out, size, "%zu files  counting %zu/%zu", diff->nfiles, diff->counted,

@@ -108,6 +108,12 @@ int repo_diff_start(struct diff **out, struct repo *repo, const struct target *t
 bool repo_diff_quick(const struct diff *diff);
 int repo_diff_renames_step(struct diff *diff, int64_t budget_us);
 bool repo_diff_renames_done(const struct diff *diff);
+/*
+ * Whether the pairing may still find a rename: it is not done, and the
+ * diff has a deletion and an addition to pair. (A quick listing is not
+ * done before libgit2's listing replaces it, pairs or not.)
+ */
+bool repo_diff_renames_pending(const struct diff *diff);
 bool repo_diff_renames_exact(struct diff *diff);
 int repo_diff_renamed(struct diff **out, struct diff *diff);
 

@@ -1087,6 +1087,20 @@ bool repo_diff_renames_done(const struct diff *diff)
 	return !sh || !sh->renames || rename_done(sh->renames);
 }
 
+bool repo_diff_renames_pending(const struct diff *diff)
+{
+	bool deleted = false, added = false;
+	size_t i;
+
+	if (repo_diff_renames_done(diff))
+		return false;
+	for (i = 0; i < diff->nfiles && !(deleted && added); i++) {
+		deleted |= diff->files[i].status == DIFF_DELETED;
+		added |= diff->files[i].status == DIFF_ADDED;
+	}
+	return deleted && added;
+}
+
 bool repo_diff_renames_exact(struct diff *diff)
 {
 	struct git_shared *sh = shared_of(diff);
