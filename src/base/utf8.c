@@ -80,6 +80,8 @@ int utf8_json_text(struct buf *out, const char *s, size_t len)
 	uint32_t cp;
 	int error = 0;
 
+	if (!len)
+		return 0;
 	while (i < len && !error) {
 		unsigned char c = (unsigned char)s[i];
 		char esc[6];

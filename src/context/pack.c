@@ -40,7 +40,7 @@ const char *pack_change_words(enum pack_change change)
 static int text_split(struct pack_text_file *t)
 {
 	size_t n = 0, alloc = 0, len = t->content.len;
-	const char *p = t->content.ptr, *end = p + len, *nl;
+	const char *p = t->content.ptr, *end = len ? p + len : p, *nl;
 
 	if (ARRAY_GROW(t->starts, alloc, 1) < 0)
 		return RL_ENOMEM;
